@@ -1,0 +1,94 @@
+# llm-sandbox - build, test, sanitize, fuzz, bench.
+# `make` builds bin/llm-sandbox and the static bin/llmsb-agent.
+
+CC      ?= cc
+BUILD   ?= build
+WARN    = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wformat=2 -Wstrict-prototypes \
+          -Wmissing-prototypes -Wshadow -Wno-unused-parameter \
+          -Wno-format-truncation
+HARDEN  = -O2 -D_FORTIFY_SOURCE=2 -fstack-protector-strong
+CFLAGS  ?= $(HARDEN) -g
+ALLCFLAGS = $(WARN) $(CFLAGS) -MMD -MP -I. $(shell pkg-config --cflags libcurl libcjson yaml-0.1 2>/dev/null)
+LDLIBS  = -lcurl -lcjson -lyaml -larchive -lm
+PIE     = -fPIE
+PIELD   = -pie
+
+COMMON_SRC  = common/common.c
+PROTO_SRC   = agent/proto.c
+AGENT_SRC   = agent/agent.c agent/run.c
+LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c languages/languages.c \
+              backends/http.c backends/stream.c backends/docker.c backends/backend.c \
+              config/config.c worker/exec.c worker/job.c images/images.c
+CLI_SRC     = cli/main.c cli/run.c cli/images.c
+
+LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ   = $(CLI_SRC:%.c=$(BUILD)/%.o)
+AGENT_OBJ = $(AGENT_SRC:%.c=$(BUILD)/agent-static/%.o) \
+            $(COMMON_SRC:%.c=$(BUILD)/agent-static/%.o) $(PROTO_SRC:%.c=$(BUILD)/agent-static/%.o)
+
+UNIT_TESTS = $(patsubst tests/unit/%.c,bin/tests/%,$(wildcard tests/unit/test_*.c))
+INTEG_TESTS = $(patsubst tests/integration/%.c,bin/tests/%,$(wildcard tests/integration/test_*.c))
+
+.PHONY: all clean test unit integration sanitize fuzz bench images format
+all: bin/llm-sandbox bin/llmsb-agent
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) $(PIE) -c $< -o $@
+
+# The agent is static and built without PIE so it needs nothing from the image.
+$(BUILD)/agent-static/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) -O2 -g -MMD -MP -I. -c $< -o $@
+
+bin/llmsb-agent: $(AGENT_OBJ)
+	@mkdir -p bin
+	$(CC) -static -o $@ $^
+
+bin/llm-sandbox: $(CLI_OBJ) $(LIB_OBJ)
+	@mkdir -p bin
+	$(CC) $(PIELD) -o $@ $^ $(LDLIBS)
+
+bin/tests/%: tests/unit/%.c $(LIB_OBJ) $(BUILD)/agent-static/agent/run.o
+	@mkdir -p bin/tests
+	$(CC) $(ALLCFLAGS) $(PIE) $(PIELD) -o $@ $< $(LIB_OBJ) $(BUILD)/agent/run.o $(LDLIBS)
+
+bin/tests/test_integ_%: tests/integration/test_integ_%.c $(LIB_OBJ)
+	@mkdir -p bin/tests
+	$(CC) $(ALLCFLAGS) $(PIE) $(PIELD) -o $@ $< $(LIB_OBJ) $(LDLIBS)
+
+$(BUILD)/agent/run.o: agent/run.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) $(PIE) -c $< -o $@
+
+# make test: unit tests, then integration tests against the real dockerd.
+test: unit integration
+
+unit: all $(UNIT_TESTS) $(BUILD)/agent/run.o
+	@sh tests/run-suite.sh unit $(UNIT_TESTS)
+
+integration: all $(INTEG_TESTS)
+	@sh tests/run-suite.sh integration $(INTEG_TESTS)
+
+# Same tests under AddressSanitizer + UndefinedBehaviorSanitizer.
+sanitize:
+	$(MAKE) BUILD=build-san CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+	    PIELD="-pie -fsanitize=address,undefined" unit
+
+bench: all bin/bench/bench_run
+	bin/bench/bench_run
+
+bin/bench/%: bench/%.c $(LIB_OBJ)
+	@mkdir -p bin/bench
+	$(CC) $(ALLCFLAGS) $(PIE) $(PIELD) -o $@ $< $(LIB_OBJ) $(LDLIBS)
+
+images: all
+	bin/llm-sandbox images build
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf build build-san build-fuzz bin
+
+-include $(shell find $(BUILD) build-san -name '*.d' 2>/dev/null)

@@ -1,0 +1,162 @@
+/* agent.c - llmsb-agent, the main process of every sandbox container.
+ *
+ * It reads JOB frames on stdin and answers RESULT frames on stdout (see
+ * proto.h).  Per job: unpack files into /work as the sandbox user, run the
+ * optional compile step and the run step each in a new session with
+ * rlimits, feed stdin, read stdout/stderr through pipes up to a byte cap,
+ * enforce the wall clock, collect rusage and the cgroup OOM count, answer,
+ * then kill every process of the sandbox uid and wipe /work, /tmp,
+ * /var/tmp and /dev/shm before saying READY.
+ *
+ * Runs as root with only CAP_SETUID, CAP_SETGID and CAP_KILL; the job never
+ * runs as root and never shares the agent's uid, so it can neither signal
+ * nor trace the agent.  Linked statically: no libc or loader in the image is
+ * trusted or needed. */
+#include "proto.h"
+#include "run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static int send_frame(int type, const struct buf *payload)
+{
+    struct buf f;
+    int rc;
+
+    buf_init(&f, PROTO_MAX_PAYLOAD + PROTO_HEADER_LEN);
+    rc = proto_frame_append(&f, type, payload ? payload->data : "", payload ? payload->len : 0);
+    if (rc == 0)
+        rc = write_all(STDOUT_FILENO, f.data, f.len);
+    buf_release(&f);
+    return rc;
+}
+
+static void send_hello(int type, int clean)
+{
+    struct buf p;
+    buf_init(&p, 4096);
+    proto_put_str(&p, TAG_AGENT_VERSION, LLMSB_VERSION);
+    proto_put_u64(&p, TAG_AGENT_PID, (uint64_t)getpid());
+    proto_put_u64(&p, TAG_CLEAN, (uint64_t)clean);
+    if (send_frame(type, &p) != 0)
+        _exit(3);
+    buf_release(&p);
+}
+
+/* Reads one whole frame into in (keeping any surplus). Returns 1 with the
+ * frame, 0 on EOF, -1 on a protocol error. */
+static int read_frame(struct buf *in, struct proto_frame *f, size_t *used)
+{
+    struct llmsb_err err = {0};
+    char chunk[65536];
+
+    for (;;) {
+        int rc = proto_frame_parse(in->data ? in->data : "", in->len, f, used, &err);
+        if (rc != 0) {
+            if (rc < 0)
+                fprintf(stderr, "llmsb-agent: %s\n", err.msg);
+            return rc;
+        }
+        ssize_t n = read(STDIN_FILENO, chunk, sizeof(chunk));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return 0;
+        if (buf_append(in, chunk, (size_t)n) != 0)
+            return -1;
+    }
+}
+
+static void handle_job(const struct proto_frame *f, const struct agent_conf *conf)
+{
+    struct llmsb_err err = {0};
+    struct proto_job job;
+    struct proto_result res;
+    struct buf payload;
+    int clean;
+
+    proto_result_init(&res, PROTO_MAX_PAYLOAD / 4);
+    if (proto_job_decode(f->payload, f->len, &job, &err) != 0) {
+        snprintf(res.status, sizeof(res.status), "internal_error");
+        snprintf(res.error, sizeof(res.error), "agent: %s", err.msg);
+    } else {
+        agent_job_run(conf, &job, &res);
+    }
+    buf_init(&payload, PROTO_MAX_PAYLOAD);
+    if (proto_result_encode(&res, &payload) != 0 || send_frame(PROTO_RESULT, &payload) != 0)
+        _exit(3);
+    buf_release(&payload);
+    proto_result_release(&res);
+    proto_job_release(&job);
+    clean = agent_cleanup(conf) == 0;
+    send_hello(PROTO_READY, clean);
+}
+
+int main(int argc, char **argv)
+{
+    struct agent_conf conf;
+    struct buf in;
+    struct proto_frame f;
+    size_t used;
+    int rc;
+
+    if (argc > 1 && strcmp(argv[1], "--version") == 0) {
+        printf("llmsb-agent %s (protocol %d)\n", LLMSB_VERSION, PROTO_VERSION);
+        return 0;
+    }
+    sigset_t chld;
+
+    signal(SIGPIPE, SIG_IGN);
+    /* SIGCHLD is read through a signalfd in the step loop (run.c). */
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &chld, NULL);
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    if (agent_conf_init(&conf) != 0)
+        return 2;
+    /* A container restarted after a crash starts clean, too. */
+    agent_cleanup(&conf);
+    send_hello(PROTO_HELLO, 1);
+
+    buf_init(&in, PROTO_MAX_PAYLOAD + PROTO_HEADER_LEN);
+    while ((rc = read_frame(&in, &f, &used)) == 1) {
+        switch (f.type) {
+        case PROTO_JOB:
+            handle_job(&f, &conf);
+            break;
+        case PROTO_PING:
+            send_hello(PROTO_PONG, 1);
+            break;
+        case PROTO_SHUTDOWN:
+            agent_cleanup(&conf);
+            return 0;
+        default:
+            fprintf(stderr, "llmsb-agent: ignoring frame type %d\n", f.type);
+        }
+        buf_consume(&in, used);
+    }
+    agent_cleanup(&conf);
+    return rc < 0 ? 4 : 0;
+}

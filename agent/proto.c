@@ -1,0 +1,464 @@
+/* proto.c - encode and decode the agent protocol (see proto.h).  Both ends
+ * treat the other as untrusted: every length is checked against what is
+ * left and against a cap before anything is allocated. */
+#include "proto.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void put_be32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v >> 24);
+    p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+}
+
+static uint32_t get_be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+int proto_frame_parse(const char *data, size_t len, struct proto_frame *f, size_t *used,
+                      struct llmsb_err *err)
+{
+    const unsigned char *u = (const unsigned char *)data;
+    uint32_t plen;
+
+    if (len < PROTO_HEADER_LEN)
+        return 0;
+    if (u[0] != 'L' || u[1] != 'S')
+        return llmsb_err_set(err, LLMSB_ERR_PROTO, "agent protocol: bad frame magic 0x%02x%02x",
+                             u[0], u[1]);
+    if (u[2] != PROTO_VERSION)
+        return llmsb_err_set(err, LLMSB_ERR_PROTO,
+                             "agent protocol: version %u not supported (want %d)", u[2],
+                             PROTO_VERSION);
+    plen = get_be32(u + 4);
+    if (plen > PROTO_MAX_PAYLOAD)
+        return llmsb_err_set(err, LLMSB_ERR_PROTO,
+                             "agent protocol: frame of %u bytes is over the %zu byte cap", plen,
+                             PROTO_MAX_PAYLOAD);
+    if (len - PROTO_HEADER_LEN < plen)
+        return 0;
+    f->type = u[3];
+    f->payload = data + PROTO_HEADER_LEN;
+    f->len = plen;
+    *used = PROTO_HEADER_LEN + (size_t)plen;
+    return 1;
+}
+
+int proto_frame_append(struct buf *out, int type, const char *payload, size_t len)
+{
+    unsigned char h[PROTO_HEADER_LEN] = {'L', 'S', PROTO_VERSION, (unsigned char)type};
+    int rc;
+
+    if (len > PROTO_MAX_PAYLOAD)
+        return LLMSB_ERR_LIMIT;
+    put_be32(h + 4, (uint32_t)len);
+    if ((rc = buf_append(out, h, sizeof(h))) != 0)
+        return rc;
+    return buf_append(out, payload, len);
+}
+
+int proto_put_bytes(struct buf *b, uint16_t tag, const void *p, size_t n)
+{
+    unsigned char h[6];
+    int rc;
+
+    if (n > UINT32_MAX)
+        return LLMSB_ERR_LIMIT;
+    h[0] = (unsigned char)(tag >> 8);
+    h[1] = (unsigned char)tag;
+    put_be32(h + 2, (uint32_t)n);
+    if ((rc = buf_append(b, h, sizeof(h))) != 0)
+        return rc;
+    return buf_append(b, p, n);
+}
+
+int proto_put_str(struct buf *b, uint16_t tag, const char *s)
+{
+    return proto_put_bytes(b, tag, s, strlen(s));
+}
+
+int proto_put_u64(struct buf *b, uint16_t tag, uint64_t v)
+{
+    unsigned char p[8];
+    for (int i = 7; i >= 0; i--, v >>= 8)
+        p[i] = (unsigned char)v;
+    return proto_put_bytes(b, tag, p, 8);
+}
+
+int proto_tlv_next(const char *p, size_t len, size_t *off, uint16_t *tag, const char **val,
+                   uint32_t *vlen)
+{
+    const unsigned char *u = (const unsigned char *)p + *off;
+    uint32_t n;
+
+    if (*off == len)
+        return 0;
+    if (len - *off < 6)
+        return LLMSB_ERR_PROTO;
+    *tag = (uint16_t)(u[0] << 8 | u[1]);
+    n = get_be32(u + 2);
+    if (len - *off - 6 < n)
+        return LLMSB_ERR_PROTO;
+    *val = p + *off + 6;
+    *vlen = n;
+    *off += 6 + (size_t)n;
+    return 1;
+}
+
+int proto_get_u64(const char *val, uint32_t vlen, uint64_t *out)
+{
+    uint64_t v = 0;
+    if (vlen != 8)
+        return LLMSB_ERR_PROTO;
+    for (int i = 0; i < 8; i++)
+        v = v << 8 | (unsigned char)val[i];
+    *out = v;
+    return 0;
+}
+
+/* ---- job --------------------------------------------------------------- */
+
+void proto_job_init(struct proto_job *j)
+{
+    memset(j, 0, sizeof(*j));
+}
+
+static void list_free(char **l, size_t n)
+{
+    if (!l)
+        return;
+    for (size_t i = 0; i < n; i++)
+        free(l[i]);
+    free(l);
+}
+
+void proto_job_release(struct proto_job *j)
+{
+    free(j->id);
+    for (size_t i = 0; i < j->nfiles; i++) {
+        free(j->files[i].path);
+        free(j->files[i].data);
+    }
+    free(j->files);
+    list_free(j->compile_argv, j->ncompile);
+    list_free(j->run_argv, j->nrun);
+    list_free(j->env, j->nenv);
+    free(j->stdin_data);
+    proto_job_init(j);
+}
+
+int proto_list_add(char ***list, size_t *n, const char *s, size_t len)
+{
+    char **nl;
+    char *copy;
+
+    if (*n >= PROTO_MAX_ARGS)
+        return LLMSB_ERR_LIMIT;
+    if (memchr(s, '\0', len))
+        return LLMSB_ERR_INVALID;
+    if (!(copy = xstrndup(s, len)))
+        return LLMSB_ERR_NOMEM;
+    nl = realloc(*list, (*n + 2) * sizeof(*nl));
+    if (!nl) {
+        free(copy);
+        return LLMSB_ERR_NOMEM;
+    }
+    nl[*n] = copy;
+    nl[*n + 1] = NULL;
+    *list = nl;
+    (*n)++;
+    return 0;
+}
+
+int proto_job_encode(const struct proto_job *j, struct buf *b)
+{
+    int rc = 0;
+
+    if (j->id)
+        rc |= proto_put_str(b, TAG_JOB_ID, j->id);
+    for (size_t i = 0; i < j->nfiles; i++) {
+        rc |= proto_put_str(b, TAG_FILE_PATH, j->files[i].path);
+        rc |= proto_put_bytes(b, TAG_FILE_DATA, j->files[i].data, j->files[i].len);
+        rc |= proto_put_u64(b, TAG_FILE_MODE, j->files[i].mode);
+    }
+    for (size_t i = 0; i < j->ncompile; i++)
+        rc |= proto_put_str(b, TAG_COMPILE_ARG, j->compile_argv[i]);
+    for (size_t i = 0; i < j->nrun; i++)
+        rc |= proto_put_str(b, TAG_RUN_ARG, j->run_argv[i]);
+    for (size_t i = 0; i < j->nenv; i++)
+        rc |= proto_put_str(b, TAG_ENV, j->env[i]);
+    if (j->stdin_len)
+        rc |= proto_put_bytes(b, TAG_STDIN, j->stdin_data, j->stdin_len);
+    rc |= proto_put_u64(b, TAG_TIMEOUT_MS, j->timeout_ms);
+    rc |= proto_put_u64(b, TAG_COMPILE_TIMEOUT_MS, j->compile_timeout_ms);
+    rc |= proto_put_u64(b, TAG_OUTPUT_LIMIT, j->output_limit);
+    rc |= proto_put_u64(b, TAG_COMPILE_OUTPUT_LIMIT, j->compile_output_limit);
+    rc |= proto_put_u64(b, TAG_FSIZE_LIMIT, j->fsize_limit);
+    rc |= proto_put_u64(b, TAG_NOFILE, j->nofile);
+    rc |= proto_put_u64(b, TAG_NPROC, j->nproc);
+    return rc ? LLMSB_ERR_LIMIT : 0;
+}
+
+static int job_add_file(struct proto_job *j, const char *path, uint32_t plen,
+                        struct llmsb_err *err)
+{
+    struct proto_file *nf;
+    int rc;
+
+    if (j->nfiles >= PROTO_MAX_FILES)
+        return llmsb_err_set(err, LLMSB_ERR_LIMIT, "job: more than %d files", PROTO_MAX_FILES);
+    if ((rc = proto_path_check(path, plen, err)) != 0)
+        return rc;
+    nf = realloc(j->files, (j->nfiles + 1) * sizeof(*nf));
+    if (!nf)
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "job: out of memory");
+    j->files = nf;
+    memset(&nf[j->nfiles], 0, sizeof(*nf));
+    nf[j->nfiles].mode = 0644;
+    if (!(nf[j->nfiles].path = xstrndup(path, plen)))
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "job: out of memory");
+    j->nfiles++;
+    return 0;
+}
+
+static uint64_t *job_u64_field(struct proto_job *j, uint16_t tag)
+{
+    switch (tag) {
+    case TAG_TIMEOUT_MS: return &j->timeout_ms;
+    case TAG_COMPILE_TIMEOUT_MS: return &j->compile_timeout_ms;
+    case TAG_OUTPUT_LIMIT: return &j->output_limit;
+    case TAG_COMPILE_OUTPUT_LIMIT: return &j->compile_output_limit;
+    case TAG_FSIZE_LIMIT: return &j->fsize_limit;
+    case TAG_NOFILE: return &j->nofile;
+    case TAG_NPROC: return &j->nproc;
+    default: return NULL;
+    }
+}
+
+static int job_field(struct proto_job *j, uint16_t tag, const char *v, uint32_t n,
+                     struct llmsb_err *err)
+{
+    struct proto_file *last = j->nfiles ? &j->files[j->nfiles - 1] : NULL;
+    uint64_t *u, x;
+
+    switch (tag) {
+    case TAG_JOB_ID:
+        free(j->id);
+        j->id = xstrndup(v, n);
+        return j->id ? 0 : LLMSB_ERR_NOMEM;
+    case TAG_FILE_PATH:
+        return job_add_file(j, v, n, err);
+    case TAG_FILE_DATA:
+        if (!last || last->data)
+            return llmsb_err_set(err, LLMSB_ERR_PROTO, "job: file data without a path");
+        if (!(last->data = malloc(n ? n : 1)))
+            return LLMSB_ERR_NOMEM;
+        memcpy(last->data, v, n);
+        last->len = n;
+        return 0;
+    case TAG_FILE_MODE:
+        if (!last || proto_get_u64(v, n, &x) || x > 07777)
+            return llmsb_err_set(err, LLMSB_ERR_PROTO, "job: bad file mode");
+        last->mode = (uint32_t)x & 0755;   /* never setuid/setgid/sticky */
+        return 0;
+    case TAG_COMPILE_ARG:
+        return proto_list_add(&j->compile_argv, &j->ncompile, v, n);
+    case TAG_RUN_ARG:
+        return proto_list_add(&j->run_argv, &j->nrun, v, n);
+    case TAG_ENV:
+        if (!memchr(v, '=', n))
+            return llmsb_err_set(err, LLMSB_ERR_PROTO, "job: env entry without '='");
+        return proto_list_add(&j->env, &j->nenv, v, n);
+    case TAG_STDIN:
+        free(j->stdin_data);
+        if (!(j->stdin_data = malloc(n ? n : 1)))
+            return LLMSB_ERR_NOMEM;
+        memcpy(j->stdin_data, v, n);
+        j->stdin_len = n;
+        return 0;
+    default:
+        if ((u = job_u64_field(j, tag)) != NULL)
+            return proto_get_u64(v, n, u) ? llmsb_err_set(err, LLMSB_ERR_PROTO,
+                                                          "job: tag %u is not a u64", tag)
+                                          : 0;
+        return 0;   /* unknown tag: skip */
+    }
+}
+
+int proto_job_decode(const char *p, size_t len, struct proto_job *j, struct llmsb_err *err)
+{
+    size_t off = 0;
+    uint16_t tag;
+    const char *v;
+    uint32_t n;
+    int rc;
+
+    proto_job_init(j);
+    while ((rc = proto_tlv_next(p, len, &off, &tag, &v, &n)) == 1) {
+        if ((rc = job_field(j, tag, v, n, err)) != 0) {
+            if (err && !err->msg[0])
+                llmsb_err_set(err, rc, "job: field %u rejected (%d)", tag, rc);
+            goto fail;
+        }
+    }
+    if (rc < 0) {
+        llmsb_err_set(err, LLMSB_ERR_PROTO, "job: truncated field at offset %zu", off);
+        goto fail;
+    }
+    for (size_t i = 0; i < j->nfiles; i++)
+        if (!j->files[i].data) {
+            rc = llmsb_err_set(err, LLMSB_ERR_PROTO, "job: file without data");
+            goto fail;
+        }
+    if (j->nrun == 0) {
+        rc = llmsb_err_set(err, LLMSB_ERR_PROTO, "job: no run command");
+        goto fail;
+    }
+    return 0;
+fail:
+    proto_job_release(j);
+    return rc ? rc : LLMSB_ERR_PROTO;
+}
+
+/* ---- result ------------------------------------------------------------ */
+
+void proto_result_init(struct proto_result *r, size_t out_cap)
+{
+    memset(r, 0, sizeof(*r));
+    buf_init(&r->out, out_cap);
+    buf_init(&r->err, out_cap);
+    buf_init(&r->compile_output, out_cap);
+}
+
+void proto_result_release(struct proto_result *r)
+{
+    buf_release(&r->out);
+    buf_release(&r->err);
+    buf_release(&r->compile_output);
+}
+
+int proto_result_encode(const struct proto_result *r, struct buf *b)
+{
+    int rc = 0;
+
+    rc |= proto_put_str(b, TAG_STATUS, r->status);
+    rc |= proto_put_u64(b, TAG_EXIT_CODE, (uint64_t)r->exit_code);
+    rc |= proto_put_u64(b, TAG_SIGNAL, (uint64_t)r->signal);
+    rc |= proto_put_bytes(b, TAG_STDOUT, r->out.data, r->out.len);
+    rc |= proto_put_bytes(b, TAG_STDERR, r->err.data, r->err.len);
+    rc |= proto_put_u64(b, TAG_STDOUT_TRUNC, (uint64_t)r->out_truncated);
+    rc |= proto_put_u64(b, TAG_STDERR_TRUNC, (uint64_t)r->err_truncated);
+    rc |= proto_put_bytes(b, TAG_COMPILE_OUTPUT, r->compile_output.data, r->compile_output.len);
+    rc |= proto_put_u64(b, TAG_DURATION_MS, (uint64_t)r->duration_ms);
+    rc |= proto_put_u64(b, TAG_CPU_MS, (uint64_t)r->cpu_ms);
+    rc |= proto_put_u64(b, TAG_MAX_RSS_KB, (uint64_t)r->max_rss_kb);
+    if (r->error[0])
+        rc |= proto_put_str(b, TAG_ERROR, r->error);
+    return rc ? LLMSB_ERR_LIMIT : 0;
+}
+
+static int result_field(struct proto_result *r, uint16_t tag, const char *v, uint32_t n)
+{
+    uint64_t x;
+    struct buf *b = NULL;
+    int64_t *i64 = NULL;
+    int *flag = NULL;
+
+    switch (tag) {
+    case TAG_STATUS:
+        if (n == 0 || n >= sizeof(r->status) || memchr(v, '\0', n))
+            return LLMSB_ERR_PROTO;
+        memcpy(r->status, v, n);
+        r->status[n] = '\0';
+        return 0;
+    case TAG_ERROR:
+        n = n < sizeof(r->error) - 1 ? n : (uint32_t)sizeof(r->error) - 1;
+        memcpy(r->error, v, n);
+        r->error[n] = '\0';
+        return 0;
+    case TAG_STDOUT: b = &r->out; break;
+    case TAG_STDERR: b = &r->err; break;
+    case TAG_COMPILE_OUTPUT: b = &r->compile_output; break;
+    case TAG_EXIT_CODE: i64 = &r->exit_code; break;
+    case TAG_SIGNAL: i64 = &r->signal; break;
+    case TAG_DURATION_MS: i64 = &r->duration_ms; break;
+    case TAG_CPU_MS: i64 = &r->cpu_ms; break;
+    case TAG_MAX_RSS_KB: i64 = &r->max_rss_kb; break;
+    case TAG_STDOUT_TRUNC: flag = &r->out_truncated; break;
+    case TAG_STDERR_TRUNC: flag = &r->err_truncated; break;
+    default: return 0;
+    }
+    if (b) {
+        buf_reset(b);
+        return buf_append(b, v, n) ? LLMSB_ERR_LIMIT : 0;
+    }
+    if (proto_get_u64(v, n, &x))
+        return LLMSB_ERR_PROTO;
+    if (i64)
+        *i64 = (int64_t)x;
+    else
+        *flag = x != 0;
+    return 0;
+}
+
+int proto_result_decode(const char *p, size_t len, struct proto_result *r, struct llmsb_err *err)
+{
+    size_t off = 0;
+    uint16_t tag;
+    const char *v;
+    uint32_t n;
+    int rc;
+
+    while ((rc = proto_tlv_next(p, len, &off, &tag, &v, &n)) == 1)
+        if ((rc = result_field(r, tag, v, n)) != 0)
+            return llmsb_err_set(err, rc, "agent result: field %u rejected (%s)", tag,
+                                 rc == LLMSB_ERR_LIMIT ? "over the size cap" : "malformed");
+    if (rc < 0)
+        return llmsb_err_set(err, LLMSB_ERR_PROTO, "agent result: truncated at offset %zu", off);
+    if (!r->status[0])
+        return llmsb_err_set(err, LLMSB_ERR_PROTO, "agent result: no status");
+    return 0;
+}
+
+/* ---- paths ------------------------------------------------------------- */
+
+int proto_path_check(const char *path, size_t len, struct llmsb_err *err)
+{
+    char shown[96];
+    size_t start = 0;
+
+    llmsb_escape(shown, sizeof(shown), path, len);
+    if (len == 0)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "files: empty path");
+    if (len > 4096)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "files: path \"%s\" is over 4096 bytes",
+                             shown);
+    if (memchr(path, '\0', len))
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "files: path \"%s\" contains a NUL byte",
+                             shown);
+    if (path[0] == '/')
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "files: path \"%s\" is absolute; paths are relative to the work dir",
+                             shown);
+    for (size_t i = 0; i <= len; i++) {
+        if (i < len && path[i] != '/')
+            continue;
+        size_t plen = i - start;
+        const char *part = path + start;
+        if (plen == 0 || (plen == 1 && part[0] == '.'))
+            return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                 "files: path \"%s\" has an empty or \".\" component", shown);
+        if (plen == 2 && part[0] == '.' && part[1] == '.')
+            return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                 "files: path \"%s\" contains \"..\"", shown);
+        if (plen > 255)
+            return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                 "files: path \"%s\" has a component over 255 bytes", shown);
+        start = i + 1;
+    }
+    return 0;
+}

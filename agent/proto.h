@@ -1,0 +1,156 @@
+/* proto.h - the framed protocol between the worker and llmsb-agent.
+ *
+ * Frame: "LS" magic, version byte, type byte, payload length (u32, big
+ * endian), payload.  A payload is a run of TLV fields: tag (u16 BE), length
+ * (u32 BE), value.  Integers are u64 BE in 8 bytes.  Unknown tags are skipped
+ * so either side can add fields without breaking the other; a different
+ * version byte is refused.  The agent's stdout carries agent->worker frames,
+ * its stdin worker->agent frames.
+ *
+ * Conversation: agent sends HELLO; then per job worker sends JOB, agent
+ * answers RESULT, cleans up and sends READY.  PING is answered by PONG. */
+#ifndef LLMSB_PROTO_H
+#define LLMSB_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../common/common.h"
+
+#define PROTO_VERSION 1
+#define PROTO_HEADER_LEN 8
+#define PROTO_MAX_PAYLOAD ((size_t)128 << 20)
+#define PROTO_MAX_FILES 1024
+#define PROTO_MAX_ARGS 256
+
+enum proto_type {
+    PROTO_HELLO = 1,
+    PROTO_JOB = 2,
+    PROTO_RESULT = 3,
+    PROTO_READY = 4,
+    PROTO_PING = 5,
+    PROTO_PONG = 6,
+    PROTO_SHUTDOWN = 7
+};
+
+enum proto_tag {
+    /* hello / ready */
+    TAG_AGENT_VERSION = 1,
+    TAG_AGENT_PID = 2,
+    TAG_CLEAN = 3,             /* ready: 1 if cleanup fully succeeded */
+    /* job */
+    TAG_JOB_ID = 10,
+    TAG_FILE_PATH = 11,        /* followed by TAG_FILE_DATA and TAG_FILE_MODE */
+    TAG_FILE_DATA = 12,
+    TAG_FILE_MODE = 13,
+    TAG_COMPILE_ARG = 14,
+    TAG_RUN_ARG = 15,
+    TAG_ENV = 16,
+    TAG_STDIN = 17,
+    TAG_TIMEOUT_MS = 18,
+    TAG_COMPILE_TIMEOUT_MS = 19,
+    TAG_OUTPUT_LIMIT = 20,
+    TAG_COMPILE_OUTPUT_LIMIT = 21,
+    TAG_FSIZE_LIMIT = 22,
+    TAG_NOFILE = 23,
+    TAG_NPROC = 24,
+    /* result */
+    TAG_STATUS = 40,
+    TAG_EXIT_CODE = 41,
+    TAG_SIGNAL = 42,
+    TAG_STDOUT = 43,
+    TAG_STDERR = 44,
+    TAG_STDOUT_TRUNC = 45,
+    TAG_STDERR_TRUNC = 46,
+    TAG_COMPILE_OUTPUT = 47,
+    TAG_DURATION_MS = 48,
+    TAG_CPU_MS = 49,
+    TAG_MAX_RSS_KB = 50,
+    TAG_ERROR = 51
+};
+
+struct proto_frame {
+    int type;
+    const char *payload;   /* points into the caller's buffer */
+    size_t len;
+};
+
+/* Parses one frame from data. Returns 1 with *used set when a whole frame is
+ * there, 0 when more bytes are needed, or a negative code (bad magic,
+ * version, size) with err set. */
+int proto_frame_parse(const char *data, size_t len, struct proto_frame *f, size_t *used,
+                      struct llmsb_err *err);
+/* Appends a frame header + payload to out. */
+int proto_frame_append(struct buf *out, int type, const char *payload, size_t len);
+
+int proto_put_bytes(struct buf *b, uint16_t tag, const void *p, size_t n);
+int proto_put_str(struct buf *b, uint16_t tag, const char *s);
+int proto_put_u64(struct buf *b, uint16_t tag, uint64_t v);
+
+/* Walks TLV fields. Returns 1 with the field, 0 at the end, negative if the
+ * payload is malformed. */
+int proto_tlv_next(const char *p, size_t len, size_t *off, uint16_t *tag, const char **val,
+                   uint32_t *vlen);
+int proto_get_u64(const char *val, uint32_t vlen, uint64_t *out);
+
+struct proto_file {
+    char *path;
+    char *data;
+    size_t len;
+    uint32_t mode;
+};
+
+struct proto_job {
+    char *id;
+    struct proto_file *files;
+    size_t nfiles;
+    char **compile_argv;     /* NULL-terminated; ncompile == 0: no compile step */
+    size_t ncompile;
+    char **run_argv;         /* NULL-terminated */
+    size_t nrun;
+    char **env;              /* NULL-terminated "K=V" */
+    size_t nenv;
+    char *stdin_data;
+    size_t stdin_len;
+    uint64_t timeout_ms;
+    uint64_t compile_timeout_ms;
+    uint64_t output_limit;          /* stdout + stderr bytes */
+    uint64_t compile_output_limit;
+    uint64_t fsize_limit;           /* RLIMIT_FSIZE bytes */
+    uint64_t nofile;
+    uint64_t nproc;
+};
+
+struct proto_result {
+    char status[32];
+    int64_t exit_code;
+    int64_t signal;
+    struct buf out;
+    struct buf err;
+    struct buf compile_output;
+    int out_truncated;
+    int err_truncated;
+    int64_t duration_ms;
+    int64_t cpu_ms;
+    int64_t max_rss_kb;
+    char error[256];
+};
+
+void proto_job_init(struct proto_job *j);
+void proto_job_release(struct proto_job *j);
+/* Adds to a NULL-terminated argv-like list; copies s. */
+int proto_list_add(char ***list, size_t *n, const char *s, size_t len);
+int proto_job_encode(const struct proto_job *j, struct buf *payload);
+/* Decodes a JOB payload; on error j is released and err names the field. */
+int proto_job_decode(const char *p, size_t len, struct proto_job *j, struct llmsb_err *err);
+
+/* caps: the largest stdout/stderr/compile output the decoder will accept */
+void proto_result_init(struct proto_result *r, size_t out_cap);
+void proto_result_release(struct proto_result *r);
+int proto_result_encode(const struct proto_result *r, struct buf *payload);
+int proto_result_decode(const char *p, size_t len, struct proto_result *r, struct llmsb_err *err);
+
+/* Validates a job file path: relative, no "..", no empty or "." parts, no
+ * NUL, no backslash tricks, at most 255 bytes a part and 4096 in all. */
+int proto_path_check(const char *path, size_t len, struct llmsb_err *err);
+
+#endif

@@ -1,0 +1,681 @@
+/* run.c - how the agent runs one job and leaves nothing behind.
+ *
+ * Each step (compile, run) is a child in its own session, as the sandbox
+ * uid, with rlimits, no new privileges and a raised OOM score so the kernel
+ * picks the job, not the agent.  The parent multiplexes stdin, stdout,
+ * stderr and a signalfd for SIGCHLD in one poll loop against a deadline.
+ * Killing is done by uid (a child that becomes the sandbox user and sends
+ * kill(-1, SIGKILL)), which reaches double-forked and setsid'ed leftovers
+ * that a process-group kill would miss. */
+#include "run.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define EXIT_GRACE_MS 200      /* leftovers holding a pipe after main exits */
+#define KILL_GRACE_MS 2000     /* after SIGKILL, stop waiting for EOF */
+#define RM_MAX_DEPTH 512
+
+struct step {
+    char *const *argv;
+    char *const *env;
+    const char *stdin_data;
+    size_t stdin_len;
+    uint64_t timeout_ms;
+    size_t out_cap;          /* stdout + stderr together */
+    int kill_on_cap;         /* run step: cap reached = output_limit */
+    struct buf *out;
+    struct buf *err;         /* == out to merge the streams */
+    const struct proto_job *job;
+};
+
+struct outcome {
+    int exited;
+    int exit_code;
+    int signal;
+    int timed_out;
+    int over_output;
+    int out_trunc;
+    int err_trunc;
+    int64_t duration_ms;
+    struct rusage ru;
+};
+
+int agent_conf_init(struct agent_conf *conf)
+{
+    const char *s = getenv("LLMSB_AGENT_UID");
+    long long uid = AGENT_DEFAULT_UID;
+
+    if (s && parse_ll(s, 1, 65533, &uid) != 0) {
+        fprintf(stderr, "llmsb-agent: LLMSB_AGENT_UID must be 1..65533 (got \"%s\")\n", s);
+        return -1;
+    }
+    conf->uid = (uid_t)uid;
+    conf->gid = (gid_t)uid;
+    conf->work_dir = AGENT_WORK_DIR;
+    conf->wipe_dirs[0] = AGENT_WORK_DIR;
+    conf->wipe_dirs[1] = "/tmp";
+    conf->wipe_dirs[2] = "/var/tmp";
+    conf->wipe_dirs[3] = "/dev/shm";
+    conf->wipe_dirs[4] = NULL;
+    return 0;
+}
+
+static int drop_privileges(const struct agent_conf *conf)
+{
+    if (setgroups(0, NULL) != 0 || setgid(conf->gid) != 0 || setuid(conf->uid) != 0)
+        return -1;
+    if (getuid() != conf->uid || geteuid() != conf->uid || setuid(0) == 0)
+        return -1;
+    return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+}
+
+/* Runs fn as the sandbox user in a child and waits for it; the child's
+ * stderr-style message, if any, lands in msg. Returns the exit status. */
+static int as_sandbox_user(const struct agent_conf *conf, int (*fn)(const struct agent_conf *,
+                                                                     const void *, int),
+                           const void *arg, char *msg, size_t msgsz)
+{
+    int p[2], status = 0;
+    pid_t pid;
+    ssize_t n;
+
+    if (msg && msgsz)
+        msg[0] = '\0';
+    if (pipe2(p, O_CLOEXEC) != 0)
+        return -1;
+    pid = fork();
+    if (pid < 0) {
+        close(p[0]);
+        close(p[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        close(p[0]);
+        if (drop_privileges(conf) != 0) {
+            dprintf(p[1], "cannot switch to uid %u: %s", (unsigned)conf->uid, strerror(errno));
+            _exit(1);
+        }
+        _exit(fn(conf, arg, p[1]));
+    }
+    close(p[1]);
+    if (msg && msgsz) {
+        size_t got = 0;
+        while (got + 1 < msgsz && (n = read(p[0], msg + got, msgsz - 1 - got)) > 0)
+            got += (size_t)n;
+        msg[got] = '\0';
+    }
+    close(p[0]);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int kill_fn(const struct agent_conf *conf, const void *arg, int msgfd)
+{
+    (void)conf, (void)arg, (void)msgfd;
+    /* The kernel walks the task list under a lock: a fork bomb cannot
+     * outrun one kill(-1). The caller does it twice anyway. */
+    kill(-1, SIGKILL);
+    return 0;
+}
+
+static void kill_all(const struct agent_conf *conf)
+{
+    as_sandbox_user(conf, kill_fn, NULL, NULL, 0);
+}
+
+static int count_uid_procs(uid_t uid)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    int n = 0;
+
+    if (!d)
+        return 0;
+    while ((e = readdir(d)) != NULL) {
+        struct stat st;
+        char path[300];
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof(path), "/proc/%s", e->d_name);
+        if (stat(path, &st) == 0 && st.st_uid == uid)
+            n++;
+    }
+    closedir(d);
+    return n;
+}
+
+static void reap_all(void)
+{
+    while (waitpid(-1, NULL, WNOHANG) > 0)
+        ;
+}
+
+/* ---- tree removal ------------------------------------------------------ */
+
+int agent_rm_tree_at(int dirfd, int depth)
+{
+    DIR *d;
+    struct dirent *e;
+    int rc = 0, fd;
+
+    if (depth > RM_MAX_DEPTH)
+        return -1;
+    if ((fd = dup(dirfd)) < 0)
+        return -1;
+    if (!(d = fdopendir(fd))) {
+        close(fd);
+        return -1;
+    }
+    while ((e = readdir(d)) != NULL) {
+        struct stat st;
+        int sub;
+
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            continue;
+        if (!S_ISDIR(st.st_mode)) {
+            if (unlinkat(dirfd, e->d_name, 0) != 0 && errno != ENOENT)
+                rc = -1;
+            continue;
+        }
+        sub = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (sub < 0 && errno == EACCES && fchmodat(dirfd, e->d_name, 0700, 0) == 0)
+            sub = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (sub < 0) {
+            rc = -1;
+            continue;
+        }
+        if ((st.st_mode & 0700) != 0700)
+            fchmod(sub, 0700);
+        if (agent_rm_tree_at(sub, depth + 1) != 0)
+            rc = -1;
+        close(sub);
+        if (unlinkat(dirfd, e->d_name, AT_REMOVEDIR) != 0 && errno != ENOENT)
+            rc = -1;
+    }
+    closedir(d);
+    return rc;
+}
+
+static int wipe_fn(const struct agent_conf *conf, const void *arg, int msgfd)
+{
+    int rc = 0;
+    (void)arg;
+    for (int i = 0; conf->wipe_dirs[i]; i++) {
+        int fd = open(conf->wipe_dirs[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+            continue;   /* a dir the image lacks is clean by definition */
+        if (agent_rm_tree_at(fd, 0) != 0) {
+            dprintf(msgfd, "could not empty %s; ", conf->wipe_dirs[i]);
+            rc = 1;
+        }
+        close(fd);
+    }
+    return rc;
+}
+
+int agent_cleanup(const struct agent_conf *conf)
+{
+    char msg[512];
+    int tries;
+
+    for (tries = 0; tries < 5; tries++) {
+        kill_all(conf);
+        kill_all(conf);
+        reap_all();
+        if (count_uid_procs(conf->uid) == 0)
+            break;
+        usleep(20000);
+    }
+    reap_all();
+    if (tries == 5) {
+        fprintf(stderr, "llmsb-agent: processes of uid %u survive cleanup\n", (unsigned)conf->uid);
+        return -1;
+    }
+    if (as_sandbox_user(conf, wipe_fn, NULL, msg, sizeof(msg)) != 0) {
+        fprintf(stderr, "llmsb-agent: cleanup: %s\n", msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- files --------------------------------------------------------------- */
+
+/* Opens (creating as needed) the directory that holds path's last part. */
+static int open_parent(int root, const char *path, const char **base)
+{
+    char part[256];
+    const char *p = path, *slash;
+    int fd = dup(root);
+
+    while (fd >= 0 && (slash = strchr(p, '/')) != NULL) {
+        size_t n = (size_t)(slash - p);
+        int next;
+        memcpy(part, p, n);   /* proto_path_check bounds parts to 255 */
+        part[n] = '\0';
+        if (mkdirat(fd, part, 0755) != 0 && errno != EEXIST) {
+            close(fd);
+            return -1;
+        }
+        next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        close(fd);
+        fd = next;
+        p = slash + 1;
+    }
+    *base = p;
+    return fd;
+}
+
+static int unpack_fn(const struct agent_conf *conf, const void *arg, int msgfd)
+{
+    const struct proto_job *job = arg;
+    int root = open(conf->work_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+    umask(022);
+    if (root < 0) {
+        dprintf(msgfd, "open %s: %s", conf->work_dir, strerror(errno));
+        return 2;
+    }
+    for (size_t i = 0; i < job->nfiles; i++) {
+        const struct proto_file *f = &job->files[i];
+        const char *base, *p = f->data;
+        size_t left = f->len;
+        int dir = open_parent(root, f->path, &base), fd = -1;
+
+        if (dir >= 0)
+            fd = openat(dir, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                        f->mode ? f->mode : 0644);
+        while (fd >= 0 && left > 0) {
+            ssize_t w = write(fd, p, left);
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0)
+                break;
+            p += w;
+            left -= (size_t)w;
+        }
+        if (fd < 0 || left > 0) {
+            int e = errno;
+            dprintf(msgfd, "write file \"%s\": %s", f->path, strerror(e));
+            return (e == ENOSPC || e == EDQUOT || e == EFBIG || e == EEXIST) ? 1 : 2;
+        }
+        close(fd);
+        close(dir);
+    }
+    close(root);
+    return 0;
+}
+
+/* ---- oom counter --------------------------------------------------------- */
+
+static long long read_keyed(const char *path, const char *key)
+{
+    char line[256];
+    size_t kl = strlen(key);
+    long long v = -1;
+    FILE *f = fopen(path, "re");
+
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof(line), f))
+        if (strncmp(line, key, kl) == 0 && line[kl] == ' ') {
+            line[strcspn(line, "\n")] = '\0';
+            if (parse_ll(line + kl + 1, 0, (long long)1 << 62, &v) != 0)
+                v = -1;
+            break;
+        }
+    fclose(f);
+    return v;
+}
+
+long long agent_oom_count(void)
+{
+    long long v = read_keyed("/sys/fs/cgroup/memory/memory.oom_control", "oom_kill");
+    if (v < 0)
+        v = read_keyed("/sys/fs/cgroup/memory.events", "oom_kill");
+    return v;
+}
+
+/* ---- one step -------------------------------------------------------------- */
+
+static void set_limit(int res, uint64_t v)
+{
+    struct rlimit rl;
+    if (v == 0)
+        return;
+    rl.rlim_cur = rl.rlim_max = (rlim_t)v;
+    setrlimit(res, &rl);
+}
+
+static void __attribute__((noreturn))
+child_exec(const struct agent_conf *conf, const struct step *s, int in_fd, int out_fd, int err_fd)
+{
+    struct rlimit core = {0, 0};
+    sigset_t none;
+    int fd;
+
+    setsid();
+    if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
+        _exit(127);
+    closefrom(3);
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    signal(SIGPIPE, SIG_DFL);
+    setrlimit(RLIMIT_CORE, &core);
+    set_limit(RLIMIT_FSIZE, s->job->fsize_limit);
+    set_limit(RLIMIT_NOFILE, s->job->nofile);
+    set_limit(RLIMIT_NPROC, s->job->nproc);
+    if ((fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC)) >= 0) {
+        if (write(fd, "1000", 4) < 0) {
+            /* best effort: the cgroup limit still holds */
+        }
+        close(fd);
+    }
+    if (drop_privileges(conf) != 0) {
+        dprintf(2, "llmsb-agent: cannot switch to uid %u: %s\n", (unsigned)conf->uid,
+                strerror(errno));
+        _exit(127);
+    }
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (chdir(conf->work_dir) != 0)
+        _exit(127);
+    environ = (char **)s->env;
+    execvp(s->argv[0], s->argv);
+    dprintf(2, "llmsb-agent: cannot run \"%s\": %s\n", s->argv[0], strerror(errno));
+    _exit(127);
+}
+
+static void set_nonblock(int fd)
+{
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
+/* Reads what is there from fd into dst, counting against the shared cap.
+ * Returns 0 at EOF (fd closed by the caller), 1 otherwise. */
+static int drain(int fd, struct buf *dst, const struct step *s, struct outcome *o, int *trunc)
+{
+    char chunk[65536];
+    ssize_t n = read(fd, chunk, sizeof(chunk));
+
+    if (n < 0)
+        return (errno == EAGAIN || errno == EINTR) ? 1 : 0;
+    if (n == 0)
+        return 0;
+    size_t used = s->out->len + (s->err != s->out ? s->err->len : 0);
+    size_t room = s->out_cap > used ? s->out_cap - used : 0;
+    size_t take = (size_t)n < room ? (size_t)n : room;
+    if (take)
+        buf_append_some(dst, chunk, take);
+    if (take < (size_t)n) {
+        *trunc = 1;
+        o->over_output = 1;
+    }
+    return 1;
+}
+
+struct pipes {
+    int in_w, out_r, err_r, sfd;
+};
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+static void feed_stdin(const struct step *s, size_t *fed, int *in_w)
+{
+    ssize_t w = write(*in_w, s->stdin_data + *fed, s->stdin_len - *fed);
+    if (w > 0)
+        *fed += (size_t)w;
+    if ((w < 0 && errno != EAGAIN && errno != EINTR) || *fed == s->stdin_len)
+        close_fd(in_w);
+}
+
+static void reap_main(pid_t pid, struct outcome *o, int64_t t0)
+{
+    struct rusage ru;
+    int st;
+    pid_t p;
+
+    while ((p = wait4(-1, &st, WNOHANG, &ru)) > 0) {
+        if (p != pid)
+            continue;
+        o->exited = 1;
+        o->duration_ms = (clock_mono_us() - t0 + 500) / 1000;
+        o->ru = ru;
+        if (WIFEXITED(st))
+            o->exit_code = WEXITSTATUS(st);
+        else if (WIFSIGNALED(st)) {
+            o->signal = WTERMSIG(st);
+            o->exit_code = 128 + o->signal;
+        }
+    }
+}
+
+/* The poll loop of one step: returns when the main process is reaped and
+ * the pipes are closed, or when the kill grace runs out. */
+static void supervise(const struct agent_conf *conf, const struct step *s, pid_t pid,
+                      struct pipes *pp, struct outcome *o, int64_t t0)
+{
+    int64_t deadline = clock_mono_ms() + (int64_t)s->timeout_ms, exit_at = 0, killed_at = 0;
+    size_t fed = 0;
+
+    for (;;) {
+        int64_t now = clock_mono_ms(), wait_ms = 1000;
+        struct pollfd pf[4];
+        int n = 0, killnow = 0;
+
+        if (!o->exited && !killed_at && now >= deadline) {
+            o->timed_out = 1;
+            killnow = 1;
+        }
+        if (o->over_output && s->kill_on_cap && !killed_at)
+            killnow = 1;
+        if (o->exited && !exit_at)
+            exit_at = now;
+        if (o->exited && !killed_at && (now - exit_at >= EXIT_GRACE_MS ||
+                                        (pp->out_r < 0 && pp->err_r < 0)))
+            killnow = 1;   /* leftovers may hold the pipes; end them */
+        if (killnow) {
+            kill(-pid, SIGKILL);
+            kill_all(conf);
+            killed_at = now;
+            if (!o->exited)
+                o->duration_ms = (clock_mono_us() - t0 + 500) / 1000;
+        }
+        if (o->exited && pp->out_r < 0 && pp->err_r < 0)
+            break;
+        if (killed_at && now - killed_at >= KILL_GRACE_MS)
+            break;
+        if (!killed_at)
+            wait_ms = o->exited ? EXIT_GRACE_MS - (now - exit_at) : deadline - now;
+        if (wait_ms < 0)
+            wait_ms = 0;
+        if (killed_at && wait_ms > 100)
+            wait_ms = 100;
+        pf[n++] = (struct pollfd){pp->sfd, POLLIN, 0};
+        pf[n++] = (struct pollfd){pp->out_r, POLLIN, 0};
+        pf[n++] = (struct pollfd){pp->err_r, POLLIN, 0};
+        pf[n++] = (struct pollfd){pp->in_w, POLLOUT, 0};
+        if (poll(pf, (nfds_t)n, (int)wait_ms) < 0 && errno != EINTR)
+            break;
+        if (pf[0].revents) {
+            struct signalfd_siginfo si;
+            while (read(pp->sfd, &si, sizeof(si)) == sizeof(si))
+                ;
+            reap_main(pid, o, t0);
+        }
+        if (pf[1].revents && !drain(pp->out_r, s->out, s, o, &o->out_trunc))
+            close_fd(&pp->out_r);
+        if (pf[2].revents && !drain(pp->err_r, s->err, s, o, &o->err_trunc))
+            close_fd(&pp->err_r);
+        if (pf[3].revents)
+            feed_stdin(s, &fed, &pp->in_w);
+    }
+    reap_main(pid, o, t0);
+}
+
+static int run_step(const struct agent_conf *conf, const struct step *s, struct outcome *o,
+                    char *errmsg, size_t errsz)
+{
+    int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1}, rc = -1;
+    struct pipes pp = {-1, -1, -1, -1};
+    sigset_t chld;
+    int64_t t0;
+    pid_t pid;
+
+    memset(o, 0, sizeof(*o));
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) ||
+        (s->err != s->out && pipe2(err, O_CLOEXEC)) ||
+        (pp.sfd = signalfd(-1, &chld, SFD_NONBLOCK | SFD_CLOEXEC)) < 0) {
+        snprintf(errmsg, errsz, "agent: pipe: %s", strerror(errno));
+        goto out;
+    }
+    t0 = clock_mono_us();
+    if ((pid = fork()) < 0) {
+        snprintf(errmsg, errsz, "agent: fork: %s", strerror(errno));
+        goto out;
+    }
+    if (pid == 0)
+        child_exec(conf, s, in[0], out[1], s->err != s->out ? err[1] : out[1]);
+    close_fd(&in[0]);
+    close_fd(&out[1]);
+    close_fd(&err[1]);
+    pp.in_w = in[1], pp.out_r = out[0], pp.err_r = err[0];
+    in[1] = out[0] = err[0] = -1;
+    set_nonblock(pp.in_w);
+    set_nonblock(pp.out_r);
+    if (pp.err_r >= 0)
+        set_nonblock(pp.err_r);
+    if (s->stdin_len == 0)
+        close_fd(&pp.in_w);
+    supervise(conf, s, pid, &pp, o, t0);
+    rc = 0;
+out:
+    close_fd(&pp.in_w), close_fd(&pp.out_r), close_fd(&pp.err_r), close_fd(&pp.sfd);
+    for (int i = 0; i < 2; i++)
+        close_fd(&in[i]), close_fd(&out[i]), close_fd(&err[i]);
+    return rc;
+}
+
+/* ---- the job ----------------------------------------------------------------- */
+
+static void set_status(struct proto_result *r, const char *status)
+{
+    snprintf(r->status, sizeof(r->status), "%s", status);
+}
+
+static int compile(const struct agent_conf *conf, const struct proto_job *job,
+                   struct proto_result *res)
+{
+    struct step s = {0};
+    struct outcome o;
+    long long oom0 = agent_oom_count();
+
+    s.argv = job->compile_argv;
+    s.env = job->env;
+    s.timeout_ms = job->compile_timeout_ms ? job->compile_timeout_ms : 30000;
+    s.out_cap = job->compile_output_limit ? job->compile_output_limit : 65536;
+    s.out = s.err = &res->compile_output;
+    s.job = job;
+    if (run_step(conf, &s, &o, res->error, sizeof(res->error)) != 0) {
+        set_status(res, "internal_error");
+        return -1;
+    }
+    if (oom0 >= 0 && agent_oom_count() > oom0) {
+        set_status(res, "memory_limit");
+        buf_append_str(&res->compile_output, "\n[llm-sandbox: the compiler ran out of memory]\n");
+        return -1;
+    }
+    if (o.timed_out || o.exit_code != 0) {
+        set_status(res, "compile_error");
+        res->exit_code = o.exit_code;
+        res->signal = o.signal;
+        if (o.timed_out)
+            buf_printf(&res->compile_output,
+                       "\n[llm-sandbox: compilation timed out after %llu ms]\n",
+                       (unsigned long long)s.timeout_ms);
+        return -1;
+    }
+    return 0;
+}
+
+static void run(const struct agent_conf *conf, const struct proto_job *job,
+                struct proto_result *res)
+{
+    struct step s = {0};
+    struct outcome o;
+    long long oom0 = agent_oom_count();
+
+    s.argv = job->run_argv;
+    s.env = job->env;
+    s.stdin_data = job->stdin_data;
+    s.stdin_len = job->stdin_len;
+    s.timeout_ms = job->timeout_ms ? job->timeout_ms : 10000;
+    s.out_cap = job->output_limit ? job->output_limit : (1u << 20);
+    s.kill_on_cap = 1;
+    s.out = &res->out;
+    s.err = &res->err;
+    s.job = job;
+    if (run_step(conf, &s, &o, res->error, sizeof(res->error)) != 0) {
+        set_status(res, "internal_error");
+        return;
+    }
+    res->exit_code = o.exit_code;
+    res->signal = o.signal;
+    res->out_truncated = o.out_trunc;
+    res->err_truncated = o.err_trunc;
+    res->duration_ms = o.duration_ms;
+    res->cpu_ms = ((int64_t)o.ru.ru_utime.tv_sec + o.ru.ru_stime.tv_sec) * 1000 +
+                  (o.ru.ru_utime.tv_usec + o.ru.ru_stime.tv_usec) / 1000;
+    res->max_rss_kb = o.ru.ru_maxrss;
+    if (o.timed_out)
+        set_status(res, "timeout");
+    else if (o.over_output)
+        set_status(res, "output_limit");
+    else if (oom0 >= 0 && agent_oom_count() > oom0)
+        set_status(res, "memory_limit");
+    else if (o.signal || o.exit_code != 0)
+        set_status(res, "runtime_error");
+    else
+        set_status(res, "ok");
+}
+
+void agent_job_run(const struct agent_conf *conf, const struct proto_job *job,
+                   struct proto_result *res)
+{
+    char msg[256];
+    int rc = as_sandbox_user(conf, unpack_fn, job, msg, sizeof(msg));
+
+    if (rc != 0) {
+        set_status(res, rc == 1 ? "invalid" : "internal_error");
+        snprintf(res->error, sizeof(res->error), "files: %s", msg);
+        return;
+    }
+    if (job->ncompile && compile(conf, job, res) != 0)
+        return;
+    run(conf, job, res);
+}

@@ -1,0 +1,31 @@
+/* run.h - the agent's job execution and cleanup (internal to agent/). */
+#ifndef LLMSB_AGENT_RUN_H
+#define LLMSB_AGENT_RUN_H
+
+#include <sys/types.h>
+#include "proto.h"
+
+#define AGENT_DEFAULT_UID 10001
+#define AGENT_WORK_DIR "/work"
+
+struct agent_conf {
+    uid_t uid;            /* the unprivileged user jobs run as */
+    gid_t gid;
+    const char *work_dir;
+    const char *wipe_dirs[5];
+};
+
+int agent_conf_init(struct agent_conf *conf);
+/* Runs one job, filling res. Never fails: every problem becomes a status. */
+void agent_job_run(const struct agent_conf *conf, const struct proto_job *job,
+                   struct proto_result *res);
+/* Kills every process of the sandbox uid and empties the wipe dirs.
+ * Returns 0 when all is clean, -1 when something could not be removed. */
+int agent_cleanup(const struct agent_conf *conf);
+/* Removes everything below dirfd without following symlinks; exposed for
+ * tests. Returns 0 or -1. */
+int agent_rm_tree_at(int dirfd, int depth);
+/* Reads the cgroup's OOM-kill counter; -1 when unknown. */
+long long agent_oom_count(void);
+
+#endif

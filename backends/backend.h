@@ -1,0 +1,90 @@
+/* backend.h - the container engine behind one ops table.  A backend is
+ * chosen once (config `backend:`) and every caller goes through ops; only
+ * backends/ knows which engine it talks to.  Files travel over the agent's
+ * stream, not the engine's archive API (which cannot reach a tmpfs under a
+ * read-only root on Docker). */
+#ifndef LLMSB_BACKEND_H
+#define LLMSB_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "backends/http.h"
+#include "common/common.h"
+
+#define BACKEND_MAX_LABELS 8
+
+struct container_spec {
+    const char *image;
+    const char *runtime;           /* NULL: the engine's default (runc) */
+    int64_t memory_bytes;
+    double cpus;
+    int64_t pids;
+    int64_t nofile;
+    int64_t nproc;
+    int64_t work_tmpfs_bytes;      /* /work */
+    int64_t tmp_tmpfs_bytes;       /* /tmp and /var/tmp */
+    int64_t shm_bytes;             /* /dev/shm */
+    int network;                   /* 0: no network at all */
+    int64_t agent_uid;             /* the uid jobs run as */
+    const char *labels[BACKEND_MAX_LABELS][2];
+    int nlabels;
+};
+
+struct container_state {
+    int running;
+    int oom_killed;
+    int exit_code;
+    char status[32];
+    char error[200];
+};
+
+struct backend;
+
+/* Progress lines from image builds and imports. */
+typedef void (*backend_progress_cb)(void *ud, const char *line);
+
+struct backend_ops {
+    const char *name;
+    int (*ping)(struct backend *b, char *version, size_t vsz, struct llmsb_err *err);
+    /* 1 = present, 0 = absent */
+    int (*image_exists)(struct backend *b, const char *image, struct llmsb_err *err);
+    int (*create)(struct backend *b, const struct container_spec *spec, char *id, size_t idsz,
+                  struct llmsb_err *err);
+    /* Opens the container's stdin/stdout/stderr as one raw stream. */
+    int (*attach)(struct backend *b, const char *id, struct http_conn *conn,
+                  struct llmsb_err *err);
+    int (*start)(struct backend *b, const char *id, struct llmsb_err *err);
+    int (*inspect)(struct backend *b, const char *id, struct container_state *st,
+                   struct llmsb_err *err);
+    int (*stop)(struct backend *b, const char *id, struct llmsb_err *err);
+    int (*remove)(struct backend *b, const char *id, struct llmsb_err *err);
+    /* Calls fn for each container carrying label "k=v" (running or not). */
+    int (*list)(struct backend *b, const char *label, void (*fn)(void *ud, const char *id),
+                void *ud, struct llmsb_err *err);
+    /* Imports a root filesystem tarball pulled from rd as repo:tag. */
+    int (*image_import)(struct backend *b, const char *repo, const char *tag, http_read_cb rd,
+                        void *ud, backend_progress_cb progress, void *pud,
+                        struct llmsb_err *err);
+    /* Builds from a context tarball; tags are "repo:tag" strings. */
+    int (*image_build)(struct backend *b, const char *const *tags, size_t ntags,
+                       http_read_cb rd, void *ud, backend_progress_cb progress, void *pud,
+                       struct llmsb_err *err);
+    /* Pulls repo:tag from a registry; fails fast when none answers. */
+    int (*image_pull)(struct backend *b, const char *repo, const char *tag,
+                      backend_progress_cb progress, void *pud, struct llmsb_err *err);
+};
+
+struct backend {
+    const struct backend_ops *ops;
+    struct http_client http;
+    char host[256];
+};
+
+extern const struct backend_ops docker_ops;
+
+/* Opens the named backend ("docker") at host (NULL: $DOCKER_HOST or the
+ * engine's default socket). */
+int backend_open(struct backend *b, const char *name, const char *host, struct llmsb_err *err);
+void backend_close(struct backend *b);
+
+#endif

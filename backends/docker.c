@@ -1,0 +1,451 @@
+/* docker.c - the Docker Engine API (v1.41) backend.  Request bodies are
+ * built and responses parsed with cJSON; every non-2xx answer becomes an
+ * error naming the call, the object, the HTTP status and the daemon's own
+ * message.  Nothing here shells out to the docker CLI. */
+#include "backend.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RESP_CAP ((size_t)4 << 20)
+
+/* Turns a daemon error body into text: {"message": "..."} or the raw body. */
+static void daemon_message(const struct buf *resp, char *out, size_t outsz)
+{
+    cJSON *j = resp->len ? cJSON_ParseWithLength(resp->data, resp->len) : NULL;
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "message");
+
+    if (cJSON_IsString(m))
+        llmsb_escape(out, outsz, m->valuestring, strlen(m->valuestring));
+    else
+        llmsb_escape(out, outsz, resp->data ? resp->data : "", resp->len);
+    cJSON_Delete(j);
+}
+
+/* Performs a request and checks the status against ok (and ok2 if non-0). */
+static int call(struct backend *b, const char *method, const char *path, const char *body,
+                long ok, long ok2, struct buf *resp, long *status_out, const char *what,
+                struct llmsb_err *err)
+{
+    long status = 0;
+    int rc = http_request(&b->http, method, path, body ? "application/json" : NULL, body,
+                          body ? strlen(body) : 0, &status, resp, err);
+    if (rc != 0)
+        return llmsb_err_wrap(err, "docker: %s", what);
+    if (status_out)
+        *status_out = status;
+    if (status != ok && (!ok2 || status != ok2)) {
+        char msg[200];
+        daemon_message(resp, msg, sizeof(msg));
+        return llmsb_err_set(err, status == 404 ? LLMSB_ERR_NOTFOUND : LLMSB_ERR_BACKEND,
+                             "docker: %s: HTTP %ld: %s", what, status, msg);
+    }
+    return 0;
+}
+
+static int docker_ping(struct backend *b, char *version, size_t vsz, struct llmsb_err *err)
+{
+    struct buf resp;
+    cJSON *j = NULL;
+    int rc;
+
+    buf_init(&resp, RESP_CAP);
+    rc = call(b, "GET", "/version", NULL, 200, 0, &resp, NULL, "version", err);
+    if (rc == 0) {
+        j = cJSON_ParseWithLength(resp.data, resp.len);
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "Version");
+        snprintf(version, vsz, "%s", cJSON_IsString(v) ? v->valuestring : "unknown");
+    } else {
+        llmsb_err_wrap(err, "cannot reach the Docker engine at %s (is dockerd running?)",
+                       b->host);
+    }
+    cJSON_Delete(j);
+    buf_release(&resp);
+    return rc;
+}
+
+static int docker_image_exists(struct backend *b, const char *image, struct llmsb_err *err)
+{
+    struct buf resp;
+    char path[600], what[300];
+    char *esc = http_escape(image);
+    long status = 0;
+    int rc;
+
+    if (!esc)
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "docker: out of memory");
+    snprintf(path, sizeof(path), "/images/%s/json", esc);
+    snprintf(what, sizeof(what), "inspect image \"%s\"", image);
+    free(esc);
+    buf_init(&resp, RESP_CAP);
+    rc = call(b, "GET", path, NULL, 200, 404, &resp, &status, what, err);
+    buf_release(&resp);
+    if (rc)
+        return rc;
+    return status == 200;
+}
+
+static void add_tmpfs(cJSON *tmpfs, const char *path, int64_t bytes, const char *extra)
+{
+    char opts[160];
+    snprintf(opts, sizeof(opts), "rw,nosuid,nodev,%ssize=%lldk,mode=1777", extra,
+             (long long)(bytes / 1024));
+    cJSON_AddStringToObject(tmpfs, path, opts);
+}
+
+static void add_ulimit(cJSON *arr, const char *name, int64_t v)
+{
+    cJSON *u = cJSON_CreateObject();
+    cJSON_AddStringToObject(u, "Name", name);
+    cJSON_AddNumberToObject(u, "Soft", (double)v);
+    cJSON_AddNumberToObject(u, "Hard", (double)v);
+    cJSON_AddItemToArray(arr, u);
+}
+
+/* The hardened create body (DESIGN §5, issue: hardened by default). */
+static char *create_body(const struct container_spec *s)
+{
+    static const char *caps[] = {"SETUID", "SETGID", "KILL"};
+    cJSON *root = cJSON_CreateObject(), *hc, *arr, *labels, *tmpfs, *lc;
+    char env[64];
+    char *out;
+
+    cJSON_AddStringToObject(root, "Image", s->image);
+    arr = cJSON_AddArrayToObject(root, "Entrypoint");
+    cJSON_AddItemToArray(arr, cJSON_CreateString("/usr/local/bin/llmsb-agent"));
+    cJSON_AddItemToObject(root, "Cmd", cJSON_CreateArray());
+    arr = cJSON_AddArrayToObject(root, "Env");
+    snprintf(env, sizeof(env), "LLMSB_AGENT_UID=%lld", (long long)s->agent_uid);
+    cJSON_AddItemToArray(arr, cJSON_CreateString(env));
+    cJSON_AddItemToArray(arr, cJSON_CreateString("PATH=/usr/local/bin:/usr/bin:/bin"));
+    cJSON_AddStringToObject(root, "User", "0:0");
+    cJSON_AddStringToObject(root, "WorkingDir", "/work");
+    cJSON_AddBoolToObject(root, "Tty", 0);
+    cJSON_AddBoolToObject(root, "OpenStdin", 1);
+    cJSON_AddBoolToObject(root, "StdinOnce", 0);
+    cJSON_AddBoolToObject(root, "AttachStdin", 1);
+    cJSON_AddBoolToObject(root, "AttachStdout", 1);
+    cJSON_AddBoolToObject(root, "AttachStderr", 1);
+    cJSON_AddBoolToObject(root, "NetworkDisabled", !s->network);
+    labels = cJSON_AddObjectToObject(root, "Labels");
+    for (int i = 0; i < s->nlabels; i++)
+        cJSON_AddStringToObject(labels, s->labels[i][0], s->labels[i][1]);
+
+    hc = cJSON_AddObjectToObject(root, "HostConfig");
+    cJSON_AddNumberToObject(hc, "Memory", (double)s->memory_bytes);
+    cJSON_AddNumberToObject(hc, "MemorySwap", (double)s->memory_bytes);
+    cJSON_AddNumberToObject(hc, "NanoCpus", (double)(int64_t)(s->cpus * 1e9));
+    cJSON_AddNumberToObject(hc, "PidsLimit", (double)s->pids);
+    arr = cJSON_AddArrayToObject(hc, "Ulimits");
+    add_ulimit(arr, "nofile", s->nofile);
+    add_ulimit(arr, "nproc", s->nproc);
+    add_ulimit(arr, "core", 0);
+    cJSON_AddBoolToObject(hc, "ReadonlyRootfs", 1);
+    tmpfs = cJSON_AddObjectToObject(hc, "Tmpfs");
+    add_tmpfs(tmpfs, "/work", s->work_tmpfs_bytes, "");
+    add_tmpfs(tmpfs, "/tmp", s->tmp_tmpfs_bytes, "noexec,");
+    add_tmpfs(tmpfs, "/var/tmp", s->tmp_tmpfs_bytes, "noexec,");
+    cJSON_AddNumberToObject(hc, "ShmSize", (double)s->shm_bytes);
+    cJSON_AddStringToObject(hc, "NetworkMode", s->network ? "bridge" : "none");
+    arr = cJSON_AddArrayToObject(hc, "CapDrop");
+    cJSON_AddItemToArray(arr, cJSON_CreateString("ALL"));
+    arr = cJSON_AddArrayToObject(hc, "CapAdd");
+    for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++)
+        cJSON_AddItemToArray(arr, cJSON_CreateString(caps[i]));
+    arr = cJSON_AddArrayToObject(hc, "SecurityOpt");
+    cJSON_AddItemToArray(arr, cJSON_CreateString("no-new-privileges"));
+    cJSON_AddBoolToObject(hc, "Privileged", 0);
+    cJSON_AddNumberToObject(hc, "OomScoreAdj", 500);
+    lc = cJSON_AddObjectToObject(hc, "LogConfig");
+    cJSON_AddStringToObject(lc, "Type", "none");
+    cJSON_AddBoolToObject(hc, "AutoRemove", 0);
+    if (s->runtime && *s->runtime)
+        cJSON_AddStringToObject(hc, "Runtime", s->runtime);
+    out = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    return out;
+}
+
+static int docker_create(struct backend *b, const struct container_spec *spec, char *id,
+                         size_t idsz, struct llmsb_err *err)
+{
+    struct buf resp;
+    char *body = create_body(spec);
+    char what[300];
+    cJSON *j = NULL;
+    int rc;
+
+    if (!body)
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "docker: out of memory");
+    snprintf(what, sizeof(what), "create container from image \"%s\"", spec->image);
+    buf_init(&resp, RESP_CAP);
+    rc = call(b, "POST", "/containers/create", body, 201, 0, &resp, NULL, what, err);
+    if (rc == 0) {
+        j = cJSON_ParseWithLength(resp.data, resp.len);
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "Id");
+        if (!cJSON_IsString(v) || strlen(v->valuestring) >= idsz)
+            rc = llmsb_err_set(err, LLMSB_ERR_PROTO, "docker: %s: no Id in the answer", what);
+        else
+            snprintf(id, idsz, "%s", v->valuestring);
+    }
+    cJSON_Delete(j);
+    free(body);
+    buf_release(&resp);
+    return rc;
+}
+
+static int docker_attach(struct backend *b, const char *id, struct http_conn *conn,
+                         struct llmsb_err *err)
+{
+    char path[256];
+    snprintf(path, sizeof(path), "/containers/%s/attach?stream=1&stdin=1&stdout=1&stderr=1", id);
+    if (http_hijack(&b->http, "POST", path, NULL, conn, err) != 0)
+        return llmsb_err_wrap(err, "docker: attach to container %.12s", id);
+    return 0;
+}
+
+/* method /containers/<id><suffix>, expecting ok or ok2 */
+static int simple_post(struct backend *b, const char *method, const char *id,
+                       const char *suffix, long ok, long ok2, const char *verb,
+                       struct llmsb_err *err)
+{
+    struct buf resp;
+    char path[256], what[128];
+    int rc;
+
+    snprintf(path, sizeof(path), "/containers/%s%s", id, suffix);
+    snprintf(what, sizeof(what), "%s container %.12s", verb, id);
+    buf_init(&resp, RESP_CAP);
+    rc = call(b, method, path, NULL, ok, ok2, &resp, NULL, what, err);
+    buf_release(&resp);
+    return rc;
+}
+
+static int docker_start(struct backend *b, const char *id, struct llmsb_err *err)
+{
+    return simple_post(b, "POST", id, "/start", 204, 304, "start", err);
+}
+
+static int docker_stop(struct backend *b, const char *id, struct llmsb_err *err)
+{
+    /* 409: not running, which is what we wanted */
+    return simple_post(b, "POST", id, "/kill?signal=SIGKILL", 204, 409, "kill",
+                       err);
+}
+
+static int docker_remove(struct backend *b, const char *id, struct llmsb_err *err)
+{
+    return simple_post(b, "DELETE", id, "?force=1&v=1", 204, 404, "remove", err);
+}
+
+static int docker_inspect(struct backend *b, const char *id, struct container_state *st,
+                          struct llmsb_err *err)
+{
+    struct buf resp;
+    char path[256], what[64];
+    cJSON *j = NULL;
+    const cJSON *s, *v;
+    int rc;
+
+    memset(st, 0, sizeof(*st));
+    snprintf(path, sizeof(path), "/containers/%s/json", id);
+    snprintf(what, sizeof(what), "inspect container %.12s", id);
+    buf_init(&resp, RESP_CAP);
+    rc = call(b, "GET", path, NULL, 200, 0, &resp, NULL, what, err);
+    if (rc == 0) {
+        j = cJSON_ParseWithLength(resp.data, resp.len);
+        s = cJSON_GetObjectItemCaseSensitive(j, "State");
+        st->running = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "Running"));
+        st->oom_killed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "OOMKilled"));
+        v = cJSON_GetObjectItemCaseSensitive(s, "ExitCode");
+        st->exit_code = cJSON_IsNumber(v) ? v->valueint : 0;
+        v = cJSON_GetObjectItemCaseSensitive(s, "Status");
+        snprintf(st->status, sizeof(st->status), "%s", cJSON_IsString(v) ? v->valuestring : "");
+        v = cJSON_GetObjectItemCaseSensitive(s, "Error");
+        snprintf(st->error, sizeof(st->error), "%s", cJSON_IsString(v) ? v->valuestring : "");
+    }
+    cJSON_Delete(j);
+    buf_release(&resp);
+    return rc;
+}
+
+static int docker_list(struct backend *b, const char *label, void (*fn)(void *, const char *),
+                       void *ud, struct llmsb_err *err)
+{
+    struct buf resp;
+    char filt[512], path[1024];
+    char *esc;
+    cJSON *j = NULL, *it;
+    int rc;
+
+    snprintf(filt, sizeof(filt), "{\"label\":[\"%s\"]}", label);
+    if (!(esc = http_escape(filt)))
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "docker: out of memory");
+    snprintf(path, sizeof(path), "/containers/json?all=1&filters=%s", esc);
+    free(esc);
+    buf_init(&resp, (size_t)64 << 20);
+    rc = call(b, "GET", path, NULL, 200, 0, &resp, NULL, "list containers", err);
+    if (rc == 0 && (j = cJSON_ParseWithLength(resp.data, resp.len)) != NULL) {
+        cJSON_ArrayForEach(it, j) {
+            const cJSON *id = cJSON_GetObjectItemCaseSensitive(it, "Id");
+            if (cJSON_IsString(id))
+                fn(ud, id->valuestring);
+        }
+    }
+    cJSON_Delete(j);
+    buf_release(&resp);
+    return rc;
+}
+
+/* ---- images ---------------------------------------------------------------- */
+
+/* Build, import and pull answer HTTP 200 and report failure inside the
+ * JSON-lines body: {"error": "...", "errorDetail": {...}}. */
+struct progress {
+    struct buf line;
+    backend_progress_cb cb;
+    void *ud;
+    char error[200];
+};
+
+static void progress_line(struct progress *p, const char *s, size_t n)
+{
+    cJSON *j = cJSON_ParseWithLength(s, n);
+    const cJSON *v;
+
+    if (!j)
+        return;
+    if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(j, "error")))
+        llmsb_escape(p->error, sizeof(p->error), v->valuestring, strlen(v->valuestring));
+    else if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(j, "stream")) ||
+             cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(j, "status"))) {
+        char shown[300];
+        size_t l = strlen(v->valuestring);
+        while (l && (v->valuestring[l - 1] == '\n' || v->valuestring[l - 1] == '\r'))
+            l--;
+        if (l && p->cb) {
+            llmsb_escape(shown, sizeof(shown), v->valuestring, l);
+            p->cb(p->ud, shown);
+        }
+    }
+    cJSON_Delete(j);
+}
+
+static int progress_write(void *ud, const char *data, size_t len)
+{
+    struct progress *p = ud;
+    char *nl;
+
+    if (buf_append(&p->line, data, len) != 0)
+        buf_reset(&p->line);   /* one absurd line: drop it, keep going */
+    while (p->line.len && (nl = memchr(p->line.data, '\n', p->line.len)) != NULL) {
+        size_t n = (size_t)(nl - p->line.data);
+        progress_line(p, p->line.data, n);
+        buf_consume(&p->line, n + 1);
+    }
+    return 0;
+}
+
+static int image_stream(struct backend *b, const char *path, const char *ctype, http_read_cb rd,
+                        void *ud, backend_progress_cb cb, void *pud, const char *what,
+                        long timeout_ms, struct llmsb_err *err)
+{
+    struct progress p = {.cb = cb, .ud = pud};
+    long status = 0;
+    int rc;
+
+    buf_init(&p.line, 1 << 20);
+    rc = http_request_stream(&b->http, "POST", path, ctype, rd, ud, progress_write, &p,
+                             timeout_ms, &status, err);
+    if (p.line.len)
+        progress_line(&p, p.line.data, p.line.len);
+    buf_release(&p.line);
+    if (rc != 0)
+        return llmsb_err_wrap(err, "docker: %s", what);
+    if (status != 200)
+        return llmsb_err_set(err, LLMSB_ERR_BACKEND, "docker: %s: HTTP %ld%s%s", what, status,
+                             p.error[0] ? ": " : "", p.error);
+    if (p.error[0])
+        return llmsb_err_set(err, LLMSB_ERR_BACKEND, "docker: %s: %s", what, p.error);
+    return 0;
+}
+
+static int docker_image_import(struct backend *b, const char *repo, const char *tag,
+                               http_read_cb rd, void *ud, backend_progress_cb cb, void *pud,
+                               struct llmsb_err *err)
+{
+    char path[512], what[256];
+    char *r = http_escape(repo), *t = http_escape(tag);
+    int rc;
+
+    if (!r || !t) {
+        free(r), free(t);
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "docker: out of memory");
+    }
+    snprintf(path, sizeof(path),
+             "/images/create?fromSrc=-&repo=%s&tag=%s&changes=%s&changes=%s", r, t,
+             "ENV%20PATH%3D%2Fusr%2Flocal%2Fsbin%3A%2Fusr%2Flocal%2Fbin%3A%2Fusr%2Fsbin%3A%2Fusr%2Fbin%3A%2Fsbin%3A%2Fbin",
+             "CMD%20%5B%22bash%22%5D");
+    snprintf(what, sizeof(what), "import image %s:%s", repo, tag);
+    free(r), free(t);
+    rc = image_stream(b, path, "application/x-tar", rd, ud, cb, pud, what, 0, err);
+    return rc;
+}
+
+static int docker_image_build(struct backend *b, const char *const *tags, size_t ntags,
+                              http_read_cb rd, void *ud, backend_progress_cb cb, void *pud,
+                              struct llmsb_err *err)
+{
+    struct buf path;
+    char what[256];
+    int rc;
+
+    buf_init(&path, 8192);
+    buf_append_str(&path, "/build?rm=1&forcerm=1");
+    for (size_t i = 0; i < ntags; i++) {
+        char *e = http_escape(tags[i]);
+        if (!e) {
+            buf_release(&path);
+            return llmsb_err_set(err, LLMSB_ERR_NOMEM, "docker: out of memory");
+        }
+        buf_printf(&path, "&t=%s", e);
+        free(e);
+    }
+    snprintf(what, sizeof(what), "build image %s", ntags ? tags[0] : "");
+    rc = image_stream(b, path.data, "application/x-tar", rd, ud, cb, pud, what, 0, err);
+    buf_release(&path);
+    return rc;
+}
+
+static int docker_image_pull(struct backend *b, const char *repo, const char *tag,
+                             backend_progress_cb cb, void *pud, struct llmsb_err *err)
+{
+    char path[512], what[256];
+    char *r = http_escape(repo), *t = http_escape(tag);
+
+    if (!r || !t) {
+        free(r), free(t);
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "docker: out of memory");
+    }
+    snprintf(path, sizeof(path), "/images/create?fromImage=%s&tag=%s", r, t);
+    snprintf(what, sizeof(what), "pull %s:%s", repo, tag);
+    free(r), free(t);
+    return image_stream(b, path, NULL, NULL, NULL, cb, pud, what, 600000, err);
+}
+
+const struct backend_ops docker_ops = {
+    .name = "docker",
+    .ping = docker_ping,
+    .image_exists = docker_image_exists,
+    .create = docker_create,
+    .attach = docker_attach,
+    .start = docker_start,
+    .inspect = docker_inspect,
+    .stop = docker_stop,
+    .remove = docker_remove,
+    .list = docker_list,
+    .image_import = docker_image_import,
+    .image_build = docker_image_build,
+    .image_pull = docker_image_pull,
+};

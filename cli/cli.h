@@ -1,0 +1,42 @@
+/* cli.h - the verbs of the llm-sandbox binary and the options every verb
+ * shares (flags, then environment, then the config file, then defaults). */
+#ifndef LLMSB_CLI_H
+#define LLMSB_CLI_H
+
+#include "config/config.h"
+
+/* Exit codes of `run` for statuses that are not the program's own. */
+enum cli_exit {
+    EXIT_USAGE = 2,           /* bad flag or invalid job */
+    EXIT_INTERNAL = 3,        /* the infrastructure failed */
+    EXIT_COMPILE_ERROR = 118,
+    EXIT_INSTALL_ERROR = 119,
+    EXIT_BLOCKED = 120,
+    EXIT_OUTPUT_LIMIT = 121,
+    EXIT_MEMORY_LIMIT = 122,
+    EXIT_CANCELLED = 123,
+    EXIT_TIMEOUT = 124,
+    EXIT_INTERRUPTED = 130
+};
+
+struct cli_globals {
+    const char *config_path;
+    const char *backend;
+    const char *redis_url;
+    const char *prefix;
+    struct config cfg;
+};
+
+/* Consumes a global option at argv[*i] if it is one; 1 = consumed,
+ * 0 = not global, -1 = error printed. */
+int cli_global_opt(struct cli_globals *g, int argc, char **argv, int *i);
+/* Loads the config and applies environment and flags over it. */
+int cli_config_finish(struct cli_globals *g);
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Installs SIGINT/SIGTERM handlers that set exec_interrupted. */
+void cli_signals(void);
+
+int cmd_run(struct cli_globals *g, int argc, char **argv);
+int cmd_images(struct cli_globals *g, int argc, char **argv);
+
+#endif

@@ -1,0 +1,159 @@
+/* main.c - llm-sandbox: verb dispatch, global options, signals.  Only this
+ * layer prints to the terminal and exits. */
+#include "cli.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "worker/exec.h"
+
+static const char usage[] =
+    "usage: llm-sandbox [--config FILE] [--backend B] <command> [<args>]\n"
+    "\n"
+    "Run untrusted code in hardened, pooled containers.\n"
+    "\n"
+    "commands:\n"
+    "  run [options] FILE|-     run one program now and print its output\n"
+    "  images build [LANG...]   build the sandbox images (no registry needed)\n"
+    "\n"
+    "global options (also as environment variables):\n"
+    "  --config FILE      YAML config (LLMSB_CONFIG; default ./llm-sandbox.yaml)\n"
+    "  --backend NAME     container engine: docker (LLMSB_BACKEND)\n"
+    "  --redis URL        Redis URL for the queue verbs (LLMSB_REDIS_URL)\n"
+    "  --prefix P         Redis key prefix (LLMSB_PREFIX)\n"
+    "  --log-level L      debug, info, warn or error\n"
+    "  --version          print the version\n"
+    "\n"
+    "See 'llm-sandbox <command> --help' and docs/ for more.\n";
+
+/* Verbs of the design that later releases bring; named so users get a clear
+ * answer rather than "unknown command". */
+static const char *later_verbs[] = {"submit", "worker", "result", "status", "scan"};
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("error: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    exec_interrupted = 1;
+}
+
+void cli_signals(void)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &sa, NULL);
+}
+
+int cli_global_opt(struct cli_globals *g, int argc, char **argv, int *i)
+{
+    static const char *names[] = {"--config", "--backend", "--redis", "--prefix", "--log-level"};
+    const char **slots[] = {&g->config_path, &g->backend, &g->redis_url, &g->prefix, NULL};
+    const char *a = argv[*i];
+
+    for (int k = 0; k < 5; k++) {
+        size_t nl = strlen(names[k]);
+        const char *val = NULL;
+        if (strncmp(a, names[k], nl) != 0 || (a[nl] != '\0' && a[nl] != '='))
+            continue;
+        if (a[nl] == '=') {
+            val = a + nl + 1;
+        } else if (*i + 1 < argc) {
+            val = argv[++*i];
+        } else {
+            cli_error("%s needs a value", names[k]);
+            return -1;
+        }
+        if (slots[k]) {
+            *slots[k] = val;
+        } else {
+            int lvl = llmsb_log_level_parse(val);
+            if (lvl < 0) {
+                cli_error("--log-level must be debug, info, warn or error (got \"%s\")", val);
+                return -1;
+            }
+            llmsb_log_level = lvl;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+int cli_config_finish(struct cli_globals *g)
+{
+    struct llmsb_err err = {0};
+    const char *env;
+
+    config_defaults(&g->cfg);
+    if (config_load_auto(&g->cfg, g->config_path, &err) != 0) {
+        cli_error("%s", err.msg);
+        return -1;
+    }
+    if (!g->backend && (env = getenv("LLMSB_BACKEND")) && *env)
+        g->backend = env;
+    if (g->backend) {
+        if (strcmp(g->backend, "docker") != 0) {
+            cli_error("--backend: \"%s\" is not available in this build (available: docker)",
+                      g->backend);
+            return -1;
+        }
+        snprintf(g->cfg.backend, sizeof(g->cfg.backend), "%s", g->backend);
+    }
+    if (!g->redis_url)
+        g->redis_url = getenv("LLMSB_REDIS_URL");
+    if (!g->prefix)
+        g->prefix = getenv("LLMSB_PREFIX");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static struct cli_globals g;
+    int i = 1, rc;
+
+    for (; i < argc; i++) {
+        if ((rc = cli_global_opt(&g, argc, argv, &i)) < 0)
+            return EXIT_USAGE;
+        if (rc == 0)
+            break;
+    }
+    if (i >= argc || strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0 ||
+        strcmp(argv[i], "help") == 0) {
+        fputs(usage, i >= argc ? stderr : stdout);
+        return i >= argc ? EXIT_USAGE : 0;
+    }
+    if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "version") == 0) {
+        printf("llm-sandbox %s\n", LLMSB_VERSION);
+        return 0;
+    }
+    cli_signals();
+    if (strcmp(argv[i], "run") == 0)
+        return cmd_run(&g, argc - i, argv + i);
+    if (strcmp(argv[i], "images") == 0)
+        return cmd_images(&g, argc - i, argv + i);
+    for (size_t k = 0; k < sizeof(later_verbs) / sizeof(later_verbs[0]); k++)
+        if (strcmp(argv[i], later_verbs[k]) == 0) {
+            cli_error("'%s' is part of the design (docs/cli.md) but not in this release yet",
+                      argv[i]);
+            return EXIT_USAGE;
+        }
+    cli_error("unknown command '%s'", argv[i]);
+    fputs("hint: see 'llm-sandbox --help'\n", stderr);
+    return EXIT_USAGE;
+}

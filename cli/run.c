@@ -1,0 +1,285 @@
+/* run.c - `llm-sandbox run`: one program, now, in a fresh hardened
+ * container, no Redis.  Prints the program's output as written and exits
+ * with its exit code, or with a documented code for other statuses. */
+#include "cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backends/backend.h"
+#include "worker/exec.h"
+#include "worker/job.h"
+
+static const char run_usage[] =
+    "usage: llm-sandbox run [options] FILE|- [-- ARGS...]\n"
+    "\n"
+    "  --lang L          language (default: from FILE's extension)\n"
+    "  --timeout S       wall-clock limit in seconds (fractions allowed)\n"
+    "  --memory MB       memory limit in MB\n"
+    "  --cpus N          CPU limit (fractions allowed)\n"
+    "  --pids N          process/thread limit\n"
+    "  --output BYTES    stdout+stderr cap\n"
+    "  --network         allow network (off by default)\n"
+    "  --image IMAGE     run in this image instead of the language's\n"
+    "  --stdin FILE      feed FILE to the program (default: this process's\n"
+    "                    stdin when it is not a terminal and FILE is not -)\n"
+    "  --env K=V         set an environment variable (repeatable)\n"
+    "  --json            print the whole result object as JSON\n"
+    "\n"
+    "exit status: the program's own for ok and runtime_error (128+N when\n"
+    "killed by signal N); otherwise 118 compile_error, 121 output_limit,\n"
+    "122 memory_limit, 124 timeout, 2 invalid, 3 internal error,\n"
+    "130 interrupted.\n";
+
+static int read_all(int fd, struct buf *b, const char *what, struct llmsb_err *err)
+{
+    char chunk[65536];
+    ssize_t n;
+
+    while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EBADF)
+                return 0;   /* no stdin at all: empty */
+            return llmsb_err_set(err, LLMSB_ERR_SYS, "%s: read: %s", what, strerror(errno));
+        }
+        if (buf_append(b, chunk, (size_t)n) != 0)
+            return llmsb_err_set(err, LLMSB_ERR_LIMIT, "%s: over the %zu byte cap", what, b->cap);
+    }
+    return 0;
+}
+
+static int read_path(const char *path, struct buf *b, const char *what, struct llmsb_err *err)
+{
+    int fd, rc;
+
+    if (strcmp(path, "-") == 0)
+        return read_all(STDIN_FILENO, b, what, err);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: cannot open \"%s\": %s", what, path,
+                             strerror(errno));
+    rc = read_all(fd, b, what, err);
+    close(fd);
+    return rc;
+}
+
+static int status_exit(const struct job_result *r)
+{
+    static const struct {
+        const char *status;
+        int code;
+    } map[] = {{"compile_error", EXIT_COMPILE_ERROR}, {"install_error", EXIT_INSTALL_ERROR},
+               {"blocked", EXIT_BLOCKED}, {"output_limit", EXIT_OUTPUT_LIMIT},
+               {"memory_limit", EXIT_MEMORY_LIMIT}, {"cancelled", EXIT_CANCELLED},
+               {"timeout", EXIT_TIMEOUT}, {"invalid", EXIT_USAGE},
+               {"internal_error", EXIT_INTERNAL}};
+
+    if (strcmp(r->r.status, "ok") == 0 || strcmp(r->r.status, "runtime_error") == 0)
+        return (int)(r->r.exit_code & 0xff);
+    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+        if (strcmp(r->r.status, map[i].status) == 0)
+            return map[i].code;
+    return EXIT_INTERNAL;
+}
+
+static void print_plain(const struct job_result *r, const struct job *j)
+{
+    const struct proto_result *p = &r->r;
+
+    if (p->compile_output.len && strcmp(p->status, "compile_error") == 0)
+        fwrite(p->compile_output.data, 1, p->compile_output.len, stderr);
+    if (p->out.len)
+        fwrite(p->out.data, 1, p->out.len, stdout);
+    fflush(stdout);
+    if (p->err.len)
+        fwrite(p->err.data, 1, p->err.len, stderr);
+    if (strcmp(p->status, "ok") == 0)
+        return;
+    if (strcmp(p->status, "runtime_error") == 0) {
+        if (p->signal)
+            fprintf(stderr, "llm-sandbox: killed by signal %lld\n", (long long)p->signal);
+        return;
+    }
+    if (strcmp(p->status, "timeout") == 0)
+        fprintf(stderr, "llm-sandbox: timeout: killed after the %.3g s limit\n",
+                (double)j->limits.timeout_ms / 1000);
+    else if (strcmp(p->status, "memory_limit") == 0)
+        fprintf(stderr, "llm-sandbox: memory_limit: killed at the %lld MB limit\n",
+                (long long)j->limits.memory_mb);
+    else if (strcmp(p->status, "output_limit") == 0)
+        fprintf(stderr, "llm-sandbox: output_limit: output passed %lld bytes; killed\n",
+                (long long)j->limits.output_bytes);
+    else
+        fprintf(stderr, "llm-sandbox: %s%s%s\n", p->status, r->error[0] || p->error[0] ? ": " : "",
+                r->error[0] ? r->error : p->error);
+}
+
+struct run_opts {
+    const char *file;
+    const char *stdin_path;
+    const char *lang;
+    int json;
+    int argstart;
+};
+
+/* Parses run's flags into j (limits checked against the ceilings). */
+static int parse_run(struct cli_globals *g, int argc, char **argv, struct job *j,
+                     struct run_opts *o, struct llmsb_err *err)
+{
+    static const char *limit_flags[] = {"timeout", "memory", "cpus", "pids", "output"};
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int rc = cli_global_opt(g, argc, argv, &i);
+        if (rc < 0)
+            return llmsb_err_set(err, LLMSB_ERR_INVALID, "bad global option");
+        if (rc > 0)
+            continue;
+        if (strcmp(a, "--") == 0) {
+            o->argstart = i + 1;
+            return 0;
+        }
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(run_usage, stdout);
+            exit(0);
+        }
+        if (strcmp(a, "--json") == 0) {
+            o->json = 1;
+            continue;
+        }
+        if (strcmp(a, "--network") == 0) {
+            j->network = 1;
+            continue;
+        }
+        if (strcmp(a, "--policy") == 0 || strcmp(a, "--artifacts") == 0)
+            return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                 "%s: not in this release yet (security scanning and artifacts "
+                                 "come next); see docs/cli.md", a);
+        if (a[0] == '-' && a[1] == '-' && i + 1 < argc) {
+            const char *name = a + 2, *val = argv[i + 1];
+            int known = 1;
+            for (size_t k = 0; k < sizeof(limit_flags) / sizeof(limit_flags[0]); k++)
+                if (strcmp(name, limit_flags[k]) == 0) {
+                    if (job_set_limit(j, &g->cfg, name, val, err) != 0)
+                        return err->code;
+                    goto next;
+                }
+            if (strcmp(name, "lang") == 0)
+                o->lang = val;
+            else if (strcmp(name, "stdin") == 0)
+                o->stdin_path = val;
+            else if (strcmp(name, "image") == 0)
+                j->image = strdup(val);
+            else if (strcmp(name, "env") == 0) {
+                if (job_add_env(j, val, err) != 0)
+                    return err->code;
+            } else
+                known = 0;
+            if (known) {
+            next:
+                i++;
+                continue;
+            }
+        }
+        if (a[0] == '-' && a[1] != '\0')
+            return llmsb_err_set(err, LLMSB_ERR_INVALID, "unknown option \"%s\" (see 'llm-sandbox "
+                                                         "run --help')", a);
+        if (o->file)
+            return llmsb_err_set(err, LLMSB_ERR_INVALID, "only one FILE may be given (got \"%s\" "
+                                                         "and \"%s\"); put program arguments after --",
+                                 o->file, a);
+        o->file = a;
+    }
+    return 0;
+}
+
+static int load_job(struct cli_globals *g, const struct run_opts *o, int argc, char **argv,
+                    struct job *j, struct llmsb_err *err)
+{
+    struct buf code, in;
+    int rc;
+
+    if (!o->file)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "no program given (usage: llm-sandbox run "
+                                                     "[options] FILE|-)");
+    if (o->lang)
+        rc = job_set_language(j, o->lang, err);
+    else if (!(j->lang = language_from_path(o->file)))
+        rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "lang: cannot tell the language of \"%s\"; "
+                                                   "pass --lang", o->file);
+    else
+        rc = 0;
+    if (rc)
+        return rc;
+    buf_init(&code, JOB_MAX_CODE);
+    buf_init(&in, JOB_MAX_STDIN);
+    rc = read_path(o->file, &code, "code", err);
+    if (rc == 0)
+        rc = job_set_code(j, code.data ? code.data : "", code.len, err);
+    if (rc == 0 && o->stdin_path)
+        rc = read_path(o->stdin_path, &in, "stdin", err);
+    else if (rc == 0 && strcmp(o->file, "-") != 0 && !isatty(STDIN_FILENO))
+        rc = read_all(STDIN_FILENO, &in, "stdin", err);
+    if (rc == 0 && in.len) {
+        j->stdin_len = in.len;
+        j->stdin_data = buf_steal(&in);
+    }
+    for (int i = o->argstart; rc == 0 && o->argstart && i < argc; i++)
+        if (proto_list_add(&j->args, &j->nargs, argv[i], strlen(argv[i])) != 0)
+            rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "args: too many arguments");
+    buf_release(&code);
+    buf_release(&in);
+    return rc;
+}
+
+int cmd_run(struct cli_globals *g, int argc, char **argv)
+{
+    struct llmsb_err err = {0};
+    struct run_opts o = {0};
+    struct job j;
+    struct job_result r;
+    struct backend be = {0};
+    int rc, code;
+
+    if (cli_config_finish(g) != 0)
+        return EXIT_USAGE;
+    job_init(&j, &g->cfg);
+    if (parse_run(g, argc, argv, &j, &o, &err) != 0 || load_job(g, &o, argc, argv, &j, &err) != 0) {
+        cli_error("%s", err.msg);
+        job_release(&j);
+        return EXIT_USAGE;
+    }
+    job_result_init(&r, &j);
+    if (backend_open(&be, g->cfg.backend, g->cfg.docker_host[0] ? g->cfg.docker_host : NULL,
+                     &err) != 0) {
+        rc = -1;
+    } else {
+        char version[64];
+        rc = be.ops->ping(&be, version, sizeof(version), &err);
+        if (rc == 0)
+            rc = exec_job_once(&be, &g->cfg, &j, &r, &err);
+    }
+    if (rc != 0) {
+        cli_error("%s", err.msg);
+        code = err.code == LLMSB_ERR_INTERRUPTED || exec_interrupted ? EXIT_INTERRUPTED
+                                                                     : EXIT_INTERNAL;
+    } else if (o.json) {
+        char *text = job_result_json(&r, 1);
+        if (text)
+            printf("%s\n", text);
+        free(text);
+        code = status_exit(&r);
+    } else {
+        print_plain(&r, &j);
+        code = status_exit(&r);
+    }
+    backend_close(&be);
+    job_result_release(&r);
+    job_release(&j);
+    return code;
+}

@@ -1,0 +1,285 @@
+/* config.c - defaults, the key table and the libyaml loader.  YAML is read
+ * as a document and walked; each scalar leaf is looked up by its dotted
+ * path ("limits.max.timeout").  libyaml's problem_mark becomes file:line. */
+#include "config.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <yaml.h>
+
+enum ctype { C_STR, C_INT, C_DOUBLE, C_SECONDS, C_ENUM };
+
+struct ckey {
+    const char *key;
+    enum ctype type;
+    double min, max;
+    size_t off;
+    size_t size;            /* strings */
+    const char *choices;    /* enums: "a|b|c" */
+    const char *help;
+};
+
+#define O(f) offsetof(struct config, f)
+#define S(f) sizeof(((struct config *)0)->f)
+#define LIMIT_KEYS(sect, field)                                                                  \
+    {"limits." sect ".timeout", C_SECONDS, 0.1, 3600, O(field.timeout_ms), 0, NULL, "wall-clock limit of the run step, seconds"}, \
+    {"limits." sect ".compile_timeout", C_SECONDS, 1, 3600, O(field.compile_timeout_ms), 0, NULL, "limit of the compile step, seconds"}, \
+    {"limits." sect ".memory", C_INT, 16, 1048576, O(field.memory_mb), 0, NULL, "memory in MB (swap is not allowed)"}, \
+    {"limits." sect ".cpus", C_DOUBLE, 0.01, 256, O(field.cpus), 0, NULL, "CPUs (fractions allowed)"}, \
+    {"limits." sect ".pids", C_INT, 8, 65536, O(field.pids), 0, NULL, "processes and threads"}, \
+    {"limits." sect ".output", C_INT, 1024, 1073741824, O(field.output_bytes), 0, NULL, "stdout+stderr bytes kept before output_limit"}, \
+    {"limits." sect ".file_size", C_INT, 1, 1048576, O(field.file_size_mb), 0, NULL, "largest file a job may write, MB"}, \
+    {"limits." sect ".nofile", C_INT, 16, 1048576, O(field.nofile), 0, NULL, "open files"}, \
+    {"limits." sect ".nproc", C_INT, 16, 1048576, O(field.nproc), 0, NULL, "RLIMIT_NPROC of the sandbox uid"}, \
+    {"limits." sect ".work_size", C_INT, 1, 1048576, O(field.work_mb), 0, NULL, "/work tmpfs, MB"}, \
+    {"limits." sect ".tmp_size", C_INT, 1, 1048576, O(field.tmp_mb), 0, NULL, "/tmp and /var/tmp tmpfs, MB"}
+
+static const struct ckey keys[] = {
+    {"backend", C_ENUM, 0, 0, O(backend), S(backend), "docker", "container engine"},
+    {"docker.host", C_STR, 0, 0, O(docker_host), S(docker_host), NULL, "engine address"},
+    {"docker.runtime", C_STR, 0, 0, O(runtime), S(runtime), NULL, "OCI runtime (runsc for gVisor)"},
+    LIMIT_KEYS("defaults", defaults),
+    LIMIT_KEYS("max", max),
+    {"sandbox.uid", C_INT, 1, 65533, O(sandbox_uid), 0, NULL, "uid jobs run as"},
+    {"sandbox.backstop_grace", C_SECONDS, 1, 600, O(backstop_grace_ms), 0, NULL, "extra wait before the worker destroys a silent container"},
+    {"sandbox.start_timeout", C_SECONDS, 1, 600, O(start_timeout_ms), 0, NULL, "container start to agent ready"},
+    {"images.debian_mirror", C_STR, 0, 0, O(debian_mirror), S(debian_mirror), NULL, "mirror for debootstrap and apt"},
+    {"images.base", C_STR, 0, 0, O(base_image), S(base_image), NULL, "registry base image tried first"},
+    {"log_level", C_ENUM, 0, 0, O(log_level), S(log_level), "debug|info|warn|error", "log level"},
+};
+
+static void limits_defaults(struct limits *l, int max)
+{
+    l->timeout_ms = max ? 300000 : 10000;
+    l->compile_timeout_ms = max ? 600000 : 60000;
+    l->memory_mb = max ? 8192 : 512;
+    l->cpus = max ? 2 : 1;
+    l->pids = max ? 4096 : 256;
+    l->output_bytes = max ? (64 << 20) : (1 << 20);
+    l->file_size_mb = max ? 1024 : 64;
+    l->nofile = max ? 65536 : 1024;
+    l->nproc = max ? 65536 : 4096;
+    l->work_mb = max ? 8192 : 256;
+    l->tmp_mb = max ? 8192 : 256;
+}
+
+void config_defaults(struct config *c)
+{
+    memset(c, 0, sizeof(*c));
+    snprintf(c->backend, sizeof(c->backend), "docker");
+    limits_defaults(&c->defaults, 0);
+    limits_defaults(&c->max, 1);
+    c->sandbox_uid = 10001;
+    c->backstop_grace_ms = 10000;
+    c->start_timeout_ms = 60000;
+    snprintf(c->debian_mirror, sizeof(c->debian_mirror), "http://deb.debian.org/debian");
+    snprintf(c->base_image, sizeof(c->base_image), "debian:bookworm-slim");
+    snprintf(c->log_level, sizeof(c->log_level), "info");
+}
+
+static int set_key(struct config *c, const char *key, const char *val, const char *file,
+                   size_t line, struct llmsb_err *err)
+{
+    char *base = (char *)c;
+
+    if (strncmp(key, "images.", 7) == 0 && !strchr(key + 7, '.')) {
+        const struct language *l = language_find(key + 7);
+        if (l) {
+            if (!*val || strlen(val) >= sizeof(c->images[0]))
+                return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                     "%s:%zu: %s must be an image name of 1..255 bytes", file,
+                                     line, key);
+            snprintf(c->images[l - languages], sizeof(c->images[0]), "%s", val);
+            return 0;
+        }
+    }
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        const struct ckey *k = &keys[i];
+        long long ll;
+        double d;
+
+        if (strcmp(k->key, key) != 0)
+            continue;
+        switch (k->type) {
+        case C_ENUM: {
+            const char *p = k->choices;
+            size_t vl = strlen(val);
+            while (p && *p) {
+                size_t n = strcspn(p, "|");
+                if (n == vl && strncmp(p, val, n) == 0) {
+                    snprintf(base + k->off, k->size, "%s", val);
+                    return 0;
+                }
+                p += n + (p[n] == '|');
+            }
+            return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: %s must be one of %s (got \"%s\")",
+                                 file, line, key, k->choices, val);
+        }
+        case C_STR:
+            if (strlen(val) >= k->size)
+                return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: %s is longer than %zu bytes",
+                                     file, line, key, k->size - 1);
+            snprintf(base + k->off, k->size, "%s", val);
+            return 0;
+        case C_INT:
+            if (parse_ll(val, (long long)k->min, (long long)k->max, &ll) != 0)
+                return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                     "%s:%zu: %s must be an integer between %.0f and %.0f (got \"%s\")",
+                                     file, line, key, k->min, k->max, val);
+            *(int64_t *)(base + k->off) = ll;
+            return 0;
+        case C_DOUBLE:
+        case C_SECONDS:
+            if (parse_double(val, k->min, k->max, &d) != 0)
+                return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                     "%s:%zu: %s must be a number between %g and %g (got \"%s\")",
+                                     file, line, key, k->min, k->max, val);
+            if (k->type == C_DOUBLE)
+                *(double *)(base + k->off) = d;
+            else
+                *(int64_t *)(base + k->off) = (int64_t)(d * 1000 + 0.5);
+            return 0;
+        }
+    }
+    return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: unknown key \"%s\"", file, line, key);
+}
+
+static int walk(struct config *c, yaml_document_t *doc, yaml_node_t *node, const char *prefix,
+                const char *file, int depth, struct llmsb_err *err)
+{
+    size_t line = node->start_mark.line + 1;
+
+    if (depth > 8)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: nested too deeply", file, line);
+    if (node->type == YAML_SCALAR_NODE) {
+        if (!*prefix)
+            return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: the config must be a mapping",
+                                 file, line);
+        return set_key(c, prefix, (const char *)node->data.scalar.value, file, line, err);
+    }
+    if (node->type != YAML_MAPPING_NODE)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: %s: lists are not allowed here",
+                             file, line, *prefix ? prefix : "top level");
+    for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top;
+         p++) {
+        yaml_node_t *k = yaml_document_get_node(doc, p->key);
+        yaml_node_t *v = yaml_document_get_node(doc, p->value);
+        char path[256];
+        int rc;
+
+        if (!k || !v || k->type != YAML_SCALAR_NODE)
+            return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: keys must be plain strings",
+                                 file, line);
+        snprintf(path, sizeof(path), "%s%s%s", prefix, *prefix ? "." : "",
+                 (const char *)k->data.scalar.value);
+        if ((rc = walk(c, doc, v, path, file, depth + 1, err)) != 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int check_limits(const struct config *c, const char *file, struct llmsb_err *err)
+{
+    const struct limits *d = &c->defaults, *m = &c->max;
+#define CHECK(f, name)                                                                           \
+    if ((double)d->f > (double)m->f)                                                             \
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,                                             \
+                             "%s: limits.defaults." name " is above limits.max." name, file);
+    CHECK(timeout_ms, "timeout")
+    CHECK(compile_timeout_ms, "compile_timeout")
+    CHECK(memory_mb, "memory")
+    CHECK(cpus, "cpus")
+    CHECK(pids, "pids")
+    CHECK(output_bytes, "output")
+    CHECK(file_size_mb, "file_size")
+    CHECK(nofile, "nofile")
+    CHECK(nproc, "nproc")
+    CHECK(work_mb, "work_size")
+    CHECK(tmp_mb, "tmp_size")
+#undef CHECK
+    return 0;
+}
+
+int config_load_string(struct config *c, const char *yaml, size_t len, const char *name,
+                       struct llmsb_err *err)
+{
+    yaml_parser_t parser;
+    yaml_document_t doc;
+    yaml_node_t *root;
+    int rc = 0;
+
+    if (!yaml_parser_initialize(&parser))
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "%s: cannot start the YAML parser", name);
+    yaml_parser_set_input_string(&parser, (const unsigned char *)yaml, len);
+    if (!yaml_parser_load(&parser, &doc)) {
+        rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu:%zu: %s", name,
+                           parser.problem_mark.line + 1, parser.problem_mark.column + 1,
+                           parser.problem ? parser.problem : "YAML syntax error");
+        yaml_parser_delete(&parser);
+        return rc;
+    }
+    root = yaml_document_get_root_node(&doc);
+    if (root && !(root->type == YAML_SCALAR_NODE && root->data.scalar.length == 0))
+        rc = walk(c, &doc, root, "", name, 0, err);
+    if (rc == 0)
+        rc = check_limits(c, name, err);
+    yaml_document_delete(&doc);
+    yaml_parser_delete(&parser);
+    return rc;
+}
+
+int config_load(struct config *c, const char *path, struct llmsb_err *err)
+{
+    struct buf b;
+    char chunk[8192];
+    size_t n;
+    FILE *f = fopen(path, "re");
+    int rc = 0;
+
+    if (!f)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "config: cannot open \"%s\": %s", path,
+                             strerror(errno));
+    buf_init(&b, 4 << 20);
+    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+        if (buf_append(&b, chunk, n) != 0) {
+            rc = llmsb_err_set(err, LLMSB_ERR_LIMIT, "config: \"%s\" is over 4 MiB", path);
+            break;
+        }
+    fclose(f);
+    if (rc == 0)
+        rc = config_load_string(c, b.data ? b.data : "", b.len, path, err);
+    if (rc == 0)
+        snprintf(c->path, sizeof(c->path), "%s", path);
+    buf_release(&b);
+    return rc;
+}
+
+int config_load_auto(struct config *c, const char *explicit_path, struct llmsb_err *err)
+{
+    static const char *candidates[] = {"llm-sandbox.yaml", "/etc/llm-sandbox/config.yaml"};
+    const char *env = getenv("LLMSB_CONFIG");
+
+    if (explicit_path && *explicit_path)
+        return config_load(c, explicit_path, err);
+    if (env && *env)
+        return config_load(c, env, err);
+    for (size_t i = 0; i < 2; i++)
+        if (access(candidates[i], R_OK) == 0)
+            return config_load(c, candidates[i], err);
+    return 0;
+}
+
+const char *config_image(const struct config *c, const struct language *l, char *out,
+                         size_t outsz)
+{
+    size_t i = (size_t)(l - languages);
+    if (i < CONFIG_MAX_LANGS && c->images[i][0])
+        snprintf(out, outsz, "%s", c->images[i]);
+    else
+        snprintf(out, outsz, "%s:latest", l->image);
+    return out;
+}

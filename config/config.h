@@ -1,0 +1,56 @@
+/* config.h - the one configuration struct and its YAML loader.  Every key
+ * is a row of one table {key, type, min, max, default}; unknown keys and
+ * out-of-range values are errors that carry file:line and the bounds. */
+#ifndef LLMSB_CONFIG_H
+#define LLMSB_CONFIG_H
+
+#include <stdint.h>
+#include "common/common.h"
+#include "languages/languages.h"
+
+#define CONFIG_MAX_LANGS 16
+
+struct limits {
+    int64_t timeout_ms;
+    int64_t compile_timeout_ms;
+    int64_t memory_mb;
+    double cpus;
+    int64_t pids;
+    int64_t output_bytes;        /* stdout + stderr cap */
+    int64_t file_size_mb;        /* RLIMIT_FSIZE */
+    int64_t nofile;
+    int64_t nproc;
+    int64_t work_mb;             /* /work tmpfs */
+    int64_t tmp_mb;              /* /tmp and /var/tmp tmpfs */
+};
+
+struct config {
+    char path[512];              /* the file loaded, "" for none */
+    char backend[32];
+    char docker_host[256];       /* "" = $DOCKER_HOST or the default socket */
+    char runtime[64];            /* "" = engine default (runc); "runsc" = gVisor */
+    char images[CONFIG_MAX_LANGS][256];   /* per languages[] index; "" = default */
+    struct limits defaults;
+    struct limits max;
+    int64_t sandbox_uid;
+    int64_t backstop_grace_ms;   /* worker waits timeout + this before killing */
+    int64_t start_timeout_ms;    /* container start to agent hello */
+    char debian_mirror[256];
+    char base_image[128];        /* registry base tried first */
+    char log_level[16];
+};
+
+void config_defaults(struct config *c);
+/* Loads path over the defaults. Errors look like "file:line: message". */
+int config_load(struct config *c, const char *path, struct llmsb_err *err);
+/* Loads from a YAML string (for tests); name is used in messages. */
+int config_load_string(struct config *c, const char *yaml, size_t len, const char *name,
+                       struct llmsb_err *err);
+/* Resolves the config file: explicit path, $LLMSB_CONFIG, ./llm-sandbox.yaml,
+ * /etc/llm-sandbox/config.yaml; none found is fine (defaults). */
+int config_load_auto(struct config *c, const char *explicit_path, struct llmsb_err *err);
+/* Image for a language: the configured one or "<default>:latest". */
+const char *config_image(const struct config *c, const struct language *l, char *out,
+                         size_t outsz);
+
+#endif

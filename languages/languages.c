@@ -1,0 +1,259 @@
+/* languages.c - the language table.  Adding a language is adding a row
+ * here and a package list; nothing else in the tree names a language. */
+#include "languages.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "agent/proto.h"
+
+#define C_COMMENTS .line_comment = "//", .block_comment = {"/*", "*/"}
+
+const struct language languages[] = {
+    {
+        .name = "python", .aliases = {"py", "python3"}, .image = "llmsb/python", .ext = "py",
+        .default_stem = "main",
+        .run = {"python3", "{file}"},
+        .env = {"PYTHONDONTWRITEBYTECODE=1", "PYTHONUNBUFFERED=1", "MPLBACKEND=Agg",
+                "MPLCONFIGDIR=/tmp/.mpl"},
+        .packages = "python3 python3-numpy python3-pandas python3-matplotlib",
+        .line_comment = "#", .block_comment = {NULL, NULL},
+        .import_pattern = "(?:^|\\n)\\s*(?:from\\s+MOD(?:\\s|\\.)|import\\s+(?:[\\w.]+\\s*,\\s*)*MOD(?:\\s|\\.|,|$))",
+        .plots = 1,
+    },
+    {
+        .name = "javascript", .aliases = {"js", "node", "nodejs"}, .image = "llmsb/javascript",
+        .ext = "js", .default_stem = "main",
+        .run = {"node", "{file}"},
+        .env = {"NODE_OPTIONS=--max-old-space-size=384", "npm_config_cache=/tmp/.npm"},
+        .packages = "nodejs npm",
+        C_COMMENTS,
+        .import_pattern = "(?:import\\s[^;]*?from\\s*['\"]MOD['\"]|require\\s*\\(\\s*['\"]MOD['\"]\\s*\\))",
+    },
+    {
+        .name = "java", .aliases = {"jdk"}, .image = "llmsb/java", .ext = "java",
+        .default_stem = "Main", .stem_from_public_class = 1,
+        .compile = {"javac", "-J-XX:+UseSerialGC", "-J-XX:TieredStopAtLevel=1", "-J-Xshare:auto",
+                    "-encoding", "UTF-8", "-d", ".", "{file}"},
+        .run = {"java", "-XX:+UseSerialGC", "-Xshare:auto", "-cp", ".", "{stem}"},
+        .packages = "default-jdk-headless",
+        C_COMMENTS,
+        .import_pattern = "(?:^|\\n)\\s*import\\s+(?:static\\s+)?MOD(?:\\.|;)",
+    },
+    {
+        .name = "cpp", .aliases = {"c++", "cxx"}, .image = "llmsb/cpp", .ext = "cpp",
+        .default_stem = "main",
+        .compile = {"g++", "-std=c++17", "-O2", "-pipe", "-o", "{stem}", "{file}"},
+        .run = {"./{stem}"},
+        .packages = "g++ libc6-dev",
+        C_COMMENTS,
+        .import_pattern = "(?:^|\\n)\\s*#\\s*include\\s*[<\"]MOD[>\"]",
+    },
+    {
+        .name = "go", .aliases = {"golang"}, .image = "llmsb/go", .ext = "go",
+        .default_stem = "main",
+        .compile = {"go", "build", "-o", "{stem}", "{file}"},
+        .run = {"./{stem}"},
+        .env = {"GOCACHE=/tmp/.gocache", "GOPATH=/tmp/go", "CGO_ENABLED=0", "GO111MODULE=auto",
+                "GOFLAGS=-buildvcs=false"},
+        .packages = "golang-go",
+        C_COMMENTS,
+        .import_pattern = "import\\s*(?:\\([^)]*)?(?:[\\w.]+\\s+)?\"(?:[^\"]*/)?MOD\"",
+    },
+    {
+        .name = "r", .aliases = {"rscript"}, .image = "llmsb/r", .ext = "R",
+        .default_stem = "main",
+        .run = {"Rscript", "--no-save", "--no-restore", "{file}"},
+        .env = {"R_LIBS_USER=/tmp/.Rlib"},
+        .packages = "r-base-core r-cran-ggplot2",
+        .line_comment = "#", .block_comment = {NULL, NULL},
+        .import_pattern = "(?:library|require|requireNamespace)\\s*\\(\\s*['\"]?MOD['\"]?",
+        .plots = 1,
+    },
+    {
+        .name = "ruby", .aliases = {"rb"}, .image = "llmsb/ruby", .ext = "rb",
+        .default_stem = "main",
+        .run = {"ruby", "{file}"},
+        .env = {"GEM_HOME=/tmp/.gem"},
+        .packages = "ruby",
+        .line_comment = "#", .block_comment = {"=begin", "=end"},
+        .import_pattern = "(?:^|\\n)\\s*require(?:_relative)?\\s*\\(?\\s*['\"]MOD['\"]",
+    },
+};
+
+const size_t languages_count = sizeof(languages) / sizeof(languages[0]);
+
+const struct language *language_find(const char *name)
+{
+    for (size_t i = 0; i < languages_count; i++) {
+        const struct language *l = &languages[i];
+        if (strcasecmp(name, l->name) == 0)
+            return l;
+        for (int a = 0; a < 4 && l->aliases[a]; a++)
+            if (strcasecmp(name, l->aliases[a]) == 0)
+                return l;
+    }
+    return NULL;
+}
+
+const struct language *language_from_path(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    static const struct {
+        const char *ext, *lang;
+    } extra[] = {{"py", "python"}, {"js", "javascript"}, {"mjs", "javascript"},
+                 {"cjs", "javascript"}, {"java", "java"}, {"cpp", "cpp"}, {"cc", "cpp"},
+                 {"cxx", "cpp"}, {"go", "go"}, {"r", "r"}, {"rb", "ruby"}};
+
+    if (!dot || strchr(dot, '/'))
+        return NULL;
+    for (size_t i = 0; i < sizeof(extra) / sizeof(extra[0]); i++)
+        if (strcasecmp(dot + 1, extra[i].ext) == 0)
+            return language_find(extra[i].lang);
+    return NULL;
+}
+
+void language_names(char *out, size_t outsz)
+{
+    size_t o = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < languages_count && o < outsz; i++) {
+        int n = snprintf(out + o, outsz - o, "%s%s", i ? ", " : "", languages[i].name);
+        if (n < 0)
+            break;
+        o += (size_t)n;
+    }
+}
+
+/* Skips a comment or string literal starting at i; returns the index after
+ * it, or i when there is none. */
+static size_t java_skip(const char *s, size_t len, size_t i)
+{
+    if (i + 1 < len && s[i] == '/' && s[i + 1] == '/') {
+        while (i < len && s[i] != '\n')
+            i++;
+        return i;
+    }
+    if (i + 1 < len && s[i] == '/' && s[i + 1] == '*') {
+        for (i += 2; i + 1 < len && !(s[i] == '*' && s[i + 1] == '/'); i++)
+            ;
+        return i + 2 <= len ? i + 2 : len;
+    }
+    if (s[i] == '"' || s[i] == '\'') {
+        char q = s[i];
+        int text_block = q == '"' && i + 2 < len && s[i + 1] == '"' && s[i + 2] == '"';
+        if (text_block) {
+            for (i += 3; i + 2 < len && !(s[i] == '"' && s[i + 1] == '"' && s[i + 2] == '"'); i++)
+                if (s[i] == '\\')
+                    i++;
+            return i + 3 <= len ? i + 3 : len;
+        }
+        for (i++; i < len && s[i] != q && s[i] != '\n'; i++)
+            if (s[i] == '\\')
+                i++;
+        return i + 1 <= len ? i + 1 : len;
+    }
+    return i;
+}
+
+int language_java_public_class(const char *s, size_t len, char *out, size_t outsz)
+{
+    static const char *kinds[] = {"class", "interface", "enum", "record"};
+    int depth = 0, seen_public = 0;
+    size_t i = 0;
+
+    while (i < len) {
+        size_t j = java_skip(s, len, i);
+        if (j != i) {
+            i = j;
+            continue;
+        }
+        if (s[i] == '{')
+            depth++, seen_public = 0;
+        else if (s[i] == '}')
+            depth--, seen_public = 0;
+        if (!isalpha((unsigned char)s[i]) && s[i] != '_' && s[i] != '$') {
+            if (s[i] == ';')
+                seen_public = 0;
+            i++;
+            continue;
+        }
+        size_t start = i;
+        while (i < len && (isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == '$'))
+            i++;
+        size_t wl = i - start;
+        if (depth != 0)
+            continue;
+        if (wl == 6 && memcmp(s + start, "public", 6) == 0) {
+            seen_public = 1;
+            continue;
+        }
+        for (int k = 0; k < 4 && seen_public; k++) {
+            if (wl != strlen(kinds[k]) || memcmp(s + start, kinds[k], wl) != 0)
+                continue;
+            while (i < len && isspace((unsigned char)s[i]))
+                i++;
+            size_t ns = i;
+            while (i < len && (isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == '$'))
+                i++;
+            if (i == ns || i - ns >= outsz)
+                return LLMSB_ERR_NOTFOUND;
+            memcpy(out, s + ns, i - ns);
+            out[i - ns] = '\0';
+            return 0;
+        }
+    }
+    return LLMSB_ERR_NOTFOUND;
+}
+
+int language_file_name(const struct language *l, const char *code, size_t len, char *out,
+                       size_t outsz)
+{
+    char stem[128];
+    int n;
+
+    snprintf(stem, sizeof(stem), "%s", l->default_stem);
+    if (l->stem_from_public_class)
+        language_java_public_class(code, len, stem, sizeof(stem));
+    n = snprintf(out, outsz, "%s.%s", stem, l->ext);
+    return (n < 0 || (size_t)n >= outsz) ? LLMSB_ERR_LIMIT : 0;
+}
+
+/* Replaces every "{file}" and "{stem}" in t. Returns a new string. */
+static char *expand(const char *t, const char *file)
+{
+    const char *dot = strrchr(file, '.');
+    size_t stem_len = dot ? (size_t)(dot - file) : strlen(file);
+    struct buf b;
+
+    buf_init(&b, 8192);
+    while (*t) {
+        if (strncmp(t, "{file}", 6) == 0) {
+            buf_append_str(&b, file);
+            t += 6;
+        } else if (strncmp(t, "{stem}", 6) == 0) {
+            buf_append(&b, file, stem_len);
+            t += 6;
+        } else {
+            buf_append(&b, t++, 1);
+        }
+    }
+    return buf_steal(&b);
+}
+
+int language_argv(const char *const *tmpl, const char *file, char ***argv, size_t *n)
+{
+    *argv = NULL;
+    *n = 0;
+    for (int i = 0; i < LANG_MAX_ARGV && tmpl[i]; i++) {
+        char *s = expand(tmpl[i], file);
+        int rc = s ? proto_list_add(argv, n, s, strlen(s)) : LLMSB_ERR_NOMEM;
+        free(s);
+        if (rc)
+            return rc;
+    }
+    return (int)*n;
+}

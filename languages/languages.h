@@ -1,0 +1,54 @@
+/* languages.h - one table row per language: how its source file is named,
+ * compiled and run, and the patterns the security scanner will use.
+ * Command templates are argv arrays; "{file}" is replaced by the source file
+ * name and "{stem}" by that name without its extension. */
+#ifndef LLMSB_LANGUAGES_H
+#define LLMSB_LANGUAGES_H
+
+#include <stddef.h>
+#include "common/common.h"
+
+#define LANG_MAX_ARGV 24
+#define LANG_MAX_ENV 12
+
+struct language {
+    const char *name;                 /* "python" */
+    const char *aliases[4];           /* other names accepted on input */
+    const char *image;                /* default image, "llmsb/python" */
+    const char *ext;                  /* "py" */
+    const char *default_stem;         /* "main" ("Main" for Java) */
+    int stem_from_public_class;       /* Java: the public class names the file */
+    const char *compile[LANG_MAX_ARGV];  /* empty: no compile step */
+    const char *run[LANG_MAX_ARGV];
+    const char *env[LANG_MAX_ENV];    /* extra "K=V" for every step */
+    const char *packages;             /* Debian packages of its image */
+    const char *line_comment;         /* for the scanner: "#", "//" */
+    const char *block_comment[2];     /* start, end or NULL */
+    const char *import_pattern;       /* PCRE2; "MOD" stands for a module name */
+    int plots;                        /* supports plot capture */
+};
+
+extern const struct language languages[];
+extern const size_t languages_count;
+
+/* Finds a language by name or alias (case-insensitive); NULL if unknown. */
+const struct language *language_find(const char *name);
+/* Guesses the language from a file name's extension; NULL if unknown. */
+const struct language *language_from_path(const char *path);
+/* Writes the comma-separated list of names, for error messages. */
+void language_names(char *out, size_t outsz);
+
+/* Picks the source file name for code, e.g. "main.py" or "Hello.java". */
+int language_file_name(const struct language *l, const char *code, size_t len, char *out,
+                       size_t outsz);
+
+/* Expands a command template into a new argv (NULL-terminated, strings
+ * owned by the list). Returns the count or a negative code. */
+int language_argv(const char *const *tmpl, const char *file, char ***argv, size_t *n);
+
+/* Java: the name of the first top-level public class/interface/enum/record,
+ * skipping comments and string literals. Returns 0 and writes the name, or
+ * LLMSB_ERR_NOTFOUND. */
+int language_java_public_class(const char *code, size_t len, char *out, size_t outsz);
+
+#endif

@@ -1,0 +1,83 @@
+/* job.h - a job as the worker sees it (DESIGN §4 job fields), its result
+ * (§4 result fields), limit resolution against the config's ceilings, and
+ * the translation of a job into the agent's JOB frame. */
+#ifndef LLMSB_JOB_H
+#define LLMSB_JOB_H
+
+#include <stdint.h>
+#include "agent/proto.h"
+#include "common/common.h"
+#include "config/config.h"
+#include "languages/languages.h"
+
+#define JOB_MAX_CODE ((size_t)1 << 20)      /* 1 MiB of source */
+#define JOB_MAX_STDIN ((size_t)16 << 20)
+#define JOB_MAX_FILES_BYTES ((size_t)32 << 20)
+
+struct job_file {
+    char *path;
+    char *data;
+    size_t len;
+};
+
+struct job {
+    char *id;
+    const struct language *lang;
+    char *code;
+    size_t code_len;
+    char *stdin_data;
+    size_t stdin_len;
+    char **args;            /* NULL-terminated */
+    size_t nargs;
+    char **env;             /* "K=V", NULL-terminated */
+    size_t nenv;
+    struct job_file *files;
+    size_t nfiles;
+    struct limits limits;   /* resolved: defaults, then the job's values */
+    int network;
+    char *image;            /* NULL: the language's configured image */
+    char *expect_stdout;    /* NULL: not given */
+    int has_expect_exit;
+    int64_t expect_exit;
+};
+
+struct job_result {
+    char id[128];
+    struct proto_result r;  /* status, exit_code, signal, output, usage */
+    int passed;             /* -1 = no expectations given */
+    char error[512];
+    char backend[16];
+    char image[256];
+    char worker[128];
+    int attempts;
+    int64_t started_at;     /* ms since the epoch */
+    int64_t finished_at;
+};
+
+void job_init(struct job *j, const struct config *cfg);
+void job_release(struct job *j);
+
+/* Sets a limit by its job-field name ("timeout", "memory", "cpus", "pids",
+ * "output") from text, checking it against cfg's ceiling. The error names
+ * the field, the value and the bound. */
+int job_set_limit(struct job *j, const struct config *cfg, const char *field, const char *value,
+                  struct llmsb_err *err);
+int job_set_language(struct job *j, const char *name, struct llmsb_err *err);
+int job_set_code(struct job *j, const char *code, size_t len, struct llmsb_err *err);
+int job_add_env(struct job *j, const char *kv, struct llmsb_err *err);
+int job_add_file(struct job *j, const char *path, const char *data, size_t len,
+                 struct llmsb_err *err);
+
+/* Builds the agent's job: source file, files, argv, env, limits. */
+int job_to_proto(const struct job *j, struct proto_job *pj, struct llmsb_err *err);
+
+void job_result_init(struct job_result *r, const struct job *j);
+void job_result_release(struct job_result *r);
+void job_result_set_status(struct job_result *r, const char *status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Fills r->passed from the job's expectations (DESIGN §3). */
+void job_result_check(struct job_result *r, const struct job *j);
+/* Returns a new JSON text of the result (DESIGN §4 fields); caller frees. */
+char *job_result_json(const struct job_result *r, int pretty);
+
+#endif
