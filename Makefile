@@ -26,8 +26,9 @@ CLI_OBJ   = $(CLI_SRC:%.c=$(BUILD)/%.o)
 AGENT_OBJ = $(AGENT_SRC:%.c=$(BUILD)/agent-static/%.o) \
             $(COMMON_SRC:%.c=$(BUILD)/agent-static/%.o) $(PROTO_SRC:%.c=$(BUILD)/agent-static/%.o)
 
-UNIT_TESTS = $(patsubst tests/unit/%.c,bin/tests/%,$(wildcard tests/unit/test_*.c))
-INTEG_TESTS = $(patsubst tests/integration/%.c,bin/tests/%,$(wildcard tests/integration/test_*.c))
+TBIN    ?= bin/tests
+UNIT_TESTS = $(patsubst tests/unit/%.c,$(TBIN)/%,$(wildcard tests/unit/test_*.c))
+INTEG_TESTS = $(patsubst tests/integration/%.c,$(TBIN)/%,$(wildcard tests/integration/test_*.c))
 
 .PHONY: all clean test unit integration sanitize fuzz bench images format
 all: bin/llm-sandbox bin/llmsb-agent
@@ -49,31 +50,27 @@ bin/llm-sandbox: $(CLI_OBJ) $(LIB_OBJ)
 	@mkdir -p bin
 	$(CC) $(PIELD) -o $@ $^ $(LDLIBS)
 
-bin/tests/%: tests/unit/%.c $(LIB_OBJ) $(BUILD)/agent-static/agent/run.o
-	@mkdir -p bin/tests
+$(TBIN)/test_%: tests/unit/test_%.c $(LIB_OBJ) $(BUILD)/agent/run.o
+	@mkdir -p $(TBIN)
 	$(CC) $(ALLCFLAGS) $(PIE) $(PIELD) -o $@ $< $(LIB_OBJ) $(BUILD)/agent/run.o $(LDLIBS)
 
-bin/tests/test_integ_%: tests/integration/test_integ_%.c $(LIB_OBJ)
-	@mkdir -p bin/tests
+$(TBIN)/test_integ_%: tests/integration/test_integ_%.c $(LIB_OBJ)
+	@mkdir -p $(TBIN)
 	$(CC) $(ALLCFLAGS) $(PIE) $(PIELD) -o $@ $< $(LIB_OBJ) $(LDLIBS)
-
-$(BUILD)/agent/run.o: agent/run.c
-	@mkdir -p $(dir $@)
-	$(CC) $(ALLCFLAGS) $(PIE) -c $< -o $@
 
 # make test: unit tests, then integration tests against the real dockerd.
 test: unit integration
 
-unit: all $(UNIT_TESTS) $(BUILD)/agent/run.o
+unit: all $(UNIT_TESTS)
 	@sh tests/run-suite.sh unit $(UNIT_TESTS)
 
 integration: all $(INTEG_TESTS)
 	@sh tests/run-suite.sh integration $(INTEG_TESTS)
 
-# Same tests under AddressSanitizer + UndefinedBehaviorSanitizer.
+# Unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
+SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 sanitize:
-	$(MAKE) BUILD=build-san CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-	    PIELD="-pie -fsanitize=address,undefined" unit
+	$(MAKE) BUILD=build-san TBIN=bin/tests-san CFLAGS="-O1 -g $(SAN)" PIELD="-pie $(SAN)" unit
 
 bench: all bin/bench/bench_run
 	bin/bench/bench_run

@@ -316,7 +316,8 @@ static void progress_line(struct progress *p, const char *s, size_t n)
 
     if (!j)
         return;
-    if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(j, "error")))
+    if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(j, "error")) ||
+        cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(j, "message")))
         llmsb_escape(p->error, sizeof(p->error), v->valuestring, strlen(v->valuestring));
     else if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(j, "stream")) ||
              cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(j, "status"))) {

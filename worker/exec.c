@@ -264,8 +264,10 @@ int exec_job_once(struct backend *be, const struct config *cfg, const struct job
     int64_t backstop;
     int rc;
 
-    snprintf(image, sizeof(image), "%s", j->image ? j->image : config_image(cfg, j->lang, image,
-                                                                              sizeof(image)));
+    if (j->image)
+        snprintf(image, sizeof(image), "%s", j->image);
+    else
+        config_image(cfg, j->lang, image, sizeof(image));
     snprintf(r->image, sizeof(r->image), "%s", image);
     snprintf(r->backend, sizeof(r->backend), "%s", be->ops->name);
     if ((rc = job_to_proto(j, &pj, err)) != 0) {

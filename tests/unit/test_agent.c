@@ -1,0 +1,67 @@
+/* test_agent.c - the agent's tree wipe: never follows symlinks out of the
+ * wiped dir, removes unreadable subtrees, leaves the dir itself. */
+#include "test.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agent/run.h"
+
+static int exists(const char *p)
+{
+    struct stat st;
+    return lstat(p, &st) == 0;
+}
+
+TEST(rm_tree_does_not_follow_symlinks)
+{
+    char base[] = "/tmp/llmsb-test-XXXXXX", wipe[128], outside[128], p[256];
+    int fd;
+
+    ASSERT(mkdtemp(base) != NULL);
+    snprintf(wipe, sizeof(wipe), "%s/wipe", base);
+    snprintf(outside, sizeof(outside), "%s/outside", base);
+    ASSERT_EQ(mkdir(wipe, 0755), 0);
+    ASSERT_EQ(mkdir(outside, 0755), 0);
+    snprintf(p, sizeof(p), "%s/keep.txt", outside);
+    fd = open(p, O_CREAT | O_WRONLY, 0644);
+    ASSERT(fd >= 0);
+    close(fd);
+    snprintf(p, sizeof(p), "%s/link", wipe);
+    ASSERT_EQ(symlink(outside, p), 0);
+    snprintf(p, sizeof(p), "%s/a/b/c", wipe);
+    snprintf(p, sizeof(p), "%s/a", wipe);
+    ASSERT_EQ(mkdir(p, 0755), 0);
+    snprintf(p, sizeof(p), "%s/a/locked", wipe);
+    ASSERT_EQ(mkdir(p, 0755), 0);
+    snprintf(p, sizeof(p), "%s/a/locked/f", wipe);
+    fd = open(p, O_CREAT | O_WRONLY, 0644);
+    ASSERT(fd >= 0);
+    close(fd);
+    snprintf(p, sizeof(p), "%s/a/locked", wipe);
+    ASSERT_EQ(chmod(p, 0), 0);
+
+    fd = open(wipe, O_RDONLY | O_DIRECTORY);
+    ASSERT(fd >= 0);
+    ASSERT_EQ(agent_rm_tree_at(fd, 0), 0);
+    close(fd);
+
+    ASSERT(exists(wipe));
+    snprintf(p, sizeof(p), "%s/a", wipe);
+    ASSERT(!exists(p));
+    snprintf(p, sizeof(p), "%s/link", wipe);
+    ASSERT(!exists(p));
+    snprintf(p, sizeof(p), "%s/keep.txt", outside);
+    ASSERT(exists(p));   /* the symlink's target survived */
+    snprintf(p, sizeof(p), "rm -rf %s", base);
+    ASSERT_EQ(system(p), 0);
+}
+
+TEST(oom_count_reads_or_reports_unknown)
+{
+    long long v = agent_oom_count();
+    ASSERT(v >= -1);
+}
+
+TEST_MAIN("agent", T(rm_tree_does_not_follow_symlinks), T(oom_count_reads_or_reports_unknown))

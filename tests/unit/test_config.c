@@ -1,0 +1,225 @@
+/* test_config.c - the YAML config (file:line errors, bounds, unknown keys)
+ * and the job's limits and flags against the config's ceilings. */
+#include "test.h"
+
+#include "common/json.h"
+#include "config/config.h"
+#include "worker/job.h"
+
+static int load(struct config *c, const char *yaml, struct llmsb_err *err)
+{
+    config_defaults(c);
+    return config_load_string(c, yaml, strlen(yaml), "t.yaml", err);
+}
+
+TEST(defaults_are_sane)
+{
+    struct config c;
+    config_defaults(&c);
+    ASSERT_STR(c.backend, "docker");
+    ASSERT_EQ(c.defaults.timeout_ms, 10000);
+    ASSERT(c.defaults.memory_mb <= c.max.memory_mb);
+    ASSERT_EQ(c.sandbox_uid, 10001);
+}
+
+TEST(valid_file_loads)
+{
+    struct config c;
+    struct llmsb_err err = {0};
+    const char *y = "backend: docker\n"
+                    "docker:\n  runtime: runsc\n"
+                    "limits:\n  defaults:\n    timeout: 2.5\n    memory: 256\n"
+                    "  max:\n    timeout: 60\n    cpus: 1.5\n"
+                    "images:\n  python: my/python:3\n";
+    char img[256];
+
+    ASSERT_EQ(load(&c, y, &err), 0);
+    ASSERT_STR(c.runtime, "runsc");
+    ASSERT_EQ(c.defaults.timeout_ms, 2500);
+    ASSERT_EQ(c.defaults.memory_mb, 256);
+    ASSERT_EQ(c.max.timeout_ms, 60000);
+    ASSERT(c.max.cpus == 1.5);
+    ASSERT_STR(config_image(&c, language_find("python"), img, sizeof(img)), "my/python:3");
+    ASSERT_STR(config_image(&c, language_find("go"), img, sizeof(img)), "llmsb/go:latest");
+}
+
+TEST(errors_carry_file_line_and_bounds)
+{
+    struct config c;
+    struct llmsb_err err = {0};
+
+    ASSERT(load(&c, "limits:\n  max:\n    memory: 1\n", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "t.yaml:3:");
+    ASSERT_CONTAINS(err.msg, "limits.max.memory must be an integer between 16 and");
+    ASSERT_CONTAINS(err.msg, "(got \"1\")");
+
+    ASSERT(load(&c, "backend: docker\nbogus: 1\n", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "t.yaml:2: unknown key \"bogus\"");
+
+    ASSERT(load(&c, "backend: lxc\n", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "backend must be one of docker");
+
+    ASSERT(load(&c, "limits: [1, 2]\n", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "lists are not allowed");
+
+    ASSERT(load(&c, "a: [\n", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "t.yaml:");
+
+    ASSERT(load(&c, "limits:\n  defaults:\n    timeout: 100\n  max:\n    timeout: 50\n", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "limits.defaults.timeout is above limits.max.timeout");
+
+    ASSERT(load(&c, "images:\n  cobol: x\n", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "unknown key \"images.cobol\"");
+}
+
+TEST(empty_file_is_defaults)
+{
+    struct config c;
+    struct llmsb_err err = {0};
+    ASSERT_EQ(load(&c, "", &err), 0);
+    ASSERT_EQ(c.defaults.timeout_ms, 10000);
+}
+
+TEST(job_limits_against_ceilings)
+{
+    struct config c;
+    struct job j;
+    struct llmsb_err err = {0};
+
+    config_defaults(&c);
+    c.max.timeout_ms = 30000;
+    job_init(&j, &c);
+    ASSERT_EQ(job_set_limit(&j, &c, "timeout", "2.5", &err), 0);
+    ASSERT_EQ(j.limits.timeout_ms, 2500);
+    ASSERT(job_set_limit(&j, &c, "timeout", "31", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "timeout: 31 s is above the ceiling of 30 s (limits.max.timeout)");
+    ASSERT(job_set_limit(&j, &c, "timeout", "abc", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "\"abc\" is not a number");
+    ASSERT(job_set_limit(&j, &c, "memory", "-5", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "greater than 0");
+    ASSERT(job_set_limit(&j, &c, "memory", "1.5", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "not an integer");
+    ASSERT_EQ(job_set_limit(&j, &c, "memory", "256", &err), 0);
+    ASSERT_EQ(j.limits.memory_mb, 256);
+    ASSERT_EQ(job_set_limit(&j, &c, "cpus", "0.5", &err), 0);
+    ASSERT(j.limits.cpus == 0.5);
+    ASSERT(job_set_limit(&j, &c, "cpus", "64", &err) != 0);
+    ASSERT(job_set_limit(&j, &c, "colour", "1", &err) != 0);
+    job_release(&j);
+}
+
+TEST(job_fields_validate)
+{
+    struct config c;
+    struct job j;
+    struct llmsb_err err = {0};
+
+    config_defaults(&c);
+    job_init(&j, &c);
+    ASSERT(job_set_language(&j, "brainfuck", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "lang: unknown language \"brainfuck\" (known: python");
+    ASSERT_EQ(job_set_language(&j, "python", &err), 0);
+    ASSERT(job_add_env(&j, "1BAD=x", &err) != 0);
+    ASSERT(job_add_env(&j, "NOVALUE", &err) != 0);
+    ASSERT_EQ(job_add_env(&j, "GOOD_1=x=y", &err), 0);
+    ASSERT(job_add_file(&j, "../escape", "x", 1, &err) != 0);
+    ASSERT(job_add_file(&j, "/etc/x", "x", 1, &err) != 0);
+    ASSERT_EQ(job_add_file(&j, "data/in.txt", "x", 1, &err), 0);
+    ASSERT_EQ(job_set_code(&j, "print(1)", 8, &err), 0);
+    {
+        struct proto_job pj;
+        ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
+        ASSERT_STR(pj.files[0].path, "main.py");
+        ASSERT_STR(pj.files[1].path, "data/in.txt");
+        ASSERT_STR(pj.run_argv[0], "python3");
+        ASSERT_STR(pj.run_argv[1], "main.py");
+        ASSERT_STR(pj.env[pj.nenv - 1], "GOOD_1=x=y");
+        ASSERT_EQ(pj.timeout_ms, 10000u);
+        proto_job_release(&pj);
+    }
+    ASSERT_EQ(job_add_file(&j, "main.py", "x", 1, &err), 0);
+    {
+        struct proto_job pj;
+        ASSERT(job_to_proto(&j, &pj, &err) != 0);
+        ASSERT_CONTAINS(err.msg, "overwrite");
+    }
+    job_release(&j);
+}
+
+TEST(expectations_decide_passed)
+{
+    struct config c;
+    struct job j;
+    struct job_result r;
+
+    config_defaults(&c);
+    job_init(&j, &c);
+    job_result_init(&r, &j);
+    snprintf(r.r.status, sizeof(r.r.status), "ok");
+    buf_append_str(&r.r.out, "hi  \n\n");
+    job_result_check(&r, &j);
+    ASSERT_EQ(r.passed, -1);   /* no expectations: not set */
+    j.expect_stdout = strdup("hi\n");
+    job_result_check(&r, &j);
+    ASSERT_EQ(r.passed, 1);
+    free(j.expect_stdout);
+    j.expect_stdout = strdup("ho");
+    job_result_check(&r, &j);
+    ASSERT_EQ(r.passed, 0);
+    free(j.expect_stdout);
+    j.expect_stdout = NULL;
+    j.has_expect_exit = 1;
+    j.expect_exit = 3;
+    snprintf(r.r.status, sizeof(r.r.status), "runtime_error");
+    r.r.exit_code = 3;
+    job_result_check(&r, &j);
+    ASSERT_EQ(r.passed, 1);
+    snprintf(r.r.status, sizeof(r.r.status), "timeout");
+    job_result_check(&r, &j);
+    ASSERT_EQ(r.passed, 0);
+    job_result_release(&r);
+    job_release(&j);
+}
+
+TEST(result_json_is_valid_utf8)
+{
+    struct job_result r;
+    char *text;
+    cJSON *parsed;
+
+    job_result_init(&r, NULL);
+    snprintf(r.r.status, sizeof(r.r.status), "ok");
+    buf_append(&r.r.out, "a\xff\x00z\xe2\x82\xac", 7);
+    text = job_result_json(&r, 0);
+    ASSERT(text != NULL);
+    parsed = cJSON_Parse(text);
+    ASSERT(parsed != NULL);
+    ASSERT_STR(cJSON_GetObjectItem(parsed, "stdout")->valuestring,
+               "a\xef\xbf\xbd\xef\xbf\xbdz\xe2\x82\xac");
+    ASSERT(cJSON_IsNull(cJSON_GetObjectItem(parsed, "signal")));
+    ASSERT(cJSON_GetObjectItem(parsed, "passed") == NULL);
+    ASSERT(cJSON_IsArray(cJSON_GetObjectItem(parsed, "artifacts")));
+    cJSON_Delete(parsed);
+    free(text);
+    job_result_release(&r);
+}
+
+TEST(strict_number_parsing)
+{
+    long long v;
+    double d;
+    ASSERT_EQ(parse_ll("42", 0, 100, &v), 0);
+    ASSERT_EQ(v, 42);
+    ASSERT(parse_ll("42x", 0, 100, &v) != 0);
+    ASSERT(parse_ll(" 4", 0, 100, &v) != 0);
+    ASSERT(parse_ll("", 0, 100, &v) != 0);
+    ASSERT(parse_ll("101", 0, 100, &v) != 0);
+    ASSERT(parse_ll("99999999999999999999", 0, 100, &v) != 0);
+    ASSERT(parse_double("nan", 0, 10, &d) != 0);
+    ASSERT(parse_double("inf", 0, 10, &d) != 0);
+    ASSERT_EQ(parse_double("2.5", 0, 10, &d), 0);
+}
+
+TEST_MAIN("config", T(defaults_are_sane), T(valid_file_loads), T(errors_carry_file_line_and_bounds),
+          T(empty_file_is_defaults), T(job_limits_against_ceilings), T(job_fields_validate),
+          T(expectations_decide_passed), T(result_json_is_valid_utf8), T(strict_number_parsing))

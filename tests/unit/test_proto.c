@@ -1,0 +1,228 @@
+/* test_proto.c - the agent protocol: frames, TLVs, job and result codecs,
+ * and job file path validation. */
+#include "test.h"
+
+#include "agent/proto.h"
+
+TEST(frame_roundtrip_and_partial)
+{
+    struct buf b;
+    struct proto_frame f;
+    size_t used = 0;
+    struct llmsb_err err = {0};
+
+    buf_init(&b, 0);
+    ASSERT_EQ(proto_frame_append(&b, PROTO_PING, "abc", 3), 0);
+    ASSERT_EQ(b.len, (size_t)PROTO_HEADER_LEN + 3);
+    for (size_t cut = 0; cut < b.len; cut++)
+        ASSERT_EQ(proto_frame_parse(b.data, cut, &f, &used, &err), 0);
+    ASSERT_EQ(proto_frame_parse(b.data, b.len, &f, &used, &err), 1);
+    ASSERT_EQ(f.type, PROTO_PING);
+    ASSERT_EQ(f.len, (size_t)3);
+    ASSERT(memcmp(f.payload, "abc", 3) == 0);
+    ASSERT_EQ(used, b.len);
+    buf_release(&b);
+}
+
+TEST(frame_rejects_bad_header)
+{
+    struct proto_frame f;
+    size_t used;
+    struct llmsb_err err = {0};
+    unsigned char bad_magic[8] = {'X', 'S', 1, 1, 0, 0, 0, 0};
+    unsigned char bad_version[8] = {'L', 'S', 9, 1, 0, 0, 0, 0};
+    unsigned char too_big[8] = {'L', 'S', 1, 1, 0xff, 0xff, 0xff, 0xff};
+
+    ASSERT(proto_frame_parse((char *)bad_magic, 8, &f, &used, &err) < 0);
+    ASSERT_CONTAINS(err.msg, "magic");
+    ASSERT(proto_frame_parse((char *)bad_version, 8, &f, &used, &err) < 0);
+    ASSERT_CONTAINS(err.msg, "version 9");
+    ASSERT(proto_frame_parse((char *)too_big, 8, &f, &used, &err) < 0);
+    ASSERT_CONTAINS(err.msg, "cap");
+}
+
+TEST(job_roundtrip)
+{
+    struct proto_job j, d;
+    struct buf b;
+    struct llmsb_err err = {0};
+    char data[] = {'a', '\0', 'b'};
+
+    proto_job_init(&j);
+    j.id = strdup("job-1");
+    j.files = calloc(1, sizeof(*j.files));
+    j.files[0].path = strdup("dir/main.py");
+    j.files[0].data = malloc(3);
+    memcpy(j.files[0].data, data, 3);
+    j.files[0].len = 3;
+    j.files[0].mode = 0755;
+    j.nfiles = 1;
+    ASSERT_EQ(proto_list_add(&j.run_argv, &j.nrun, "python3", 7), 0);
+    ASSERT_EQ(proto_list_add(&j.run_argv, &j.nrun, "main.py", 7), 0);
+    ASSERT_EQ(proto_list_add(&j.compile_argv, &j.ncompile, "cc", 2), 0);
+    ASSERT_EQ(proto_list_add(&j.env, &j.nenv, "A=1", 3), 0);
+    j.stdin_data = strdup("in");
+    j.stdin_len = 2;
+    j.timeout_ms = 2500;
+    j.output_limit = 1 << 20;
+    j.nproc = 77;
+    buf_init(&b, 0);
+    ASSERT_EQ(proto_job_encode(&j, &b), 0);
+    ASSERT_EQ(proto_job_decode(b.data, b.len, &d, &err), 0);
+    ASSERT_STR(d.id, "job-1");
+    ASSERT_EQ(d.nfiles, (size_t)1);
+    ASSERT_STR(d.files[0].path, "dir/main.py");
+    ASSERT_EQ(d.files[0].len, (size_t)3);
+    ASSERT(memcmp(d.files[0].data, data, 3) == 0);
+    ASSERT_EQ(d.files[0].mode, 0755u);
+    ASSERT_EQ(d.nrun, (size_t)2);
+    ASSERT_STR(d.run_argv[1], "main.py");
+    ASSERT(d.run_argv[2] == NULL);
+    ASSERT_EQ(d.ncompile, (size_t)1);
+    ASSERT_STR(d.env[0], "A=1");
+    ASSERT_EQ(d.stdin_len, (size_t)2);
+    ASSERT_EQ(d.timeout_ms, 2500u);
+    ASSERT_EQ(d.nproc, 77u);
+    proto_job_release(&d);
+    /* every truncation of a valid payload is rejected, never crashes */
+    for (size_t cut = 0; cut < b.len; cut++) {
+        if (proto_job_decode(b.data, cut, &d, &err) == 0)
+            proto_job_release(&d);
+    }
+    proto_job_release(&j);
+    buf_release(&b);
+}
+
+TEST(job_decode_rejects_bad_fields)
+{
+    struct buf b;
+    struct proto_job d;
+    struct llmsb_err err = {0};
+
+    buf_init(&b, 0);
+    proto_put_str(&b, TAG_FILE_PATH, "../etc/passwd");
+    proto_put_bytes(&b, TAG_FILE_DATA, "x", 1);
+    proto_put_str(&b, TAG_RUN_ARG, "true");
+    ASSERT(proto_job_decode(b.data, b.len, &d, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "..");
+
+    buf_reset(&b);
+    proto_put_bytes(&b, TAG_FILE_DATA, "x", 1);
+    ASSERT(proto_job_decode(b.data, b.len, &d, &err) != 0);
+
+    buf_reset(&b);
+    proto_put_str(&b, TAG_ENV, "NOEQUALS");
+    proto_put_str(&b, TAG_RUN_ARG, "true");
+    ASSERT(proto_job_decode(b.data, b.len, &d, &err) != 0);
+
+    buf_reset(&b);
+    proto_put_bytes(&b, TAG_RUN_ARG, "a\0b", 3);
+    ASSERT(proto_job_decode(b.data, b.len, &d, &err) != 0);
+
+    buf_reset(&b);
+    proto_put_str(&b, TAG_JOB_ID, "no-run");
+    ASSERT(proto_job_decode(b.data, b.len, &d, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "no run command");
+
+    buf_reset(&b);
+    proto_put_str(&b, TAG_RUN_ARG, "true");
+    proto_put_bytes(&b, TAG_TIMEOUT_MS, "abc", 3);   /* not 8 bytes */
+    ASSERT(proto_job_decode(b.data, b.len, &d, &err) != 0);
+    buf_release(&b);
+}
+
+TEST(file_mode_strips_special_bits)
+{
+    struct buf b;
+    struct proto_job d;
+    struct llmsb_err err = {0};
+
+    buf_init(&b, 0);
+    proto_put_str(&b, TAG_FILE_PATH, "x");
+    proto_put_bytes(&b, TAG_FILE_DATA, "", 0);
+    proto_put_u64(&b, TAG_FILE_MODE, 06777);
+    proto_put_str(&b, TAG_RUN_ARG, "true");
+    ASSERT_EQ(proto_job_decode(b.data, b.len, &d, &err), 0);
+    ASSERT_EQ(d.files[0].mode, 0755u);
+    proto_job_release(&d);
+    buf_release(&b);
+}
+
+TEST(result_roundtrip_and_cap)
+{
+    struct proto_result r, d, small;
+    struct buf b;
+    struct llmsb_err err = {0};
+
+    proto_result_init(&r, 0);
+    snprintf(r.status, sizeof(r.status), "runtime_error");
+    r.exit_code = 139;
+    r.signal = 11;
+    buf_append(&r.out, "hello\0world", 11);
+    buf_append_str(&r.err, "boom");
+    r.out_truncated = 1;
+    r.duration_ms = 12;
+    r.max_rss_kb = 4096;
+    buf_init(&b, 0);
+    ASSERT_EQ(proto_result_encode(&r, &b), 0);
+    proto_result_init(&d, 1024);
+    ASSERT_EQ(proto_result_decode(b.data, b.len, &d, &err), 0);
+    ASSERT_STR(d.status, "runtime_error");
+    ASSERT_EQ(d.exit_code, 139);
+    ASSERT_EQ(d.signal, 11);
+    ASSERT_EQ(d.out.len, (size_t)11);
+    ASSERT(memcmp(d.out.data, "hello\0world", 11) == 0);
+    ASSERT_EQ(d.out_truncated, 1);
+    ASSERT_EQ(d.err_truncated, 0);
+    ASSERT_EQ(d.max_rss_kb, 4096);
+    /* a decoder with a smaller cap than the output refuses it */
+    proto_result_init(&small, 4);
+    ASSERT(proto_result_decode(b.data, b.len, &small, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "cap");
+    proto_result_release(&small);
+    proto_result_release(&d);
+    proto_result_release(&r);
+    buf_release(&b);
+}
+
+TEST(result_without_status_is_rejected)
+{
+    struct proto_result d;
+    struct buf b;
+    struct llmsb_err err = {0};
+
+    buf_init(&b, 0);
+    proto_put_u64(&b, TAG_EXIT_CODE, 0);
+    proto_result_init(&d, 0);
+    ASSERT(proto_result_decode(b.data, b.len, &d, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "no status");
+    proto_result_release(&d);
+    buf_release(&b);
+}
+
+TEST(path_check)
+{
+    struct llmsb_err err = {0};
+    static const char *good[] = {"a", "a/b.txt", "dir/sub/file", ".hidden", "a..b", "..a"};
+    static const char *bad[] = {"", "/etc/passwd", "../x", "a/../b", "a/..", "a//b", "./a", "a/./b",
+                                "a/", ".."};
+
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+        ASSERT_EQ(proto_path_check(good[i], strlen(good[i]), &err), 0);
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        ASSERT(proto_path_check(bad[i], strlen(bad[i]), &err) != 0);
+    ASSERT(proto_path_check("a\0b", 3, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "NUL");
+    {
+        char longpart[300];
+        memset(longpart, 'x', sizeof(longpart) - 1);
+        longpart[sizeof(longpart) - 1] = '\0';
+        ASSERT(proto_path_check(longpart, strlen(longpart), &err) != 0);
+    }
+    ASSERT(proto_path_check("/abs", 4, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "absolute");
+}
+
+TEST_MAIN("proto", T(frame_roundtrip_and_partial), T(frame_rejects_bad_header), T(job_roundtrip),
+          T(job_decode_rejects_bad_fields), T(file_mode_strips_special_bits),
+          T(result_roundtrip_and_cap), T(result_without_status_is_rejected), T(path_check))
