@@ -1,0 +1,359 @@
+/* test_integ_docker.c - end-to-end runs against the real dockerd and the
+ * llmsb/<lang> images: every language, every run status, stdin, and no
+ * residue between two jobs of one container.  A missing engine or image is
+ * a failure, not a skip. */
+#include "../unit/test.h"
+
+#include <cjson/cJSON.h>
+#include <unistd.h>
+
+#include "backends/backend.h"
+#include "worker/exec.h"
+#include "worker/job.h"
+
+static struct config cfg;
+static struct backend be;
+static int backend_ok;
+
+/* Runs code in a fresh container; r must be released by the caller. */
+static int run_code(const char *lang, const char *code, const char *stdin_text,
+                    const char *timeout, const char *memory, const char *output,
+                    struct job_result *r)
+{
+    struct llmsb_err err = {0};
+    struct job j;
+    int rc;
+
+    job_init(&j, &cfg);
+    if (job_set_language(&j, lang, &err) || job_set_code(&j, code, strlen(code), &err) ||
+        (timeout && job_set_limit(&j, &cfg, "timeout", timeout, &err)) ||
+        (memory && job_set_limit(&j, &cfg, "memory", memory, &err)) ||
+        (output && job_set_limit(&j, &cfg, "output", output, &err))) {
+        fprintf(stderr, "  job: %s\n", err.msg);
+        job_release(&j);
+        return -1;
+    }
+    if (stdin_text) {
+        j.stdin_data = strdup(stdin_text);
+        j.stdin_len = strlen(stdin_text);
+    }
+    job_result_init(r, &j);
+    rc = exec_job_once(&be, &cfg, &j, r, &err);
+    if (rc != 0)
+        fprintf(stderr, "  exec: %s\n", err.msg);
+    else if (r->r.err.len && strcmp(r->r.status, "ok") != 0)
+        fprintf(stderr, "  [%s] stderr: %.300s\n", r->r.status, r->r.err.data);
+    job_release(&j);
+    return rc;
+}
+
+#define RUN(lang, code, stdin_text, timeout, memory, output)                                     \
+    struct job_result r;                                                                         \
+    ASSERT(backend_ok);                                                                          \
+    ASSERT_EQ(run_code(lang, code, stdin_text, timeout, memory, output, &r), 0)
+
+static void hello(const char *lang, const char *code)
+{
+    RUN(lang, code, NULL, "30", NULL, NULL);
+    if (strcmp(r.r.status, "ok") != 0)
+        fprintf(stderr, "  %s: status %s, compile output: %.500s\n", lang, r.r.status,
+                r.r.compile_output.data ? r.r.compile_output.data : "");
+    ASSERT_STR(r.r.status, "ok");
+    ASSERT_STR(r.r.out.data, "hello world\n");
+    ASSERT_EQ(r.r.exit_code, 0);
+    job_result_release(&r);
+}
+
+TEST(hello_python) { hello("python", "print('hello world')\n"); }
+TEST(hello_javascript) { hello("javascript", "console.log('hello world');\n"); }
+TEST(hello_java)
+{
+    hello("java", "public class Hello {\n  public static void main(String[] a) {\n"
+                  "    System.out.println(\"hello world\");\n  }\n}\n");
+}
+TEST(hello_cpp)
+{
+    hello("cpp", "#include <iostream>\nint main() { std::cout << \"hello world\" << std::endl; }\n");
+}
+TEST(hello_go)
+{
+    hello("go", "package main\nimport \"fmt\"\nfunc main() { fmt.Println(\"hello world\") }\n");
+}
+TEST(hello_r) { hello("r", "cat('hello world\\n')\n"); }
+TEST(hello_ruby) { hello("ruby", "puts 'hello world'\n"); }
+
+TEST(spin_loop_times_out_within_a_second)
+{
+    int64_t t0 = clock_mono_ms(), wall;
+    RUN("python", "while True:\n    pass\n", NULL, "2", NULL, NULL);
+    wall = clock_mono_ms() - t0;
+    fprintf(stderr, "  timeout: duration_ms=%lld, wall with container start=%lld ms\n",
+            (long long)r.r.duration_ms, (long long)wall);
+    ASSERT_STR(r.r.status, "timeout");
+    ASSERT(r.r.duration_ms >= 2000);
+    ASSERT(r.r.duration_ms < 3000);
+    job_result_release(&r);
+}
+
+TEST(timeout_keeps_output_so_far)
+{
+    RUN("python", "import time\nprint('before', flush=True)\ntime.sleep(60)\n", NULL, "1", NULL,
+        NULL);
+    ASSERT_STR(r.r.status, "timeout");
+    ASSERT_STR(r.r.out.data, "before\n");
+    job_result_release(&r);
+}
+
+TEST(memory_bomb_is_memory_limit)
+{
+    RUN("python", "chunks = []\nwhile True:\n    chunks.append(bytearray(16 * 1024 * 1024))\n",
+        NULL, "20", "256", NULL);
+    ASSERT_STR(r.r.status, "memory_limit");
+    job_result_release(&r);
+}
+
+TEST(output_flood_is_output_limit_with_prefix)
+{
+    RUN("python", "import sys\nwhile True:\n    sys.stdout.write('x' * 4096)\n", NULL, "20", NULL,
+        "10000");
+    ASSERT_STR(r.r.status, "output_limit");
+    ASSERT(r.r.out_truncated);
+    ASSERT_EQ(r.r.out.len, (size_t)10000);
+    ASSERT(strspn(r.r.out.data, "x") == 10000);
+    job_result_release(&r);
+}
+
+TEST(segfault_is_runtime_error_signal_11)
+{
+    RUN("cpp", "int main() { volatile int *p = nullptr; *p = 1; return 0; }\n", NULL, "30", NULL,
+        NULL);
+    ASSERT_STR(r.r.status, "runtime_error");
+    ASSERT_EQ(r.r.signal, 11);
+    job_result_release(&r);
+}
+
+TEST(exit_code_passes_through)
+{
+    RUN("ruby", "STDERR.puts 'bad'\nexit 3\n", NULL, NULL, NULL, NULL);
+    ASSERT_STR(r.r.status, "runtime_error");
+    ASSERT_EQ(r.r.exit_code, 3);
+    ASSERT_EQ(r.r.signal, 0);
+    ASSERT_STR(r.r.err.data, "bad\n");
+    job_result_release(&r);
+}
+
+TEST(stdin_reaches_the_program)
+{
+    RUN("python", "import sys\nprint(sum(int(x) for x in sys.stdin.read().split()))\n",
+        "1 2 3\n39\n", NULL, NULL, NULL);
+    ASSERT_STR(r.r.status, "ok");
+    ASSERT_STR(r.r.out.data, "45\n");
+    job_result_release(&r);
+}
+
+TEST(compile_error_is_not_runtime_error)
+{
+    RUN("cpp", "int main() { return undefined_name; }\n", NULL, "30", NULL, NULL);
+    ASSERT_STR(r.r.status, "compile_error");
+    ASSERT_CONTAINS(r.r.compile_output.data, "undefined_name");
+    job_result_release(&r);
+}
+
+TEST(java_compile_error)
+{
+    RUN("java", "public class A { public static void main(String[] a) { int x = \"s\"; } }\n",
+        NULL, "30", NULL, NULL);
+    ASSERT_STR(r.r.status, "compile_error");
+    ASSERT_CONTAINS(r.r.compile_output.data, "incompatible types");
+    job_result_release(&r);
+}
+
+TEST(hardened_by_default)
+{
+    const char *code =
+        "import os\n"
+        "st = open('/proc/self/status').read()\n"
+        "f = {l.split(':')[0]: l.split(':')[1].strip() for l in st.splitlines() if ':' in l}\n"
+        "print('uid', os.getuid())\n"
+        "print('nnp', f['NoNewPrivs'])\n"
+        "print('capeff', f['CapEff'])\n"
+        "try:\n    open('/usr/x', 'w')\n    print('rootfs writable')\n"
+        "except OSError as e:\n    print('rootfs', e.errno)\n"
+        "print('ifaces', sorted(os.listdir('/sys/class/net')))\n"
+        "print('env', sorted(k for k in os.environ if 'DOCKER' in k or 'REDIS' in k))\n";
+    RUN("python", code, NULL, NULL, NULL, NULL);
+    ASSERT_STR(r.r.status, "ok");
+    ASSERT_CONTAINS(r.r.out.data, "uid 10001\n");
+    ASSERT_CONTAINS(r.r.out.data, "nnp 1\n");
+    ASSERT_CONTAINS(r.r.out.data, "capeff 0000000000000000\n");
+    ASSERT_CONTAINS(r.r.out.data, "rootfs 30\n");   /* EROFS */
+    ASSERT_CONTAINS(r.r.out.data, "ifaces ['lo']\n");
+    ASSERT_CONTAINS(r.r.out.data, "env []\n");
+    job_result_release(&r);
+}
+
+struct count {
+    int n;
+};
+
+static void count_one(void *ud, const char *id)
+{
+    (void)id;
+    ((struct count *)ud)->n++;
+}
+
+/* Two jobs in one container: the first leaves files and a detached
+ * process; the second must see none of them. */
+TEST(no_residue_between_jobs_and_labels)
+{
+    const char *dirty =
+        "import os, subprocess\n"
+        "for p in ('/tmp/left', '/dev/shm/left', '/var/tmp/left', '/work/left'):\n"
+        "    open(p, 'w').write('x')\n"
+        "os.makedirs('/tmp/d/e', exist_ok=True)\n"
+        "os.chmod('/tmp/d', 0)\n"
+        "subprocess.Popen(['sleep', '1000'], start_new_session=True)\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        "        import time; time.sleep(1000)\n"
+        "    os._exit(0)\n"
+        "print('dirty')\n";
+    const char *check =
+        "import os\n"
+        "left = [p for p in ('/tmp/left', '/dev/shm/left', '/var/tmp/left', '/work/left', '/tmp/d')\n"
+        "        if os.path.exists(p)]\n"
+        "me = os.getpid()\n"
+        "procs = []\n"
+        "for d in os.listdir('/proc'):\n"
+        "    if d.isdigit() and int(d) not in (me, os.getppid()):\n"
+        "        try:\n"
+        "            if os.stat('/proc/' + d).st_uid == os.getuid():\n"
+        "                procs.append(open('/proc/%s/cmdline' % d).read())\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "print('left', left, 'procs', procs)\n";
+    struct container_spec spec;
+    struct sandbox sb;
+    struct job j;
+    struct proto_job pj;
+    struct proto_result res;
+    struct llmsb_err err = {0};
+    struct count c = {0};
+    char label[400];
+
+    ASSERT(backend_ok);
+    job_init(&j, &cfg);
+    ASSERT_EQ(job_set_language(&j, "python", &err), 0);
+    exec_spec_for_job(&spec, &cfg, &j, "llmsb/python:latest");
+    ASSERT_EQ(sandbox_open(&sb, &be, &spec, 60000, &err), 0);
+    snprintf(label, sizeof(label), "llmsb.worker=%s", spec.labels[2][1]);
+    ASSERT_EQ(be.ops->list(&be, label, count_one, &c, &err), 0);
+    ASSERT_EQ(c.n, 1);
+    for (int round = 0; round < 2; round++) {
+        const char *code = round == 0 ? dirty : check;
+        ASSERT_EQ(job_set_code(&j, code, strlen(code), &err), 0);
+        ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
+        proto_result_init(&res, 1 << 20);
+        ASSERT_EQ(sandbox_run(&sb, &pj, 30000, &res, &err), 0);
+        proto_job_release(&pj);
+        if (round == 0) {
+            ASSERT_STR(res.status, "ok");
+            ASSERT_STR(res.out.data, "dirty\n");
+        } else {
+            ASSERT_STR(res.status, "ok");
+            ASSERT_STR(res.out.data, "left [] procs []\n");
+        }
+        proto_result_release(&res);
+    }
+    sandbox_close(&sb);
+    c.n = 0;
+    ASSERT_EQ(be.ops->list(&be, label, count_one, &c, &err), 0);
+    ASSERT_EQ(c.n, 0);   /* removed */
+    job_release(&j);
+}
+
+TEST(many_jobs_in_one_container)
+{
+    struct container_spec spec;
+    struct sandbox sb;
+    struct job j;
+    struct llmsb_err err = {0};
+    char code[64];
+
+    ASSERT(backend_ok);
+    job_init(&j, &cfg);
+    ASSERT_EQ(job_set_language(&j, "python", &err), 0);
+    exec_spec_for_job(&spec, &cfg, &j, "llmsb/python:latest");
+    ASSERT_EQ(sandbox_open(&sb, &be, &spec, 60000, &err), 0);
+    for (int i = 0; i < 20; i++) {
+        struct proto_job pj;
+        struct proto_result res;
+        char want[32];
+        snprintf(code, sizeof(code), "print(%d * 2)\n", i);
+        snprintf(want, sizeof(want), "%d\n", i * 2);
+        ASSERT_EQ(job_set_code(&j, code, strlen(code), &err), 0);
+        ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
+        proto_result_init(&res, 1 << 20);
+        ASSERT_EQ(sandbox_run(&sb, &pj, 30000, &res, &err), 0);
+        ASSERT_STR(res.status, "ok");
+        ASSERT_STR(res.out.data, want);
+        proto_job_release(&pj);
+        proto_result_release(&res);
+    }
+    ASSERT_EQ(sb.jobs, 20);
+    sandbox_close(&sb);
+    job_release(&j);
+}
+
+TEST(missing_image_is_a_clear_error)
+{
+    struct llmsb_err err = {0};
+    struct job j;
+    struct job_result r;
+
+    ASSERT(backend_ok);
+    job_init(&j, &cfg);
+    ASSERT_EQ(job_set_language(&j, "python", &err), 0);
+    ASSERT_EQ(job_set_code(&j, "print(1)", 8, &err), 0);
+    j.image = strdup("llmsb/does-not-exist:nope");
+    job_result_init(&r, &j);
+    ASSERT(exec_job_once(&be, &cfg, &j, &r, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "llmsb/does-not-exist:nope");
+    ASSERT_CONTAINS(err.msg, "images build");
+    job_result_release(&r);
+    job_release(&j);
+}
+
+static void setup(void) __attribute__((constructor));
+static void setup(void)
+{
+    struct llmsb_err err = {0};
+    char version[64];
+
+    config_defaults(&cfg);
+    if (backend_open(&be, "docker", NULL, &err) != 0 ||
+        be.ops->ping(&be, version, sizeof(version), &err) != 0) {
+        fprintf(stderr, "integration: no Docker engine: %s\n", err.msg);
+        return;
+    }
+    for (size_t i = 0; i < languages_count; i++) {
+        char img[256];
+        config_image(&cfg, &languages[i], img, sizeof(img));
+        if (be.ops->image_exists(&be, img, &err) != 1) {
+            fprintf(stderr, "integration: image %s missing (run: bin/llm-sandbox images build)\n",
+                    img);
+            return;
+        }
+    }
+    backend_ok = 1;
+}
+
+TEST_MAIN("integration_docker", T(hello_python), T(hello_javascript), T(hello_java), T(hello_cpp),
+          T(hello_go), T(hello_r), T(hello_ruby), T(spin_loop_times_out_within_a_second),
+          T(timeout_keeps_output_so_far), T(memory_bomb_is_memory_limit),
+          T(output_flood_is_output_limit_with_prefix), T(segfault_is_runtime_error_signal_11),
+          T(exit_code_passes_through), T(stdin_reaches_the_program),
+          T(compile_error_is_not_runtime_error), T(java_compile_error), T(hardened_by_default),
+          T(no_residue_between_jobs_and_labels), T(many_jobs_in_one_container),
+          T(missing_image_is_a_clear_error))
