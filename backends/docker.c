@@ -143,7 +143,7 @@ static char *create_body(const struct container_spec *s)
     add_ulimit(arr, "core", 0);
     cJSON_AddBoolToObject(hc, "ReadonlyRootfs", 1);
     tmpfs = cJSON_AddObjectToObject(hc, "Tmpfs");
-    add_tmpfs(tmpfs, "/work", s->work_tmpfs_bytes, "");
+    add_tmpfs(tmpfs, "/work", s->work_tmpfs_bytes, "exec,");
     add_tmpfs(tmpfs, "/tmp", s->tmp_tmpfs_bytes, "noexec,");
     add_tmpfs(tmpfs, "/var/tmp", s->tmp_tmpfs_bytes, "noexec,");
     cJSON_AddNumberToObject(hc, "ShmSize", (double)s->shm_bytes);
