@@ -30,7 +30,8 @@ TBIN    ?= bin/tests
 UNIT_TESTS = $(patsubst tests/unit/%.c,$(TBIN)/%,$(wildcard tests/unit/test_*.c))
 INTEG_TESTS = $(patsubst tests/integration/%.c,$(TBIN)/%,$(wildcard tests/integration/test_*.c))
 
-.PHONY: all clean test unit integration sanitize fuzz bench images format
+.SECONDARY:
+.PHONY: all clean test unit integration sanitize fuzz bench images images-current format
 all: bin/llm-sandbox bin/llmsb-agent
 
 $(BUILD)/%.o: %.c
@@ -59,18 +60,26 @@ $(TBIN)/test_integ_%: tests/integration/test_integ_%.c $(LIB_OBJ)
 	$(CC) $(ALLCFLAGS) $(PIE) $(PIELD) -o $@ $< $(LIB_OBJ) $(LDLIBS)
 
 # make test: unit tests, then integration tests against the real dockerd.
-test: unit integration
+test: all images-current unit integration
 
-unit: all $(UNIT_TESTS)
+# The integration tests run the agent inside the images: rebuild them when
+# the agent or a recipe changed (only the agent layer, from the build cache).
+images-current: all
+	@mkdir -p $(BUILD)
+	@bin/llm-sandbox images build > $(BUILD)/images.log 2>&1 || { cat $(BUILD)/images.log; exit 1; }
+
+unit: $(UNIT_TESTS)
 	@sh tests/run-suite.sh unit $(UNIT_TESTS)
 
-integration: all $(INTEG_TESTS)
-	@sh tests/run-suite.sh integration $(INTEG_TESTS)
+integration: $(INTEG_TESTS)
+	@sh tests/run-suite.sh integration $(INTEG_TESTS) tests/integration/test_cli.sh
 
-# Unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# Unit and integration tests again under AddressSanitizer + UndefinedBehaviorSanitizer
+# (the static agent runs inside the containers and is not instrumented).
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 sanitize:
-	$(MAKE) BUILD=build-san TBIN=bin/tests-san CFLAGS="-O1 -g $(SAN)" PIELD="-pie $(SAN)" unit
+	$(MAKE) all images-current
+	$(MAKE) BUILD=build-san TBIN=bin/tests-san CFLAGS="-O1 -g $(SAN)" PIELD="-pie $(SAN)" unit integration
 
 bench: all bin/bench/bench_run
 	bin/bench/bench_run

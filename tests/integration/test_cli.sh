@@ -1,0 +1,73 @@
+#!/bin/sh
+# test_cli.sh - the `run` verb as a user meets it: flags, errors naming the
+# field and value, exit codes per status, stdin, --json, and Ctrl-C
+# removing the container.  Against the real dockerd.
+B=${LLMSB_BIN:-bin/llm-sandbox}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0; fail=0
+
+check() {  # check NAME EXPECTED_EXIT ACTUAL_EXIT [FILE PATTERN]
+    if [ "$2" != "$3" ]; then
+        echo "FAIL cli.$1: exit $3, want $2"; sed 's/^/  | /' "$T/err" | head -5; fail=$((fail + 1)); return
+    fi
+    if [ -n "$4" ] && ! grep -q -- "$5" "$4"; then
+        echo "FAIL cli.$1: $4 lacks \"$5\""; sed 's/^/  | /' "$4" | head -5; fail=$((fail + 1)); return
+    fi
+    echo "ok   cli.$1"; pass=$((pass + 1))
+}
+
+echo 'import sys; print("out"); sys.exit(7)' > "$T/e.py"
+$B run "$T/e.py" </dev/null >"$T/out" 2>"$T/err"; check exit_code_passthrough 7 $? "$T/out" '^out$'
+
+$B run --timeout 1 "$T/e.py" --bogus </dev/null >"$T/out" 2>"$T/err"; check unknown_flag 2 $? "$T/err" 'unknown option "--bogus"'
+
+$B run --timeout 99999 "$T/e.py" </dev/null >"$T/out" 2>"$T/err"
+check timeout_above_ceiling 2 $? "$T/err" 'timeout: 99999 s is above the ceiling of 300 s (limits.max.timeout)'
+
+$B run --memory lots "$T/e.py" </dev/null >"$T/out" 2>"$T/err"; check memory_not_a_number 2 $? "$T/err" 'memory: "lots" is not an integer'
+
+$B run --lang cobol "$T/e.py" </dev/null >"$T/out" 2>"$T/err"; check unknown_language 2 $? "$T/err" 'lang: unknown language "cobol"'
+
+echo 'x' > "$T/noext"
+$B run "$T/noext" </dev/null >"$T/out" 2>"$T/err"; check no_language 2 $? "$T/err" 'pass --lang'
+
+$B run "$T/missing.py" </dev/null >"$T/out" 2>"$T/err"; check missing_file 2 $? "$T/err" 'cannot open'
+
+echo 'while True: pass' > "$T/spin.py"
+$B run --timeout 1 "$T/spin.py" </dev/null >"$T/out" 2>"$T/err"; check timeout_status 124 $? "$T/err" 'timeout'
+
+echo 'int main() { return x; }' > "$T/bad.cpp"
+$B run "$T/bad.cpp" </dev/null >"$T/out" 2>"$T/err"; check compile_error_status 118 $? "$T/err" 'was not declared'
+
+echo 'import sys; print(sys.stdin.read().upper(), end="")' > "$T/up.py"
+echo hello | $B run "$T/up.py" >"$T/out" 2>"$T/err"; check stdin_piped 0 $? "$T/out" '^HELLO$'
+echo file-input > "$T/in.txt"
+$B run --stdin "$T/in.txt" "$T/up.py" </dev/null >"$T/out" 2>"$T/err"; check stdin_flag 0 $? "$T/out" '^FILE-INPUT$'
+
+echo 'import sys; print(sys.argv[1:])' > "$T/args.py"
+$B run "$T/args.py" -- a 'b c' </dev/null >"$T/out" 2>"$T/err"; check program_args 0 $? "$T/out" "\['a', 'b c'\]"
+
+echo 'puts ENV["GREETING"]' | $B run --lang ruby --env GREETING=hi - >"$T/out" 2>"$T/err"; check code_from_stdin_env 0 $? "$T/out" '^hi$'
+
+$B run --json "$T/e.py" </dev/null >"$T/out" 2>"$T/err"; rc=$?
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["status"]=="runtime_error" and d["exit_code"]==7 and d["stdout"]=="out\n", d' "$T/out" 2>"$T/err"; then
+    check json_output 7 $rc
+else
+    check json_output valid-json invalid
+fi
+
+# Ctrl-C: the container goes away and the exit code says interrupted.
+echo 'import time; print("up", flush=True); time.sleep(60)' > "$T/sleep.py"
+$B run --timeout 120 "$T/sleep.py" </dev/null >"$T/out" 2>"$T/err" &
+pid=$!
+for _ in $(seq 1 50); do grep -q up "$T/out" 2>/dev/null && break; sleep 0.1; done
+host=$(hostname)
+before=$(curl -s --unix-socket /var/run/docker.sock "http://d/v1.41/containers/json?filters=%7B%22label%22%3A%5B%22llmsb.worker%3D$host-$pid%22%5D%7D" | grep -o '"Id"' | wc -l)
+kill -INT $pid; wait $pid; rc=$?
+after=$(curl -s --unix-socket /var/run/docker.sock "http://d/v1.41/containers/json?all=1&filters=%7B%22label%22%3A%5B%22llmsb.worker%3D$host-$pid%22%5D%7D" | grep -o '"Id"' | wc -l)
+if [ "$before" = 1 ] && [ "$after" = 0 ]; then check ctrl_c_removes_container 130 $rc; else
+    echo "  containers before=$before after=$after"; check ctrl_c_removes_container removed kept; fi
+
+echo "cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
