@@ -321,13 +321,17 @@ static void progress_line(struct progress *p, const char *s, size_t n)
         llmsb_escape(p->error, sizeof(p->error), v->valuestring, strlen(v->valuestring));
     else if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(j, "stream")) ||
              cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(j, "status"))) {
-        char shown[300];
-        size_t l = strlen(v->valuestring);
-        while (l && (v->valuestring[l - 1] == '\n' || v->valuestring[l - 1] == '\r'))
-            l--;
-        if (l && p->cb) {
-            llmsb_escape(shown, sizeof(shown), v->valuestring, l);
-            p->cb(p->ud, shown);
+        /* one JSON line may carry several output lines, with \r\n */
+        const char *t = v->valuestring;
+        while (*t && p->cb) {
+            size_t l = strcspn(t, "\r\n");
+            if (l) {
+                char shown[300];
+                llmsb_escape(shown, sizeof(shown), t, l);
+                p->cb(p->ud, shown);
+            }
+            t += l;
+            t += strspn(t, "\r\n");
         }
     }
     cJSON_Delete(j);

@@ -29,9 +29,13 @@ int http_client_init(struct http_client *c, const char *host, const char *api_pr
     char url[512];
 
     memset(c, 0, sizeof(*c));
+    if (!host)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "http: no host");
     if (curl_global(err))
         return err->code;
-    if (strncmp(host, "unix://", 7) == 0 || host[0] == '/') {
+    int is_unix = strncmp(host, "unix://", 7) == 0 || host[0] == '/';
+
+    if (is_unix) {
         const char *path = host[0] == '/' ? host : host + 7;
         if (!*path)
             return llmsb_err_set(err, LLMSB_ERR_INVALID, "http: empty unix socket path in \"%s\"",
@@ -50,7 +54,7 @@ int http_client_init(struct http_client *c, const char *host, const char *api_pr
     }
     c->base_url = strdup(url);
     c->curl = curl_easy_init();
-    if (!c->base_url || !c->curl || (host[0] == '/' || host[0] == 'u' ? !c->socket_path : 0)) {
+    if (!c->base_url || !c->curl || (is_unix && !c->socket_path)) {
         http_client_release(c);
         return llmsb_err_set(err, LLMSB_ERR_NOMEM, "http: out of memory");
     }

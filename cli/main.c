@@ -142,7 +142,6 @@ int main(int argc, char **argv)
         printf("llm-sandbox %s\n", LLMSB_VERSION);
         return 0;
     }
-    cli_signals();
     if (strcmp(argv[i], "run") == 0)
         return cmd_run(&g, argc - i, argv + i);
     if (strcmp(argv[i], "images") == 0)

@@ -248,6 +248,8 @@ int cmd_run(struct cli_globals *g, int argc, char **argv)
 
     if (cli_config_finish(g) != 0)
         return EXIT_USAGE;
+    /* Ctrl-C and SIGTERM end the wait and remove the container. */
+    cli_signals();
     job_init(&j, &g->cfg);
     if (parse_run(g, argc, argv, &j, &o, &err) != 0 || load_job(g, &o, argc, argv, &j, &err) != 0) {
         cli_error("%s", err.msg);
