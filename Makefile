@@ -31,7 +31,7 @@ UNIT_TESTS = $(patsubst tests/unit/%.c,$(TBIN)/%,$(wildcard tests/unit/test_*.c)
 INTEG_TESTS = $(patsubst tests/integration/%.c,$(TBIN)/%,$(wildcard tests/integration/test_*.c))
 
 .SECONDARY:
-.PHONY: all clean test unit integration sanitize fuzz bench images images-current format
+.PHONY: fuzzers all clean test unit integration sanitize fuzz bench images images-current format
 all: bin/llm-sandbox bin/llmsb-agent
 
 $(BUILD)/%.o: %.c
@@ -81,6 +81,24 @@ sanitize:
 	$(MAKE) all images-current
 	$(MAKE) BUILD=build-san TBIN=bin/tests-san CFLAGS="-O1 -g $(SAN)" PIELD="-pie $(SAN)" unit integration
 
+# libFuzzer harnesses for every parser of untrusted input; each runs for
+# FUZZ_SECONDS with its corpus under fuzz-corpus/ (not committed).
+FUZZERS = $(patsubst tests/fuzz/%.c,bin/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_SECONDS ?= 20
+FUZZ_SAN = -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+fuzz:
+	$(MAKE) BUILD=build-fuzz CC=clang CFLAGS="-O1 -g $(FUZZ_SAN) -Wno-unknown-warning-option" fuzzers
+	@for f in $(FUZZERS); do n=$$(basename $$f); mkdir -p fuzz-corpus/$$n; \
+	    $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 fuzz-corpus/$$n > build-fuzz/$$n.log 2>&1 \
+	        || { tail -40 build-fuzz/$$n.log; echo "fuzz: $$n FAILED"; exit 1; }; \
+	    echo "fuzz: $$n $$(grep -o 'stat::number_of_executed_units: *[0-9]*' build-fuzz/$$n.log | grep -o '[0-9]*$$') executions, no crash"; done
+
+fuzzers: $(FUZZERS)
+
+bin/fuzz/%: tests/fuzz/%.c $(LIB_OBJ)
+	@mkdir -p bin/fuzz
+	$(CC) $(ALLCFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_OBJ) $(LDLIBS)
+
 bench: all bin/bench/bench_run
 	bin/bench/bench_run
 
@@ -95,6 +113,6 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf build build-san build-fuzz bin
+	rm -rf build build-san build-fuzz bin fuzz-corpus
 
--include $(shell find $(BUILD) build-san -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -57,6 +57,18 @@ else
     check json_output valid-json invalid
 fi
 
+# DOCKER_HOST=tcp://: the engine reached over TCP (socat forwards a loopback
+# port to the unix socket), attach stream included.
+port=$((20000 + $$ % 20000))
+socat TCP-LISTEN:$port,bind=127.0.0.1,reuseaddr,fork UNIX-CONNECT:/var/run/docker.sock &
+socat_pid=$!
+for _ in $(seq 1 30); do curl -fs "http://127.0.0.1:$port/_ping" >/dev/null 2>&1 && break; sleep 0.1; done
+DOCKER_HOST=tcp://127.0.0.1:$port $B run "$T/e.py" </dev/null >"$T/out" 2>"$T/err"
+check docker_host_tcp 7 $? "$T/out" '^out$'
+DOCKER_HOST=tcp://127.0.0.1:1 $B run "$T/e.py" </dev/null >"$T/out" 2>"$T/err"
+check docker_host_unreachable 3 $? "$T/err" 'is dockerd running'
+kill $socat_pid 2>/dev/null; wait $socat_pid 2>/dev/null
+
 # Ctrl-C: the container goes away and the exit code says interrupted.
 echo 'import time; print("up", flush=True); time.sleep(60)' > "$T/sleep.py"
 $B run --timeout 120 "$T/sleep.py" </dev/null >"$T/out" 2>"$T/err" &

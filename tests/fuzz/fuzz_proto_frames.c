@@ -1,0 +1,24 @@
+/* fuzz_proto_frames.c - frame parsing and RESULT decoding, as the worker
+ * does on the bytes a (possibly hostile) container sends. */
+#include "agent/proto.h"
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
+{
+    const char *p = (const char *)data;
+    struct llmsb_err err = {0};
+
+    while (size > 0) {
+        struct proto_frame f;
+        struct proto_result r;
+        size_t used = 0;
+        if (proto_frame_parse(p, size, &f, &used, &err) != 1)
+            break;
+        proto_result_init(&r, 4096);
+        proto_result_decode(f.payload, f.len, &r, &err);
+        proto_result_release(&r);
+        p += used;
+        size -= used;
+    }
+    return 0;
+}
