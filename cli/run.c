@@ -68,6 +68,24 @@ static int read_path(const char *path, struct buf *b, const char *what, struct l
     return rc;
 }
 
+/* A fresh id for a run: "run-" and 12 hex digits from the kernel's RNG. */
+static char *run_id(void)
+{
+    unsigned char rnd[6] = {0};
+    char id[32];
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    uint64_t v = (uint64_t)clock_wall_ms() ^ ((uint64_t)getpid() << 24);
+
+    if (fd >= 0) {
+        if (read(fd, rnd, sizeof(rnd)) == (ssize_t)sizeof(rnd))
+            for (size_t i = 0; i < sizeof(rnd); i++)
+                v = v << 8 ^ rnd[i];
+        close(fd);
+    }
+    snprintf(id, sizeof(id), "run-%012llx", (unsigned long long)(v & 0xffffffffffffULL));
+    return strdup(id);
+}
+
 static int status_exit(const struct job_result *r)
 {
     static const struct {
@@ -251,6 +269,7 @@ int cmd_run(struct cli_globals *g, int argc, char **argv)
     /* Ctrl-C and SIGTERM end the wait and remove the container. */
     cli_signals();
     job_init(&j, &g->cfg);
+    j.id = run_id();
     if (parse_run(g, argc, argv, &j, &o, &err) != 0 || load_job(g, &o, argc, argv, &j, &err) != 0) {
         cli_error("%s", err.msg);
         job_release(&j);

@@ -259,6 +259,7 @@ void job_result_init(struct job_result *r, const struct job *j)
     proto_result_init(&r->r, j ? (size_t)j->limits.output_bytes + 1024 : (1u << 20));
     r->passed = -1;
     r->attempts = 1;
+    r->queued_at = clock_wall_ms();
     if (j && j->id)
         snprintf(r->id, sizeof(r->id), "%s", j->id);
 }
@@ -336,8 +337,10 @@ char *job_result_json(const struct job_result *r, int pretty)
     cJSON_AddStringToObject(o, "backend", r->backend);
     rc |= json_add_text(o, "image", r->image, strlen(r->image));
     cJSON_AddNumberToObject(o, "attempts", r->attempts);
+    cJSON_AddNumberToObject(o, "queued_at", (double)r->queued_at);
     cJSON_AddNumberToObject(o, "started_at", (double)r->started_at);
     cJSON_AddNumberToObject(o, "finished_at", (double)r->finished_at);
+    cJSON_AddNullToObject(o, "meta");
     out = rc ? NULL : (pretty ? cJSON_Print(o) : cJSON_PrintUnformatted(o));
     cJSON_Delete(o);
     return out;

@@ -50,7 +50,8 @@ struct job_result {
     char image[256];
     char worker[128];
     int attempts;
-    int64_t started_at;     /* ms since the epoch */
+    int64_t queued_at;      /* ms since the epoch; for `run`, when it was asked */
+    int64_t started_at;
     int64_t finished_at;
 };
 
