@@ -34,30 +34,39 @@ INTEG_TESTS = $(patsubst tests/integration/%.c,$(TBIN)/%,$(wildcard tests/integr
 .PHONY: fuzzers all clean test unit integration sanitize fuzz bench images images-current format
 all: bin/llm-sandbox bin/llmsb-agent
 
+V ?= 0
+Q = $(if $(filter 1,$(V)),,@)
+
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLCFLAGS) $(PIE) -c $< -o $@
+	@$(if $(Q),echo "  CC      $<",:)
+	$(Q)$(CC) $(ALLCFLAGS) $(PIE) -c $< -o $@
 
 # The agent is static and built without PIE so it needs nothing from the image.
 $(BUILD)/agent-static/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) -O2 -g -MMD -MP -I. -c $< -o $@
+	@$(if $(Q),echo "  CC      $< (static agent)",:)
+	$(Q)$(CC) $(WARN) -O2 -g -MMD -MP -I. -c $< -o $@
 
 bin/llmsb-agent: $(AGENT_OBJ)
 	@mkdir -p bin
-	$(CC) -static -o $@ $^
+	@$(if $(Q),echo "  LINK    $@",:)
+	$(Q)$(CC) -static -o $@ $^
 
 bin/llm-sandbox: $(CLI_OBJ) $(LIB_OBJ)
 	@mkdir -p bin
-	$(CC) $(PIELD) -o $@ $^ $(LDLIBS)
+	@$(if $(Q),echo "  LINK    $@",:)
+	$(Q)$(CC) $(PIELD) -o $@ $^ $(LDLIBS)
 
 $(TBIN)/test_%: tests/unit/test_%.c $(LIB_OBJ) $(BUILD)/agent/run.o
 	@mkdir -p $(TBIN)
-	$(CC) $(ALLCFLAGS) $(PIE) $(PIELD) -o $@ $< $(LIB_OBJ) $(BUILD)/agent/run.o $(LDLIBS)
+	@$(if $(Q),echo "  LINK    $@",:)
+	$(Q)$(CC) $(ALLCFLAGS) $(PIE) $(PIELD) -o $@ $< $(LIB_OBJ) $(BUILD)/agent/run.o $(LDLIBS)
 
 $(TBIN)/test_integ_%: tests/integration/test_integ_%.c $(LIB_OBJ)
 	@mkdir -p $(TBIN)
-	$(CC) $(ALLCFLAGS) $(PIE) $(PIELD) -o $@ $< $(LIB_OBJ) $(LDLIBS)
+	@$(if $(Q),echo "  LINK    $@",:)
+	$(Q)$(CC) $(ALLCFLAGS) $(PIE) $(PIELD) -o $@ $< $(LIB_OBJ) $(LDLIBS)
 
 # make test: unit tests, then integration tests against the real dockerd.
 test: all images-current unit integration
@@ -97,14 +106,16 @@ fuzzers: $(FUZZERS)
 
 bin/fuzz/%: tests/fuzz/%.c $(LIB_OBJ)
 	@mkdir -p bin/fuzz
-	$(CC) $(ALLCFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_OBJ) $(LDLIBS)
+	@$(if $(Q),echo "  LINK    $@",:)
+	$(Q)$(CC) $(ALLCFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_OBJ) $(LDLIBS)
 
 bench: all bin/bench/bench_run
 	bin/bench/bench_run
 
 bin/bench/%: bench/%.c $(LIB_OBJ)
 	@mkdir -p bin/bench
-	$(CC) $(ALLCFLAGS) $(PIE) $(PIELD) -o $@ $< $(LIB_OBJ) $(LDLIBS)
+	@$(if $(Q),echo "  LINK    $@",:)
+	$(Q)$(CC) $(ALLCFLAGS) $(PIE) $(PIELD) -o $@ $< $(LIB_OBJ) $(LDLIBS)
 
 images: all
 	bin/llm-sandbox images build
