@@ -88,6 +88,22 @@ static void setup(struct http_client *c, CURL *h, const char *method, const char
     c->errbuf[0] = '\0';
 }
 
+/* Resets h for a request and returns its headers (no 100-continue, the
+ * content type if any); the caller frees them with curl_slist_free_all. */
+static struct curl_slist *prepare(struct http_client *c, CURL *h, const char *method,
+                                  const char *path, const char *content_type)
+{
+    struct curl_slist *hdrs = curl_slist_append(NULL, "Expect:");
+    char ct[128];
+
+    setup(c, h, method, path);
+    if (content_type) {
+        snprintf(ct, sizeof(ct), "Content-Type: %s", content_type);
+        hdrs = curl_slist_append(hdrs, ct);
+    }
+    return hdrs;
+}
+
 static int curl_fail(struct http_client *c, CURLcode rc, const char *method, const char *path,
                      struct llmsb_err *err)
 {
@@ -118,17 +134,10 @@ int http_request(struct http_client *c, const char *method, const char *path,
                  struct buf *resp, struct llmsb_err *err)
 {
     CURL *h = c->curl;
-    struct curl_slist *hdrs = NULL;
+    struct curl_slist *hdrs = prepare(c, h, method, path, content_type);
     struct sink s = {resp, 0};
-    char ct[128];
     CURLcode rc;
 
-    setup(c, h, method, path);
-    hdrs = curl_slist_append(hdrs, "Expect:");
-    if (content_type) {
-        snprintf(ct, sizeof(ct), "Content-Type: %s", content_type);
-        hdrs = curl_slist_append(hdrs, ct);
-    }
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
     if (body) {
         curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
@@ -187,17 +196,10 @@ int http_request_stream(struct http_client *c, const char *method, const char *p
                         struct llmsb_err *err)
 {
     CURL *h = c->curl;
-    struct curl_slist *hdrs = NULL;
+    struct curl_slist *hdrs = prepare(c, h, method, path, content_type);
     struct stream_ctx s = {rd, rd_ud, wr, wr_ud, 0};
-    char ct[128];
     CURLcode rc;
 
-    setup(c, h, method, path);
-    hdrs = curl_slist_append(hdrs, "Expect:");
-    if (content_type) {
-        snprintf(ct, sizeof(ct), "Content-Type: %s", content_type);
-        hdrs = curl_slist_append(hdrs, ct);
-    }
     if (rd) {
         hdrs = curl_slist_append(hdrs, "Transfer-Encoding: chunked");
         curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
