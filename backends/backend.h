@@ -40,6 +40,15 @@ struct container_state {
 
 struct backend;
 
+/* What list() tells about a container (its llmsb.* labels). */
+struct container_info {
+    const char *id;
+    const char *worker;
+    const char *kind;
+    const char *pid;
+    const char *host;
+};
+
 /* Progress lines from image builds and imports. */
 typedef void (*backend_progress_cb)(void *ud, const char *line);
 
@@ -59,8 +68,9 @@ struct backend_ops {
     int (*stop)(struct backend *b, const char *id, struct llmsb_err *err);
     int (*remove)(struct backend *b, const char *id, struct llmsb_err *err);
     /* Calls fn for each container carrying label "k=v" (running or not). */
-    int (*list)(struct backend *b, const char *label, void (*fn)(void *ud, const char *id),
-                void *ud, struct llmsb_err *err);
+    int (*list)(struct backend *b, const char *label,
+                void (*fn)(void *ud, const struct container_info *ci), void *ud,
+                struct llmsb_err *err);
     /* Imports a root filesystem tarball pulled from rd as repo:tag. */
     int (*image_import)(struct backend *b, const char *repo, const char *tag, http_read_cb rd,
                         void *ud, backend_progress_cb progress, void *pud,

@@ -270,8 +270,15 @@ static int docker_inspect(struct backend *b, const char *id, struct container_st
     return rc;
 }
 
-static int docker_list(struct backend *b, const char *label, void (*fn)(void *, const char *),
-                       void *ud, struct llmsb_err *err)
+static const char *label_of(const cJSON *labels, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(labels, name);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static int docker_list(struct backend *b, const char *label,
+                       void (*fn)(void *, const struct container_info *), void *ud,
+                       struct llmsb_err *err)
 {
     struct buf resp;
     char filt[512], path[1024];
@@ -289,8 +296,15 @@ static int docker_list(struct backend *b, const char *label, void (*fn)(void *, 
     if (rc == 0 && (j = cJSON_ParseWithLength(resp.data, resp.len)) != NULL) {
         cJSON_ArrayForEach(it, j) {
             const cJSON *id = cJSON_GetObjectItemCaseSensitive(it, "Id");
-            if (cJSON_IsString(id))
-                fn(ud, id->valuestring);
+            const cJSON *labels = cJSON_GetObjectItemCaseSensitive(it, "Labels");
+            struct container_info ci = {NULL, label_of(labels, "llmsb.worker"),
+                                        label_of(labels, "llmsb.kind"),
+                                        label_of(labels, "llmsb.pid"),
+                                        label_of(labels, "llmsb.host")};
+            if (cJSON_IsString(id)) {
+                ci.id = id->valuestring;
+                fn(ud, &ci);
+            }
         }
     }
     cJSON_Delete(j);

@@ -38,5 +38,9 @@ void cli_signals(void);
 
 int cmd_run(struct cli_globals *g, int argc, char **argv);
 int cmd_images(struct cli_globals *g, int argc, char **argv);
+int cmd_worker(struct cli_globals *g, int argc, char **argv);
+int cmd_submit(struct cli_globals *g, int argc, char **argv);
+int cmd_result(struct cli_globals *g, int argc, char **argv);
+int cmd_status(struct cli_globals *g, int argc, char **argv);
 
 #endif

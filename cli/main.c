@@ -17,6 +17,10 @@ static const char usage[] =
     "commands:\n"
     "  run [options] FILE|-     run one program now and print its output\n"
     "  images build [LANG...]   build the sandbox images (no registry needed)\n"
+    "  worker                   run a worker: pull jobs from Redis until SIGTERM\n"
+    "  submit JOBFILE           enqueue a YAML or JSON Lines job file (--wait, --local)\n"
+    "  result ID [--wait S]     print one job's result\n"
+    "  status                   queue depth, workers, dead letters, throughput\n"
     "\n"
     "global options (also as environment variables):\n"
     "  --config FILE      YAML config (LLMSB_CONFIG; default ./llm-sandbox.yaml)\n"
@@ -30,7 +34,7 @@ static const char usage[] =
 
 /* Verbs of the design that later releases bring; named so users get a clear
  * answer rather than "unknown command". */
-static const char *later_verbs[] = {"submit", "worker", "result", "status", "scan"};
+static const char *later_verbs[] = {"scan"};
 
 void cli_error(const char *fmt, ...)
 {
@@ -119,6 +123,10 @@ int cli_config_finish(struct cli_globals *g)
         g->redis_url = getenv("LLMSB_REDIS_URL");
     if (!g->prefix)
         g->prefix = getenv("LLMSB_PREFIX");
+    if (g->redis_url && *g->redis_url)
+        snprintf(g->cfg.redis_url, sizeof(g->cfg.redis_url), "%s", g->redis_url);
+    if (g->prefix && *g->prefix)
+        snprintf(g->cfg.redis_prefix, sizeof(g->cfg.redis_prefix), "%s", g->prefix);
     return 0;
 }
 
@@ -146,6 +154,14 @@ int main(int argc, char **argv)
         return cmd_run(&g, argc - i, argv + i);
     if (strcmp(argv[i], "images") == 0)
         return cmd_images(&g, argc - i, argv + i);
+    if (strcmp(argv[i], "worker") == 0)
+        return cmd_worker(&g, argc - i, argv + i);
+    if (strcmp(argv[i], "submit") == 0)
+        return cmd_submit(&g, argc - i, argv + i);
+    if (strcmp(argv[i], "result") == 0)
+        return cmd_result(&g, argc - i, argv + i);
+    if (strcmp(argv[i], "status") == 0)
+        return cmd_status(&g, argc - i, argv + i);
     for (size_t k = 0; k < sizeof(later_verbs) / sizeof(later_verbs[0]); k++)
         if (strcmp(argv[i], later_verbs[k]) == 0) {
             cli_error("'%s' is part of the design (docs/cli.md) but not in this release yet",

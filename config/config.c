@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
-enum ctype { C_STR, C_INT, C_DOUBLE, C_SECONDS, C_ENUM };
+enum ctype { C_STR, C_INT, C_DOUBLE, C_SECONDS, C_ENUM, C_BOOL };
 
 struct ckey {
     const char *key;
@@ -47,6 +47,24 @@ static const struct ckey keys[] = {
     {"sandbox.uid", C_INT, 1, 65533, O(sandbox_uid), 0, NULL, "uid jobs run as"},
     {"sandbox.backstop_grace", C_SECONDS, 1, 600, O(backstop_grace_ms), 0, NULL, "extra wait before the worker destroys a silent container"},
     {"sandbox.start_timeout", C_SECONDS, 1, 600, O(start_timeout_ms), 0, NULL, "container start to agent ready"},
+    {"redis.url", C_STR, 0, 0, O(redis_url), S(redis_url), NULL, "redis://host:port/db or unix:///path"},
+    {"redis.prefix", C_STR, 0, 0, O(redis_prefix), S(redis_prefix), NULL, "key prefix"},
+    {"worker.slots", C_INT, 1, 256, O(slots), 0, NULL, "jobs run at once"},
+    {"worker.lease", C_SECONDS, 2, 3600, O(lease_ms), 0, NULL, "a silent worker's jobs are reclaimed after this"},
+    {"worker.heartbeat_ttl", C_SECONDS, 1, 600, O(heartbeat_ttl_ms), 0, NULL, "heartbeat key lifetime"},
+    {"worker.drain", C_SECONDS, 0, 3600, O(drain_ms), 0, NULL, "time to finish in-flight jobs on SIGTERM"},
+    {"worker.block", C_SECONDS, 0.1, 10, O(block_ms), 0, NULL, "XREADGROUP BLOCK"},
+    {"pool.min_idle", C_INT, 0, 64, O(pool_min_idle), 0, NULL, "warm containers kept per key in use"},
+    {"pool.max_size", C_INT, 1, 256, O(pool_max_size), 0, NULL, "containers at most"},
+    {"pool.max_uses", C_INT, 1, 1000000, O(pool_max_uses), 0, NULL, "jobs per container"},
+    {"pool.max_age", C_SECONDS, 1, 604800, O(pool_max_age_ms), 0, NULL, "container lifetime"},
+    {"pool.idle_timeout", C_SECONDS, 1, 604800, O(pool_idle_timeout_ms), 0, NULL, "idle container lifetime"},
+    {"pool.wait", C_SECONDS, 0, 3600, O(pool_wait_ms), 0, NULL, "wait for a container when full"},
+    {"pool.on_exhausted", C_ENUM, 0, 0, O(pool_on_exhausted), S(pool_on_exhausted), "wait|fail_fast|temporary", "when every container is busy"},
+    {"jobs.result_ttl", C_INT, 1, 2592000, O(result_ttl_s), 0, NULL, "seconds results are kept"},
+    {"jobs.max_attempts", C_INT, 1, 20, O(max_attempts), 0, NULL, "tries after infrastructure failures"},
+    {"jobs.allow_network", C_BOOL, 0, 1, O(allow_network), 0, NULL, "may a job set network: true"},
+    {"jobs.image_prefix", C_STR, 0, 0, O(image_prefix), S(image_prefix), NULL, "images a job may name"},
     {"images.debian_mirror", C_STR, 0, 0, O(debian_mirror), S(debian_mirror), NULL, "mirror for debootstrap and apt"},
     {"images.base", C_STR, 0, 0, O(base_image), S(base_image), NULL, "registry base image tried first"},
     {"log_level", C_ENUM, 0, 0, O(log_level), S(log_level), "debug|info|warn|error", "log level"},
@@ -74,6 +92,23 @@ void config_defaults(struct config *c)
     limits_defaults(&c->defaults, 0);
     limits_defaults(&c->max, 1);
     c->sandbox_uid = 10001;
+    c->result_ttl_s = 86400;
+    snprintf(c->redis_url, sizeof(c->redis_url), "redis://127.0.0.1:6379");
+    snprintf(c->redis_prefix, sizeof(c->redis_prefix), "llmsb");
+    c->slots = 2;
+    c->lease_ms = 30000;
+    c->heartbeat_ttl_ms = 10000;
+    c->drain_ms = 25000;
+    c->block_ms = 2000;
+    c->pool_min_idle = 1;
+    c->pool_max_size = 0;   /* 0: slots + 1 */
+    c->pool_max_uses = 200;
+    c->pool_max_age_ms = 3600000;
+    c->pool_idle_timeout_ms = 300000;
+    c->pool_wait_ms = 60000;
+    snprintf(c->pool_on_exhausted, sizeof(c->pool_on_exhausted), "wait");
+    c->max_attempts = 3;
+    snprintf(c->image_prefix, sizeof(c->image_prefix), "llmsb/");
     c->backstop_grace_ms = 10000;
     c->start_timeout_ms = 60000;
     snprintf(c->debian_mirror, sizeof(c->debian_mirror), "http://deb.debian.org/debian");
@@ -118,6 +153,14 @@ static int set_key(struct config *c, const char *key, const char *val, const cha
             }
             return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: %s must be one of %s (got \"%s\")",
                                  file, line, key, k->choices, val);
+        }
+        case C_BOOL: {
+            int b;
+            if (parse_bool(val, &b) != 0)
+                return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: %s must be true or false (got \"%s\")",
+                                     file, line, key, val);
+            *(int *)(base + k->off) = b;
+            return 0;
         }
         case C_STR:
             if (strlen(val) >= k->size)

@@ -35,6 +35,24 @@ struct config {
     int64_t sandbox_uid;
     int64_t backstop_grace_ms;   /* worker waits timeout + this before killing */
     int64_t start_timeout_ms;    /* container start to agent hello */
+    char redis_url[256];
+    char redis_prefix[64];
+    int64_t slots;
+    int64_t lease_ms;            /* a job's stream entry is reclaimable after this idle */
+    int64_t heartbeat_ttl_ms;
+    int64_t drain_ms;
+    int64_t block_ms;
+    int64_t pool_min_idle;
+    int64_t pool_max_size;
+    int64_t pool_max_uses;
+    int64_t pool_max_age_ms;
+    int64_t pool_idle_timeout_ms;
+    int64_t pool_wait_ms;
+    char pool_on_exhausted[16];
+    int64_t result_ttl_s;
+    int64_t max_attempts;
+    int allow_network;           /* may a job ask for network */
+    char image_prefix[64];       /* jobs may name images that start with this */
     char debian_mirror[256];
     char base_image[128];        /* registry base tried first */
     char log_level[16];

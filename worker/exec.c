@@ -15,15 +15,39 @@ volatile sig_atomic_t exec_interrupted;
 #define READY_TIMEOUT_MS 30000
 
 static char host_label[256];
-static char worker_label[320];
+static char worker_label[160];
+static char kind_label[16] = "run";
+static char pid_label[24];
+
+static void identity_init(void)
+{
+    if (host_label[0])
+        return;
+    if (gethostname(host_label, sizeof(host_label) - 1) != 0)
+        snprintf(host_label, sizeof(host_label), "unknown");
+    if (!worker_label[0])
+        snprintf(worker_label, sizeof(worker_label), "%s-%d", host_label, (int)getpid());
+    snprintf(pid_label, sizeof(pid_label), "%d", (int)getpid());
+}
+
+void exec_identity(const char *worker_name, const char *kind)
+{
+    identity_init();
+    if (worker_name)
+        snprintf(worker_label, sizeof(worker_label), "%s", worker_name);
+    if (kind)
+        snprintf(kind_label, sizeof(kind_label), "%s", kind);
+}
+
+const char *exec_worker_name(void)
+{
+    identity_init();
+    return worker_label;
+}
 
 void exec_labels(struct container_spec *spec)
 {
-    if (!host_label[0]) {
-        if (gethostname(host_label, sizeof(host_label) - 1) != 0)
-            snprintf(host_label, sizeof(host_label), "unknown");
-        snprintf(worker_label, sizeof(worker_label), "%s-%d", host_label, (int)getpid());
-    }
+    identity_init();
     spec->nlabels = 0;
     spec->labels[spec->nlabels][0] = "llmsb.managed";
     spec->labels[spec->nlabels++][1] = "1";
@@ -31,6 +55,18 @@ void exec_labels(struct container_spec *spec)
     spec->labels[spec->nlabels++][1] = host_label;
     spec->labels[spec->nlabels][0] = "llmsb.worker";
     spec->labels[spec->nlabels++][1] = worker_label;
+    spec->labels[spec->nlabels][0] = "llmsb.kind";
+    spec->labels[spec->nlabels++][1] = kind_label;
+    spec->labels[spec->nlabels][0] = "llmsb.pid";
+    spec->labels[spec->nlabels++][1] = pid_label;
+}
+
+void exec_spec_key(const struct container_spec *s, char *out, size_t outsz)
+{
+    snprintf(out, outsz, "%s|%s|m%lld|c%.3f|p%lld|f%lld|u%lld|w%lld|t%lld|n%d", s->image,
+             s->runtime ? s->runtime : "", (long long)s->memory_bytes, s->cpus, (long long)s->pids,
+             (long long)s->nofile, (long long)s->nproc, (long long)s->work_tmpfs_bytes,
+             (long long)s->tmp_tmpfs_bytes, s->network);
 }
 
 void exec_spec_for_job(struct container_spec *spec, const struct config *cfg,
@@ -80,7 +116,7 @@ static int wait_frame(struct sandbox *s, int want, int64_t deadline_ms, struct p
             buf_consume(&s->in, *used);
             continue;
         }
-        if (exec_interrupted)
+        if (exec_interrupted || (s->cancel && *s->cancel))
             return llmsb_err_set(err, LLMSB_ERR_INTERRUPTED, "interrupted");
         int64_t left = deadline_ms - clock_mono_ms();
         if (left <= 0)
@@ -107,8 +143,10 @@ int sandbox_open(struct sandbox *s, struct backend *be, const struct container_s
     int rc;
 
     memset(s, 0, sizeof(*s));
-    s->be = be;
     s->conn.fd = -1;
+    if ((rc = backend_open(&s->own, be->ops->name, be->host, err)) != 0)
+        return rc;
+    s->be = &s->own;
     demux_init(&s->demux);
     buf_init(&s->in, PROTO_MAX_PAYLOAD + PROTO_HEADER_LEN);
     buf_init(&s->agent_log, 64 * 1024);
@@ -252,6 +290,39 @@ void sandbox_close(struct sandbox *s)
     s->open = 0;
     buf_release(&s->in);
     buf_release(&s->agent_log);
+    backend_close(&s->own);
+    s->be = NULL;
+}
+
+int sandbox_ping(struct sandbox *s, int64_t timeout_ms, struct llmsb_err *err)
+{
+    struct buf frame;
+    struct proto_frame f;
+    size_t used;
+    int rc;
+
+    if (!s->open || !s->healthy)
+        return llmsb_err_set(err, LLMSB_ERR_BACKEND, "sandbox: container is not usable");
+    if ((rc = await_ready(s, err)) != 0)
+        return rc;
+    buf_init(&frame, 64);
+    proto_frame_append(&frame, PROTO_PING, "", 0);
+    rc = http_conn_send(&s->conn, frame.data, frame.len, err);
+    buf_release(&frame);
+    if (rc == 0)
+        rc = wait_frame(s, PROTO_PONG, clock_mono_ms() + timeout_ms, &f, &used, err);
+    if (rc != 0) {
+        s->healthy = 0;
+        return rc;
+    }
+    buf_consume(&s->in, used);
+    return 0;
+}
+
+int64_t exec_backstop_ms(const struct config *cfg, const struct job *j)
+{
+    return j->limits.timeout_ms + (j->lang->compile[0] ? j->limits.compile_timeout_ms : 0) +
+           cfg->backstop_grace_ms;
 }
 
 int exec_job_once(struct backend *be, const struct config *cfg, const struct job *j,
@@ -289,8 +360,7 @@ int exec_job_once(struct backend *be, const struct config *cfg, const struct job
         return rc;
     }
     snprintf(r->worker, sizeof(r->worker), "%s", worker_label);
-    backstop = j->limits.timeout_ms + (j->lang->compile[0] ? j->limits.compile_timeout_ms : 0) +
-               cfg->backstop_grace_ms;
+    backstop = exec_backstop_ms(cfg, j);
     rc = sandbox_run(&sb, &pj, backstop, &r->r, err);
     r->finished_at = clock_wall_ms();
     if (rc != 0 && sb.agent_log.len) {

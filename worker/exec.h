@@ -12,7 +12,9 @@
 #include "worker/job.h"
 
 struct sandbox {
-    struct backend *be;
+    struct backend *be;       /* == &own: one engine connection per sandbox */
+    struct backend own;
+    volatile int *cancel;     /* non-NULL and non-zero: stop waiting */
     char id[80];
     char image[256];
     struct http_conn conn;
@@ -36,7 +38,9 @@ extern volatile sig_atomic_t exec_interrupted;
 void exec_spec_for_job(struct container_spec *spec, const struct config *cfg,
                        const struct job *j, const char *image);
 
-/* Creates, attaches and starts a container and waits for the agent's HELLO. */
+/* Creates, attaches and starts a container and waits for the agent's HELLO.
+ * be is a template: the sandbox opens its own connection to the same
+ * engine, so sandboxes can move between threads. */
 int sandbox_open(struct sandbox *s, struct backend *be, const struct container_spec *spec,
                  int64_t start_timeout_ms, struct llmsb_err *err);
 /* Runs one job. Returns 0 with res filled (any status), or a negative code
@@ -47,12 +51,24 @@ int sandbox_run(struct sandbox *s, const struct proto_job *pj, int64_t backstop_
                 struct proto_result *res, struct llmsb_err *err);
 /* Kills and removes the container. Safe on a closed sandbox. */
 void sandbox_close(struct sandbox *s);
+/* Health check before hand-out: the previous job's cleanup finished and
+ * the agent answers PING within timeout_ms. */
+int sandbox_ping(struct sandbox *s, int64_t timeout_ms, struct llmsb_err *err);
+
+/* The pool key of a spec: containers are interchangeable only when image
+ * and every container-level limit match. */
+void exec_spec_key(const struct container_spec *spec, char *out, size_t outsz);
+/* Who this process is, for labels: kind is "run", "local" or "worker". */
+void exec_identity(const char *worker_name, const char *kind);
+const char *exec_worker_name(void);
 
 /* Runs job j start to finish in a fresh container (the `run` verb): the
  * container carries labels, is removed afterwards, also on interrupt.
  * Returns 0 with r filled, or a negative code with err set. */
 int exec_job_once(struct backend *be, const struct config *cfg, const struct job *j,
                   struct job_result *r, struct llmsb_err *err);
+/* The backstop for a job: its limits plus the grace. */
+int64_t exec_backstop_ms(const struct config *cfg, const struct job *j);
 
 /* Labels every container of this process carries (DESIGN §6). */
 void exec_labels(struct container_spec *spec);

@@ -14,6 +14,8 @@ void job_init(struct job *j, const struct config *cfg)
 {
     memset(j, 0, sizeof(*j));
     j->limits = cfg->defaults;
+    j->result_ttl_s = cfg->result_ttl_s;
+    j->max_attempts = (int)cfg->max_attempts;
 }
 
 static void list_free(char **l, size_t n)
@@ -37,6 +39,7 @@ void job_release(struct job *j)
     free(j->files);
     free(j->image);
     free(j->expect_stdout);
+    free(j->meta);
     memset(j, 0, sizeof(*j));
 }
 
@@ -262,10 +265,14 @@ void job_result_init(struct job_result *r, const struct job *j)
     r->queued_at = clock_wall_ms();
     if (j && j->id)
         snprintf(r->id, sizeof(r->id), "%s", j->id);
+    if (j && j->meta)
+        r->meta = strdup(j->meta);
 }
 
 void job_result_release(struct job_result *r)
 {
+    free(r->meta);
+    r->meta = NULL;
     proto_result_release(&r->r);
 }
 
@@ -340,8 +347,107 @@ char *job_result_json(const struct job_result *r, int pretty)
     cJSON_AddNumberToObject(o, "queued_at", (double)r->queued_at);
     cJSON_AddNumberToObject(o, "started_at", (double)r->started_at);
     cJSON_AddNumberToObject(o, "finished_at", (double)r->finished_at);
-    cJSON_AddNullToObject(o, "meta");
+    {
+        cJSON *meta = r->meta ? cJSON_Parse(r->meta) : NULL;
+        if (meta)
+            cJSON_AddItemToObject(o, "meta", meta);
+        else
+            cJSON_AddNullToObject(o, "meta");
+    }
     out = rc ? NULL : (pretty ? cJSON_Print(o) : cJSON_PrintUnformatted(o));
     cJSON_Delete(o);
     return out;
+}
+
+/* ---- the Redis hash form ------------------------------------------------------ */
+
+static const char *num_fields[] = {"exit_code", "signal", "duration_ms", "cpu_ms", "max_rss_kb",
+                                   "attempts", "queued_at", "started_at", "finished_at"};
+static const char *bool_fields[] = {"stdout_truncated", "stderr_truncated", "passed"};
+static const char *json_fields[] = {"artifacts", "violations", "meta"};
+
+static int in_list(const char *name, const char **list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(name, list[i]) == 0)
+            return 1;
+    return 0;
+}
+
+size_t job_result_fields(const struct job_result *r, char nums[][32], struct job_field *out,
+                         size_t max)
+{
+    const struct proto_result *p = &r->r;
+    const int64_t numv[] = {p->exit_code, p->signal, p->duration_ms, p->cpu_ms, p->max_rss_kb,
+                            r->attempts, r->queued_at, r->started_at, r->finished_at};
+    size_t n = 0, k = 0;
+    const char *err = r->error[0] ? r->error : p->error;
+
+#define PUT(nm, val, ln)                                                                          \
+    do {                                                                                          \
+        if (n < max)                                                                              \
+            out[n++] = (struct job_field){(nm), (val), (ln)};                                     \
+    } while (0)
+    PUT("id", r->id, strlen(r->id));
+    PUT("status", p->status, strlen(p->status));
+    for (size_t i = 0; i < sizeof(numv) / sizeof(numv[0]); i++, k++) {
+        snprintf(nums[k], 32, "%lld", (long long)numv[i]);
+        if (strcmp(num_fields[i], "signal") == 0 && !numv[i])
+            continue;
+        PUT(num_fields[i], nums[k], strlen(nums[k]));
+    }
+    PUT("stdout", p->out.data ? p->out.data : "", p->out.len);
+    PUT("stderr", p->err.data ? p->err.data : "", p->err.len);
+    PUT("stdout_truncated", p->out_truncated ? "true" : "false", p->out_truncated ? 4 : 5);
+    PUT("stderr_truncated", p->err_truncated ? "true" : "false", p->err_truncated ? 4 : 5);
+    PUT("compile_output", p->compile_output.data ? p->compile_output.data : "",
+        p->compile_output.len);
+    if (r->passed >= 0)
+        PUT("passed", r->passed ? "true" : "false", r->passed ? 4 : 5);
+    PUT("violations", "[]", 2);
+    PUT("artifacts", "[]", 2);
+    if (err[0])
+        PUT("error", err, strlen(err));
+    PUT("worker", r->worker, strlen(r->worker));
+    PUT("backend", r->backend, strlen(r->backend));
+    PUT("image", r->image, strlen(r->image));
+    if (r->meta)
+        PUT("meta", r->meta, strlen(r->meta));
+#undef PUT
+    return n;
+}
+
+cJSON *job_result_fields_json(const struct job_field *f, size_t n)
+{
+    static const char *order[] = {"id", "status", "exit_code", "signal", "stdout", "stderr",
+                                  "stdout_truncated", "stderr_truncated", "compile_output",
+                                  "duration_ms", "cpu_ms", "max_rss_kb", "passed", "violations",
+                                  "artifacts", "error", "worker", "backend", "image", "attempts",
+                                  "queued_at", "started_at", "finished_at", "meta"};
+    cJSON *o = cJSON_CreateObject();
+
+    for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
+        for (size_t i = 0; i < n; i++) {
+            const char *name = f[i].name;
+            double d;
+            char *text;
+            cJSON *parsed;
+            if (strcmp(name, order[k]) != 0)
+                continue;
+            text = json_utf8_clean(f[i].value, f[i].len);
+            if (!text)
+                break;
+            if (in_list(name, num_fields, 9) && parse_double(text, -1e300, 1e300, &d) == 0)
+                cJSON_AddNumberToObject(o, name, d);
+            else if (in_list(name, bool_fields, 3))
+                cJSON_AddBoolToObject(o, name, strcmp(text, "true") == 0);
+            else if (in_list(name, json_fields, 3) && (parsed = cJSON_Parse(text)) != NULL)
+                cJSON_AddItemToObject(o, name, parsed);
+            else
+                cJSON_AddStringToObject(o, name, text);
+            free(text);
+            break;
+        }
+    }
+    return o;
 }

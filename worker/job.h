@@ -5,6 +5,7 @@
 #define LLMSB_JOB_H
 
 #include <stdint.h>
+#include <cjson/cJSON.h>
 #include "agent/proto.h"
 #include "common/common.h"
 #include "config/config.h"
@@ -39,7 +40,26 @@ struct job {
     char *expect_stdout;    /* NULL: not given */
     int has_expect_exit;
     int64_t expect_exit;
+    int64_t result_ttl_s;
+    int max_attempts;
+    char *meta;             /* JSON text, copied to the result untouched */
 };
+
+/* One job field as text (a stream entry field, a YAML or JSON value). */
+struct job_field {
+    const char *name;
+    const char *value;
+    size_t len;
+};
+
+#define JOB_MAX_FIELD ((size_t)64 << 10)   /* any field but code, stdin, files */
+
+/* Builds a job from fields (DESIGN §4). default_id is used when there is
+ * no id field (the stream entry id). Every failure names the field, the
+ * value and why; j is then still usable for an `invalid` result (its id
+ * and meta are kept when they parsed). */
+int job_from_fields(struct job *j, const struct config *cfg, const struct job_field *f,
+                    size_t n, const char *default_id, struct llmsb_err *err);
 
 struct job_result {
     char id[128];
@@ -49,6 +69,7 @@ struct job_result {
     char backend[16];
     char image[256];
     char worker[128];
+    char *meta;             /* JSON text or NULL; owned */
     int attempts;
     int64_t queued_at;      /* ms since the epoch; for `run`, when it was asked */
     int64_t started_at;
@@ -80,5 +101,14 @@ void job_result_set_status(struct job_result *r, const char *status, const char 
 void job_result_check(struct job_result *r, const struct job *j);
 /* Returns a new JSON text of the result (DESIGN §4 fields); caller frees. */
 char *job_result_json(const struct job_result *r, int pretty);
+
+/* The result as the Redis hash's string fields (DESIGN §4): fills out (up
+ * to max) pointing into r and into nums, which must outlive out. */
+#define JOB_RESULT_MAX_FIELDS 32
+size_t job_result_fields(const struct job_result *r, char nums[][32], struct job_field *out,
+                         size_t max);
+/* A result hash (string fields) as a JSON object: numbers as numbers,
+ * booleans as booleans, artifacts/violations/meta as JSON. New cJSON. */
+cJSON *job_result_fields_json(const struct job_field *f, size_t n);
 
 #endif

@@ -196,9 +196,9 @@ struct count {
     int n;
 };
 
-static void count_one(void *ud, const char *id)
+static void count_one(void *ud, const struct container_info *ci)
 {
-    (void)id;
+    (void)ci;
     ((struct count *)ud)->n++;
 }
 

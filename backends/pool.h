@@ -1,0 +1,76 @@
+/* pool.h - warm sandbox containers (DESIGN §6), shared by a worker's slots.
+ *
+ * Containers are keyed by image and container-level limits
+ * (exec_spec_key).  Acquire hands out an idle container of the key after a
+ * health check, or creates one while the pool is under max_size; when it
+ * is full it evicts an idle container of another key, and otherwise waits,
+ * fails fast, or makes a temporary container, as configured.  Release
+ * keeps a container only while it is healthy, under max_uses and max_age;
+ * maintenance drops idle ones past idle_timeout and keeps min_idle warm for
+ * every key it has seen. */
+#ifndef LLMSB_POOL_H
+#define LLMSB_POOL_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include "worker/exec.h"
+
+enum pool_exhausted { POOL_WAIT = 0, POOL_FAIL_FAST, POOL_TEMPORARY };
+
+struct pool_config {
+    int min_idle;
+    int max_size;
+    int max_uses;
+    int64_t max_age_ms;
+    int64_t idle_timeout_ms;
+    int64_t wait_ms;             /* POOL_WAIT: longest wait for a container */
+    enum pool_exhausted on_exhausted;
+    int64_t start_timeout_ms;
+};
+
+#define POOL_MAX_KEYS 32
+
+struct pool_idle {
+    struct sandbox *sb;
+    char key[512];
+    int64_t idle_since_ms;
+};
+
+struct pool {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct backend *tmpl;        /* engine to open sandboxes on */
+    struct pool_config cfg;
+    struct pool_idle *idle;
+    size_t nidle, aidle;
+    int total;                   /* counted containers: idle + handed out */
+    int creating;
+    struct {
+        char key[512];
+        struct container_spec spec;
+        char image[256];
+        int64_t last_used_ms;
+    } warm[POOL_MAX_KEYS];
+    int nwarm;
+    long long created, reused, destroyed;
+};
+
+struct pool_lease {
+    struct sandbox *sb;
+    int temporary;
+    char key[512];
+};
+
+int pool_init(struct pool *p, struct backend *tmpl, const struct pool_config *cfg);
+/* Destroys every idle container; handed-out ones are the caller's. */
+void pool_release_all(struct pool *p);
+int pool_acquire(struct pool *p, const struct container_spec *spec, struct pool_lease *lease,
+                 struct llmsb_err *err);
+/* Gives a container back: kept if reusable and within its limits, else
+ * destroyed. */
+void pool_put(struct pool *p, struct pool_lease *lease, int reusable);
+/* Idle timeouts, ages, min_idle top-up. Call periodically from one thread. */
+void pool_maintain(struct pool *p);
+int pool_size(struct pool *p, int *idle);
+
+#endif

@@ -1,0 +1,286 @@
+/* jobfile.c - job files into JSON job objects.  YAML plain scalars are
+ * resolved like YAML 1.2's core schema (true/false/null/numbers); quoted
+ * scalars stay strings.  Lists and maps become JSON values, so `args`,
+ * `env`, `files` and `meta` can be written as YAML. */
+#include "jobfile.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+static int add_job(struct jobfile *jf, cJSON *job, size_t line)
+{
+    cJSON **nj;
+    size_t *nl;
+
+    if (jf->n >= JOBFILE_MAX_JOBS)
+        return -1;
+    nj = realloc(jf->jobs, (jf->n + 1) * sizeof(*nj));
+    if (!nj)
+        return -1;
+    jf->jobs = nj;
+    nl = realloc(jf->lines, (jf->n + 1) * sizeof(*nl));
+    if (!nl)
+        return -1;
+    jf->lines = nl;
+    jf->jobs[jf->n] = job;
+    jf->lines[jf->n] = line;
+    jf->n++;
+    return 0;
+}
+
+void jobfile_release(struct jobfile *jf)
+{
+    for (size_t i = 0; i < jf->n; i++)
+        cJSON_Delete(jf->jobs[i]);
+    free(jf->jobs);
+    free(jf->lines);
+    memset(jf, 0, sizeof(*jf));
+}
+
+/* ---- YAML ----------------------------------------------------------------- */
+
+static cJSON *scalar(const yaml_node_t *n)
+{
+    const char *s = (const char *)n->data.scalar.value;
+    double d;
+    long long ll;
+
+    if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+        return cJSON_CreateString(s);
+    if (!strcmp(s, "true") || !strcmp(s, "True") || !strcmp(s, "TRUE"))
+        return cJSON_CreateTrue();
+    if (!strcmp(s, "false") || !strcmp(s, "False") || !strcmp(s, "FALSE"))
+        return cJSON_CreateFalse();
+    if (!strcmp(s, "null") || !strcmp(s, "~") || !*s)
+        return cJSON_CreateNull();
+    if (parse_ll(s, -(1LL << 53), 1LL << 53, &ll) == 0)
+        return cJSON_CreateNumber((double)ll);
+    if (parse_double(s, -1e300, 1e300, &d) == 0 && strspn(s, "+-0123456789.eE") == strlen(s))
+        return cJSON_CreateNumber(d);
+    return cJSON_CreateString(s);
+}
+
+static cJSON *to_json(yaml_document_t *doc, yaml_node_t *n, int depth)
+{
+    cJSON *out;
+
+    if (!n || depth > 32)
+        return NULL;
+    if (n->type == YAML_SCALAR_NODE)
+        return scalar(n);
+    if (n->type == YAML_SEQUENCE_NODE) {
+        out = cJSON_CreateArray();
+        for (yaml_node_item_t *it = n->data.sequence.items.start;
+             it < n->data.sequence.items.top; it++) {
+            cJSON *v = to_json(doc, yaml_document_get_node(doc, *it), depth + 1);
+            if (!v) {
+                cJSON_Delete(out);
+                return NULL;
+            }
+            cJSON_AddItemToArray(out, v);
+        }
+        return out;
+    }
+    out = cJSON_CreateObject();
+    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = yaml_document_get_node(doc, p->key);
+        cJSON *v;
+        if (!k || k->type != YAML_SCALAR_NODE ||
+            !(v = to_json(doc, yaml_document_get_node(doc, p->value), depth + 1))) {
+            cJSON_Delete(out);
+            return NULL;
+        }
+        cJSON_DeleteItemFromObjectCaseSensitive(out, (const char *)k->data.scalar.value);
+        cJSON_AddItemToObject(out, (const char *)k->data.scalar.value, v);
+    }
+    return out;
+}
+
+static int load_yaml(struct jobfile *jf, const char *text, size_t len, struct llmsb_err *err)
+{
+    yaml_parser_t parser;
+    yaml_document_t doc;
+    yaml_node_t *root, *jobs = NULL, *defaults = NULL;
+    cJSON *defs = NULL;
+    int rc = 0;
+
+    if (!yaml_parser_initialize(&parser))
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "%s: cannot start the YAML parser", jf->name);
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    if (!yaml_parser_load(&parser, &doc)) {
+        rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu:%zu: %s", jf->name,
+                           parser.problem_mark.line + 1, parser.problem_mark.column + 1,
+                           parser.problem ? parser.problem : "YAML syntax error");
+        yaml_parser_delete(&parser);
+        return rc;
+    }
+    root = yaml_document_get_root_node(&doc);
+    if (!root || root->type != YAML_MAPPING_NODE) {
+        rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:1: a job file is a mapping with `jobs:` "
+                                                   "(and optional `defaults:`)", jf->name);
+        goto out;
+    }
+    for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
+         p++) {
+        yaml_node_t *k = yaml_document_get_node(&doc, p->key);
+        yaml_node_t *v = yaml_document_get_node(&doc, p->value);
+        const char *key = k && k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : "";
+        if (strcmp(key, "jobs") == 0)
+            jobs = v;
+        else if (strcmp(key, "defaults") == 0)
+            defaults = v;
+        else {
+            rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: unknown top-level key \"%.40s\" "
+                                                       "(want jobs, defaults)", jf->name,
+                               (size_t)(k ? k->start_mark.line + 1 : 1), key);
+            goto out;
+        }
+    }
+    if (!jobs || jobs->type != YAML_SEQUENCE_NODE) {
+        rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: `jobs:` must be a list of jobs",
+                           jf->name, (size_t)(jobs ? jobs->start_mark.line + 1 : 1));
+        goto out;
+    }
+    if (defaults && (defaults->type != YAML_MAPPING_NODE || !(defs = to_json(&doc, defaults, 0)))) {
+        rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: `defaults:` must be a map of job "
+                                                   "fields", jf->name, defaults->start_mark.line + 1);
+        goto out;
+    }
+    for (yaml_node_item_t *it = jobs->data.sequence.items.start; it < jobs->data.sequence.items.top;
+         it++) {
+        yaml_node_t *jn = yaml_document_get_node(&doc, *it);
+        cJSON *job, *d;
+        size_t line = jn ? jn->start_mark.line + 1 : 0;
+        if (!jn || jn->type != YAML_MAPPING_NODE || !(job = to_json(&doc, jn, 0))) {
+            rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: each job must be a map of job "
+                                                       "fields", jf->name, line);
+            goto out;
+        }
+        cJSON_ArrayForEach(d, defs) {
+            if (!cJSON_GetObjectItemCaseSensitive(job, d->string))
+                cJSON_AddItemToObject(job, d->string, cJSON_Duplicate(d, 1));
+        }
+        if (add_job(jf, job, line) != 0) {
+            cJSON_Delete(job);
+            rc = llmsb_err_set(err, LLMSB_ERR_LIMIT, "%s: too many jobs", jf->name);
+            goto out;
+        }
+    }
+out:
+    cJSON_Delete(defs);
+    yaml_document_delete(&doc);
+    yaml_parser_delete(&parser);
+    return rc;
+}
+
+/* ---- JSON Lines --------------------------------------------------------------- */
+
+static int load_jsonl(struct jobfile *jf, const char *text, size_t len, struct llmsb_err *err)
+{
+    size_t line = 0, off = 0;
+
+    while (off < len) {
+        const char *s = text + off, *nl = memchr(s, '\n', len - off);
+        size_t l = nl ? (size_t)(nl - s) : len - off;
+        cJSON *job;
+
+        line++;
+        off += l + (nl ? 1 : 0);
+        while (l && (s[l - 1] == '\r' || s[l - 1] == ' ' || s[l - 1] == '\t'))
+            l--;
+        if (l == 0)
+            continue;
+        job = cJSON_ParseWithLength(s, l);
+        if (!job || !cJSON_IsObject(job)) {
+            cJSON_Delete(job);
+            return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: not a JSON object", jf->name,
+                                 line);
+        }
+        if (add_job(jf, job, line) != 0) {
+            cJSON_Delete(job);
+            return llmsb_err_set(err, LLMSB_ERR_LIMIT, "%s: too many jobs", jf->name);
+        }
+    }
+    return 0;
+}
+
+int jobfile_load_string(struct jobfile *jf, const char *text, size_t len, const char *name,
+                        struct llmsb_err *err)
+{
+    size_t nl = strlen(name), skip = strspn(text, " \t\r\n");
+    int jsonl;
+    int rc;
+
+    memset(jf, 0, sizeof(*jf));
+    snprintf(jf->name, sizeof(jf->name), "%s", name);
+    jsonl = (nl > 6 && !strcmp(name + nl - 6, ".jsonl")) ||
+            (nl > 7 && !strcmp(name + nl - 7, ".ndjson")) || (skip < len && text[skip] == '{');
+    rc = jsonl ? load_jsonl(jf, text, len, err) : load_yaml(jf, text, len, err);
+    if (rc == 0 && jf->n == 0)
+        rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: no jobs in the file", name);
+    if (rc != 0)
+        jobfile_release(jf);
+    return rc;
+}
+
+int jobfile_load(struct jobfile *jf, const char *path, struct llmsb_err *err)
+{
+    struct buf b;
+    char chunk[65536];
+    size_t n;
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "re");
+    int rc = 0;
+
+    memset(jf, 0, sizeof(*jf));
+    if (!f)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "cannot open job file \"%s\": %s", path,
+                             strerror(errno));
+    buf_init(&b, JOBFILE_MAX_BYTES);
+    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+        if (buf_append(&b, chunk, n) != 0) {
+            rc = llmsb_err_set(err, LLMSB_ERR_LIMIT, "%s: over %zu bytes", path,
+                               JOBFILE_MAX_BYTES);
+            break;
+        }
+    if (f != stdin)
+        fclose(f);
+    if (rc == 0)
+        rc = jobfile_load_string(jf, b.data ? b.data : "", b.len, path, err);
+    buf_release(&b);
+    return rc;
+}
+
+size_t jobfile_fields(const cJSON *job, const char **names, const char **values, size_t *lens,
+                      size_t max, char ***owned)
+{
+    const cJSON *it;
+    size_t n = 0;
+
+    *owned = calloc(max ? max : 1, sizeof(char *));
+    cJSON_ArrayForEach(it, job) {
+        char *text;
+        if (n >= max || !*owned)
+            break;
+        if (cJSON_IsNull(it))
+            continue;
+        text = cJSON_IsString(it) ? strdup(it->valuestring) : cJSON_PrintUnformatted(it);
+        if (!text)
+            continue;
+        (*owned)[n] = text;
+        names[n] = it->string;
+        values[n] = text;
+        lens[n] = strlen(text);
+        n++;
+    }
+    return n;
+}
+
+void jobfile_fields_free(char **owned, size_t n)
+{
+    for (size_t i = 0; owned && i < n; i++)
+        free(owned[i]);
+    free(owned);
+}

@@ -1,0 +1,984 @@
+/* queue.c - the Redis side of llm-sandbox on hiredis 0.14.
+ *
+ * hiredis traps handled here (shared/research/queue.md §1.9): the command
+ * timeout (SO_RCVTIMEO) is set on every (re)connect and is always longer
+ * than any BLOCK we send; redisReconnect does not restore it, so we
+ * reconnect by hand; replies are checked by type and freed exactly once,
+ * here; NOGROUP recreates the group; LOADING and IO errors are retryable. */
+#include "queue.h"
+
+#include <hiredis/hiredis.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+/* ---- scripts ------------------------------------------------------------- */
+
+/* KEYS: result hash, done list, results stream, jobs stream, dead stream.
+ * ARGV: group, entry id, ttl, status, job id, npairs, pairs..., dead pairs... */
+static const char lua_finish[] =
+    "local st = redis.call('HGET', KEYS[1], 'status')\n"
+    "local final = st and st ~= 'running'\n"
+    "if not final then\n"
+    "  local n = tonumber(ARGV[6])\n"
+    "  redis.call('DEL', KEYS[1])\n"
+    "  redis.call('HSET', KEYS[1], unpack(ARGV, 7, 6 + 2 * n))\n"
+    "  redis.call('EXPIRE', KEYS[1], ARGV[3])\n"
+    "  redis.call('LPUSH', KEYS[2], ARGV[4])\n"
+    "  redis.call('EXPIRE', KEYS[2], ARGV[3])\n"
+    "  redis.call('XADD', KEYS[3], 'MAXLEN', '~', '100000', '*', 'id', ARGV[5], 'status', ARGV[4])\n"
+    "  if #ARGV > 6 + 2 * n then\n"
+    "    redis.call('XADD', KEYS[5], 'MAXLEN', '~', '100000', '*', unpack(ARGV, 7 + 2 * n))\n"
+    "  end\n"
+    "end\n"
+    "if ARGV[2] ~= '' then\n"
+    "  redis.call('XACK', KEYS[4], ARGV[1], ARGV[2])\n"
+    "  redis.call('XDEL', KEYS[4], ARGV[2])\n"
+    "end\n"
+    "if final then return 0 end\n"
+    "return 1\n";
+
+/* KEYS: result hash. ARGV: ttl, pairs... */
+static const char lua_running[] =
+    "local st = redis.call('HGET', KEYS[1], 'status')\n"
+    "if st and st ~= 'running' then return 0 end\n"
+    "redis.call('HSET', KEYS[1], 'status', 'running', unpack(ARGV, 2))\n"
+    "redis.call('EXPIRE', KEYS[1], ARGV[1])\n"
+    "return 1\n";
+
+/* KEYS: jobs stream. ARGV: group, consumer, ids... Returns ids not ours. */
+static const char lua_renew[] =
+    "local lost = {}\n"
+    "for i = 3, #ARGV do\n"
+    "  local p = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[i], ARGV[i], 1)\n"
+    "  if #p == 1 and p[1][2] == ARGV[2] then\n"
+    "    redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[i], 'JUSTID')\n"
+    "  else\n"
+    "    table.insert(lost, ARGV[i])\n"
+    "  end\n"
+    "end\n"
+    "return lost\n";
+
+/* ---- plumbing ------------------------------------------------------------ */
+
+void queue_pairs_add(struct queue_pairs *p, const char *name, const char *value, size_t len)
+{
+    if (p->n >= QUEUE_MAX_FIELDS)
+        return;
+    p->name[p->n] = name;
+    p->value[p->n] = value ? value : "";
+    p->len[p->n] = value ? len : 0;
+    p->n++;
+}
+
+void queue_pairs_adds(struct queue_pairs *p, const char *name, const char *value)
+{
+    queue_pairs_add(p, name, value, value ? strlen(value) : 0);
+}
+
+const char *queue_key(const struct queue *q, const char *kind, const char *id, char *out,
+                      size_t outsz)
+{
+    snprintf(out, outsz, "%s:%s%s%s", q->prefix, kind, id ? ":" : "", id ? id : "");
+    return out;
+}
+
+int queue_err_retryable(const struct llmsb_err *err)
+{
+    return err->code == LLMSB_ERR_BACKEND || err->code == LLMSB_ERR_TIMEOUT;
+}
+
+/* Runs one command. On success *out holds a non-error reply the caller
+ * frees with freeReplyObject. IO errors and LOADING/BUSY/MASTERDOWN are
+ * LLMSB_ERR_BACKEND (retryable); other server errors LLMSB_ERR_INVALID. */
+static int cmd(struct queue *q, int argc, const char **argv, const size_t *lens,
+               redisReply **out, struct llmsb_err *err)
+{
+    redisContext *c = q->ctx;
+    redisReply *r;
+
+    *out = NULL;
+    if (!c)
+        return llmsb_err_set(err, LLMSB_ERR_BACKEND, "redis: not connected");
+    r = redisCommandArgv(c, argc, argv, lens);
+    if (!r)
+        return llmsb_err_set(err, c->err == REDIS_ERR_IO && strstr(c->errstr, "temporarily")
+                                      ? LLMSB_ERR_TIMEOUT
+                                      : LLMSB_ERR_BACKEND,
+                             "redis: %s: %s", argv[0], c->errstr[0] ? c->errstr : "I/O error");
+    if (r->type == REDIS_REPLY_ERROR) {
+        int retry = strncmp(r->str, "LOADING", 7) == 0 || strncmp(r->str, "BUSY", 4) == 0 ||
+                    strncmp(r->str, "MASTERDOWN", 10) == 0 || strncmp(r->str, "TRYAGAIN", 8) == 0;
+        char shown[160];
+        llmsb_escape(shown, sizeof(shown), r->str, r->len);
+        llmsb_err_set(err, retry ? LLMSB_ERR_BACKEND : LLMSB_ERR_INVALID, "redis: %s: %s", argv[0],
+                      shown);
+        freeReplyObject(r);
+        return err->code;
+    }
+    *out = r;
+    return 0;
+}
+
+/* cmd() with string arguments only. */
+static int cmds(struct queue *q, redisReply **out, struct llmsb_err *err, int argc, ...)
+{
+    const char *argv[32];
+    size_t lens[32];
+    va_list ap;
+
+    if (argc > 32)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "redis: too many arguments");
+    va_start(ap, argc);
+    for (int i = 0; i < argc; i++) {
+        argv[i] = va_arg(ap, const char *);
+        lens[i] = strlen(argv[i]);
+    }
+    va_end(ap);
+    return cmd(q, argc, argv, lens, out, err);
+}
+
+static int simple(struct queue *q, struct llmsb_err *err, int argc, ...)
+{
+    const char *argv[16];
+    size_t lens[16];
+    redisReply *r;
+    va_list ap;
+    int rc;
+
+    va_start(ap, argc);
+    for (int i = 0; i < argc && i < 16; i++) {
+        argv[i] = va_arg(ap, const char *);
+        lens[i] = strlen(argv[i]);
+    }
+    va_end(ap);
+    rc = cmd(q, argc, argv, lens, &r, err);
+    freeReplyObject(r);
+    return rc;
+}
+
+/* ---- connect --------------------------------------------------------------- */
+
+static int parse_url(struct queue *q, const char *url, struct llmsb_err *err)
+{
+    long long v;
+
+    q->port = 6379;
+    snprintf(q->host, sizeof(q->host), "127.0.0.1");
+    if (!url || !*url)
+        return 0;
+    if (strncmp(url, "unix://", 7) == 0) {
+        const char *p = url + 7, *qm = strchr(p, '?');
+        snprintf(q->unix_path, sizeof(q->unix_path), "%.*s",
+                 (int)(qm ? (size_t)(qm - p) : strlen(p)), p);
+        if (qm && strncmp(qm, "?db=", 4) == 0 && parse_ll(qm + 4, 0, 1000, &v) == 0)
+            q->db = (int)v;
+        return 0;
+    }
+    if (strncmp(url, "redis://", 8) != 0)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "redis: URL \"%s\" must start with redis:// or unix://", url);
+    const char *p = url + 8, *at = strrchr(p, '@'), *slash, *colon;
+    if (at) {
+        const char *pw = memchr(p, ':', (size_t)(at - p));
+        pw = pw ? pw + 1 : p;
+        snprintf(q->password, sizeof(q->password), "%.*s", (int)(at - pw), pw);
+        p = at + 1;
+    }
+    slash = strchr(p, '/');
+    colon = memchr(p, ':', slash ? (size_t)(slash - p) : strlen(p));
+    size_t hl = colon ? (size_t)(colon - p) : slash ? (size_t)(slash - p) : strlen(p);
+    if (hl)
+        snprintf(q->host, sizeof(q->host), "%.*s", (int)hl, p);
+    if (colon) {
+        char port[16];
+        snprintf(port, sizeof(port), "%.*s",
+                 (int)(slash ? (size_t)(slash - colon - 1) : strlen(colon + 1)), colon + 1);
+        if (parse_ll(port, 1, 65535, &v) != 0)
+            return llmsb_err_set(err, LLMSB_ERR_INVALID, "redis: bad port in URL \"%s\"", url);
+        q->port = (int)v;
+    }
+    if (slash && slash[1]) {
+        if (parse_ll(slash + 1, 0, 1000, &v) != 0)
+            return llmsb_err_set(err, LLMSB_ERR_INVALID, "redis: bad db number in URL \"%s\"", url);
+        q->db = (int)v;
+    }
+    return 0;
+}
+
+static int connect_now(struct queue *q, struct llmsb_err *err)
+{
+    struct timeval tv = {q->timeout_ms / 1000, (q->timeout_ms % 1000) * 1000};
+    struct timeval ctv = {5, 0};
+    redisContext *c;
+    char db[16], name[200];
+
+    if (q->ctx) {
+        redisFree(q->ctx);
+        q->ctx = NULL;
+    }
+    c = q->unix_path[0] ? redisConnectUnixWithTimeout(q->unix_path, ctv)
+                        : redisConnectWithTimeout(q->host, q->port, ctv);
+    if (!c || c->err) {
+        llmsb_err_set(err, LLMSB_ERR_BACKEND, "redis: connect to %s%s%d: %s",
+                      q->unix_path[0] ? q->unix_path : q->host, q->unix_path[0] ? "" : ":",
+                      q->unix_path[0] ? 0 : q->port, c ? c->errstr : "out of memory");
+        if (c)
+            redisFree(c);
+        return err->code;
+    }
+    redisSetTimeout(c, tv);
+    if (!q->unix_path[0])
+        redisEnableKeepAlive(c);
+    q->ctx = c;
+    if (q->password[0] && simple(q, err, 2, "AUTH", q->password) != 0)
+        return err->code;
+    snprintf(db, sizeof(db), "%d", q->db);
+    if (q->db && simple(q, err, 2, "SELECT", db) != 0)
+        return err->code;
+    snprintf(name, sizeof(name), "llmsb:%s", q->consumer[0] ? q->consumer : "client");
+    for (char *s = name; *s; s++)
+        if (*s == ' ' || *s == '\n')
+            *s = '_';
+    simple(q, err, 3, "CLIENT", "SETNAME", name);
+    llmsb_err_clear(err);
+    return 0;
+}
+
+int queue_open(struct queue *q, const char *url, const char *prefix, const char *consumer,
+               int timeout_ms, struct llmsb_err *err)
+{
+    memset(q, 0, sizeof(*q));
+    if (parse_url(q, url, err) != 0)
+        return err->code;
+    q->timeout_ms = timeout_ms > 0 ? timeout_ms : 5000;
+    snprintf(q->prefix, sizeof(q->prefix), "%s", prefix && *prefix ? prefix : "llmsb");
+    snprintf(q->consumer, sizeof(q->consumer), "%s", consumer ? consumer : "");
+    snprintf(q->group, sizeof(q->group), "%s%s", q->prefix, QUEUE_GROUP_SUFFIX);
+    queue_key(q, "jobs", NULL, q->k_jobs, sizeof(q->k_jobs));
+    queue_key(q, "results", NULL, q->k_results, sizeof(q->k_results));
+    queue_key(q, "dead", NULL, q->k_dead, sizeof(q->k_dead));
+    return connect_now(q, err);
+}
+
+void queue_close(struct queue *q)
+{
+    if (q->ctx)
+        redisFree(q->ctx);
+    q->ctx = NULL;
+}
+
+int queue_reconnect(struct queue *q, struct llmsb_err *err)
+{
+    return connect_now(q, err);
+}
+
+/* ---- entries ---------------------------------------------------------------- */
+
+void queue_entries_free(struct queue_entry *e, size_t n)
+{
+    for (size_t i = 0; e && i < n; i++) {
+        for (size_t k = 0; k < e[i].n; k++) {
+            free(e[i].f[k].name);
+            free(e[i].f[k].value);
+        }
+        free(e[i].f);
+    }
+    free(e);
+}
+
+const char *queue_entry_get(const struct queue_entry *e, const char *name, size_t *len)
+{
+    for (size_t i = 0; i < e->n; i++)
+        if (strcmp(e->f[i].name, name) == 0) {
+            if (len)
+                *len = e->f[i].len;
+            return e->f[i].value;
+        }
+    return NULL;
+}
+
+/* Copies a flat [name, value, ...] reply into e. */
+static int fill_pairs(struct queue_entry *e, const redisReply *kv)
+{
+    size_t n;
+
+    if (!kv || kv->type != REDIS_REPLY_ARRAY) {
+        e->deleted = 1;
+        return 0;
+    }
+    n = kv->elements / 2;
+    if (n > QUEUE_MAX_FIELDS)
+        n = QUEUE_MAX_FIELDS;   /* more fields than any job has: ignore the rest */
+    e->f = calloc(n ? n : 1, sizeof(*e->f));
+    if (!e->f)
+        return LLMSB_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++) {
+        const redisReply *k = kv->element[2 * i], *v = kv->element[2 * i + 1];
+        if (k->type != REDIS_REPLY_STRING || v->type != REDIS_REPLY_STRING)
+            continue;
+        if (v->len > QUEUE_MAX_VALUE)
+            continue;   /* bounded: an oversized field is treated as absent */
+        e->f[e->n].name = xstrndup(k->str, k->len);
+        e->f[e->n].value = xstrndup(v->str, v->len);
+        e->f[e->n].len = v->len;
+        if (!e->f[e->n].name || !e->f[e->n].value)
+            return LLMSB_ERR_NOMEM;
+        e->n++;
+    }
+    return 0;
+}
+
+/* Parses [[id, [k, v, ...]], ...] into a new entry array. */
+static int parse_entries(const redisReply *arr, struct queue_entry **out, size_t *n)
+{
+    struct queue_entry *e;
+
+    *out = NULL;
+    *n = 0;
+    if (!arr || arr->type != REDIS_REPLY_ARRAY || arr->elements == 0)
+        return 0;
+    if (!(e = calloc(arr->elements, sizeof(*e))))
+        return LLMSB_ERR_NOMEM;
+    for (size_t i = 0; i < arr->elements; i++) {
+        const redisReply *it = arr->element[i];
+        if (it->type != REDIS_REPLY_ARRAY || it->elements < 1 ||
+            it->element[0]->type != REDIS_REPLY_STRING)
+            continue;
+        snprintf(e[*n].id, sizeof(e[*n].id), "%.*s", (int)it->element[0]->len,
+                 it->element[0]->str);
+        e[*n].deliveries = 1;
+        if (fill_pairs(&e[*n], it->elements > 1 ? it->element[1] : NULL) != 0) {
+            queue_entries_free(e, *n + 1);
+            return LLMSB_ERR_NOMEM;
+        }
+        (*n)++;
+    }
+    *out = e;
+    return 0;
+}
+
+/* ---- group and reads ----------------------------------------------------------- */
+
+int queue_group_ensure(struct queue *q, struct llmsb_err *err)
+{
+    int rc = simple(q, err, 6, "XGROUP", "CREATE", q->k_jobs, q->group, "0", "MKSTREAM");
+    if (rc != 0 && strstr(err->msg, "BUSYGROUP")) {
+        llmsb_err_clear(err);
+        return 0;
+    }
+    return rc;
+}
+
+int queue_read(struct queue *q, int count, int block_ms, struct queue_entry **out, size_t *n,
+               struct llmsb_err *err)
+{
+    char cnt[16], blk[16];
+    redisReply *r;
+    int rc;
+
+    *out = NULL;
+    *n = 0;
+    snprintf(cnt, sizeof(cnt), "%d", count);
+    snprintf(blk, sizeof(blk), "%d", block_ms);
+    rc = cmds(q, &r, err, 11, "XREADGROUP", "GROUP", q->group, q->consumer, "COUNT", cnt,
+              "BLOCK", blk, "STREAMS", q->k_jobs, ">");
+    if (rc != 0) {
+        if (strstr(err->msg, "NOGROUP")) {
+            struct llmsb_err e2 = {0};
+            queue_group_ensure(q, &e2);
+        }
+        return rc;
+    }
+    if (r->type == REDIS_REPLY_ARRAY && r->elements == 1 && r->element[0]->elements == 2)
+        rc = parse_entries(r->element[0]->element[1], out, n);
+    freeReplyObject(r);
+    return rc ? llmsb_err_set(err, rc, "redis: out of memory") : 0;
+}
+
+int queue_enqueue(struct queue *q, const struct queue_pairs *fields, char *id, size_t idsz,
+                  struct llmsb_err *err)
+{
+    const char *argv[3 + 2 * QUEUE_MAX_FIELDS];
+    size_t lens[3 + 2 * QUEUE_MAX_FIELDS];
+    redisReply *r;
+    int argc = 0, rc;
+
+    argv[argc] = "XADD", lens[argc++] = 4;
+    argv[argc] = q->k_jobs, lens[argc++] = strlen(q->k_jobs);
+    argv[argc] = "*", lens[argc++] = 1;
+    for (size_t i = 0; i < fields->n; i++) {
+        argv[argc] = fields->name[i], lens[argc++] = strlen(fields->name[i]);
+        argv[argc] = fields->value[i], lens[argc++] = fields->len[i];
+    }
+    if ((rc = cmd(q, argc, argv, lens, &r, err)) != 0)
+        return rc;
+    if (r->type == REDIS_REPLY_STRING)
+        snprintf(id, idsz, "%.*s", (int)r->len, r->str);
+    freeReplyObject(r);
+    return 0;
+}
+
+/* ---- results ---------------------------------------------------------------- */
+
+static int eval_int(struct queue *q, const char *script, int nkeys, const char **keys,
+                    const char **args, const size_t *arglens, int nargs, long long *out,
+                    struct llmsb_err *err)
+{
+    const char *argv[8 + 4 * QUEUE_MAX_FIELDS + 8];
+    size_t lens[8 + 4 * QUEUE_MAX_FIELDS + 8];
+    char nk[8];
+    redisReply *r;
+    int argc = 0, rc;
+
+    snprintf(nk, sizeof(nk), "%d", nkeys);
+    argv[argc] = "EVAL", lens[argc++] = 4;
+    argv[argc] = script, lens[argc++] = strlen(script);
+    argv[argc] = nk, lens[argc++] = strlen(nk);
+    for (int i = 0; i < nkeys; i++)
+        argv[argc] = keys[i], lens[argc++] = strlen(keys[i]);
+    for (int i = 0; i < nargs; i++)
+        argv[argc] = args[i], lens[argc++] = arglens ? arglens[i] : strlen(args[i]);
+    if ((rc = cmd(q, argc, argv, lens, &r, err)) != 0)
+        return rc;
+    *out = r->type == REDIS_REPLY_INTEGER ? r->integer : 0;
+    freeReplyObject(r);
+    return 0;
+}
+
+int queue_mark_running(struct queue *q, const char *job_id, const struct queue_pairs *fields,
+                       long long ttl_s, struct llmsb_err *err)
+{
+    const char *args[1 + 2 * QUEUE_MAX_FIELDS];
+    size_t lens[1 + 2 * QUEUE_MAX_FIELDS];
+    char key[512], ttl[24];
+    const char *keys[1] = {key};
+    long long v = 0;
+    int n = 0, rc;
+
+    queue_key(q, "result", job_id, key, sizeof(key));
+    snprintf(ttl, sizeof(ttl), "%lld", ttl_s);
+    args[n] = ttl, lens[n++] = strlen(ttl);
+    for (size_t i = 0; i < fields->n; i++) {
+        args[n] = fields->name[i], lens[n++] = strlen(fields->name[i]);
+        args[n] = fields->value[i], lens[n++] = fields->len[i];
+    }
+    rc = eval_int(q, lua_running, 1, keys, args, lens, n, &v, err);
+    return rc ? rc : (int)v;
+}
+
+int queue_finish(struct queue *q, const char *entry_id, const char *job_id, const char *status,
+                 const struct queue_pairs *fields, const struct queue_pairs *dead, long long ttl_s,
+                 struct llmsb_err *err)
+{
+    const char *args[6 + 4 * QUEUE_MAX_FIELDS];
+    size_t lens[6 + 4 * QUEUE_MAX_FIELDS];
+    char k_res[512], k_done[512], ttl[24], np[16];
+    const char *keys[5] = {k_res, k_done, q->k_results, q->k_jobs, q->k_dead};
+    long long v = 0;
+    int n = 0, rc;
+
+    queue_key(q, "result", job_id, k_res, sizeof(k_res));
+    queue_key(q, "done", job_id, k_done, sizeof(k_done));
+    snprintf(ttl, sizeof(ttl), "%lld", ttl_s);
+    snprintf(np, sizeof(np), "%zu", fields->n);
+    args[n] = q->group, lens[n++] = strlen(q->group);
+    args[n] = entry_id ? entry_id : "", lens[n++] = entry_id ? strlen(entry_id) : 0;
+    args[n] = ttl, lens[n++] = strlen(ttl);
+    args[n] = status, lens[n++] = strlen(status);
+    args[n] = job_id, lens[n++] = strlen(job_id);
+    args[n] = np, lens[n++] = strlen(np);
+    for (size_t i = 0; i < fields->n; i++) {
+        args[n] = fields->name[i], lens[n++] = strlen(fields->name[i]);
+        args[n] = fields->value[i], lens[n++] = fields->len[i];
+    }
+    for (size_t i = 0; dead && i < dead->n; i++) {
+        args[n] = dead->name[i], lens[n++] = strlen(dead->name[i]);
+        args[n] = dead->value[i], lens[n++] = dead->len[i];
+    }
+    rc = eval_int(q, lua_finish, 5, keys, args, lens, n, &v, err);
+    return rc ? rc : (int)v;
+}
+
+int queue_ack(struct queue *q, const char *entry_id, struct llmsb_err *err)
+{
+    if (simple(q, err, 4, "XACK", q->k_jobs, q->group, entry_id) != 0)
+        return err->code;
+    return simple(q, err, 3, "XDEL", q->k_jobs, entry_id);
+}
+
+/* ---- leases, reclaim, recovery ----------------------------------------------------- */
+
+int queue_renew(struct queue *q, char *const *ids, size_t n, void (*lost)(void *, const char *),
+                void *ud, struct llmsb_err *err)
+{
+    const char *argv[5 + 256];
+    size_t lens[5 + 256];
+    redisReply *r;
+    int argc = 0, rc;
+
+    if (n == 0)
+        return 0;
+    if (n > 250)
+        n = 250;
+    argv[argc++] = "EVAL";
+    argv[argc++] = lua_renew;
+    argv[argc++] = "1";
+    argv[argc++] = q->k_jobs;
+    argv[argc++] = q->group;
+    argv[argc++] = q->consumer;
+    for (size_t i = 0; i < n; i++)
+        argv[argc++] = ids[i];
+    for (int i = 0; i < argc; i++)
+        lens[i] = strlen(argv[i]);
+    if ((rc = cmd(q, argc, argv, lens, &r, err)) != 0)
+        return rc;
+    for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements; i++)
+        if (r->element[i]->type == REDIS_REPLY_STRING && lost)
+            lost(ud, r->element[i]->str);
+    freeReplyObject(r);
+    return 0;
+}
+
+int queue_release(struct queue *q, const char *entry_id, long long idle_ms,
+                  struct llmsb_err *err)
+{
+    char idle[24];
+    snprintf(idle, sizeof(idle), "%lld", idle_ms);
+    return simple(q, err, 9, "XCLAIM", q->k_jobs, q->group, q->consumer, "0", entry_id, "IDLE",
+                  idle, "JUSTID");
+}
+
+/* XCLAIM ids (fetching fields) to this consumer with min-idle min_idle. */
+static int claim(struct queue *q, const char *min_idle, char ids[][64], size_t nids, int justid,
+                 struct queue_entry **out, size_t *n, struct llmsb_err *err)
+{
+    const char *argv[8 + 128];
+    size_t lens[8 + 128];
+    redisReply *r;
+    int argc = 0, rc;
+
+    argv[argc++] = "XCLAIM";
+    argv[argc++] = q->k_jobs;
+    argv[argc++] = q->group;
+    argv[argc++] = q->consumer;
+    argv[argc++] = min_idle;
+    for (size_t i = 0; i < nids && i < 128; i++)
+        argv[argc++] = ids[i];
+    if (justid)
+        argv[argc++] = "JUSTID";
+    for (int i = 0; i < argc; i++)
+        lens[i] = strlen(argv[i]);
+    if ((rc = cmd(q, argc, argv, lens, &r, err)) != 0)
+        return rc;
+    rc = justid ? 0 : parse_entries(r, out, n);
+    freeReplyObject(r);
+    return rc ? llmsb_err_set(err, rc, "redis: out of memory") : 0;
+}
+
+/* XPENDING rows: [id, consumer, idle, count]. */
+struct pend {
+    char id[64];
+    char owner[160];
+    long long count;
+};
+
+static int pending(struct queue *q, long long min_idle_ms, int count, const char *consumer,
+                   struct pend *rows, size_t *n, struct llmsb_err *err)
+{
+    char idle[24], cnt[16];
+    redisReply *r;
+    int rc;
+
+    *n = 0;
+    snprintf(idle, sizeof(idle), "%lld", min_idle_ms);
+    snprintf(cnt, sizeof(cnt), "%d", count);
+    if (consumer)
+        rc = cmds(q, &r, err, 9, "XPENDING", q->k_jobs, q->group, "IDLE", idle, "-", "+", cnt,
+                  consumer);
+    else
+        rc = cmds(q, &r, err, 8, "XPENDING", q->k_jobs, q->group, "IDLE", idle, "-", "+", cnt);
+    if (rc != 0)
+        return rc;
+    for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements && (int)*n < count; i++) {
+        const redisReply *row = r->element[i];
+        if (row->type != REDIS_REPLY_ARRAY || row->elements < 4)
+            continue;
+        snprintf(rows[*n].id, sizeof(rows[*n].id), "%s", row->element[0]->str);
+        snprintf(rows[*n].owner, sizeof(rows[*n].owner), "%s", row->element[1]->str);
+        rows[*n].count = row->element[3]->integer;
+        (*n)++;
+    }
+    freeReplyObject(r);
+    return 0;
+}
+
+int queue_claim_stale(struct queue *q, long long min_idle_ms, int count,
+                      struct queue_entry **out, size_t *n, struct llmsb_err *err)
+{
+    struct pend rows[64];
+    char ids[64][64], idle[24];
+    size_t nr, ni = 0;
+    int rc;
+
+    *out = NULL;
+    *n = 0;
+    if (count > 64)
+        count = 64;
+    if (count <= 0)
+        return 0;
+    if ((rc = pending(q, min_idle_ms, count, NULL, rows, &nr, err)) != 0 || nr == 0)
+        return rc;
+    for (size_t i = 0; i < nr; i++)
+        snprintf(ids[ni++], sizeof(ids[0]), "%s", rows[i].id);
+    snprintf(idle, sizeof(idle), "%lld", min_idle_ms);
+    if ((rc = claim(q, idle, ids, ni, 0, out, n, err)) != 0)
+        return rc;
+    for (size_t i = 0; i < *n; i++)
+        for (size_t k = 0; k < nr; k++)
+            if (strcmp((*out)[i].id, rows[k].id) == 0) {
+                (*out)[i].deliveries = rows[k].count + 1;
+                snprintf((*out)[i].owner, sizeof((*out)[i].owner), "%s", rows[k].owner);
+            }
+    return 0;
+}
+
+int queue_recover_own(struct queue *q, long long min_idle_ms, int count,
+                      int (*running)(void *, const char *), void *ud, struct queue_entry **out,
+                      size_t *n, struct llmsb_err *err)
+{
+    struct pend rows[64];
+    char ids[64][64];
+    size_t nr, ni = 0;
+    int rc;
+
+    *out = NULL;
+    *n = 0;
+    if (count > 64)
+        count = 64;
+    if (count <= 0)
+        return 0;
+    if ((rc = pending(q, min_idle_ms, count, q->consumer, rows, &nr, err)) != 0)
+        return rc;
+    for (size_t i = 0; i < nr; i++)
+        if (!running(ud, rows[i].id))
+            snprintf(ids[ni++], sizeof(ids[0]), "%s", rows[i].id);
+    if (ni == 0)
+        return 0;
+    /* JUSTID: back to us without a count bump, then fetch the fields */
+    if ((rc = claim(q, "0", ids, ni, 1, NULL, NULL, err)) != 0)
+        return rc;
+    if (!(*out = calloc(ni, sizeof(**out))))
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "redis: out of memory");
+    for (size_t i = 0; i < ni; i++) {
+        redisReply *r;
+        struct queue_entry *one = NULL;
+        size_t got = 0;
+        if ((rc = cmds(q, &r, err, 4, "XRANGE", q->k_jobs, ids[i], ids[i])) != 0)
+            break;
+        parse_entries(r, &one, &got);
+        freeReplyObject(r);
+        if (got == 1) {
+            (*out)[*n] = one[0];
+            free(one);
+        } else {
+            queue_entries_free(one, got);
+            memset(&(*out)[*n], 0, sizeof(**out));
+            snprintf((*out)[*n].id, sizeof((*out)[*n].id), "%s", ids[i]);
+            (*out)[*n].deleted = 1;
+        }
+        for (size_t k = 0; k < nr; k++)
+            if (strcmp(rows[k].id, ids[i]) == 0)
+                (*out)[*n].deliveries = rows[k].count;
+        (*n)++;
+    }
+    return rc;
+}
+
+int queue_free_dead_consumers(struct queue *q, long long idle_ms, struct llmsb_err *err)
+{
+    redisReply *r;
+    int rc, freed = 0;
+    char dead[32][160];
+    size_t nd = 0;
+
+    if ((rc = cmds(q, &r, err, 4, "XINFO", "CONSUMERS", q->k_jobs, q->group)) != 0)
+        return strstr(err->msg, "NOGROUP") || strstr(err->msg, "no such key") ? 0 : rc;
+    for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements && nd < 32; i++) {
+        const redisReply *c = r->element[i];
+        const char *name = NULL;
+        long long pend = 0;
+        for (size_t k = 0; c->type == REDIS_REPLY_ARRAY && k + 1 < c->elements; k += 2) {
+            if (strcmp(c->element[k]->str, "name") == 0)
+                name = c->element[k + 1]->str;
+            else if (strcmp(c->element[k]->str, "pending") == 0)
+                pend = c->element[k + 1]->integer;
+        }
+        if (name && pend > 0 && strcmp(name, q->consumer) != 0)
+            snprintf(dead[nd++], sizeof(dead[0]), "%s", name);
+    }
+    freeReplyObject(r);
+    for (size_t i = 0; i < nd; i++) {
+        struct pend rows[64];
+        char ids[64][64], idle[24];
+        size_t nr;
+        if (queue_worker_alive(q, dead[i], err) != 0)
+            continue;
+        if (pending(q, 0, 64, dead[i], rows, &nr, err) != 0)
+            return err->code;
+        for (size_t k = 0; k < nr; k++)
+            snprintf(ids[k], sizeof(ids[0]), "%s", rows[k].id);
+        if (nr == 0)
+            continue;
+        /* claim to us JUSTID with a large idle: the reclaim pass takes them */
+        snprintf(idle, sizeof(idle), "%lld", idle_ms);
+        {
+            const char *argv[10 + 64];
+            size_t lens[10 + 64];
+            int argc = 0;
+            argv[argc++] = "XCLAIM";
+            argv[argc++] = q->k_jobs;
+            argv[argc++] = q->group;
+            argv[argc++] = q->consumer;
+            argv[argc++] = "0";
+            for (size_t k = 0; k < nr; k++)
+                argv[argc++] = ids[k];
+            argv[argc++] = "IDLE";
+            argv[argc++] = idle;
+            argv[argc++] = "JUSTID";
+            for (int k = 0; k < argc; k++)
+                lens[k] = strlen(argv[k]);
+            if ((rc = cmd(q, argc, argv, lens, &r, err)) != 0)
+                return rc;
+            freeReplyObject(r);
+        }
+        freed += (int)nr;
+        log_info("reclaimed %zu job(s) of dead worker %s", nr, dead[i]);
+        simple(q, err, 5, "XGROUP", "DELCONSUMER", q->k_jobs, q->group, dead[i]);
+    }
+    return freed;
+}
+
+/* ---- cancel, heartbeats, control ---------------------------------------------- */
+
+static int exists(struct queue *q, const char *key, struct llmsb_err *err)
+{
+    redisReply *r;
+    int rc = cmds(q, &r, err, 2, "EXISTS", key);
+    if (rc != 0)
+        return rc;
+    rc = r->type == REDIS_REPLY_INTEGER && r->integer > 0;
+    freeReplyObject(r);
+    return rc;
+}
+
+int queue_cancel_requested(struct queue *q, const char *job_id, struct llmsb_err *err)
+{
+    char key[512];
+    return exists(q, queue_key(q, "cancel", job_id, key, sizeof(key)), err);
+}
+
+int queue_worker_alive(struct queue *q, const char *worker, struct llmsb_err *err)
+{
+    char key[512];
+    return exists(q, queue_key(q, "worker", worker, key, sizeof(key)), err);
+}
+
+int queue_heartbeat(struct queue *q, const char *worker, const struct queue_pairs *fields,
+                    long long ttl_ms, struct llmsb_err *err)
+{
+    const char *argv[2 + 2 * QUEUE_MAX_FIELDS];
+    size_t lens[2 + 2 * QUEUE_MAX_FIELDS];
+    char key[512], ttl[24];
+    redisReply *r;
+    int argc = 0, rc;
+
+    queue_key(q, "worker", worker, key, sizeof(key));
+    argv[argc] = "HSET", lens[argc++] = 4;
+    argv[argc] = key, lens[argc++] = strlen(key);
+    for (size_t i = 0; i < fields->n; i++) {
+        argv[argc] = fields->name[i], lens[argc++] = strlen(fields->name[i]);
+        argv[argc] = fields->value[i], lens[argc++] = fields->len[i];
+    }
+    if ((rc = cmd(q, argc, argv, lens, &r, err)) != 0)
+        return rc;
+    freeReplyObject(r);
+    snprintf(ttl, sizeof(ttl), "%lld", ttl_ms);
+    return simple(q, err, 3, "PEXPIRE", key, ttl);
+}
+
+int queue_heartbeat_delete(struct queue *q, const char *worker, struct llmsb_err *err)
+{
+    char key[512];
+    return simple(q, err, 2, "DEL", queue_key(q, "worker", worker, key, sizeof(key)));
+}
+
+int queue_consumer_retire(struct queue *q, struct llmsb_err *err)
+{
+    struct pend rows[1];
+    size_t n = 0;
+
+    if (pending(q, 0, 1, q->consumer, rows, &n, err) != 0 || n > 0)
+        return err->code;
+    return simple(q, err, 5, "XGROUP", "DELCONSUMER", q->k_jobs, q->group, q->consumer);
+}
+
+long long queue_client_id(struct queue *q, struct llmsb_err *err)
+{
+    redisReply *r;
+    long long id;
+    if (cmds(q, &r, err, 2, "CLIENT", "ID") != 0)
+        return -1;
+    id = r->type == REDIS_REPLY_INTEGER ? r->integer : -1;
+    freeReplyObject(r);
+    q->client_id = id;
+    return id;
+}
+
+int queue_unblock(struct queue *q, long long client_id, struct llmsb_err *err)
+{
+    char id[24];
+    snprintf(id, sizeof(id), "%lld", client_id);
+    return simple(q, err, 3, "CLIENT", "UNBLOCK", id);
+}
+
+/* ---- consumers of results ------------------------------------------------------- */
+
+int queue_result_get(struct queue *q, const char *job_id, struct queue_entry *out,
+                     struct llmsb_err *err)
+{
+    char key[512];
+    redisReply *r;
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    if ((rc = cmds(q, &r, err, 2, "HGETALL", queue_key(q, "result", job_id, key, sizeof(key)))))
+        return rc;
+    rc = fill_pairs(out, r);
+    freeReplyObject(r);
+    if (rc)
+        return llmsb_err_set(err, rc, "redis: out of memory");
+    snprintf(out->id, sizeof(out->id), "%.63s", job_id);
+    return out->n > 0;
+}
+
+int queue_wait_done(struct queue *q, const char *job_id, double timeout_s, char *status,
+                    size_t ssz, struct llmsb_err *err)
+{
+    char key[512], t[32];
+    redisReply *r;
+    int rc;
+
+    snprintf(t, sizeof(t), "%.3f", timeout_s);
+    if ((rc = cmds(q, &r, err, 3, "BLPOP", queue_key(q, "done", job_id, key, sizeof(key)), t)))
+        return rc;
+    rc = 0;
+    if (r->type == REDIS_REPLY_ARRAY && r->elements == 2) {
+        snprintf(status, ssz, "%s", r->element[1]->str);
+        rc = 1;
+        /* leave the notification for other waiters */
+        simple(q, err, 3, "LPUSH", key, status);
+        llmsb_err_clear(err);
+    }
+    freeReplyObject(r);
+    return rc;
+}
+
+int queue_results_read(struct queue *q, char *last_id, size_t lsz, int block_ms,
+                       struct queue_entry **out, size_t *n, struct llmsb_err *err)
+{
+    char blk[16];
+    redisReply *r;
+    int rc;
+
+    *out = NULL;
+    *n = 0;
+    snprintf(blk, sizeof(blk), "%d", block_ms);
+    if ((rc = cmds(q, &r, err, 8, "XREAD", "COUNT", "1000", "BLOCK", blk, "STREAMS", q->k_results,
+                   last_id)))
+        return rc;
+    if (r->type == REDIS_REPLY_ARRAY && r->elements == 1 && r->element[0]->elements == 2)
+        rc = parse_entries(r->element[0]->element[1], out, n);
+    freeReplyObject(r);
+    if (rc)
+        return llmsb_err_set(err, rc, "redis: out of memory");
+    if (*n)
+        snprintf(last_id, lsz, "%s", (*out)[*n - 1].id);
+    return 0;
+}
+
+int queue_results_last_id(struct queue *q, char *id, size_t idsz, struct llmsb_err *err)
+{
+    redisReply *r;
+    int rc;
+
+    snprintf(id, idsz, "0-0");
+    if ((rc = cmds(q, &r, err, 6, "XREVRANGE", q->k_results, "+", "-", "COUNT", "1")) != 0)
+        return rc;
+    if (r->type == REDIS_REPLY_ARRAY && r->elements == 1 && r->element[0]->elements >= 1)
+        snprintf(id, idsz, "%s", r->element[0]->element[0]->str);
+    freeReplyObject(r);
+    return 0;
+}
+
+static long long int_reply(struct queue *q, struct llmsb_err *err, int argc, const char *a0,
+                           const char *a1)
+{
+    redisReply *r;
+    long long v;
+    if (cmds(q, &r, err, argc, a0, a1) != 0)
+        return -1;
+    v = r->type == REDIS_REPLY_INTEGER ? r->integer : 0;
+    freeReplyObject(r);
+    return v;
+}
+
+int queue_stats(struct queue *q, struct queue_stats *st,
+                void (*worker_fn)(void *, const struct queue_entry *), void *ud,
+                struct llmsb_err *err)
+{
+    char pattern[200], from[32], cursor[32] = "0";
+    redisReply *r;
+
+    memset(st, 0, sizeof(*st));
+    st->stream_len = int_reply(q, err, 2, "XLEN", q->k_jobs);
+    st->dead = int_reply(q, err, 2, "XLEN", q->k_dead);
+    if (st->stream_len < 0 || st->dead < 0)
+        return err->code;
+    if (cmds(q, &r, err, 3, "XPENDING", q->k_jobs, q->group) == 0) {
+        if (r->type == REDIS_REPLY_ARRAY && r->elements >= 1)
+            st->pending = r->element[0]->integer;
+        freeReplyObject(r);
+    }
+    llmsb_err_clear(err);
+    snprintf(from, sizeof(from), "%lld", (long long)(clock_wall_ms() - 60000));
+    if (cmds(q, &r, err, 6, "XRANGE", q->k_results, from, "+", "COUNT", "1000000") == 0) {
+        st->done_last_minute = r->type == REDIS_REPLY_ARRAY ? (long long)r->elements : 0;
+        freeReplyObject(r);
+    }
+    queue_key(q, "worker", "*", pattern, sizeof(pattern));
+    do {
+        if (cmds(q, &r, err, 6, "SCAN", cursor, "MATCH", pattern, "COUNT", "1000") != 0)
+            return err->code;
+        snprintf(cursor, sizeof(cursor), "%s", r->element[0]->str);
+        for (size_t i = 0; i < r->element[1]->elements; i++) {
+            struct queue_entry e;
+            redisReply *h;
+            const char *key = r->element[1]->element[i]->str;
+            if (cmds(q, &h, err, 2, "HGETALL", key) != 0)
+                continue;
+            memset(&e, 0, sizeof(e));
+            fill_pairs(&e, h);
+            snprintf(e.id, sizeof(e.id), "%.63s", key + strlen(pattern) - 1);
+            freeReplyObject(h);
+            st->workers++;
+            if (worker_fn)
+                worker_fn(ud, &e);
+            for (size_t k = 0; k < e.n; k++)
+                free(e.f[k].name), free(e.f[k].value);
+            free(e.f);
+        }
+        freeReplyObject(r);
+    } while (strcmp(cursor, "0") != 0);
+    return 0;
+}

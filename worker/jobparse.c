@@ -1,0 +1,402 @@
+/* jobparse.c - job fields (DESIGN §4) into a struct job.  The same code
+ * serves stream entries, YAML job files and JSON Lines, so a field means
+ * the same thing wherever it comes from.  Nothing here trusts its input:
+ * sizes are capped before copying and every rejection names the field. */
+#include "job.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/base64.h"
+#include "common/json.h"
+
+typedef int (*field_fn)(struct job *j, const struct config *cfg, const char *v, size_t n,
+                        struct llmsb_err *err);
+
+static int shown_err(struct llmsb_err *err, const char *field, const char *v, size_t n,
+                     const char *why)
+{
+    char shown[80];
+    llmsb_escape(shown, sizeof(shown), v, n);
+    return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: \"%s\" %s", field, shown, why);
+}
+
+static int f_id(struct job *j, const struct config *cfg, const char *v, size_t n,
+                struct llmsb_err *err)
+{
+    (void)cfg;
+    if (n == 0 || n > 120)
+        return shown_err(err, "id", v, n, "must be 1 to 120 characters");
+    for (size_t i = 0; i < n; i++) {
+        char c = v[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '-' || c == '_' || c == '.' || c == ':'))
+            return shown_err(err, "id", v, n, "may hold only letters, digits and - _ . :");
+    }
+    free(j->id);
+    return (j->id = xstrndup(v, n)) ? 0 : LLMSB_ERR_NOMEM;
+}
+
+static int f_lang(struct job *j, const struct config *cfg, const char *v, size_t n,
+                  struct llmsb_err *err)
+{
+    char name[32];
+    (void)cfg;
+    if (n >= sizeof(name) || memchr(v, '\0', n))
+        return shown_err(err, "lang", v, n, "is not a language");
+    memcpy(name, v, n);
+    name[n] = '\0';
+    return job_set_language(j, name, err);
+}
+
+static int f_code(struct job *j, const struct config *cfg, const char *v, size_t n,
+                  struct llmsb_err *err)
+{
+    (void)cfg;
+    return job_set_code(j, v, n, err);
+}
+
+static int f_stdin(struct job *j, const struct config *cfg, const char *v, size_t n,
+                   struct llmsb_err *err)
+{
+    (void)cfg;
+    if (n > JOB_MAX_STDIN)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "stdin: %zu bytes is over the %zu byte cap",
+                             n, JOB_MAX_STDIN);
+    free(j->stdin_data);
+    j->stdin_len = n;
+    return (j->stdin_data = xstrndup(v, n)) ? 0 : LLMSB_ERR_NOMEM;
+}
+
+/* Parses v as JSON of the given type; on failure names the field. */
+static cJSON *json_of(const char *field, const char *v, size_t n, int want_array,
+                      struct llmsb_err *err)
+{
+    cJSON *j = cJSON_ParseWithLength(v, n);
+    if (!j || (want_array ? !cJSON_IsArray(j) : !cJSON_IsObject(j))) {
+        cJSON_Delete(j);
+        shown_err(err, field, v, n, want_array ? "is not a JSON array" : "is not a JSON object");
+        return NULL;
+    }
+    return j;
+}
+
+static int f_args(struct job *j, const struct config *cfg, const char *v, size_t n,
+                  struct llmsb_err *err)
+{
+    cJSON *a = json_of("args", v, n, 1, err), *it;
+    int i = 0, rc = 0;
+    (void)cfg;
+    if (!a)
+        return err->code;
+    cJSON_ArrayForEach(it, a) {
+        if (!cJSON_IsString(it)) {
+            rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "args: element %d is not a string", i);
+            break;
+        }
+        if (proto_list_add(&j->args, &j->nargs, it->valuestring, strlen(it->valuestring))) {
+            rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "args: more than %d arguments",
+                               PROTO_MAX_ARGS);
+            break;
+        }
+        i++;
+    }
+    cJSON_Delete(a);
+    return rc;
+}
+
+static int f_env(struct job *j, const struct config *cfg, const char *v, size_t n,
+                 struct llmsb_err *err)
+{
+    cJSON *o = json_of("env", v, n, 0, err), *it;
+    int rc = 0;
+    (void)cfg;
+    if (!o)
+        return err->code;
+    cJSON_ArrayForEach(it, o) {
+        struct buf kv;
+        if (!cJSON_IsString(it)) {
+            rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "env: value of \"%.40s\" is not a string",
+                               it->string);
+            break;
+        }
+        buf_init(&kv, JOB_MAX_FIELD);
+        buf_printf(&kv, "%s=%s", it->string, it->valuestring);
+        rc = job_add_env(j, kv.data ? kv.data : "", err);
+        buf_release(&kv);
+        if (rc)
+            break;
+    }
+    cJSON_Delete(o);
+    return rc;
+}
+
+static int f_files(struct job *j, const struct config *cfg, const char *v, size_t n,
+                   struct llmsb_err *err)
+{
+    cJSON *o = json_of("files", v, n, 0, err), *it;
+    int rc = 0;
+    (void)cfg;
+    if (!o)
+        return err->code;
+    cJSON_ArrayForEach(it, o) {
+        const cJSON *b64 = cJSON_GetObjectItemCaseSensitive(it, "base64");
+        if (cJSON_IsString(it)) {
+            rc = job_add_file(j, it->string, it->valuestring, strlen(it->valuestring), err);
+        } else if (cJSON_IsObject(it) && cJSON_IsString(b64)) {
+            size_t dl;
+            char *d = base64_decode(b64->valuestring, strlen(b64->valuestring), &dl);
+            if (!d)
+                rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "files: \"%.60s\": base64 is not valid",
+                                   it->string);
+            else
+                rc = job_add_file(j, it->string, d, dl, err);
+            free(d);
+        } else {
+            rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "files: \"%.60s\" must be text or "
+                                                       "{\"base64\": \"...\"}", it->string);
+        }
+        if (rc)
+            break;
+    }
+    cJSON_Delete(o);
+    return rc;
+}
+
+static int f_limit(struct job *j, const struct config *cfg, const char *field, const char *v,
+                   size_t n, struct llmsb_err *err)
+{
+    char text[64];
+    if (n >= sizeof(text) || memchr(v, '\0', n))
+        return shown_err(err, field, v, n, "is not a number");
+    memcpy(text, v, n);
+    text[n] = '\0';
+    return job_set_limit(j, cfg, field, text, err);
+}
+
+#define LIMIT_FN(name)                                                                           \
+    static int f_##name(struct job *j, const struct config *cfg, const char *v, size_t n,        \
+                        struct llmsb_err *err)                                                   \
+    {                                                                                            \
+        return f_limit(j, cfg, #name, v, n, err);                                                \
+    }
+LIMIT_FN(timeout)
+LIMIT_FN(memory)
+LIMIT_FN(cpus)
+LIMIT_FN(pids)
+LIMIT_FN(output)
+
+static int text_bool(const char *field, const char *v, size_t n, int *out, struct llmsb_err *err)
+{
+    char t[8];
+    if (n >= sizeof(t) || (memcpy(t, v, n), t[n] = '\0', parse_bool(t, out) != 0))
+        return shown_err(err, field, v, n, "must be true or false");
+    return 0;
+}
+
+static int text_int(const char *field, const char *v, size_t n, long long min, long long max,
+                    long long *out, struct llmsb_err *err)
+{
+    char t[32];
+    if (n >= sizeof(t) || (memcpy(t, v, n), t[n] = '\0', parse_ll(t, min, max, out) != 0)) {
+        char why[96];
+        snprintf(why, sizeof(why), "must be an integer between %lld and %lld", min, max);
+        return shown_err(err, field, v, n, why);
+    }
+    return 0;
+}
+
+static int f_network(struct job *j, const struct config *cfg, const char *v, size_t n,
+                     struct llmsb_err *err)
+{
+    int b;
+    if (text_bool("network", v, n, &b, err))
+        return err->code;
+    if (b && !cfg->allow_network)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "network: true is not allowed by this "
+                                                     "worker's config (jobs.allow_network)");
+    j->network = b;
+    return 0;
+}
+
+static int f_plots(struct job *j, const struct config *cfg, const char *v, size_t n,
+                   struct llmsb_err *err)
+{
+    int b;
+    (void)j, (void)cfg;
+    return text_bool("plots", v, n, &b, err);
+}
+
+/* Fields of the design whose features arrive in later releases: accepted
+ * when empty, refused (not ignored) when they ask for something. */
+static int not_yet(const char *field, const char *feature, const char *v, size_t n,
+                   struct llmsb_err *err)
+{
+    if (n == 0 || (n == 2 && (memcmp(v, "[]", 2) == 0 || memcmp(v, "{}", 2) == 0)))
+        return 0;
+    return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: %s is not available in this release",
+                         field, feature);
+}
+
+static int f_libraries(struct job *j, const struct config *cfg, const char *v, size_t n,
+                       struct llmsb_err *err)
+{
+    (void)j, (void)cfg;
+    return not_yet("libraries", "installing libraries", v, n, err);
+}
+
+static int f_artifacts(struct job *j, const struct config *cfg, const char *v, size_t n,
+                       struct llmsb_err *err)
+{
+    (void)j, (void)cfg;
+    return not_yet("artifacts", "artifact collection", v, n, err);
+}
+
+static int f_policy(struct job *j, const struct config *cfg, const char *v, size_t n,
+                    struct llmsb_err *err)
+{
+    (void)j, (void)cfg;
+    return not_yet("policy", "the security scanner", v, n, err);
+}
+
+static int f_security(struct job *j, const struct config *cfg, const char *v, size_t n,
+                      struct llmsb_err *err)
+{
+    (void)j, (void)cfg;
+    return not_yet("security", "the security scanner", v, n, err);
+}
+
+static int f_expect_stdout(struct job *j, const struct config *cfg, const char *v, size_t n,
+                           struct llmsb_err *err)
+{
+    (void)cfg;
+    if (n > JOB_MAX_STDIN)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "expect_stdout: over %zu bytes",
+                             JOB_MAX_STDIN);
+    free(j->expect_stdout);
+    return (j->expect_stdout = xstrndup(v, n)) ? 0 : LLMSB_ERR_NOMEM;
+}
+
+static int f_expect_exit(struct job *j, const struct config *cfg, const char *v, size_t n,
+                         struct llmsb_err *err)
+{
+    long long x;
+    (void)cfg;
+    if (text_int("expect_exit", v, n, 0, 255, &x, err))
+        return err->code;
+    j->has_expect_exit = 1;
+    j->expect_exit = x;
+    return 0;
+}
+
+static int f_image(struct job *j, const struct config *cfg, const char *v, size_t n,
+                   struct llmsb_err *err)
+{
+    size_t pl = strlen(cfg->image_prefix);
+    if (n == 0 || n > 255 || memchr(v, '\0', n))
+        return shown_err(err, "image", v, n, "is not an image name");
+    if (n < pl || memcmp(v, cfg->image_prefix, pl) != 0) {
+        char why[128];
+        snprintf(why, sizeof(why), "is not allowed: images must start with \"%s\" "
+                                   "(jobs.image_prefix)", cfg->image_prefix);
+        return shown_err(err, "image", v, n, why);
+    }
+    free(j->image);
+    return (j->image = xstrndup(v, n)) ? 0 : LLMSB_ERR_NOMEM;
+}
+
+static int f_result_ttl(struct job *j, const struct config *cfg, const char *v, size_t n,
+                        struct llmsb_err *err)
+{
+    long long x;
+    (void)cfg;
+    if (text_int("result_ttl", v, n, 1, 2592000, &x, err))
+        return err->code;
+    j->result_ttl_s = x;
+    return 0;
+}
+
+static int f_max_attempts(struct job *j, const struct config *cfg, const char *v, size_t n,
+                          struct llmsb_err *err)
+{
+    long long x;
+    (void)cfg;
+    if (text_int("max_attempts", v, n, 1, 20, &x, err))
+        return err->code;
+    j->max_attempts = (int)x;
+    return 0;
+}
+
+static int f_meta(struct job *j, const struct config *cfg, const char *v, size_t n,
+                  struct llmsb_err *err)
+{
+    cJSON *m = cJSON_ParseWithLength(v, n);
+    (void)cfg;
+    if (!m)
+        return shown_err(err, "meta", v, n, "is not JSON");
+    cJSON_Delete(m);
+    free(j->meta);
+    return (j->meta = xstrndup(v, n)) ? 0 : LLMSB_ERR_NOMEM;
+}
+
+static const struct {
+    const char *name;
+    field_fn fn;
+    size_t cap;
+} fields[] = {
+    {"id", f_id, 128}, {"lang", f_lang, 64}, {"code", f_code, JOB_MAX_CODE},
+    {"stdin", f_stdin, JOB_MAX_STDIN}, {"args", f_args, JOB_MAX_FIELD}, {"env", f_env, JOB_MAX_FIELD},
+    {"files", f_files, JOB_MAX_FILES_BYTES * 2}, {"libraries", f_libraries, JOB_MAX_FIELD},
+    {"timeout", f_timeout, 64}, {"memory", f_memory, 64}, {"cpus", f_cpus, 64},
+    {"pids", f_pids, 64}, {"output", f_output, 64}, {"network", f_network, 16},
+    {"policy", f_policy, 256}, {"security", f_security, JOB_MAX_FIELD}, {"plots", f_plots, 16},
+    {"artifacts", f_artifacts, JOB_MAX_FIELD}, {"expect_stdout", f_expect_stdout, JOB_MAX_STDIN},
+    {"expect_exit", f_expect_exit, 16}, {"image", f_image, 256}, {"result_ttl", f_result_ttl, 16},
+    {"max_attempts", f_max_attempts, 16}, {"meta", f_meta, JOB_MAX_FIELD},
+};
+
+int job_from_fields(struct job *j, const struct config *cfg, const struct job_field *f,
+                    size_t n, const char *default_id, struct llmsb_err *err)
+{
+    int have_code = 0, rc = 0;
+    size_t k;
+
+    /* id and meta first, so even an invalid job's result can be found and
+     * carries its meta */
+    for (size_t pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < n; i++) {
+            int early = strcmp(f[i].name, "id") == 0 || strcmp(f[i].name, "meta") == 0;
+            if (early != (pass == 0))
+                continue;
+            for (k = 0; k < sizeof(fields) / sizeof(fields[0]); k++)
+                if (strcmp(fields[k].name, f[i].name) == 0)
+                    break;
+            if (k == sizeof(fields) / sizeof(fields[0])) {
+                char shown[64];
+                llmsb_escape(shown, sizeof(shown), f[i].name, strlen(f[i].name));
+                rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: unknown job field (see "
+                                                           "docs/jobs.md)", shown);
+            } else if (f[i].len > fields[k].cap) {
+                rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: %zu bytes is over the %zu byte "
+                                                           "cap", f[i].name, f[i].len, fields[k].cap);
+            } else {
+                rc = fields[k].fn(j, cfg, f[i].value, f[i].len, err);
+                have_code |= strcmp(f[i].name, "code") == 0;
+            }
+            if (rc == 0)
+                continue;
+            if (!j->id && default_id)
+                j->id = strdup(default_id);
+            if (rc == LLMSB_ERR_NOMEM && !err->msg[0])
+                llmsb_err_set(err, rc, "%s: out of memory", f[i].name);
+            return rc;
+        }
+    }
+    if (!j->id && default_id && !(j->id = strdup(default_id)))
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "id: out of memory");
+    if (!j->lang)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "lang: is required");
+    if (!have_code)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "code: is required");
+    return 0;
+}
