@@ -29,8 +29,9 @@ static void destroy(struct pool *p, struct sandbox *sb)
 }
 
 /* Remembers a key so maintenance keeps min_idle warm for it. Locked. */
-static void note_key(struct pool *p, const char *key, const struct container_spec *spec)
+static void note_key(struct pool *p, const char *key, const struct sandbox *sb)
 {
+    const struct container_spec *spec = &sb->spec;
     int i;
     for (i = 0; i < p->nwarm; i++)
         if (strcmp(p->warm[i].key, key) == 0)
@@ -80,7 +81,6 @@ int pool_acquire(struct pool *p, const struct container_spec *spec, struct pool_
     memset(lease, 0, sizeof(*lease));
     exec_spec_key(spec, lease->key, sizeof(lease->key));
     pthread_mutex_lock(&p->mu);
-    note_key(p, lease->key, spec);
     for (;;) {
         struct sandbox *sb = NULL;
         size_t i;
@@ -179,6 +179,7 @@ void pool_put(struct pool *p, struct pool_lease *lease, int reusable)
         }
     }
     if (keep) {
+        note_key(p, lease->key, sb);   /* only keys that worked are kept warm */
         p->idle[p->nidle].sb = sb;
         p->idle[p->nidle].idle_since_ms = clock_mono_ms();
         snprintf(p->idle[p->nidle].key, sizeof(p->idle[0].key), "%s", lease->key);

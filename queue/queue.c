@@ -540,13 +540,22 @@ int queue_renew(struct queue *q, char *const *ids, size_t n, void (*lost)(void *
     return 0;
 }
 
+/* Released entries wait on this consumer: out of the releasing worker's
+ * own PEL (so its recovery does not take them back without a count bump),
+ * and skipped by the dead-consumer fast path (so the back-off holds). */
+static void retry_consumer(const struct queue *q, char *out, size_t outsz)
+{
+    snprintf(out, outsz, "%s-retry", q->prefix);
+}
+
 int queue_release(struct queue *q, const char *entry_id, long long idle_ms,
                   struct llmsb_err *err)
 {
-    char idle[24];
+    char idle[24], parked[96];
     snprintf(idle, sizeof(idle), "%lld", idle_ms);
-    return simple(q, err, 9, "XCLAIM", q->k_jobs, q->group, q->consumer, "0", entry_id, "IDLE",
-                  idle, "JUSTID");
+    retry_consumer(q, parked, sizeof(parked));
+    return simple(q, err, 9, "XCLAIM", q->k_jobs, q->group, parked, "0", entry_id, "IDLE", idle,
+                  "JUSTID");
 }
 
 /* XCLAIM ids (fetching fields) to this consumer with min-idle min_idle. */
@@ -699,9 +708,10 @@ int queue_free_dead_consumers(struct queue *q, long long idle_ms, struct llmsb_e
 {
     redisReply *r;
     int rc, freed = 0;
-    char dead[32][160];
+    char dead[32][160], parked[96];
     size_t nd = 0;
 
+    retry_consumer(q, parked, sizeof(parked));
     if ((rc = cmds(q, &r, err, 4, "XINFO", "CONSUMERS", q->k_jobs, q->group)) != 0)
         return strstr(err->msg, "NOGROUP") || strstr(err->msg, "no such key") ? 0 : rc;
     for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements && nd < 32; i++) {
@@ -714,7 +724,7 @@ int queue_free_dead_consumers(struct queue *q, long long idle_ms, struct llmsb_e
             else if (strcmp(c->element[k]->str, "pending") == 0)
                 pend = c->element[k + 1]->integer;
         }
-        if (name && pend > 0 && strcmp(name, q->consumer) != 0)
+        if (name && pend > 0 && strcmp(name, q->consumer) != 0 && strcmp(name, parked) != 0)
             snprintf(dead[nd++], sizeof(dead[0]), "%s", name);
     }
     freeReplyObject(r);

@@ -103,7 +103,9 @@ int queue_ack(struct queue *q, const char *entry_id, struct llmsb_err *err);
  * through lost(ud, id). */
 int queue_renew(struct queue *q, char *const *ids, size_t n, void (*lost)(void *, const char *),
                 void *ud, struct llmsb_err *err);
-/* Puts an entry back for any worker: idle set to idle_ms, count unchanged. */
+/* Puts an entry back for any worker: parked on the "<prefix>-retry"
+ * consumer with idle set to idle_ms (so it is reclaimable once idle passes
+ * the lease), count unchanged. */
 int queue_release(struct queue *q, const char *entry_id, long long idle_ms,
                   struct llmsb_err *err);
 /* Claims up to count entries idle for at least min_idle_ms (any consumer),

@@ -138,6 +138,7 @@ static int wait_frame(struct sandbox *s, int want, int64_t deadline_ms, struct p
 int sandbox_open(struct sandbox *s, struct backend *be, const struct container_spec *spec,
                  int64_t start_timeout_ms, struct llmsb_err *err)
 {
+    struct container_spec labelled;
     struct proto_frame f;
     size_t used;
     int rc;
@@ -152,14 +153,19 @@ int sandbox_open(struct sandbox *s, struct backend *be, const struct container_s
     buf_init(&s->agent_log, 64 * 1024);
     snprintf(s->image, sizeof(s->image), "%s", spec->image);
     s->memory_bytes = spec->memory_bytes;
+    s->spec = *spec;
+    s->spec.image = s->image;
+    s->spec.nlabels = 0;
+    labelled = *spec;
+    exec_labels(&labelled);   /* every container says whose it is (DESIGN §6) */
     s->born_ms = clock_mono_ms();
-    if ((rc = be->ops->create(be, spec, s->id, sizeof(s->id), err)) != 0)
+    if ((rc = s->be->ops->create(s->be, &labelled, s->id, sizeof(s->id), err)) != 0)
         goto fail;
     s->open = 1;
     /* attach before start so the agent's HELLO cannot be missed */
-    if ((rc = be->ops->attach(be, s->id, &s->conn, err)) != 0)
+    if ((rc = s->be->ops->attach(s->be, s->id, &s->conn, err)) != 0)
         goto fail;
-    if ((rc = be->ops->start(be, s->id, err)) != 0)
+    if ((rc = s->be->ops->start(s->be, s->id, err)) != 0)
         goto fail;
     if ((rc = wait_frame(s, PROTO_HELLO, clock_mono_ms() + start_timeout_ms, &f, &used, err)) != 0) {
         llmsb_err_wrap(err, "container %.12s from %s did not start its agent", s->id, s->image);

@@ -27,6 +27,7 @@ struct sandbox {
     int jobs;
     int64_t born_ms;
     int64_t memory_bytes;     /* the container's limit */
+    struct container_spec spec;   /* what it was created with (labels not kept) */
 };
 
 /* Set by the caller's signal handler; long waits return

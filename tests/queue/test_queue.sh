@@ -1,0 +1,205 @@
+#!/bin/bash
+# test_queue.sh - the work queue against a real redis-server (temp port, AOF
+# on) and the real dockerd: redis-cli XADD -> result; 200 jobs over 2 workers
+# exactly once; kill -9 of a worker mid-job; kill -9 of Redis mid-run;
+# malformed jobs; an infrastructure fault retried into a dead letter; cancel
+# before and during a run; SIGTERM under load; submit --local.
+set -u
+B=$(cd "$(dirname "$0")/../.." && pwd)/bin/llm-sandbox
+T=$(mktemp -d /tmp/llmsb-qtest.XXXXXX)
+PORT=$((16400 + $$ % 1000))
+export LLMSB_REDIS_URL=redis://127.0.0.1:$PORT
+export LLMSB_CONFIG=$T/config.yaml
+R="redis-cli -p $PORT"
+pass=0; fail=0; WORKERS=""
+
+cat > "$T/config.yaml" <<EOF
+worker: {lease: 6, heartbeat_ttl: 3, block: 1, drain: 20}
+pool: {min_idle: 1, wait: 30}
+jobs: {max_attempts: 2}
+EOF
+
+cleanup() {
+    for p in $WORKERS; do kill -9 "$p" 2>/dev/null; done
+    $R shutdown nosave >/dev/null 2>&1
+    sleep 0.5
+    # containers our killed workers left behind
+    for id in $(curl -s --unix-socket /var/run/docker.sock \
+        "http://d/v1.41/containers/json?all=1&filters=%7B%22label%22%3A%5B%22llmsb.kind%3Dworker%22%5D%7D" |
+        grep -o '"Id":"[0-9a-f]*"' | cut -d'"' -f4); do
+        curl -s -X DELETE --unix-socket /var/run/docker.sock "http://d/v1.41/containers/$id?force=1" >/dev/null
+    done
+    rm -rf "$T"
+}
+trap cleanup EXIT
+
+ok() { echo "ok   queue.$1"; pass=$((pass + 1)); }
+bad() { echo "FAIL queue.$1: $2"; fail=$((fail + 1)); }
+
+start_redis() {
+    redis-server --port "$PORT" --bind 127.0.0.1 --appendonly yes --appendfsync everysec \
+        --dir "$T" --save '' --daemonize yes --logfile "$T/redis.log" --pidfile "$T/redis.pid"
+    for _ in $(seq 1 50); do $R ping >/dev/null 2>&1 && return 0; sleep 0.1; done
+    echo "redis did not start"; cat "$T/redis.log"; exit 1
+}
+
+start_worker() {  # start_worker NAME [slots]
+    "$B" worker --name "$1" --slots "${2:-2}" >"$T/$1.log" 2>&1 &
+    WORKERS="$WORKERS $!"
+    disown $! 2>/dev/null
+    eval "PID_$1=$!"
+    for _ in $(seq 1 50); do [ "$($R exists llmsb:worker:$1)" = 1 ] && return 0; sleep 0.1; done
+    echo "worker $1 did not come up"; cat "$T/$1.log"
+}
+
+status_of() { $R hget "llmsb:result:$1" status; }
+
+wait_final() {  # wait_final SECONDS ID... -> prints how many lack a final result
+    local deadline=$(( $(date +%s) + $1 )); shift
+    local left
+    while :; do
+        left=0
+        for id in "$@"; do
+            s=$(status_of "$id"); [ -z "$s" ] || [ "$s" = running ] && left=$((left + 1))
+        done
+        [ "$left" = 0 ] || [ "$(date +%s)" -ge "$deadline" ] && break
+        sleep 0.3
+    done
+    echo "$left"
+}
+
+results_count() {  # results_count ID -> entries for ID on the results stream
+    $R xrange llmsb:results - + | grep -cx -- "$1"
+}
+
+start_redis
+
+# 1. plain redis-cli XADD -> BLPOP -> HGETALL
+start_worker w1
+ID=$($R xadd llmsb:jobs '*' lang python code 'print(6*7)')
+got=$($R blpop "llmsb:done:$ID" 60 | tail -1)
+out=$($R hget "llmsb:result:$ID" stdout)
+[ "$got" = ok ] && [ "$out" = 42 ] && ok redis_cli_xadd || bad redis_cli_xadd "done=$got stdout=$out"
+
+# 2. malformed jobs are invalid results, acknowledged, and the worker lives on
+I1=$($R xadd llmsb:jobs '*' lang cobol code 'x')
+I2=$($R xadd llmsb:jobs '*' lang python code 'x' timeout 99999)
+I3=$($R xadd llmsb:jobs '*' lang python code 'x' args 'not json')
+I4=$($R xadd llmsb:jobs '*' lang python)
+I5=$($R xadd llmsb:jobs '*' id 'bad id!' lang python code 'x')
+I6=$($R xadd llmsb:jobs '*' lang python code 'x' files '{"../etc/passwd":"x"}')
+I7=$($R xadd llmsb:jobs '*' lang python code 'x' colour blue)
+left=$(wait_final 60 "$I1" "$I2" "$I3" "$I4" "$I5" "$I6" "$I7")
+msgs="$($R hget llmsb:result:$I1 error)|$($R hget llmsb:result:$I2 error)|$($R hget llmsb:result:$I3 error)|$($R hget llmsb:result:$I4 error)|$($R hget llmsb:result:$I5 error)|$($R hget llmsb:result:$I6 error)|$($R hget llmsb:result:$I7 error)"
+if [ "$left" = 0 ] && [ "$(status_of $I1)$(status_of $I2)$(status_of $I3)$(status_of $I4)$(status_of $I5)$(status_of $I6)$(status_of $I7)" = invalidinvalidinvalidinvalidinvalidinvalidinvalid ] &&
+   echo "$msgs" | grep -q 'lang: unknown language "cobol"' && echo "$msgs" | grep -q 'timeout: 99999 s is above the ceiling' &&
+   echo "$msgs" | grep -q 'args: "not json" is not a JSON array' && echo "$msgs" | grep -q 'code: is required' &&
+   echo "$msgs" | grep -q 'id: "bad id!"' && echo "$msgs" | grep -q 'contains ".."' && echo "$msgs" | grep -q 'colour: unknown job field' &&
+   [ "$($R xpending llmsb:jobs llmsb-workers | head -1)" = 0 ] && kill -0 "$PID_w1"; then
+    ok malformed_jobs_invalid
+else bad malformed_jobs_invalid "left=$left msgs=$msgs"; fi
+
+# 3. cancel before the start, and during the run
+$R set llmsb:cancel:c-before 1 >/dev/null
+$R xadd llmsb:jobs '*' id c-before lang python code 'print(1)' >/dev/null
+$R xadd llmsb:jobs '*' id c-during lang python code 'import time; print("up", flush=True); time.sleep(60)' timeout 120 >/dev/null
+for _ in $(seq 1 100); do [ "$(status_of c-during)" = running ] && break; sleep 0.1; done
+sleep 0.5; $R set llmsb:cancel:c-during 1 >/dev/null
+t0=$(date +%s)
+left=$(wait_final 30 c-before c-during)
+if [ "$left" = 0 ] && [ "$(status_of c-before)" = cancelled ] && [ "$(status_of c-during)" = cancelled ] &&
+   [ $(( $(date +%s) - t0 )) -lt 10 ]; then ok cancel_before_and_during
+else bad cancel_before_and_during "before=$(status_of c-before) during=$(status_of c-during)"; fi
+
+# 4. an infrastructure fault (an image whose container cannot start) is
+#    retried, then internal_error plus a dead letter
+BASE=$(curl -s --unix-socket /var/run/docker.sock 'http://d/v1.41/images/json' | grep -o '"llmsb/base:[^"]*"' | head -1 | tr -d '"')
+$R xadd llmsb:jobs '*' id infra lang python code 'print(1)' image "$BASE" >/dev/null
+left=$(wait_final 90 infra)
+dead=$($R xrange llmsb:dead - + | grep -c '^infra$')
+att=$($R hget llmsb:result:infra attempts)
+if [ "$left" = 0 ] && [ "$(status_of infra)" = internal_error ] && [ "$dead" = 1 ] && [ "$att" = 2 ] &&
+   $R xrange llmsb:dead - + | grep -q '^reason$'; then ok infra_fault_retried_then_dead_letter
+else bad infra_fault_retried_then_dead_letter "status=$(status_of infra) dead=$dead attempts=$att"; fi
+
+# 5. 200 jobs over 2 workers: 200 results, each exactly once
+start_worker w2
+IDS=$(for i in $(seq 1 200); do printf 'bulk-%d ' "$i"; done)
+for i in $(seq 1 200); do echo "XADD llmsb:jobs * id bulk-$i lang python code print($i*2)"; done | $R >/dev/null
+left=$(wait_final 240 $IDS)
+wrong=0; dup=0
+for i in $(seq 1 200); do
+    [ "$($R hget llmsb:result:bulk-$i stdout)" = "$((i * 2))" ] || wrong=$((wrong + 1))
+    [ "$(results_count bulk-$i)" = 1 ] || dup=$((dup + 1))
+done
+by1=$($R xrange llmsb:results - + | grep -c . ); w1n=$($R hget llmsb:worker:w1 done); w2n=$($R hget llmsb:worker:w2 done)
+if [ "$left" = 0 ] && [ "$wrong" = 0 ] && [ "$dup" = 0 ]; then ok bulk_200_exactly_once
+else bad bulk_200_exactly_once "left=$left wrong=$wrong not-once=$dup"; fi
+echo "  (w1 done=$w1n, w2 done=$w2n)"
+
+# 6. kill -9 of a worker mid-job: the other worker finishes it, one result
+$R xadd llmsb:jobs '*' id k9 lang python code 'import time; time.sleep(3); print("survived")' timeout 30 >/dev/null
+for _ in $(seq 1 100); do [ "$(status_of k9)" = running ] && break; sleep 0.1; done
+owner=$($R hget llmsb:result:k9 worker)
+eval "victim=\$PID_$owner"
+kill -9 "$victim"
+left=$(wait_final 60 k9)
+if [ "$left" = 0 ] && [ "$(status_of k9)" = ok ] && [ "$($R hget llmsb:result:k9 stdout)" = survived ] &&
+   [ "$($R hget llmsb:result:k9 worker)" != "$owner" ] && [ "$(results_count k9)" = 1 ]; then
+    ok kill9_worker_mid_job
+else bad kill9_worker_mid_job "status=$(status_of k9) owner=$owner now=$($R hget llmsb:result:k9 worker)"; fi
+[ "$owner" = w1 ] && start_worker w1 || start_worker w2
+
+# 7. kill -9 of Redis mid-run, restart: no job lost
+IDS=$(for i in $(seq 1 40); do printf 'rk-%d ' "$i"; done)
+for i in $(seq 1 40); do echo "XADD llmsb:jobs * id rk-$i lang python code \"import time;time.sleep(0.2);print($i)\""; done | $R >/dev/null
+sleep 1.5   # AOF everysec: entries older than a second are on disk
+kill -9 "$(cat "$T/redis.pid")"; sleep 2
+start_redis
+left=$(wait_final 180 $IDS)
+lost=0; dup=0
+for i in $(seq 1 40); do
+    [ "$($R hget llmsb:result:rk-$i stdout)" = "$i" ] || lost=$((lost + 1))
+    [ "$(results_count rk-$i)" -le 1 ] || dup=$((dup + 1))
+done
+if [ "$left" = 0 ] && [ "$lost" = 0 ] && [ "$dup" = 0 ]; then ok kill9_redis_no_job_lost
+else bad kill9_redis_no_job_lost "left=$left lost=$lost dup=$dup"; fi
+
+# 8. SIGTERM under load: drain, nothing lost, nothing doubled
+IDS=$(for i in $(seq 1 30); do printf 'st-%d ' "$i"; done)
+for i in $(seq 1 30); do echo "XADD llmsb:jobs * id st-$i lang python code \"import time;time.sleep(0.5);print($i)\""; done | $R >/dev/null
+sleep 2
+kill -TERM $PID_w1 $PID_w2
+start_worker w3
+left=$(wait_final 180 $IDS)
+lost=0; dup=0
+for i in $(seq 1 30); do
+    [ "$($R hget llmsb:result:st-$i stdout)" = "$i" ] || lost=$((lost + 1))
+    [ "$(results_count st-$i)" = 1 ] || dup=$((dup + 1))
+done
+drained=$(grep -c 'draining' "$T/w1.log" "$T/w2.log" | awk -F: '{s+=$2} END {print s}')
+if [ "$left" = 0 ] && [ "$lost" = 0 ] && [ "$dup" = 0 ] && [ "$drained" -ge 1 ]; then ok sigterm_under_load
+else bad sigterm_under_load "left=$left lost=$lost dup=$dup drained=$drained"; fi
+[ "$($R xpending llmsb:jobs llmsb-workers | head -1)" = 0 ] && ok nothing_pending_at_rest || bad nothing_pending_at_rest "$($R xpending llmsb:jobs llmsb-workers | head -1) pending"
+
+# 9. submit --wait and result --wait against the worker
+cat > "$T/jobs.yaml" <<'EOF'
+defaults: {lang: python}
+jobs:
+  - {id: s1, code: 'print("a")', expect_stdout: a}
+  - {id: s2, lang: ruby, code: 'puts 2', expect_stdout: "3"}
+EOF
+"$B" submit "$T/jobs.yaml" --wait --out "$T/out.jsonl" >"$T/submit.out" 2>&1; rc=$?
+if [ "$rc" = 0 ] && [ "$(wc -l < "$T/out.jsonl")" = 2 ] && head -1 "$T/out.jsonl" | grep -q '"id":"s1"' &&
+   grep -q 'total .* 50.0%' "$T/submit.out" && "$B" result s2 --wait 5 | grep -q '"passed":	false'; then
+    ok submit_wait_out_and_result
+else bad submit_wait_out_and_result "rc=$rc $(cat "$T/submit.out")"; fi
+
+# 10. submit --local: no Redis at all
+LLMSB_REDIS_URL=redis://127.0.0.1:1 "$B" submit "$T/jobs.yaml" --local --out "$T/local.jsonl" >"$T/local.out" 2>&1; rc=$?
+if [ "$rc" = 0 ] && grep -q '"id":"s1","status":"ok"' "$T/local.jsonl" && grep -q '"id":"s2"' "$T/local.jsonl"; then
+    ok submit_local_no_redis
+else bad submit_local_no_redis "rc=$rc $(cat "$T/local.out")"; fi
+
+echo "queue: $pass passed, $fail failed"
+[ "$fail" = 0 ]
