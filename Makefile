@@ -54,8 +54,9 @@ bin/llmsb-agent: $(AGENT_OBJ)
 	@$(if $(Q),echo "  LINK    $@",:)
 	$(Q)$(CC) -static -o $@ $^
 
-bin/llm-sandbox: $(CLI_OBJ) $(LIB_OBJ)
-	@mkdir -p bin
+CLI_BIN ?= bin/llm-sandbox
+$(CLI_BIN): $(CLI_OBJ) $(LIB_OBJ)
+	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LINK    $@",:)
 	$(Q)$(CC) $(PIELD) -o $@ $^ $(LDLIBS)
 
@@ -87,9 +88,11 @@ integration: $(INTEG_TESTS)
 # Unit and integration tests again under AddressSanitizer + UndefinedBehaviorSanitizer
 # (the static agent runs inside the containers and is not instrumented).
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SANFLAGS = BUILD=build-san TBIN=bin/tests-san CLI_BIN=bin/san/llm-sandbox CFLAGS="-O1 -g $(SAN)" PIELD="-pie $(SAN)"
 sanitize:
 	$(MAKE) all images-current
-	$(MAKE) BUILD=build-san TBIN=bin/tests-san CFLAGS="-O1 -g $(SAN)" PIELD="-pie $(SAN)" unit integration
+	$(MAKE) $(SANFLAGS) bin/san/llm-sandbox
+	LLMSB_BIN=$(CURDIR)/bin/san/llm-sandbox $(MAKE) $(SANFLAGS) unit integration
 
 # libFuzzer harnesses for every parser of untrusted input; each runs for
 # FUZZ_SECONDS with its corpus under fuzz-corpus/ (not committed).

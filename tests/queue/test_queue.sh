@@ -5,7 +5,7 @@
 # malformed jobs; an infrastructure fault retried into a dead letter; cancel
 # before and during a run; SIGTERM under load; submit --local.
 set -u
-B=$(cd "$(dirname "$0")/../.." && pwd)/bin/llm-sandbox
+B=${LLMSB_BIN:-$(cd "$(dirname "$0")/../.." && pwd)/bin/llm-sandbox}
 T=$(mktemp -d /tmp/llmsb-qtest.XXXXXX)
 PORT=$((16400 + $$ % 1000))
 export LLMSB_REDIS_URL=redis://127.0.0.1:$PORT

@@ -1,0 +1,41 @@
+/* fuzz_job_fields.c - job fields from a stream entry: the input is split
+ * into NUL-separated name/value pairs and parsed as a job; an accepted job
+ * must also turn into an agent JOB frame. */
+#include "worker/job.h"
+
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
+{
+    static struct config cfg;
+    static int ready;
+    struct job_field f[16];
+    struct llmsb_err err = {0};
+    const char *p = (const char *)data, *end = p + size;
+    struct job j;
+    size_t n = 0;
+
+    if (!ready) {
+        config_defaults(&cfg);
+        ready = 1;
+    }
+    while (p < end && n < 16) {
+        const char *name = p, *nul = memchr(p, '\0', (size_t)(end - p));
+        if (!nul)
+            break;
+        const char *v = nul + 1, *vend = memchr(v, '\0', (size_t)(end - v));
+        if (!vend)
+            vend = end;
+        f[n++] = (struct job_field){name, v, (size_t)(vend - v)};
+        p = vend + 1;
+    }
+    job_init(&j, &cfg);
+    if (job_from_fields(&j, &cfg, f, n, "1-0", &err) == 0) {
+        struct proto_job pj;
+        if (job_to_proto(&j, &pj, &err) == 0)
+            proto_job_release(&pj);
+    }
+    job_release(&j);
+    return 0;
+}

@@ -1,0 +1,233 @@
+/* test_jobs.c - job files (YAML, JSON Lines), job fields from any source,
+ * base64, and the result hash <-> JSON conversions. */
+#include "test.h"
+
+#include "common/base64.h"
+#include "config/jobfile.h"
+#include "worker/job.h"
+
+static struct config cfg;
+
+/* Parses the i-th job of jf into j. */
+static int job_of(const struct jobfile *jf, size_t i, struct job *j, struct llmsb_err *err)
+{
+    const char *names[64], *values[64];
+    size_t lens[64], n;
+    struct job_field f[64];
+    char **owned;
+    int rc;
+
+    n = jobfile_fields(jf->jobs[i], names, values, lens, 64, &owned);
+    for (size_t k = 0; k < n; k++)
+        f[k] = (struct job_field){names[k], values[k], lens[k]};
+    job_init(j, &cfg);
+    rc = job_from_fields(j, &cfg, f, n, "entry-1", err);
+    jobfile_fields_free(owned, n);
+    return rc;
+}
+
+TEST(yaml_job_file_with_defaults)
+{
+    const char *y = "defaults: {lang: python, timeout: 5}\n"
+                    "jobs:\n"
+                    "  - id: hello\n"
+                    "    code: print(\"hi\")\n"
+                    "    expect_stdout: \"hi\"\n"
+                    "  - id: sum\n"
+                    "    lang: cpp\n"
+                    "    code: |\n"
+                    "      int main() {}\n"
+                    "    args: [a, 2, \"b c\"]\n"
+                    "    env: {K: v}\n"
+                    "    files: {\"d/x.txt\": hello, \"b.bin\": {base64: AAEC}}\n"
+                    "    expect_exit: 0\n"
+                    "    meta: {n: 1, ok: true}\n";
+    struct jobfile jf;
+    struct llmsb_err err = {0};
+    struct job j;
+
+    ASSERT_EQ(jobfile_load_string(&jf, y, strlen(y), "t.yaml", &err), 0);
+    ASSERT_EQ(jf.n, (size_t)2);
+    ASSERT_EQ(jf.lines[0], (size_t)3);
+    ASSERT_EQ(job_of(&jf, 0, &j, &err), 0);
+    ASSERT_STR(j.id, "hello");
+    ASSERT_STR(j.lang->name, "python");
+    ASSERT_EQ(j.limits.timeout_ms, 5000);
+    ASSERT_STR(j.expect_stdout, "hi");
+    job_release(&j);
+    ASSERT(job_of(&jf, 1, &j, &err) != 0);   /* args has a number */
+    ASSERT_CONTAINS(err.msg, "args: element 1 is not a string");
+    job_release(&j);
+    cJSON_ReplaceItemInObject(jf.jobs[1], "args", cJSON_Parse("[\"a\", \"b c\"]"));
+    ASSERT_EQ(job_of(&jf, 1, &j, &err), 0);
+    ASSERT_STR(j.lang->name, "cpp");
+    ASSERT_EQ(j.nargs, (size_t)2);
+    ASSERT_STR(j.args[1], "b c");
+    ASSERT_STR(j.env[0], "K=v");
+    ASSERT_EQ(j.nfiles, (size_t)2);
+    ASSERT_EQ(j.files[1].len, (size_t)3);
+    ASSERT(memcmp(j.files[1].data, "\0\1\2", 3) == 0);
+    ASSERT(j.has_expect_exit && j.expect_exit == 0);
+    ASSERT_STR(j.meta, "{\"n\":1,\"ok\":true}");
+    job_release(&j);
+    jobfile_release(&jf);
+}
+
+TEST(yaml_job_file_errors_name_the_line)
+{
+    struct jobfile jf;
+    struct llmsb_err err = {0};
+
+    ASSERT(jobfile_load_string(&jf, "jobs: nope\n", 11, "a.yaml", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "a.yaml:1: `jobs:` must be a list");
+    ASSERT(jobfile_load_string(&jf, "jobs:\n  - 5\n", 12, "a.yaml", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "a.yaml:2: each job must be a map");
+    ASSERT(jobfile_load_string(&jf, "jbos: []\n", 9, "a.yaml", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "unknown top-level key \"jbos\"");
+    ASSERT(jobfile_load_string(&jf, "jobs: [\n", 8, "a.yaml", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "a.yaml:");
+    ASSERT(jobfile_load_string(&jf, "jobs: []\n", 9, "a.yaml", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "no jobs");
+}
+
+TEST(json_lines)
+{
+    const char *t = "{\"id\": \"a\", \"lang\": \"python\", \"code\": \"print(1)\", \"timeout\": 2.5}\n"
+                    "\n"
+                    "{\"lang\": \"ruby\", \"code\": \"puts 1\", \"network\": false, \"args\": [\"x\"]}\n";
+    struct jobfile jf;
+    struct llmsb_err err = {0};
+    struct job j;
+
+    ASSERT_EQ(jobfile_load_string(&jf, t, strlen(t), "j.jsonl", &err), 0);
+    ASSERT_EQ(jf.n, (size_t)2);
+    ASSERT_EQ(jf.lines[1], (size_t)3);
+    ASSERT_EQ(job_of(&jf, 0, &j, &err), 0);
+    ASSERT_EQ(j.limits.timeout_ms, 2500);
+    job_release(&j);
+    ASSERT_EQ(job_of(&jf, 1, &j, &err), 0);
+    ASSERT_STR(j.id, "entry-1");   /* the default id */
+    ASSERT_STR(j.args[0], "x");
+    job_release(&j);
+    jobfile_release(&jf);
+    ASSERT(jobfile_load_string(&jf, "{\"a\":1}\n[1]\n", 12, "k.jsonl", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "k.jsonl:2: not a JSON object");
+}
+
+static int fields_job(const char *const *kv, struct job *j, struct llmsb_err *err)
+{
+    struct job_field f[32];
+    size_t n = 0;
+    for (; kv[2 * n]; n++)
+        f[n] = (struct job_field){kv[2 * n], kv[2 * n + 1], strlen(kv[2 * n + 1])};
+    job_init(j, &cfg);
+    return job_from_fields(j, &cfg, f, n, "1-0", err);
+}
+
+TEST(job_fields_are_validated_by_name)
+{
+    static const struct {
+        const char *kv[8];
+        const char *msg;
+    } bad[] = {
+        {{"lang", "python", NULL}, "code: is required"},
+        {{"code", "x", NULL}, "lang: is required"},
+        {{"lang", "python", "code", "x", "network", "true", NULL}, "jobs.allow_network"},
+        {{"lang", "python", "code", "x", "network", "maybe", NULL}, "network: \"maybe\" must be true or false"},
+        {{"lang", "python", "code", "x", "image", "evil/root", NULL}, "image: \"evil/root\" is not allowed"},
+        {{"lang", "python", "code", "x", "env", "{\"A\": 1}", NULL}, "env: value of \"A\" is not a string"},
+        {{"lang", "python", "code", "x", "files", "{\"/abs\": \"x\"}", NULL}, "absolute"},
+        {{"lang", "python", "code", "x", "files", "{\"a\": {\"base64\": \"!!\"}}", NULL}, "base64 is not valid"},
+        {{"lang", "python", "code", "x", "libraries", "[\"numpy\"]", NULL}, "libraries: installing libraries is not available"},
+        {{"lang", "python", "code", "x", "max_attempts", "0", NULL}, "max_attempts: \"0\" must be an integer between 1 and 20"},
+        {{"lang", "python", "code", "x", "meta", "{bad", NULL}, "meta: \"{bad\" is not JSON"},
+        {{"lang", "python", "code", "x", "expect_exit", "300", NULL}, "expect_exit"},
+        {{"id", "x y", "lang", "python", "code", "x", NULL}, "id: \"x y\" may hold only"},
+    };
+    struct llmsb_err err = {0};
+    struct job j;
+
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        ASSERT(fields_job(bad[i].kv, &j, &err) != 0);
+        ASSERT_CONTAINS(err.msg, bad[i].msg);
+        ASSERT(j.id != NULL);   /* an invalid job still has an id for its result */
+        job_release(&j);
+    }
+    {
+        const char *good[] = {"lang", "go", "code", "package main", "libraries", "[]", "plots",
+                              "false", "result_ttl", "60", "max_attempts", "5", NULL};
+        ASSERT_EQ(fields_job(good, &j, &err), 0);
+        ASSERT_STR(j.id, "1-0");
+        ASSERT_EQ(j.result_ttl_s, 60);
+        ASSERT_EQ(j.max_attempts, 5);
+        job_release(&j);
+    }
+}
+
+TEST(base64_roundtrip_and_rejects)
+{
+    unsigned char all[256];
+    size_t el, dl;
+    char *e, *d;
+
+    for (int i = 0; i < 256; i++)
+        all[i] = (unsigned char)i;
+    for (size_t n = 0; n < 10; n++) {
+        e = base64_encode(all, n, &el);
+        d = base64_decode(e, el, &dl);
+        ASSERT(d != NULL);
+        ASSERT_EQ(dl, n);
+        ASSERT(memcmp(d, all, n) == 0);
+        free(e), free(d);
+    }
+    e = base64_encode(all, 256, &el);
+    ASSERT_EQ(el, (size_t)344);
+    free(e);
+    d = base64_decode("aGk=", 4, &dl);
+    ASSERT_STR(d, "hi");
+    free(d);
+    ASSERT(base64_decode("aG!k", 4, &dl) == NULL);
+    ASSERT(base64_decode("aGk=x", 5, &dl) == NULL);
+}
+
+TEST(result_fields_roundtrip_to_json)
+{
+    struct job j;
+    struct job_result r;
+    struct job_field f[JOB_RESULT_MAX_FIELDS];
+    char nums[16][32];
+    size_t n;
+    cJSON *o;
+
+    job_init(&j, &cfg);
+    j.id = strdup("r1");
+    j.meta = strdup("{\"k\":[1,2]}");
+    job_result_init(&r, &j);
+    snprintf(r.r.status, sizeof(r.r.status), "runtime_error");
+    r.r.exit_code = 139;
+    r.r.signal = 11;
+    r.passed = 0;
+    buf_append_str(&r.r.out, "out");
+    n = job_result_fields(&r, nums, f, JOB_RESULT_MAX_FIELDS);
+    o = job_result_fields_json(f, n);
+    ASSERT_STR(cJSON_GetObjectItem(o, "id")->valuestring, "r1");
+    ASSERT_EQ(cJSON_GetObjectItem(o, "exit_code")->valueint, 139);
+    ASSERT_EQ(cJSON_GetObjectItem(o, "signal")->valueint, 11);
+    ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(o, "passed")));
+    ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(o, "stdout_truncated")));
+    ASSERT(cJSON_IsArray(cJSON_GetObjectItem(o, "artifacts")));
+    ASSERT(cJSON_IsArray(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "meta"), "k")));
+    cJSON_Delete(o);
+    job_result_release(&r);
+    job_release(&j);
+}
+
+static void setup(void) __attribute__((constructor));
+static void setup(void)
+{
+    config_defaults(&cfg);
+}
+
+TEST_MAIN("jobs", T(yaml_job_file_with_defaults), T(yaml_job_file_errors_name_the_line),
+          T(json_lines), T(job_fields_are_validated_by_name), T(base64_roundtrip_and_rejects),
+          T(result_fields_roundtrip_to_json))
