@@ -79,6 +79,9 @@ struct backend_ops {
     int (*image_build)(struct backend *b, const char *const *tags, size_t ntags,
                        http_read_cb rd, void *ud, backend_progress_cb progress, void *pud,
                        struct llmsb_err *err);
+    /* Tags an existing image as repo:tag. */
+    int (*image_tag)(struct backend *b, const char *image, const char *repo, const char *tag,
+                     struct llmsb_err *err);
     /* Pulls repo:tag from a registry; fails fast when none answers. */
     int (*image_pull)(struct backend *b, const char *repo, const char *tag,
                       backend_progress_cb progress, void *pud, struct llmsb_err *err);

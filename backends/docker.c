@@ -453,6 +453,27 @@ static int docker_image_pull(struct backend *b, const char *repo, const char *ta
     return image_stream(b, path, NULL, NULL, NULL, cb, pud, what, 600000, err);
 }
 
+static int docker_image_tag(struct backend *b, const char *image, const char *repo,
+                            const char *tag, struct llmsb_err *err)
+{
+    char path[768], what[300];
+    char *i = http_escape(image), *r = http_escape(repo), *t = http_escape(tag);
+    struct buf resp;
+    int rc;
+
+    if (!i || !r || !t) {
+        free(i), free(r), free(t);
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "docker: out of memory");
+    }
+    snprintf(path, sizeof(path), "/images/%s/tag?repo=%s&tag=%s", i, r, t);
+    snprintf(what, sizeof(what), "tag %s as %s:%s", image, repo, tag);
+    free(i), free(r), free(t);
+    buf_init(&resp, RESP_CAP);
+    rc = call(b, "POST", path, NULL, 201, 200, &resp, NULL, what, err);
+    buf_release(&resp);
+    return rc;
+}
+
 const struct backend_ops docker_ops = {
     .name = "docker",
     .ping = docker_ping,
@@ -467,4 +488,5 @@ const struct backend_ops docker_ops = {
     .image_import = docker_image_import,
     .image_build = docker_image_build,
     .image_pull = docker_image_pull,
+    .image_tag = docker_image_tag,
 };

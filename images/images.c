@@ -419,6 +419,9 @@ int images_build(struct backend *be, const struct config *cfg, const char *const
         goto out;
     if ((rc = ensure_base(be, cfg, o, base, sizeof(base), err)) != 0)
         goto out;
+    /* llmsb/base:latest names the base for other builds (the worker image) */
+    if ((rc = be->ops->image_tag(be, base, BASE_REPO, "latest", err)) != 0)
+        goto out;
     for (size_t i = 0; i < n && rc == 0; i++)
         rc = build_one(be, cfg, todo[i], base, &agent, o, err);
 out:

@@ -6,7 +6,8 @@
  * language image is built on it through the engine's build API from a
  * recipe held in this binary, with the agent copied in, and tagged
  * llmsb/<lang>:<recipe hash> and :latest.  An image whose hash tag exists
- * is not rebuilt. */
+ * is not rebuilt.  The base is also tagged llmsb/base:latest, which the
+ * worker and Redis images of docker-compose.yml build on. */
 #ifndef LLMSB_IMAGES_H
 #define LLMSB_IMAGES_H
 
