@@ -113,8 +113,9 @@ bin/fuzz/%: tests/fuzz/%.c $(LIB_OBJ)
 	@$(if $(Q),echo "  LINK    $@",:)
 	$(Q)$(CC) $(ALLCFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_OBJ) $(LDLIBS)
 
-bench: all bin/bench/bench_run
+bench: all bin/bench/bench_run bin/bench/bench_queue
 	bin/bench/bench_run
+	bin/bench/bench_queue bin/llm-sandbox
 
 bin/bench/%: bench/%.c $(LIB_OBJ)
 	@mkdir -p bin/bench
