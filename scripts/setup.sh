@@ -48,6 +48,8 @@ log "building sandbox images (cold: about 5 minutes; cached afterwards)"
 bin/llm-sandbox images build
 
 if [ "${1:-}" != "--no-example" ]; then
-    log "example: bin/llm-sandbox run examples/hello.py"
+    log "one program: bin/llm-sandbox run examples/hello.py"
     bin/llm-sandbox run examples/hello.py </dev/null
+    log "the main job: a worker, a job file, results (scripts/demo.sh)"
+    scripts/demo.sh
 fi
