@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
+#include "backends/pool.h"
 #include "worker/exec.h"
 #include "worker/job.h"
 
@@ -325,6 +326,66 @@ TEST(missing_image_is_a_clear_error)
     job_release(&j);
 }
 
+static void pool_spec(struct container_spec *spec, struct job *j)
+{
+    struct llmsb_err err = {0};
+    job_init(j, &cfg);
+    job_set_language(j, "python", &err);
+    exec_spec_for_job(spec, &cfg, j, "llmsb/python:latest");
+}
+
+TEST(pool_reuse_limits_and_exhaustion)
+{
+    struct pool_config pc = {.min_idle = 0, .max_size = 1, .max_uses = 2, .wait_ms = 300,
+                             .on_exhausted = POOL_FAIL_FAST, .start_timeout_ms = 60000};
+    struct container_spec spec;
+    struct pool_lease a, b;
+    struct llmsb_err err = {0};
+    struct pool p;
+    struct job j;
+    char first[80];
+    int idle;
+
+    ASSERT(backend_ok);
+    pool_spec(&spec, &j);
+    pool_init(&p, &be, &pc);
+    ASSERT_EQ(pool_acquire(&p, &spec, &a, &err), 0);
+    snprintf(first, sizeof(first), "%s", a.sb->id);
+    /* full: fail_fast refuses at once */
+    ASSERT(pool_acquire(&p, &spec, &b, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "fail_fast");
+    /* temporary: an extra container, gone after its job */
+    p.cfg.on_exhausted = POOL_TEMPORARY;
+    ASSERT_EQ(pool_acquire(&p, &spec, &b, &err), 0);
+    ASSERT(b.temporary);
+    pool_put(&p, &b, 1);
+    ASSERT_EQ(pool_size(&p, &idle), 1);
+    ASSERT_EQ(idle, 0);
+    /* wait: times out while the one container is busy */
+    p.cfg.on_exhausted = POOL_WAIT;
+    ASSERT(pool_acquire(&p, &spec, &b, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "no container free");
+    /* back in the pool, then handed out again after a health check */
+    a.sb->jobs = 1;
+    pool_put(&p, &a, 1);
+    ASSERT_EQ(pool_size(&p, &idle), 1);
+    ASSERT_EQ(idle, 1);
+    ASSERT_EQ(pool_acquire(&p, &spec, &a, &err), 0);
+    ASSERT_STR(a.sb->id, first);
+    /* max_uses reached: destroyed on return */
+    a.sb->jobs = 2;
+    pool_put(&p, &a, 1);
+    ASSERT_EQ(pool_size(&p, &idle), 0);
+    /* not reusable (e.g. its job timed out): destroyed */
+    ASSERT_EQ(pool_acquire(&p, &spec, &a, &err), 0);
+    ASSERT(strcmp(a.sb->id, first) != 0);
+    pool_put(&p, &a, 0);
+    ASSERT_EQ(pool_size(&p, &idle), 0);
+    ASSERT_EQ(p.destroyed, 3);
+    pool_release_all(&p);
+    job_release(&j);
+}
+
 static void setup(void) __attribute__((constructor));
 static void setup(void)
 {
@@ -356,4 +417,5 @@ TEST_MAIN("integration_docker", T(hello_python), T(hello_javascript), T(hello_ja
           T(exit_code_passes_through), T(stdin_reaches_the_program),
           T(compile_error_is_not_runtime_error), T(java_compile_error), T(hardened_by_default),
           T(no_residue_between_jobs_and_labels), T(many_jobs_in_one_container),
+          T(pool_reuse_limits_and_exhaustion),
           T(missing_image_is_a_clear_error))
