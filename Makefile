@@ -102,7 +102,7 @@ FUZZ_SAN = -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
 fuzz:
 	$(MAKE) BUILD=build-fuzz CC=clang CFLAGS="-O1 -g $(FUZZ_SAN) -Wno-unknown-warning-option" fuzzers
 	@for f in $(FUZZERS); do n=$$(basename $$f); mkdir -p fuzz-corpus/$$n; \
-	    $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 fuzz-corpus/$$n > build-fuzz/$$n.log 2>&1 \
+	    $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=build-fuzz/ fuzz-corpus/$$n > build-fuzz/$$n.log 2>&1 \
 	        || { tail -40 build-fuzz/$$n.log; echo "fuzz: $$n FAILED"; exit 1; }; \
 	    echo "fuzz: $$n $$(grep -o 'stat::number_of_executed_units: *[0-9]*' build-fuzz/$$n.log | grep -o '[0-9]*$$') executions, no crash"; done
 

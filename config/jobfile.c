@@ -210,12 +210,14 @@ static int load_jsonl(struct jobfile *jf, const char *text, size_t len, struct l
 int jobfile_load_string(struct jobfile *jf, const char *text, size_t len, const char *name,
                         struct llmsb_err *err)
 {
-    size_t nl = strlen(name), skip = strspn(text, " \t\r\n");
+    size_t nl = strlen(name), skip = 0;
     int jsonl;
     int rc;
 
     memset(jf, 0, sizeof(*jf));
     snprintf(jf->name, sizeof(jf->name), "%s", name);
+    while (skip < len && strchr(" \t\r\n", text[skip]) && text[skip])   /* text is not NUL-terminated */
+        skip++;
     jsonl = (nl > 6 && !strcmp(name + nl - 6, ".jsonl")) ||
             (nl > 7 && !strcmp(name + nl - 7, ".ndjson")) || (skip < len && text[skip] == '{');
     rc = jsonl ? load_jsonl(jf, text, len, err) : load_yaml(jf, text, len, err);

@@ -90,6 +90,20 @@ TEST(yaml_job_file_errors_name_the_line)
     ASSERT_CONTAINS(err.msg, "no jobs");
 }
 
+/* Found by fuzz_jobfile: the loader must not read past an input that is not
+ * NUL-terminated (ASan catches a regression under make sanitize). */
+TEST(jobfile_input_is_not_nul_terminated)
+{
+    struct jobfile jf;
+    struct llmsb_err err = {0};
+    char *one = malloc(1);
+
+    one[0] = '\n';
+    ASSERT(jobfile_load_string(&jf, one, 1, "n.yaml", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "n.yaml:");
+    free(one);
+}
+
 TEST(json_lines)
 {
     const char *t = "{\"id\": \"a\", \"lang\": \"python\", \"code\": \"print(1)\", \"timeout\": 2.5}\n"
@@ -229,5 +243,6 @@ static void setup(void)
 }
 
 TEST_MAIN("jobs", T(yaml_job_file_with_defaults), T(yaml_job_file_errors_name_the_line),
+          T(jobfile_input_is_not_nul_terminated),
           T(json_lines), T(job_fields_are_validated_by_name), T(base64_roundtrip_and_rejects),
           T(result_fields_roundtrip_to_json))
