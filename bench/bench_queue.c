@@ -19,24 +19,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench/stats.h"
 #include "queue/queue.h"
 
 extern char **environ;
 
 #define IMAGE "llmsb/python:latest"
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double pct(double *v, int n, double p)
-{
-    int i = (int)(p * (n - 1) + 0.5);
-    qsort(v, (size_t)n, sizeof(*v), cmp_d);
-    return v[i < n ? i : n - 1];
-}
 
 static pid_t spawn(char *const argv[], const char *out_path)
 {
@@ -127,8 +115,8 @@ static int baseline(const char *name, int n, int slots, const char *container, s
     r->name = name;
     r->n = n;
     r->seconds = (double)(clock_mono_ms() - p.t0) / 1000.0;
-    r->p50 = pct(p.lat, n, 0.5);
-    r->p99 = pct(p.lat, n, 0.99);
+    r->p50 = bench_pct(p.lat, n, 0.5);
+    r->p99 = bench_pct(p.lat, n, 0.99);
     free(p.lat);
     if (p.failed)
         fprintf(stderr, "bench: %d %s commands failed\n", p.failed, name);
@@ -223,8 +211,8 @@ static int queue_bench(const char *bin, int n, int slots, struct result *r)
     r->name = "queue";
     r->n = n;
     r->seconds = (double)(clock_mono_ms() - t0) / 1000.0;
-    r->p50 = pct(lat, n, 0.5);
-    r->p99 = pct(lat, n, 0.99);
+    r->p50 = bench_pct(lat, n, 0.5);
+    r->p99 = bench_pct(lat, n, 0.99);
     rc = 0;
 out:
     if (worker > 0) {

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
+#include "bench/stats.h"
 #include "worker/exec.h"
 #include "worker/job.h"
 
@@ -24,19 +25,6 @@ extern char **environ;
 
 #define PROGRAM "print(1)"
 #define IMAGE "llmsb/python:latest"
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double pct(double *v, int n, double p)
-{
-    int i = (int)(p * (n - 1) + 0.5);
-    qsort(v, (size_t)n, sizeof(*v), cmp_d);
-    return v[i < n ? i : n - 1];
-}
 
 static int spawn_quiet(char *const argv[])
 {
@@ -97,7 +85,7 @@ out:
 
 static void report(const char *name, double *v, int n, double agent_p50, double program_p50)
 {
-    double p50 = pct(v, n, 0.5), p99 = pct(v, n, 0.99);
+    double p50 = bench_pct(v, n, 0.5), p99 = bench_pct(v, n, 0.99);
     printf("%-10s n=%-4d p50 %8.1f ms  p99 %8.1f ms  overhead p50 %8.1f ms  "
            "x agent: total %5.1fx, overhead %6.1fx\n",
            name, n, p50, p99, p50 - program_p50, agent_p50 > 0 ? p50 / agent_p50 : 0,
@@ -156,8 +144,8 @@ int main(void)
         }
         proto_result_release(&res);
     }
-    agent_p50 = pct(agent, n, 0.5);
-    prog_p50 = pct(prog, n, 0.5);
+    agent_p50 = bench_pct(agent, n, 0.5);
+    prog_p50 = bench_pct(prog, n, 0.5);
     for (int i = 0; i < n; i++) {
         int64_t t0 = clock_mono_us();
         if (api_exec(&be, sb.id) != 0) {

@@ -54,15 +54,7 @@ static void on_signal(int sig)
 
 void cli_signals(void)
 {
-    struct sigaction sa;
-
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sa.sa_handler = SIG_IGN;
-    sigaction(SIGPIPE, &sa, NULL);
+    llmsb_signals(on_signal);
 }
 
 int cli_global_opt(struct cli_globals *g, int argc, char **argv, int *i)

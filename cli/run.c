@@ -13,6 +13,7 @@
 #include "backends/backend.h"
 #include "worker/exec.h"
 #include "worker/job.h"
+#include "worker/worker.h"
 
 static const char run_usage[] =
     "usage: llm-sandbox run [options] FILE|- [-- ARGS...]\n"
@@ -283,7 +284,7 @@ int cmd_run(struct cli_globals *g, int argc, char **argv)
         char version[64];
         rc = be.ops->ping(&be, version, sizeof(version), &err);
         if (rc == 0)
-            rc = exec_job_once(&be, &g->cfg, &j, &r, &err);
+            rc = worker_execute_once(&be, &g->cfg, &j, &r, &err);
     }
     if (rc != 0) {
         cli_error("%s", err.msg);

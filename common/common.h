@@ -99,6 +99,9 @@ int64_t clock_mono_ms(void);
 int64_t clock_mono_us(void);
 int64_t clock_wall_ms(void);
 
+/* SIGINT and SIGTERM to handler (which may only set flags), SIGPIPE ignored. */
+void llmsb_signals(void (*handler)(int));
+
 /* Duplicates, aborting is not allowed: returns NULL on ENOMEM. */
 char *xstrndup(const char *s, size_t n);
 

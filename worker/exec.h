@@ -63,11 +63,6 @@ void exec_spec_key(const struct container_spec *spec, char *out, size_t outsz);
 void exec_identity(const char *worker_name, const char *kind);
 const char *exec_worker_name(void);
 
-/* Runs job j start to finish in a fresh container (the `run` verb): the
- * container carries labels, is removed afterwards, also on interrupt.
- * Returns 0 with r filled, or a negative code with err set. */
-int exec_job_once(struct backend *be, const struct config *cfg, const struct job *j,
-                  struct job_result *r, struct llmsb_err *err);
 /* The backstop for a job: its limits plus the grace. */
 int64_t exec_backstop_ms(const struct config *cfg, const struct job *j);
 

@@ -95,12 +95,36 @@ int worker_execute(struct pool *pool, struct backend *be, const struct config *c
         return WORK_ABORTED;
     }
     if (rc != 0) {
+        if (lease.sb->agent_log.len) {
+            char shown[200];
+            llmsb_escape(shown, sizeof(shown), lease.sb->agent_log.data, lease.sb->agent_log.len);
+            log_warn("job=%s: agent log: %s", j->id ? j->id : "-", shown);
+        }
         pool_put(pool, &lease, 0);
         return rc;
     }
     pool_put(pool, &lease, lease.sb->healthy);
     job_result_check(r, j);
     return WORK_DONE;
+}
+
+int worker_execute_once(struct backend *be, const struct config *cfg, const struct job *j,
+                        struct job_result *r, struct llmsb_err *err)
+{
+    struct pool_config pc;
+    struct pool pool;
+    int rc;
+
+    worker_pool_config(cfg, 1, &pc);
+    pc.min_idle = 0;
+    pc.max_size = 1;
+    pool_init(&pool, be, &pc);
+    rc = worker_execute(&pool, be, cfg, j, NULL, r, err);
+    snprintf(r->worker, sizeof(r->worker), "%s", exec_worker_name());
+    pool_release_all(&pool);
+    if (rc == WORK_ABORTED)
+        return llmsb_err_set(err, LLMSB_ERR_INTERRUPTED, "interrupted; container removed");
+    return rc < 0 ? rc : 0;
 }
 
 cJSON *worker_result_json(const struct job_result *r)
@@ -632,14 +656,7 @@ static void on_signal(int sig)
 
 static void install_signals(void)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sa.sa_handler = SIG_IGN;
-    sigaction(SIGPIPE, &sa, NULL);
+    llmsb_signals(on_signal);
 }
 
 static void drain(struct worker *w)

@@ -29,6 +29,13 @@ int worker_execute(struct pool *pool, struct backend *be, const struct config *c
                    const struct job *j, volatile int *cancel, struct job_result *r,
                    struct llmsb_err *err);
 
+/* Runs j once in a fresh container that is removed afterwards (the `run`
+ * verb): worker_execute over a one-container pool. Returns 0 with r
+ * filled, or a negative code (LLMSB_ERR_INTERRUPTED when exec_interrupted
+ * stopped it). */
+int worker_execute_once(struct backend *be, const struct config *cfg, const struct job *j,
+                        struct job_result *r, struct llmsb_err *err);
+
 /* Fills a pool config from cfg for `slots` concurrent users. */
 void worker_pool_config(const struct config *cfg, int slots, struct pool_config *pc);
 

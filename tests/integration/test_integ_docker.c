@@ -11,6 +11,7 @@
 #include "backends/pool.h"
 #include "worker/exec.h"
 #include "worker/job.h"
+#include "worker/worker.h"
 
 static struct config cfg;
 static struct backend be;
@@ -39,7 +40,7 @@ static int run_code(const char *lang, const char *code, const char *stdin_text,
         j.stdin_len = strlen(stdin_text);
     }
     job_result_init(r, &j);
-    rc = exec_job_once(&be, &cfg, &j, r, &err);
+    rc = worker_execute_once(&be, &cfg, &j, r, &err);
     if (rc != 0)
         fprintf(stderr, "  exec: %s\n", err.msg);
     else if (r->r.err.len && strcmp(r->r.status, "ok") != 0)
@@ -319,7 +320,7 @@ TEST(missing_image_is_a_clear_error)
     ASSERT_EQ(job_set_code(&j, "print(1)", 8, &err), 0);
     j.image = strdup("llmsb/does-not-exist:nope");
     job_result_init(&r, &j);
-    ASSERT(exec_job_once(&be, &cfg, &j, &r, &err) != 0);
+    ASSERT(worker_execute_once(&be, &cfg, &j, &r, &err) != 0);
     ASSERT_CONTAINS(err.msg, "llmsb/does-not-exist:nope");
     ASSERT_CONTAINS(err.msg, "images build");
     job_result_release(&r);
