@@ -9,7 +9,7 @@ WARN    = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wformat=2 -Wstrict-proto
 HARDEN  = -O2 -D_FORTIFY_SOURCE=2 -fstack-protector-strong
 CFLAGS  ?= $(HARDEN) -g
 ALLCFLAGS = $(WARN) $(CFLAGS) -MMD -MP -I. $(shell pkg-config --cflags libcurl libcjson yaml-0.1 2>/dev/null)
-LDLIBS  = -lcurl -lcjson -lyaml -larchive -lhiredis -lpthread -lm
+LDLIBS  = -lcurl -lcjson -lyaml -larchive -lhiredis -lpcre2-8 -lpthread -lm
 PIE     = -fPIE
 PIELD   = -pie
 
@@ -19,8 +19,9 @@ AGENT_SRC   = agent/agent.c agent/run.c
 LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c languages/languages.c \
               backends/http.c backends/stream.c backends/docker.c backends/backend.c \
               config/config.c config/jobfile.c worker/exec.c worker/job.c worker/jobparse.c \
-              worker/worker.c backends/pool.c queue/queue.c common/base64.c images/images.c
-CLI_SRC     = cli/main.c cli/run.c cli/images.c cli/queue_cmds.c
+              worker/worker.c backends/pool.c queue/queue.c common/base64.c images/images.c \
+              security/lex.c security/policy.c worker/scan.c
+CLI_SRC     = cli/main.c cli/run.c cli/images.c cli/queue_cmds.c cli/scan.c
 
 LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ   = $(CLI_SRC:%.c=$(BUILD)/%.o)

@@ -21,6 +21,7 @@ static const char usage[] =
     "  submit JOBFILE           enqueue a YAML or JSON Lines job file (--wait, --local)\n"
     "  result ID [--wait S]     print one job's result\n"
     "  status                   queue depth, workers, dead letters, throughput\n"
+    "  scan [--policy P] FILE   run only the security check (exit 0 safe, 1 blocked)\n"
     "\n"
     "global options (also as environment variables):\n"
     "  --config FILE      YAML config (LLMSB_CONFIG; default ./llm-sandbox.yaml)\n"
@@ -34,7 +35,7 @@ static const char usage[] =
 
 /* Verbs of the design that later releases bring; named so users get a clear
  * answer rather than "unknown command". */
-static const char *later_verbs[] = {"scan"};
+static const char *later_verbs[] = {NULL};
 
 void cli_error(const char *fmt, ...)
 {
@@ -154,7 +155,9 @@ int main(int argc, char **argv)
         return cmd_result(&g, argc - i, argv + i);
     if (strcmp(argv[i], "status") == 0)
         return cmd_status(&g, argc - i, argv + i);
-    for (size_t k = 0; k < sizeof(later_verbs) / sizeof(later_verbs[0]); k++)
+    if (strcmp(argv[i], "scan") == 0)
+        return cmd_scan(&g, argc - i, argv + i);
+    for (size_t k = 0; later_verbs[k]; k++)
         if (strcmp(argv[i], later_verbs[k]) == 0) {
             cli_error("'%s' is part of the design (docs/cli.md) but not in this release yet",
                       argv[i]);

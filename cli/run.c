@@ -29,10 +29,11 @@ static const char run_usage[] =
     "  --stdin FILE      feed FILE to the program (default: this process's\n"
     "                    stdin when it is not a terminal and FILE is not -)\n"
     "  --env K=V         set an environment variable (repeatable)\n"
+    "  --policy P        security policy: a preset or a policy of the config\n"
     "  --json            print the whole result object as JSON\n"
     "\n"
     "exit status: the program's own for ok and runtime_error (128+N when\n"
-    "killed by signal N); otherwise 118 compile_error, 121 output_limit,\n"
+    "killed by signal N); otherwise 118 compile_error, 120 blocked, 121 output_limit,\n"
     "122 memory_limit, 124 timeout, 2 invalid, 3 internal error,\n"
     "130 interrupted.\n";
 
@@ -124,6 +125,20 @@ static void print_plain(const struct job_result *r, const struct job *j)
             fprintf(stderr, "llm-sandbox: killed by signal %lld\n", (long long)p->signal);
         return;
     }
+    if (strcmp(p->status, "blocked") == 0 && r->violations) {
+        cJSON *v = cJSON_Parse(r->violations), *it;
+        fprintf(stderr, "llm-sandbox: blocked by the security policy; nothing ran:\n");
+        cJSON_ArrayForEach(it, v) {
+            fprintf(stderr, "  line %d, column %d: %s: %s (%s)\n",
+                    cJSON_GetObjectItem(it, "line")->valueint,
+                    cJSON_GetObjectItem(it, "column")->valueint,
+                    cJSON_GetObjectItem(it, "severity")->valuestring,
+                    cJSON_GetObjectItem(it, "rule")->valuestring,
+                    cJSON_GetObjectItem(it, "policy")->valuestring);
+        }
+        cJSON_Delete(v);
+        return;
+    }
     if (strcmp(p->status, "timeout") == 0)
         fprintf(stderr, "llm-sandbox: timeout: killed after the %.3g s limit\n",
                 (double)j->limits.timeout_ms / 1000);
@@ -175,10 +190,10 @@ static int parse_run(struct cli_globals *g, int argc, char **argv, struct job *j
             j->network = 1;
             continue;
         }
-        if (strcmp(a, "--policy") == 0 || strcmp(a, "--artifacts") == 0)
+        if (strcmp(a, "--artifacts") == 0)
             return llmsb_err_set(err, LLMSB_ERR_INVALID,
-                                 "%s: not in this release yet (security scanning and artifacts "
-                                 "come next); see docs/cli.md", a);
+                                 "%s: not in this release yet (artifacts come next); see "
+                                 "docs/cli.md", a);
         if (a[0] == '-' && a[1] == '-' && i + 1 < argc) {
             const char *name = a + 2, *val = argv[i + 1];
             int known = 1;
@@ -190,6 +205,10 @@ static int parse_run(struct cli_globals *g, int argc, char **argv, struct job *j
                 }
             if (strcmp(name, "lang") == 0)
                 o->lang = val;
+            else if (strcmp(name, "policy") == 0) {
+                if (job_set_policy(j, &g->cfg, val, strlen(val), err) != 0)
+                    return err->code;
+            }
             else if (strcmp(name, "stdin") == 0)
                 o->stdin_path = val;
             else if (strcmp(name, "image") == 0)

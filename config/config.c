@@ -11,6 +11,9 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "config_int.h"
+#include "security/security.h"
+
 enum ctype { C_STR, C_INT, C_DOUBLE, C_SECONDS, C_ENUM, C_BOOL };
 
 struct ckey {
@@ -67,6 +70,8 @@ static const struct ckey keys[] = {
     {"jobs.image_prefix", C_STR, 0, 0, O(image_prefix), S(image_prefix), NULL, "images a job may name"},
     {"images.debian_mirror", C_STR, 0, 0, O(debian_mirror), S(debian_mirror), NULL, "mirror for debootstrap and apt"},
     {"images.base", C_STR, 0, 0, O(base_image), S(base_image), NULL, "registry base image tried first"},
+    {"security.default_policy", C_STR, 0, 0, O(default_policy), S(default_policy), NULL, "policy of jobs that name none"},
+    {"security.minimum", C_STR, 0, 0, O(minimum_policy), S(minimum_policy), NULL, "policy every job also gets"},
     {"log_level", C_ENUM, 0, 0, O(log_level), S(log_level), "debug|info|warn|error", "log level"},
 };
 
@@ -109,6 +114,8 @@ void config_defaults(struct config *c)
     snprintf(c->pool_on_exhausted, sizeof(c->pool_on_exhausted), "wait");
     c->max_attempts = 3;
     snprintf(c->image_prefix, sizeof(c->image_prefix), "llmsb/");
+    snprintf(c->default_policy, sizeof(c->default_policy), "minimal");
+    snprintf(c->minimum_policy, sizeof(c->minimum_policy), "minimal");
     c->backstop_grace_ms = 10000;
     c->start_timeout_ms = 60000;
     snprintf(c->debian_mirror, sizeof(c->debian_mirror), "http://deb.debian.org/debian");
@@ -191,6 +198,44 @@ static int set_key(struct config *c, const char *key, const char *val, const cha
     return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: unknown key \"%s\"", file, line, key);
 }
 
+/* security.policies.<name>: a policy map, kept as JSON text and compiled
+ * per language when a job uses it (security/). */
+static int add_policy(struct config *c, yaml_document_t *doc, yaml_node_t *node, const char *name,
+                      const char *file, size_t line, struct llmsb_err *err)
+{
+    cJSON *j;
+    int i;
+
+    if (!*name || strlen(name) >= sizeof(c->policy_names[0]) || node->type != YAML_MAPPING_NODE)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: security.policies.%s must be a map "
+                                                     "(extends, threshold, patterns, "
+                                                     "restricted_modules)", file, line, name);
+    for (i = 0; i < c->npolicies; i++)
+        if (strcmp(c->policy_names[i], name) == 0)
+            break;
+    if (i == CONFIG_MAX_POLICIES)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: more than %d custom policies", file,
+                             line, CONFIG_MAX_POLICIES);
+    if (!(j = config_yaml_to_json(doc, node, 0)))
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: security.policies.%s is malformed",
+                             file, line, name);
+    free(c->policy_json[i]);
+    c->policy_json[i] = cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
+    snprintf(c->policy_names[i], sizeof(c->policy_names[0]), "%s", name);
+    if (i == c->npolicies)
+        c->npolicies++;
+    return 0;
+}
+
+const char *config_policy(const struct config *c, const char *name)
+{
+    for (int i = 0; i < c->npolicies; i++)
+        if (strcmp(c->policy_names[i], name) == 0)
+            return c->policy_json[i];
+    return NULL;
+}
+
 static int walk(struct config *c, yaml_document_t *doc, yaml_node_t *node, const char *prefix,
                 const char *file, int depth, struct llmsb_err *err)
 {
@@ -204,6 +249,8 @@ static int walk(struct config *c, yaml_document_t *doc, yaml_node_t *node, const
                                  file, line);
         return set_key(c, prefix, (const char *)node->data.scalar.value, file, line, err);
     }
+    if (strncmp(prefix, "security.policies.", 18) == 0 && !strchr(prefix + 18, '.'))
+        return add_policy(c, doc, node, prefix + 18, file, line, err);
     if (node->type != YAML_MAPPING_NODE)
         return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: %s: lists are not allowed here",
                              file, line, *prefix ? prefix : "top level");
@@ -270,6 +317,14 @@ int config_load_string(struct config *c, const char *yaml, size_t len, const cha
         rc = walk(c, &doc, root, "", name, 0, err);
     if (rc == 0)
         rc = check_limits(c, name, err);
+    if (rc == 0 && !sec_preset_exists(c->default_policy) && !config_policy(c, c->default_policy))
+        rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: security.default_policy \"%s\" is neither "
+                           "a preset (%s) nor in security.policies", name, c->default_policy,
+                           sec_preset_names());
+    if (rc == 0 && strcmp(c->minimum_policy, "none") != 0 && !sec_preset_exists(c->minimum_policy) &&
+        !config_policy(c, c->minimum_policy))
+        rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: security.minimum \"%s\" is neither "
+                           "\"none\", a preset nor in security.policies", name, c->minimum_policy);
     yaml_document_delete(&doc);
     yaml_parser_delete(&parser);
     return rc;

@@ -9,6 +9,7 @@
 #include "languages/languages.h"
 
 #define CONFIG_MAX_LANGS 16
+#define CONFIG_MAX_POLICIES 16
 
 struct limits {
     int64_t timeout_ms;
@@ -53,6 +54,11 @@ struct config {
     int64_t max_attempts;
     int allow_network;           /* may a job ask for network */
     char image_prefix[64];       /* jobs may name images that start with this */
+    char default_policy[40];     /* preset or custom policy for jobs that name none */
+    char minimum_policy[40];     /* applied to every job as well; "none" = off */
+    int npolicies;
+    char policy_names[CONFIG_MAX_POLICIES][40];
+    char *policy_json[CONFIG_MAX_POLICIES];   /* custom policies as JSON text */
     char debian_mirror[256];
     char base_image[128];        /* registry base tried first */
     char log_level[16];
@@ -67,6 +73,9 @@ int config_load_string(struct config *c, const char *yaml, size_t len, const cha
 /* Resolves the config file: explicit path, $LLMSB_CONFIG, ./llm-sandbox.yaml,
  * /etc/llm-sandbox/config.yaml; none found is fine (defaults). */
 int config_load_auto(struct config *c, const char *explicit_path, struct llmsb_err *err);
+/* The JSON text of a custom policy, or NULL. */
+const char *config_policy(const struct config *c, const char *name);
+
 /* Image for a language: the configured one or "<default>:latest". */
 const char *config_image(const struct config *c, const struct language *l, char *out,
                          size_t outsz);

@@ -3,6 +3,7 @@
  * scalars stay strings.  Lists and maps become JSON values, so `args`,
  * `env`, `files` and `meta` can be written as YAML. */
 #include "jobfile.h"
+#include "config_int.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -63,7 +64,7 @@ static cJSON *scalar(const yaml_node_t *n)
     return cJSON_CreateString(s);
 }
 
-static cJSON *to_json(yaml_document_t *doc, yaml_node_t *n, int depth)
+cJSON *config_yaml_to_json(yaml_document_t *doc, yaml_node_t *n, int depth)
 {
     cJSON *out;
 
@@ -75,7 +76,7 @@ static cJSON *to_json(yaml_document_t *doc, yaml_node_t *n, int depth)
         out = cJSON_CreateArray();
         for (yaml_node_item_t *it = n->data.sequence.items.start;
              it < n->data.sequence.items.top; it++) {
-            cJSON *v = to_json(doc, yaml_document_get_node(doc, *it), depth + 1);
+            cJSON *v = config_yaml_to_json(doc, yaml_document_get_node(doc, *it), depth + 1);
             if (!v) {
                 cJSON_Delete(out);
                 return NULL;
@@ -89,7 +90,7 @@ static cJSON *to_json(yaml_document_t *doc, yaml_node_t *n, int depth)
         yaml_node_t *k = yaml_document_get_node(doc, p->key);
         cJSON *v;
         if (!k || k->type != YAML_SCALAR_NODE ||
-            !(v = to_json(doc, yaml_document_get_node(doc, p->value), depth + 1))) {
+            !(v = config_yaml_to_json(doc, yaml_document_get_node(doc, p->value), depth + 1))) {
             cJSON_Delete(out);
             return NULL;
         }
@@ -144,7 +145,7 @@ static int load_yaml(struct jobfile *jf, const char *text, size_t len, struct ll
                            jf->name, (size_t)(jobs ? jobs->start_mark.line + 1 : 1));
         goto out;
     }
-    if (defaults && (defaults->type != YAML_MAPPING_NODE || !(defs = to_json(&doc, defaults, 0)))) {
+    if (defaults && (defaults->type != YAML_MAPPING_NODE || !(defs = config_yaml_to_json(&doc, defaults, 0)))) {
         rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: `defaults:` must be a map of job "
                                                    "fields", jf->name, defaults->start_mark.line + 1);
         goto out;
@@ -154,7 +155,7 @@ static int load_yaml(struct jobfile *jf, const char *text, size_t len, struct ll
         yaml_node_t *jn = yaml_document_get_node(&doc, *it);
         cJSON *job, *d;
         size_t line = jn ? jn->start_mark.line + 1 : 0;
-        if (!jn || jn->type != YAML_MAPPING_NODE || !(job = to_json(&doc, jn, 0))) {
+        if (!jn || jn->type != YAML_MAPPING_NODE || !(job = config_yaml_to_json(&doc, jn, 0))) {
             rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: each job must be a map of job "
                                                        "fields", jf->name, line);
             goto out;

@@ -21,8 +21,9 @@ const struct language languages[] = {
                 "MPLCONFIGDIR=/tmp/.mpl"},
         .packages = "python3 python3-numpy python3-pandas python3-matplotlib",
         .line_comment = "#", .block_comment = {NULL, NULL},
-        .import_pattern = "(?:^|\\n)\\s*(?:from\\s+MOD(?:\\s|\\.)|import\\s+(?:[\\w.]+\\s*,\\s*)*MOD(?:\\s|\\.|,|$))",
+        .import_pattern = "(?:^|[\\n;])\\s*(?:from\\s+MOD(?:\\s|\\.)|import\\s+(?:[\\w.]+\\s*,\\s*)*MOD(?:\\s|\\.|,|$))",
         .plots = 1,
+        .lexer = LEX_PYTHON,
     },
     {
         .name = "javascript", .aliases = {"js", "node", "nodejs"}, .image = "llmsb/javascript",
@@ -31,7 +32,8 @@ const struct language languages[] = {
         .env = {"NODE_OPTIONS=--max-old-space-size=384", "npm_config_cache=/tmp/.npm"},
         .packages = "nodejs npm",
         C_COMMENTS,
-        .import_pattern = "(?:import\\s[^;]*?from\\s*['\"]MOD['\"]|require\\s*\\(\\s*['\"]MOD['\"]\\s*\\))",
+        .import_pattern = "(?:import\\s[^;]*?from\\s*['\"](?:node:)?MOD['\"]|require\\s*\\(\\s*['\"](?:node:)?MOD['\"]\\s*\\))",
+        .lexer = LEX_JS,
     },
     {
         .name = "java", .aliases = {"jdk"}, .image = "llmsb/java", .ext = "java",
@@ -42,6 +44,7 @@ const struct language languages[] = {
         .packages = "default-jdk-headless",
         C_COMMENTS,
         .import_pattern = "(?:^|\\n)\\s*import\\s+(?:static\\s+)?MOD(?:\\.|;)",
+        .lexer = LEX_C,
     },
     {
         .name = "cpp", .aliases = {"c++", "cxx"}, .image = "llmsb/cpp", .ext = "cpp",
@@ -51,6 +54,7 @@ const struct language languages[] = {
         .packages = "g++ libc6-dev",
         C_COMMENTS,
         .import_pattern = "(?:^|\\n)\\s*#\\s*include\\s*[<\"]MOD[>\"]",
+        .lexer = LEX_C,
     },
     {
         .name = "go", .aliases = {"golang"}, .image = "llmsb/go", .ext = "go",
@@ -62,6 +66,7 @@ const struct language languages[] = {
         .packages = "golang-go",
         C_COMMENTS,
         .import_pattern = "import\\s*(?:\\([^)]*)?(?:[\\w.]+\\s+)?\"(?:[^\"]*/)?MOD\"",
+        .lexer = LEX_GO,
     },
     {
         .name = "r", .aliases = {"rscript"}, .image = "llmsb/r", .ext = "R",
@@ -70,8 +75,9 @@ const struct language languages[] = {
         .env = {"R_LIBS_USER=/tmp/.Rlib"},
         .packages = "r-base-core r-cran-ggplot2",
         .line_comment = "#", .block_comment = {NULL, NULL},
-        .import_pattern = "(?:library|require|requireNamespace)\\s*\\(\\s*['\"]?MOD['\"]?",
+        .import_pattern = "(?:library|require|requireNamespace)\\s*\\(\\s*['\"]?MOD['\"]?\\s*[,)]|\\bMOD\\s*:::?",
         .plots = 1,
+        .lexer = LEX_R,
     },
     {
         .name = "ruby", .aliases = {"rb"}, .image = "llmsb/ruby", .ext = "rb",
@@ -80,7 +86,8 @@ const struct language languages[] = {
         .env = {"GEM_HOME=/tmp/.gem"},
         .packages = "ruby",
         .line_comment = "#", .block_comment = {"=begin", "=end"},
-        .import_pattern = "(?:^|\\n)\\s*require(?:_relative)?\\s*\\(?\\s*['\"]MOD['\"]",
+        .import_pattern = "(?:^|[\\n;])\\s*require(?:_relative)?\\s*\\(?\\s*['\"]MOD['\"]",
+        .lexer = LEX_RUBY,
     },
 };
 

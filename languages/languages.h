@@ -11,6 +11,9 @@
 #define LANG_MAX_ARGV 24
 #define LANG_MAX_ENV 12
 
+/* How the scanner tells code from comments and string literals. */
+enum lang_lexer { LEX_PYTHON, LEX_C, LEX_JS, LEX_GO, LEX_RUBY, LEX_R };
+
 struct language {
     const char *name;                 /* "python" */
     const char *aliases[4];           /* other names accepted on input */
@@ -26,6 +29,7 @@ struct language {
     const char *block_comment[2];     /* start, end or NULL */
     const char *import_pattern;       /* PCRE2; "MOD" stands for a module name */
     int plots;                        /* supports plot capture */
+    enum lang_lexer lexer;
 };
 
 extern const struct language languages[];

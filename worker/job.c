@@ -40,6 +40,8 @@ void job_release(struct job *j)
     free(j->image);
     free(j->expect_stdout);
     free(j->meta);
+    free(j->policy);
+    free(j->security);
     memset(j, 0, sizeof(*j));
 }
 
@@ -272,7 +274,8 @@ void job_result_init(struct job_result *r, const struct job *j)
 void job_result_release(struct job_result *r)
 {
     free(r->meta);
-    r->meta = NULL;
+    free(r->violations);
+    r->meta = r->violations = NULL;
     proto_result_release(&r->r);
 }
 
@@ -335,7 +338,10 @@ char *job_result_json(const struct job_result *r, int pretty)
     cJSON_AddNumberToObject(o, "max_rss_kb", (double)p->max_rss_kb);
     if (r->passed >= 0)
         cJSON_AddBoolToObject(o, "passed", r->passed);
-    cJSON_AddItemToObject(o, "violations", cJSON_CreateArray());
+    {
+        cJSON *v = r->violations ? cJSON_Parse(r->violations) : NULL;
+        cJSON_AddItemToObject(o, "violations", v ? v : cJSON_CreateArray());
+    }
     cJSON_AddItemToObject(o, "artifacts", cJSON_CreateArray());
     if (r->error[0] || p->error[0])
         rc |= json_add_text(o, "error", r->error[0] ? r->error : p->error,
@@ -404,7 +410,7 @@ size_t job_result_fields(const struct job_result *r, char nums[][32], struct job
         p->compile_output.len);
     if (r->passed >= 0)
         PUT("passed", r->passed ? "true" : "false", r->passed ? 4 : 5);
-    PUT("violations", "[]", 2);
+    PUT("violations", r->violations ? r->violations : "[]", r->violations ? strlen(r->violations) : 2);
     PUT("artifacts", "[]", 2);
     if (err[0])
         PUT("error", err, strlen(err));

@@ -43,6 +43,8 @@ struct job {
     int64_t result_ttl_s;
     int max_attempts;
     char *meta;             /* JSON text, copied to the result untouched */
+    char *policy;           /* preset or config policy name; NULL: the default */
+    char *security;         /* inline JSON policy, or NULL */
 };
 
 /* One job field as text (a stream entry field, a YAML or JSON value). */
@@ -70,6 +72,7 @@ struct job_result {
     char image[256];
     char worker[128];
     char *meta;             /* JSON text or NULL; owned */
+    char *violations;       /* JSON array text or NULL; owned */
     int attempts;
     int64_t queued_at;      /* ms since the epoch; for `run`, when it was asked */
     int64_t started_at;
@@ -87,8 +90,19 @@ int job_set_limit(struct job *j, const struct config *cfg, const char *field, co
 int job_set_language(struct job *j, const char *name, struct llmsb_err *err);
 int job_set_code(struct job *j, const char *code, size_t len, struct llmsb_err *err);
 int job_add_env(struct job *j, const char *kv, struct llmsb_err *err);
+/* A preset or a policy of cfg's security.policies; "" = the default. */
+int job_set_policy(struct job *j, const struct config *cfg, const char *name, size_t len,
+                   struct llmsb_err *err);
 int job_add_file(struct job *j, const char *path, const char *data, size_t len,
                  struct llmsb_err *err);
+
+struct sec_result;
+/* The security check (worker/scan.c): the config's minimum policy plus the
+ * job's (inline security, else policy, else the default) over the code and
+ * the files in the job's language. res->blocked decides. A policy that
+ * does not compile is an error naming it. */
+int job_scan(const struct config *cfg, const struct job *j, struct sec_result *res,
+             struct llmsb_err *err);
 
 /* Builds the agent's job: source file, files, argv, env, limits. */
 int job_to_proto(const struct job *j, struct proto_job *pj, struct llmsb_err *err);

@@ -9,6 +9,7 @@
 
 #include "common/base64.h"
 #include "common/json.h"
+#include "security/security.h"
 
 typedef int (*field_fn)(struct job *j, const struct config *cfg, const char *v, size_t n,
                         struct llmsb_err *err);
@@ -252,18 +253,42 @@ static int f_artifacts(struct job *j, const struct config *cfg, const char *v, s
     return not_yet("artifacts", "artifact collection", v, n, err);
 }
 
-static int f_policy(struct job *j, const struct config *cfg, const char *v, size_t n,
-                    struct llmsb_err *err)
+int job_set_policy(struct job *j, const struct config *cfg, const char *v, size_t n,
+                   struct llmsb_err *err)
 {
-    (void)j, (void)cfg;
-    return not_yet("policy", "the security scanner", v, n, err);
+    char name[40];
+    if (n == 0)
+        return 0;
+    if (n >= sizeof(name) || memchr(v, '\0', n))
+        return shown_err(err, "policy", v, n, "is not a policy name");
+    memcpy(name, v, n);
+    name[n] = '\0';
+    if (!sec_preset_exists(name) && !config_policy(cfg, name)) {
+        char why[200];
+        snprintf(why, sizeof(why), "is not a preset (%s) or a policy of this worker's config",
+                 sec_preset_names());
+        return shown_err(err, "policy", v, n, why);
+    }
+    free(j->policy);
+    return (j->policy = strdup(name)) ? 0 : LLMSB_ERR_NOMEM;
 }
 
 static int f_security(struct job *j, const struct config *cfg, const char *v, size_t n,
                       struct llmsb_err *err)
 {
-    (void)j, (void)cfg;
-    return not_yet("security", "the security scanner", v, n, err);
+    cJSON *p = cJSON_ParseWithLength(v, n);
+    (void)cfg;
+    if (n == 0 || (n == 2 && memcmp(v, "{}", 2) == 0)) {
+        cJSON_Delete(p);
+        return 0;
+    }
+    if (!cJSON_IsObject(p)) {
+        cJSON_Delete(p);
+        return shown_err(err, "security", v, n, "is not a JSON policy object");
+    }
+    cJSON_Delete(p);
+    free(j->security);
+    return (j->security = xstrndup(v, n)) ? 0 : LLMSB_ERR_NOMEM;
 }
 
 static int f_expect_stdout(struct job *j, const struct config *cfg, const char *v, size_t n,
@@ -349,7 +374,7 @@ static const struct {
     {"files", f_files, JOB_MAX_FILES_BYTES * 2}, {"libraries", f_libraries, JOB_MAX_FIELD},
     {"timeout", f_timeout, 64}, {"memory", f_memory, 64}, {"cpus", f_cpus, 64},
     {"pids", f_pids, 64}, {"output", f_output, 64}, {"network", f_network, 16},
-    {"policy", f_policy, 256}, {"security", f_security, JOB_MAX_FIELD}, {"plots", f_plots, 16},
+    {"policy", job_set_policy, 256}, {"security", f_security, JOB_MAX_FIELD}, {"plots", f_plots, 16},
     {"artifacts", f_artifacts, JOB_MAX_FIELD}, {"expect_stdout", f_expect_stdout, JOB_MAX_STDIN},
     {"expect_exit", f_expect_exit, 16}, {"image", f_image, 256}, {"result_ttl", f_result_ttl, 16},
     {"max_attempts", f_max_attempts, 16}, {"meta", f_meta, JOB_MAX_FIELD},

@@ -18,6 +18,7 @@
 
 #include "config/jobfile.h"
 #include "queue/queue.h"
+#include "security/security.h"
 
 volatile sig_atomic_t worker_stop;
 
@@ -49,6 +50,33 @@ void worker_pool_config(const struct config *cfg, int slots, struct pool_config 
     pc->start_timeout_ms = cfg->start_timeout_ms;
 }
 
+/* Scans before anything runs. Returns 0 to go on, 1 when r is final
+ * (blocked, or invalid when the job's own policy does not compile). */
+static int check_security(const struct config *cfg, const struct job *j, struct job_result *r,
+                          struct llmsb_err *err)
+{
+    struct sec_result *sr = calloc(1, sizeof(*sr));
+    int rc = 0;
+
+    if (!sr)
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "security: out of memory");
+    if (job_scan(cfg, j, sr, err) != 0) {
+        /* a job's bad inline policy is its own fault; scanning limits hit
+         * by hostile code block it rather than let it through */
+        job_result_set_status(r, err->code == LLMSB_ERR_LIMIT ? "blocked" : "invalid", "%s",
+                              err->msg);
+        rc = 1;
+    } else if (sr->blocked) {
+        job_result_set_status(r, "blocked", "the security policy refused this code (see "
+                                            "violations); nothing ran");
+        rc = 1;
+    }
+    if (sr->n)
+        r->violations = sec_result_json(sr);
+    free(sr);
+    return rc;
+}
+
 int worker_execute(struct pool *pool, struct backend *be, const struct config *cfg,
                    const struct job *j, volatile int *cancel, struct job_result *r,
                    struct llmsb_err *err)
@@ -65,6 +93,8 @@ int worker_execute(struct pool *pool, struct backend *be, const struct config *c
         config_image(cfg, j->lang, image, sizeof(image));
     snprintf(r->image, sizeof(r->image), "%s", image);
     snprintf(r->backend, sizeof(r->backend), "%s", be->ops->name);
+    if (check_security(cfg, j, r, err) != 0)
+        return WORK_DONE;
     if (job_to_proto(j, &pj, err) != 0) {
         job_result_set_status(r, "invalid", "%s", err->msg);
         return WORK_DONE;
