@@ -84,7 +84,7 @@ unit: $(UNIT_TESTS)
 	@sh tests/run-suite.sh unit $(UNIT_TESTS)
 
 integration: $(INTEG_TESTS)
-	@sh tests/run-suite.sh integration $(INTEG_TESTS) tests/integration/test_cli.sh tests/queue/test_queue.sh tests/compose/test_compose.sh
+	@sh tests/run-suite.sh integration $(INTEG_TESTS) tests/integration/test_cli.sh tests/queue/test_queue.sh tests/compose/test_compose.sh tests/hostile/run.sh
 
 # Unit and integration tests again under AddressSanitizer + UndefinedBehaviorSanitizer
 # (the static agent runs inside the containers and is not instrumented).

@@ -85,7 +85,7 @@ static const struct {
 };
 
 static const char destructive[] =
-    "\\brm\\s+-[a-zA-Z]*[rRf][a-zA-Z]*\\s+(?:-[a-zA-Z-]+\\s+)*/(?:\\s|$|\\*|[\"'])|\\bmkfs(?:\\.\\w+)?\\b|"
+    "\\brm\\s+-[a-zA-Z]*[rRf][a-zA-Z]*\\s+(?:-[a-zA-Z-]+\\s+)*/(?:\\s|$|\\*|[\"'`)])|\\bmkfs(?:\\.\\w+)?\\b|"
     "\\bdd\\s+if=\\S+\\s+of=/dev/|:\\(\\)\\s*\\{\\s*:\\s*\\|\\s*:\\s*&\\s*\\}\\s*;\\s*:|"
     "\\b(?:shutdown|reboot|poweroff)\\s+(?:-[a-zA-Z]+\\s*)*(?:now|-h)\\b|\\bformat\\s+[A-Za-z]:[/\\\\]";
 

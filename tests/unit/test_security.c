@@ -96,6 +96,8 @@ TEST(presets_grade)
     ASSERT_EQ(blocked("python", "minimal", "import os\nos.system(\"rm -rf / \")\n"), 1);
     ASSERT_EQ(blocked("cpp", "minimal", "int main(){ system(\"mkfs.ext4 /dev/sda\"); }"), 1);
     ASSERT_EQ(blocked("ruby", "minimal", "x = ':(){ :|:& };:'\n"), 1);
+    ASSERT_EQ(blocked("ruby", "minimal", "`rm -rf /`\n"), 1);
+    ASSERT_EQ(blocked("python", "minimal", "os.system('rm -rf /tmp/x')\n"), 0);
     ASSERT_EQ(blocked("python", "minimal", "# rm -rf /\n"), 0);
     ASSERT(!sec_preset_exists("lenient"));
     {

@@ -1,0 +1,43 @@
+#!/bin/bash
+# run.sh - the hostile suite: every case of hostile.yaml through the real
+# engine (submit --local, 2 slots, the default policy "minimal"), each
+# result checked against meta.expect; then the host: no sandbox container
+# left, no process of the sandbox uid, dockerd answering.
+set -u
+cd "$(dirname "$0")/../.."
+B=${LLMSB_BIN:-$PWD/bin/llm-sandbox}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0; fail=0
+
+"$B" submit tests/hostile/hostile.yaml --local --slots 2 --out "$T/out.jsonl" >"$T/run.log" 2>&1
+rc=$?
+if [ "$rc" != 0 ] || [ ! -s "$T/out.jsonl" ]; then
+    echo "FAIL hostile.suite_ran: exit $rc"; tail -20 "$T/run.log"; echo "hostile: 0 passed, 1 failed"; exit 1
+fi
+while IFS= read -r line; do
+    id=$(jq -r .id <<<"$line"); status=$(jq -r .status <<<"$line")
+    expect=$(jq -r '.meta.expect // empty' <<<"$line"); check=$(jq -r '.meta.check // empty' <<<"$line")
+    passed=$(jq -r '.passed // empty' <<<"$line")
+    if [[ "|$expect|" == *"|$status|"* ]] && { [ "$check" != passed ] || [ "$passed" = true ]; }; then
+        echo "ok   hostile.$id ($status)"; pass=$((pass + 1))
+    else
+        echo "FAIL hostile.$id: got $status (want $expect${check:+, passed}) $(jq -c '{stdout: .stdout[0:120], error}' <<<"$line")"
+        fail=$((fail + 1))
+    fi
+done <"$T/out.jsonl"
+
+# the host after the suite
+left=$(curl -s --unix-socket /var/run/docker.sock \
+    "http://d/v1.41/containers/json?all=1&filters=%7B%22label%22%3A%5B%22llmsb.kind%3Dlocal%22%5D%7D" | grep -c '"Id"')
+[ "$left" = 0 ] && { echo "ok   hostile.no_container_left"; pass=$((pass + 1)); } ||
+    { echo "FAIL hostile.no_container_left: $left"; fail=$((fail + 1)); }
+sleep 1
+stray=$(ps -u 10001 -o pid= 2>/dev/null | wc -l)
+[ "$stray" = 0 ] && { echo "ok   hostile.no_sandbox_process_left"; pass=$((pass + 1)); } ||
+    { echo "FAIL hostile.no_sandbox_process_left: $stray ($(ps -u 10001 -o pid=,args= | head -3))"; fail=$((fail + 1)); }
+curl -fs --max-time 5 --unix-socket /var/run/docker.sock http://d/_ping >/dev/null &&
+    { echo "ok   hostile.engine_healthy"; pass=$((pass + 1)); } ||
+    { echo "FAIL hostile.engine_healthy"; fail=$((fail + 1)); }
+echo "hostile: $pass passed, $fail failed"
+[ "$fail" = 0 ]
