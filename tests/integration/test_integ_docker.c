@@ -170,27 +170,65 @@ TEST(java_compile_error)
     job_result_release(&r);
 }
 
+/* The hardening audit: one check per layer, read from inside a job. */
 TEST(hardened_by_default)
 {
     const char *code =
-        "import os\n"
+        "import os, resource\n"
         "st = open('/proc/self/status').read()\n"
         "f = {l.split(':')[0]: l.split(':')[1].strip() for l in st.splitlines() if ':' in l}\n"
-        "print('uid', os.getuid())\n"
+        "print('uid', os.getuid(), os.geteuid(), os.getgid())\n"
         "print('nnp', f['NoNewPrivs'])\n"
-        "print('capeff', f['CapEff'])\n"
+        "print('seccomp', f['Seccomp'])\n"
+        "print('capeff', f['CapEff'], 'capbnd', f['CapBnd'])\n"
         "try:\n    open('/usr/x', 'w')\n    print('rootfs writable')\n"
         "except OSError as e:\n    print('rootfs', e.errno)\n"
         "print('ifaces', sorted(os.listdir('/sys/class/net')))\n"
-        "print('env', sorted(k for k in os.environ if 'DOCKER' in k or 'REDIS' in k))\n";
+        "print('env', sorted(k for k in os.environ if 'DOCKER' in k or 'REDIS' in k or 'LLMSB' in k))\n"
+        "print('nofile', resource.getrlimit(resource.RLIMIT_NOFILE)[0])\n"
+        "print('fsize', resource.getrlimit(resource.RLIMIT_FSIZE)[0] >> 20)\n"
+        "print('core', resource.getrlimit(resource.RLIMIT_CORE)[0])\n"
+        "for d in ('/work', '/tmp', '/var/tmp', '/dev/shm'):\n"
+        "    s = os.statvfs(d)\n"
+        "    print('size', d, s.f_blocks * s.f_frsize >> 20)\n"
+        "def first(*paths):\n"
+        "    for p in paths:\n"
+        "        try:\n            return open(p).read().split()[0]\n"
+        "        except OSError:\n            pass\n"
+        "print('mem', int(first('/sys/fs/cgroup/memory/memory.limit_in_bytes', '/sys/fs/cgroup/memory.max')) >> 20)\n"
+        "print('pids', first('/sys/fs/cgroup/pids/pids.max', '/sys/fs/cgroup/pids.max'))\n"
+        "print('cpu', first('/sys/fs/cgroup/cpu/cpu.cfs_quota_us', '/sys/fs/cgroup/cpu.max'))\n";
     RUN("python", code, NULL, NULL, NULL, NULL);
+    if (strcmp(r.r.status, "ok") != 0 || !r.r.out.data)
+        fprintf(stderr, "  %s\n", r.r.err.data ? r.r.err.data : "");
     ASSERT_STR(r.r.status, "ok");
-    ASSERT_CONTAINS(r.r.out.data, "uid 10001\n");
+    ASSERT_CONTAINS(r.r.out.data, "uid 10001 10001 10001\n");
     ASSERT_CONTAINS(r.r.out.data, "nnp 1\n");
-    ASSERT_CONTAINS(r.r.out.data, "capeff 0000000000000000\n");
+    ASSERT_CONTAINS(r.r.out.data, "seccomp 2\n");
+    ASSERT_CONTAINS(r.r.out.data, "capeff 0000000000000000 capbnd 00000000000000e0\n");
     ASSERT_CONTAINS(r.r.out.data, "rootfs 30\n");   /* EROFS */
     ASSERT_CONTAINS(r.r.out.data, "ifaces ['lo']\n");
     ASSERT_CONTAINS(r.r.out.data, "env []\n");
+    ASSERT_CONTAINS(r.r.out.data, "nofile 1024\n");
+    ASSERT_CONTAINS(r.r.out.data, "fsize 64\n");
+    ASSERT_CONTAINS(r.r.out.data, "core 0\n");
+    ASSERT_CONTAINS(r.r.out.data, "size /work 256\n");
+    ASSERT_CONTAINS(r.r.out.data, "size /tmp 256\n");
+    ASSERT_CONTAINS(r.r.out.data, "size /var/tmp 256\n");
+    ASSERT_CONTAINS(r.r.out.data, "size /dev/shm 64\n");
+    ASSERT_CONTAINS(r.r.out.data, "mem 512\n");
+    ASSERT_CONTAINS(r.r.out.data, "pids 256\n");
+    ASSERT_CONTAINS(r.r.out.data, "cpu 100000");
+    job_result_release(&r);
+}
+
+TEST(file_size_limit_stops_a_huge_file)
+{
+    RUN("python", "f = open('/work/big', 'wb')\nwhile True:\n    f.write(b'x' * (1 << 20))\n",
+        NULL, "20", NULL, NULL);
+    /* RLIMIT_FSIZE: Python ignores SIGXFSZ, so the write fails with EFBIG */
+    ASSERT_STR(r.r.status, "runtime_error");
+    ASSERT_CONTAINS(r.r.err.data, "File too large");
     job_result_release(&r);
 }
 
@@ -417,6 +455,7 @@ TEST_MAIN("integration_docker", T(hello_python), T(hello_javascript), T(hello_ja
           T(output_flood_is_output_limit_with_prefix), T(segfault_is_runtime_error_signal_11),
           T(exit_code_passes_through), T(stdin_reaches_the_program),
           T(compile_error_is_not_runtime_error), T(java_compile_error), T(hardened_by_default),
+          T(file_size_limit_stops_a_huge_file),
           T(no_residue_between_jobs_and_labels), T(many_jobs_in_one_container),
           T(pool_reuse_limits_and_exhaustion),
           T(missing_image_is_a_clear_error))
