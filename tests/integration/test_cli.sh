@@ -57,6 +57,19 @@ else
     check json_output valid-json invalid
 fi
 
+# the security check: scan exits 0/1 and names line and column; run
+# refuses blocked code with 120 and runs nothing
+printf 'import os\nos.system("rm -rf /")\n' > "$T/evil.py"
+$B scan "$T/evil.py" >"$T/out" 2>"$T/err"; check scan_blocked 1 $? "$T/out" 'evil.py:2:1[0-9]*: high: destructive'
+printf 's = "#"; import os\n' > "$T/hash.py"
+$B scan --policy strict "$T/hash.py" >"$T/out" 2>"$T/err"; check scan_hash_in_string 1 $? "$T/out" 'hash.py:1:10: high: imports restricted module "os"'
+$B scan "$T/hash.py" >"$T/out" 2>"$T/err"; check scan_safe 0 $? "$T/out" 'safe'
+$B scan --policy lenient "$T/hash.py" >"$T/out" 2>"$T/err"; check scan_unknown_policy 2 $? "$T/err" 'not a preset'
+$B run "$T/evil.py" </dev/null >"$T/out" 2>"$T/err"; check run_blocked 120 $? "$T/err" 'blocked by the security policy; nothing ran'
+printf 'import os\nprint(os.environ.get("HOME"))\n' > "$T/env.py"
+$B run "$T/env.py" </dev/null >"$T/out" 2>"$T/err"; check run_default_policy_allows 0 $? "$T/out" '^/tmp$'
+$B run --policy production "$T/env.py" </dev/null >"$T/out" 2>"$T/err"; check run_policy_flag 120 $? "$T/err" 'low: reads or changes environment variables (production)'
+
 # DOCKER_HOST=tcp://: the engine reached over TCP (socat forwards a loopback
 # port to the unix socket), attach stream included.
 port=$((20000 + $$ % 20000))

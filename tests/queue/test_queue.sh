@@ -99,6 +99,19 @@ if [ "$left" = 0 ] && [ "$(status_of $I1)$(status_of $I2)$(status_of $I3)$(statu
     ok malformed_jobs_invalid
 else bad malformed_jobs_invalid "left=$left msgs=$msgs"; fi
 
+# 2b. the security check on the queue path: policy and inline security
+$R xadd llmsb:jobs '*' id sec-policy lang python code 'import os; os.system("id")' policy development >/dev/null
+$R xadd llmsb:jobs '*' id sec-inline lang ruby code 'puts 1' security '{"patterns":[{"pattern":"\\bputs\\b","severity":"high","description":"no puts"}]}' >/dev/null
+$R xadd llmsb:jobs '*' id sec-bad lang python code 'print(1)' security '{"patterns":[{"pattern":"("}]}' >/dev/null
+$R xadd llmsb:jobs '*' id sec-ok lang python code 'print(1)' policy strict >/dev/null
+left=$(wait_final 60 sec-policy sec-inline sec-bad sec-ok)
+v=$($R hget llmsb:result:sec-policy violations)
+if [ "$left" = 0 ] && [ "$(status_of sec-policy)" = blocked ] && [ "$(status_of sec-inline)" = blocked ] &&
+   [ "$(status_of sec-bad)" = invalid ] && [ "$(status_of sec-ok)" = ok ] &&
+   echo "$v" | grep -q '"line":1' && $R hget llmsb:result:sec-inline violations | grep -q 'no puts' &&
+   $R hget llmsb:result:sec-bad error | grep -q 'does not compile'; then ok security_on_the_queue
+else bad security_on_the_queue "policy=$(status_of sec-policy) inline=$(status_of sec-inline) bad=$(status_of sec-bad) ok=$(status_of sec-ok) v=$v"; fi
+
 # 3. cancel before the start, and during the run
 $R set llmsb:cancel:c-before 1 >/dev/null
 $R xadd llmsb:jobs '*' id c-before lang python code 'print(1)' >/dev/null

@@ -72,6 +72,35 @@ TEST(errors_carry_file_line_and_bounds)
     ASSERT_CONTAINS(err.msg, "unknown key \"images.cobol\"");
 }
 
+TEST(security_policies_in_config)
+{
+    struct config c;
+    struct llmsb_err err = {0};
+    const char *y = "security:\n"
+                    "  default_policy: mine\n"
+                    "  minimum: development\n"
+                    "  policies:\n"
+                    "    mine:\n"
+                    "      extends: production\n"
+                    "      threshold: high\n"
+                    "      patterns:\n"
+                    "        - {pattern: 'forbidden_call\\(', severity: high, description: no}\n"
+                    "      restricted_modules: [json]\n";
+
+    ASSERT_EQ(load(&c, y, &err), 0);
+    ASSERT_STR(c.default_policy, "mine");
+    ASSERT_STR(c.minimum_policy, "development");
+    ASSERT(config_policy(&c, "mine") != NULL);
+    ASSERT_CONTAINS(config_policy(&c, "mine"), "\"extends\":\"production\"");
+    ASSERT(load(&c, "security: {default_policy: nope}\n", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "security.default_policy \"nope\" is neither a preset");
+    ASSERT(load(&c, "security: {minimum: nope}\n", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "security.minimum \"nope\"");
+    ASSERT_EQ(load(&c, "security: {minimum: none}\n", &err), 0);
+    ASSERT(load(&c, "security:\n  policies:\n    x: [1]\n", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "security.policies.x must be a map");
+}
+
 TEST(empty_file_is_defaults)
 {
     struct config c;
@@ -221,5 +250,5 @@ TEST(strict_number_parsing)
 }
 
 TEST_MAIN("config", T(defaults_are_sane), T(valid_file_loads), T(errors_carry_file_line_and_bounds),
-          T(empty_file_is_defaults), T(job_limits_against_ceilings), T(job_fields_validate),
+          T(security_policies_in_config), T(empty_file_is_defaults), T(job_limits_against_ceilings), T(job_fields_validate),
           T(expectations_decide_passed), T(result_json_is_valid_utf8), T(strict_number_parsing))
