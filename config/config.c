@@ -228,6 +228,14 @@ static int add_policy(struct config *c, yaml_document_t *doc, yaml_node_t *node,
     return 0;
 }
 
+void config_release(struct config *c)
+{
+    for (int i = 0; i < c->npolicies; i++)
+        free(c->policy_json[i]);
+    c->npolicies = 0;
+    memset(c->policy_json, 0, sizeof(c->policy_json));
+}
+
 const char *config_policy(const struct config *c, const char *name)
 {
     for (int i = 0; i < c->npolicies; i++)

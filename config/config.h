@@ -65,6 +65,8 @@ struct config {
 };
 
 void config_defaults(struct config *c);
+/* Frees what loading allocated (custom policies); c is then defaults-ready. */
+void config_release(struct config *c);
 /* Loads path over the defaults. Errors look like "file:line: message". */
 int config_load(struct config *c, const char *path, struct llmsb_err *err);
 /* Loads from a YAML string (for tests); name is used in messages. */

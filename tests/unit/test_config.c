@@ -92,6 +92,8 @@ TEST(security_policies_in_config)
     ASSERT_STR(c.minimum_policy, "development");
     ASSERT(config_policy(&c, "mine") != NULL);
     ASSERT_CONTAINS(config_policy(&c, "mine"), "\"extends\":\"production\"");
+    config_release(&c);
+    ASSERT(config_policy(&c, "mine") == NULL);
     ASSERT(load(&c, "security: {default_policy: nope}\n", &err) != 0);
     ASSERT_CONTAINS(err.msg, "security.default_policy \"nope\" is neither a preset");
     ASSERT(load(&c, "security: {minimum: nope}\n", &err) != 0);
@@ -99,6 +101,7 @@ TEST(security_policies_in_config)
     ASSERT_EQ(load(&c, "security: {minimum: none}\n", &err), 0);
     ASSERT(load(&c, "security:\n  policies:\n    x: [1]\n", &err) != 0);
     ASSERT_CONTAINS(err.msg, "security.policies.x must be a map");
+    config_release(&c);
 }
 
 TEST(empty_file_is_defaults)
