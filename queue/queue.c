@@ -701,6 +701,11 @@ int queue_recover_own(struct queue *q, long long min_idle_ms, int count,
                 (*out)[*n].deliveries = rows[k].count;
         (*n)++;
     }
+    if (rc != 0) {   /* the claimed rest stays pending here; recovery comes back for it */
+        queue_entries_free(*out, *n);
+        *out = NULL;
+        *n = 0;
+    }
     return rc;
 }
 

@@ -50,6 +50,41 @@ void worker_pool_config(const struct config *cfg, int slots, struct pool_config 
     pc->start_timeout_ms = cfg->start_timeout_ms;
 }
 
+/* Images known to exist, so the hot path asks the engine once a minute per
+ * image rather than once per job. */
+#define IMAGE_CACHE 32
+#define IMAGE_CACHE_MS 60000
+static pthread_mutex_t image_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    char name[256];
+    int64_t until_ms;
+} image_seen[IMAGE_CACHE];
+
+/* 1 present, 0 absent, negative on error (like ops->image_exists). */
+static int image_present(struct backend *be, const char *image, struct llmsb_err *err)
+{
+    int64_t now = clock_mono_ms();
+    int rc, slot = 0;
+
+    pthread_mutex_lock(&image_mu);
+    for (int i = 0; i < IMAGE_CACHE; i++) {
+        if (strcmp(image_seen[i].name, image) == 0 && image_seen[i].until_ms > now) {
+            pthread_mutex_unlock(&image_mu);
+            return 1;
+        }
+        if (image_seen[i].until_ms < image_seen[slot].until_ms)
+            slot = i;
+    }
+    pthread_mutex_unlock(&image_mu);
+    if ((rc = be->ops->image_exists(be, image, err)) == 1) {
+        pthread_mutex_lock(&image_mu);
+        snprintf(image_seen[slot].name, sizeof(image_seen[0].name), "%s", image);
+        image_seen[slot].until_ms = now + IMAGE_CACHE_MS;
+        pthread_mutex_unlock(&image_mu);
+    }
+    return rc;
+}
+
 /* Scans before anything runs. Returns 0 to go on, 1 when r is final
  * (blocked, or invalid when the job's own policy does not compile). */
 static int check_security(const struct config *cfg, const struct job *j, struct job_result *r,
@@ -99,7 +134,7 @@ int worker_execute(struct pool *pool, struct backend *be, const struct config *c
         job_result_set_status(r, "invalid", "%s", err->msg);
         return WORK_DONE;
     }
-    if ((rc = be->ops->image_exists(be, image, err)) <= 0) {
+    if ((rc = image_present(be, image, err)) <= 0) {
         proto_job_release(&pj);
         return rc < 0 ? rc : llmsb_err_set(err, LLMSB_ERR_NOTFOUND,
                                             "image \"%s\" is missing on this worker's engine "
