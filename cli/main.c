@@ -33,10 +33,6 @@ static const char usage[] =
     "\n"
     "See 'llm-sandbox <command> --help' and docs/ for more.\n";
 
-/* Verbs of the design that later releases bring; named so users get a clear
- * answer rather than "unknown command". */
-static const char *later_verbs[] = {NULL};
-
 void cli_error(const char *fmt, ...)
 {
     va_list ap;
@@ -157,12 +153,6 @@ int main(int argc, char **argv)
         return cmd_status(&g, argc - i, argv + i);
     if (strcmp(argv[i], "scan") == 0)
         return cmd_scan(&g, argc - i, argv + i);
-    for (size_t k = 0; later_verbs[k]; k++)
-        if (strcmp(argv[i], later_verbs[k]) == 0) {
-            cli_error("'%s' is part of the design (docs/cli.md) but not in this release yet",
-                      argv[i]);
-            return EXIT_USAGE;
-        }
     cli_error("unknown command '%s'", argv[i]);
     fputs("hint: see 'llm-sandbox --help'\n", stderr);
     return EXIT_USAGE;
