@@ -17,7 +17,7 @@ COMMON_SRC  = common/common.c
 PROTO_SRC   = agent/proto.c
 AGENT_SRC   = agent/agent.c agent/run.c
 LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c languages/languages.c \
-              backends/http.c backends/stream.c backends/docker.c backends/backend.c \
+              backends/http.c backends/stream.c backends/docker.c backends/backend.c backends/egress.c \
               config/config.c config/jobfile.c worker/exec.c worker/job.c worker/jobparse.c \
               worker/worker.c backends/pool.c queue/queue.c common/base64.c images/images.c \
               security/lex.c security/policy.c worker/scan.c

@@ -25,6 +25,7 @@ struct container_spec {
     int64_t tmp_tmpfs_bytes;       /* /tmp and /var/tmp */
     int64_t shm_bytes;             /* /dev/shm */
     int network;                   /* 0: no network at all */
+    const char *network_name;      /* with network: the filtered egress network */
     int64_t agent_uid;             /* the uid jobs run as */
     const char *labels[BACKEND_MAX_LABELS][2];
     int nlabels;
@@ -82,6 +83,9 @@ struct backend_ops {
     /* Tags an existing image as repo:tag. */
     int (*image_tag)(struct backend *b, const char *image, const char *repo, const char *tag,
                      struct llmsb_err *err);
+    /* Makes sure a bridge network exists (bridge_name: its host interface). */
+    int (*network_ensure)(struct backend *b, const char *name, const char *bridge_name,
+                          struct llmsb_err *err);
     /* Pulls repo:tag from a registry; fails fast when none answers. */
     int (*image_pull)(struct backend *b, const char *repo, const char *tag,
                       backend_progress_cb progress, void *pud, struct llmsb_err *err);
@@ -94,6 +98,15 @@ struct backend {
 };
 
 extern const struct backend_ops docker_ops;
+
+#define EGRESS_NETWORK "llmsb-egress"
+#define EGRESS_BRIDGE "llmsb-egress0"
+
+/* The network jobs get when they may use one: a bridge whose traffic to
+ * the host, private ranges, shared and link-local addresses (metadata
+ * 169.254.169.254 included) is rejected by host firewall rules, set up
+ * here once per process (needs root and iptables). */
+int backend_egress_ensure(struct backend *b, struct llmsb_err *err);
 
 /* Opens the named backend ("docker") at host (NULL: $DOCKER_HOST or the
  * engine's default socket). */

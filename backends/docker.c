@@ -147,7 +147,8 @@ static char *create_body(const struct container_spec *s)
     add_tmpfs(tmpfs, "/tmp", s->tmp_tmpfs_bytes, "noexec,");
     add_tmpfs(tmpfs, "/var/tmp", s->tmp_tmpfs_bytes, "noexec,");
     cJSON_AddNumberToObject(hc, "ShmSize", (double)s->shm_bytes);
-    cJSON_AddStringToObject(hc, "NetworkMode", s->network ? "bridge" : "none");
+    cJSON_AddStringToObject(hc, "NetworkMode",
+                            s->network ? (s->network_name ? s->network_name : "bridge") : "none");
     arr = cJSON_AddArrayToObject(hc, "CapDrop");
     cJSON_AddItemToArray(arr, cJSON_CreateString("ALL"));
     arr = cJSON_AddArrayToObject(hc, "CapAdd");
@@ -474,6 +475,39 @@ static int docker_image_tag(struct backend *b, const char *image, const char *re
     return rc;
 }
 
+static int docker_network_ensure(struct backend *b, const char *name, const char *bridge,
+                                 struct llmsb_err *err)
+{
+    struct buf resp;
+    char path[300], what[128];
+    cJSON *body;
+    char *text;
+    long status = 0;
+    int rc;
+
+    snprintf(path, sizeof(path), "/networks/%s", name);
+    snprintf(what, sizeof(what), "inspect network %s", name);
+    buf_init(&resp, RESP_CAP);
+    rc = call(b, "GET", path, NULL, 200, 404, &resp, &status, what, err);
+    if (rc == 0 && status == 404) {
+        body = cJSON_CreateObject();
+        cJSON_AddStringToObject(body, "Name", name);
+        cJSON_AddStringToObject(body, "Driver", "bridge");
+        cJSON_AddBoolToObject(body, "CheckDuplicate", 1);
+        cJSON_AddStringToObject(cJSON_AddObjectToObject(body, "Options"),
+                                "com.docker.network.bridge.name", bridge);
+        cJSON_AddStringToObject(cJSON_AddObjectToObject(body, "Labels"), "llmsb.managed", "1");
+        text = cJSON_PrintUnformatted(body);
+        cJSON_Delete(body);
+        snprintf(what, sizeof(what), "create network %s", name);
+        rc = text ? call(b, "POST", "/networks/create", text, 201, 409, &resp, NULL, what, err)
+                  : llmsb_err_set(err, LLMSB_ERR_NOMEM, "docker: out of memory");
+        free(text);
+    }
+    buf_release(&resp);
+    return rc;
+}
+
 const struct backend_ops docker_ops = {
     .name = "docker",
     .ping = docker_ping,
@@ -489,4 +523,5 @@ const struct backend_ops docker_ops = {
     .image_build = docker_image_build,
     .image_pull = docker_image_pull,
     .image_tag = docker_image_tag,
+    .network_ensure = docker_network_ensure,
 };

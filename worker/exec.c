@@ -84,6 +84,7 @@ void exec_spec_for_job(struct container_spec *spec, const struct config *cfg,
     spec->tmp_tmpfs_bytes = j->limits.tmp_mb << 20;
     spec->shm_bytes = 64 << 20;
     spec->network = j->network;
+    spec->network_name = j->network ? EGRESS_NETWORK : NULL;
     spec->agent_uid = cfg->sandbox_uid;
     exec_labels(spec);
 }

@@ -140,6 +140,10 @@ int worker_execute(struct pool *pool, struct backend *be, const struct config *c
                                             "image \"%s\" is missing on this worker's engine "
                                             "(llm-sandbox images build %s)", image, j->lang->name);
     }
+    if (j->network && (rc = backend_egress_ensure(be, err)) != 0) {
+        proto_job_release(&pj);
+        return rc;
+    }
     exec_spec_for_job(&spec, cfg, j, image);
     if ((rc = pool_acquire(pool, &spec, &lease, err)) != 0) {
         proto_job_release(&pj);

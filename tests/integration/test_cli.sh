@@ -70,6 +70,38 @@ printf 'import os\nprint(os.environ.get("HOME"))\n' > "$T/env.py"
 $B run "$T/env.py" </dev/null >"$T/out" 2>"$T/err"; check run_default_policy_allows 0 $? "$T/out" '^/tmp$'
 $B run --policy production "$T/env.py" </dev/null >"$T/out" 2>"$T/err"; check run_policy_flag 120 $? "$T/err" 'low: reads or changes environment variables (production)'
 
+# network for a job (run --network): the filtered egress network. Probes
+# only this machine (a listener on all host addresses, via the bridge
+# gateway and docker0) and the Debian package registry; private, shared and
+# link-local ranges are checked as firewall rules, never with traffic.
+lport=$((30000 + $$ % 20000))
+socat TCP-LISTEN:$lport,bind=0.0.0.0,reuseaddr,fork SYSTEM:'echo hi' &
+lpid=$!
+cat > "$T/net.py" <<PYEOF
+import socket
+def probe(host, port):
+    try:
+        socket.create_connection((host, port), timeout=3).close()
+        return "open"
+    except OSError:
+        return "blocked"
+routes = [l.split() for l in open("/proc/net/route").read().split("\n")[1:] if l.strip()]
+gw = routes[0][2] if routes else "0100007F"
+gw = ".".join(str(int(gw[i:i+2], 16)) for i in (6, 4, 2, 0))
+print("gateway", probe(gw, $lport), "docker0", probe("172.17.0.1", $lport), "registry", probe("deb.debian.org", 80))
+PYEOF
+$B run --network --timeout 20 "$T/net.py" </dev/null >"$T/out" 2>"$T/err"
+check network_egress_filtered 0 $? "$T/out" '^gateway blocked docker0 blocked registry open$'
+kill $lpid 2>/dev/null; wait $lpid 2>/dev/null
+rules=0
+for r in 10.0.0.0/8 172.16.0.0/12 192.168.0.0/16 169.254.0.0/16 100.64.0.0/10; do
+    iptables -C DOCKER-USER -i llmsb-egress0 -d $r -j REJECT 2>/dev/null && rules=$((rules + 1))
+done
+iptables -C INPUT -i llmsb-egress0 -j REJECT 2>/dev/null && rules=$((rules + 1))
+if [ "$rules" = 6 ]; then check network_rules_in_place 0 0; else echo "  rules found: $rules of 6"; check network_rules_in_place 6 $rules; fi
+$B run "$T/net.py" </dev/null >"$T/out" 2>"$T/err"
+check no_network_by_default 0 $? "$T/out" '^gateway blocked docker0 blocked registry blocked$'
+
 # DOCKER_HOST=tcp://: the engine reached over TCP (socat forwards a loopback
 # port to the unix socket), attach stream included.
 port=$((20000 + $$ % 20000))

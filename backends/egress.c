@@ -1,0 +1,125 @@
+/* egress.c - the filtered network for jobs that may use one.  Docker's
+ * bridge NAT lets a container reach the host and everything the host can
+ * reach; these rules leave it the public internet only:
+ *   DOCKER-USER: -i llmsb-egress0 -d <private|shared|link-local> -j REJECT
+ *   INPUT:       -i llmsb-egress0 -j REJECT   (the host itself, any of its
+ *                                              addresses: Redis, the engine)
+ * and, above them, the host's own nameservers (from /etc/resolv.conf) on
+ * port 53, which Docker's embedded DNS forwards to from the container's
+ * namespace.  Each rule is checked (-C) before it is inserted, so this is
+ * idempotent across workers and restarts. */
+#include "backend.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <spawn.h>
+#include <string.h>
+#include <sys/wait.h>
+
+extern char **environ;
+
+static const char *const blocked_ranges[] = {
+    "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "100.64.0.0/10",
+    "127.0.0.0/8", "0.0.0.0/8", "224.0.0.0/4", "240.0.0.0/4",
+};
+
+/* iptables OP CHAIN -i BRIDGE [-d DEST] [-p PROTO --dport 53] -j TARGET */
+static int iptables(const char *op, const char *chain, const char *dest, const char *proto,
+                    const char *target, struct llmsb_err *err)
+{
+    char *argv[20];
+    int n = 0, st = 0;
+    pid_t pid;
+    posix_spawn_file_actions_t fa;
+
+    argv[n++] = "iptables";
+    argv[n++] = "-w";
+    argv[n++] = (char *)op;
+    argv[n++] = (char *)chain;
+    argv[n++] = "-i";
+    argv[n++] = EGRESS_BRIDGE;
+    if (dest) {
+        argv[n++] = "-d";
+        argv[n++] = (char *)dest;
+    }
+    if (proto) {
+        argv[n++] = "-p";
+        argv[n++] = (char *)proto;
+        argv[n++] = "--dport";
+        argv[n++] = "53";
+    }
+    argv[n++] = "-j";
+    argv[n++] = (char *)target;
+    argv[n] = NULL;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    int rc = posix_spawnp(&pid, "iptables", &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0)
+        return llmsb_err_set(err, LLMSB_ERR_SYS, "egress: cannot run iptables: %s (install the "
+                                                 "iptables package)", strerror(rc));
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 255;
+}
+
+static int rule(const char *chain, const char *dest, const char *proto, const char *target,
+                struct llmsb_err *err)
+{
+    int rc = iptables("-C", chain, dest, proto, target, err);
+    if (rc < 0)
+        return rc;
+    if (rc == 0)
+        return 0;   /* already there */
+    if ((rc = iptables("-I", chain, dest, proto, target, err)) != 0)
+        return rc < 0 ? rc : llmsb_err_set(err, LLMSB_ERR_SYS, "egress: iptables -I %s -i %s%s%s "
+                                           "-j %s failed (exit %d; the worker needs root on the "
+                                           "host)", chain, EGRESS_BRIDGE, dest ? " -d " : "",
+                                           dest ? dest : "", target, rc);
+    return 0;
+}
+
+/* ACCEPT DNS to each IPv4 nameserver of the host, inserted last so it
+ * sits above the REJECTs. */
+static int allow_resolvers(struct llmsb_err *err)
+{
+    FILE *f = fopen("/etc/resolv.conf", "re");
+    char line[256], ns[64];
+    int rc = 0;
+
+    if (!f)
+        return 0;
+    while (rc == 0 && fgets(line, sizeof(line), f))
+        if (sscanf(line, "nameserver %63[0-9.]", ns) == 1 && strchr(ns, '.'))
+            rc = rule("DOCKER-USER", ns, "udp", "ACCEPT", err) ||
+                 rule("DOCKER-USER", ns, "tcp", "ACCEPT", err);
+    fclose(f);
+    return rc ? (err->code ? err->code : LLMSB_ERR_SYS) : 0;
+}
+
+static pthread_mutex_t egress_mu = PTHREAD_MUTEX_INITIALIZER;
+static int egress_ready;
+
+int backend_egress_ensure(struct backend *b, struct llmsb_err *err)
+{
+    int rc = 0;
+
+    pthread_mutex_lock(&egress_mu);
+    if (!egress_ready) {
+        rc = b->ops->network_ensure(b, EGRESS_NETWORK, EGRESS_BRIDGE, err);
+        for (size_t i = 0; rc == 0 && i < sizeof(blocked_ranges) / sizeof(blocked_ranges[0]); i++)
+            rc = rule("DOCKER-USER", blocked_ranges[i], NULL, "REJECT", err);
+        if (rc == 0)
+            rc = rule("INPUT", NULL, NULL, "REJECT", err);
+        if (rc == 0)
+            rc = allow_resolvers(err);
+        egress_ready = rc == 0;
+    }
+    pthread_mutex_unlock(&egress_mu);
+    if (rc != 0)
+        llmsb_err_wrap(err, "network for jobs (%s)", EGRESS_NETWORK);
+    return rc;
+}
