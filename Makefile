@@ -15,7 +15,7 @@ PIELD   = -pie
 
 COMMON_SRC  = common/common.c
 PROTO_SRC   = agent/proto.c
-AGENT_SRC   = agent/agent.c agent/run.c
+AGENT_SRC   = agent/agent.c agent/run.c agent/artifacts.c
 LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c languages/languages.c \
               backends/http.c backends/stream.c backends/docker.c backends/backend.c backends/egress.c \
               config/config.c config/jobfile.c worker/exec.c worker/job.c worker/jobparse.c \
@@ -61,10 +61,11 @@ $(CLI_BIN): $(CLI_OBJ) $(LIB_OBJ)
 	@$(if $(Q),echo "  LINK    $@",:)
 	$(Q)$(CC) $(PIELD) -o $@ $^ $(LDLIBS)
 
-$(TBIN)/test_%: tests/unit/test_%.c $(LIB_OBJ) $(BUILD)/agent/run.o
+AGENT_LIB_OBJ = $(BUILD)/agent/run.o $(BUILD)/agent/artifacts.o
+$(TBIN)/test_%: tests/unit/test_%.c $(LIB_OBJ) $(AGENT_LIB_OBJ)
 	@mkdir -p $(TBIN)
 	@$(if $(Q),echo "  LINK    $@",:)
-	$(Q)$(CC) $(ALLCFLAGS) $(PIE) $(PIELD) -o $@ $< $(LIB_OBJ) $(BUILD)/agent/run.o $(LDLIBS)
+	$(Q)$(CC) $(ALLCFLAGS) $(PIE) $(PIELD) -o $@ $< $(LIB_OBJ) $(AGENT_LIB_OBJ) $(LDLIBS)
 
 $(TBIN)/test_integ_%: tests/integration/test_integ_%.c $(LIB_OBJ)
 	@mkdir -p $(TBIN)

@@ -147,6 +147,7 @@ void proto_job_release(struct proto_job *j)
     list_free(j->compile_argv, j->ncompile);
     list_free(j->run_argv, j->nrun);
     list_free(j->env, j->nenv);
+    list_free(j->artifact_globs, j->nglobs);
     free(j->stdin_data);
     proto_job_init(j);
 }
@@ -200,6 +201,11 @@ int proto_job_encode(const struct proto_job *j, struct buf *b)
     rc |= proto_put_u64(b, TAG_FSIZE_LIMIT, j->fsize_limit);
     rc |= proto_put_u64(b, TAG_NOFILE, j->nofile);
     rc |= proto_put_u64(b, TAG_NPROC, j->nproc);
+    for (size_t i = 0; i < j->nglobs; i++)
+        rc |= proto_put_str(b, TAG_ARTIFACT_GLOB, j->artifact_globs[i]);
+    rc |= proto_put_u64(b, TAG_ARTIFACT_MAX_COUNT, j->artifact_max_count);
+    rc |= proto_put_u64(b, TAG_ARTIFACT_MAX_FILE, j->artifact_max_file);
+    rc |= proto_put_u64(b, TAG_ARTIFACT_MAX_TOTAL, j->artifact_max_total);
     return rc ? LLMSB_ERR_LIMIT : 0;
 }
 
@@ -235,6 +241,9 @@ static uint64_t *job_u64_field(struct proto_job *j, uint16_t tag)
     case TAG_FSIZE_LIMIT: return &j->fsize_limit;
     case TAG_NOFILE: return &j->nofile;
     case TAG_NPROC: return &j->nproc;
+    case TAG_ARTIFACT_MAX_COUNT: return &j->artifact_max_count;
+    case TAG_ARTIFACT_MAX_FILE: return &j->artifact_max_file;
+    case TAG_ARTIFACT_MAX_TOTAL: return &j->artifact_max_total;
     default: return NULL;
     }
 }
@@ -269,6 +278,8 @@ static int job_field(struct proto_job *j, uint16_t tag, const char *v, uint32_t 
         return proto_list_add(&j->compile_argv, &j->ncompile, v, n);
     case TAG_RUN_ARG:
         return proto_list_add(&j->run_argv, &j->nrun, v, n);
+    case TAG_ARTIFACT_GLOB:
+        return proto_list_add(&j->artifact_globs, &j->nglobs, v, n);
     case TAG_ENV:
         if (!memchr(v, '=', n))
             return llmsb_err_set(err, LLMSB_ERR_PROTO, "job: env entry without '='");
@@ -332,6 +343,7 @@ void proto_result_init(struct proto_result *r, size_t out_cap)
     buf_init(&r->out, out_cap);
     buf_init(&r->err, out_cap);
     buf_init(&r->compile_output, out_cap);
+    buf_init(&r->artifacts, PROTO_MAX_PAYLOAD / 2);
 }
 
 void proto_result_release(struct proto_result *r)
@@ -339,6 +351,7 @@ void proto_result_release(struct proto_result *r)
     buf_release(&r->out);
     buf_release(&r->err);
     buf_release(&r->compile_output);
+    buf_release(&r->artifacts);
 }
 
 int proto_result_encode(const struct proto_result *r, struct buf *b)
@@ -358,6 +371,8 @@ int proto_result_encode(const struct proto_result *r, struct buf *b)
     rc |= proto_put_u64(b, TAG_MAX_RSS_KB, (uint64_t)r->max_rss_kb);
     if (r->error[0])
         rc |= proto_put_str(b, TAG_ERROR, r->error);
+    if (r->artifacts.len)
+        rc |= proto_put_bytes(b, TAG_ARTIFACTS, r->artifacts.data, r->artifacts.len);
     return rc ? LLMSB_ERR_LIMIT : 0;
 }
 
@@ -383,6 +398,7 @@ static int result_field(struct proto_result *r, uint16_t tag, const char *v, uin
     case TAG_STDOUT: b = &r->out; break;
     case TAG_STDERR: b = &r->err; break;
     case TAG_COMPILE_OUTPUT: b = &r->compile_output; break;
+    case TAG_ARTIFACTS: b = &r->artifacts; break;
     case TAG_EXIT_CODE: i64 = &r->exit_code; break;
     case TAG_SIGNAL: i64 = &r->signal; break;
     case TAG_DURATION_MS: i64 = &r->duration_ms; break;

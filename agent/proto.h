@@ -53,6 +53,10 @@ enum proto_tag {
     TAG_FSIZE_LIMIT = 22,
     TAG_NOFILE = 23,
     TAG_NPROC = 24,
+    TAG_ARTIFACT_GLOB = 25,     /* repeated */
+    TAG_ARTIFACT_MAX_COUNT = 26,
+    TAG_ARTIFACT_MAX_FILE = 27,
+    TAG_ARTIFACT_MAX_TOTAL = 28,
     /* result */
     TAG_STATUS = 40,
     TAG_EXIT_CODE = 41,
@@ -65,7 +69,11 @@ enum proto_tag {
     TAG_DURATION_MS = 48,
     TAG_CPU_MS = 49,
     TAG_MAX_RSS_KB = 50,
-    TAG_ERROR = 51
+    TAG_ERROR = 51,
+    TAG_ARTIFACTS = 52,         /* nested: NAME, DATA pairs and SKIPPED notes */
+    TAG_ARTIFACT_NAME = 53,
+    TAG_ARTIFACT_DATA = 54,
+    TAG_ARTIFACT_SKIPPED = 55   /* "path: reason" */
 };
 
 struct proto_frame {
@@ -118,6 +126,11 @@ struct proto_job {
     uint64_t fsize_limit;           /* RLIMIT_FSIZE bytes */
     uint64_t nofile;
     uint64_t nproc;
+    char **artifact_globs;   /* NULL-terminated; none: collect nothing */
+    size_t nglobs;
+    uint64_t artifact_max_count;
+    uint64_t artifact_max_file;
+    uint64_t artifact_max_total;
 };
 
 struct proto_result {
@@ -133,6 +146,7 @@ struct proto_result {
     int64_t cpu_ms;
     int64_t max_rss_kb;
     char error[256];
+    struct buf artifacts;    /* nested TLVs: TAG_ARTIFACT_NAME/DATA pairs, SKIPPED */
 };
 
 void proto_job_init(struct proto_job *j);

@@ -678,4 +678,6 @@ void agent_job_run(const struct agent_conf *conf, const struct proto_job *job,
     if (job->ncompile && compile(conf, job, res) != 0)
         return;
     run(conf, job, res);
+    if (strcmp(res->status, "internal_error") != 0)
+        agent_collect_artifacts(conf, job, res);   /* also after a timeout: what it made */
 }

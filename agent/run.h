@@ -25,6 +25,10 @@ int agent_cleanup(const struct agent_conf *conf);
 /* Removes everything below dirfd without following symlinks; exposed for
  * tests. Returns 0 or -1. */
 int agent_rm_tree_at(int dirfd, int depth);
+/* Collects the files job->artifact_globs ask for into res->artifacts
+ * (artifacts.c). */
+void agent_collect_artifacts(const struct agent_conf *conf, const struct proto_job *job,
+                             struct proto_result *res);
 /* Reads the cgroup's OOM-kill counter; -1 when unknown. */
 long long agent_oom_count(void);
 

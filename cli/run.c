@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backends/backend.h"
@@ -30,6 +31,8 @@ static const char run_usage[] =
     "                    stdin when it is not a terminal and FILE is not -)\n"
     "  --env K=V         set an environment variable (repeatable)\n"
     "  --policy P        security policy: a preset or a policy of the config\n"
+    "  --artifact GLOB   bring back files of the work dir matching GLOB (repeatable)\n"
+    "  --artifacts DIR   save the collected files under DIR (default glob: *)\n"
     "  --json            print the whole result object as JSON\n"
     "\n"
     "exit status: the program's own for ok and runtime_error (128+N when\n"
@@ -86,6 +89,69 @@ static char *run_id(void)
     }
     snprintf(id, sizeof(id), "run-%012llx", (unsigned long long)(v & 0xffffffffffffULL));
     return strdup(id);
+}
+
+struct run_opts {
+    const char *artifacts_dir;
+    const char *file;
+    const char *stdin_path;
+    const char *lang;
+    int json;
+    int argstart;
+};
+
+struct save_ctx {
+    const char *dir;
+    const char *skip;   /* the program's own source file */
+    int saved;
+    int failed;
+};
+
+/* Writes one artifact under the directory: parents made as needed, never
+ * through a symlink (O_NOFOLLOW at every step). Names were validated as
+ * clean relative paths when the result was decoded. */
+static int save_one(void *ud, const char *name, const char *data, size_t len)
+{
+    struct save_ctx *c = ud;
+    char path[4400], *slash;
+    int fd;
+
+    if (strcmp(name, c->skip) == 0)
+        return 0;
+    snprintf(path, sizeof(path), "%s/%s", c->dir, name);
+    for (slash = strchr(path + strlen(c->dir) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+        *slash = '\0';
+        if (mkdir(path, 0755) != 0 && errno != EEXIST)
+            break;
+        *slash = '/';
+    }
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 || write(fd, data, len) != (ssize_t)len) {
+        fprintf(stderr, "llm-sandbox: cannot save artifact %s: %s\n", path, strerror(errno));
+        c->failed++;
+    } else {
+        c->saved++;
+    }
+    if (fd >= 0)
+        close(fd);
+    return 0;
+}
+
+static int save_artifacts(const struct run_opts *o, const struct job *j,
+                          const struct job_result *r)
+{
+    struct save_ctx c = {o->artifacts_dir, "", 0, 0};
+    char src[160];
+
+    if (mkdir(o->artifacts_dir, 0755) != 0 && errno != EEXIST) {
+        cli_error("--artifacts: cannot create \"%s\": %s", o->artifacts_dir, strerror(errno));
+        return -1;
+    }
+    if (language_file_name(j->lang, j->code, j->code_len, src, sizeof(src)) == 0)
+        c.skip = src;
+    job_result_each_artifact(r, save_one, &c);
+    fprintf(stderr, "llm-sandbox: %d artifact(s) saved in %s\n", c.saved, o->artifacts_dir);
+    return c.failed ? -1 : 0;
 }
 
 static int status_exit(const struct job_result *r)
@@ -153,13 +219,6 @@ static void print_plain(const struct job_result *r, const struct job *j)
                 r->error[0] ? r->error : p->error);
 }
 
-struct run_opts {
-    const char *file;
-    const char *stdin_path;
-    const char *lang;
-    int json;
-    int argstart;
-};
 
 /* Parses run's flags into j (limits checked against the ceilings). */
 static int parse_run(struct cli_globals *g, int argc, char **argv, struct job *j,
@@ -190,10 +249,6 @@ static int parse_run(struct cli_globals *g, int argc, char **argv, struct job *j
             j->network = 1;
             continue;
         }
-        if (strcmp(a, "--artifacts") == 0)
-            return llmsb_err_set(err, LLMSB_ERR_INVALID,
-                                 "%s: not in this release yet (artifacts come next); see "
-                                 "docs/cli.md", a);
         if (a[0] == '-' && a[1] == '-' && i + 1 < argc) {
             const char *name = a + 2, *val = argv[i + 1];
             int known = 1;
@@ -205,7 +260,12 @@ static int parse_run(struct cli_globals *g, int argc, char **argv, struct job *j
                 }
             if (strcmp(name, "lang") == 0)
                 o->lang = val;
-            else if (strcmp(name, "policy") == 0) {
+            else if (strcmp(name, "artifacts") == 0)
+                o->artifacts_dir = val;
+            else if (strcmp(name, "artifact") == 0) {
+                if (job_add_artifact_glob(j, val, err) != 0)
+                    return err->code;
+            } else if (strcmp(name, "policy") == 0) {
                 if (job_set_policy(j, &g->cfg, val, strlen(val), err) != 0)
                     return err->code;
             }
@@ -267,6 +327,8 @@ static int load_job(struct cli_globals *g, const struct run_opts *o, int argc, c
         j->stdin_len = in.len;
         j->stdin_data = buf_steal(&in);
     }
+    if (rc == 0 && o->artifacts_dir && j->nglobs == 0)
+        rc = job_add_artifact_glob(j, "*", err);
     for (int i = o->argstart; rc == 0 && o->argstart && i < argc; i++)
         if (proto_list_add(&j->args, &j->nargs, argv[i], strlen(argv[i])) != 0)
             rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "args: too many arguments");
@@ -309,15 +371,17 @@ int cmd_run(struct cli_globals *g, int argc, char **argv)
         cli_error("%s", err.msg);
         code = err.code == LLMSB_ERR_INTERRUPTED || exec_interrupted ? EXIT_INTERRUPTED
                                                                      : EXIT_INTERNAL;
-    } else if (o.json) {
-        char *text = job_result_json(&r, 1);
-        if (text)
-            printf("%s\n", text);
-        free(text);
-        code = status_exit(&r);
     } else {
-        print_plain(&r, &j);
-        code = status_exit(&r);
+        int saved_ok = !o.artifacts_dir || save_artifacts(&o, &j, &r) == 0;
+        if (o.json) {
+            char *text = job_result_json(&r, 1);
+            if (text)
+                printf("%s\n", text);
+            free(text);
+        } else {
+            print_plain(&r, &j);
+        }
+        code = saved_ok ? status_exit(&r) : EXIT_INTERNAL;
     }
     backend_close(&be);
     job_result_release(&r);

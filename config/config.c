@@ -64,6 +64,9 @@ static const struct ckey keys[] = {
     {"pool.idle_timeout", C_SECONDS, 1, 604800, O(pool_idle_timeout_ms), 0, NULL, "idle container lifetime"},
     {"pool.wait", C_SECONDS, 0, 3600, O(pool_wait_ms), 0, NULL, "wait for a container when full"},
     {"pool.on_exhausted", C_ENUM, 0, 0, O(pool_on_exhausted), S(pool_on_exhausted), "wait|fail_fast|temporary", "when every container is busy"},
+    {"artifacts.max_count", C_INT, 1, 1000, O(artifact_max_count), 0, NULL, "files collected per job"},
+    {"artifacts.max_file", C_INT, 1, 256, O(artifact_max_file_mb), 0, NULL, "MB per collected file"},
+    {"artifacts.max_total", C_INT, 1, 256, O(artifact_max_total_mb), 0, NULL, "MB collected per job"},
     {"jobs.result_ttl", C_INT, 1, 2592000, O(result_ttl_s), 0, NULL, "seconds results are kept"},
     {"jobs.max_attempts", C_INT, 1, 20, O(max_attempts), 0, NULL, "tries after infrastructure failures"},
     {"jobs.allow_network", C_BOOL, 0, 1, O(allow_network), 0, NULL, "may a job set network: true"},
@@ -98,6 +101,9 @@ void config_defaults(struct config *c)
     limits_defaults(&c->max, 1);
     c->sandbox_uid = 10001;
     c->result_ttl_s = 86400;
+    c->artifact_max_count = 32;
+    c->artifact_max_file_mb = 8;
+    c->artifact_max_total_mb = 32;
     snprintf(c->redis_url, sizeof(c->redis_url), "redis://127.0.0.1:6379");
     snprintf(c->redis_prefix, sizeof(c->redis_prefix), "llmsb");
     c->slots = 2;

@@ -50,6 +50,9 @@ struct config {
     int64_t pool_idle_timeout_ms;
     int64_t pool_wait_ms;
     char pool_on_exhausted[16];
+    int64_t artifact_max_count;
+    int64_t artifact_max_file_mb;
+    int64_t artifact_max_total_mb;
     int64_t result_ttl_s;
     int64_t max_attempts;
     int allow_network;           /* may a job ask for network */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/base64.h"
 #include "common/json.h"
 
 #define BASE_ENV_PATH "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -15,6 +16,9 @@ void job_init(struct job *j, const struct config *cfg)
     memset(j, 0, sizeof(*j));
     j->limits = cfg->defaults;
     j->result_ttl_s = cfg->result_ttl_s;
+    j->artifact_max_count = cfg->artifact_max_count;
+    j->artifact_max_file_mb = cfg->artifact_max_file_mb;
+    j->artifact_max_total_mb = cfg->artifact_max_total_mb;
     j->max_attempts = (int)cfg->max_attempts;
 }
 
@@ -42,6 +46,7 @@ void job_release(struct job *j)
     free(j->meta);
     free(j->policy);
     free(j->security);
+    list_free(j->artifact_globs, j->nglobs);
     memset(j, 0, sizeof(*j));
 }
 
@@ -248,6 +253,12 @@ int job_to_proto(const struct job *j, struct proto_job *pj, struct llmsb_err *er
     pj->fsize_limit = (uint64_t)j->limits.file_size_mb << 20;
     pj->nofile = (uint64_t)j->limits.nofile;
     pj->nproc = (uint64_t)j->limits.nproc;
+    for (size_t i = 0; i < j->nglobs; i++)
+        rc |= proto_list_add(&pj->artifact_globs, &pj->nglobs, j->artifact_globs[i],
+                             strlen(j->artifact_globs[i]));
+    pj->artifact_max_count = (uint64_t)j->artifact_max_count;
+    pj->artifact_max_file = (uint64_t)j->artifact_max_file_mb << 20;
+    pj->artifact_max_total = (uint64_t)j->artifact_max_total_mb << 20;
     if (rc) {
         proto_job_release(pj);
         return llmsb_err_set(err, LLMSB_ERR_INVALID, "job: too many arguments, files or env "
@@ -275,7 +286,8 @@ void job_result_release(struct job_result *r)
 {
     free(r->meta);
     free(r->violations);
-    r->meta = r->violations = NULL;
+    free(r->artifacts);
+    r->meta = r->violations = r->artifacts = NULL;
     proto_result_release(&r->r);
 }
 
@@ -342,7 +354,10 @@ char *job_result_json(const struct job_result *r, int pretty)
         cJSON *v = r->violations ? cJSON_Parse(r->violations) : NULL;
         cJSON_AddItemToObject(o, "violations", v ? v : cJSON_CreateArray());
     }
-    cJSON_AddItemToObject(o, "artifacts", cJSON_CreateArray());
+    {
+        cJSON *a = r->artifacts ? cJSON_Parse(r->artifacts) : NULL;
+        cJSON_AddItemToObject(o, "artifacts", a ? a : cJSON_CreateArray());
+    }
     if (r->error[0] || p->error[0])
         rc |= json_add_text(o, "error", r->error[0] ? r->error : p->error,
                             strlen(r->error[0] ? r->error : p->error));
@@ -411,7 +426,7 @@ size_t job_result_fields(const struct job_result *r, char nums[][32], struct job
     if (r->passed >= 0)
         PUT("passed", r->passed ? "true" : "false", r->passed ? 4 : 5);
     PUT("violations", r->violations ? r->violations : "[]", r->violations ? strlen(r->violations) : 2);
-    PUT("artifacts", "[]", 2);
+    PUT("artifacts", r->artifacts ? r->artifacts : "[]", r->artifacts ? strlen(r->artifacts) : 2);
     if (err[0])
         PUT("error", err, strlen(err));
     PUT("worker", r->worker, strlen(r->worker));
@@ -456,4 +471,110 @@ cJSON *job_result_fields_json(const struct job_field *f, size_t n)
         }
     }
     return o;
+}
+
+/* ---- artifacts --------------------------------------------------------------- */
+
+int job_add_artifact_glob(struct job *j, const char *glob, struct llmsb_err *err)
+{
+    char shown[80];
+    size_t n = strlen(glob);
+
+    llmsb_escape(shown, sizeof(shown), glob, n);
+    if (n == 0 || n > 256 || glob[0] == '/' || strstr(glob, ".."))
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "artifacts: \"%s\" must be a relative glob "
+                                                     "of 1-256 bytes without \"..\"", shown);
+    if (j->nglobs >= 64 || proto_list_add(&j->artifact_globs, &j->nglobs, glob, n) != 0)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "artifacts: at most 64 globs");
+    return 0;
+}
+
+static const char *mime_of(const char *name)
+{
+    static const char *map[][2] = {
+        {"png", "image/png"}, {"jpg", "image/jpeg"}, {"jpeg", "image/jpeg"}, {"gif", "image/gif"},
+        {"svg", "image/svg+xml"}, {"pdf", "application/pdf"}, {"html", "text/html"},
+        {"htm", "text/html"}, {"txt", "text/plain"}, {"csv", "text/csv"}, {"json", "application/json"},
+        {"md", "text/markdown"}, {"log", "text/plain"}};
+    const char *dot = strrchr(name, '.');
+    for (size_t i = 0; dot && i < sizeof(map) / sizeof(map[0]); i++)
+        if (strcasecmp(dot + 1, map[i][0]) == 0)
+            return map[i][1];
+    return "application/octet-stream";
+}
+
+int job_result_each_artifact(const struct job_result *r,
+                             int (*fn)(void *ud, const char *name, const char *data, size_t len),
+                             void *ud)
+{
+    const struct buf *a = &r->r.artifacts;
+    size_t off = 0;
+    uint16_t tag;
+    const char *v;
+    uint32_t n;
+    char name[4200] = "";
+    int rc = 0;
+
+    while (rc == 0 && a->len && proto_tlv_next(a->data, a->len, &off, &tag, &v, &n) == 1) {
+        if (tag == TAG_ARTIFACT_NAME) {
+            /* the agent is not trusted: a name must be a clean relative path */
+            if (n >= sizeof(name) || proto_path_check(v, n, NULL) != 0)
+                name[0] = '\0';
+            else
+                memcpy(name, v, n), name[n] = '\0';
+        } else if (tag == TAG_ARTIFACT_DATA && name[0]) {
+            rc = fn(ud, name, v, n);
+            name[0] = '\0';
+        }
+    }
+    return rc;
+}
+
+static int add_artifact_json(void *ud, const char *name, const char *data, size_t len)
+{
+    cJSON *o = cJSON_CreateObject();
+    char *b64 = base64_encode(data, len, NULL);
+
+    if (!o || !b64) {
+        cJSON_Delete(o);
+        free(b64);
+        return -1;
+    }
+    json_add_text(o, "name", name, strlen(name));
+    cJSON_AddStringToObject(o, "mime", mime_of(name));
+    cJSON_AddNumberToObject(o, "size", (double)len);
+    cJSON_AddStringToObject(o, "base64", b64);
+    free(b64);
+    cJSON_AddItemToArray(ud, o);
+    return 0;
+}
+
+int job_result_artifacts(struct job_result *r)
+{
+    const struct buf *a = &r->r.artifacts;
+    cJSON *arr;
+    size_t off = 0;
+    uint16_t tag;
+    const char *v;
+    uint32_t n;
+
+    if (a->len == 0)
+        return 0;
+    if (!(arr = cJSON_CreateArray()))
+        return -1;
+    job_result_each_artifact(r, add_artifact_json, arr);
+    while (proto_tlv_next(a->data, a->len, &off, &tag, &v, &n) == 1) {
+        if (tag != TAG_ARTIFACT_SKIPPED)
+            continue;
+        const char *colon = memchr(v, ':', n);
+        cJSON *o = cJSON_CreateObject();
+        size_t nl = colon ? (size_t)(colon - v) : n;
+        json_add_text(o, "name", v, nl);
+        json_add_text(o, "skipped", colon ? colon + 2 : "", colon && n > nl + 2 ? n - nl - 2 : 0);
+        cJSON_AddItemToArray(arr, o);
+    }
+    free(r->artifacts);
+    r->artifacts = cJSON_PrintUnformatted(arr);
+    cJSON_Delete(arr);
+    return r->artifacts ? 0 : -1;
 }

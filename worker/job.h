@@ -42,7 +42,12 @@ struct job {
     int64_t expect_exit;
     int64_t result_ttl_s;
     int max_attempts;
+    int64_t artifact_max_count;
+    int64_t artifact_max_file_mb;
+    int64_t artifact_max_total_mb;
     char *meta;             /* JSON text, copied to the result untouched */
+    char **artifact_globs;  /* NULL-terminated; files to bring back */
+    size_t nglobs;
     char *policy;           /* preset or config policy name; NULL: the default */
     char *security;         /* inline JSON policy, or NULL */
 };
@@ -73,6 +78,7 @@ struct job_result {
     char worker[128];
     char *meta;             /* JSON text or NULL; owned */
     char *violations;       /* JSON array text or NULL; owned */
+    char *artifacts;        /* JSON array text or NULL; owned */
     int attempts;
     int64_t queued_at;      /* ms since the epoch; for `run`, when it was asked */
     int64_t started_at;
@@ -111,6 +117,15 @@ void job_result_init(struct job_result *r, const struct job *j);
 void job_result_release(struct job_result *r);
 void job_result_set_status(struct job_result *r, const char *status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Turns the agent's collected files into r->artifacts: a JSON array of
+ * {name, mime, size, base64}, and {name, skipped} for what was left out. */
+int job_result_artifacts(struct job_result *r);
+/* Calls fn for each collected file (name validated as a relative path). */
+int job_result_each_artifact(const struct job_result *r,
+                             int (*fn)(void *ud, const char *name, const char *data, size_t len),
+                             void *ud);
+/* Adds an artifact glob (relative, no ".."). */
+int job_add_artifact_glob(struct job *j, const char *glob, struct llmsb_err *err);
 /* Fills r->passed from the job's expectations (DESIGN §3). */
 void job_result_check(struct job_result *r, const struct job *j);
 /* Returns a new JSON text of the result (DESIGN §4 fields); caller frees. */

@@ -249,8 +249,22 @@ static int f_libraries(struct job *j, const struct config *cfg, const char *v, s
 static int f_artifacts(struct job *j, const struct config *cfg, const char *v, size_t n,
                        struct llmsb_err *err)
 {
-    (void)j, (void)cfg;
-    return not_yet("artifacts", "artifact collection", v, n, err);
+    cJSON *a = json_of("artifacts", v, n, 1, err), *it;
+    int i = 0, rc = 0;
+    (void)cfg;
+    if (!a)
+        return err->code;
+    cJSON_ArrayForEach(it, a) {
+        if (!cJSON_IsString(it)) {
+            rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "artifacts: element %d is not a string", i);
+            break;
+        }
+        if ((rc = job_add_artifact_glob(j, it->valuestring, err)) != 0)
+            break;
+        i++;
+    }
+    cJSON_Delete(a);
+    return rc;
 }
 
 int job_set_policy(struct job *j, const struct config *cfg, const char *v, size_t n,

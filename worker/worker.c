@@ -174,6 +174,8 @@ int worker_execute(struct pool *pool, struct backend *be, const struct config *c
     }
     pool_put(pool, &lease, lease.sb->healthy);
     job_result_check(r, j);
+    if (job_result_artifacts(r) != 0)
+        log_warn("job=%s: artifacts could not be encoded", j->id ? j->id : "-");
     return WORK_DONE;
 }
 

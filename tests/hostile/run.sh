@@ -19,7 +19,9 @@ while IFS= read -r line; do
     id=$(jq -r .id <<<"$line"); status=$(jq -r .status <<<"$line")
     expect=$(jq -r '.meta.expect // empty' <<<"$line"); check=$(jq -r '.meta.check // empty' <<<"$line")
     passed=$(jq -r '.passed // empty' <<<"$line")
-    if [[ "|$expect|" == *"|$status|"* ]] && { [ "$check" != passed ] || [ "$passed" = true ]; }; then
+    data=$(jq '[.artifacts[]? | select(.base64)] | length' <<<"$line")
+    if [[ "|$expect|" == *"|$status|"* ]] && { [ "$check" != passed ] || [ "$passed" = true ]; } &&
+       { [ "$check" != no_artifact_data ] || [ "$data" = 0 ]; }; then
         echo "ok   hostile.$id ($status)"; pass=$((pass + 1))
     else
         echo "FAIL hostile.$id: got $status (want $expect${check:+, passed}) $(jq -c '{stdout: .stdout[0:120], error}' <<<"$line")"

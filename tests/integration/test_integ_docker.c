@@ -365,6 +365,68 @@ TEST(missing_image_is_a_clear_error)
     job_release(&j);
 }
 
+/* Artifacts: globs, caps, and nothing that is not a regular file. */
+TEST(artifacts_collected_safely)
+{
+    struct llmsb_err err = {0};
+    struct job j;
+    struct job_result r;
+    const char *code =
+        "import os\n"
+        "os.makedirs('out/deep', exist_ok=True)\n"
+        "open('out/a.txt', 'w').write('alpha')\n"
+        "open('out/deep/b.csv', 'w').write('1,2')\n"
+        "for i in range(5):\n    open('out/n%d.log' % i, 'w').write('x')\n"
+        "open('out/big.bin', 'wb').write(b'0' * 3000)\n"
+        "os.symlink('/etc/passwd', 'out/passwd')\n"
+        "os.mkfifo('out/fifo')\n"
+        "open('secret.txt', 'w').write('not asked for')\n";
+    cJSON *res, *a, *it;
+    int files = 0, skipped_link = 0, skipped_fifo = 0, skipped_big = 0, skipped_count = 0;
+
+    ASSERT(backend_ok);
+    job_init(&j, &cfg);
+    ASSERT_EQ(job_set_language(&j, "python", &err), 0);
+    ASSERT_EQ(job_set_code(&j, code, strlen(code), &err), 0);
+    ASSERT_EQ(job_add_artifact_glob(&j, "out/*", &err), 0);
+    j.artifact_max_count = 4;
+    j.artifact_max_file_mb = 1;
+    j.artifact_max_total_mb = 1;
+    job_result_init(&r, &j);
+    ASSERT_EQ(worker_execute_once(&be, &cfg, &j, &r, &err), 0);
+    ASSERT_STR(r.r.status, "ok");
+    ASSERT(r.artifacts != NULL);
+    res = cJSON_Parse(r.artifacts);
+    cJSON_ArrayForEach(it, res) {
+        const char *name = cJSON_GetObjectItem(it, "name")->valuestring;
+        cJSON *sk = cJSON_GetObjectItem(it, "skipped");
+        ASSERT(strncmp(name, "out/", 4) == 0);   /* secret.txt was not asked for */
+        if (!sk) {
+            files++;
+            ASSERT(cJSON_IsString(cJSON_GetObjectItem(it, "base64")));
+            ASSERT(strcmp(name, "out/passwd") != 0);
+        } else if (strcmp(name, "out/passwd") == 0) {
+            skipped_link += strstr(sk->valuestring, "symbolic link") != NULL;
+        } else if (strcmp(name, "out/fifo") == 0) {
+            skipped_fifo += strstr(sk->valuestring, "not a regular file") != NULL;
+        } else if (strstr(sk->valuestring, "count cap")) {
+            skipped_count++;
+        } else {
+            skipped_big++;
+        }
+    }
+    ASSERT_EQ(files, 4);   /* the count cap */
+    ASSERT_EQ(skipped_link, 1);
+    ASSERT_EQ(skipped_fifo, 1);
+    ASSERT(skipped_count >= 1);
+    a = cJSON_GetArrayItem(res, 0);
+    ASSERT(cJSON_GetObjectItem(a, "mime") != NULL);
+    cJSON_Delete(res);
+    (void)skipped_big;
+    job_result_release(&r);
+    job_release(&j);
+}
+
 static void pool_spec(struct container_spec *spec, struct job *j)
 {
     struct llmsb_err err = {0};
@@ -457,5 +519,5 @@ TEST_MAIN("integration_docker", T(hello_python), T(hello_javascript), T(hello_ja
           T(compile_error_is_not_runtime_error), T(java_compile_error), T(hardened_by_default),
           T(file_size_limit_stops_a_huge_file),
           T(no_residue_between_jobs_and_labels), T(many_jobs_in_one_container),
-          T(pool_reuse_limits_and_exhaustion),
+          T(pool_reuse_limits_and_exhaustion), T(artifacts_collected_safely),
           T(missing_image_is_a_clear_error))

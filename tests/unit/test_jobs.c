@@ -153,6 +153,9 @@ TEST(job_fields_are_validated_by_name)
         {{"lang", "python", "code", "x", "files", "{\"/abs\": \"x\"}", NULL}, "absolute"},
         {{"lang", "python", "code", "x", "files", "{\"a\": {\"base64\": \"!!\"}}", NULL}, "base64 is not valid"},
         {{"lang", "python", "code", "x", "libraries", "[\"numpy\"]", NULL}, "libraries: installing libraries is not available"},
+        {{"lang", "python", "code", "x", "artifacts", "[\"../*\"]", NULL}, "artifacts: \"../*\" must be a relative glob"},
+        {{"lang", "python", "code", "x", "artifacts", "[\"/etc/*\"]", NULL}, "artifacts: \"/etc/*\" must be a relative glob"},
+        {{"lang", "python", "code", "x", "artifacts", "[1]", NULL}, "artifacts: element 0 is not a string"},
         {{"lang", "python", "code", "x", "max_attempts", "0", NULL}, "max_attempts: \"0\" must be an integer between 1 and 20"},
         {{"lang", "python", "code", "x", "meta", "{bad", NULL}, "meta: \"{bad\" is not JSON"},
         {{"lang", "python", "code", "x", "expect_exit", "300", NULL}, "expect_exit"},
@@ -169,13 +172,41 @@ TEST(job_fields_are_validated_by_name)
     }
     {
         const char *good[] = {"lang", "go", "code", "package main", "libraries", "[]", "plots",
-                              "false", "result_ttl", "60", "max_attempts", "5", NULL};
+                              "false", "result_ttl", "60", "max_attempts", "5", "artifacts",
+                              "[\"out/*.png\", \"report.csv\"]", NULL};
         ASSERT_EQ(fields_job(good, &j, &err), 0);
         ASSERT_STR(j.id, "1-0");
         ASSERT_EQ(j.result_ttl_s, 60);
         ASSERT_EQ(j.max_attempts, 5);
+        ASSERT_EQ(j.nglobs, (size_t)2);
+        ASSERT_STR(j.artifact_globs[1], "report.csv");
         job_release(&j);
     }
+}
+
+/* The agent is not trusted: artifact names that are not clean relative
+ * paths are dropped when the result is decoded. */
+TEST(artifact_names_from_the_agent_are_checked)
+{
+    struct job_result r;
+    cJSON *a;
+
+    job_result_init(&r, NULL);
+    proto_put_str(&r.r.artifacts, TAG_ARTIFACT_NAME, "../../etc/cron.d/x");
+    proto_put_bytes(&r.r.artifacts, TAG_ARTIFACT_DATA, "evil", 4);
+    proto_put_str(&r.r.artifacts, TAG_ARTIFACT_NAME, "ok/plot.png");
+    proto_put_bytes(&r.r.artifacts, TAG_ARTIFACT_DATA, "\x89PNG", 4);
+    proto_put_str(&r.r.artifacts, TAG_ARTIFACT_SKIPPED, "link: a symbolic link; not followed");
+    ASSERT_EQ(job_result_artifacts(&r), 0);
+    a = cJSON_Parse(r.artifacts);
+    ASSERT_EQ(cJSON_GetArraySize(a), 2);
+    ASSERT_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(a, 0), "name")->valuestring, "ok/plot.png");
+    ASSERT_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(a, 0), "mime")->valuestring, "image/png");
+    ASSERT_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(a, 0), "base64")->valuestring, "iVBORw==");
+    ASSERT_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(a, 1), "skipped")->valuestring,
+               "a symbolic link; not followed");
+    cJSON_Delete(a);
+    job_result_release(&r);
 }
 
 TEST(base64_roundtrip_and_rejects)
@@ -244,5 +275,6 @@ static void setup(void)
 
 TEST_MAIN("jobs", T(yaml_job_file_with_defaults), T(yaml_job_file_errors_name_the_line),
           T(jobfile_input_is_not_nul_terminated),
-          T(json_lines), T(job_fields_are_validated_by_name), T(base64_roundtrip_and_rejects),
+          T(json_lines), T(job_fields_are_validated_by_name), T(artifact_names_from_the_agent_are_checked),
+          T(base64_roundtrip_and_rejects),
           T(result_fields_roundtrip_to_json))
