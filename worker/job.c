@@ -47,6 +47,7 @@ void job_release(struct job *j)
     free(j->policy);
     free(j->security);
     list_free(j->artifact_globs, j->nglobs);
+    list_free(j->libraries, j->nlibraries);
     memset(j, 0, sizeof(*j));
 }
 

@@ -46,6 +46,8 @@ struct job {
     int64_t artifact_max_file_mb;
     int64_t artifact_max_total_mb;
     char *meta;             /* JSON text, copied to the result untouched */
+    char **libraries;       /* NULL-terminated; scanned, installs not yet supported */
+    size_t nlibraries;
     char **artifact_globs;  /* NULL-terminated; files to bring back */
     size_t nglobs;
     char *policy;           /* preset or config policy name; NULL: the default */

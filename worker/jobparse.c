@@ -4,6 +4,7 @@
  * sizes are capped before copying and every rejection names the field. */
 #include "job.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -228,22 +229,36 @@ static int f_plots(struct job *j, const struct config *cfg, const char *v, size_
     return text_bool("plots", v, n, &b, err);
 }
 
-/* Fields of the design whose features arrive in later releases: accepted
- * when empty, refused (not ignored) when they ask for something. */
-static int not_yet(const char *field, const char *feature, const char *v, size_t n,
-                   struct llmsb_err *err)
-{
-    if (n == 0 || (n == 2 && (memcmp(v, "[]", 2) == 0 || memcmp(v, "{}", 2) == 0)))
-        return 0;
-    return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: %s is not available in this release",
-                         field, feature);
-}
-
+/* Library names are kept so the security check sees them (a restricted
+ * module is "blocked" with a violation); installing them comes with the
+ * libraries release, so a job that still wants them is refused after the
+ * scan (worker_execute), never silently run without them. */
 static int f_libraries(struct job *j, const struct config *cfg, const char *v, size_t n,
                        struct llmsb_err *err)
 {
-    (void)j, (void)cfg;
-    return not_yet("libraries", "installing libraries", v, n, err);
+    cJSON *a = json_of("libraries", v, n, 1, err), *it;
+    int i = 0, rc = 0;
+    (void)cfg;
+    if (!a)
+        return err->code;
+    cJSON_ArrayForEach(it, a) {
+        const char *s = cJSON_IsString(it) ? it->valuestring : NULL;
+        size_t k = 0;
+        while (s && s[k] && (isalnum((unsigned char)s[k]) || strchr("-_.:/@=<>~+", s[k])))
+            k++;
+        if (!s || !*s || s[k] || k > 200) {
+            rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "libraries: element %d is not a package "
+                                                       "name (letters, digits, -_.:/@=<>~+)", i);
+            break;
+        }
+        if (proto_list_add(&j->libraries, &j->nlibraries, s, k) != 0) {
+            rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "libraries: too many");
+            break;
+        }
+        i++;
+    }
+    cJSON_Delete(a);
+    return rc;
 }
 
 static int f_artifacts(struct job *j, const struct config *cfg, const char *v, size_t n,

@@ -9,6 +9,25 @@
 
 #include "security/security.h"
 
+/* Library names without version or extras ("requests==2.0" -> "requests",
+ * "@scope/pkg@1" keeps its scope) against the policy's restricted modules. */
+static void scan_libraries(const struct sec_policy *p, const struct job *j, struct sec_result *res)
+{
+    char names[64][128];
+    const char *ptrs[64];
+    size_t n = 0;
+
+    for (size_t i = 0; i < j->nlibraries && n < 64; i++) {
+        const char *s = j->libraries[i];
+        size_t k = s[0] == '@' ? 1 : 0;
+        k += strcspn(s + k, "=<>~[@ ");
+        snprintf(names[n], sizeof(names[0]), "%.*s", (int)(k < 127 ? k : 127), s);
+        ptrs[n] = names[n];
+        n++;
+    }
+    sec_scan_libraries(p, ptrs, n, res);
+}
+
 /* Resolves a policy name: preset, else a custom policy of the config. */
 static int scan_with(const struct config *cfg, const struct job *j, const char *name,
                      const char *json, struct sec_result *res, struct llmsb_err *err)
@@ -26,6 +45,8 @@ static int scan_with(const struct config *cfg, const struct job *j, const char *
     if (!p)
         return err->code ? err->code : LLMSB_ERR_INVALID;
     rc = sec_scan(p, j->lang, j->code, j->code_len, res, err);
+    if (rc == 0 && j->nlibraries)
+        scan_libraries(p, j, res);
     for (size_t i = 0; rc == 0 && i < j->nfiles; i++) {
         const char *dot = strrchr(j->files[i].path, '.');
         if (dot && strcasecmp(dot + 1, j->lang->ext) == 0)

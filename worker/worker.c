@@ -130,6 +130,12 @@ int worker_execute(struct pool *pool, struct backend *be, const struct config *c
     snprintf(r->backend, sizeof(r->backend), "%s", be->ops->name);
     if (check_security(cfg, j, r, err) != 0)
         return WORK_DONE;
+    if (j->nlibraries) {
+        job_result_set_status(r, "invalid", "libraries: installing libraries is not available "
+                                            "in this release (the names passed the security "
+                                            "check)");
+        return WORK_DONE;
+    }
     if (job_to_proto(j, &pj, err) != 0) {
         job_result_set_status(r, "invalid", "%s", err->msg);
         return WORK_DONE;

@@ -29,6 +29,13 @@ while IFS= read -r line; do
     fi
 done <"$T/out.jsonl"
 
+# a huge code field (2 MB, over the 1 MiB cap) is invalid, nothing runs
+{ printf '{"id": "huge-code", "lang": "python", "code": "'; head -c 2000000 /dev/zero | tr '\0' 'x'; printf '"}\n'; } > "$T/huge.jsonl"
+"$B" submit "$T/huge.jsonl" --local --out "$T/huge.out" >/dev/null 2>&1
+if jq -e '.status == "invalid" and (.error | test("code: 2000000 bytes is over the 1048576 byte cap"))' "$T/huge.out" >/dev/null; then
+    echo "ok   hostile.huge-code (invalid)"; pass=$((pass + 1))
+else echo "FAIL hostile.huge-code: $(jq -c '{status, error}' "$T/huge.out")"; fail=$((fail + 1)); fi
+
 # the host after the suite
 left=$(curl -s --unix-socket /var/run/docker.sock \
     "http://d/v1.41/containers/json?all=1&filters=%7B%22label%22%3A%5B%22llmsb.kind%3Dlocal%22%5D%7D" | grep -c '"Id"')

@@ -152,7 +152,7 @@ TEST(job_fields_are_validated_by_name)
         {{"lang", "python", "code", "x", "env", "{\"A\": 1}", NULL}, "env: value of \"A\" is not a string"},
         {{"lang", "python", "code", "x", "files", "{\"/abs\": \"x\"}", NULL}, "absolute"},
         {{"lang", "python", "code", "x", "files", "{\"a\": {\"base64\": \"!!\"}}", NULL}, "base64 is not valid"},
-        {{"lang", "python", "code", "x", "libraries", "[\"numpy\"]", NULL}, "libraries: installing libraries is not available"},
+        {{"lang", "python", "code", "x", "libraries", "[\"numpy; rm -rf /\"]", NULL}, "libraries: element 0 is not a package name"},
         {{"lang", "python", "code", "x", "artifacts", "[\"../*\"]", NULL}, "artifacts: \"../*\" must be a relative glob"},
         {{"lang", "python", "code", "x", "artifacts", "[\"/etc/*\"]", NULL}, "artifacts: \"/etc/*\" must be a relative glob"},
         {{"lang", "python", "code", "x", "artifacts", "[1]", NULL}, "artifacts: element 0 is not a string"},
