@@ -83,28 +83,43 @@ static cJSON *json_of(const char *field, const char *v, size_t n, int want_array
     return j;
 }
 
-static int f_args(struct job *j, const struct config *cfg, const char *v, size_t n,
-                  struct llmsb_err *err)
+/* Each element of a JSON array of strings, through add(); a non-string
+ * element is refused by index. */
+static int each_string(struct job *j, const char *field, const char *v, size_t n,
+                       int (*add)(struct job *, const char *, int, struct llmsb_err *),
+                       struct llmsb_err *err)
 {
-    cJSON *a = json_of("args", v, n, 1, err), *it;
+    cJSON *a = json_of(field, v, n, 1, err), *it;
     int i = 0, rc = 0;
-    (void)cfg;
+
     if (!a)
         return err->code;
     cJSON_ArrayForEach(it, a) {
-        if (!cJSON_IsString(it)) {
-            rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "args: element %d is not a string", i);
+        rc = cJSON_IsString(it) ? add(j, it->valuestring, i, err)
+                                : llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                                "%s: element %d is not a string", field, i);
+        if (rc)
             break;
-        }
-        if (proto_list_add(&j->args, &j->nargs, it->valuestring, strlen(it->valuestring))) {
-            rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "args: more than %d arguments",
-                               PROTO_MAX_ARGS);
-            break;
-        }
         i++;
     }
     cJSON_Delete(a);
     return rc;
+}
+
+static int add_arg(struct job *j, const char *s, int i, struct llmsb_err *err)
+{
+    (void)i;
+    if (proto_list_add(&j->args, &j->nargs, s, strlen(s)) != 0)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "args: more than %d arguments",
+                             PROTO_MAX_ARGS);
+    return 0;
+}
+
+static int f_args(struct job *j, const struct config *cfg, const char *v, size_t n,
+                  struct llmsb_err *err)
+{
+    (void)cfg;
+    return each_string(j, "args", v, n, add_arg, err);
 }
 
 static int f_env(struct job *j, const struct config *cfg, const char *v, size_t n,
@@ -233,53 +248,37 @@ static int f_plots(struct job *j, const struct config *cfg, const char *v, size_
  * module is "blocked" with a violation); installing them comes with the
  * libraries release, so a job that still wants them is refused after the
  * scan (worker_execute), never silently run without them. */
+static int add_library(struct job *j, const char *s, int i, struct llmsb_err *err)
+{
+    size_t k = 0;
+    while (s[k] && (isalnum((unsigned char)s[k]) || strchr("-_.:/@=<>~+", s[k])))
+        k++;
+    if (!*s || s[k] || k > 200)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "libraries: element %d is not a package "
+                                                     "name (letters, digits, -_.:/@=<>~+)", i);
+    if (proto_list_add(&j->libraries, &j->nlibraries, s, k) != 0)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "libraries: too many");
+    return 0;
+}
+
 static int f_libraries(struct job *j, const struct config *cfg, const char *v, size_t n,
                        struct llmsb_err *err)
 {
-    cJSON *a = json_of("libraries", v, n, 1, err), *it;
-    int i = 0, rc = 0;
     (void)cfg;
-    if (!a)
-        return err->code;
-    cJSON_ArrayForEach(it, a) {
-        const char *s = cJSON_IsString(it) ? it->valuestring : NULL;
-        size_t k = 0;
-        while (s && s[k] && (isalnum((unsigned char)s[k]) || strchr("-_.:/@=<>~+", s[k])))
-            k++;
-        if (!s || !*s || s[k] || k > 200) {
-            rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "libraries: element %d is not a package "
-                                                       "name (letters, digits, -_.:/@=<>~+)", i);
-            break;
-        }
-        if (proto_list_add(&j->libraries, &j->nlibraries, s, k) != 0) {
-            rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "libraries: too many");
-            break;
-        }
-        i++;
-    }
-    cJSON_Delete(a);
-    return rc;
+    return each_string(j, "libraries", v, n, add_library, err);
+}
+
+static int add_glob(struct job *j, const char *s, int i, struct llmsb_err *err)
+{
+    (void)i;
+    return job_add_artifact_glob(j, s, err);
 }
 
 static int f_artifacts(struct job *j, const struct config *cfg, const char *v, size_t n,
                        struct llmsb_err *err)
 {
-    cJSON *a = json_of("artifacts", v, n, 1, err), *it;
-    int i = 0, rc = 0;
     (void)cfg;
-    if (!a)
-        return err->code;
-    cJSON_ArrayForEach(it, a) {
-        if (!cJSON_IsString(it)) {
-            rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "artifacts: element %d is not a string", i);
-            break;
-        }
-        if ((rc = job_add_artifact_glob(j, it->valuestring, err)) != 0)
-            break;
-        i++;
-    }
-    cJSON_Delete(a);
-    return rc;
+    return each_string(j, "artifacts", v, n, add_glob, err);
 }
 
 int job_set_policy(struct job *j, const struct config *cfg, const char *v, size_t n,
