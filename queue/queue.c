@@ -558,12 +558,14 @@ int queue_release(struct queue *q, const char *entry_id, long long idle_ms,
                   "JUSTID");
 }
 
-/* XCLAIM ids (fetching fields) to this consumer with min-idle min_idle. */
-static int claim(struct queue *q, const char *min_idle, char ids[][64], size_t nids, int justid,
-                 struct queue_entry **out, size_t *n, struct llmsb_err *err)
+/* XCLAIM ids to this consumer. set_idle (or NULL) sets their idle time;
+ * justid claims without fields and without a delivery-count bump. */
+static int claim(struct queue *q, const char *min_idle, char ids[][64], size_t nids,
+                 const char *set_idle, int justid, struct queue_entry **out, size_t *n,
+                 struct llmsb_err *err)
 {
-    const char *argv[8 + 128];
-    size_t lens[8 + 128];
+    const char *argv[10 + 128];
+    size_t lens[10 + 128];
     redisReply *r;
     int argc = 0, rc;
 
@@ -574,6 +576,10 @@ static int claim(struct queue *q, const char *min_idle, char ids[][64], size_t n
     argv[argc++] = min_idle;
     for (size_t i = 0; i < nids && i < 128; i++)
         argv[argc++] = ids[i];
+    if (set_idle) {
+        argv[argc++] = "IDLE";
+        argv[argc++] = set_idle;
+    }
     if (justid)
         argv[argc++] = "JUSTID";
     for (int i = 0; i < argc; i++)
@@ -641,7 +647,7 @@ int queue_claim_stale(struct queue *q, long long min_idle_ms, int count,
     for (size_t i = 0; i < nr; i++)
         snprintf(ids[ni++], sizeof(ids[0]), "%s", rows[i].id);
     snprintf(idle, sizeof(idle), "%lld", min_idle_ms);
-    if ((rc = claim(q, idle, ids, ni, 0, out, n, err)) != 0)
+    if ((rc = claim(q, idle, ids, ni, NULL, 0, out, n, err)) != 0)
         return rc;
     for (size_t i = 0; i < *n; i++)
         for (size_t k = 0; k < nr; k++)
@@ -675,7 +681,7 @@ int queue_recover_own(struct queue *q, long long min_idle_ms, int count,
     if (ni == 0)
         return 0;
     /* JUSTID: back to us without a count bump, then fetch the fields */
-    if ((rc = claim(q, "0", ids, ni, 1, NULL, NULL, err)) != 0)
+    if ((rc = claim(q, "0", ids, ni, NULL, 1, NULL, NULL, err)) != 0)
         return rc;
     if (!(*out = calloc(ni, sizeof(**out))))
         return llmsb_err_set(err, LLMSB_ERR_NOMEM, "redis: out of memory");
@@ -747,26 +753,8 @@ int queue_free_dead_consumers(struct queue *q, long long idle_ms, struct llmsb_e
             continue;
         /* claim to us JUSTID with a large idle: the reclaim pass takes them */
         snprintf(idle, sizeof(idle), "%lld", idle_ms);
-        {
-            const char *argv[10 + 64];
-            size_t lens[10 + 64];
-            int argc = 0;
-            argv[argc++] = "XCLAIM";
-            argv[argc++] = q->k_jobs;
-            argv[argc++] = q->group;
-            argv[argc++] = q->consumer;
-            argv[argc++] = "0";
-            for (size_t k = 0; k < nr; k++)
-                argv[argc++] = ids[k];
-            argv[argc++] = "IDLE";
-            argv[argc++] = idle;
-            argv[argc++] = "JUSTID";
-            for (int k = 0; k < argc; k++)
-                lens[k] = strlen(argv[k]);
-            if ((rc = cmd(q, argc, argv, lens, &r, err)) != 0)
-                return rc;
-            freeReplyObject(r);
-        }
+        if ((rc = claim(q, "0", ids, nr, idle, 1, NULL, NULL, err)) != 0)
+            return rc;
         freed += (int)nr;
         log_info("reclaimed %zu job(s) of dead worker %s", nr, dead[i]);
         simple(q, err, 5, "XGROUP", "DELCONSUMER", q->k_jobs, q->group, dead[i]);
