@@ -16,12 +16,12 @@ PIELD   = -pie
 COMMON_SRC  = common/common.c
 PROTO_SRC   = agent/proto.c
 AGENT_SRC   = agent/agent.c agent/run.c agent/artifacts.c
-LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c languages/languages.c \
+LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c languages/languages.c languages/hooks.c \
               backends/http.c backends/stream.c backends/docker.c backends/backend.c backends/egress.c \
               config/config.c config/jobfile.c worker/exec.c worker/job.c worker/jobparse.c \
               worker/worker.c backends/pool.c queue/queue.c common/base64.c images/images.c \
               security/lex.c security/policy.c worker/scan.c
-CLI_SRC     = cli/main.c cli/run.c cli/images.c cli/queue_cmds.c cli/scan.c
+CLI_SRC     = cli/main.c cli/run.c cli/images.c cli/queue_cmds.c cli/scan.c cli/artifacts.c
 
 LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ   = $(CLI_SRC:%.c=$(BUILD)/%.o)
@@ -43,6 +43,9 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<",:)
 	$(Q)$(CC) $(ALLCFLAGS) $(PIE) -c $< -o $@
+
+# hooks.c embeds the files of languages/hooks/ (.incbin)
+$(BUILD)/languages/hooks.o: $(wildcard languages/hooks/*)
 
 # The agent is static and built without PIE so it needs nothing from the image.
 $(BUILD)/agent-static/%.o: %.c
@@ -85,7 +88,7 @@ unit: $(UNIT_TESTS)
 	@sh tests/run-suite.sh unit $(UNIT_TESTS)
 
 integration: $(INTEG_TESTS)
-	@sh tests/run-suite.sh integration $(INTEG_TESTS) tests/integration/test_cli.sh tests/queue/test_queue.sh tests/compose/test_compose.sh tests/hostile/run.sh
+	@sh tests/run-suite.sh integration $(INTEG_TESTS) tests/integration/test_cli.sh tests/integration/test_plots.sh tests/integration/test_libraries.sh tests/queue/test_queue.sh tests/compose/test_compose.sh tests/hostile/run.sh
 
 # Unit and integration tests again under AddressSanitizer + UndefinedBehaviorSanitizer
 # (the static agent runs inside the containers and is not instrumented).

@@ -67,13 +67,13 @@ static void send_hello(int type, int clean)
 
 /* Reads one whole frame into in (keeping any surplus). Returns 1 with the
  * frame, 0 on EOF, -1 on a protocol error. */
-static int read_frame(struct buf *in, struct proto_frame *f, size_t *used)
+static int read_frame(struct buf *b, struct proto_frame *f, size_t *used)
 {
     struct llmsb_err err = {0};
     char chunk[65536];
 
     for (;;) {
-        int rc = proto_frame_parse(in->data ? in->data : "", in->len, f, used, &err);
+        int rc = proto_frame_parse(b->data ? b->data : "", b->len, f, used, &err);
         if (rc != 0) {
             if (rc < 0)
                 fprintf(stderr, "llmsb-agent: %s\n", err.msg);
@@ -84,7 +84,48 @@ static int read_frame(struct buf *in, struct proto_frame *f, size_t *used)
             continue;
         if (n <= 0)
             return 0;
-        if (buf_append(in, chunk, (size_t)n) != 0)
+        if (buf_append(b, chunk, (size_t)n) != 0)
+            return -1;
+    }
+}
+
+static struct buf in;        /* worker -> agent bytes not consumed yet */
+static size_t job_frame_len; /* the JOB frame at the head of in, in use */
+
+/* After an install: tell the worker and wait for its CONTINUE.  The JOB
+ * frame still sits at the head of `in` (the job points into it), so frames
+ * read here are parsed after it and removed from behind it. */
+static int install_pause(void)
+{
+    struct proto_frame f;
+    size_t used;
+    char chunk[65536];
+
+    if (send_frame(PROTO_INSTALLED, NULL) != 0)
+        return -1;
+    for (;;) {
+        struct llmsb_err err = {0};
+        int rc = proto_frame_parse(in.data + job_frame_len, in.len - job_frame_len, &f, &used,
+                                   &err);
+        if (rc < 0)
+            return -1;
+        if (rc == 1) {
+            int type = f.type;
+            memmove(in.data + job_frame_len, in.data + job_frame_len + used,
+                    in.len - job_frame_len - used);
+            in.len -= used;
+            if (type == PROTO_CONTINUE)
+                return 0;
+            if (type == PROTO_SHUTDOWN || type == PROTO_JOB)
+                return -1;
+            if (type == PROTO_PING)
+                send_hello(PROTO_PONG, 1);
+            continue;
+        }
+        ssize_t n = read(STDIN_FILENO, chunk, sizeof(chunk));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0 || buf_append(&in, chunk, (size_t)n) != 0)
             return -1;
     }
 }
@@ -117,7 +158,6 @@ static void handle_job(const struct proto_frame *f, const struct agent_conf *con
 int main(int argc, char **argv)
 {
     struct agent_conf conf;
-    struct buf in;
     struct proto_frame f;
     size_t used;
     int rc;
@@ -136,6 +176,7 @@ int main(int argc, char **argv)
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     if (agent_conf_init(&conf) != 0)
         return 2;
+    conf.install_pause = install_pause;
     /* A container restarted after a crash starts clean, too. */
     agent_cleanup(&conf);
     send_hello(PROTO_HELLO, 1);
@@ -144,6 +185,7 @@ int main(int argc, char **argv)
     while ((rc = read_frame(&in, &f, &used)) == 1) {
         switch (f.type) {
         case PROTO_JOB:
+            job_frame_len = used;
             handle_job(&f, &conf);
             break;
         case PROTO_PING:

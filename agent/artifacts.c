@@ -1,4 +1,5 @@
-/* artifacts.c - collecting requested files out of /work after a run.
+/* artifacts.c - collecting requested files out of /work after a run, and
+ * the plots the language's hooks wrote to the job's plots dir.
  *
  * A child that has become the sandbox user walks /work without following
  * symlinks (openat/fstatat with O_NOFOLLOW/AT_SYMLINK_NOFOLLOW), takes
@@ -35,10 +36,13 @@ struct walk {
     int notes;
     int64_t deadline;
     int stopped;
+    int take_all;            /* the plots dir: every regular file, flat */
 };
 
 static int wanted(const struct walk *w, const char *rel)
 {
+    if (w->take_all)
+        return 1;
     for (size_t i = 0; i < w->job->nglobs; i++) {
         const char *g = w->job->artifact_globs[i];
         if (strncmp(g, "./", 2) == 0)
@@ -57,7 +61,7 @@ static void note(struct walk *w, const char *rel, const char *fmt, ...)
     va_list ap;
 
     if (w->notes++ >= MAX_NOTES)
-        return;
+        return;   /* counted: the collector adds one line for the rest */
     va_start(ap, fmt);
     vsnprintf(why, sizeof(why), fmt, ap);
     va_end(ap);
@@ -74,13 +78,13 @@ static void take_file(struct walk *w, int dirfd, const char *name, const char *r
     ssize_t n;
     int fd;
 
-    if (w->count >= w->job->artifact_max_count) {
-        note(w, rel, "over the count cap (%llu files)", (unsigned long long)w->count);
-        return;
-    }
     if (size > w->job->artifact_max_file) {
         note(w, rel, "%llu bytes is over the per-file cap of %llu", (unsigned long long)size,
              (unsigned long long)w->job->artifact_max_file);
+        return;
+    }
+    if (w->count >= w->job->artifact_max_count) {
+        note(w, rel, "over the count cap (%llu files)", (unsigned long long)w->count);
         return;
     }
     if (w->total + size > w->job->artifact_max_total) {
@@ -136,6 +140,8 @@ static void walk_dir(struct walk *w, int dirfd, const char *prefix, int depth)
         if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
             continue;
         if (S_ISDIR(st.st_mode)) {
+            if (w->take_all)
+                continue;
             if (depth + 1 > MAX_DEPTH) {
                 note(w, rel, "deeper than %d levels; not searched", MAX_DEPTH);
                 continue;
@@ -163,16 +169,30 @@ static void __attribute__((noreturn))
 collector(const struct agent_conf *conf, const struct proto_job *job, int out_fd, int64_t deadline)
 {
     struct buf out;
-    struct walk w = {job, &out, 0, 0, 0, deadline, 0};
+    struct walk w = {job, &out, 0, 0, 0, deadline, 0, 0};
     int root;
     size_t off = 0;
 
     if (setgroups(0, NULL) != 0 || setgid(conf->gid) != 0 || setuid(conf->uid) != 0)
         _exit(2);
     buf_init(&out, (size_t)job->artifact_max_total + (1u << 20));
-    root = open(conf->work_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    /* plots first: the caps are shared, and a figure is what most asked for */
+    if (job->plots_dir &&
+        (root = open(job->plots_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
+        w.take_all = 1;
+        walk_dir(&w, root, "", 0);
+        w.take_all = 0;
+        close(root);
+    }
+    root = job->nglobs ? open(conf->work_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
     if (root >= 0)
         walk_dir(&w, root, "", 0);
+    if (w.notes > MAX_NOTES) {
+        char line[128];
+        snprintf(line, sizeof(line), "*: %d more files were left out (not listed one by one)",
+                 w.notes - MAX_NOTES);
+        proto_put_str(&out, TAG_ARTIFACT_SKIPPED, line);
+    }
     while (off < out.len) {
         ssize_t n = write(out_fd, out.data + off, out.len - off);
         if (n <= 0)
@@ -190,7 +210,7 @@ void agent_collect_artifacts(const struct agent_conf *conf, const struct proto_j
     pid_t pid;
     char chunk[65536];
 
-    if (job->nglobs == 0 || pipe2(p, O_CLOEXEC) != 0)
+    if ((job->nglobs == 0 && !job->plots_dir) || pipe2(p, O_CLOEXEC) != 0)
         return;
     if ((pid = fork()) < 0) {
         close(p[0]);

@@ -148,6 +148,9 @@ void proto_job_release(struct proto_job *j)
     list_free(j->run_argv, j->nrun);
     list_free(j->env, j->nenv);
     list_free(j->artifact_globs, j->nglobs);
+    list_free(j->install_argv, j->ninstall);
+    list_free(j->install_env, j->ninstall_env);
+    free(j->plots_dir);
     free(j->stdin_data);
     proto_job_init(j);
 }
@@ -206,6 +209,14 @@ int proto_job_encode(const struct proto_job *j, struct buf *b)
     rc |= proto_put_u64(b, TAG_ARTIFACT_MAX_COUNT, j->artifact_max_count);
     rc |= proto_put_u64(b, TAG_ARTIFACT_MAX_FILE, j->artifact_max_file);
     rc |= proto_put_u64(b, TAG_ARTIFACT_MAX_TOTAL, j->artifact_max_total);
+    if (j->plots_dir)
+        rc |= proto_put_str(b, TAG_PLOTS_DIR, j->plots_dir);
+    for (size_t i = 0; i < j->ninstall; i++)
+        rc |= proto_put_str(b, TAG_INSTALL_ARG, j->install_argv[i]);
+    for (size_t i = 0; i < j->ninstall_env; i++)
+        rc |= proto_put_str(b, TAG_INSTALL_ENV, j->install_env[i]);
+    rc |= proto_put_u64(b, TAG_INSTALL_TIMEOUT_MS, j->install_timeout_ms);
+    rc |= proto_put_u64(b, TAG_INSTALL_PAUSE, j->install_pause);
     return rc ? LLMSB_ERR_LIMIT : 0;
 }
 
@@ -244,6 +255,8 @@ static uint64_t *job_u64_field(struct proto_job *j, uint16_t tag)
     case TAG_ARTIFACT_MAX_COUNT: return &j->artifact_max_count;
     case TAG_ARTIFACT_MAX_FILE: return &j->artifact_max_file;
     case TAG_ARTIFACT_MAX_TOTAL: return &j->artifact_max_total;
+    case TAG_INSTALL_TIMEOUT_MS: return &j->install_timeout_ms;
+    case TAG_INSTALL_PAUSE: return &j->install_pause;
     default: return NULL;
     }
 }
@@ -281,9 +294,20 @@ static int job_field(struct proto_job *j, uint16_t tag, const char *v, uint32_t 
     case TAG_ARTIFACT_GLOB:
         return proto_list_add(&j->artifact_globs, &j->nglobs, v, n);
     case TAG_ENV:
+    case TAG_INSTALL_ENV:
         if (!memchr(v, '=', n))
             return llmsb_err_set(err, LLMSB_ERR_PROTO, "job: env entry without '='");
-        return proto_list_add(&j->env, &j->nenv, v, n);
+        return tag == TAG_ENV ? proto_list_add(&j->env, &j->nenv, v, n)
+                              : proto_list_add(&j->install_env, &j->ninstall_env, v, n);
+    case TAG_INSTALL_ARG:
+        return proto_list_add(&j->install_argv, &j->ninstall, v, n);
+    case TAG_PLOTS_DIR:
+        free(j->plots_dir);
+        j->plots_dir = NULL;
+        if (n == 0 || n > 256 || v[0] != '/' || memchr(v, '\0', n) || memmem(v, n, "..", 2))
+            return llmsb_err_set(err, LLMSB_ERR_PROTO, "job: bad plots dir");
+        j->plots_dir = xstrndup(v, n);
+        return j->plots_dir ? 0 : LLMSB_ERR_NOMEM;
     case TAG_STDIN:
         free(j->stdin_data);
         if (!(j->stdin_data = malloc(n ? n : 1)))

@@ -8,7 +8,11 @@
  * its stdin worker->agent frames.
  *
  * Conversation: agent sends HELLO; then per job worker sends JOB, agent
- * answers RESULT, cleans up and sends READY.  PING is answered by PONG. */
+ * answers RESULT, cleans up and sends READY.  PING is answered by PONG.
+ * A job with an install step and TAG_INSTALL_PAUSE set stops after a
+ * successful install: the agent sends INSTALLED and runs the program only
+ * after the worker's CONTINUE (the worker takes the container off the
+ * network in between).  A failed install ends the job with its RESULT. */
 #ifndef LLMSB_PROTO_H
 #define LLMSB_PROTO_H
 
@@ -29,7 +33,9 @@ enum proto_type {
     PROTO_READY = 4,
     PROTO_PING = 5,
     PROTO_PONG = 6,
-    PROTO_SHUTDOWN = 7
+    PROTO_SHUTDOWN = 7,
+    PROTO_INSTALLED = 8,   /* agent: libraries installed; waits for CONTINUE */
+    PROTO_CONTINUE = 9     /* worker: go on to compile and run */
 };
 
 enum proto_tag {
@@ -57,6 +63,11 @@ enum proto_tag {
     TAG_ARTIFACT_MAX_COUNT = 26,
     TAG_ARTIFACT_MAX_FILE = 27,
     TAG_ARTIFACT_MAX_TOTAL = 28,
+    TAG_PLOTS_DIR = 29,         /* absolute; made for the job, collected after */
+    TAG_INSTALL_ARG = 30,       /* argv of the library install step */
+    TAG_INSTALL_ENV = 31,       /* extra "K=V" for the install step only */
+    TAG_INSTALL_TIMEOUT_MS = 32,
+    TAG_INSTALL_PAUSE = 33,     /* 1: INSTALLED/CONTINUE between install and run */
     /* result */
     TAG_STATUS = 40,
     TAG_EXIT_CODE = 41,
@@ -131,6 +142,13 @@ struct proto_job {
     uint64_t artifact_max_count;
     uint64_t artifact_max_file;
     uint64_t artifact_max_total;
+    char *plots_dir;         /* NULL: no plot capture */
+    char **install_argv;     /* NULL-terminated; ninstall == 0: no install step */
+    size_t ninstall;
+    char **install_env;      /* added to env for the install step */
+    size_t ninstall_env;
+    uint64_t install_timeout_ms;
+    uint64_t install_pause;
 };
 
 struct proto_result {

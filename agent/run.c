@@ -295,6 +295,11 @@ static int unpack_fn(const struct agent_conf *conf, const void *arg, int msgfd)
         dprintf(msgfd, "open %s: %s", conf->work_dir, strerror(errno));
         return 2;
     }
+    if (job->plots_dir && mkdir(job->plots_dir, 0700) != 0 && errno != EEXIST) {
+        dprintf(msgfd, "mkdir %s: %s", job->plots_dir, strerror(errno));
+        close(root);
+        return 2;
+    }
     for (size_t i = 0; i < job->nfiles; i++) {
         const struct proto_file *f = &job->files[i];
         const char *base, *p = f->data;
@@ -588,16 +593,21 @@ static void set_status(struct proto_result *r, const char *status)
     snprintf(r->status, sizeof(r->status), "%s", status);
 }
 
-static int compile(const struct agent_conf *conf, const struct proto_job *job,
-                   struct proto_result *res)
+/* A step before the run (install, compile): both streams go to
+ * compile_output; failing ends the job as fail_status (memory_limit when
+ * the cgroup OOM-killed it and oom_status says so) with a note naming what. */
+static int prep_step(const struct agent_conf *conf, const struct proto_job *job,
+                     char *const *argv, char *const *env, uint64_t timeout_ms,
+                     const char *fail_status, const char *oom_status, const char *what,
+                     struct proto_result *res)
 {
     struct step s = {0};
     struct outcome o;
     long long oom0 = agent_oom_count();
 
-    s.argv = job->compile_argv;
-    s.env = job->env;
-    s.timeout_ms = job->compile_timeout_ms ? job->compile_timeout_ms : 30000;
+    s.argv = argv;
+    s.env = env;
+    s.timeout_ms = timeout_ms;
     s.out_cap = job->compile_output_limit ? job->compile_output_limit : 65536;
     s.out = s.err = &res->compile_output;
     s.job = job;
@@ -606,21 +616,54 @@ static int compile(const struct agent_conf *conf, const struct proto_job *job,
         return -1;
     }
     if (oom0 >= 0 && agent_oom_count() > oom0) {
-        set_status(res, "memory_limit");
-        buf_append_str(&res->compile_output, "\n[llm-sandbox: the compiler ran out of memory]\n");
+        set_status(res, oom_status);
+        buf_printf(&res->compile_output, "\n[llm-sandbox: the %s ran out of memory]\n", what);
         return -1;
     }
     if (o.timed_out || o.exit_code != 0) {
-        set_status(res, "compile_error");
+        set_status(res, fail_status);
         res->exit_code = o.exit_code;
         res->signal = o.signal;
         if (o.timed_out)
-            buf_printf(&res->compile_output,
-                       "\n[llm-sandbox: compilation timed out after %llu ms]\n",
-                       (unsigned long long)s.timeout_ms);
+            buf_printf(&res->compile_output, "\n[llm-sandbox: the %s timed out after %llu ms]\n",
+                       what, (unsigned long long)timeout_ms);
         return -1;
     }
     return 0;
+}
+
+static int compile(const struct agent_conf *conf, const struct proto_job *job,
+                   struct proto_result *res)
+{
+    return prep_step(conf, job, job->compile_argv, job->env,
+                     job->compile_timeout_ms ? job->compile_timeout_ms : 30000, "compile_error",
+                     "memory_limit", "compiler", res);
+}
+
+/* The library install step; extra env (registry, index) applies to it only. */
+static int install(const struct agent_conf *conf, const struct proto_job *job,
+                   struct proto_result *res)
+{
+    char **env = NULL;
+    size_t nenv = 0;
+    int rc = 0;
+
+    for (size_t i = 0; i < job->nenv && rc == 0; i++)
+        rc = proto_list_add(&env, &nenv, job->env[i], strlen(job->env[i]));
+    for (size_t i = 0; i < job->ninstall_env && rc == 0; i++)
+        rc = proto_list_add(&env, &nenv, job->install_env[i], strlen(job->install_env[i]));
+    if (rc != 0) {
+        set_status(res, "internal_error");
+        snprintf(res->error, sizeof(res->error), "agent: install env: out of memory");
+    } else {
+        rc = prep_step(conf, job, job->install_argv, env,
+                       job->install_timeout_ms ? job->install_timeout_ms : 120000,
+                       "install_error", "install_error", "install", res);
+    }
+    for (size_t i = 0; i < nenv; i++)
+        free(env[i]);
+    free(env);
+    return rc;
 }
 
 static void run(const struct agent_conf *conf, const struct proto_job *job,
@@ -674,6 +717,18 @@ void agent_job_run(const struct agent_conf *conf, const struct proto_job *job,
         set_status(res, rc == 1 ? "invalid" : "internal_error");
         snprintf(res->error, sizeof(res->error), "files: %s", msg);
         return;
+    }
+    if (job->ninstall) {
+        if (install(conf, job, res) != 0)
+            return;
+        /* the install's own lines are not the program's compile output */
+        buf_reset(&res->compile_output);
+        if (job->install_pause && (!conf->install_pause || conf->install_pause() != 0)) {
+            set_status(res, "internal_error");
+            snprintf(res->error, sizeof(res->error),
+                     "agent: the worker did not continue after the install");
+            return;
+        }
     }
     if (job->ncompile && compile(conf, job, res) != 0)
         return;

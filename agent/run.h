@@ -13,6 +13,9 @@ struct agent_conf {
     gid_t gid;
     const char *work_dir;
     const char *wipe_dirs[5];
+    /* Called after a successful install when the job asks for a pause:
+     * returns 0 when the worker says CONTINUE, -1 otherwise. */
+    int (*install_pause)(void);
 };
 
 int agent_conf_init(struct agent_conf *conf);

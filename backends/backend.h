@@ -86,6 +86,9 @@ struct backend_ops {
     /* Makes sure a bridge network exists (bridge_name: its host interface). */
     int (*network_ensure)(struct backend *b, const char *name, const char *bridge_name,
                           struct llmsb_err *err);
+    /* Takes a running container off a network (the library install's). */
+    int (*network_disconnect)(struct backend *b, const char *name, const char *id,
+                              struct llmsb_err *err);
     /* Pulls repo:tag from a registry; fails fast when none answers. */
     int (*image_pull)(struct backend *b, const char *repo, const char *tag,
                       backend_progress_cb progress, void *pud, struct llmsb_err *err);

@@ -508,6 +508,29 @@ static int docker_network_ensure(struct backend *b, const char *name, const char
     return rc;
 }
 
+static int docker_network_disconnect(struct backend *b, const char *name, const char *id,
+                                     struct llmsb_err *err)
+{
+    struct buf resp;
+    char path[300], what[200];
+    cJSON *body = cJSON_CreateObject();
+    char *text;
+    int rc;
+
+    cJSON_AddStringToObject(body, "Container", id);
+    cJSON_AddBoolToObject(body, "Force", 1);
+    text = cJSON_PrintUnformatted(body);
+    cJSON_Delete(body);
+    snprintf(path, sizeof(path), "/networks/%s/disconnect", name);
+    snprintf(what, sizeof(what), "disconnect container %.12s from network %s", id, name);
+    buf_init(&resp, RESP_CAP);
+    rc = text ? call(b, "POST", path, text, 200, 200, &resp, NULL, what, err)
+              : llmsb_err_set(err, LLMSB_ERR_NOMEM, "docker: out of memory");
+    free(text);
+    buf_release(&resp);
+    return rc;
+}
+
 const struct backend_ops docker_ops = {
     .name = "docker",
     .ping = docker_ping,
@@ -524,4 +547,5 @@ const struct backend_ops docker_ops = {
     .image_pull = docker_image_pull,
     .image_tag = docker_image_tag,
     .network_ensure = docker_network_ensure,
+    .network_disconnect = docker_network_disconnect,
 };

@@ -3,6 +3,7 @@
 #ifndef LLMSB_CLI_H
 #define LLMSB_CLI_H
 
+#include <cjson/cJSON.h>
 #include "config/config.h"
 
 /* Exit codes of `run` for statuses that are not the program's own. */
@@ -35,6 +36,11 @@ int cli_config_finish(struct cli_globals *g);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Installs SIGINT/SIGTERM handlers that set exec_interrupted. */
 void cli_signals(void);
+
+/* Writes data as dir/name (parents made, never through a link). */
+int cli_save_file(const char *dir, const char *name, const char *data, size_t len);
+/* Saves a result object's artifacts under dir/<id>/; counts into *saved. */
+int cli_save_result_artifacts(const char *dir, const cJSON *result, int *saved);
 
 int cmd_run(struct cli_globals *g, int argc, char **argv);
 int cmd_images(struct cli_globals *g, int argc, char **argv);

@@ -156,7 +156,7 @@ static void local_progress(void *ud, size_t done, size_t total, const cJSON *r)
 /* ---- submit ------------------------------------------------------------------- */
 
 struct submit_opts {
-    const char *file, *out;
+    const char *file, *out, *artifacts;
     int wait, local;
     long long slots;
     double timeout_s;
@@ -176,6 +176,8 @@ static int parse_submit(struct cli_globals *g, int argc, char **argv, struct sub
             o->local = 1;
         else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
             o->out = argv[++i];
+        else if (strcmp(argv[i], "--artifacts") == 0 && i + 1 < argc)
+            o->artifacts = argv[++i];
         else if (strcmp(argv[i], "--slots") == 0 && i + 1 < argc) {
             if (parse_ll(argv[++i], 1, 256, &o->slots) != 0) {
                 cli_error("--slots must be between 1 and 256 (got \"%s\")", argv[i]);
@@ -188,9 +190,10 @@ static int parse_submit(struct cli_globals *g, int argc, char **argv, struct sub
             }
         } else if (strcmp(argv[i], "--help") == 0) {
             puts("usage: llm-sandbox submit JOBFILE [--wait] [--out results.jsonl] [--local]\n"
-                 "                          [--slots N] [--timeout S]\n\n"
+                 "                          [--artifacts DIR] [--slots N] [--timeout S]\n\n"
                  "Enqueues every job of a YAML or JSON Lines job file. --wait shows progress\n"
                  "and a summary; --out writes one JSON result per job, in input order;\n"
+                 "--artifacts saves each job's plots and files under DIR/<id>/;\n"
                  "--local runs the file in this process with no Redis.");
             exit(0);
         } else if (argv[i][0] == '-' && argv[i][1]) {
@@ -207,8 +210,8 @@ static int parse_submit(struct cli_globals *g, int argc, char **argv, struct sub
         cli_error("submit: no job file (usage: llm-sandbox submit JOBFILE [--wait])");
         return -1;
     }
-    if (o->out && !o->wait && !o->local) {
-        cli_error("submit: --out needs --wait or --local");
+    if ((o->out || o->artifacts) && !o->wait && !o->local) {
+        cli_error("submit: %s needs --wait or --local", o->out ? "--out" : "--artifacts");
         return -1;
     }
     return 0;
@@ -226,6 +229,14 @@ static int finish_submit(const struct submit_opts *o, const struct jobfile *jf, 
     free(langs);
     if (o->out && write_out(o->out, results, jf->n) != 0)
         rc = EXIT_INTERNAL;
+    if (o->artifacts) {
+        int saved = 0;
+        for (size_t i = 0; i < jf->n; i++)
+            if (results[i] && cli_save_result_artifacts(o->artifacts, results[i], &saved) != 0)
+                rc = EXIT_INTERNAL;
+        fprintf(stderr, "llm-sandbox: %d artifact(s) saved under %s/<id>/\n", saved,
+                o->artifacts);
+    }
     return rc;
 }
 
@@ -394,7 +405,7 @@ int cmd_submit(struct cli_globals *g, int argc, char **argv)
 
 int cmd_result(struct cli_globals *g, int argc, char **argv)
 {
-    const char *id = NULL;
+    const char *id = NULL, *dir = NULL;
     double wait_s = 0;
     struct queue q;
     struct llmsb_err err = {0};
@@ -412,8 +423,11 @@ int cmd_result(struct cli_globals *g, int argc, char **argv)
                 cli_error("--wait must be seconds (got \"%s\")", argv[i]);
                 return EXIT_USAGE;
             }
+        } else if (strcmp(argv[i], "--artifacts") == 0 && i + 1 < argc) {
+            dir = argv[++i];
         } else if (argv[i][0] == '-') {
-            cli_error("result: unknown option \"%s\" (usage: llm-sandbox result ID [--wait S])",
+            cli_error("result: unknown option \"%s\" (usage: llm-sandbox result ID [--wait S] "
+                      "[--artifacts DIR])",
                       argv[i]);
             return EXIT_USAGE;
         } else {
@@ -447,8 +461,13 @@ int cmd_result(struct cli_globals *g, int argc, char **argv)
         printf("%s\n", t ? t : "{}");
         free(t);
     }
+    int rc = 0, saved = 0;
+    if (dir) {
+        rc = cli_save_result_artifacts(dir, r, &saved) != 0 ? EXIT_INTERNAL : 0;
+        fprintf(stderr, "llm-sandbox: %d artifact(s) saved under %s/%s/\n", saved, dir, id);
+    }
     cJSON_Delete(r);
-    return 0;
+    return rc;
 }
 
 static void print_worker(void *ud, const struct queue_entry *e)

@@ -26,6 +26,9 @@ static const char run_usage[] =
     "  --pids N          process/thread limit\n"
     "  --output BYTES    stdout+stderr cap\n"
     "  --network         allow network (off by default)\n"
+    "  --lib NAME        install a library first (repeatable; pip, npm, go get,\n"
+    "                    gem, install.packages or a Debian package for C++)\n"
+    "  --no-plots        do not capture plots (Python, R)\n"
     "  --image IMAGE     run in this image instead of the language's\n"
     "  --stdin FILE      feed FILE to the program (default: this process's\n"
     "                    stdin when it is not a terminal and FILE is not -)\n"
@@ -107,33 +110,16 @@ struct save_ctx {
     int failed;
 };
 
-/* Writes one artifact under the directory: parents made as needed, never
- * through a symlink (O_NOFOLLOW at every step). Names were validated as
- * clean relative paths when the result was decoded. */
 static int save_one(void *ud, const char *name, const char *data, size_t len)
 {
     struct save_ctx *c = ud;
-    char path[4400], *slash;
-    int fd;
 
     if (strcmp(name, c->skip) == 0)
         return 0;
-    snprintf(path, sizeof(path), "%s/%s", c->dir, name);
-    for (slash = strchr(path + strlen(c->dir) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-        *slash = '\0';
-        if (mkdir(path, 0755) != 0 && errno != EEXIST)
-            break;
-        *slash = '/';
-    }
-    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0 || write(fd, data, len) != (ssize_t)len) {
-        fprintf(stderr, "llm-sandbox: cannot save artifact %s: %s\n", path, strerror(errno));
-        c->failed++;
-    } else {
+    if (cli_save_file(c->dir, name, data, len) == 0)
         c->saved++;
-    }
-    if (fd >= 0)
-        close(fd);
+    else
+        c->failed++;
     return 0;
 }
 
@@ -177,7 +163,8 @@ static void print_plain(const struct job_result *r, const struct job *j)
 {
     const struct proto_result *p = &r->r;
 
-    if (p->compile_output.len && strcmp(p->status, "compile_error") == 0)
+    if (p->compile_output.len &&
+        (strcmp(p->status, "compile_error") == 0 || strcmp(p->status, "install_error") == 0))
         fwrite(p->compile_output.data, 1, p->compile_output.len, stderr);
     if (p->out.len)
         fwrite(p->out.data, 1, p->out.len, stdout);
@@ -205,7 +192,11 @@ static void print_plain(const struct job_result *r, const struct job *j)
         cJSON_Delete(v);
         return;
     }
-    if (strcmp(p->status, "timeout") == 0)
+    if (strcmp(p->status, "install_error") == 0)
+        fprintf(stderr, "llm-sandbox: install_error: the libraries could not be installed "
+                        "(%s's output above); nothing ran\n",
+                j->lang->install_what ? j->lang->install_what : "the installer");
+    else if (strcmp(p->status, "timeout") == 0)
         fprintf(stderr, "llm-sandbox: timeout: killed after the %.3g s limit\n",
                 (double)j->limits.timeout_ms / 1000);
     else if (strcmp(p->status, "memory_limit") == 0)
@@ -249,6 +240,10 @@ static int parse_run(struct cli_globals *g, int argc, char **argv, struct job *j
             j->network = 1;
             continue;
         }
+        if (strcmp(a, "--no-plots") == 0) {
+            j->plots = 0;
+            continue;
+        }
         if (a[0] == '-' && a[1] == '-' && i + 1 < argc) {
             const char *name = a + 2, *val = argv[i + 1];
             int known = 1;
@@ -262,6 +257,10 @@ static int parse_run(struct cli_globals *g, int argc, char **argv, struct job *j
                 o->lang = val;
             else if (strcmp(name, "artifacts") == 0)
                 o->artifacts_dir = val;
+            else if (strcmp(name, "lib") == 0) {
+                if (job_add_library(j, val, err) != 0)
+                    return err->code;
+            }
             else if (strcmp(name, "artifact") == 0) {
                 if (job_add_artifact_glob(j, val, err) != 0)
                     return err->code;
@@ -346,6 +345,12 @@ int cmd_run(struct cli_globals *g, int argc, char **argv)
     struct backend be = {0};
     int rc, code;
 
+    /* --config and the other global options may stand anywhere before
+     * "--": take them first, since the job's defaults and ceilings come
+     * from the config (parse_run sees them again and skips them). */
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (cli_global_opt(g, argc, argv, &i) < 0)
+            return EXIT_USAGE;
     if (cli_config_finish(g) != 0)
         return EXIT_USAGE;
     /* Ctrl-C and SIGTERM end the wait and remove the container. */

@@ -3,6 +3,8 @@
  * path ("limits.max.timeout").  libyaml's problem_mark becomes file:line. */
 #include "config.h"
 
+#include "agent/proto.h"
+
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -71,7 +73,16 @@ static const struct ckey keys[] = {
     {"jobs.max_attempts", C_INT, 1, 20, O(max_attempts), 0, NULL, "tries after infrastructure failures"},
     {"jobs.allow_network", C_BOOL, 0, 1, O(allow_network), 0, NULL, "may a job set network: true"},
     {"jobs.image_prefix", C_STR, 0, 0, O(image_prefix), S(image_prefix), NULL, "images a job may name"},
+    {"libraries.enabled", C_BOOL, 0, 1, O(libraries_enabled), 0, NULL, "may jobs list libraries to install"},
+    {"libraries.network", C_STR, 0, 0, O(libraries_network), S(libraries_network), NULL, "install step network: egress (filtered internet), none, or a Docker network name"},
+    {"libraries.timeout", C_SECONDS, 1, 3600, O(libraries_timeout_ms), 0, NULL, "limit of the install step, seconds"},
+    {"libraries.max", C_INT, 1, 64, O(libraries_max), 0, NULL, "library names per job"},
+    {"libraries.pip_index_url", C_STR, 0, 0, O(pip_index_url), S(pip_index_url), NULL, "pip index (PIP_INDEX_URL) for installs"},
+    {"libraries.npm_registry", C_STR, 0, 0, O(npm_registry), S(npm_registry), NULL, "npm registry for installs"},
+    {"libraries.goproxy", C_STR, 0, 0, O(goproxy), S(goproxy), NULL, "GOPROXY for go get"},
+    {"libraries.cran", C_STR, 0, 0, O(cran), S(cran), NULL, "CRAN mirror for install.packages"},
     {"images.debian_mirror", C_STR, 0, 0, O(debian_mirror), S(debian_mirror), NULL, "mirror for debootstrap and apt"},
+    {"images.ca_certificates", C_STR, 0, 0, O(ca_dir), S(ca_dir), NULL, "directory of extra CA certificates (*.crt) trusted inside the images; \"\" for none"},
     {"images.base", C_STR, 0, 0, O(base_image), S(base_image), NULL, "registry base image tried first"},
     {"security.default_policy", C_STR, 0, 0, O(default_policy), S(default_policy), NULL, "policy of jobs that name none"},
     {"security.minimum", C_STR, 0, 0, O(minimum_policy), S(minimum_policy), NULL, "policy every job also gets"},
@@ -102,8 +113,12 @@ void config_defaults(struct config *c)
     c->sandbox_uid = 10001;
     c->result_ttl_s = 86400;
     c->artifact_max_count = 32;
-    c->artifact_max_file_mb = 8;
+    c->artifact_max_file_mb = 16;
     c->artifact_max_total_mb = 32;
+    c->libraries_enabled = 1;
+    snprintf(c->libraries_network, sizeof(c->libraries_network), "egress");
+    c->libraries_timeout_ms = 180000;
+    c->libraries_max = 16;
     snprintf(c->redis_url, sizeof(c->redis_url), "redis://127.0.0.1:6379");
     snprintf(c->redis_prefix, sizeof(c->redis_prefix), "llmsb");
     c->slots = 2;
@@ -126,6 +141,7 @@ void config_defaults(struct config *c)
     c->start_timeout_ms = 60000;
     snprintf(c->debian_mirror, sizeof(c->debian_mirror), "http://deb.debian.org/debian");
     snprintf(c->base_image, sizeof(c->base_image), "debian:bookworm-slim");
+    snprintf(c->ca_dir, sizeof(c->ca_dir), "/usr/local/share/ca-certificates");
     snprintf(c->log_level, sizeof(c->log_level), "info");
 }
 
@@ -234,12 +250,67 @@ static int add_policy(struct config *c, yaml_document_t *doc, yaml_node_t *node,
     return 0;
 }
 
+/* pool.preinstall.<lang>: a list of library names for that language's
+ * image (checked like a job's libraries). */
+static int add_preinstall(struct config *c, yaml_document_t *doc, yaml_node_t *node,
+                          const char *lang, const char *file, size_t line, struct llmsb_err *err)
+{
+    const struct language *l = language_find(lang);
+    size_t li;
+
+    if (!l || node->type != YAML_SEQUENCE_NODE)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: pool.preinstall.%s must be a list "
+                                                     "of library names under a language's name",
+                             file, line, lang);
+    if (!l->preinstall[0])
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: pool.preinstall.%s: %s libraries "
+                                                     "cannot be baked into an image", file, line,
+                             lang, l->name);
+    li = (size_t)(l - languages);
+    for (yaml_node_item_t *it = node->data.sequence.items.start;
+         it < node->data.sequence.items.top; it++) {
+        yaml_node_t *v = yaml_document_get_node(doc, *it);
+        const char *name = v && v->type == YAML_SCALAR_NODE ? (const char *)v->data.scalar.value
+                                                            : "";
+        if (!language_library_name_ok(name))
+            return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: pool.preinstall.%s: \"%.60s\" "
+                                                         "is not a package name", file,
+                                 v ? v->start_mark.line + 1 : line, lang, name);
+        if (proto_list_add(&c->preinstall[li], &c->npreinstall[li], name, strlen(name)) != 0)
+            return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: pool.preinstall.%s: too many",
+                                 file, line, lang);
+    }
+    return 0;
+}
+
+int config_preinstalled(const struct config *c, const struct language *l, char *const *libs,
+                        size_t n)
+{
+    size_t li = (size_t)(l - languages);
+
+    for (size_t i = 0; i < n; i++) {
+        size_t k = 0;
+        while (k < c->npreinstall[li] && strcmp(c->preinstall[li][k], libs[i]) != 0)
+            k++;
+        if (k == c->npreinstall[li])
+            return 0;
+    }
+    return n > 0;
+}
+
 void config_release(struct config *c)
 {
     for (int i = 0; i < c->npolicies; i++)
         free(c->policy_json[i]);
     c->npolicies = 0;
     memset(c->policy_json, 0, sizeof(c->policy_json));
+    for (int i = 0; i < CONFIG_MAX_LANGS; i++) {
+        for (size_t k = 0; k < c->npreinstall[i]; k++)
+            free(c->preinstall[i][k]);
+        free(c->preinstall[i]);
+        c->preinstall[i] = NULL;
+        c->npreinstall[i] = 0;
+    }
 }
 
 const char *config_policy(const struct config *c, const char *name)
@@ -265,6 +336,8 @@ static int walk(struct config *c, yaml_document_t *doc, yaml_node_t *node, const
     }
     if (strncmp(prefix, "security.policies.", 18) == 0 && !strchr(prefix + 18, '.'))
         return add_policy(c, doc, node, prefix + 18, file, line, err);
+    if (strncmp(prefix, "pool.preinstall.", 16) == 0 && !strchr(prefix + 16, '.'))
+        return add_preinstall(c, doc, node, prefix + 16, file, line, err);
     if (node->type != YAML_MAPPING_NODE)
         return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: %s: lists are not allowed here",
                              file, line, *prefix ? prefix : "top level");

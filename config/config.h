@@ -62,8 +62,21 @@ struct config {
     int npolicies;
     char policy_names[CONFIG_MAX_POLICIES][40];
     char *policy_json[CONFIG_MAX_POLICIES];   /* custom policies as JSON text */
+    /* pool.preinstall.<lang>: libraries baked into that language's image
+     * (per languages[] index; NULL-terminated, owned) */
+    char **preinstall[CONFIG_MAX_LANGS];
+    size_t npreinstall[CONFIG_MAX_LANGS];
+    int libraries_enabled;       /* may jobs list libraries */
+    char libraries_network[64];  /* install step: "egress", "none" or a network name */
+    int64_t libraries_timeout_ms;
+    int64_t libraries_max;       /* names per job */
+    char pip_index_url[256];     /* "" = the installer's default */
+    char npm_registry[256];
+    char goproxy[256];
+    char cran[256];
     char debian_mirror[256];
     char base_image[128];        /* registry base tried first */
+    char ca_dir[256];            /* extra CA certificates (*.crt) baked into images */
     char log_level[16];
 };
 
@@ -78,6 +91,10 @@ int config_load_string(struct config *c, const char *yaml, size_t len, const cha
 /* Resolves the config file: explicit path, $LLMSB_CONFIG, ./llm-sandbox.yaml,
  * /etc/llm-sandbox/config.yaml; none found is fine (defaults). */
 int config_load_auto(struct config *c, const char *explicit_path, struct llmsb_err *err);
+/* 1 when every library of the list is in the language's pool.preinstall
+ * set (so its image has them and the job needs no install step). */
+int config_preinstalled(const struct config *c, const struct language *l, char *const *libs,
+                        size_t n);
 /* The JSON text of a custom policy, or NULL. */
 const char *config_policy(const struct config *c, const char *name);
 

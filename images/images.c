@@ -6,6 +6,7 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -15,6 +16,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <cjson/cJSON.h>
 
 #include "languages/languages.h"
 
@@ -35,7 +38,43 @@ uint64_t images_hash(uint64_t h, const void *p, size_t n)
     return h;
 }
 
-char *images_dockerfile(const struct language *l, const char *base, int64_t uid)
+/* RUN in exec form (a JSON array: no shell sees the names) for the
+ * language's system-wide installer, its registry options, then the names. */
+static void preinstall_run(struct buf *b, const struct language *l, const struct config *cfg)
+{
+    size_t li = (size_t)(l - languages);
+    cJSON *argv = cJSON_CreateArray();
+    char *text;
+
+    for (int i = 0; i < LANG_MAX_ARGV && l->preinstall[i]; i++) {
+        if (strcmp(l->preinstall[i], "--") == 0) {   /* registry options go before it */
+            if (strcmp(l->name, "python") == 0 && cfg->pip_index_url[0]) {
+                cJSON_AddItemToArray(argv, cJSON_CreateString("--index-url"));
+                cJSON_AddItemToArray(argv, cJSON_CreateString(cfg->pip_index_url));
+            }
+            if (strcmp(l->name, "javascript") == 0 && cfg->npm_registry[0]) {
+                cJSON_AddItemToArray(argv, cJSON_CreateString("--registry"));
+                cJSON_AddItemToArray(argv, cJSON_CreateString(cfg->npm_registry));
+            }
+        }
+        cJSON_AddItemToArray(argv, cJSON_CreateString(l->preinstall[i]));
+    }
+    for (size_t k = 0; k < cfg->npreinstall[li]; k++)
+        cJSON_AddItemToArray(argv, cJSON_CreateString(cfg->preinstall[li][k]));
+    text = cJSON_PrintUnformatted(argv);
+    cJSON_Delete(argv);
+    if (l->preinstall_before)
+        buf_printf(b, "RUN %s\n", l->preinstall_before);
+    if (strcmp(l->name, "r") == 0 && cfg->cran[0])
+        buf_printf(b, "ENV LLMSB_CRAN=%s\n", cfg->cran);
+    buf_printf(b, "RUN %s\n", text ? text : "[\"false\"]");
+    if (l->preinstall_before)
+        buf_printf(b, "RUN apt-get clean && rm -rf /var/lib/apt/lists/*\n");
+    free(text);
+}
+
+char *images_dockerfile(const struct language *l, const char *base, int64_t uid, int with_ca,
+                        const struct config *cfg)
 {
     struct buf b;
 
@@ -43,15 +82,26 @@ char *images_dockerfile(const struct language *l, const char *base, int64_t uid)
     buf_printf(&b,
                "FROM %s\n"
                "ENV DEBIAN_FRONTEND=noninteractive\n"
-               "RUN apt-get update && apt-get install -y --no-install-recommends %s "
+               "RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates %s "
                "&& apt-get clean && rm -rf /var/lib/apt/lists/*\n"
                "RUN groupadd -g %lld sandbox && useradd -u %lld -g %lld -M -d /tmp "
                "-s /usr/sbin/nologin sandbox && mkdir -p /work && chmod 1777 /work\n"
-               "COPY llmsb-agent /usr/local/bin/llmsb-agent\n"
+               "COPY llmsb-agent /usr/local/bin/llmsb-agent\n",
+               base, l->packages, (long long)uid, (long long)uid, (long long)uid);
+    if (with_ca)   /* a TLS-inspecting proxy's CA: installers must trust it */
+        buf_printf(&b, "COPY ca/ /usr/local/share/ca-certificates/llmsb/\n"
+                       "RUN update-ca-certificates\n");
+    for (int i = 0; i < LANG_MAX_HOOKS && l->hooks[i].file; i++)
+        buf_printf(&b, "COPY hooks/%s %s\n", l->hooks[i].file, l->hooks[i].dest);
+    if (l->image_setup)
+        buf_printf(&b, "RUN %s\n", l->image_setup);
+    if (cfg && cfg->npreinstall[l - languages])
+        preinstall_run(&b, l, cfg);
+    buf_printf(&b,
                "LABEL llmsb.lang=\"%s\"\n"
                "WORKDIR /work\n"
                "ENTRYPOINT [\"/usr/local/bin/llmsb-agent\"]\n",
-               base, l->packages, (long long)uid, (long long)uid, (long long)uid, l->name);
+               l->name);
     return buf_steal(&b);
 }
 
@@ -131,8 +181,111 @@ static int ctx_add(struct archive *a, const char *name, const char *data, size_t
     return rc == ARCHIVE_OK ? 0 : -1;
 }
 
-static int build_context(struct buf *out, const char *dockerfile, const struct buf *agent,
-                         struct llmsb_err *err)
+/* The hook files a language's image copies in (languages/hooks/). */
+static int ctx_add_hooks(struct archive *a, const struct language *l)
+{
+    for (int i = 0; i < LANG_MAX_HOOKS && l->hooks[i].file; i++) {
+        const struct lang_hook_file *h = language_hook_file(l->hooks[i].file);
+        char name[160];
+        if (!h)
+            return -1;
+        snprintf(name, sizeof(name), "hooks/%s", h->name);
+        if (ctx_add(a, name, h->data, (size_t)(h->end - h->data), l->hooks[i].mode) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Reads a whole file into b (bounded by b's cap); what names it in errors. */
+static int read_file(const char *path, const char *what, struct buf *b, struct llmsb_err *err)
+{
+    char chunk[65536];
+    ssize_t n;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+    if (fd < 0)
+        return llmsb_err_set(err, LLMSB_ERR_NOTFOUND, "images: cannot open %s \"%s\": %s", what,
+                             path, strerror(errno));
+    while ((n = read(fd, chunk, sizeof(chunk))) > 0)
+        if (buf_append(b, chunk, (size_t)n) != 0) {
+            close(fd);
+            return llmsb_err_set(err, LLMSB_ERR_LIMIT, "images: %s \"%s\" too large", what, path);
+        }
+    close(fd);
+    return n < 0 ? llmsb_err_set(err, LLMSB_ERR_SYS, "images: read \"%s\": %s", path,
+                                 strerror(errno))
+                 : 0;
+}
+
+/* Extra CA certificates: the *.crt files of a directory, names and contents. */
+#define CA_MAX_FILES 64
+#define CA_MAX_BYTES (1u << 20)
+
+struct ca_set {
+    int n;
+    char name[CA_MAX_FILES][256];
+    struct buf data[CA_MAX_FILES];
+};
+
+static void ca_release(struct ca_set *c)
+{
+    for (int i = 0; i < c->n; i++)
+        buf_release(&c->data[i]);
+    c->n = 0;
+}
+
+static int ca_name_cmp(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
+/* Reads dir's *.crt files (sorted, so the image hash is stable); a missing
+ * dir is no certificates. */
+static int ca_load(const char *dir, struct ca_set *c, struct llmsb_err *err)
+{
+    char names[CA_MAX_FILES][256];
+    int n = 0;
+    DIR *d;
+    struct dirent *e;
+
+    c->n = 0;
+    if (!dir[0] || !(d = opendir(dir)))
+        return 0;
+    while ((e = readdir(d)) != NULL && n < CA_MAX_FILES) {
+        size_t len = strlen(e->d_name);
+        if (len > 4 && len < sizeof(names[0]) && strcmp(e->d_name + len - 4, ".crt") == 0)
+            snprintf(names[n++], sizeof(names[0]), "%s", e->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof(names[0]), ca_name_cmp);
+    for (int i = 0; i < n; i++) {
+        char path[600];
+        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+        buf_init(&c->data[c->n], CA_MAX_BYTES);
+        if (read_file(path, "CA certificate", &c->data[c->n], err) != 0) {
+            buf_release(&c->data[c->n]);
+            ca_release(c);
+            return llmsb_err_wrap(err, "images.ca_certificates");
+        }
+        snprintf(c->name[c->n], sizeof(c->name[0]), "%s", names[i]);
+        c->n++;
+    }
+    return 0;
+}
+
+static int ctx_add_cas(struct archive *a, const struct ca_set *c)
+{
+    for (int i = 0; i < c->n; i++) {
+        char name[300];
+        snprintf(name, sizeof(name), "ca/%s", c->name[i]);
+        if (ctx_add(a, name, c->data[i].data ? c->data[i].data : "", c->data[i].len, 0644) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int build_context(struct buf *out, const struct language *l, const char *dockerfile,
+                         const struct buf *agent, const struct ca_set *cas, struct llmsb_err *err)
 {
     struct archive *a = archive_write_new();
     int rc = 0;
@@ -141,31 +294,12 @@ static int build_context(struct buf *out, const char *dockerfile, const struct b
     if (archive_write_open(a, out, NULL, ctx_write, NULL) != ARCHIVE_OK ||
         ctx_add(a, "Dockerfile", dockerfile, strlen(dockerfile), 0644) != 0 ||
         ctx_add(a, "llmsb-agent", agent->data, agent->len, 0755) != 0 ||
+        ctx_add_hooks(a, l) != 0 || ctx_add_cas(a, cas) != 0 ||
         archive_write_close(a) != ARCHIVE_OK)
         rc = llmsb_err_set(err, LLMSB_ERR_SYS, "images: build context tar: %s",
                            archive_error_string(a) ? archive_error_string(a) : "failed");
     archive_write_free(a);
     return rc;
-}
-
-static int read_file(const char *path, struct buf *b, struct llmsb_err *err)
-{
-    char chunk[65536];
-    ssize_t n;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-    if (fd < 0)
-        return llmsb_err_set(err, LLMSB_ERR_NOTFOUND, "images: cannot open the agent \"%s\": %s "
-                                                      "(run make first)", path, strerror(errno));
-    while ((n = read(fd, chunk, sizeof(chunk))) > 0)
-        if (buf_append(b, chunk, (size_t)n) != 0) {
-            close(fd);
-            return llmsb_err_set(err, LLMSB_ERR_LIMIT, "images: agent \"%s\" too large", path);
-        }
-    close(fd);
-    return n < 0 ? llmsb_err_set(err, LLMSB_ERR_SYS, "images: read \"%s\": %s", path,
-                                 strerror(errno))
-                 : 0;
 }
 
 static void agent_default_path(char *out, size_t outsz)
@@ -348,10 +482,10 @@ static int ensure_base(struct backend *be, const struct config *cfg, const struc
 }
 
 static int build_one(struct backend *be, const struct config *cfg, const struct language *l,
-                     const char *base, const struct buf *agent, const struct images_opts *o,
-                     struct llmsb_err *err)
+                     const char *base, const struct buf *agent, const struct ca_set *cas,
+                     const struct images_opts *o, struct llmsb_err *err)
 {
-    char *df = images_dockerfile(l, base, cfg->sandbox_uid);
+    char *df = images_dockerfile(l, base, cfg->sandbox_uid, cas->n > 0, cfg);
     char hash_tag[128], latest[128];
     const char *tags[2] = {hash_tag, latest};
     struct say_ctx sc = {o, l->name};
@@ -365,18 +499,42 @@ static int build_one(struct backend *be, const struct config *cfg, const struct 
         return llmsb_err_set(err, LLMSB_ERR_NOMEM, "images: out of memory");
     h = images_hash(0, df, strlen(df));
     h = images_hash(h, agent->data, agent->len);
-    snprintf(hash_tag, sizeof(hash_tag), "%s:%012llx", l->image,
-             (unsigned long long)(h & 0xffffffffffffULL));
-    snprintf(latest, sizeof(latest), "%s:latest", l->image);
+    for (int i = 0; i < LANG_MAX_HOOKS && l->hooks[i].file; i++) {
+        const struct lang_hook_file *hf = language_hook_file(l->hooks[i].file);
+        if (hf)
+            h = images_hash(h, hf->data, (size_t)(hf->end - hf->data));
+    }
+    for (int i = 0; i < cas->n; i++)
+        h = images_hash(h, cas->data[i].data ? cas->data[i].data : "", cas->data[i].len);
+    /* the configured image (images.<lang>) names the repository, so a
+     * config with its own preinstall set builds images of its own */
+    config_image(cfg, l, latest, sizeof(latest));
+    {
+        const char *slash = strrchr(latest, '/'), *colon = strrchr(latest, ':');
+        size_t rl = colon && (!slash || colon > slash) ? (size_t)(colon - latest) : strlen(latest);
+        snprintf(hash_tag, sizeof(hash_tag), "%.*s:%012llx", (int)rl, latest,
+                 (unsigned long long)(h & 0xffffffffffffULL));
+        if (rl == strlen(latest))
+            snprintf(latest + rl, sizeof(latest) - rl, ":latest");
+    }
     if (!o->force && (rc = be->ops->image_exists(be, hash_tag, err)) != 0) {
         free(df);
-        if (rc > 0)
-            say(o, "[%s] %s is up to date", l->name, hash_tag);
-        return rc < 0 ? rc : 0;
+        if (rc < 0)
+            return rc;
+        /* the moving tag follows the recipe that is current now */
+        {
+            char repo[128];
+            const char *colon = strrchr(latest, ':');
+            snprintf(repo, sizeof(repo), "%.*s", (int)(colon - latest), latest);
+            if ((rc = be->ops->image_tag(be, hash_tag, repo, colon + 1, err)) != 0)
+                return rc;
+        }
+        say(o, "[%s] %s is up to date", l->name, hash_tag);
+        return 0;
     }
     say(o, "[%s] building %s", l->name, hash_tag);
     buf_init(&ctx, (size_t)256 << 20);
-    rc = build_context(&ctx, df, agent, err);
+    rc = build_context(&ctx, l, df, agent, cas, err);
     free(df);
     if (rc == 0) {
         mr = (struct mem_reader){ctx.data, ctx.len, 0};
@@ -394,6 +552,7 @@ int images_build(struct backend *be, const struct config *cfg, const char *const
 {
     const struct language *todo[CONFIG_MAX_LANGS];
     char base[256], agent_path[PATH_MAX];
+    struct ca_set *cas = NULL;
     struct buf agent;
     size_t n = 0;
     int rc;
@@ -415,16 +574,28 @@ int images_build(struct backend *be, const struct config *cfg, const char *const
     else
         agent_default_path(agent_path, sizeof(agent_path));
     buf_init(&agent, (size_t)64 << 20);
-    if ((rc = read_file(agent_path, &agent, err)) != 0)
+    if ((rc = read_file(agent_path, "the agent (run make first)", &agent, err)) != 0)
         goto out;
     if ((rc = ensure_base(be, cfg, o, base, sizeof(base), err)) != 0)
         goto out;
     /* llmsb/base:latest names the base for other builds (the worker image) */
     if ((rc = be->ops->image_tag(be, base, BASE_REPO, "latest", err)) != 0)
         goto out;
+    if (!(cas = calloc(1, sizeof(*cas)))) {
+        rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "images: out of memory");
+        goto out;
+    }
+    if ((rc = ca_load(cfg->ca_dir, cas, err)) != 0)
+        goto out;
+    if (cas->n)
+        say(o, "[images] trusting %d extra CA certificate(s) from %s", cas->n, cfg->ca_dir);
     for (size_t i = 0; i < n && rc == 0; i++)
-        rc = build_one(be, cfg, todo[i], base, &agent, o, err);
+        rc = build_one(be, cfg, todo[i], base, &agent, cas, o, err);
 out:
+    if (cas) {
+        ca_release(cas);
+        free(cas);
+    }
     buf_release(&agent);
     return rc;
 }

@@ -26,8 +26,11 @@ struct images_opts {
 int images_build(struct backend *be, const struct config *cfg, const char *const *langs,
                  size_t nlangs, const struct images_opts *opts, struct llmsb_err *err);
 
-/* The Dockerfile text for a language on a base; returns a new string. */
-char *images_dockerfile(const struct language *l, const char *base, int64_t uid);
+/* The Dockerfile text for a language on a base; with_ca: the context has
+ * extra CA certificates under ca/; cfg (may be NULL) brings the
+ * pool.preinstall libraries and their registries. Returns a new string. */
+char *images_dockerfile(const struct language *l, const char *base, int64_t uid, int with_ca,
+                        const struct config *cfg);
 
 /* FNV-1a 64 over bytes, chained through h (start with 0). */
 uint64_t images_hash(uint64_t h, const void *p, size_t n);

@@ -19,7 +19,17 @@ const struct language languages[] = {
         .run = {"python3", "{file}"},
         .env = {"PYTHONDONTWRITEBYTECODE=1", "PYTHONUNBUFFERED=1", "MPLBACKEND=Agg",
                 "MPLCONFIGDIR=/tmp/.mpl"},
-        .packages = "python3 python3-numpy python3-pandas python3-matplotlib",
+        .packages = "python3 python3-numpy python3-pandas python3-matplotlib python3-seaborn "
+                    "python3-plotly python3-pip",
+        /* into the user site, /tmp/.local (HOME=/tmp): on sys.path for the run */
+        .install = {"python3", "-m", "pip", "install", "--user", "--break-system-packages",
+                    "--no-cache-dir", "--disable-pip-version-check", "--no-input",
+                    "--no-warn-script-location", "--progress-bar", "off", "--"},
+        .install_what = "pip",
+        .preinstall = {"python3", "-m", "pip", "install", "--break-system-packages",
+                       "--no-cache-dir", "--disable-pip-version-check", "--no-input", "--"},
+        .hooks = {{"llmsb_plots.py", "/usr/lib/python3/dist-packages/llmsb_plots.py", 0644},
+                  {"llmsb_plots.pth", "/usr/lib/python3/dist-packages/llmsb_plots.pth", 0644}},
         .line_comment = "#", .block_comment = {NULL, NULL},
         .import_pattern = "(?:^|[\\n;])\\s*(?:from\\s+MOD(?:\\s|\\.)|import\\s+(?:[\\w.]+\\s*,\\s*)*MOD(?:\\s|\\.|,|$))",
         .plots = 1,
@@ -29,8 +39,15 @@ const struct language languages[] = {
         .name = "javascript", .aliases = {"js", "node", "nodejs"}, .image = "llmsb/javascript",
         .ext = "js", .default_stem = "main",
         .run = {"node", "{file}"},
-        .env = {"NODE_OPTIONS=--max-old-space-size=384", "npm_config_cache=/tmp/.npm"},
+        .env = {"NODE_OPTIONS=--max-old-space-size=384", "npm_config_cache=/tmp/.npm",
+                "NODE_PATH=/tmp/.llmsb-lib/node/node_modules:/usr/local/lib/node_modules"},
         .packages = "nodejs npm",
+        .install = {"npm", "install", "--no-audit", "--no-fund", "--no-save", "--no-package-lock",
+                    "--no-update-notifier", "--loglevel=error", "--prefix", "/tmp/.llmsb-lib/node",
+                    "--"},
+        .install_what = "npm",
+        .preinstall = {"npm", "install", "--global", "--no-audit", "--no-fund",
+                       "--loglevel=error", "--"},
         C_COMMENTS,
         .import_pattern = "(?:import\\s[^;]*?from\\s*['\"](?:node:)?MOD['\"]|require\\s*\\(\\s*['\"](?:node:)?MOD['\"]\\s*\\))",
         .lexer = LEX_JS,
@@ -51,7 +68,15 @@ const struct language languages[] = {
         .default_stem = "main",
         .compile = {"g++", "-std=c++17", "-O2", "-pipe", "-o", "{stem}", "{file}"},
         .run = {"./{stem}"},
+        .env = {"CPATH=/tmp/.llmsb-lib/cpp/usr/include",
+                "LIBRARY_PATH=/tmp/.llmsb-lib/cpp/usr/lib/x86_64-linux-gnu:/tmp/.llmsb-lib/cpp/usr/lib",
+                "LD_LIBRARY_PATH=/tmp/.llmsb-lib/cpp/usr/lib/x86_64-linux-gnu:/tmp/.llmsb-lib/cpp/usr/lib"},
         .packages = "g++ libc6-dev",
+        .install = {"/usr/local/lib/llmsb/apt-get-local"},
+        .install_what = "apt",
+        .preinstall = {"apt-get", "install", "-y", "--no-install-recommends", "--"},
+        .preinstall_before = "apt-get update",
+        .hooks = {{"apt-get-local", "/usr/local/lib/llmsb/apt-get-local", 0755}},
         C_COMMENTS,
         .import_pattern = "(?:^|\\n)\\s*#\\s*include\\s*[<\"]MOD[>\"]",
         .lexer = LEX_C,
@@ -63,7 +88,10 @@ const struct language languages[] = {
         .run = {"./{stem}"},
         .env = {"GOCACHE=/tmp/.gocache", "GOPATH=/tmp/go", "CGO_ENABLED=0", "GO111MODULE=auto",
                 "GOFLAGS=-buildvcs=false"},
-        .packages = "golang-go",
+        .packages = "golang-go ca-certificates git",
+        .install = {"/usr/local/lib/llmsb/go-get"},
+        .install_what = "go get",
+        .hooks = {{"go-get", "/usr/local/lib/llmsb/go-get", 0755}},
         C_COMMENTS,
         .import_pattern = "import\\s*(?:\\([^)]*)?(?:[\\w.]+\\s+)?\"(?:[^\"]*/)?MOD\"",
         .lexer = LEX_GO,
@@ -74,6 +102,22 @@ const struct language languages[] = {
         .run = {"Rscript", "--no-save", "--no-restore", "{file}"},
         .env = {"R_LIBS_USER=/tmp/.Rlib"},
         .packages = "r-base-core r-cran-ggplot2",
+        /* the names are commandArgs, never pasted into the expression */
+        .install = {"Rscript", "--no-save", "--no-restore", "-e",
+                    "lib <- Sys.getenv('R_LIBS_USER'); dir.create(lib, recursive = TRUE, "
+                    "showWarnings = FALSE); p <- commandArgs(TRUE); repos <- Sys.getenv("
+                    "'LLMSB_CRAN', 'https://cloud.r-project.org'); install.packages(p, lib = lib, "
+                    "repos = repos); ok <- vapply(p, function(x) requireNamespace(x, lib.loc = "
+                    "c(lib, .libPaths()), quietly = TRUE), TRUE); if (!all(ok)) { message("
+                    "'not installed: ', paste(p[!ok], collapse = ', ')); quit(status = 1) }"},
+        .install_what = "install.packages",
+        .preinstall = {"Rscript", "--no-save", "--no-restore", "-e",
+                       "p <- commandArgs(TRUE); repos <- Sys.getenv('LLMSB_CRAN', "
+                       "'https://cloud.r-project.org'); install.packages(p, lib = "
+                       "'/usr/local/lib/R/site-library', repos = repos); for (x in p) if ("
+                       "!requireNamespace(x, quietly = TRUE)) stop('not installed: ', x)"},
+        .hooks = {{"plots.R", "/usr/local/lib/llmsb/plots.R", 0644}},
+        .image_setup = "cat /usr/local/lib/llmsb/plots.R >> /etc/R/Rprofile.site",
         .line_comment = "#", .block_comment = {NULL, NULL},
         .import_pattern = "(?:library|require|requireNamespace)\\s*\\(\\s*['\"]?MOD['\"]?\\s*[,)]|\\bMOD\\s*:::?",
         .plots = 1,
@@ -85,6 +129,9 @@ const struct language languages[] = {
         .run = {"ruby", "{file}"},
         .env = {"GEM_HOME=/tmp/.gem"},
         .packages = "ruby",
+        .install = {"gem", "install", "--no-document", "--"},
+        .install_what = "gem",
+        .preinstall = {"gem", "install", "--no-document", "--"},
         .line_comment = "#", .block_comment = {"=begin", "=end"},
         .import_pattern = "(?:^|[\\n;])\\s*require(?:_relative)?\\s*\\(?\\s*['\"]MOD['\"]",
         .lexer = LEX_RUBY,
@@ -92,6 +139,14 @@ const struct language languages[] = {
 };
 
 const size_t languages_count = sizeof(languages) / sizeof(languages[0]);
+
+int language_library_name_ok(const char *s)
+{
+    size_t k = 0;
+    while (s[k] && (isalnum((unsigned char)s[k]) || strchr("-_.:/@=<>~+", s[k])))
+        k++;
+    return *s && !s[k] && k <= 200 && (isalnum((unsigned char)s[0]) || s[0] == '@');
+}
 
 const struct language *language_find(const char *name)
 {

@@ -10,6 +10,26 @@
 
 #define LANG_MAX_ARGV 24
 #define LANG_MAX_ENV 12
+#define LANG_MAX_HOOKS 4
+
+/* Where a job's plot hooks write (the agent makes it; /tmp is wiped after
+ * every job, so plots of one job never reach the next). */
+#define LANG_PLOTS_DIR "/tmp/.llmsb-plots"
+#define LANG_PLOTS_ENV "LLMSB_PLOTS_DIR=" LANG_PLOTS_DIR
+
+/* A file of languages/hooks/ embedded in the binary (hooks.c). */
+struct lang_hook_file {
+    const char *name;
+    const char *data, *end;
+};
+const struct lang_hook_file *language_hook_file(const char *name);
+
+/* A hook file and where the image keeps it. */
+struct lang_hook {
+    const char *file;                 /* name under languages/hooks/ */
+    const char *dest;                 /* absolute path in the image */
+    int mode;
+};
 
 /* How the scanner tells code from comments and string literals. */
 enum lang_lexer { LEX_PYTHON, LEX_C, LEX_JS, LEX_GO, LEX_RUBY, LEX_R };
@@ -29,11 +49,26 @@ struct language {
     const char *block_comment[2];     /* start, end or NULL */
     const char *import_pattern;       /* PCRE2; "MOD" stands for a module name */
     int plots;                        /* supports plot capture */
+    /* Library installs: the installer's argv; the names follow, one
+     * argument each (never a shell string). Empty: not supported. */
+    const char *install[LANG_MAX_ARGV];
+    const char *install_what;         /* "pip", "npm", ... for messages */
+    /* pool.preinstall: the same, system-wide, as root at image build time
+     * (RUN in exec form, names appended). Empty: no preinstall. */
+    const char *preinstall[LANG_MAX_ARGV];
+    const char *preinstall_before;    /* a RUN line before it (apt-get update) */
+    struct lang_hook hooks[LANG_MAX_HOOKS];
+    const char *image_setup;          /* extra RUN line of its image, or NULL */
     enum lang_lexer lexer;
 };
 
 extern const struct language languages[];
 extern const size_t languages_count;
+
+/* A library name as installers get it: starts with a letter, digit or
+ * '@' (npm scopes; never an option), then letters, digits and -_.:/@=<>~+,
+ * 1..200 bytes. Returns 1 when it is one. */
+int language_library_name_ok(const char *s);
 
 /* Finds a language by name or alias (case-insensitive); NULL if unknown. */
 const struct language *language_find(const char *name);

@@ -63,10 +63,11 @@ void exec_labels(struct container_spec *spec)
 
 void exec_spec_key(const struct container_spec *s, char *out, size_t outsz)
 {
-    snprintf(out, outsz, "%s|%s|m%lld|c%.3f|p%lld|f%lld|u%lld|w%lld|t%lld|n%d", s->image,
+    snprintf(out, outsz, "%s|%s|m%lld|c%.3f|p%lld|f%lld|u%lld|w%lld|t%lld|n%d|%s", s->image,
              s->runtime ? s->runtime : "", (long long)s->memory_bytes, s->cpus, (long long)s->pids,
              (long long)s->nofile, (long long)s->nproc, (long long)s->work_tmpfs_bytes,
-             (long long)s->tmp_tmpfs_bytes, s->network);
+             (long long)s->tmp_tmpfs_bytes, s->network,
+             s->network && s->network_name ? s->network_name : "");
 }
 
 void exec_spec_for_job(struct container_spec *spec, const struct config *cfg,
@@ -100,10 +101,11 @@ static int on_stream(void *ud, int stream, const char *data, size_t len)
     return 0;
 }
 
-/* Waits for a frame of type want (skipping others) until deadline_ms.
- * On success the frame sits at the head of s->in; consume *used after. */
-static int wait_frame(struct sandbox *s, int want, int64_t deadline_ms, struct proto_frame *f,
-                      size_t *used, struct llmsb_err *err)
+/* Waits for a frame whose type is in the mask want (1 << type; others
+ * are skipped) until deadline_ms.  On success the frame sits at the head
+ * of s->in; consume *used after. */
+static int wait_frames(struct sandbox *s, unsigned want, int64_t deadline_ms,
+                       struct proto_frame *f, size_t *used, struct llmsb_err *err)
 {
     char chunk[65536];
 
@@ -112,7 +114,7 @@ static int wait_frame(struct sandbox *s, int want, int64_t deadline_ms, struct p
         if (rc < 0)
             return rc;
         if (rc == 1) {
-            if (f->type == want)
+            if (f->type >= 0 && f->type < 32 && (want & (1u << f->type)))
                 return 0;
             buf_consume(&s->in, *used);
             continue;
@@ -134,6 +136,43 @@ static int wait_frame(struct sandbox *s, int want, int64_t deadline_ms, struct p
             return llmsb_err_set(err, LLMSB_ERR_PROTO,
                                  "agent: malformed stream or output over the protocol cap");
     }
+}
+
+static int wait_frame(struct sandbox *s, int want, int64_t deadline_ms, struct proto_frame *f,
+                      size_t *used, struct llmsb_err *err)
+{
+    return wait_frames(s, 1u << want, deadline_ms, f, used, err);
+}
+
+static int send_empty_frame(struct sandbox *s, int type, struct llmsb_err *err)
+{
+    struct buf frame;
+    int rc;
+
+    buf_init(&frame, 64);
+    proto_frame_append(&frame, type, "", 0);
+    rc = http_conn_send(&s->conn, frame.data, frame.len, err);
+    buf_release(&frame);
+    return rc;
+}
+
+/* The agent installed the job's libraries and waits: take the container
+ * off the install network, then let it go on.  Such a container is not
+ * handed to another job. */
+static int after_install(struct sandbox *s, struct llmsb_err *err)
+{
+    int rc = 0;
+
+    s->healthy = 0;
+    if (s->spec.network && s->spec.network_name) {
+        if (!s->be->ops->network_disconnect)
+            return llmsb_err_set(err, LLMSB_ERR_BACKEND, "%s: cannot take a container off a "
+                                                         "network", s->be->ops->name);
+        rc = s->be->ops->network_disconnect(s->be, s->spec.network_name, s->id, err);
+        if (rc != 0)
+            return llmsb_err_wrap(err, "after the library install");
+    }
+    return send_empty_frame(s, PROTO_CONTINUE, err);
 }
 
 int sandbox_open(struct sandbox *s, struct backend *be, const struct container_spec *spec,
@@ -257,7 +296,17 @@ int sandbox_run(struct sandbox *s, const struct proto_job *pj, int64_t backstop_
         return llmsb_err_wrap(err, "sandbox %.12s: send job", s->id);
     }
     s->jobs++;
-    rc = wait_frame(s, PROTO_RESULT, clock_mono_ms() + backstop_ms, &f, &used, err);
+    int64_t deadline = clock_mono_ms() + backstop_ms;
+    unsigned want = 1u << PROTO_RESULT | (pj->install_pause ? 1u << PROTO_INSTALLED : 0);
+    while ((rc = wait_frames(s, want, deadline, &f, &used, err)) == 0 &&
+           f.type == PROTO_INSTALLED) {
+        buf_consume(&s->in, used);
+        want &= ~(1u << PROTO_INSTALLED);
+        if ((rc = after_install(s, err)) != 0) {
+            s->healthy = 0;
+            return rc;
+        }
+    }
     if (rc == LLMSB_ERR_TIMEOUT || rc == LLMSB_ERR_BACKEND) {
         s->healthy = 0;
         snprintf(res->status, sizeof(res->status), "%s", "");
@@ -303,7 +352,6 @@ void sandbox_close(struct sandbox *s)
 
 int sandbox_ping(struct sandbox *s, int64_t timeout_ms, struct llmsb_err *err)
 {
-    struct buf frame;
     struct proto_frame f;
     size_t used;
     int rc;
@@ -312,10 +360,7 @@ int sandbox_ping(struct sandbox *s, int64_t timeout_ms, struct llmsb_err *err)
         return llmsb_err_set(err, LLMSB_ERR_BACKEND, "sandbox: container is not usable");
     if ((rc = await_ready(s, err)) != 0)
         return rc;
-    buf_init(&frame, 64);
-    proto_frame_append(&frame, PROTO_PING, "", 0);
-    rc = http_conn_send(&s->conn, frame.data, frame.len, err);
-    buf_release(&frame);
+    rc = send_empty_frame(s, PROTO_PING, err);
     if (rc == 0)
         rc = wait_frame(s, PROTO_PONG, clock_mono_ms() + timeout_ms, &f, &used, err);
     if (rc != 0) {
@@ -329,5 +374,5 @@ int sandbox_ping(struct sandbox *s, int64_t timeout_ms, struct llmsb_err *err)
 int64_t exec_backstop_ms(const struct config *cfg, const struct job *j)
 {
     return j->limits.timeout_ms + (j->lang->compile[0] ? j->limits.compile_timeout_ms : 0) +
-           cfg->backstop_grace_ms;
+           (j->nlibraries ? cfg->libraries_timeout_ms : 0) + cfg->backstop_grace_ms;
 }

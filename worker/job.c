@@ -20,6 +20,8 @@ void job_init(struct job *j, const struct config *cfg)
     j->artifact_max_file_mb = cfg->artifact_max_file_mb;
     j->artifact_max_total_mb = cfg->artifact_max_total_mb;
     j->max_attempts = (int)cfg->max_attempts;
+    j->plots = 1;
+    j->libraries_max = cfg->libraries_max;
 }
 
 static void list_free(char **l, size_t n)
@@ -208,6 +210,8 @@ static int build_env(const struct job *j, struct proto_job *pj)
         rc |= proto_list_add(&pj->env, &pj->nenv, base[i], strlen(base[i]));
     for (int i = 0; i < LANG_MAX_ENV && j->lang->env[i]; i++)
         rc |= proto_list_add(&pj->env, &pj->nenv, j->lang->env[i], strlen(j->lang->env[i]));
+    if (j->plots && j->lang->plots)   /* wakes the image's plot hooks */
+        rc |= proto_list_add(&pj->env, &pj->nenv, LANG_PLOTS_ENV, strlen(LANG_PLOTS_ENV));
     for (size_t i = 0; i < j->nenv; i++)
         rc |= proto_list_add(&pj->env, &pj->nenv, j->env[i], strlen(j->env[i]));
     return rc;
@@ -240,6 +244,8 @@ int job_to_proto(const struct job *j, struct proto_job *pj, struct llmsb_err *er
     for (size_t i = 0; i < j->nargs; i++)
         rc |= proto_list_add(&pj->run_argv, &pj->nrun, j->args[i], strlen(j->args[i]));
     rc |= build_env(j, pj);
+    if (j->plots && j->lang->plots && !(pj->plots_dir = strdup(LANG_PLOTS_DIR)))
+        rc = -1;
     if (j->stdin_len) {
         if (!(pj->stdin_data = malloc(j->stdin_len)))
             rc = -1;
@@ -265,6 +271,47 @@ int job_to_proto(const struct job *j, struct proto_job *pj, struct llmsb_err *er
         return llmsb_err_set(err, LLMSB_ERR_INVALID, "job: too many arguments, files or env "
                                                      "entries, or out of memory");
     }
+    return 0;
+}
+
+/* Adds "NAME=value" to the install step's env when value is set. */
+static int install_env(struct proto_job *pj, const char *name, const char *value)
+{
+    char kv[320];
+    if (!value[0])
+        return 0;
+    snprintf(kv, sizeof(kv), "%s=%s", name, value);
+    return proto_list_add(&pj->install_env, &pj->ninstall_env, kv, strlen(kv));
+}
+
+int job_add_install(const struct job *j, const struct config *cfg, struct proto_job *pj,
+                    struct llmsb_err *err)
+{
+    int rc = 0;
+
+    if (!j->lang->install[0])
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "libraries: %s jobs cannot install "
+                                                     "libraries", j->lang->name);
+    for (int i = 0; i < LANG_MAX_ARGV && j->lang->install[i]; i++)
+        rc |= proto_list_add(&pj->install_argv, &pj->ninstall, j->lang->install[i],
+                             strlen(j->lang->install[i]));
+    for (size_t i = 0; i < j->nlibraries; i++)
+        rc |= proto_list_add(&pj->install_argv, &pj->ninstall, j->libraries[i],
+                             strlen(j->libraries[i]));
+    rc |= install_env(pj, "PIP_INDEX_URL", cfg->pip_index_url);
+    if (strncmp(cfg->pip_index_url, "http://", 7) == 0) {
+        /* pip refuses plain http unless the host is trusted by name */
+        char host[256];
+        snprintf(host, sizeof(host), "%s", cfg->pip_index_url + 7);
+        host[strcspn(host, "/:")] = '\0';
+        rc |= install_env(pj, "PIP_TRUSTED_HOST", host);
+    }
+    rc |= install_env(pj, "npm_config_registry", cfg->npm_registry);
+    rc |= install_env(pj, "GOPROXY", cfg->goproxy);
+    rc |= install_env(pj, "LLMSB_CRAN", cfg->cran);
+    pj->install_timeout_ms = (uint64_t)cfg->libraries_timeout_ms;
+    if (rc)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "libraries: too many names");
     return 0;
 }
 

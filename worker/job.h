@@ -46,8 +46,10 @@ struct job {
     int64_t artifact_max_file_mb;
     int64_t artifact_max_total_mb;
     char *meta;             /* JSON text, copied to the result untouched */
-    char **libraries;       /* NULL-terminated; scanned, installs not yet supported */
+    int plots;              /* capture plots where the language can (default 1) */
+    char **libraries;       /* NULL-terminated; installed before the run */
     size_t nlibraries;
+    int64_t libraries_max;
     char **artifact_globs;  /* NULL-terminated; files to bring back */
     size_t nglobs;
     char *policy;           /* preset or config policy name; NULL: the default */
@@ -112,8 +114,12 @@ struct sec_result;
 int job_scan(const struct config *cfg, const struct job *j, struct sec_result *res,
              struct llmsb_err *err);
 
-/* Builds the agent's job: source file, files, argv, env, limits. */
+/* Builds the agent's job: source file, files, argv, env, limits, plots. */
 int job_to_proto(const struct job *j, struct proto_job *pj, struct llmsb_err *err);
+/* Adds the library install step (the language's installer argv, then one
+ * argument per name) with cfg's registries and timeout. */
+int job_add_install(const struct job *j, const struct config *cfg, struct proto_job *pj,
+                    struct llmsb_err *err);
 
 void job_result_init(struct job_result *r, const struct job *j);
 void job_result_release(struct job_result *r);
@@ -126,6 +132,8 @@ int job_result_artifacts(struct job_result *r);
 int job_result_each_artifact(const struct job_result *r,
                              int (*fn)(void *ud, const char *name, const char *data, size_t len),
                              void *ud);
+/* Adds a library to install (name checked as in the libraries field). */
+int job_add_library(struct job *j, const char *name, struct llmsb_err *err);
 /* Adds an artifact glob (relative, no ".."). */
 int job_add_artifact_glob(struct job *j, const char *glob, struct llmsb_err *err);
 /* Fills r->passed from the job's expectations (DESIGN §3). */

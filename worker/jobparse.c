@@ -240,25 +240,34 @@ static int f_plots(struct job *j, const struct config *cfg, const char *v, size_
                    struct llmsb_err *err)
 {
     int b;
-    (void)j, (void)cfg;
-    return text_bool("plots", v, n, &b, err);
+    (void)cfg;
+    if (text_bool("plots", v, n, &b, err))
+        return err->code;
+    j->plots = b;
+    return 0;
 }
 
-/* Library names are kept so the security check sees them (a restricted
- * module is "blocked" with a violation); installing them comes with the
- * libraries release, so a job that still wants them is refused after the
- * scan (worker_execute), never silently run without them. */
+/* Library names: the security check sees them (a restricted module is
+ * "blocked"), then the language's installer gets each as one argument.  A
+ * name starts with a letter, digit or '@' (npm scopes), so none can pass
+ * for an installer's option. */
 static int add_library(struct job *j, const char *s, int i, struct llmsb_err *err)
 {
-    size_t k = 0;
-    while (s[k] && (isalnum((unsigned char)s[k]) || strchr("-_.:/@=<>~+", s[k])))
-        k++;
-    if (!*s || s[k] || k > 200)
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "libraries: element %d is not a package "
-                                                     "name (letters, digits, -_.:/@=<>~+)", i);
-    if (proto_list_add(&j->libraries, &j->nlibraries, s, k) != 0)
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "libraries: too many");
+    if (!language_library_name_ok(s))
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "libraries: element %d (\"%.60s\") is not a "
+                                                     "package name (a letter, digit or @, then "
+                                                     "letters, digits, -_.:/@=<>~+; at most 200)",
+                             i, s);
+    if ((int64_t)j->nlibraries >= j->libraries_max ||
+        proto_list_add(&j->libraries, &j->nlibraries, s, strlen(s)) != 0)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "libraries: more than %lld names "
+                                                     "(libraries.max)", (long long)j->libraries_max);
     return 0;
+}
+
+int job_add_library(struct job *j, const char *name, struct llmsb_err *err)
+{
+    return add_library(j, name, (int)j->nlibraries, err);
 }
 
 static int f_libraries(struct job *j, const struct config *cfg, const char *v, size_t n,

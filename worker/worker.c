@@ -130,13 +130,15 @@ int worker_execute(struct pool *pool, struct backend *be, const struct config *c
     snprintf(r->backend, sizeof(r->backend), "%s", be->ops->name);
     if (check_security(cfg, j, r, err) != 0)
         return WORK_DONE;
-    if (j->nlibraries) {
-        job_result_set_status(r, "invalid", "libraries: installing libraries is not available "
-                                            "in this release (the names passed the security "
-                                            "check)");
+    if (j->nlibraries && !cfg->libraries_enabled) {
+        job_result_set_status(r, "invalid", "libraries: installs are turned off on this worker "
+                                            "(libraries.enabled: false)");
         return WORK_DONE;
     }
-    if (job_to_proto(j, &pj, err) != 0) {
+    /* libraries baked into the image (pool.preinstall) need no install */
+    int install = j->nlibraries && !config_preinstalled(cfg, j->lang, j->libraries, j->nlibraries);
+    if (job_to_proto(j, &pj, err) != 0 || (install && job_add_install(j, cfg, &pj, err) != 0)) {
+        proto_job_release(&pj);
         job_result_set_status(r, "invalid", "%s", err->msg);
         return WORK_DONE;
     }
@@ -146,11 +148,20 @@ int worker_execute(struct pool *pool, struct backend *be, const struct config *c
                                             "image \"%s\" is missing on this worker's engine "
                                             "(llm-sandbox images build %s)", image, j->lang->name);
     }
-    if (j->network && (rc = backend_egress_ensure(be, err)) != 0) {
+    exec_spec_for_job(&spec, cfg, j, image);
+    if (install && !j->network && strcmp(cfg->libraries_network, "none") != 0) {
+        /* the install step gets a network; the agent pauses after it and the
+         * container is taken off the network before the program runs */
+        spec.network = 1;
+        spec.network_name = strcmp(cfg->libraries_network, "egress") == 0
+                                ? EGRESS_NETWORK : cfg->libraries_network;
+        pj.install_pause = 1;
+    }
+    if (spec.network && strcmp(spec.network_name, EGRESS_NETWORK) == 0 &&
+        (rc = backend_egress_ensure(be, err)) != 0) {
         proto_job_release(&pj);
         return rc;
     }
-    exec_spec_for_job(&spec, cfg, j, image);
     if ((rc = pool_acquire(pool, &spec, &lease, err)) != 0) {
         proto_job_release(&pj);
         return rc;
@@ -178,7 +189,8 @@ int worker_execute(struct pool *pool, struct backend *be, const struct config *c
         pool_put(pool, &lease, 0);
         return rc;
     }
-    pool_put(pool, &lease, lease.sb->healthy);
+    /* a container that installed libraries goes with its job */
+    pool_put(pool, &lease, lease.sb->healthy && !install);
     job_result_check(r, j);
     if (job_result_artifacts(r) != 0)
         log_warn("job=%s: artifacts could not be encoded", j->id ? j->id : "-");

@@ -1,6 +1,7 @@
 /* test_config.c - the YAML config (file:line errors, bounds, unknown keys)
  * and the job's limits and flags against the config's ceilings. */
 #include "test.h"
+#include "images/images.h"
 
 #include "common/json.h"
 #include "config/config.h"
@@ -252,6 +253,44 @@ TEST(strict_number_parsing)
     ASSERT_EQ(parse_double("2.5", 0, 10, &d), 0);
 }
 
+/* pool.preinstall.<lang>: lists of names, checked like a job's; a job's
+ * libraries count as preinstalled only when every one is in the set; the
+ * image recipe installs them with an exec-form RUN. */
+TEST(preinstall_sets)
+{
+    struct llmsb_err err = {0};
+    struct config c;
+    char *libs[] = {"requests", "tabulate==0.9"}, *other[] = {"requests", "numpy"};
+    char *df;
+
+    config_defaults(&c);
+    ASSERT_EQ(load(&c, "pool:\n  preinstall:\n    python: [requests, \"tabulate==0.9\"]\n"
+                       "libraries:\n  pip_index_url: http://mirror:3141/simple\n", &err), 0);
+    ASSERT_EQ(c.npreinstall[0], (size_t)2);
+    ASSERT_EQ(config_preinstalled(&c, language_find("python"), libs, 2), 1);
+    ASSERT_EQ(config_preinstalled(&c, language_find("python"), other, 2), 0);
+    ASSERT_EQ(config_preinstalled(&c, language_find("ruby"), libs, 1), 0);
+    ASSERT_EQ(config_preinstalled(&c, language_find("python"), libs, 0), 0);
+    df = images_dockerfile(language_find("python"), "b", 10001, 0, &c);
+    ASSERT_CONTAINS(df, "RUN [\"python3\",\"-m\",\"pip\",\"install\",\"--break-system-packages\"");
+    ASSERT_CONTAINS(df, "\"--index-url\",\"http://mirror:3141/simple\",\"--\",\"requests\",\"tabulate==0.9\"]");
+    free(df);
+    config_release(&c);
+
+    config_defaults(&c);
+    ASSERT(load(&c, "pool:\n  preinstall:\n    go: [golang.org/x/text]\n", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "t.yaml:3: pool.preinstall.go: go libraries cannot be baked");
+    config_release(&c);
+    config_defaults(&c);
+    ASSERT(load(&c, "pool:\n  preinstall:\n    python: [ok, \"--extra-index-url=x\"]\n", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "pool.preinstall.python: \"--extra-index-url=x\" is not a package name");
+    config_release(&c);
+    config_defaults(&c);
+    ASSERT(load(&c, "pool:\n  preinstall:\n    cobol: [x]\n", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "must be a list of library names under a language's name");
+    config_release(&c);
+}
+
 TEST_MAIN("config", T(defaults_are_sane), T(valid_file_loads), T(errors_carry_file_line_and_bounds),
           T(security_policies_in_config), T(empty_file_is_defaults), T(job_limits_against_ceilings), T(job_fields_validate),
-          T(expectations_decide_passed), T(result_json_is_valid_utf8), T(strict_number_parsing))
+          T(expectations_decide_passed), T(result_json_is_valid_utf8), T(strict_number_parsing), T(preinstall_sets))

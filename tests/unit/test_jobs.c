@@ -152,7 +152,10 @@ TEST(job_fields_are_validated_by_name)
         {{"lang", "python", "code", "x", "env", "{\"A\": 1}", NULL}, "env: value of \"A\" is not a string"},
         {{"lang", "python", "code", "x", "files", "{\"/abs\": \"x\"}", NULL}, "absolute"},
         {{"lang", "python", "code", "x", "files", "{\"a\": {\"base64\": \"!!\"}}", NULL}, "base64 is not valid"},
-        {{"lang", "python", "code", "x", "libraries", "[\"numpy; rm -rf /\"]", NULL}, "libraries: element 0 is not a package name"},
+        {{"lang", "python", "code", "x", "libraries", "[\"numpy; rm -rf /\"]", NULL}, "libraries: element 0 (\"numpy; rm -rf /\") is not a package name"},
+        {{"lang", "python", "code", "x", "libraries", "[\"ok\", \"--index-url=http://evil\"]", NULL}, "libraries: element 1 (\"--index-url=http://evil\") is not a package name"},
+        {{"lang", "python", "code", "x", "libraries", "[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\",\"j\",\"k\",\"l\",\"m\",\"n\",\"o\",\"p\",\"q\"]", NULL}, "libraries: more than 16 names (libraries.max)"},
+        {{"lang", "python", "code", "x", "plots", "sometimes", NULL}, "plots: \"sometimes\" must be true or false"},
         {{"lang", "python", "code", "x", "artifacts", "[\"../*\"]", NULL}, "artifacts: \"../*\" must be a relative glob"},
         {{"lang", "python", "code", "x", "artifacts", "[\"/etc/*\"]", NULL}, "artifacts: \"/etc/*\" must be a relative glob"},
         {{"lang", "python", "code", "x", "artifacts", "[1]", NULL}, "artifacts: element 0 is not a string"},
@@ -267,6 +270,63 @@ TEST(result_fields_roundtrip_to_json)
     job_release(&j);
 }
 
+/* Plots on (the default) give the agent a plots dir and the hook's env;
+ * plots off give neither. Libraries become the installer's argv, one
+ * argument per name after the language's fixed part. */
+TEST(plots_and_install_reach_the_agent_job)
+{
+    const char *on[] = {"lang", "python", "code", "print(1)", "libraries",
+                        "[\"requests==2.31\", \"numpy\"]", NULL};
+    const char *off[] = {"lang", "python", "code", "print(1)", "plots", "false", NULL};
+    const char *ruby[] = {"lang", "ruby", "code", "puts 1", NULL};
+    const char *java[] = {"lang", "java", "code", "class Main {}", "libraries", "[\"guava\"]", NULL};
+    struct llmsb_err err = {0};
+    struct proto_job pj;
+    struct config c2;
+    struct job j;
+    int found = 0;
+
+    ASSERT_EQ(fields_job(on, &j, &err), 0);
+    ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
+    ASSERT_STR(pj.plots_dir, LANG_PLOTS_DIR);
+    for (size_t i = 0; i < pj.nenv; i++)
+        found |= strcmp(pj.env[i], LANG_PLOTS_ENV) == 0;
+    ASSERT(found);
+    config_defaults(&c2);
+    snprintf(c2.pip_index_url, sizeof(c2.pip_index_url), "http://10.1.2.3:8080/simple");
+    ASSERT_EQ(job_add_install(&j, &c2, &pj, &err), 0);
+    ASSERT_STR(pj.install_argv[0], "python3");
+    ASSERT_STR(pj.install_argv[pj.ninstall - 3], "--");
+    ASSERT_STR(pj.install_argv[pj.ninstall - 2], "requests==2.31");
+    ASSERT_STR(pj.install_argv[pj.ninstall - 1], "numpy");
+    ASSERT_STR(pj.install_env[0], "PIP_INDEX_URL=http://10.1.2.3:8080/simple");
+    ASSERT_STR(pj.install_env[1], "PIP_TRUSTED_HOST=10.1.2.3");
+    ASSERT_EQ(pj.install_timeout_ms, 180000u);
+    proto_job_release(&pj);
+    job_release(&j);
+
+    ASSERT_EQ(fields_job(off, &j, &err), 0);
+    ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
+    ASSERT(pj.plots_dir == NULL);
+    for (size_t i = 0; i < pj.nenv; i++)
+        ASSERT(strncmp(pj.env[i], "LLMSB_PLOTS_DIR=", 16) != 0);
+    proto_job_release(&pj);
+    job_release(&j);
+
+    ASSERT_EQ(fields_job(ruby, &j, &err), 0);   /* no plot hooks for ruby */
+    ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
+    ASSERT(pj.plots_dir == NULL);
+    proto_job_release(&pj);
+    job_release(&j);
+
+    ASSERT_EQ(fields_job(java, &j, &err), 0);
+    ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
+    ASSERT(job_add_install(&j, &cfg, &pj, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "libraries: java jobs cannot install libraries");
+    proto_job_release(&pj);
+    job_release(&j);
+}
+
 static void setup(void) __attribute__((constructor));
 static void setup(void)
 {
@@ -277,4 +337,4 @@ TEST_MAIN("jobs", T(yaml_job_file_with_defaults), T(yaml_job_file_errors_name_th
           T(jobfile_input_is_not_nul_terminated),
           T(json_lines), T(job_fields_are_validated_by_name), T(artifact_names_from_the_agent_are_checked),
           T(base64_roundtrip_and_rejects),
-          T(result_fields_roundtrip_to_json))
+          T(result_fields_roundtrip_to_json), T(plots_and_install_reach_the_agent_job))

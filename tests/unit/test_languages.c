@@ -2,6 +2,7 @@
  * class), command templates. */
 #include "test.h"
 
+#include "images/images.h"
 #include "languages/languages.h"
 
 TEST(all_seven_languages_present)
@@ -86,6 +87,43 @@ TEST(argv_templates_expand)
     free(argv);
 }
 
+/* Every hook a language names is embedded byte for byte as it is in
+ * languages/hooks/, and its image recipe copies it in. */
+TEST(hooks_are_embedded_and_copied)
+{
+    for (size_t i = 0; i < languages_count; i++) {
+        const struct language *l = &languages[i];
+        char *df = images_dockerfile(l, "llmsb/base:x", 10001, 0, NULL);
+        ASSERT(df != NULL);
+        for (int k = 0; k < LANG_MAX_HOOKS && l->hooks[k].file; k++) {
+            const struct lang_hook_file *h = language_hook_file(l->hooks[k].file);
+            char path[256], line[512], disk[65536];
+            size_t n;
+            FILE *f;
+            ASSERT(h != NULL);
+            snprintf(path, sizeof(path), "languages/hooks/%s", h->name);
+            ASSERT((f = fopen(path, "rb")) != NULL);
+            n = fread(disk, 1, sizeof(disk), f);
+            fclose(f);
+            ASSERT_EQ((size_t)(h->end - h->data), n);
+            ASSERT(memcmp(h->data, disk, n) == 0);
+            snprintf(line, sizeof(line), "COPY hooks/%s %s\n", h->name, l->hooks[k].dest);
+            ASSERT_CONTAINS(df, line);
+        }
+        free(df);
+    }
+    ASSERT(language_hook_file("nope") == NULL);
+    {
+        char *df = images_dockerfile(language_find("r"), "b", 10001, 1, NULL);
+        ASSERT_CONTAINS(df, "RUN cat /usr/local/lib/llmsb/plots.R >> /etc/R/Rprofile.site");
+        ASSERT_CONTAINS(df, "COPY ca/ /usr/local/share/ca-certificates/llmsb/\nRUN update-ca-certificates");
+        free(df);
+    }
+    /* plot capture where there are hooks, installers where the language has one */
+    ASSERT(language_find("python")->plots && language_find("r")->plots);
+    ASSERT(!language_find("java")->install[0] && language_find("cpp")->install[0]);
+}
+
 TEST_MAIN("languages", T(all_seven_languages_present), T(aliases_and_extensions),
           T(compiled_languages_have_compile_steps), T(java_public_class_names_the_file),
-          T(argv_templates_expand))
+          T(argv_templates_expand), T(hooks_are_embedded_and_copied))

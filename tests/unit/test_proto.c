@@ -66,6 +66,12 @@ TEST(job_roundtrip)
     j.timeout_ms = 2500;
     j.output_limit = 1 << 20;
     j.nproc = 77;
+    j.plots_dir = strdup("/tmp/.llmsb-plots");
+    ASSERT_EQ(proto_list_add(&j.install_argv, &j.ninstall, "pip", 3), 0);
+    ASSERT_EQ(proto_list_add(&j.install_argv, &j.ninstall, "numpy", 5), 0);
+    ASSERT_EQ(proto_list_add(&j.install_env, &j.ninstall_env, "PIP_INDEX_URL=x", 15), 0);
+    j.install_timeout_ms = 9000;
+    j.install_pause = 1;
     buf_init(&b, 0);
     ASSERT_EQ(proto_job_encode(&j, &b), 0);
     ASSERT_EQ(proto_job_decode(b.data, b.len, &d, &err), 0);
@@ -83,6 +89,12 @@ TEST(job_roundtrip)
     ASSERT_EQ(d.stdin_len, (size_t)2);
     ASSERT_EQ(d.timeout_ms, 2500u);
     ASSERT_EQ(d.nproc, 77u);
+    ASSERT_STR(d.plots_dir, "/tmp/.llmsb-plots");
+    ASSERT_EQ(d.ninstall, (size_t)2);
+    ASSERT_STR(d.install_argv[1], "numpy");
+    ASSERT_STR(d.install_env[0], "PIP_INDEX_URL=x");
+    ASSERT_EQ(d.install_timeout_ms, 9000u);
+    ASSERT_EQ(d.install_pause, 1u);
     proto_job_release(&d);
     /* every truncation of a valid payload is rejected, never crashes */
     for (size_t cut = 0; cut < b.len; cut++) {
@@ -91,6 +103,23 @@ TEST(job_roundtrip)
     }
     proto_job_release(&j);
     buf_release(&b);
+}
+
+/* A plots dir from the wire must be absolute and plain. */
+TEST(job_decode_rejects_bad_plots_dir)
+{
+    static const char *bad[] = {"relative", "/tmp/../etc", ""};
+    struct llmsb_err err = {0};
+    struct proto_job d;
+
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        struct buf b;
+        buf_init(&b, 0);
+        ASSERT_EQ(proto_put_str(&b, TAG_PLOTS_DIR, bad[i]), 0);
+        ASSERT(proto_job_decode(b.data, b.len, &d, &err) != 0);
+        ASSERT_CONTAINS(err.msg, "plots dir");
+        buf_release(&b);
+    }
 }
 
 TEST(job_decode_rejects_bad_fields)
@@ -223,6 +252,6 @@ TEST(path_check)
     ASSERT_CONTAINS(err.msg, "absolute");
 }
 
-TEST_MAIN("proto", T(frame_roundtrip_and_partial), T(frame_rejects_bad_header), T(job_roundtrip),
+TEST_MAIN("proto", T(frame_roundtrip_and_partial), T(frame_rejects_bad_header), T(job_roundtrip), T(job_decode_rejects_bad_plots_dir),
           T(job_decode_rejects_bad_fields), T(file_mode_strips_special_bits),
           T(result_roundtrip_and_cap), T(result_without_status_is_rejected), T(path_check))

@@ -1,0 +1,34 @@
+/* hooks.c - the files each language image carries besides the agent: plot
+ * capture hooks and library install helpers, kept as plain files under
+ * languages/hooks/ and embedded in the binary here, so `images build` needs
+ * nothing but the executable. */
+#include "languages.h"
+
+#include <string.h>
+
+#define EMBED(sym, path)                                                             \
+    __asm__(".section .rodata\n.balign 16\n.globl " #sym "\n" #sym ":\n.incbin \"" path \
+            "\"\n.globl " #sym "_end\n" #sym "_end:\n.byte 0\n.previous\n");         \
+    extern const char sym[], sym##_end[];
+
+EMBED(llmsb_hook_plots_py, "languages/hooks/llmsb_plots.py")
+EMBED(llmsb_hook_plots_pth, "languages/hooks/llmsb_plots.pth")
+EMBED(llmsb_hook_plots_r, "languages/hooks/plots.R")
+EMBED(llmsb_hook_go_get, "languages/hooks/go-get")
+EMBED(llmsb_hook_apt_get, "languages/hooks/apt-get-local")
+
+static const struct lang_hook_file files[] = {
+    {"llmsb_plots.py", llmsb_hook_plots_py, llmsb_hook_plots_py_end},
+    {"llmsb_plots.pth", llmsb_hook_plots_pth, llmsb_hook_plots_pth_end},
+    {"plots.R", llmsb_hook_plots_r, llmsb_hook_plots_r_end},
+    {"go-get", llmsb_hook_go_get, llmsb_hook_go_get_end},
+    {"apt-get-local", llmsb_hook_apt_get, llmsb_hook_apt_get_end},
+};
+
+const struct lang_hook_file *language_hook_file(const char *name)
+{
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+        if (strcmp(files[i].name, name) == 0)
+            return &files[i];
+    return NULL;
+}
