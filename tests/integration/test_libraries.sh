@@ -105,8 +105,13 @@ jobs:
     code: |
       const leftPad = require("left-pad");
       console.log(leftPad("7", 3, "0"));
-      require("https").get("https://registry.npmjs.org/left-pad", () => console.log("online"))
-        .on("error", () => console.log("offline"));
+      // the install network is gone: no name lookups answered, no connections
+      const r = new (require("dns").Resolver)({timeout: 1000, tries: 1});
+      r.resolve4("registry.npmjs.org", (e) => {
+        console.log(e ? "no dns" : "dns");
+        require("https").get("https://registry.npmjs.org/left-pad", () => console.log("online"))
+          .on("error", () => console.log("offline"));
+      });
   - id: npm-after
     lang: javascript
     code: |
@@ -126,7 +131,7 @@ YAML
 t0=$(date +%s%N)
 $B submit "$T/egress-jobs.yaml" --local --slots 1 --out "$T/eg.jsonl" </dev/null >"$T/o" 2>"$T/err"
 echo "  (npm/apt jobs took $(( ($(date +%s%N) - t0) / 1000000 )) ms)"
-expect npm_registry_then_offline "$T/eg.jsonl" 1 ok "$(printf '007\noffline')"
+expect npm_registry_then_offline "$T/eg.jsonl" 1 ok "$(printf '007\nno dns\noffline')"
 expect npm_container_not_reused "$T/eg.jsonl" 2 ok clean
 expect apt_header_package_for_cpp "$T/eg.jsonl" 3 ok 42
 if [ "$(field "$T/eg.jsonl" 4 status)" = install_error ] &&
@@ -135,6 +140,22 @@ if [ "$(field "$T/eg.jsonl" 4 status)" = install_error ] &&
 else
     bad npm_failed_install_is_install_error "$(sed -n 4p "$T/eg.jsonl" | head -c 800)"
 fi
+
+# --- registries that do not answer from here (Go proxy, RubyGems, CRAN):
+# the install runs and fails as install_error in the installer's own words
+printf 'package main\nimport "github.com/google/uuid"\nfunc main() { println(uuid.New().String()) }\n' > "$T/u.go"
+echo 'require "colorize"; puts "x"' > "$T/c.rb"
+echo 'library(praise); cat(praise(), "\n")' > "$T/p.R"
+for c in "go u.go github.com/google/uuid@v1.6.0 proxy.golang.org" \
+         "ruby c.rb colorize colorize" "r p.R praise not_installed:_praise"; do
+    set -- $c
+    $B run --lib "$3" "$T/$2" </dev/null >"$T/o" 2>"$T/err"; rc=$?
+    if [ $rc = 119 ] && grep -q "$(echo "$4" | tr _ ' ')" "$T/err" && ! [ -s "$T/o" ]; then
+        ok "${1}_unreachable_registry_is_install_error"
+    else
+        bad "${1}_unreachable_registry_is_install_error" "exit $rc"
+    fi
+done
 
 # --- pool.preinstall: a set baked into an image of the config's own name;
 # jobs asking for it need no install step (no install network here at all,

@@ -81,6 +81,17 @@ got=$($R blpop "llmsb:done:$ID" 60 | tail -1)
 out=$($R hget "llmsb:result:$ID" stdout)
 [ "$got" = ok ] && [ "$out" = 42 ] && ok redis_cli_xadd || bad redis_cli_xadd "done=$got stdout=$out"
 
+# 1b. a plot through the queue: the result hash's artifacts field is JSON
+# text with the PNG in base64; `result --artifacts` saves it
+$R xadd llmsb:jobs '*' id plot-q lang python code 'import matplotlib.pyplot as plt; plt.plot([1, 2]); plt.show()' >/dev/null
+got=$($R blpop "llmsb:done:plot-q" 60 | tail -1)
+$R hget "llmsb:result:plot-q" artifacts > "$T/arts.json"
+rm -rf "$T/qa"; $B result plot-q --artifacts "$T/qa" >/dev/null 2>&1
+if [ "$got" = ok ] && python3 -c 'import json,sys,base64; a=json.load(open(sys.argv[1])); assert [x["name"] for x in a] == ["plot-001.png"] and base64.b64decode(a[0]["base64"])[:4] == b"\x89PNG"' "$T/arts.json" &&
+   [ "$(head -c 4 "$T/qa/plot-q/plot-001.png" | od -An -c | tr -d ' ')" = '211PNG' ]; then
+    ok plot_artifact_in_result_hash
+else bad plot_artifact_in_result_hash "done=$got $(head -c 300 "$T/arts.json")"; fi
+
 # 2. malformed jobs are invalid results, acknowledged, and the worker lives on
 I1=$($R xadd llmsb:jobs '*' lang cobol code 'x')
 I2=$($R xadd llmsb:jobs '*' lang python code 'x' timeout 99999)

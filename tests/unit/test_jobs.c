@@ -309,7 +309,7 @@ TEST(plots_and_install_reach_the_agent_job)
     ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
     ASSERT(pj.plots_dir == NULL);
     for (size_t i = 0; i < pj.nenv; i++)
-        ASSERT(strncmp(pj.env[i], "LLMSB_PLOTS_DIR=", 16) != 0);
+        ASSERT(strncmp(pj.env[i], "SANDBOX_PLOTS_DIR=", 18) != 0);
     proto_job_release(&pj);
     job_release(&j);
 
