@@ -171,7 +171,9 @@ libraries:
   timeout: 10
 YAML
 t0=$(date +%s%N)
-if $B images build --config "$T/pre.yaml" javascript >"$T/build.log" 2>&1; then
+# (the agent of this checkout, also when $B is the sanitizer build elsewhere)
+if $B images build --agent "${LLMSB_AGENT:-bin/llmsb-agent}" --config "$T/pre.yaml" javascript \
+        >"$T/build.log" 2>&1; then
     echo "  (preinstall image ready in $(( ($(date +%s%N) - t0) / 1000000 )) ms)"
     echo 'console.log(require("left-pad")("5", 2, "0"))' > "$T/pad.js"
     $B run --config "$T/pre.yaml" --lib left-pad@1.3.0 "$T/pad.js" </dev/null >"$T/o" 2>"$T/err"; rc=$?
