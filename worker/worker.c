@@ -135,8 +135,10 @@ int worker_execute(struct pool *pool, struct backend *be, const struct config *c
                                             "(libraries.enabled: false)");
         return WORK_DONE;
     }
-    /* libraries baked into the image (pool.preinstall) need no install */
-    int install = j->nlibraries && !config_preinstalled(cfg, j->lang, j->libraries, j->nlibraries);
+    /* libraries baked into the configured image (pool.preinstall) need no
+     * install; a job that names another image installs its own */
+    int install = j->nlibraries &&
+                  (j->image || !config_preinstalled(cfg, j->lang, j->libraries, j->nlibraries));
     if (job_to_proto(j, &pj, err) != 0 || (install && job_add_install(j, cfg, &pj, err) != 0)) {
         proto_job_release(&pj);
         job_result_set_status(r, "invalid", "%s", err->msg);
