@@ -44,7 +44,7 @@ fi
 log "building"
 make -j"$(nproc)" all
 
-log "building sandbox images (cold: about 5 minutes; cached afterwards)"
+log "building sandbox images (cold: about 9 minutes; cached afterwards)"
 bin/llm-sandbox images build
 
 if [ "${1:-}" != "--no-example" ]; then
