@@ -93,8 +93,9 @@ static struct buf in;        /* worker -> agent bytes not consumed yet */
 static size_t job_frame_len; /* the JOB frame at the head of in, in use */
 
 /* After an install: tell the worker and wait for its CONTINUE.  The JOB
- * frame still sits at the head of `in` (the job points into it), so frames
- * read here are parsed after it and removed from behind it. */
+ * frame still sits at the head of `in` (main consumes it when the job is
+ * done), so frames read here are parsed after it and cut out from behind
+ * it. */
 static int install_pause(void)
 {
     struct proto_frame f;
