@@ -65,15 +65,15 @@ static void send_hello(int type, int clean)
     buf_release(&p);
 }
 
-/* Reads one whole frame into in (keeping any surplus). Returns 1 with the
- * frame, 0 on EOF, -1 on a protocol error. */
-static int read_frame(struct buf *b, struct proto_frame *f, size_t *used)
+/* Reads until a whole frame stands in b at offset from (keeping any
+ * surplus). Returns 1 with the frame, 0 on EOF, -1 on a protocol error. */
+static int read_frame(struct buf *b, size_t from, struct proto_frame *f, size_t *used)
 {
     struct llmsb_err err = {0};
     char chunk[65536];
 
     for (;;) {
-        int rc = proto_frame_parse(b->data ? b->data : "", b->len, f, used, &err);
+        int rc = proto_frame_parse(b->data ? b->data + from : "", b->len - from, f, used, &err);
         if (rc != 0) {
             if (rc < 0)
                 fprintf(stderr, "llmsb-agent: %s\n", err.msg);
@@ -100,35 +100,22 @@ static int install_pause(void)
 {
     struct proto_frame f;
     size_t used;
-    char chunk[65536];
 
     if (send_frame(PROTO_INSTALLED, NULL) != 0)
         return -1;
-    for (;;) {
-        struct llmsb_err err = {0};
-        int rc = proto_frame_parse(in.data + job_frame_len, in.len - job_frame_len, &f, &used,
-                                   &err);
-        if (rc < 0)
+    while (read_frame(&in, job_frame_len, &f, &used) == 1) {
+        int type = f.type;
+        memmove(in.data + job_frame_len, in.data + job_frame_len + used,
+                in.len - job_frame_len - used);
+        in.len -= used;
+        if (type == PROTO_CONTINUE)
+            return 0;
+        if (type == PROTO_SHUTDOWN || type == PROTO_JOB)
             return -1;
-        if (rc == 1) {
-            int type = f.type;
-            memmove(in.data + job_frame_len, in.data + job_frame_len + used,
-                    in.len - job_frame_len - used);
-            in.len -= used;
-            if (type == PROTO_CONTINUE)
-                return 0;
-            if (type == PROTO_SHUTDOWN || type == PROTO_JOB)
-                return -1;
-            if (type == PROTO_PING)
-                send_hello(PROTO_PONG, 1);
-            continue;
-        }
-        ssize_t n = read(STDIN_FILENO, chunk, sizeof(chunk));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0 || buf_append(&in, chunk, (size_t)n) != 0)
-            return -1;
+        if (type == PROTO_PING)
+            send_hello(PROTO_PONG, 1);
     }
+    return -1;
 }
 
 static void handle_job(const struct proto_frame *f, const struct agent_conf *conf)
@@ -183,7 +170,7 @@ int main(int argc, char **argv)
     send_hello(PROTO_HELLO, 1);
 
     buf_init(&in, PROTO_MAX_PAYLOAD + PROTO_HEADER_LEN);
-    while ((rc = read_frame(&in, &f, &used)) == 1) {
+    while ((rc = read_frame(&in, 0, &f, &used)) == 1) {
         switch (f.type) {
         case PROTO_JOB:
             job_frame_len = used;
