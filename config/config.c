@@ -298,6 +298,25 @@ int config_preinstalled(const struct config *c, const struct language *l, char *
     return n > 0;
 }
 
+int config_registry_env(const struct config *c, char out[][320])
+{
+    const struct {
+        const char *name, *value;
+    } vars[] = {{"PIP_INDEX_URL", c->pip_index_url}, {"npm_config_registry", c->npm_registry},
+                {"GOPROXY", c->goproxy}, {"LLMSB_CRAN", c->cran}};
+    int n = 0;
+
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+        if (vars[i].value[0])
+            snprintf(out[n++], 320, "%s=%s", vars[i].name, vars[i].value);
+    if (strncmp(c->pip_index_url, "http://", 7) == 0) {
+        /* pip refuses plain http unless the host is trusted by name */
+        size_t hl = strcspn(c->pip_index_url + 7, "/:");
+        snprintf(out[n++], 320, "PIP_TRUSTED_HOST=%.*s", (int)hl, c->pip_index_url + 7);
+    }
+    return n;
+}
+
 void config_release(struct config *c)
 {
     for (int i = 0; i < c->npolicies; i++)

@@ -95,6 +95,11 @@ int config_load_auto(struct config *c, const char *explicit_path, struct llmsb_e
  * set (so its image has them and the job needs no install step). */
 int config_preinstalled(const struct config *c, const struct language *l, char *const *libs,
                         size_t n);
+/* The installers' registry settings (libraries.pip_index_url, ...) as
+ * "NAME=value" environment entries, set ones only: for a job's install
+ * step and for the preinstall layer of an image. Returns the count. */
+#define CONFIG_MAX_REGISTRY_ENV 5
+int config_registry_env(const struct config *c, char out[][320]);
 /* The JSON text of a custom policy, or NULL. */
 const char *config_policy(const struct config *c, const char *name);
 

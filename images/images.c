@@ -38,35 +38,27 @@ uint64_t images_hash(uint64_t h, const void *p, size_t n)
     return h;
 }
 
-/* RUN in exec form (a JSON array: no shell sees the names) for the
- * language's system-wide installer, its registry options, then the names. */
+/* The preinstall layer: the registry settings as ENV (the agent gives
+ * jobs an environment of their own, so these reach only the build), then
+ * RUN in exec form (a JSON array: no shell sees the names) of the
+ * language's system-wide installer with the names. */
 static void preinstall_run(struct buf *b, const struct language *l, const struct config *cfg)
 {
     size_t li = (size_t)(l - languages);
     cJSON *argv = cJSON_CreateArray();
-    char *text;
+    char env[CONFIG_MAX_REGISTRY_ENV][320], *text;
+    int nenv = config_registry_env(cfg, env);
 
-    for (int i = 0; i < LANG_MAX_ARGV && l->preinstall[i]; i++) {
-        if (strcmp(l->preinstall[i], "--") == 0) {   /* registry options go before it */
-            if (strcmp(l->name, "python") == 0 && cfg->pip_index_url[0]) {
-                cJSON_AddItemToArray(argv, cJSON_CreateString("--index-url"));
-                cJSON_AddItemToArray(argv, cJSON_CreateString(cfg->pip_index_url));
-            }
-            if (strcmp(l->name, "javascript") == 0 && cfg->npm_registry[0]) {
-                cJSON_AddItemToArray(argv, cJSON_CreateString("--registry"));
-                cJSON_AddItemToArray(argv, cJSON_CreateString(cfg->npm_registry));
-            }
-        }
+    for (int i = 0; i < LANG_MAX_ARGV && l->preinstall[i]; i++)
         cJSON_AddItemToArray(argv, cJSON_CreateString(l->preinstall[i]));
-    }
     for (size_t k = 0; k < cfg->npreinstall[li]; k++)
         cJSON_AddItemToArray(argv, cJSON_CreateString(cfg->preinstall[li][k]));
     text = cJSON_PrintUnformatted(argv);
     cJSON_Delete(argv);
+    for (int i = 0; i < nenv; i++)
+        buf_printf(b, "ENV %s\n", env[i]);
     if (l->preinstall_before)
         buf_printf(b, "RUN %s\n", l->preinstall_before);
-    if (strcmp(l->name, "r") == 0 && cfg->cran[0])
-        buf_printf(b, "ENV LLMSB_CRAN=%s\n", cfg->cran);
     buf_printf(b, "RUN %s\n", text ? text : "[\"false\"]");
     if (l->preinstall_before)
         buf_printf(b, "RUN apt-get clean && rm -rf /var/lib/apt/lists/*\n");

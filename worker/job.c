@@ -274,16 +274,6 @@ int job_to_proto(const struct job *j, struct proto_job *pj, struct llmsb_err *er
     return 0;
 }
 
-/* Adds "NAME=value" to the install step's env when value is set. */
-static int install_env(struct proto_job *pj, const char *name, const char *value)
-{
-    char kv[320];
-    if (!value[0])
-        return 0;
-    snprintf(kv, sizeof(kv), "%s=%s", name, value);
-    return proto_list_add(&pj->install_env, &pj->ninstall_env, kv, strlen(kv));
-}
-
 int job_add_install(const struct job *j, const struct config *cfg, struct proto_job *pj,
                     struct llmsb_err *err)
 {
@@ -292,23 +282,17 @@ int job_add_install(const struct job *j, const struct config *cfg, struct proto_
     if (!j->lang->install[0])
         return llmsb_err_set(err, LLMSB_ERR_INVALID, "libraries: %s jobs cannot install "
                                                      "libraries", j->lang->name);
-    for (int i = 0; i < LANG_MAX_ARGV && j->lang->install[i]; i++)
-        rc |= proto_list_add(&pj->install_argv, &pj->ninstall, j->lang->install[i],
-                             strlen(j->lang->install[i]));
+    if (language_argv(j->lang->install, "", &pj->install_argv, &pj->ninstall) < 0)
+        rc = -1;
     for (size_t i = 0; i < j->nlibraries; i++)
         rc |= proto_list_add(&pj->install_argv, &pj->ninstall, j->libraries[i],
                              strlen(j->libraries[i]));
-    rc |= install_env(pj, "PIP_INDEX_URL", cfg->pip_index_url);
-    if (strncmp(cfg->pip_index_url, "http://", 7) == 0) {
-        /* pip refuses plain http unless the host is trusted by name */
-        char host[256];
-        snprintf(host, sizeof(host), "%s", cfg->pip_index_url + 7);
-        host[strcspn(host, "/:")] = '\0';
-        rc |= install_env(pj, "PIP_TRUSTED_HOST", host);
+    {
+        char env[CONFIG_MAX_REGISTRY_ENV][320];
+        int n = config_registry_env(cfg, env);
+        for (int i = 0; i < n; i++)
+            rc |= proto_list_add(&pj->install_env, &pj->ninstall_env, env[i], strlen(env[i]));
     }
-    rc |= install_env(pj, "npm_config_registry", cfg->npm_registry);
-    rc |= install_env(pj, "GOPROXY", cfg->goproxy);
-    rc |= install_env(pj, "LLMSB_CRAN", cfg->cran);
     pj->install_timeout_ms = (uint64_t)cfg->libraries_timeout_ms;
     if (rc)
         return llmsb_err_set(err, LLMSB_ERR_INVALID, "libraries: too many names");

@@ -273,7 +273,9 @@ TEST(preinstall_sets)
     ASSERT_EQ(config_preinstalled(&c, language_find("python"), libs, 0), 0);
     df = images_dockerfile(language_find("python"), "b", 10001, 0, &c);
     ASSERT_CONTAINS(df, "RUN [\"python3\",\"-m\",\"pip\",\"install\",\"--break-system-packages\"");
-    ASSERT_CONTAINS(df, "\"--index-url\",\"http://mirror:3141/simple\",\"--\",\"requests\",\"tabulate==0.9\"]");
+    ASSERT_CONTAINS(df, "ENV PIP_INDEX_URL=http://mirror:3141/simple\nENV PIP_TRUSTED_HOST=mirror\n"
+                        "RUN [\"python3\"");
+    ASSERT_CONTAINS(df, "\"--no-input\",\"--\",\"requests\",\"tabulate==0.9\"]\n");
     free(df);
     config_release(&c);
 
