@@ -13,14 +13,17 @@ LDLIBS  = -lcurl -lcjson -lyaml -larchive -lhiredis -lpcre2-8 -lpthread -lm
 PIE     = -fPIE
 PIELD   = -pie
 
-COMMON_SRC  = common/common.c
+COMMON_SRC  = common/common.c common/status.c common/strlist.c
 PROTO_SRC   = agent/proto.c
 AGENT_SRC   = agent/agent.c agent/run.c agent/artifacts.c
-LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c languages/languages.c languages/hooks.c \
-              backends/http.c backends/stream.c backends/docker.c backends/backend.c backends/egress.c \
-              config/config.c config/jobfile.c worker/exec.c worker/job.c worker/jobparse.c \
-              worker/worker.c backends/pool.c queue/queue.c common/base64.c images/images.c \
-              security/lex.c security/policy.c worker/scan.c
+LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fields.c \
+              languages/languages.c languages/hooks.c \
+              backends/backend.c backends/http.c backends/sandbox.c backends/pool.c \
+              backends/docker.c backends/docker_stream.c backends/docker_egress.c \
+              config/config.c config/jobfile.c queue/queue.c \
+              scheduler/decide.c scheduler/scheduler.c \
+              worker/exec.c worker/job.c worker/jobparse.c worker/result.c worker/scan.c \
+              worker/worker.c worker/local.c images/images.c security/lex.c security/policy.c
 CLI_SRC     = cli/main.c cli/run.c cli/images.c cli/queue_cmds.c cli/scan.c cli/artifacts.c
 
 LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/%.o)

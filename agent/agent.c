@@ -128,7 +128,7 @@ static void handle_job(const struct proto_frame *f, const struct agent_conf *con
 
     proto_result_init(&res, PROTO_MAX_PAYLOAD / 4);
     if (proto_job_decode(f->payload, f->len, &job, &err) != 0) {
-        snprintf(res.status, sizeof(res.status), "internal_error");
+        res.status = STATUS_INTERNAL_ERROR;
         snprintf(res.error, sizeof(res.error), "agent: %s", err.msg);
     } else {
         agent_job_run(conf, &job, &res);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/strlist.h"
+
 static void put_be32(unsigned char *p, uint32_t v)
 {
     p[0] = (unsigned char)(v >> 24);
@@ -127,15 +129,6 @@ void proto_job_init(struct proto_job *j)
     memset(j, 0, sizeof(*j));
 }
 
-static void list_free(char **l, size_t n)
-{
-    if (!l)
-        return;
-    for (size_t i = 0; i < n; i++)
-        free(l[i]);
-    free(l);
-}
-
 void proto_job_release(struct proto_job *j)
 {
     free(j->id);
@@ -144,38 +137,15 @@ void proto_job_release(struct proto_job *j)
         free(j->files[i].data);
     }
     free(j->files);
-    list_free(j->compile_argv, j->ncompile);
-    list_free(j->run_argv, j->nrun);
-    list_free(j->env, j->nenv);
-    list_free(j->artifact_globs, j->nglobs);
-    list_free(j->install_argv, j->ninstall);
-    list_free(j->install_env, j->ninstall_env);
+    strlist_free(j->compile_argv, j->ncompile);
+    strlist_free(j->run_argv, j->nrun);
+    strlist_free(j->env, j->nenv);
+    strlist_free(j->artifact_globs, j->nglobs);
+    strlist_free(j->install_argv, j->ninstall);
+    strlist_free(j->install_env, j->ninstall_env);
     free(j->plots_dir);
     free(j->stdin_data);
     proto_job_init(j);
-}
-
-int proto_list_add(char ***list, size_t *n, const char *s, size_t len)
-{
-    char **nl;
-    char *copy;
-
-    if (*n >= PROTO_MAX_ARGS)
-        return LLMSB_ERR_LIMIT;
-    if (memchr(s, '\0', len))
-        return LLMSB_ERR_INVALID;
-    if (!(copy = xstrndup(s, len)))
-        return LLMSB_ERR_NOMEM;
-    nl = realloc(*list, (*n + 2) * sizeof(*nl));
-    if (!nl) {
-        free(copy);
-        return LLMSB_ERR_NOMEM;
-    }
-    nl[*n] = copy;
-    nl[*n + 1] = NULL;
-    *list = nl;
-    (*n)++;
-    return 0;
 }
 
 int proto_job_encode(const struct proto_job *j, struct buf *b)
@@ -288,19 +258,19 @@ static int job_field(struct proto_job *j, uint16_t tag, const char *v, uint32_t 
         last->mode = (uint32_t)x & 0755;   /* never setuid/setgid/sticky */
         return 0;
     case TAG_COMPILE_ARG:
-        return proto_list_add(&j->compile_argv, &j->ncompile, v, n);
+        return strlist_add(&j->compile_argv, &j->ncompile, v, n);
     case TAG_RUN_ARG:
-        return proto_list_add(&j->run_argv, &j->nrun, v, n);
+        return strlist_add(&j->run_argv, &j->nrun, v, n);
     case TAG_ARTIFACT_GLOB:
-        return proto_list_add(&j->artifact_globs, &j->nglobs, v, n);
+        return strlist_add(&j->artifact_globs, &j->nglobs, v, n);
     case TAG_ENV:
     case TAG_INSTALL_ENV:
         if (!memchr(v, '=', n))
             return llmsb_err_set(err, LLMSB_ERR_PROTO, "job: env entry without '='");
-        return tag == TAG_ENV ? proto_list_add(&j->env, &j->nenv, v, n)
-                              : proto_list_add(&j->install_env, &j->ninstall_env, v, n);
+        return tag == TAG_ENV ? strlist_add(&j->env, &j->nenv, v, n)
+                              : strlist_add(&j->install_env, &j->ninstall_env, v, n);
     case TAG_INSTALL_ARG:
-        return proto_list_add(&j->install_argv, &j->ninstall, v, n);
+        return strlist_add(&j->install_argv, &j->ninstall, v, n);
     case TAG_PLOTS_DIR:
         free(j->plots_dir);
         j->plots_dir = NULL;
@@ -382,7 +352,7 @@ int proto_result_encode(const struct proto_result *r, struct buf *b)
 {
     int rc = 0;
 
-    rc |= proto_put_str(b, TAG_STATUS, r->status);
+    rc |= proto_put_str(b, TAG_STATUS, status_name(r->status));
     rc |= proto_put_u64(b, TAG_EXIT_CODE, (uint64_t)r->exit_code);
     rc |= proto_put_u64(b, TAG_SIGNAL, (uint64_t)r->signal);
     rc |= proto_put_bytes(b, TAG_STDOUT, r->out.data, r->out.len);
@@ -409,11 +379,7 @@ static int result_field(struct proto_result *r, uint16_t tag, const char *v, uin
 
     switch (tag) {
     case TAG_STATUS:
-        if (n == 0 || n >= sizeof(r->status) || memchr(v, '\0', n))
-            return LLMSB_ERR_PROTO;
-        memcpy(r->status, v, n);
-        r->status[n] = '\0';
-        return 0;
+        return status_parse(v, n, &r->status) != 0 ? LLMSB_ERR_PROTO : 0;
     case TAG_ERROR:
         n = n < sizeof(r->error) - 1 ? n : (uint32_t)sizeof(r->error) - 1;
         memcpy(r->error, v, n);
@@ -459,7 +425,7 @@ int proto_result_decode(const char *p, size_t len, struct proto_result *r, struc
                                  rc == LLMSB_ERR_LIMIT ? "over the size cap" : "malformed");
     if (rc < 0)
         return llmsb_err_set(err, LLMSB_ERR_PROTO, "agent result: truncated at offset %zu", off);
-    if (!r->status[0])
+    if (r->status == STATUS_NONE)
         return llmsb_err_set(err, LLMSB_ERR_PROTO, "agent result: no status");
     return 0;
 }

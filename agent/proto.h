@@ -18,13 +18,15 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "../common/common.h"
+#include "common/common.h"
+#include "common/status.h"
+#include "common/strlist.h"
 
 #define PROTO_VERSION 1
 #define PROTO_HEADER_LEN 8
 #define PROTO_MAX_PAYLOAD ((size_t)128 << 20)
 #define PROTO_MAX_FILES 1024
-#define PROTO_MAX_ARGS 256
+#define PROTO_MAX_ARGS STRLIST_MAX
 
 enum proto_type {
     PROTO_HELLO = 1,
@@ -152,7 +154,7 @@ struct proto_job {
 };
 
 struct proto_result {
-    char status[32];
+    enum job_status status;
     int64_t exit_code;
     int64_t signal;
     struct buf out;
@@ -169,8 +171,6 @@ struct proto_result {
 
 void proto_job_init(struct proto_job *j);
 void proto_job_release(struct proto_job *j);
-/* Adds to a NULL-terminated argv-like list; copies s. */
-int proto_list_add(char ***list, size_t *n, const char *s, size_t len);
 int proto_job_encode(const struct proto_job *j, struct buf *payload);
 /* Decodes a JOB payload; on error j is released and err names the field. */
 int proto_job_decode(const char *p, size_t len, struct proto_job *j, struct llmsb_err *err);

@@ -588,17 +588,12 @@ out:
 
 /* ---- the job ----------------------------------------------------------------- */
 
-static void set_status(struct proto_result *r, const char *status)
-{
-    snprintf(r->status, sizeof(r->status), "%s", status);
-}
-
 /* A step before the run (install, compile): both streams go to
  * compile_output; failing ends the job as fail_status (memory_limit when
  * the cgroup OOM-killed it and oom_status says so) with a note naming what. */
 static int prep_step(const struct agent_conf *conf, const struct proto_job *job,
                      char *const *argv, char *const *env, uint64_t timeout_ms,
-                     const char *fail_status, const char *oom_status, const char *what,
+                     enum job_status fail_status, enum job_status oom_status, const char *what,
                      struct proto_result *res)
 {
     struct step s = {0};
@@ -612,16 +607,16 @@ static int prep_step(const struct agent_conf *conf, const struct proto_job *job,
     s.out = s.err = &res->compile_output;
     s.job = job;
     if (run_step(conf, &s, &o, res->error, sizeof(res->error)) != 0) {
-        set_status(res, "internal_error");
+        res->status = STATUS_INTERNAL_ERROR;
         return -1;
     }
     if (oom0 >= 0 && agent_oom_count() > oom0) {
-        set_status(res, oom_status);
+        res->status = oom_status;
         buf_printf(&res->compile_output, "\n[llm-sandbox: the %s ran out of memory]\n", what);
         return -1;
     }
     if (o.timed_out || o.exit_code != 0) {
-        set_status(res, fail_status);
+        res->status = fail_status;
         res->exit_code = o.exit_code;
         res->signal = o.signal;
         if (o.timed_out)
@@ -636,8 +631,8 @@ static int compile(const struct agent_conf *conf, const struct proto_job *job,
                    struct proto_result *res)
 {
     return prep_step(conf, job, job->compile_argv, job->env,
-                     job->compile_timeout_ms ? job->compile_timeout_ms : 30000, "compile_error",
-                     "memory_limit", "compiler", res);
+                     job->compile_timeout_ms ? job->compile_timeout_ms : 30000, STATUS_COMPILE_ERROR,
+                     STATUS_MEMORY_LIMIT, "compiler", res);
 }
 
 /* The library install step; extra env (registry, index) applies to it only. */
@@ -649,20 +644,18 @@ static int install(const struct agent_conf *conf, const struct proto_job *job,
     int rc = 0;
 
     for (size_t i = 0; i < job->nenv && rc == 0; i++)
-        rc = proto_list_add(&env, &nenv, job->env[i], strlen(job->env[i]));
+        rc = strlist_add(&env, &nenv, job->env[i], strlen(job->env[i]));
     for (size_t i = 0; i < job->ninstall_env && rc == 0; i++)
-        rc = proto_list_add(&env, &nenv, job->install_env[i], strlen(job->install_env[i]));
+        rc = strlist_add(&env, &nenv, job->install_env[i], strlen(job->install_env[i]));
     if (rc != 0) {
-        set_status(res, "internal_error");
+        res->status = STATUS_INTERNAL_ERROR;
         snprintf(res->error, sizeof(res->error), "agent: install env: out of memory");
     } else {
         rc = prep_step(conf, job, job->install_argv, env,
                        job->install_timeout_ms ? job->install_timeout_ms : 120000,
-                       "install_error", "install_error", "install", res);
+                       STATUS_INSTALL_ERROR, STATUS_INSTALL_ERROR, "install", res);
     }
-    for (size_t i = 0; i < nenv; i++)
-        free(env[i]);
-    free(env);
+    strlist_free(env, nenv);
     return rc;
 }
 
@@ -684,7 +677,7 @@ static void run(const struct agent_conf *conf, const struct proto_job *job,
     s.err = &res->err;
     s.job = job;
     if (run_step(conf, &s, &o, res->error, sizeof(res->error)) != 0) {
-        set_status(res, "internal_error");
+        res->status = STATUS_INTERNAL_ERROR;
         return;
     }
     res->exit_code = o.exit_code;
@@ -696,15 +689,15 @@ static void run(const struct agent_conf *conf, const struct proto_job *job,
                   (o.ru.ru_utime.tv_usec + o.ru.ru_stime.tv_usec) / 1000;
     res->max_rss_kb = o.ru.ru_maxrss;
     if (o.timed_out)
-        set_status(res, "timeout");
+        res->status = STATUS_TIMEOUT;
     else if (o.over_output)
-        set_status(res, "output_limit");
+        res->status = STATUS_OUTPUT_LIMIT;
     else if (oom0 >= 0 && agent_oom_count() > oom0)
-        set_status(res, "memory_limit");
+        res->status = STATUS_MEMORY_LIMIT;
     else if (o.signal || o.exit_code != 0)
-        set_status(res, "runtime_error");
+        res->status = STATUS_RUNTIME_ERROR;
     else
-        set_status(res, "ok");
+        res->status = STATUS_OK;
 }
 
 void agent_job_run(const struct agent_conf *conf, const struct proto_job *job,
@@ -714,7 +707,7 @@ void agent_job_run(const struct agent_conf *conf, const struct proto_job *job,
     int rc = as_sandbox_user(conf, unpack_fn, job, msg, sizeof(msg));
 
     if (rc != 0) {
-        set_status(res, rc == 1 ? "invalid" : "internal_error");
+        res->status = rc == 1 ? STATUS_INVALID : STATUS_INTERNAL_ERROR;
         snprintf(res->error, sizeof(res->error), "files: %s", msg);
         return;
     }
@@ -724,7 +717,7 @@ void agent_job_run(const struct agent_conf *conf, const struct proto_job *job,
         /* the install's own lines are not the program's compile output */
         buf_reset(&res->compile_output);
         if (job->install_pause && (!conf->install_pause || conf->install_pause() != 0)) {
-            set_status(res, "internal_error");
+            res->status = STATUS_INTERNAL_ERROR;
             snprintf(res->error, sizeof(res->error),
                      "agent: the worker did not continue after the install");
             return;
@@ -733,6 +726,6 @@ void agent_job_run(const struct agent_conf *conf, const struct proto_job *job,
     if (job->ncompile && compile(conf, job, res) != 0)
         return;
     run(conf, job, res);
-    if (strcmp(res->status, "internal_error") != 0)
+    if (res->status != STATUS_INTERNAL_ERROR)
         agent_collect_artifacts(conf, job, res);   /* also after a timeout: what it made */
 }

@@ -1,41 +1,72 @@
-/* backend.c - picks the ops table for a backend name and opens its client. */
+/* backend.c - picks the ops table for a backend name.  The registry is the
+ * one place that lists the backends of this build. */
 #include "backend.h"
 
-#include <stdlib.h>
 #include <string.h>
 
-static const struct {
-    const char *name;
-    const struct backend_ops *ops;
-    const char *default_host;
-    const char *host_env;
-} registry[] = {
-    {"docker", &docker_ops, "unix:///var/run/docker.sock", "DOCKER_HOST"},
-};
+extern const struct backend_ops docker_ops;
+
+static const struct backend_ops *const registry[] = {&docker_ops};
+
+#define NBACKENDS (sizeof(registry) / sizeof(registry[0]))
+
+const char *backend_names(void)
+{
+    static char names[128];
+
+    if (!names[0])
+        for (size_t i = 0; i < NBACKENDS; i++)
+            if (llmsb_append(names, sizeof(names), "%s%s", i ? ", " : "", registry[i]->name) != 0)
+                break;
+    return names;
+}
+
+int backend_known(const char *name)
+{
+    for (size_t i = 0; i < NBACKENDS; i++)
+        if (strcmp(name, registry[i]->name) == 0)
+            return 1;
+    return 0;
+}
 
 int backend_open(struct backend *b, const char *name, const char *host, struct llmsb_err *err)
 {
     memset(b, 0, sizeof(*b));
-    for (size_t i = 0; i < sizeof(registry) / sizeof(registry[0]); i++) {
-        if (strcmp(name, registry[i].name) != 0)
+    for (size_t i = 0; i < NBACKENDS; i++) {
+        if (strcmp(name, registry[i]->name) != 0)
             continue;
-        if (!host || !*host)
-            host = getenv(registry[i].host_env);
-        if (!host || !*host)
-            host = registry[i].default_host;
-        snprintf(b->host, sizeof(b->host), "%s", host);
-        b->ops = registry[i].ops;
-        if (http_client_init(&b->http, host, "/v1.41", err) != 0)
+        b->ops = registry[i];
+        if (b->ops->open(b, host && *host ? host : NULL, err) != 0) {
+            b->ops = NULL;
             return llmsb_err_wrap(err, "backend %s", name);
+        }
         return 0;
     }
     return llmsb_err_set(err, LLMSB_ERR_INVALID,
-                         "backend: \"%s\" is not available (this build supports: docker)", name);
+                         "backend: \"%s\" is not available (this build has: %s)", name,
+                         backend_names());
+}
+
+int backend_clone(struct backend *dst, const struct backend *src, struct llmsb_err *err)
+{
+    return backend_open(dst, src->ops->name, src->host, err);
 }
 
 void backend_close(struct backend *b)
 {
     if (b->ops)
-        http_client_release(&b->http);
+        b->ops->close(b);
     b->ops = NULL;
+    b->priv = NULL;
+}
+
+void backend_stream_log(struct backend_stream *s, const char *p, size_t n)
+{
+    if (n >= s->log.cap) {   /* keep the tail */
+        p += n - s->log.cap;
+        n = s->log.cap;
+    }
+    if (s->log.len + n > s->log.cap)
+        buf_consume(&s->log, s->log.len + n - s->log.cap);
+    buf_append(&s->log, p, n);
 }

@@ -1,17 +1,25 @@
 /* backend.h - the container engine behind one ops table.  A backend is
- * chosen once (config `backend:`) and every caller goes through ops; only
- * backends/ knows which engine it talks to.  Files travel over the agent's
- * stream, not the engine's archive API (which cannot reach a tmpfs under a
- * read-only root on Docker). */
+ * chosen once by name (config `backend.name`) and every caller goes through
+ * its ops; what an engine is (its default address, API version, stream
+ * framing, how a job's network is filtered) is known only to that
+ * backend's own files.  The agent's bytes travel over an opaque stream
+ * that each backend delivers its own way (a Docker or Podman attach, a
+ * Kubernetes WebSocket); files travel over that stream too, never over an
+ * engine's archive API. */
 #ifndef LLMSB_BACKEND_H
 #define LLMSB_BACKEND_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include "backends/http.h"
+#include <sys/types.h>
 #include "common/common.h"
 
 #define BACKEND_MAX_LABELS 8
+#define BACKEND_ID_MAX 80           /* container ids, with their NUL */
+
+/* The network of jobs that may use one: filtered to the public internet
+ * by each backend in its own way (egress_ensure). */
+#define BACKEND_EGRESS_NETWORK "llmsb-egress"
 
 struct container_spec {
     const char *image;
@@ -25,7 +33,7 @@ struct container_spec {
     int64_t tmp_tmpfs_bytes;       /* /tmp and /var/tmp */
     int64_t shm_bytes;             /* /dev/shm */
     int network;                   /* 0: no network at all */
-    const char *network_name;      /* with network: the filtered egress network */
+    const char *network_name;      /* with network: which one */
     int64_t agent_uid;             /* the uid jobs run as */
     const char *labels[BACKEND_MAX_LABELS][2];
     int nlabels;
@@ -39,81 +47,119 @@ struct container_state {
     char error[200];
 };
 
-struct backend;
-
-/* What list() tells about a container (its llmsb.* labels). */
+/* What list() tells about a container (its llmsb.* labels; "" if absent). */
 struct container_info {
     const char *id;
     const char *worker;
     const char *kind;
     const char *pid;
     const char *host;
+    const char *queue;
 };
+
+/* ---- the agent stream ------------------------------------------------------ */
+
+struct backend_stream;
+
+struct backend_stream_ops {
+    /* Reads bytes the agent wrote to its stdout, waiting at most timeout_ms
+     * (-1: forever). Returns the count (>0), 0 at EOF, LLMSB_ERR_TIMEOUT, or
+     * another negative code with err set. */
+    ssize_t (*read)(struct backend_stream *s, char *p, size_t n, int timeout_ms,
+                    struct llmsb_err *err);
+    /* Writes all n bytes to the agent's stdin. */
+    int (*write)(struct backend_stream *s, const char *p, size_t n, struct llmsb_err *err);
+    /* Closes the stream and frees s. */
+    void (*close)(struct backend_stream *s);
+};
+
+/* Every backend's stream starts with this; log keeps the newest bytes the
+ * agent wrote to its stderr (bounded), for the worker's log. */
+struct backend_stream {
+    const struct backend_stream_ops *ops;
+    struct buf log;
+};
+
+#define BACKEND_STREAM_LOG_CAP ((size_t)64 << 10)
+
+/* Keeps the newest bytes of an agent's stderr in s->log. */
+void backend_stream_log(struct backend_stream *s, const char *p, size_t n);
+
+/* ---- the engine ------------------------------------------------------------- */
+
+struct backend;
 
 /* Progress lines from image builds and imports. */
 typedef void (*backend_progress_cb)(void *ud, const char *line);
+/* Pulls up to max bytes of an upload (a tar stream); 0 at its end, <0 to fail. */
+typedef ssize_t (*backend_read_cb)(void *ud, char *dst, size_t max);
 
 struct backend_ops {
     const char *name;
+    /* Connects to the engine at host (NULL: the backend's own default,
+     * e.g. an environment variable, then a well-known socket). */
+    int (*open)(struct backend *b, const char *host, struct llmsb_err *err);
+    void (*close)(struct backend *b);
     int (*ping)(struct backend *b, char *version, size_t vsz, struct llmsb_err *err);
     /* 1 = present, 0 = absent */
     int (*image_exists)(struct backend *b, const char *image, struct llmsb_err *err);
     int (*create)(struct backend *b, const struct container_spec *spec, char *id, size_t idsz,
                   struct llmsb_err *err);
-    /* Opens the container's stdin/stdout/stderr as one raw stream. */
-    int (*attach)(struct backend *b, const char *id, struct http_conn *conn,
+    /* Opens the container's stdin/stdout/stderr as the agent stream. */
+    int (*attach)(struct backend *b, const char *id, struct backend_stream **out,
                   struct llmsb_err *err);
     int (*start)(struct backend *b, const char *id, struct llmsb_err *err);
     int (*inspect)(struct backend *b, const char *id, struct container_state *st,
                    struct llmsb_err *err);
     int (*stop)(struct backend *b, const char *id, struct llmsb_err *err);
+    /* Removes the container; one that is gone already is success. */
     int (*remove)(struct backend *b, const char *id, struct llmsb_err *err);
     /* Calls fn for each container carrying label "k=v" (running or not). */
     int (*list)(struct backend *b, const char *label,
                 void (*fn)(void *ud, const struct container_info *ci), void *ud,
                 struct llmsb_err *err);
+    /* Runs argv as user in a running container through the engine's own
+     * exec (not the agent): stdout into out, *exit_code set. For benchmarks
+     * and diagnostics. */
+    int (*exec)(struct backend *b, const char *id, const char *const *argv, const char *user,
+                struct buf *out, int *exit_code, struct llmsb_err *err);
     /* Imports a root filesystem tarball pulled from rd as repo:tag. */
-    int (*image_import)(struct backend *b, const char *repo, const char *tag, http_read_cb rd,
+    int (*image_import)(struct backend *b, const char *repo, const char *tag, backend_read_cb rd,
                         void *ud, backend_progress_cb progress, void *pud,
                         struct llmsb_err *err);
     /* Builds from a context tarball; tags are "repo:tag" strings. */
     int (*image_build)(struct backend *b, const char *const *tags, size_t ntags,
-                       http_read_cb rd, void *ud, backend_progress_cb progress, void *pud,
+                       backend_read_cb rd, void *ud, backend_progress_cb progress, void *pud,
                        struct llmsb_err *err);
     /* Tags an existing image as repo:tag. */
     int (*image_tag)(struct backend *b, const char *image, const char *repo, const char *tag,
                      struct llmsb_err *err);
-    /* Makes sure a bridge network exists (bridge_name: its host interface). */
-    int (*network_ensure)(struct backend *b, const char *name, const char *bridge_name,
-                          struct llmsb_err *err);
-    /* Takes a running container off a network (the library install's). */
-    int (*network_disconnect)(struct backend *b, const char *name, const char *id,
-                              struct llmsb_err *err);
     /* Pulls repo:tag from a registry; fails fast when none answers. */
     int (*image_pull)(struct backend *b, const char *repo, const char *tag,
                       backend_progress_cb progress, void *pud, struct llmsb_err *err);
+    /* Makes BACKEND_EGRESS_NETWORK ready: reaches the public internet only
+     * (not the host, private, shared or link-local ranges). Idempotent. */
+    int (*egress_ensure)(struct backend *b, struct llmsb_err *err);
+    /* Takes a running container off a network (after a library install). */
+    int (*network_disconnect)(struct backend *b, const char *name, const char *id,
+                              struct llmsb_err *err);
 };
 
 struct backend {
     const struct backend_ops *ops;
-    struct http_client http;
-    char host[256];
+    void *priv;                /* the engine's own state */
+    char host[256];            /* the address in use, as resolved by open */
 };
 
-extern const struct backend_ops docker_ops;
-
-#define EGRESS_NETWORK "llmsb-egress"
-#define EGRESS_BRIDGE "llmsb-egress0"
-
-/* The network jobs get when they may use one: a bridge whose traffic to
- * the host, private ranges, shared and link-local addresses (metadata
- * 169.254.169.254 included) is rejected by host firewall rules, set up
- * here once per process (needs root and iptables). */
-int backend_egress_ensure(struct backend *b, struct llmsb_err *err);
-
-/* Opens the named backend ("docker") at host (NULL: $DOCKER_HOST or the
- * engine's default socket). */
+/* Opens the named backend at host (NULL or "": the backend's default).
+ * An unknown name is an error that lists the available ones. */
 int backend_open(struct backend *b, const char *name, const char *host, struct llmsb_err *err);
+/* Opens another connection to the same engine (for another thread). */
+int backend_clone(struct backend *dst, const struct backend *src, struct llmsb_err *err);
 void backend_close(struct backend *b);
+/* 1 if name is a backend of this build. */
+int backend_known(const char *name);
+/* "docker, podman, ..." for messages and help. */
+const char *backend_names(void);
 
 #endif

@@ -1,14 +1,56 @@
 /* docker.c - the Docker Engine API (v1.41) backend.  Request bodies are
  * built and responses parsed with cJSON; every non-2xx answer becomes an
  * error naming the call, the object, the HTTP status and the daemon's own
- * message.  Nothing here shells out to the docker CLI. */
-#include "backend.h"
+ * message.  Nothing here shells out to the docker CLI.  The attach stream's
+ * framing is in docker_stream.c, the egress firewall in docker_egress.c. */
+#include "docker_int.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define RESP_CAP ((size_t)4 << 20)
+#define LIST_CAP ((size_t)64 << 20)
+#define PULL_TIMEOUT_MS 600000L
+
+static struct http_client *http_of(struct backend *b)
+{
+    return &((struct docker *)b->priv)->http;
+}
+
+static int docker_open(struct backend *b, const char *host, struct llmsb_err *err)
+{
+    struct docker *d = calloc(1, sizeof(*d));
+
+    if (!d)
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "docker: out of memory");
+    if (!host)
+        host = getenv(DOCKER_HOST_ENV);
+    if (!host || !*host)
+        host = DOCKER_DEFAULT_HOST;
+    if (snprintf(b->host, sizeof(b->host), "%s", host) >= (int)sizeof(b->host)) {
+        free(d);
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "docker: host \"%.60s...\" is too long",
+                             host);
+    }
+    if (http_client_init(&d->http, host, DOCKER_API_PREFIX, err) != 0) {
+        free(d);
+        return err->code;
+    }
+    b->priv = d;
+    return 0;
+}
+
+static void docker_close(struct backend *b)
+{
+    struct docker *d = b->priv;
+
+    if (d) {
+        http_client_release(&d->http);
+        free(d);
+    }
+    b->priv = NULL;
+}
 
 /* Turns a daemon error body into text: {"message": "..."} or the raw body. */
 static void daemon_message(const struct buf *resp, char *out, size_t outsz)
@@ -29,7 +71,7 @@ static int call(struct backend *b, const char *method, const char *path, const c
                 struct llmsb_err *err)
 {
     long status = 0;
-    int rc = http_request(&b->http, method, path, body ? "application/json" : NULL, body,
+    int rc = http_request(http_of(b), method, path, body ? "application/json" : NULL, body,
                           body ? strlen(body) : 0, &status, resp, err);
     if (rc != 0)
         return llmsb_err_wrap(err, "docker: %s", what);
@@ -196,14 +238,17 @@ static int docker_create(struct backend *b, const struct container_spec *spec, c
     return rc;
 }
 
-static int docker_attach(struct backend *b, const char *id, struct http_conn *conn,
+static int docker_attach(struct backend *b, const char *id, struct backend_stream **out,
                          struct llmsb_err *err)
 {
+    struct http_conn conn;
     char path[256];
-    snprintf(path, sizeof(path), "/containers/%s/attach?stream=1&stdin=1&stdout=1&stderr=1", id);
-    if (http_hijack(&b->http, "POST", path, NULL, conn, err) != 0)
+
+    snprintf(path, sizeof(path), "/containers/%.*s/attach?stream=1&stdin=1&stdout=1&stderr=1",
+             BACKEND_ID_MAX, id);
+    if (http_hijack(http_of(b), "POST", path, NULL, &conn, err) != 0)
         return llmsb_err_wrap(err, "docker: attach to container %.12s", id);
-    return 0;
+    return docker_stream_new(&conn, out, err);
 }
 
 /* method /containers/<id><suffix>, expecting ok or ok2 */
@@ -292,7 +337,7 @@ static int docker_list(struct backend *b, const char *label,
         return llmsb_err_set(err, LLMSB_ERR_NOMEM, "docker: out of memory");
     snprintf(path, sizeof(path), "/containers/json?all=1&filters=%s", esc);
     free(esc);
-    buf_init(&resp, (size_t)64 << 20);
+    buf_init(&resp, LIST_CAP);
     rc = call(b, "GET", path, NULL, 200, 0, &resp, NULL, "list containers", err);
     if (rc == 0 && (j = cJSON_ParseWithLength(resp.data, resp.len)) != NULL) {
         cJSON_ArrayForEach(it, j) {
@@ -301,7 +346,8 @@ static int docker_list(struct backend *b, const char *label,
             struct container_info ci = {NULL, label_of(labels, "llmsb.worker"),
                                         label_of(labels, "llmsb.kind"),
                                         label_of(labels, "llmsb.pid"),
-                                        label_of(labels, "llmsb.host")};
+                                        label_of(labels, "llmsb.host"),
+                                        label_of(labels, "llmsb.queue")};
             if (cJSON_IsString(id)) {
                 ci.id = id->valuestring;
                 fn(ud, &ci);
@@ -367,7 +413,7 @@ static int progress_write(void *ud, const char *data, size_t len)
     return 0;
 }
 
-static int image_stream(struct backend *b, const char *path, const char *ctype, http_read_cb rd,
+static int image_stream(struct backend *b, const char *path, const char *ctype, backend_read_cb rd,
                         void *ud, backend_progress_cb cb, void *pud, const char *what,
                         long timeout_ms, struct llmsb_err *err)
 {
@@ -376,7 +422,7 @@ static int image_stream(struct backend *b, const char *path, const char *ctype, 
     int rc;
 
     buf_init(&p.line, 1 << 20);
-    rc = http_request_stream(&b->http, "POST", path, ctype, rd, ud, progress_write, &p,
+    rc = http_request_stream(http_of(b), "POST", path, ctype, rd, ud, progress_write, &p,
                              timeout_ms, &status, err);
     if (p.line.len)
         progress_line(&p, p.line.data, p.line.len);
@@ -392,7 +438,7 @@ static int image_stream(struct backend *b, const char *path, const char *ctype, 
 }
 
 static int docker_image_import(struct backend *b, const char *repo, const char *tag,
-                               http_read_cb rd, void *ud, backend_progress_cb cb, void *pud,
+                               backend_read_cb rd, void *ud, backend_progress_cb cb, void *pud,
                                struct llmsb_err *err)
 {
     char path[512], what[256];
@@ -414,7 +460,7 @@ static int docker_image_import(struct backend *b, const char *repo, const char *
 }
 
 static int docker_image_build(struct backend *b, const char *const *tags, size_t ntags,
-                              http_read_cb rd, void *ud, backend_progress_cb cb, void *pud,
+                              backend_read_cb rd, void *ud, backend_progress_cb cb, void *pud,
                               struct llmsb_err *err)
 {
     struct buf path;
@@ -451,7 +497,7 @@ static int docker_image_pull(struct backend *b, const char *repo, const char *ta
     snprintf(path, sizeof(path), "/images/create?fromImage=%s&tag=%s", r, t);
     snprintf(what, sizeof(what), "pull %s:%s", repo, tag);
     free(r), free(t);
-    return image_stream(b, path, NULL, NULL, NULL, cb, pud, what, 600000, err);
+    return image_stream(b, path, NULL, NULL, NULL, cb, pud, what, PULL_TIMEOUT_MS, err);
 }
 
 static int docker_image_tag(struct backend *b, const char *image, const char *repo,
@@ -475,8 +521,8 @@ static int docker_image_tag(struct backend *b, const char *image, const char *re
     return rc;
 }
 
-static int docker_network_ensure(struct backend *b, const char *name, const char *bridge,
-                                 struct llmsb_err *err)
+int docker_network_ensure(struct backend *b, const char *name, const char *bridge,
+                          struct llmsb_err *err)
 {
     struct buf resp;
     char path[300], what[128];
@@ -531,8 +577,89 @@ static int docker_network_disconnect(struct backend *b, const char *name, const 
     return rc;
 }
 
+/* ---- exec (the engine's own, for benchmarks) ------------------------------ */
+
+struct exec_sink {
+    struct buf *out;
+    int over;
+};
+
+static int exec_frame(void *ud, int stream, const char *data, size_t len)
+{
+    struct exec_sink *s = ud;
+    if (stream == 1 && buf_append(s->out, data, len) != 0)
+        s->over = 1;
+    return 0;
+}
+
+static int docker_exec(struct backend *b, const char *id, const char *const *argv,
+                       const char *user, struct buf *out, int *exit_code, struct llmsb_err *err)
+{
+    struct buf resp;
+    struct demux d;
+    struct exec_sink sink = {out, 0};
+    char path[256], exec_id[BACKEND_ID_MAX];
+    cJSON *body = cJSON_CreateObject(), *cmd, *j = NULL;
+    const cJSON *v;
+    char *text = NULL;
+    int rc;
+
+    buf_init(&resp, RESP_CAP);
+    cJSON_AddBoolToObject(body, "AttachStdout", 1);
+    cJSON_AddBoolToObject(body, "AttachStderr", 1);
+    cJSON_AddBoolToObject(body, "Tty", 0);
+    cJSON_AddStringToObject(body, "User", user);
+    cJSON_AddStringToObject(body, "WorkingDir", "/work");
+    cmd = cJSON_AddArrayToObject(body, "Cmd");
+    for (size_t i = 0; argv[i]; i++)
+        cJSON_AddItemToArray(cmd, cJSON_CreateString(argv[i]));
+    if (!(text = cJSON_PrintUnformatted(body))) {
+        rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "docker: out of memory");
+        goto out;
+    }
+    snprintf(path, sizeof(path), "/containers/%.*s/exec", BACKEND_ID_MAX, id);
+    if ((rc = call(b, "POST", path, text, 201, 0, &resp, NULL, "create exec", err)) != 0)
+        goto out;
+    j = cJSON_ParseWithLength(resp.data, resp.len);
+    v = cJSON_GetObjectItemCaseSensitive(j, "Id");
+    if (!cJSON_IsString(v) || strlen(v->valuestring) >= sizeof(exec_id)) {
+        rc = llmsb_err_set(err, LLMSB_ERR_PROTO, "docker: create exec: no Id in the answer");
+        goto out;
+    }
+    snprintf(exec_id, sizeof(exec_id), "%s", v->valuestring);
+    snprintf(path, sizeof(path), "/exec/%s/start", exec_id);
+    if ((rc = call(b, "POST", path, "{\"Detach\":false,\"Tty\":false}", 200, 0, &resp, NULL,
+                   "start exec", err)) != 0)
+        goto out;
+    buf_reset(out);
+    demux_init(&d);
+    if (demux_feed(&d, resp.data ? resp.data : "", resp.len, exec_frame, &sink) != 0 ||
+        sink.over) {
+        rc = llmsb_err_set(err, LLMSB_ERR_PROTO, "docker: exec output malformed or over %zu "
+                                                 "bytes", out->cap);
+        goto out;
+    }
+    snprintf(path, sizeof(path), "/exec/%s/json", exec_id);
+    if ((rc = call(b, "GET", path, NULL, 200, 0, &resp, NULL, "inspect exec", err)) != 0)
+        goto out;
+    cJSON_Delete(j);
+    j = cJSON_ParseWithLength(resp.data, resp.len);
+    v = cJSON_GetObjectItemCaseSensitive(j, "ExitCode");
+    *exit_code = cJSON_IsNumber(v) ? v->valueint : -1;
+out:
+    cJSON_Delete(body);
+    cJSON_Delete(j);
+    free(text);
+    buf_release(&resp);
+    return rc;
+}
+
 const struct backend_ops docker_ops = {
     .name = "docker",
+    .open = docker_open,
+    .close = docker_close,
+    .exec = docker_exec,
+    .egress_ensure = docker_egress_ensure,
     .ping = docker_ping,
     .image_exists = docker_image_exists,
     .create = docker_create,
@@ -546,6 +673,5 @@ const struct backend_ops docker_ops = {
     .image_build = docker_image_build,
     .image_pull = docker_image_pull,
     .image_tag = docker_image_tag,
-    .network_ensure = docker_network_ensure,
     .network_disconnect = docker_network_disconnect,
 };

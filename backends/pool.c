@@ -5,9 +5,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HEALTH_TIMEOUT_MS 5000
+int pool_config_label(struct pool_config *pc, const char *key, const char *value)
+{
+    char(*l)[160];
 
-int pool_init(struct pool *p, struct backend *tmpl, const struct pool_config *cfg)
+    if (pc->nlabels >= BACKEND_MAX_LABELS || strlen(key) >= sizeof(pc->labels[0][0]) ||
+        strlen(value) >= sizeof(pc->labels[0][0]))
+        return LLMSB_ERR_LIMIT;
+    l = pc->labels[pc->nlabels++];
+    snprintf(l[0], sizeof(l[0]), "%s", key);
+    snprintf(l[1], sizeof(l[1]), "%s", value);
+    return 0;
+}
+
+int pool_init(struct pool *p, const struct backend *tmpl, const struct pool_config *cfg)
 {
     memset(p, 0, sizeof(*p));
     pthread_mutex_init(&p->mu, NULL);
@@ -31,8 +42,8 @@ static void destroy(struct pool *p, struct sandbox *sb)
 /* Remembers a key so maintenance keeps min_idle warm for it. Locked. */
 static void note_key(struct pool *p, const char *key, const struct sandbox *sb)
 {
-    const struct container_spec *spec = &sb->spec;
     int i;
+
     for (i = 0; i < p->nwarm; i++)
         if (strcmp(p->warm[i].key, key) == 0)
             break;
@@ -41,8 +52,8 @@ static void note_key(struct pool *p, const char *key, const struct sandbox *sb)
             return;
         p->nwarm++;
         snprintf(p->warm[i].key, sizeof(p->warm[i].key), "%s", key);
-        snprintf(p->warm[i].image, sizeof(p->warm[i].image), "%s", spec->image);
-        p->warm[i].spec = *spec;
+        snprintf(p->warm[i].image, sizeof(p->warm[i].image), "%s", sb->image);
+        p->warm[i].spec = sb->spec;
         p->warm[i].spec.image = p->warm[i].image;
     }
     p->warm[i].last_used_ms = clock_mono_ms();
@@ -56,15 +67,22 @@ static struct sandbox *take_idle(struct pool *p, size_t i)
     return sb;
 }
 
+/* A new container for spec with the pool's labels. */
 static int create(struct pool *p, const struct container_spec *spec, struct sandbox **out,
                   struct llmsb_err *err)
 {
+    struct container_spec labelled = *spec;
     struct sandbox *sb = calloc(1, sizeof(*sb));
     int rc;
 
     if (!sb)
         return llmsb_err_set(err, LLMSB_ERR_NOMEM, "pool: out of memory");
-    if ((rc = sandbox_open(sb, p->tmpl, spec, p->cfg.start_timeout_ms, err)) != 0) {
+    labelled.nlabels = p->cfg.nlabels;
+    for (int i = 0; i < p->cfg.nlabels; i++) {
+        labelled.labels[i][0] = p->cfg.labels[i][0];
+        labelled.labels[i][1] = p->cfg.labels[i][1];
+    }
+    if ((rc = sandbox_open(sb, p->tmpl, &labelled, p->cfg.start_timeout_ms, err)) != 0) {
         free(sb);
         return rc;
     }
@@ -72,54 +90,79 @@ static int create(struct pool *p, const struct container_spec *spec, struct sand
     return 0;
 }
 
+/* An idle container of key that answers its health check, or NULL.
+ * Called locked; unlocks around the check. */
+static struct sandbox *reuse_idle(struct pool *p, const char *key, struct llmsb_err *err)
+{
+    for (size_t i = 0; i < p->nidle;) {
+        struct sandbox *sb;
+        if (strcmp(p->idle[i].key, key) != 0) {
+            i++;
+            continue;
+        }
+        sb = take_idle(p, i);
+        pthread_mutex_unlock(&p->mu);
+        if (sandbox_ping(sb, POOL_HEALTH_TIMEOUT_MS, err) == 0) {
+            pthread_mutex_lock(&p->mu);
+            p->reused++;
+            return sb;
+        }
+        log_warn("pool: container %.12s failed its health check (%s); replacing it", sb->id,
+                 err->msg);
+        llmsb_err_clear(err);
+        destroy(p, sb);
+        pthread_mutex_lock(&p->mu);
+        p->total--;
+        i = 0;   /* the list changed while unlocked */
+    }
+    return NULL;
+}
+
+/* Waits on the pool's condition until woken or the deadline. Locked.
+ * Returns 0, or LLMSB_ERR_TIMEOUT past the deadline. */
+static int wait_turn(struct pool *p, int64_t deadline_ms)
+{
+    struct timespec ts;
+    int64_t left = deadline_ms - clock_mono_ms();
+
+    if (left <= 0)
+        return LLMSB_ERR_TIMEOUT;
+    if (left > POOL_WAIT_SLICE_MS)
+        left = POOL_WAIT_SLICE_MS;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += (long)(left % 1000) * 1000000;
+    ts.tv_sec += left / 1000 + ts.tv_nsec / 1000000000;
+    ts.tv_nsec %= 1000000000;
+    pthread_cond_timedwait(&p->cv, &p->mu, &ts);
+    return 0;
+}
+
 int pool_acquire(struct pool *p, const struct container_spec *spec, struct pool_lease *lease,
                  struct llmsb_err *err)
 {
     int64_t deadline = clock_mono_ms() + p->cfg.wait_ms;
-    int rc;
+    int rc = 0;
 
     memset(lease, 0, sizeof(*lease));
-    exec_spec_key(spec, lease->key, sizeof(lease->key));
+    sandbox_spec_key(spec, lease->key, sizeof(lease->key));
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        struct sandbox *sb = NULL;
-        size_t i;
-
-        for (i = 0; i < p->nidle; i++)
-            if (strcmp(p->idle[i].key, lease->key) == 0)
-                break;
-        if (i < p->nidle) {
-            sb = take_idle(p, i);
-            pthread_mutex_unlock(&p->mu);
-            if (sandbox_ping(sb, HEALTH_TIMEOUT_MS, err) == 0) {
-                pthread_mutex_lock(&p->mu);
-                p->reused++;
-                pthread_mutex_unlock(&p->mu);
-                lease->sb = sb;
-                return 0;
-            }
-            log_warn("pool: container %.12s failed its health check (%s); replacing it", sb->id,
-                     err->msg);
-            llmsb_err_clear(err);
-            destroy(p, sb);
-            pthread_mutex_lock(&p->mu);
-            p->total--;
-            continue;
-        }
+        if ((lease->sb = reuse_idle(p, lease->key, err)) != NULL)
+            goto out;
         if (p->total < p->cfg.max_size) {
             p->total++;
             p->created++;
             pthread_mutex_unlock(&p->mu);
-            if ((rc = create(p, spec, &lease->sb, err)) != 0) {
-                pthread_mutex_lock(&p->mu);
+            rc = create(p, spec, &lease->sb, err);
+            pthread_mutex_lock(&p->mu);
+            if (rc != 0) {
                 p->total--;
                 pthread_cond_broadcast(&p->cv);
-                pthread_mutex_unlock(&p->mu);
             }
-            return rc;
+            goto out;
         }
         if (p->nidle > 0) {   /* full, but an idle container of another key can go */
-            sb = take_idle(p, 0);
+            struct sandbox *sb = take_idle(p, 0);
             p->total--;
             pthread_mutex_unlock(&p->mu);
             destroy(p, sb);
@@ -127,32 +170,27 @@ int pool_acquire(struct pool *p, const struct container_spec *spec, struct pool_
             continue;
         }
         if (p->cfg.on_exhausted == POOL_FAIL_FAST) {
-            pthread_mutex_unlock(&p->mu);
-            return llmsb_err_set(err, LLMSB_ERR_LIMIT, "pool: all %d containers are busy "
-                                                       "(pool.on_exhausted: fail_fast)",
-                                 p->cfg.max_size);
+            rc = llmsb_err_set(err, LLMSB_ERR_LIMIT, "pool: all %d containers are busy "
+                                                     "(pool.on_exhausted: fail_fast)",
+                               p->cfg.max_size);
+            goto out;
         }
         if (p->cfg.on_exhausted == POOL_TEMPORARY) {
             pthread_mutex_unlock(&p->mu);
             lease->temporary = 1;
-            return create(p, spec, &lease->sb, err);
+            rc = create(p, spec, &lease->sb, err);
+            pthread_mutex_lock(&p->mu);
+            goto out;
         }
-        {
-            struct timespec ts;
-            int64_t left = deadline - clock_mono_ms();
-            if (left <= 0) {
-                pthread_mutex_unlock(&p->mu);
-                return llmsb_err_set(err, LLMSB_ERR_TIMEOUT, "pool: no container free within "
-                                                             "%lld ms", (long long)p->cfg.wait_ms);
-            }
-            clock_gettime(CLOCK_REALTIME, &ts);
-            left = left > 200 ? 200 : left;
-            ts.tv_nsec += (long)(left % 1000) * 1000000;
-            ts.tv_sec += left / 1000 + ts.tv_nsec / 1000000000;
-            ts.tv_nsec %= 1000000000;
-            pthread_cond_timedwait(&p->cv, &p->mu, &ts);
+        if (wait_turn(p, deadline) != 0) {
+            rc = llmsb_err_set(err, LLMSB_ERR_TIMEOUT, "pool: no container free within %lld ms",
+                               (long long)p->cfg.wait_ms);
+            goto out;
         }
     }
+out:
+    pthread_mutex_unlock(&p->mu);
+    return rc;
 }
 
 void pool_put(struct pool *p, struct pool_lease *lease, int reusable)
@@ -193,66 +231,88 @@ void pool_put(struct pool *p, struct pool_lease *lease, int reusable)
         destroy(p, sb);
 }
 
+/* Destroys one idle container past idle_timeout or max_age; 0 when none. */
+static int expire_one(struct pool *p, int64_t now)
+{
+    struct sandbox *sb = NULL;
+
+    pthread_mutex_lock(&p->mu);
+    for (size_t i = 0; i < p->nidle; i++) {
+        struct sandbox *c = p->idle[i].sb;
+        int too_idle = p->cfg.idle_timeout_ms > 0 &&
+                       now - p->idle[i].idle_since_ms > p->cfg.idle_timeout_ms;
+        int too_old = p->cfg.max_age_ms > 0 && now - c->born_ms > p->cfg.max_age_ms;
+        if (too_idle || too_old) {
+            sb = take_idle(p, i);
+            p->total--;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&p->mu);
+    if (sb)
+        destroy(p, sb);
+    return sb != NULL;
+}
+
+/* Starts one container for warm key w if it has fewer than min_idle idle
+ * ones and was used lately. Returns 1 made, 0 nothing to do, -1 failed. */
+static int warm_one(struct pool *p, int w, int64_t now)
+{
+    struct container_spec spec;
+    struct sandbox *sb;
+    struct llmsb_err err = {0};
+    struct pool_lease l = {0};
+    char image[256];
+    int have = 0;
+
+    pthread_mutex_lock(&p->mu);
+    if (w >= p->nwarm || p->total >= p->cfg.max_size) {
+        pthread_mutex_unlock(&p->mu);
+        return 0;
+    }
+    for (size_t i = 0; i < p->nidle; i++)
+        have += strcmp(p->idle[i].key, p->warm[w].key) == 0;
+    if (have >= p->cfg.min_idle ||
+        (p->cfg.idle_timeout_ms > 0 && now - p->warm[w].last_used_ms > p->cfg.idle_timeout_ms)) {
+        pthread_mutex_unlock(&p->mu);
+        return 0;
+    }
+    spec = p->warm[w].spec;
+    snprintf(image, sizeof(image), "%s", p->warm[w].image);
+    spec.image = image;
+    snprintf(l.key, sizeof(l.key), "%s", p->warm[w].key);
+    p->total++;
+    p->created++;
+    pthread_mutex_unlock(&p->mu);
+    if (create(p, &spec, &sb, &err) != 0) {
+        log_warn("pool: cannot warm a container of %s: %s", image, err.msg);
+        pthread_mutex_lock(&p->mu);
+        p->total--;
+        pthread_mutex_unlock(&p->mu);
+        return -1;
+    }
+    l.sb = sb;
+    pool_put(p, &l, 1);
+    return 1;
+}
+
 void pool_maintain(struct pool *p)
 {
     int64_t now = clock_mono_ms();
 
-    for (;;) {   /* expire idle containers, one at a time */
-        struct sandbox *sb = NULL;
+    while (expire_one(p, now))
+        ;
+    for (int w = 0;; w++) {
+        int rc;
         pthread_mutex_lock(&p->mu);
-        for (size_t i = 0; i < p->nidle; i++) {
-            struct sandbox *c = p->idle[i].sb;
-            int too_idle = p->cfg.idle_timeout_ms > 0 &&
-                           now - p->idle[i].idle_since_ms > p->cfg.idle_timeout_ms;
-            int too_old = p->cfg.max_age_ms > 0 && now - c->born_ms > p->cfg.max_age_ms;
-            if (too_idle || too_old) {
-                sb = take_idle(p, i);
-                p->total--;
-                break;
-            }
-        }
+        int n = p->nwarm;
         pthread_mutex_unlock(&p->mu);
-        if (!sb)
+        if (w >= n)
             break;
-        destroy(p, sb);
-    }
-    for (int w = 0;; w++) {   /* top up min_idle for keys in use */
-        struct container_spec spec;
-        struct sandbox *sb;
-        struct llmsb_err err = {0};
-        char key[512], image[256];
-        int have = 0;
-
-        pthread_mutex_lock(&p->mu);
-        if (w >= p->nwarm || p->total >= p->cfg.max_size) {
-            pthread_mutex_unlock(&p->mu);
+        while ((rc = warm_one(p, w, now)) == 1)   /* this key may want more */
+            ;
+        if (rc < 0)
             break;
-        }
-        for (size_t i = 0; i < p->nidle; i++)
-            have += strcmp(p->idle[i].key, p->warm[w].key) == 0;
-        if (have >= p->cfg.min_idle ||
-            (p->cfg.idle_timeout_ms > 0 && now - p->warm[w].last_used_ms > p->cfg.idle_timeout_ms)) {
-            pthread_mutex_unlock(&p->mu);
-            continue;
-        }
-        spec = p->warm[w].spec;
-        snprintf(image, sizeof(image), "%s", p->warm[w].image);
-        spec.image = image;
-        snprintf(key, sizeof(key), "%s", p->warm[w].key);
-        p->total++;
-        p->created++;
-        pthread_mutex_unlock(&p->mu);
-        if (create(p, &spec, &sb, &err) != 0) {
-            log_warn("pool: cannot warm a container of %s: %s", image, err.msg);
-            pthread_mutex_lock(&p->mu);
-            p->total--;
-            pthread_mutex_unlock(&p->mu);
-            break;
-        }
-        struct pool_lease l = {sb, 0, ""};
-        snprintf(l.key, sizeof(l.key), "%s", key);
-        pool_put(p, &l, 1);
-        w--;   /* this key may want more */
     }
 }
 

@@ -1,7 +1,7 @@
 /* pool.h - warm sandbox containers (DESIGN §6), shared by a worker's slots.
  *
  * Containers are keyed by image and container-level limits
- * (exec_spec_key).  Acquire hands out an idle container of the key after a
+ * (sandbox_spec_key).  Acquire hands out an idle container of the key after a
  * health check, or creates one while the pool is under max_size; when it
  * is full it evicts an idle container of another key, and otherwise waits,
  * fails fast, or makes a temporary container, as configured.  Release
@@ -13,7 +13,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
-#include "worker/exec.h"
+#include "backends/sandbox.h"
 
 enum pool_exhausted { POOL_WAIT = 0, POOL_FAIL_FAST, POOL_TEMPORARY };
 
@@ -26,27 +26,37 @@ struct pool_config {
     int64_t wait_ms;             /* POOL_WAIT: longest wait for a container */
     enum pool_exhausted on_exhausted;
     int64_t start_timeout_ms;
+    /* labels every container of the pool carries (DESIGN §6) */
+    char labels[BACKEND_MAX_LABELS][2][160];
+    int nlabels;
 };
 
+/* Adds a label to every container of pools made from pc. Returns 0 or
+ * LLMSB_ERR_LIMIT (too many, or a key or value over 159 bytes). */
+int pool_config_label(struct pool_config *pc, const char *key, const char *value);
+
 #define POOL_MAX_KEYS 32
+#define POOL_KEY_MAX 512
+#define POOL_HEALTH_TIMEOUT_MS 5000
+#define POOL_WAIT_SLICE_MS 200
 
 struct pool_idle {
     struct sandbox *sb;
-    char key[512];
+    char key[POOL_KEY_MAX];
     int64_t idle_since_ms;
 };
 
 struct pool {
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    struct backend *tmpl;        /* engine to open sandboxes on */
+    const struct backend *tmpl;  /* engine to open sandboxes on */
     struct pool_config cfg;
     struct pool_idle *idle;
     size_t nidle, aidle;
     int total;                   /* counted containers: idle + handed out */
     int creating;
     struct {
-        char key[512];
+        char key[POOL_KEY_MAX];
         struct container_spec spec;
         char image[256];
         int64_t last_used_ms;
@@ -58,12 +68,14 @@ struct pool {
 struct pool_lease {
     struct sandbox *sb;
     int temporary;
-    char key[512];
+    char key[POOL_KEY_MAX];
 };
 
-int pool_init(struct pool *p, struct backend *tmpl, const struct pool_config *cfg);
+int pool_init(struct pool *p, const struct backend *tmpl, const struct pool_config *cfg);
 /* Destroys every idle container; handed-out ones are the caller's. */
 void pool_release_all(struct pool *p);
+/* A healthy container for spec (labels included): an idle one of its key,
+ * a new one under max_size, else as pool.on_exhausted says. */
 int pool_acquire(struct pool *p, const struct container_spec *spec, struct pool_lease *lease,
                  struct llmsb_err *err);
 /* Gives a container back: kept if reusable and within its limits, else

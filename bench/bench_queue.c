@@ -164,11 +164,13 @@ static int queue_bench(const char *bin, int n, int slots, struct result *r)
     }
     /* warm: one job per slot so the pool holds started containers */
     for (int i = 0; i < slots; i++) {
-        struct queue_pairs f = {.n = 0};
+        struct fields f;
         char id[64];
-        queue_pairs_adds(&f, "lang", "python");
-        queue_pairs_adds(&f, "code", "print(0)");
+        fields_init(&f, 4);
+        fields_adds(&f, "lang", "python");
+        fields_adds(&f, "code", "print(0)");
         queue_enqueue(&q, &f, id, sizeof(id), &err);
+        fields_release(&f);
     }
     for (int seen = 0; seen < slots;) {
         struct queue_entry *e;
@@ -183,14 +185,18 @@ static int queue_bench(const char *bin, int n, int slots, struct result *r)
     }
     t0 = clock_mono_ms();
     for (int i = 0; i < n; i++) {
-        struct queue_pairs f = {.n = 0};
+        struct fields f;
         char id[64], code[32], jid[32];
+        int qrc;
         snprintf(code, sizeof(code), "print(%d)", i);
         snprintf(jid, sizeof(jid), "b%d", i);
-        queue_pairs_adds(&f, "id", jid);
-        queue_pairs_adds(&f, "lang", "python");
-        queue_pairs_adds(&f, "code", code);
-        if (queue_enqueue(&q, &f, id, sizeof(id), &err) != 0)
+        fields_init(&f, 4);
+        fields_adds(&f, "id", jid);
+        fields_adds(&f, "lang", "python");
+        fields_adds(&f, "code", code);
+        qrc = queue_enqueue(&q, &f, id, sizeof(id), &err);
+        fields_release(&f);
+        if (qrc != 0)
             goto out;
     }
     while (done < n) {
@@ -201,7 +207,7 @@ static int queue_bench(const char *bin, int n, int slots, struct result *r)
             goto out;
         }
         for (size_t i = 0; i < ne; i++) {
-            const char *status = queue_entry_get(&e[i], "status", NULL);
+            const char *status = fields_get(&e[i].f, "status", NULL);
             if (status && strcmp(status, "ok") != 0)
                 fprintf(stderr, "bench: a job ended %s\n", status);
             lat[done++] = (double)(clock_mono_ms() - t0);

@@ -1,8 +1,8 @@
 /* bench_run.c - per-job latency of a trivial Python program, all in one
  * run on the same machine and image:
  *   agent      a warm container, the job sent over the attached agent stream
- *   api-exec   docker exec through the Engine API (create + start + inspect)
- *              into the same warm container, one reused libcurl handle
+ *   api-exec   the engine's own exec API (the backend's exec op: create +
+ *              start + inspect) into the same warm container
  *   cli-exec   `docker exec <id> python3 -c ...` (the docker CLI)
  *   run-rm     `docker run --rm ... python3 -c ...` (the docker CLI)
  * Prints p50/p99 and the ratios against the agent path.  BENCH_N sets the
@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
+#include "backends/sandbox.h"
 #include "bench/stats.h"
 #include "worker/exec.h"
 #include "worker/job.h"
@@ -45,41 +46,22 @@ static int spawn_quiet(char *const argv[])
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* One docker exec through the Engine API; returns 0 if it printed "1". */
+/* One exec through the engine's own API (the backend's exec op); 0 if it
+ * printed "1". */
 static int api_exec(struct backend *be, const char *id)
 {
-    struct buf resp;
+    static const char *const argv[] = {"python3", "-c", PROGRAM, NULL};
     struct llmsb_err err = {0};
-    char path[256], exec_id[80];
-    const char *body = "{\"AttachStdout\":true,\"AttachStderr\":true,\"Tty\":false,"
-                       "\"User\":\"10001:10001\",\"WorkingDir\":\"/work\","
-                       "\"Cmd\":[\"python3\",\"-c\",\"" PROGRAM "\"]}";
-    long status = 0;
-    cJSON *j;
-    int rc = -1;
+    struct buf out;
+    int code = -1, rc;
 
-    buf_init(&resp, 1 << 20);
-    snprintf(path, sizeof(path), "/containers/%s/exec", id);
-    if (http_request(&be->http, "POST", path, "application/json", body, strlen(body), &status,
-                     &resp, &err) || status != 201)
-        goto out;
-    j = cJSON_Parse(resp.data);
-    snprintf(exec_id, sizeof(exec_id), "%s", cJSON_GetObjectItem(j, "Id")->valuestring);
-    cJSON_Delete(j);
-    snprintf(path, sizeof(path), "/exec/%s/start", exec_id);
-    body = "{\"Detach\":false,\"Tty\":false}";
-    if (http_request(&be->http, "POST", path, "application/json", body, strlen(body), &status,
-                     &resp, &err) || status != 200)
-        goto out;
-    /* one stdout frame: 8-byte header + "1\n" */
-    if (resp.len < 10 || memcmp(resp.data + 8, "1\n", 2) != 0)
-        goto out;
-    snprintf(path, sizeof(path), "/exec/%s/json", exec_id);
-    if (http_request(&be->http, "GET", path, NULL, NULL, 0, &status, &resp, &err) || status != 200)
-        goto out;
-    rc = strstr(resp.data, "\"ExitCode\":0") ? 0 : -1;
-out:
-    buf_release(&resp);
+    buf_init(&out, 1 << 20);
+    rc = be->ops->exec(be, id, argv, "10001:10001", &out, &code, &err);
+    if (rc == 0 && (code != 0 || out.len < 2 || memcmp(out.data, "1\n", 2) != 0))
+        rc = -1;
+    if (rc != 0)
+        fprintf(stderr, "bench: engine exec: %s (exit %d)\n", err.msg, code);
+    buf_release(&out);
     return rc;
 }
 
@@ -134,8 +116,8 @@ int main(void)
         struct proto_result res;
         int64_t t0 = clock_mono_us();
         proto_result_init(&res, 1 << 20);
-        if (sandbox_run(&sb, &pj, 30000, &res, &err) != 0 || strcmp(res.status, "ok") != 0) {
-            fprintf(stderr, "bench: agent run failed: %s %s\n", err.msg, res.status);
+        if (sandbox_run(&sb, &pj, 30000, &res, &err) != 0 || res.status != STATUS_OK) {
+            fprintf(stderr, "bench: agent run failed: %s %s\n", err.msg, status_name(res.status));
             return 1;
         }
         if (i >= 0) {

@@ -6,17 +6,12 @@
 #include <cjson/cJSON.h>
 #include "config/config.h"
 
-/* Exit codes of `run` for statuses that are not the program's own. */
+/* Exit codes of the verbs themselves; `run` exits with its job's status's
+ * code from the status table (common/status.h). */
 enum cli_exit {
     EXIT_USAGE = 2,           /* bad flag or invalid job */
     EXIT_INTERNAL = 3,        /* the infrastructure failed */
-    EXIT_COMPILE_ERROR = 118,
-    EXIT_INSTALL_ERROR = 119,
-    EXIT_BLOCKED = 120,
-    EXIT_OUTPUT_LIMIT = 121,
-    EXIT_MEMORY_LIMIT = 122,
-    EXIT_CANCELLED = 123,
-    EXIT_TIMEOUT = 124,
+    EXIT_WAIT_TIMEOUT = 124,  /* submit --wait --timeout ran out */
     EXIT_INTERRUPTED = 130
 };
 

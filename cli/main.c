@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "worker/exec.h"
+#include "backends/backend.h"
 
 static const char usage[] =
     "usage: llm-sandbox [--config FILE] [--backend B] <command> [<args>]\n"
@@ -25,7 +25,7 @@ static const char usage[] =
     "\n"
     "global options (also as environment variables):\n"
     "  --config FILE      YAML config (LLMSB_CONFIG; default ./llm-sandbox.yaml)\n"
-    "  --backend NAME     container engine: docker (LLMSB_BACKEND)\n"
+    "  --backend NAME     container engine (LLMSB_BACKEND)\n"
     "  --redis URL        Redis URL for the queue verbs (LLMSB_REDIS_URL)\n"
     "  --prefix P         Redis key prefix (LLMSB_PREFIX)\n"
     "  --log-level L      debug, info, warn or error\n"
@@ -46,7 +46,7 @@ void cli_error(const char *fmt, ...)
 static void on_signal(int sig)
 {
     (void)sig;
-    exec_interrupted = 1;
+    llmsb_interrupted = 1;
 }
 
 void cli_signals(void)
@@ -101,9 +101,9 @@ int cli_config_finish(struct cli_globals *g)
     if (!g->backend && (env = getenv("LLMSB_BACKEND")) && *env)
         g->backend = env;
     if (g->backend) {
-        if (strcmp(g->backend, "docker") != 0) {
-            cli_error("--backend: \"%s\" is not available in this build (available: docker)",
-                      g->backend);
+        if (!backend_known(g->backend)) {
+            cli_error("--backend: \"%s\" is not available in this build (available: %s)",
+                      g->backend, backend_names());
             return -1;
         }
         snprintf(g->cfg.backend, sizeof(g->cfg.backend), "%s", g->backend);
@@ -118,6 +118,15 @@ int cli_config_finish(struct cli_globals *g)
         snprintf(g->cfg.redis_prefix, sizeof(g->cfg.redis_prefix), "%s", g->prefix);
     return 0;
 }
+
+static const struct {
+    const char *name;
+    int (*fn)(struct cli_globals *g, int argc, char **argv);
+} verbs[] = {
+    {"run", cmd_run},       {"images", cmd_images}, {"worker", cmd_worker},
+    {"submit", cmd_submit}, {"result", cmd_result}, {"status", cmd_status},
+    {"scan", cmd_scan},
+};
 
 int main(int argc, char **argv)
 {
@@ -139,20 +148,9 @@ int main(int argc, char **argv)
         printf("llm-sandbox %s\n", LLMSB_VERSION);
         return 0;
     }
-    if (strcmp(argv[i], "run") == 0)
-        return cmd_run(&g, argc - i, argv + i);
-    if (strcmp(argv[i], "images") == 0)
-        return cmd_images(&g, argc - i, argv + i);
-    if (strcmp(argv[i], "worker") == 0)
-        return cmd_worker(&g, argc - i, argv + i);
-    if (strcmp(argv[i], "submit") == 0)
-        return cmd_submit(&g, argc - i, argv + i);
-    if (strcmp(argv[i], "result") == 0)
-        return cmd_result(&g, argc - i, argv + i);
-    if (strcmp(argv[i], "status") == 0)
-        return cmd_status(&g, argc - i, argv + i);
-    if (strcmp(argv[i], "scan") == 0)
-        return cmd_scan(&g, argc - i, argv + i);
+    for (size_t k = 0; k < sizeof(verbs) / sizeof(verbs[0]); k++)
+        if (strcmp(argv[i], verbs[k].name) == 0)
+            return verbs[k].fn(&g, argc - i, argv + i);
     cli_error("unknown command '%s'", argv[i]);
     fputs("hint: see 'llm-sandbox --help'\n", stderr);
     return EXIT_USAGE;

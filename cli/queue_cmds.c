@@ -9,6 +9,7 @@
 
 #include "config/jobfile.h"
 #include "queue/queue.h"
+#include "worker/result.h"
 #include "worker/worker.h"
 
 /* ---- worker ------------------------------------------------------------- */
@@ -84,7 +85,7 @@ static void summary(cJSON **results, const char **langs, size_t n, FILE *out)
         struct tally *l = tally_of(lg, &nlg, langs[i] ? langs[i] : "?");
         tally_of(st, &nst, status)->jobs++;
         l->jobs++, total.jobs++;
-        if (strcmp(status, "ok") == 0)
+        if (strcmp(status, status_name(STATUS_OK)) == 0)
             l->ok++, total.ok++;
         if (cJSON_IsBool(passed)) {
             l->expect++, total.expect++;
@@ -260,26 +261,21 @@ static int submit_local(struct cli_globals *g, const struct submit_opts *o, stru
 
 static cJSON *fetch_result(struct queue *q, const char *id)
 {
-    struct queue_entry e;
+    struct fields f;
     struct llmsb_err err = {0};
-    struct job_field f[QUEUE_MAX_FIELDS];
     cJSON *out = NULL;
 
-    if (queue_result_get(q, id, &e, &err) == 1) {
-        for (size_t i = 0; i < e.n; i++)
-            f[i] = (struct job_field){e.f[i].name, e.f[i].value, e.f[i].len};
-        out = job_result_fields_json(f, e.n);
-    }
-    for (size_t i = 0; i < e.n; i++)
-        free(e.f[i].name), free(e.f[i].value);
-    free(e.f);
+    if (queue_result_get(q, id, &f, &err) == 1)
+        out = result_fields_json(&f);
+    fields_release(&f);
     return out;
 }
 
 static int is_final(const cJSON *r)
 {
     const char *s = r ? jstr(r, "status", "") : "";
-    return *s && strcmp(s, "running") != 0;
+    enum job_status st;
+    return status_parse(s, strlen(s), &st) == 0 && status_final(st);
 }
 
 /* Waits until every id has a final result (or the timeout). */
@@ -345,15 +341,15 @@ static int submit_redis(struct cli_globals *g, const struct submit_opts *o, stru
         return EXIT_INTERNAL;
     }
     for (size_t i = 0; i < jf->n; i++) {
-        const char *names[QUEUE_MAX_FIELDS], *values[QUEUE_MAX_FIELDS];
-        size_t lens[QUEUE_MAX_FIELDS], nf;
-        struct queue_pairs pairs = {.n = 0};
-        char **owned, entry[64];
-        nf = jobfile_fields(jf->jobs[i], names, values, lens, QUEUE_MAX_FIELDS, &owned);
-        for (size_t k = 0; k < nf; k++)
-            queue_pairs_add(&pairs, names[k], values[k], lens[k]);
-        rc = queue_enqueue(&q, &pairs, entry, sizeof(entry), &err);
-        jobfile_fields_free(owned, nf);
+        struct fields f;
+        char entry[QUEUE_ENTRY_ID_MAX];
+        fields_init(&f, QUEUE_MAX_FIELDS);
+        rc = jobfile_fields(jf->jobs[i], &f);
+        if (rc != 0)
+            llmsb_err_set(&err, rc, "more than %d fields", QUEUE_MAX_FIELDS);
+        else
+            rc = queue_enqueue(&q, &f, entry, sizeof(entry), &err);
+        fields_release(&f);
         if (rc != 0) {
             cli_error("%s:%zu: enqueue: %s (%zu of %zu jobs were enqueued)", jf->name,
                       jf->lines[i], err.msg, i, jf->n);
@@ -369,7 +365,7 @@ static int submit_redis(struct cli_globals *g, const struct submit_opts *o, stru
         goto out;
     }
     if (wait_results(&q, ids, jf->n, last, o->timeout_s, results) != 0)
-        rc = EXIT_TIMEOUT;
+        rc = EXIT_WAIT_TIMEOUT;
     if (finish_submit(o, jf, results) != 0)
         rc = EXIT_INTERNAL;
 out:
@@ -470,13 +466,13 @@ int cmd_result(struct cli_globals *g, int argc, char **argv)
     return rc;
 }
 
-static void print_worker(void *ud, const struct queue_entry *e)
+static void print_worker(void *ud, const char *name, const struct fields *f)
 {
     const char *k[] = {"host", "slots", "busy", "done", "state", "pool_idle_total"};
     (void)ud;
-    printf("  %-28s", e->id);
+    printf("  %-28s", name);
     for (int i = 0; i < 6; i++) {
-        const char *v = queue_entry_get(e, k[i], NULL);
+        const char *v = fields_get(f, k[i], NULL);
         printf(" %s=%s", k[i], v ? v : "-");
     }
     putchar('\n');

@@ -12,9 +12,10 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
+#include "backends/pool.h"
 #include "worker/exec.h"
 #include "worker/job.h"
-#include "worker/worker.h"
+#include "worker/result.h"
 
 static const char run_usage[] =
     "usage: llm-sandbox run [options] FILE|- [-- ARGS...]\n"
@@ -142,74 +143,79 @@ static int save_artifacts(const struct run_opts *o, const struct job *j,
 
 static int status_exit(const struct job_result *r)
 {
-    static const struct {
-        const char *status;
-        int code;
-    } map[] = {{"compile_error", EXIT_COMPILE_ERROR}, {"install_error", EXIT_INSTALL_ERROR},
-               {"blocked", EXIT_BLOCKED}, {"output_limit", EXIT_OUTPUT_LIMIT},
-               {"memory_limit", EXIT_MEMORY_LIMIT}, {"cancelled", EXIT_CANCELLED},
-               {"timeout", EXIT_TIMEOUT}, {"invalid", EXIT_USAGE},
-               {"internal_error", EXIT_INTERNAL}};
+    const struct status_info *si = status_info(r->r.status);
 
-    if (strcmp(r->r.status, "ok") == 0 || strcmp(r->r.status, "runtime_error") == 0)
+    if (si->run_exit == STATUS_EXIT_PROGRAM)
         return (int)(r->r.exit_code & 0xff);
-    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-        if (strcmp(r->r.status, map[i].status) == 0)
-            return map[i].code;
-    return EXIT_INTERNAL;
+    return si->run_exit;
 }
 
+static void print_violations(const struct job_result *r)
+{
+    cJSON *v = cJSON_Parse(r->violations), *it;
+
+    fprintf(stderr, "llm-sandbox: blocked by the security policy; nothing ran:\n");
+    cJSON_ArrayForEach(it, v) {
+        const cJSON *line = cJSON_GetObjectItem(it, "line"), *col = cJSON_GetObjectItem(it, "column");
+        const cJSON *sev = cJSON_GetObjectItem(it, "severity"), *rule = cJSON_GetObjectItem(it, "rule");
+        const cJSON *pol = cJSON_GetObjectItem(it, "policy");
+        fprintf(stderr, "  line %d, column %d: %s: %s (%s)\n", cJSON_IsNumber(line) ? line->valueint : 0,
+                cJSON_IsNumber(col) ? col->valueint : 0, cJSON_IsString(sev) ? sev->valuestring : "?",
+                cJSON_IsString(rule) ? rule->valuestring : "?",
+                cJSON_IsString(pol) ? pol->valuestring : "?");
+    }
+    cJSON_Delete(v);
+}
+
+/* The program's own output as written, then one line on any other status. */
 static void print_plain(const struct job_result *r, const struct job *j)
 {
     const struct proto_result *p = &r->r;
+    const char *why = r->error[0] ? r->error : p->error;
 
     if (p->compile_output.len &&
-        (strcmp(p->status, "compile_error") == 0 || strcmp(p->status, "install_error") == 0))
+        (p->status == STATUS_COMPILE_ERROR || p->status == STATUS_INSTALL_ERROR))
         fwrite(p->compile_output.data, 1, p->compile_output.len, stderr);
     if (p->out.len)
         fwrite(p->out.data, 1, p->out.len, stdout);
     fflush(stdout);
     if (p->err.len)
         fwrite(p->err.data, 1, p->err.len, stderr);
-    if (strcmp(p->status, "ok") == 0)
-        return;
-    if (strcmp(p->status, "runtime_error") == 0) {
+    switch (p->status) {
+    case STATUS_OK:
+        break;
+    case STATUS_RUNTIME_ERROR:
         if (p->signal)
             fprintf(stderr, "llm-sandbox: killed by signal %lld\n", (long long)p->signal);
-        return;
-    }
-    if (strcmp(p->status, "blocked") == 0 && r->violations) {
-        cJSON *v = cJSON_Parse(r->violations), *it;
-        fprintf(stderr, "llm-sandbox: blocked by the security policy; nothing ran:\n");
-        cJSON_ArrayForEach(it, v) {
-            fprintf(stderr, "  line %d, column %d: %s: %s (%s)\n",
-                    cJSON_GetObjectItem(it, "line")->valueint,
-                    cJSON_GetObjectItem(it, "column")->valueint,
-                    cJSON_GetObjectItem(it, "severity")->valuestring,
-                    cJSON_GetObjectItem(it, "rule")->valuestring,
-                    cJSON_GetObjectItem(it, "policy")->valuestring);
-        }
-        cJSON_Delete(v);
-        return;
-    }
-    if (strcmp(p->status, "install_error") == 0)
+        break;
+    case STATUS_BLOCKED:
+        if (r->violations)
+            print_violations(r);
+        else
+            fprintf(stderr, "llm-sandbox: blocked: %s\n", why);
+        break;
+    case STATUS_INSTALL_ERROR:
         fprintf(stderr, "llm-sandbox: install_error: the libraries could not be installed "
                         "(%s's output above); nothing ran\n",
                 j->lang->install_what ? j->lang->install_what : "the installer");
-    else if (strcmp(p->status, "timeout") == 0)
+        break;
+    case STATUS_TIMEOUT:
         fprintf(stderr, "llm-sandbox: timeout: killed after the %.3g s limit\n",
                 (double)j->limits.timeout_ms / 1000);
-    else if (strcmp(p->status, "memory_limit") == 0)
+        break;
+    case STATUS_MEMORY_LIMIT:
         fprintf(stderr, "llm-sandbox: memory_limit: killed at the %lld MB limit\n",
                 (long long)j->limits.memory_mb);
-    else if (strcmp(p->status, "output_limit") == 0)
+        break;
+    case STATUS_OUTPUT_LIMIT:
         fprintf(stderr, "llm-sandbox: output_limit: output passed %lld bytes; killed\n",
                 (long long)j->limits.output_bytes);
-    else
-        fprintf(stderr, "llm-sandbox: %s%s%s\n", p->status, r->error[0] || p->error[0] ? ": " : "",
-                r->error[0] ? r->error : p->error);
+        break;
+    default:
+        fprintf(stderr, "llm-sandbox: %s%s%s\n", status_name(p->status), why[0] ? ": " : "", why);
+        break;
+    }
 }
-
 
 /* Parses run's flags into j (limits checked against the ceilings). */
 static int parse_run(struct cli_globals *g, int argc, char **argv, struct job *j,
@@ -329,10 +335,41 @@ static int load_job(struct cli_globals *g, const struct run_opts *o, int argc, c
     if (rc == 0 && o->artifacts_dir && j->nglobs == 0)
         rc = job_add_artifact_glob(j, "*", err);
     for (int i = o->argstart; rc == 0 && o->argstart && i < argc; i++)
-        if (proto_list_add(&j->args, &j->nargs, argv[i], strlen(argv[i])) != 0)
+        if (strlist_add(&j->args, &j->nargs, argv[i], strlen(argv[i])) != 0)
             rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "args: too many arguments");
     buf_release(&code);
     buf_release(&in);
+    return rc;
+}
+
+/* Runs j in a one-container pool that is gone afterwards, with the
+ * scheduler's retry policy. Returns 0 with r final, or a negative code. */
+static int run_job(struct cli_globals *g, const struct job *j, struct job_result *r,
+                   struct llmsb_err *err)
+{
+    struct backend be;
+    struct pool_config pc;
+    struct pool pool;
+    char version[64];
+    enum sched_outcome o;
+    int rc;
+
+    exec_identity(NULL, "run", NULL);
+    if ((rc = backend_open(&be, g->cfg.backend, g->cfg.backend_host, err)) != 0)
+        return rc;
+    if ((rc = be.ops->ping(&be, version, sizeof(version), err)) != 0)
+        goto out;
+    exec_pool_config(&g->cfg, 1, &pc);
+    pc.min_idle = 0;
+    pc.max_size = 1;
+    pool_init(&pool, &be, &pc);
+    o = exec_job_retrying(&pool, &be, &g->cfg, j, NULL, r);
+    snprintf(r->worker, sizeof(r->worker), "%s", exec_worker_name());
+    pool_release_all(&pool);
+    if (o == SCHED_OUT_ABORTED)
+        rc = llmsb_err_set(err, LLMSB_ERR_INTERRUPTED, "interrupted; container removed");
+out:
+    backend_close(&be);
     return rc;
 }
 
@@ -342,7 +379,6 @@ int cmd_run(struct cli_globals *g, int argc, char **argv)
     struct run_opts o = {0};
     struct job j;
     struct job_result r;
-    struct backend be = {0};
     int rc, code;
 
     /* --config and the other global options may stand anywhere before
@@ -362,33 +398,28 @@ int cmd_run(struct cli_globals *g, int argc, char **argv)
         job_release(&j);
         return EXIT_USAGE;
     }
+    /* one attempt, as asked: an interactive run reports an infrastructure
+     * failure at once rather than retrying behind the user's back */
+    j.max_attempts = 1;
     job_result_init(&r, &j);
-    if (backend_open(&be, g->cfg.backend, g->cfg.docker_host[0] ? g->cfg.docker_host : NULL,
-                     &err) != 0) {
-        rc = -1;
-    } else {
-        char version[64];
-        rc = be.ops->ping(&be, version, sizeof(version), &err);
-        if (rc == 0)
-            rc = worker_execute_once(&be, &g->cfg, &j, &r, &err);
-    }
+    rc = run_job(g, &j, &r, &err);
     if (rc != 0) {
         cli_error("%s", err.msg);
-        code = err.code == LLMSB_ERR_INTERRUPTED || exec_interrupted ? EXIT_INTERRUPTED
-                                                                     : EXIT_INTERNAL;
+        code = rc == LLMSB_ERR_INTERRUPTED || llmsb_interrupted ? EXIT_INTERRUPTED : EXIT_INTERNAL;
     } else {
         int saved_ok = !o.artifacts_dir || save_artifacts(&o, &j, &r) == 0;
         if (o.json) {
-            char *text = job_result_json(&r, 1);
+            cJSON *json = job_result_json(&r);
+            char *text = json ? cJSON_Print(json) : NULL;
             if (text)
                 printf("%s\n", text);
             free(text);
+            cJSON_Delete(json);
         } else {
             print_plain(&r, &j);
         }
         code = saved_ok ? status_exit(&r) : EXIT_INTERNAL;
     }
-    backend_close(&be);
     job_result_release(&r);
     job_release(&j);
     return code;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 int llmsb_log_level = LOG_LEVEL_INFO;
+volatile sig_atomic_t llmsb_interrupted;
 
 int llmsb_err_set(struct llmsb_err *err, int code, const char *fmt, ...)
 {
@@ -112,6 +113,20 @@ void llmsb_escape(char *out, size_t outsz, const char *s, size_t len)
         o += tl;
     }
     out[o < outsz ? o : outsz - 1] = '\0';
+}
+
+int llmsb_append(char *dst, size_t size, const char *fmt, ...)
+{
+    size_t used = strnlen(dst, size);
+    va_list ap;
+    int n;
+
+    if (used >= size)
+        return LLMSB_ERR_LIMIT;
+    va_start(ap, fmt);
+    n = vsnprintf(dst + used, size - used, fmt, ap);
+    va_end(ap);
+    return n < 0 || (size_t)n >= size - used ? LLMSB_ERR_LIMIT : 0;
 }
 
 /* ---- buffer ------------------------------------------------------------ */

@@ -5,6 +5,7 @@
 #ifndef LLMSB_COMMON_H
 #define LLMSB_COMMON_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdarg.h>
@@ -59,6 +60,12 @@ int llmsb_log_level_parse(const char *s);
  * and error messages; always NUL-terminates, truncates with "...". */
 void llmsb_escape(char *out, size_t outsz, const char *s, size_t len);
 
+/* Appends formatted text to the NUL-terminated string in dst (size bytes in
+ * all). Returns 0, or LLMSB_ERR_LIMIT when it did not fit (dst then holds
+ * what fitted). */
+int llmsb_append(char *dst, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* ---- bounded buffer ---------------------------------------------------- */
 
 struct buf {
@@ -98,6 +105,10 @@ int parse_bool(const char *s, int *out);
 int64_t clock_mono_ms(void);
 int64_t clock_mono_us(void);
 int64_t clock_wall_ms(void);
+
+/* Set by a signal handler when every wait should stop now (Ctrl-C on
+ * `run`, a second signal): long waits return LLMSB_ERR_INTERRUPTED. */
+extern volatile sig_atomic_t llmsb_interrupted;
 
 /* SIGINT and SIGTERM to handler (which may only set flags), SIGPIPE ignored. */
 void llmsb_signals(void (*handler)(int));

@@ -3,7 +3,7 @@
  * path ("limits.max.timeout").  libyaml's problem_mark becomes file:line. */
 #include "config.h"
 
-#include "agent/proto.h"
+#include "common/strlist.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "backends/backend.h"
 #include "config_int.h"
 #include "security/security.h"
 
@@ -44,9 +45,9 @@ struct ckey {
     {"limits." sect ".tmp_size", C_INT, 1, 1048576, O(field.tmp_mb), 0, NULL, "/tmp and /var/tmp tmpfs, MB"}
 
 static const struct ckey keys[] = {
-    {"backend", C_ENUM, 0, 0, O(backend), S(backend), "docker", "container engine"},
-    {"docker.host", C_STR, 0, 0, O(docker_host), S(docker_host), NULL, "engine address"},
-    {"docker.runtime", C_STR, 0, 0, O(runtime), S(runtime), NULL, "OCI runtime (runsc for gVisor)"},
+    {"backend.name", C_STR, 0, 0, O(backend), S(backend), NULL, "container engine"},
+    {"backend.host", C_STR, 0, 0, O(backend_host), S(backend_host), NULL, "engine address (unix:///path, tcp://host:port)"},
+    {"backend.runtime", C_STR, 0, 0, O(runtime), S(runtime), NULL, "OCI runtime (runsc for gVisor)"},
     LIMIT_KEYS("defaults", defaults),
     LIMIT_KEYS("max", max),
     {"sandbox.uid", C_INT, 1, 65533, O(sandbox_uid), 0, NULL, "uid jobs run as"},
@@ -74,7 +75,7 @@ static const struct ckey keys[] = {
     {"jobs.allow_network", C_BOOL, 0, 1, O(allow_network), 0, NULL, "may a job set network: true"},
     {"jobs.image_prefix", C_STR, 0, 0, O(image_prefix), S(image_prefix), NULL, "images a job may name"},
     {"libraries.enabled", C_BOOL, 0, 1, O(libraries_enabled), 0, NULL, "may jobs list libraries to install"},
-    {"libraries.network", C_STR, 0, 0, O(libraries_network), S(libraries_network), NULL, "install step network: egress (filtered internet), none, or a Docker network name"},
+    {"libraries.network", C_STR, 0, 0, O(libraries_network), S(libraries_network), NULL, "install step network: egress (filtered internet), none, or an engine network name"},
     {"libraries.timeout", C_SECONDS, 1, 3600, O(libraries_timeout_ms), 0, NULL, "limit of the install step, seconds"},
     {"libraries.max", C_INT, 1, 64, O(libraries_max), 0, NULL, "library names per job"},
     {"libraries.pip_index_url", C_STR, 0, 0, O(pip_index_url), S(pip_index_url), NULL, "pip index (PIP_INDEX_URL) for installs"},
@@ -145,10 +146,30 @@ void config_defaults(struct config *c)
     snprintf(c->log_level, sizeof(c->log_level), "info");
 }
 
+/* Keys of earlier releases, still read with a warning. */
+static const struct {
+    const char *old, *now;
+} renamed[] = {
+    {"backend", "backend.name"},       /* the scalar form: backend: docker */
+    {"docker.host", "backend.host"},
+    {"docker.runtime", "backend.runtime"},
+};
+
 static int set_key(struct config *c, const char *key, const char *val, const char *file,
                    size_t line, struct llmsb_err *err)
 {
     char *base = (char *)c;
+
+    for (size_t i = 0; i < sizeof(renamed) / sizeof(renamed[0]); i++)
+        if (strcmp(key, renamed[i].old) == 0) {
+            if (strcmp(key, "backend") != 0)
+                log_warn("%s:%zu: %s is deprecated; write %s", file, line, key, renamed[i].now);
+            key = renamed[i].now;
+        }
+    if (strcmp(key, "backend.name") == 0 && !backend_known(val))
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: backend.name must be one of %s "
+                                                     "(got \"%s\")", file, line, backend_names(),
+                             val);
 
     if (strncmp(key, "images.", 7) == 0 && !strchr(key + 7, '.')) {
         const struct language *l = language_find(key + 7);
@@ -276,7 +297,7 @@ static int add_preinstall(struct config *c, yaml_document_t *doc, yaml_node_t *n
             return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: pool.preinstall.%s: \"%.60s\" "
                                                          "is not a package name", file,
                                  v ? v->start_mark.line + 1 : line, lang, name);
-        if (proto_list_add(&c->preinstall[li], &c->npreinstall[li], name, strlen(name)) != 0)
+        if (strlist_add(&c->preinstall[li], &c->npreinstall[li], name, strlen(name)) != 0)
             return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: pool.preinstall.%s: too many",
                                  file, line, lang);
     }
@@ -423,6 +444,7 @@ int config_load_string(struct config *c, const char *yaml, size_t len, const cha
         rc = walk(c, &doc, root, "", name, 0, err);
     if (rc == 0)
         rc = check_limits(c, name, err);
+
     if (rc == 0 && !sec_preset_exists(c->default_policy) && !config_policy(c, c->default_policy))
         rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: security.default_policy \"%s\" is neither "
                            "a preset (%s) nor in security.policies", name, c->default_policy,

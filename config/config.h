@@ -27,8 +27,8 @@ struct limits {
 
 struct config {
     char path[512];              /* the file loaded, "" for none */
-    char backend[32];
-    char docker_host[256];       /* "" = $DOCKER_HOST or the default socket */
+    char backend[32];            /* backend.name: the container engine */
+    char backend_host[256];      /* "" = the backend's default address */
     char runtime[64];            /* "" = engine default (runc); "runsc" = gVisor */
     char images[CONFIG_MAX_LANGS][256];   /* per languages[] index; "" = default */
     struct limits defaults;

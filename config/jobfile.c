@@ -256,34 +256,23 @@ int jobfile_load(struct jobfile *jf, const char *path, struct llmsb_err *err)
     return rc;
 }
 
-size_t jobfile_fields(const cJSON *job, const char **names, const char **values, size_t *lens,
-                      size_t max, char ***owned)
+int jobfile_fields(const cJSON *job, struct fields *out)
 {
     const cJSON *it;
-    size_t n = 0;
+    int rc = 0;
 
-    *owned = calloc(max ? max : 1, sizeof(char *));
     cJSON_ArrayForEach(it, job) {
         char *text;
-        if (n >= max || !*owned)
-            break;
         if (cJSON_IsNull(it))
             continue;
-        text = cJSON_IsString(it) ? strdup(it->valuestring) : cJSON_PrintUnformatted(it);
-        if (!text)
-            continue;
-        (*owned)[n] = text;
-        names[n] = it->string;
-        values[n] = text;
-        lens[n] = strlen(text);
-        n++;
+        text = cJSON_IsString(it) ? NULL : cJSON_PrintUnformatted(it);
+        if (!cJSON_IsString(it) && !text)
+            return LLMSB_ERR_NOMEM;
+        rc = fields_add_copy(out, it->string, strlen(it->string),
+                             text ? text : it->valuestring, strlen(text ? text : it->valuestring));
+        free(text);
+        if (rc)
+            return rc;
     }
-    return n;
-}
-
-void jobfile_fields_free(char **owned, size_t n)
-{
-    for (size_t i = 0; owned && i < n; i++)
-        free(owned[i]);
-    free(owned);
+    return 0;
 }

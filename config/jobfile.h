@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 #include "common/common.h"
+#include "common/fields.h"
 
 #define JOBFILE_MAX_BYTES ((size_t)256 << 20)
 #define JOBFILE_MAX_JOBS 1000000
@@ -25,11 +26,9 @@ int jobfile_load_string(struct jobfile *jf, const char *text, size_t len, const 
                         struct llmsb_err *err);
 void jobfile_release(struct jobfile *jf);
 
-/* The job's fields as text (strings as they are, other JSON values as
- * JSON text), for job_from_fields. names/values/lens are filled up to max;
- * the texts are owned by *owned (free with jobfile_fields_free). */
-size_t jobfile_fields(const cJSON *job, const char **names, const char **values, size_t *lens,
-                      size_t max, char ***owned);
-void jobfile_fields_free(char **owned, size_t n);
+/* Adds the job's fields to out as text (strings as they are, other JSON
+ * values as JSON text), owned by out.  Returns 0, LLMSB_ERR_LIMIT when out
+ * is full (out->dropped counts the rest) or LLMSB_ERR_NOMEM. */
+int jobfile_fields(const cJSON *job, struct fields *out);
 
 #endif

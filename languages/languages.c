@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "agent/proto.h"
+#include "common/strlist.h"
 
 #define C_COMMENTS .line_comment = "//", .block_comment = {"/*", "*/"}
 
@@ -313,7 +313,7 @@ int language_argv(const char *const *tmpl, const char *file, char ***argv, size_
     *n = 0;
     for (int i = 0; i < LANG_MAX_ARGV && tmpl[i]; i++) {
         char *s = expand(tmpl[i], file);
-        int rc = s ? proto_list_add(argv, n, s, strlen(s)) : LLMSB_ERR_NOMEM;
+        int rc = s ? strlist_add(argv, n, s, strlen(s)) : LLMSB_ERR_NOMEM;
         free(s);
         if (rc)
             return rc;

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <errno.h>
+#include <time.h>
 
 /* ---- scripts ------------------------------------------------------------- */
 
@@ -26,9 +28,9 @@ static const char lua_finish[] =
     "  redis.call('EXPIRE', KEYS[1], ARGV[3])\n"
     "  redis.call('LPUSH', KEYS[2], ARGV[4])\n"
     "  redis.call('EXPIRE', KEYS[2], ARGV[3])\n"
-    "  redis.call('XADD', KEYS[3], 'MAXLEN', '~', '100000', '*', 'id', ARGV[5], 'status', ARGV[4])\n"
+    "  redis.call('XADD', KEYS[3], 'MAXLEN', '~', '" QUEUE_RESULTS_MAXLEN "', '*', 'id', ARGV[5], 'status', ARGV[4])\n"
     "  if #ARGV > 6 + 2 * n then\n"
-    "    redis.call('XADD', KEYS[5], 'MAXLEN', '~', '100000', '*', unpack(ARGV, 7 + 2 * n))\n"
+    "    redis.call('XADD', KEYS[5], 'MAXLEN', '~', '" QUEUE_RESULTS_MAXLEN "', '*', unpack(ARGV, 7 + 2 * n))\n"
     "  end\n"
     "end\n"
     "if ARGV[2] ~= '' then\n"
@@ -60,21 +62,6 @@ static const char lua_renew[] =
     "return lost\n";
 
 /* ---- plumbing ------------------------------------------------------------ */
-
-void queue_pairs_add(struct queue_pairs *p, const char *name, const char *value, size_t len)
-{
-    if (p->n >= QUEUE_MAX_FIELDS)
-        return;
-    p->name[p->n] = name;
-    p->value[p->n] = value ? value : "";
-    p->len[p->n] = value ? len : 0;
-    p->n++;
-}
-
-void queue_pairs_adds(struct queue_pairs *p, const char *name, const char *value)
-{
-    queue_pairs_add(p, name, value, value ? strlen(value) : 0);
-}
 
 const char *queue_key(const struct queue *q, const char *kind, const char *id, char *out,
                       size_t outsz)
@@ -136,6 +123,71 @@ static int cmds(struct queue *q, redisReply **out, struct llmsb_err *err, int ar
     }
     va_end(ap);
     return cmd(q, argc, argv, lens, out, err);
+}
+
+/* A command's arguments built up to a size known in advance: a head of
+ * plain strings, then the pairs of field lists. */
+struct args {
+    const char **v;
+    size_t *len;
+    int n, cap;
+};
+
+static int args_init(struct args *a, int cap, struct llmsb_err *err)
+{
+    a->n = 0;
+    a->cap = cap;
+    a->v = malloc((size_t)cap * sizeof(*a->v));
+    a->len = malloc((size_t)cap * sizeof(*a->len));
+    if (!a->v || !a->len) {
+        free(a->v);
+        free(a->len);
+        a->v = NULL;
+        a->len = NULL;
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "redis: out of memory");
+    }
+    return 0;
+}
+
+static void args_add(struct args *a, const char *s, size_t len)
+{
+    if (a->n < a->cap) {
+        a->v[a->n] = s;
+        a->len[a->n++] = len;
+    }
+}
+
+static void args_adds(struct args *a, const char *s)
+{
+    args_add(a, s, strlen(s));
+}
+
+static void args_fields(struct args *a, const struct fields *f)
+{
+    for (size_t i = 0; f && i < f->n; i++) {
+        args_add(a, f->v[i].name, f->v[i].name_len);
+        args_add(a, f->v[i].value, f->v[i].len);
+    }
+}
+
+static void args_release(struct args *a)
+{
+    free(a->v);
+    free(a->len);
+}
+
+/* Runs the built command; the reply is freed here. */
+static int args_run(struct queue *q, struct args *a, redisReply **out, struct llmsb_err *err)
+{
+    redisReply *r = NULL;
+    int rc = cmd(q, a->n, a->v, a->len, &r, err);
+
+    args_release(a);
+    if (out)
+        *out = r;
+    else
+        freeReplyObject(r);
+    return rc;
 }
 
 static int simple(struct queue *q, struct llmsb_err *err, int argc, ...)
@@ -273,58 +325,63 @@ int queue_reconnect(struct queue *q, struct llmsb_err *err)
     return connect_now(q, err);
 }
 
+static void sleep_ms(int64_t ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+int queue_connect_retry(struct queue *q, const char *url, const char *prefix,
+                        const char *consumer, int timeout_ms, int fresh, const atomic_int *stop,
+                        int64_t giveup_ms, struct llmsb_err *err)
+{
+    int64_t backoff = 100, start = clock_mono_ms();
+
+    for (;;) {
+        int rc = fresh ? queue_open(q, url, prefix, consumer, timeout_ms, err)
+                       : queue_reconnect(q, err);
+        if (rc == 0 && (rc = queue_group_ensure(q, err)) == 0)
+            return 0;
+        if (rc == LLMSB_ERR_INVALID && fresh && !q->ctx)
+            return rc;   /* a bad URL does not get better */
+        fresh = 0;
+        if ((stop && atomic_load(stop)) || (giveup_ms && clock_mono_ms() - start > giveup_ms))
+            return rc;
+        log_warn("redis: %s; retrying in %lld ms", err->msg, (long long)backoff);
+        sleep_ms(backoff);
+        backoff = backoff * 2 > QUEUE_RECONNECT_MAX_MS ? QUEUE_RECONNECT_MAX_MS : backoff * 2;
+    }
+}
+
 /* ---- entries ---------------------------------------------------------------- */
 
 void queue_entries_free(struct queue_entry *e, size_t n)
 {
-    for (size_t i = 0; e && i < n; i++) {
-        for (size_t k = 0; k < e[i].n; k++) {
-            free(e[i].f[k].name);
-            free(e[i].f[k].value);
-        }
-        free(e[i].f);
-    }
+    for (size_t i = 0; e && i < n; i++)
+        fields_release(&e[i].f);
     free(e);
 }
 
-const char *queue_entry_get(const struct queue_entry *e, const char *name, size_t *len)
+/* Copies a flat [name, value, ...] reply into f (kept up to f->max; the
+ * rest counted in f->dropped, values over QUEUE_MAX_VALUE in *oversized).
+ * Returns 0, 1 when kv is not an array (a deleted entry), or
+ * LLMSB_ERR_NOMEM. */
+static int fill_pairs(struct fields *f, size_t *oversized, const redisReply *kv)
 {
-    for (size_t i = 0; i < e->n; i++)
-        if (strcmp(e->f[i].name, name) == 0) {
-            if (len)
-                *len = e->f[i].len;
-            return e->f[i].value;
-        }
-    return NULL;
-}
-
-/* Copies a flat [name, value, ...] reply into e. */
-static int fill_pairs(struct queue_entry *e, const redisReply *kv)
-{
-    size_t n;
-
-    if (!kv || kv->type != REDIS_REPLY_ARRAY) {
-        e->deleted = 1;
-        return 0;
-    }
-    n = kv->elements / 2;
-    if (n > QUEUE_MAX_FIELDS)
-        n = QUEUE_MAX_FIELDS;   /* more fields than any job has: ignore the rest */
-    e->f = calloc(n ? n : 1, sizeof(*e->f));
-    if (!e->f)
-        return LLMSB_ERR_NOMEM;
-    for (size_t i = 0; i < n; i++) {
-        const redisReply *k = kv->element[2 * i], *v = kv->element[2 * i + 1];
+    if (!kv || kv->type != REDIS_REPLY_ARRAY)
+        return 1;
+    for (size_t i = 0; i + 1 < kv->elements; i += 2) {
+        const redisReply *k = kv->element[i], *v = kv->element[i + 1];
         if (k->type != REDIS_REPLY_STRING || v->type != REDIS_REPLY_STRING)
             continue;
-        if (v->len > QUEUE_MAX_VALUE)
-            continue;   /* bounded: an oversized field is treated as absent */
-        e->f[e->n].name = xstrndup(k->str, k->len);
-        e->f[e->n].value = xstrndup(v->str, v->len);
-        e->f[e->n].len = v->len;
-        if (!e->f[e->n].name || !e->f[e->n].value)
+        if (v->len > QUEUE_MAX_VALUE) {
+            if (oversized)
+                (*oversized)++;
+            continue;
+        }
+        if (fields_add_copy(f, k->str, k->len, v->str, v->len) == LLMSB_ERR_NOMEM)
             return LLMSB_ERR_NOMEM;
-        e->n++;
     }
     return 0;
 }
@@ -348,10 +405,13 @@ static int parse_entries(const redisReply *arr, struct queue_entry **out, size_t
         snprintf(e[*n].id, sizeof(e[*n].id), "%.*s", (int)it->element[0]->len,
                  it->element[0]->str);
         e[*n].deliveries = 1;
-        if (fill_pairs(&e[*n], it->elements > 1 ? it->element[1] : NULL) != 0) {
+        fields_init(&e[*n].f, QUEUE_MAX_FIELDS);
+        int rc = fill_pairs(&e[*n].f, &e[*n].oversized, it->elements > 1 ? it->element[1] : NULL);
+        if (rc < 0) {
             queue_entries_free(e, *n + 1);
             return LLMSB_ERR_NOMEM;
         }
+        e[*n].deleted = rc == 1;
         (*n)++;
     }
     *out = e;
@@ -396,22 +456,20 @@ int queue_read(struct queue *q, int count, int block_ms, struct queue_entry **ou
     return rc ? llmsb_err_set(err, rc, "redis: out of memory") : 0;
 }
 
-int queue_enqueue(struct queue *q, const struct queue_pairs *fields, char *id, size_t idsz,
+int queue_enqueue(struct queue *q, const struct fields *fields, char *id, size_t idsz,
                   struct llmsb_err *err)
 {
-    const char *argv[3 + 2 * QUEUE_MAX_FIELDS];
-    size_t lens[3 + 2 * QUEUE_MAX_FIELDS];
+    struct args a;
     redisReply *r;
-    int argc = 0, rc;
+    int rc;
 
-    argv[argc] = "XADD", lens[argc++] = 4;
-    argv[argc] = q->k_jobs, lens[argc++] = strlen(q->k_jobs);
-    argv[argc] = "*", lens[argc++] = 1;
-    for (size_t i = 0; i < fields->n; i++) {
-        argv[argc] = fields->name[i], lens[argc++] = strlen(fields->name[i]);
-        argv[argc] = fields->value[i], lens[argc++] = fields->len[i];
-    }
-    if ((rc = cmd(q, argc, argv, lens, &r, err)) != 0)
+    if ((rc = args_init(&a, 3 + 2 * (int)fields->n, err)) != 0)
+        return rc;
+    args_adds(&a, "XADD");
+    args_adds(&a, q->k_jobs);
+    args_adds(&a, "*");
+    args_fields(&a, fields);
+    if ((rc = args_run(q, &a, &r, err)) != 0)
         return rc;
     if (r->type == REDIS_REPLY_STRING)
         snprintf(id, idsz, "%.*s", (int)r->len, r->str);
@@ -421,82 +479,81 @@ int queue_enqueue(struct queue *q, const struct queue_pairs *fields, char *id, s
 
 /* ---- results ---------------------------------------------------------------- */
 
-static int eval_int(struct queue *q, const char *script, int nkeys, const char **keys,
-                    const char **args, const size_t *arglens, int nargs, long long *out,
-                    struct llmsb_err *err)
+/* Starts an EVAL of script over keys; the caller adds the arguments and
+ * calls eval_run. */
+static int eval_begin(struct args *a, const char *script, int nkeys, const char *const *keys,
+                      int nargs, char nk[8], struct llmsb_err *err)
 {
-    const char *argv[8 + 4 * QUEUE_MAX_FIELDS + 8];
-    size_t lens[8 + 4 * QUEUE_MAX_FIELDS + 8];
-    char nk[8];
-    redisReply *r;
-    int argc = 0, rc;
+    int rc = args_init(a, 3 + nkeys + nargs, err);
 
-    snprintf(nk, sizeof(nk), "%d", nkeys);
-    argv[argc] = "EVAL", lens[argc++] = 4;
-    argv[argc] = script, lens[argc++] = strlen(script);
-    argv[argc] = nk, lens[argc++] = strlen(nk);
+    if (rc)
+        return rc;
+    snprintf(nk, 8, "%d", nkeys);
+    args_adds(a, "EVAL");
+    args_adds(a, script);
+    args_adds(a, nk);
     for (int i = 0; i < nkeys; i++)
-        argv[argc] = keys[i], lens[argc++] = strlen(keys[i]);
-    for (int i = 0; i < nargs; i++)
-        argv[argc] = args[i], lens[argc++] = arglens ? arglens[i] : strlen(args[i]);
-    if ((rc = cmd(q, argc, argv, lens, &r, err)) != 0)
+        args_adds(a, keys[i]);
+    return 0;
+}
+
+static int eval_run(struct queue *q, struct args *a, long long *out, struct llmsb_err *err)
+{
+    redisReply *r;
+    int rc = args_run(q, a, &r, err);
+
+    if (rc != 0)
         return rc;
     *out = r->type == REDIS_REPLY_INTEGER ? r->integer : 0;
     freeReplyObject(r);
     return 0;
 }
 
-int queue_mark_running(struct queue *q, const char *job_id, const struct queue_pairs *fields,
+int queue_mark_running(struct queue *q, const char *job_id, const struct fields *fields,
                        long long ttl_s, struct llmsb_err *err)
 {
-    const char *args[1 + 2 * QUEUE_MAX_FIELDS];
-    size_t lens[1 + 2 * QUEUE_MAX_FIELDS];
-    char key[512], ttl[24];
+    struct args a;
+    char key[512], ttl[24], nk[8];
     const char *keys[1] = {key};
     long long v = 0;
-    int n = 0, rc;
+    int rc;
 
     queue_key(q, "result", job_id, key, sizeof(key));
     snprintf(ttl, sizeof(ttl), "%lld", ttl_s);
-    args[n] = ttl, lens[n++] = strlen(ttl);
-    for (size_t i = 0; i < fields->n; i++) {
-        args[n] = fields->name[i], lens[n++] = strlen(fields->name[i]);
-        args[n] = fields->value[i], lens[n++] = fields->len[i];
-    }
-    rc = eval_int(q, lua_running, 1, keys, args, lens, n, &v, err);
+    if ((rc = eval_begin(&a, lua_running, 1, keys, 1 + 2 * (int)fields->n, nk, err)) != 0)
+        return rc;
+    args_adds(&a, ttl);
+    args_fields(&a, fields);
+    rc = eval_run(q, &a, &v, err);
     return rc ? rc : (int)v;
 }
 
 int queue_finish(struct queue *q, const char *entry_id, const char *job_id, const char *status,
-                 const struct queue_pairs *fields, const struct queue_pairs *dead, long long ttl_s,
+                 const struct fields *fields, const struct fields *dead, long long ttl_s,
                  struct llmsb_err *err)
 {
-    const char *args[6 + 4 * QUEUE_MAX_FIELDS];
-    size_t lens[6 + 4 * QUEUE_MAX_FIELDS];
-    char k_res[512], k_done[512], ttl[24], np[16];
+    struct args a;
+    char k_res[512], k_done[512], ttl[24], np[16], nk[8];
     const char *keys[5] = {k_res, k_done, q->k_results, q->k_jobs, q->k_dead};
     long long v = 0;
-    int n = 0, rc;
+    int rc;
 
     queue_key(q, "result", job_id, k_res, sizeof(k_res));
     queue_key(q, "done", job_id, k_done, sizeof(k_done));
     snprintf(ttl, sizeof(ttl), "%lld", ttl_s);
     snprintf(np, sizeof(np), "%zu", fields->n);
-    args[n] = q->group, lens[n++] = strlen(q->group);
-    args[n] = entry_id ? entry_id : "", lens[n++] = entry_id ? strlen(entry_id) : 0;
-    args[n] = ttl, lens[n++] = strlen(ttl);
-    args[n] = status, lens[n++] = strlen(status);
-    args[n] = job_id, lens[n++] = strlen(job_id);
-    args[n] = np, lens[n++] = strlen(np);
-    for (size_t i = 0; i < fields->n; i++) {
-        args[n] = fields->name[i], lens[n++] = strlen(fields->name[i]);
-        args[n] = fields->value[i], lens[n++] = fields->len[i];
-    }
-    for (size_t i = 0; dead && i < dead->n; i++) {
-        args[n] = dead->name[i], lens[n++] = strlen(dead->name[i]);
-        args[n] = dead->value[i], lens[n++] = dead->len[i];
-    }
-    rc = eval_int(q, lua_finish, 5, keys, args, lens, n, &v, err);
+    if ((rc = eval_begin(&a, lua_finish, 5, keys,
+                         6 + 2 * (int)(fields->n + (dead ? dead->n : 0)), nk, err)) != 0)
+        return rc;
+    args_adds(&a, q->group);
+    args_adds(&a, entry_id ? entry_id : "");
+    args_adds(&a, ttl);
+    args_adds(&a, status);
+    args_adds(&a, job_id);
+    args_adds(&a, np);
+    args_fields(&a, fields);
+    args_fields(&a, dead);
+    rc = eval_run(q, &a, &v, err);
     return rc ? rc : (int)v;
 }
 
@@ -558,11 +615,11 @@ int queue_release(struct queue *q, const char *entry_id, long long idle_ms,
                   "JUSTID");
 }
 
-/* XCLAIM ids to this consumer. set_idle (or NULL) sets their idle time;
+/* XCLAIM ids to consumer. set_idle (or NULL) sets their idle time;
  * justid claims without fields and without a delivery-count bump. */
-static int claim(struct queue *q, const char *min_idle, char ids[][64], size_t nids,
-                 const char *set_idle, int justid, struct queue_entry **out, size_t *n,
-                 struct llmsb_err *err)
+static int claim_to(struct queue *q, const char *consumer, const char *min_idle,
+                    char ids[][QUEUE_ENTRY_ID_MAX], size_t nids, const char *set_idle, int justid,
+                    struct queue_entry **out, size_t *n, struct llmsb_err *err)
 {
     const char *argv[10 + 128];
     size_t lens[10 + 128];
@@ -572,7 +629,7 @@ static int claim(struct queue *q, const char *min_idle, char ids[][64], size_t n
     argv[argc++] = "XCLAIM";
     argv[argc++] = q->k_jobs;
     argv[argc++] = q->group;
-    argv[argc++] = q->consumer;
+    argv[argc++] = consumer;
     argv[argc++] = min_idle;
     for (size_t i = 0; i < nids && i < 128; i++)
         argv[argc++] = ids[i];
@@ -591,10 +648,17 @@ static int claim(struct queue *q, const char *min_idle, char ids[][64], size_t n
     return rc ? llmsb_err_set(err, rc, "redis: out of memory") : 0;
 }
 
+static int claim(struct queue *q, const char *min_idle, char ids[][QUEUE_ENTRY_ID_MAX],
+                 size_t nids, const char *set_idle, int justid, struct queue_entry **out,
+                 size_t *n, struct llmsb_err *err)
+{
+    return claim_to(q, q->consumer, min_idle, ids, nids, set_idle, justid, out, n, err);
+}
+
 /* XPENDING rows: [id, consumer, idle, count]. */
 struct pend {
-    char id[64];
-    char owner[160];
+    char id[QUEUE_ENTRY_ID_MAX];
+    char owner[QUEUE_CONSUMER_MAX];
     long long count;
 };
 
@@ -631,15 +695,15 @@ static int pending(struct queue *q, long long min_idle_ms, int count, const char
 int queue_claim_stale(struct queue *q, long long min_idle_ms, int count,
                       struct queue_entry **out, size_t *n, struct llmsb_err *err)
 {
-    struct pend rows[64];
-    char ids[64][64], idle[24];
+    struct pend rows[QUEUE_BATCH_MAX];
+    char ids[QUEUE_BATCH_MAX][QUEUE_ENTRY_ID_MAX], idle[24];
     size_t nr, ni = 0;
     int rc;
 
     *out = NULL;
     *n = 0;
-    if (count > 64)
-        count = 64;
+    if (count > QUEUE_BATCH_MAX)
+        count = QUEUE_BATCH_MAX;
     if (count <= 0)
         return 0;
     if ((rc = pending(q, min_idle_ms, count, NULL, rows, &nr, err)) != 0 || nr == 0)
@@ -662,15 +726,15 @@ int queue_recover_own(struct queue *q, long long min_idle_ms, int count,
                       int (*running)(void *, const char *), void *ud, struct queue_entry **out,
                       size_t *n, struct llmsb_err *err)
 {
-    struct pend rows[64];
-    char ids[64][64];
+    struct pend rows[QUEUE_BATCH_MAX];
+    char ids[QUEUE_BATCH_MAX][QUEUE_ENTRY_ID_MAX];
     size_t nr, ni = 0;
     int rc;
 
     *out = NULL;
     *n = 0;
-    if (count > 64)
-        count = 64;
+    if (count > QUEUE_BATCH_MAX)
+        count = QUEUE_BATCH_MAX;
     if (count <= 0)
         return 0;
     if ((rc = pending(q, min_idle_ms, count, q->consumer, rows, &nr, err)) != 0)
@@ -691,14 +755,19 @@ int queue_recover_own(struct queue *q, long long min_idle_ms, int count,
         size_t got = 0;
         if ((rc = cmds(q, &r, err, 4, "XRANGE", q->k_jobs, ids[i], ids[i])) != 0)
             break;
-        parse_entries(r, &one, &got);
+        rc = parse_entries(r, &one, &got);
         freeReplyObject(r);
+        if (rc != 0) {
+            rc = llmsb_err_set(err, rc, "redis: out of memory");
+            break;
+        }
         if (got == 1) {
             (*out)[*n] = one[0];
             free(one);
         } else {
             queue_entries_free(one, got);
             memset(&(*out)[*n], 0, sizeof(**out));
+            fields_init(&(*out)[*n].f, QUEUE_MAX_FIELDS);
             snprintf((*out)[*n].id, sizeof((*out)[*n].id), "%s", ids[i]);
             (*out)[*n].deleted = 1;
         }
@@ -719,7 +788,7 @@ int queue_free_dead_consumers(struct queue *q, long long idle_ms, struct llmsb_e
 {
     redisReply *r;
     int rc, freed = 0;
-    char dead[32][160], parked[96];
+    char dead[32][QUEUE_CONSUMER_MAX], parked[96];
     size_t nd = 0;
 
     retry_consumer(q, parked, sizeof(parked));
@@ -740,20 +809,22 @@ int queue_free_dead_consumers(struct queue *q, long long idle_ms, struct llmsb_e
     }
     freeReplyObject(r);
     for (size_t i = 0; i < nd; i++) {
-        struct pend rows[64];
-        char ids[64][64], idle[24];
+        struct pend rows[QUEUE_BATCH_MAX];
+        char ids[QUEUE_BATCH_MAX][QUEUE_ENTRY_ID_MAX], idle[24];
         size_t nr;
         if (queue_worker_alive(q, dead[i], err) != 0)
             continue;
-        if (pending(q, 0, 64, dead[i], rows, &nr, err) != 0)
+        if (pending(q, 0, QUEUE_BATCH_MAX, dead[i], rows, &nr, err) != 0)
             return err->code;
         for (size_t k = 0; k < nr; k++)
             snprintf(ids[k], sizeof(ids[0]), "%s", rows[k].id);
         if (nr == 0)
             continue;
-        /* claim to us JUSTID with a large idle: the reclaim pass takes them */
+        /* park them JUSTID with a large idle: the reclaim pass of any
+         * worker takes them, counting this delivery (not our own recovery,
+         * which would take them back without a count) */
         snprintf(idle, sizeof(idle), "%lld", idle_ms);
-        if ((rc = claim(q, "0", ids, nr, idle, 1, NULL, NULL, err)) != 0)
+        if ((rc = claim_to(q, parked, "0", ids, nr, idle, 1, NULL, NULL, err)) != 0)
             return rc;
         freed += (int)nr;
         log_info("reclaimed %zu job(s) of dead worker %s", nr, dead[i]);
@@ -787,25 +858,21 @@ int queue_worker_alive(struct queue *q, const char *worker, struct llmsb_err *er
     return exists(q, queue_key(q, "worker", worker, key, sizeof(key)), err);
 }
 
-int queue_heartbeat(struct queue *q, const char *worker, const struct queue_pairs *fields,
+int queue_heartbeat(struct queue *q, const char *worker, const struct fields *fields,
                     long long ttl_ms, struct llmsb_err *err)
 {
-    const char *argv[2 + 2 * QUEUE_MAX_FIELDS];
-    size_t lens[2 + 2 * QUEUE_MAX_FIELDS];
+    struct args a;
     char key[512], ttl[24];
-    redisReply *r;
-    int argc = 0, rc;
+    int rc;
 
     queue_key(q, "worker", worker, key, sizeof(key));
-    argv[argc] = "HSET", lens[argc++] = 4;
-    argv[argc] = key, lens[argc++] = strlen(key);
-    for (size_t i = 0; i < fields->n; i++) {
-        argv[argc] = fields->name[i], lens[argc++] = strlen(fields->name[i]);
-        argv[argc] = fields->value[i], lens[argc++] = fields->len[i];
-    }
-    if ((rc = cmd(q, argc, argv, lens, &r, err)) != 0)
+    if ((rc = args_init(&a, 2 + 2 * (int)fields->n, err)) != 0)
         return rc;
-    freeReplyObject(r);
+    args_adds(&a, "HSET");
+    args_adds(&a, key);
+    args_fields(&a, fields);
+    if ((rc = args_run(q, &a, NULL, err)) != 0)
+        return rc;
     snprintf(ttl, sizeof(ttl), "%lld", ttl_ms);
     return simple(q, err, 3, "PEXPIRE", key, ttl);
 }
@@ -847,21 +914,20 @@ int queue_unblock(struct queue *q, long long client_id, struct llmsb_err *err)
 
 /* ---- consumers of results ------------------------------------------------------- */
 
-int queue_result_get(struct queue *q, const char *job_id, struct queue_entry *out,
+int queue_result_get(struct queue *q, const char *job_id, struct fields *out,
                      struct llmsb_err *err)
 {
     char key[512];
     redisReply *r;
     int rc;
 
-    memset(out, 0, sizeof(*out));
+    fields_init(out, QUEUE_MAX_FIELDS);
     if ((rc = cmds(q, &r, err, 2, "HGETALL", queue_key(q, "result", job_id, key, sizeof(key)))))
         return rc;
-    rc = fill_pairs(out, r);
+    rc = fill_pairs(out, NULL, r);
     freeReplyObject(r);
-    if (rc)
+    if (rc < 0)
         return llmsb_err_set(err, rc, "redis: out of memory");
-    snprintf(out->id, sizeof(out->id), "%.63s", job_id);
     return out->n > 0;
 }
 
@@ -937,7 +1003,7 @@ static long long int_reply(struct queue *q, struct llmsb_err *err, int argc, con
 }
 
 int queue_stats(struct queue *q, struct queue_stats *st,
-                void (*worker_fn)(void *, const struct queue_entry *), void *ud,
+                void (*worker_fn)(void *, const char *, const struct fields *), void *ud,
                 struct llmsb_err *err)
 {
     char pattern[200], from[32], cursor[32] = "0";
@@ -965,21 +1031,18 @@ int queue_stats(struct queue *q, struct queue_stats *st,
             return err->code;
         snprintf(cursor, sizeof(cursor), "%s", r->element[0]->str);
         for (size_t i = 0; i < r->element[1]->elements; i++) {
-            struct queue_entry e;
+            struct fields f;
             redisReply *h;
             const char *key = r->element[1]->element[i]->str;
             if (cmds(q, &h, err, 2, "HGETALL", key) != 0)
                 continue;
-            memset(&e, 0, sizeof(e));
-            fill_pairs(&e, h);
-            snprintf(e.id, sizeof(e.id), "%.63s", key + strlen(pattern) - 1);
+            fields_init(&f, QUEUE_MAX_FIELDS);
+            fill_pairs(&f, NULL, h);
             freeReplyObject(h);
             st->workers++;
             if (worker_fn)
-                worker_fn(ud, &e);
-            for (size_t k = 0; k < e.n; k++)
-                free(e.f[k].name), free(e.f[k].value);
-            free(e.f);
+                worker_fn(ud, key + strlen(pattern) - 1, &f);
+            fields_release(&f);
         }
         freeReplyObject(r);
     } while (strcmp(cursor, "0") != 0);

@@ -7,13 +7,19 @@
 #ifndef LLMSB_QUEUE_H
 #define LLMSB_QUEUE_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "common/common.h"
+#include "common/fields.h"
 
 #define QUEUE_GROUP_SUFFIX "-workers"
-#define QUEUE_MAX_FIELDS 64
-#define QUEUE_MAX_VALUE ((size_t)48 << 20)
+#define QUEUE_MAX_FIELDS 64                 /* fields of an entry kept; more are counted */
+#define QUEUE_MAX_VALUE ((size_t)48 << 20)  /* bytes of one field value */
+#define QUEUE_ENTRY_ID_MAX 64
+#define QUEUE_CONSUMER_MAX 160
+#define QUEUE_BATCH_MAX 64                  /* entries one reclaim call handles */
+#define QUEUE_RESULTS_MAXLEN "100000"       /* results and dead streams, MAXLEN ~ */
 
 struct queue {
     void *ctx;                 /* redisContext */
@@ -24,37 +30,20 @@ struct queue {
     int db;
     int timeout_ms;            /* command timeout (SO_RCVTIMEO) */
     char prefix[64];
-    char consumer[160];
+    char consumer[QUEUE_CONSUMER_MAX];
     char group[96];
     char k_jobs[128], k_results[128], k_dead[128];
     long long client_id;
 };
 
-struct queue_field {
-    char *name;
-    char *value;
-    size_t len;
-};
-
 struct queue_entry {
-    char id[64];               /* stream entry id */
-    struct queue_field *f;
-    size_t n;
+    char id[QUEUE_ENTRY_ID_MAX];   /* stream entry id */
+    struct fields f;           /* at most QUEUE_MAX_FIELDS; f.dropped counts the rest */
+    size_t oversized;          /* fields left out for a value over QUEUE_MAX_VALUE */
     int deleted;               /* the entry's fields are gone (trimmed/XDEL) */
     long long deliveries;      /* delivery count (1 for a fresh read) */
-    char owner[160];           /* previous owner, for reclaimed entries */
+    char owner[QUEUE_CONSUMER_MAX];   /* previous owner, for reclaimed entries */
 };
-
-/* One pair list for writes (results, enqueue, heartbeats). */
-struct queue_pairs {
-    const char *name[QUEUE_MAX_FIELDS];
-    const char *value[QUEUE_MAX_FIELDS];
-    size_t len[QUEUE_MAX_FIELDS];
-    size_t n;
-};
-
-void queue_pairs_add(struct queue_pairs *p, const char *name, const char *value, size_t len);
-void queue_pairs_adds(struct queue_pairs *p, const char *name, const char *value);
 
 /* url: redis://[:password@]host[:port][/db] or unix:///path[?db=N].
  * consumer may be NULL for producers. Connects at once. */
@@ -64,6 +53,14 @@ void queue_close(struct queue *q);
 /* Drops the connection and connects again (restoring the timeout, auth,
  * db, name). One try; callers back off. */
 int queue_reconnect(struct queue *q, struct llmsb_err *err);
+/* queue_open (fresh) or queue_reconnect, then queue_group_ensure, retried
+ * with back-off (up to QUEUE_RECONNECT_MAX_MS between tries) until it
+ * works, *stop becomes non-zero (stop may be NULL) or giveup_ms passes
+ * (0: never). Returns 0 or the last error. */
+#define QUEUE_RECONNECT_MAX_MS 2000
+int queue_connect_retry(struct queue *q, const char *url, const char *prefix,
+                        const char *consumer, int timeout_ms, int fresh, const atomic_int *stop,
+                        int64_t giveup_ms, struct llmsb_err *err);
 /* 1 when the last error means "connection or server unavailable, retry". */
 int queue_err_retryable(const struct llmsb_err *err);
 
@@ -77,15 +74,14 @@ int queue_group_ensure(struct queue *q, struct llmsb_err *err);
 int queue_read(struct queue *q, int count, int block_ms, struct queue_entry **out, size_t *n,
                struct llmsb_err *err);
 void queue_entries_free(struct queue_entry *e, size_t n);
-const char *queue_entry_get(const struct queue_entry *e, const char *name, size_t *len);
 
 /* XADD jobs * fields. Writes the entry id. */
-int queue_enqueue(struct queue *q, const struct queue_pairs *fields, char *id, size_t idsz,
+int queue_enqueue(struct queue *q, const struct fields *fields, char *id, size_t idsz,
                   struct llmsb_err *err);
 
 /* Marks job_id running unless it already has a final result.
  * Returns 1 marked, 0 already final, or a negative code. */
-int queue_mark_running(struct queue *q, const char *job_id, const struct queue_pairs *fields,
+int queue_mark_running(struct queue *q, const char *job_id, const struct fields *fields,
                        long long ttl_s, struct llmsb_err *err);
 
 /* The final write, atomic: result hash (fields), done list (status),
@@ -93,7 +89,7 @@ int queue_mark_running(struct queue *q, const char *job_id, const struct queue_p
  * entry on the dead stream. Returns 1 written, 0 when a final result was
  * there already (the entry is acknowledged either way). */
 int queue_finish(struct queue *q, const char *entry_id, const char *job_id, const char *status,
-                 const struct queue_pairs *fields, const struct queue_pairs *dead, long long ttl_s,
+                 const struct fields *fields, const struct fields *dead, long long ttl_s,
                  struct llmsb_err *err);
 /* Acknowledges and deletes an entry with no result (e.g. a deleted entry). */
 int queue_ack(struct queue *q, const char *entry_id, struct llmsb_err *err);
@@ -118,13 +114,15 @@ int queue_recover_own(struct queue *q, long long min_idle_ms, int count,
                       int (*running)(void *, const char *), void *ud, struct queue_entry **out,
                       size_t *n, struct llmsb_err *err);
 /* Makes the pending entries of consumers without a heartbeat key
- * immediately reclaimable (idle set to idle_ms). Returns how many. */
+ * reclaimable by any worker: parked on the retry consumer with idle set to
+ * idle_ms, so the next queue_claim_stale takes them with their delivery
+ * count bumped (the dead worker's try counts). Returns how many. */
 int queue_free_dead_consumers(struct queue *q, long long idle_ms, struct llmsb_err *err);
 
 /* 1 if prefix:cancel:job_id exists. */
 int queue_cancel_requested(struct queue *q, const char *job_id, struct llmsb_err *err);
 
-int queue_heartbeat(struct queue *q, const char *worker, const struct queue_pairs *fields,
+int queue_heartbeat(struct queue *q, const char *worker, const struct fields *fields,
                     long long ttl_ms, struct llmsb_err *err);
 int queue_heartbeat_delete(struct queue *q, const char *worker, struct llmsb_err *err);
 /* 1 if prefix:worker:name exists. */
@@ -136,9 +134,9 @@ int queue_consumer_retire(struct queue *q, struct llmsb_err *err);
 long long queue_client_id(struct queue *q, struct llmsb_err *err);
 int queue_unblock(struct queue *q, long long client_id, struct llmsb_err *err);
 
-/* HGETALL prefix:result:id into *out (a malloc'd pair array, free with
- * queue_entries_free on a one-entry array). Returns 1 found, 0 absent. */
-int queue_result_get(struct queue *q, const char *job_id, struct queue_entry *out,
+/* HGETALL prefix:result:id into out (owned copies; out is initialised here,
+ * release it with fields_release). Returns 1 found, 0 absent. */
+int queue_result_get(struct queue *q, const char *job_id, struct fields *out,
                      struct llmsb_err *err);
 /* BLPOP prefix:done:id timeout; 1 woke (status written), 0 timeout. */
 int queue_wait_done(struct queue *q, const char *job_id, double timeout_s, char *status,
@@ -157,9 +155,9 @@ struct queue_stats {
     long long done_last_minute;
     int workers;
 };
-/* Calls worker_fn for each live worker heartbeat hash. */
+/* Calls worker_fn(ud, name, fields) for each live worker heartbeat hash. */
 int queue_stats(struct queue *q, struct queue_stats *st,
-                void (*worker_fn)(void *, const struct queue_entry *), void *ud,
+                void (*worker_fn)(void *, const char *, const struct fields *), void *ud,
                 struct llmsb_err *err);
 
 #endif

@@ -1,72 +1,56 @@
-/* exec.h - one live sandbox container with its agent attached, and the
- * execution of jobs through it.  A sandbox runs many jobs in sequence; the
- * agent cleans between them.  This is what the pool will hand out. */
+/* exec.h - executing one job: the security check, the agent's JOB, a
+ * pooled container of the right image and limits, the run, and the
+ * result.  The Redis worker, `submit --local` and `run` all come here; what
+ * happens after (finish, retry, dead-letter) is the scheduler's to decide.
+ * Also who this process is, for the labels on its containers. */
 #ifndef LLMSB_EXEC_H
 #define LLMSB_EXEC_H
 
-#include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include "backends/backend.h"
-#include "backends/stream.h"
+#include "backends/pool.h"
 #include "config/config.h"
+#include "scheduler/scheduler.h"
 #include "worker/job.h"
+#include "worker/result.h"
 
-struct sandbox {
-    struct backend *be;       /* == &own: one engine connection per sandbox */
-    struct backend own;
-    volatile int *cancel;     /* non-NULL and non-zero: stop waiting */
-    char id[80];
-    char image[256];
-    struct http_conn conn;
-    struct demux demux;
-    struct buf in;            /* agent -> worker protocol bytes */
-    struct buf agent_log;     /* the agent's stderr, capped */
-    int open;                 /* the container exists */
-    int need_ready;           /* a RESULT came; READY not read yet */
-    int healthy;              /* 0: destroy rather than reuse */
-    int jobs;
-    int64_t born_ms;
-    int64_t memory_bytes;     /* the container's limit */
-    struct container_spec spec;   /* what it was created with (labels not kept) */
-};
-
-/* Set by the caller's signal handler; long waits return
- * LLMSB_ERR_INTERRUPTED when it becomes non-zero. */
-extern volatile sig_atomic_t exec_interrupted;
-
-/* Fills a container spec for a job from the config and the job's limits.
- * labels: extra "key","value" pairs (llmsb.worker, llmsb.host, ...). */
+/* Fills a container spec for a job from the config and the job's limits
+ * (no labels: the pool adds its own). */
 void exec_spec_for_job(struct container_spec *spec, const struct config *cfg,
                        const struct job *j, const char *image);
 
-/* Creates, attaches and starts a container and waits for the agent's HELLO.
- * be is a template: the sandbox opens its own connection to the same
- * engine, so sandboxes can move between threads. */
-int sandbox_open(struct sandbox *s, struct backend *be, const struct container_spec *spec,
-                 int64_t start_timeout_ms, struct llmsb_err *err);
-/* Runs one job. Returns 0 with res filled (any status), or a negative code
- * when the infrastructure failed (the caller retries or reports
- * internal_error). backstop_ms bounds the wait for the RESULT; past it the
- * container is destroyed and res gets status timeout. */
-int sandbox_run(struct sandbox *s, const struct proto_job *pj, int64_t backstop_ms,
-                struct proto_result *res, struct llmsb_err *err);
-/* Kills and removes the container. Safe on a closed sandbox. */
-void sandbox_close(struct sandbox *s);
-/* Health check before hand-out: the previous job's cleanup finished and
- * the agent answers PING within timeout_ms. */
-int sandbox_ping(struct sandbox *s, int64_t timeout_ms, struct llmsb_err *err);
-
-/* The pool key of a spec: containers are interchangeable only when image
- * and every container-level limit match. */
-void exec_spec_key(const struct container_spec *spec, char *out, size_t outsz);
-/* Who this process is, for labels: kind is "run", "local" or "worker". */
-void exec_identity(const char *worker_name, const char *kind);
+/* Who this process is: kind is "run", "local" or "worker"; queue is the
+ * label value that scopes a worker's containers to its Redis and prefix
+ * (exec_queue_label), NULL for none. */
+void exec_identity(const char *worker_name, const char *kind, const char *queue);
 const char *exec_worker_name(void);
+/* The value of the llmsb.queue label for a Redis URL and prefix: a short
+ * hash, the same on every host, different for every deployment. */
+void exec_queue_label(const char *redis_url, const char *prefix, char out[24]);
+/* Fills the pool's labels (DESIGN §6) from the identity. */
+void exec_pool_labels(struct pool_config *pc);
+/* Fills a pool config from cfg for `slots` concurrent users. */
+void exec_pool_config(const struct config *cfg, int slots, struct pool_config *pc);
 
 /* The backstop for a job: its limits plus the grace. */
 int64_t exec_backstop_ms(const struct config *cfg, const struct job *j);
 
-/* Labels every container of this process carries (DESIGN §6). */
-void exec_labels(struct container_spec *spec);
+/* Executes j in a pooled container. Returns how the attempt went
+ * (SCHED_OUT_FINAL with r holding the result, SCHED_OUT_CANCELLED,
+ * SCHED_OUT_ABORTED, or SCHED_OUT_FAILED with err saying why). cancel is
+ * a slot's flag (enum sched_cancel), or NULL. */
+enum sched_outcome exec_job(struct pool *pool, const struct backend *be,
+                            const struct config *cfg, const struct job *j, atomic_int *cancel,
+                            struct job_result *r, struct llmsb_err *err);
+
+/* Runs j with the scheduler's retry policy (the --local path and `run`):
+ * attempts until a final result, max_attempts failures (r then says
+ * internal_error and returns SCHED_OUT_FAILED), or a cancel or abort
+ * through *cancel or llmsb_interrupted (SCHED_OUT_ABORTED: r has no
+ * status). */
+enum sched_outcome exec_job_retrying(struct pool *pool, const struct backend *be,
+                                     const struct config *cfg, const struct job *j,
+                                     atomic_int *cancel, struct job_result *r);
 
 #endif

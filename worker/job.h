@@ -5,15 +5,18 @@
 #define LLMSB_JOB_H
 
 #include <stdint.h>
-#include <cjson/cJSON.h>
 #include "agent/proto.h"
 #include "common/common.h"
+#include "common/fields.h"
+#include "common/strlist.h"
 #include "config/config.h"
 #include "languages/languages.h"
 
 #define JOB_MAX_CODE ((size_t)1 << 20)      /* 1 MiB of source */
 #define JOB_MAX_STDIN ((size_t)16 << 20)
 #define JOB_MAX_FILES_BYTES ((size_t)32 << 20)
+#define JOB_MAX_GLOBS 64
+#define JOB_MAX_FIELDS 64                   /* fields of one job, at most */
 
 struct job_file {
     char *path;
@@ -56,38 +59,14 @@ struct job {
     char *security;         /* inline JSON policy, or NULL */
 };
 
-/* One job field as text (a stream entry field, a YAML or JSON value). */
-struct job_field {
-    const char *name;
-    const char *value;
-    size_t len;
-};
-
 #define JOB_MAX_FIELD ((size_t)64 << 10)   /* any field but code, stdin, files */
 
 /* Builds a job from fields (DESIGN §4). default_id is used when there is
  * no id field (the stream entry id). Every failure names the field, the
  * value and why; j is then still usable for an `invalid` result (its id
  * and meta are kept when they parsed). */
-int job_from_fields(struct job *j, const struct config *cfg, const struct job_field *f,
-                    size_t n, const char *default_id, struct llmsb_err *err);
-
-struct job_result {
-    char id[128];
-    struct proto_result r;  /* status, exit_code, signal, output, usage */
-    int passed;             /* -1 = no expectations given */
-    char error[512];
-    char backend[16];
-    char image[256];
-    char worker[128];
-    char *meta;             /* JSON text or NULL; owned */
-    char *violations;       /* JSON array text or NULL; owned */
-    char *artifacts;        /* JSON array text or NULL; owned */
-    int attempts;
-    int64_t queued_at;      /* ms since the epoch; for `run`, when it was asked */
-    int64_t started_at;
-    int64_t finished_at;
-};
+int job_from_fields(struct job *j, const struct config *cfg, const struct fields *f,
+                    const char *default_id, struct llmsb_err *err);
 
 void job_init(struct job *j, const struct config *cfg);
 void job_release(struct job *j);
@@ -121,33 +100,9 @@ int job_to_proto(const struct job *j, struct proto_job *pj, struct llmsb_err *er
 int job_add_install(const struct job *j, const struct config *cfg, struct proto_job *pj,
                     struct llmsb_err *err);
 
-void job_result_init(struct job_result *r, const struct job *j);
-void job_result_release(struct job_result *r);
-void job_result_set_status(struct job_result *r, const char *status, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-/* Turns the agent's collected files into r->artifacts: a JSON array of
- * {name, mime, size, base64}, and {name, skipped} for what was left out. */
-int job_result_artifacts(struct job_result *r);
-/* Calls fn for each collected file (name validated as a relative path). */
-int job_result_each_artifact(const struct job_result *r,
-                             int (*fn)(void *ud, const char *name, const char *data, size_t len),
-                             void *ud);
 /* Adds a library to install (name checked as in the libraries field). */
 int job_add_library(struct job *j, const char *name, struct llmsb_err *err);
 /* Adds an artifact glob (relative, no ".."). */
 int job_add_artifact_glob(struct job *j, const char *glob, struct llmsb_err *err);
-/* Fills r->passed from the job's expectations (DESIGN §3). */
-void job_result_check(struct job_result *r, const struct job *j);
-/* Returns a new JSON text of the result (DESIGN §4 fields); caller frees. */
-char *job_result_json(const struct job_result *r, int pretty);
-
-/* The result as the Redis hash's string fields (DESIGN §4): fills out (up
- * to max) pointing into r and into nums, which must outlive out. */
-#define JOB_RESULT_MAX_FIELDS 32
-size_t job_result_fields(const struct job_result *r, char nums[][32], struct job_field *out,
-                         size_t max);
-/* A result hash (string fields) as a JSON object: numbers as numbers,
- * booleans as booleans, artifacts/violations/meta as JSON. New cJSON. */
-cJSON *job_result_fields_json(const struct job_field *f, size_t n);
 
 #endif

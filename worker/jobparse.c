@@ -109,7 +109,7 @@ static int each_string(struct job *j, const char *field, const char *v, size_t n
 static int add_arg(struct job *j, const char *s, int i, struct llmsb_err *err)
 {
     (void)i;
-    if (proto_list_add(&j->args, &j->nargs, s, strlen(s)) != 0)
+    if (strlist_add(&j->args, &j->nargs, s, strlen(s)) != 0)
         return llmsb_err_set(err, LLMSB_ERR_INVALID, "args: more than %d arguments",
                              PROTO_MAX_ARGS);
     return 0;
@@ -259,7 +259,7 @@ static int add_library(struct job *j, const char *s, int i, struct llmsb_err *er
                                                      "letters, digits, -_.:/@=<>~+; at most 200)",
                              i, s);
     if ((int64_t)j->nlibraries >= j->libraries_max ||
-        proto_list_add(&j->libraries, &j->nlibraries, s, strlen(s)) != 0)
+        strlist_add(&j->libraries, &j->nlibraries, s, strlen(s)) != 0)
         return llmsb_err_set(err, LLMSB_ERR_INVALID, "libraries: more than %lld names "
                                                      "(libraries.max)", (long long)j->libraries_max);
     return 0;
@@ -417,40 +417,45 @@ static const struct {
     {"max_attempts", f_max_attempts, 16}, {"meta", f_meta, JOB_MAX_FIELD},
 };
 
-int job_from_fields(struct job *j, const struct config *cfg, const struct job_field *f,
-                    size_t n, const char *default_id, struct llmsb_err *err)
+/* One field through its parser; the error names it. */
+static int one_field(struct job *j, const struct config *cfg, const struct field *f,
+                     int *have_code, struct llmsb_err *err)
+{
+    char shown[64];
+    size_t k;
+
+    llmsb_escape(shown, sizeof(shown), f->name, f->name_len);
+    for (k = 0; k < sizeof(fields) / sizeof(fields[0]); k++)
+        if (strlen(fields[k].name) == f->name_len && strcmp(fields[k].name, f->name) == 0)
+            break;
+    if (k == sizeof(fields) / sizeof(fields[0]))
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: unknown job field (see docs/jobs.md)",
+                             shown);
+    if (f->len > fields[k].cap)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: %zu bytes is over the %zu byte cap",
+                             shown, f->len, fields[k].cap);
+    *have_code |= strcmp(f->name, "code") == 0;
+    return fields[k].fn(j, cfg, f->value, f->len, err);
+}
+
+int job_from_fields(struct job *j, const struct config *cfg, const struct fields *f,
+                    const char *default_id, struct llmsb_err *err)
 {
     int have_code = 0, rc = 0;
-    size_t k;
 
     /* id and meta first, so even an invalid job's result can be found and
      * carries its meta */
     for (size_t pass = 0; pass < 2; pass++) {
-        for (size_t i = 0; i < n; i++) {
-            int early = strcmp(f[i].name, "id") == 0 || strcmp(f[i].name, "meta") == 0;
+        for (size_t i = 0; i < f->n; i++) {
+            int early = strcmp(f->v[i].name, "id") == 0 || strcmp(f->v[i].name, "meta") == 0;
             if (early != (pass == 0))
                 continue;
-            for (k = 0; k < sizeof(fields) / sizeof(fields[0]); k++)
-                if (strcmp(fields[k].name, f[i].name) == 0)
-                    break;
-            if (k == sizeof(fields) / sizeof(fields[0])) {
-                char shown[64];
-                llmsb_escape(shown, sizeof(shown), f[i].name, strlen(f[i].name));
-                rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: unknown job field (see "
-                                                           "docs/jobs.md)", shown);
-            } else if (f[i].len > fields[k].cap) {
-                rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: %zu bytes is over the %zu byte "
-                                                           "cap", f[i].name, f[i].len, fields[k].cap);
-            } else {
-                rc = fields[k].fn(j, cfg, f[i].value, f[i].len, err);
-                have_code |= strcmp(f[i].name, "code") == 0;
-            }
-            if (rc == 0)
+            if ((rc = one_field(j, cfg, &f->v[i], &have_code, err)) == 0)
                 continue;
             if (!j->id && default_id)
                 j->id = strdup(default_id);
             if (rc == LLMSB_ERR_NOMEM && !err->msg[0])
-                llmsb_err_set(err, rc, "%s: out of memory", f[i].name);
+                llmsb_err_set(err, rc, "%s: out of memory", f->v[i].name);
             return rc;
         }
     }

@@ -10,7 +10,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
     static struct config cfg;
     static int ready;
-    struct job_field f[16];
+    struct fields f;
     struct llmsb_err err = {0};
     const char *p = (const char *)data, *end = p + size;
     struct job j;
@@ -20,6 +20,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
         config_defaults(&cfg);
         ready = 1;
     }
+    fields_init(&f, 16);
     while (p < end && n < 16) {
         const char *name = p, *nul = memchr(p, '\0', (size_t)(end - p));
         if (!nul)
@@ -27,15 +28,17 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
         const char *v = nul + 1, *vend = memchr(v, '\0', (size_t)(end - v));
         if (!vend)
             vend = end;
-        f[n++] = (struct job_field){name, v, (size_t)(vend - v)};
+        fields_add_copy(&f, name, (size_t)(nul - name), v, (size_t)(vend - v));
+        n++;
         p = vend + 1;
     }
     job_init(&j, &cfg);
-    if (job_from_fields(&j, &cfg, f, n, "1-0", &err) == 0) {
+    if (job_from_fields(&j, &cfg, &f, "1-0", &err) == 0) {
         struct proto_job pj;
         if (job_to_proto(&j, &pj, &err) == 0)
             proto_job_release(&pj);
     }
     job_release(&j);
+    fields_release(&f);
     return 0;
 }

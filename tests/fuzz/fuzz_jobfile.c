@@ -10,11 +10,10 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 
     if (jobfile_load_string(&jf, (const char *)data, size, name, &err) == 0) {
         for (size_t i = 0; i < jf.n; i++) {
-            const char *names[64], *values[64];
-            size_t lens[64];
-            char **owned;
-            size_t n = jobfile_fields(jf.jobs[i], names, values, lens, 64, &owned);
-            jobfile_fields_free(owned, n);
+            struct fields f;
+            fields_init(&f, 64);
+            jobfile_fields(jf.jobs[i], &f);
+            fields_release(&f);
         }
         jobfile_release(&jf);
     }

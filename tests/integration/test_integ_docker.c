@@ -11,11 +11,28 @@
 #include "backends/pool.h"
 #include "worker/exec.h"
 #include "worker/job.h"
-#include "worker/worker.h"
+#include "worker/result.h"
 
 static struct config cfg;
 static struct backend be;
 static int backend_ok;
+
+/* One attempt in a one-container pool that is gone afterwards (as `run`).
+ * Returns 0 with r final, or -1 with err set. */
+static int exec_once(const struct job *j, struct job_result *r, struct llmsb_err *err)
+{
+    struct pool_config pc;
+    struct pool pool;
+    enum sched_outcome o;
+
+    exec_pool_config(&cfg, 1, &pc);
+    pc.min_idle = 0;
+    pc.max_size = 1;
+    pool_init(&pool, &be, &pc);
+    o = exec_job(&pool, &be, &cfg, j, NULL, r, err);
+    pool_release_all(&pool);
+    return o == SCHED_OUT_FINAL ? 0 : -1;
+}
 
 /* Runs code in a fresh container; r must be released by the caller. */
 static int run_code(const char *lang, const char *code, const char *stdin_text,
@@ -40,11 +57,11 @@ static int run_code(const char *lang, const char *code, const char *stdin_text,
         j.stdin_len = strlen(stdin_text);
     }
     job_result_init(r, &j);
-    rc = worker_execute_once(&be, &cfg, &j, r, &err);
+    rc = exec_once(&j, r, &err);
     if (rc != 0)
         fprintf(stderr, "  exec: %s\n", err.msg);
-    else if (r->r.err.len && strcmp(r->r.status, "ok") != 0)
-        fprintf(stderr, "  [%s] stderr: %.300s\n", r->r.status, r->r.err.data);
+    else if (r->r.err.len && r->r.status != STATUS_OK)
+        fprintf(stderr, "  [%s] stderr: %.300s\n", status_name(r->r.status), r->r.err.data);
     job_release(&j);
     return rc;
 }
@@ -57,10 +74,10 @@ static int run_code(const char *lang, const char *code, const char *stdin_text,
 static void hello(const char *lang, const char *code)
 {
     RUN(lang, code, NULL, "30", NULL, NULL);
-    if (strcmp(r.r.status, "ok") != 0)
-        fprintf(stderr, "  %s: status %s, compile output: %.500s\n", lang, r.r.status,
+    if (r.r.status != STATUS_OK)
+        fprintf(stderr, "  %s: status %s, compile output: %.500s\n", lang, status_name(r.r.status),
                 r.r.compile_output.data ? r.r.compile_output.data : "");
-    ASSERT_STR(r.r.status, "ok");
+    ASSERT_STR(status_name(r.r.status), "ok");
     ASSERT_STR(r.r.out.data, "hello world\n");
     ASSERT_EQ(r.r.exit_code, 0);
     job_result_release(&r);
@@ -91,7 +108,7 @@ TEST(spin_loop_times_out_within_a_second)
     wall = clock_mono_ms() - t0;
     fprintf(stderr, "  timeout: duration_ms=%lld, wall with container start=%lld ms\n",
             (long long)r.r.duration_ms, (long long)wall);
-    ASSERT_STR(r.r.status, "timeout");
+    ASSERT_STR(status_name(r.r.status), "timeout");
     ASSERT(r.r.duration_ms >= 2000);
     ASSERT(r.r.duration_ms < 3000);
     job_result_release(&r);
@@ -101,7 +118,7 @@ TEST(timeout_keeps_output_so_far)
 {
     RUN("python", "import time\nprint('before', flush=True)\ntime.sleep(60)\n", NULL, "1", NULL,
         NULL);
-    ASSERT_STR(r.r.status, "timeout");
+    ASSERT_STR(status_name(r.r.status), "timeout");
     ASSERT_STR(r.r.out.data, "before\n");
     job_result_release(&r);
 }
@@ -110,7 +127,7 @@ TEST(memory_bomb_is_memory_limit)
 {
     RUN("python", "chunks = []\nwhile True:\n    chunks.append(bytearray(16 * 1024 * 1024))\n",
         NULL, "20", "256", NULL);
-    ASSERT_STR(r.r.status, "memory_limit");
+    ASSERT_STR(status_name(r.r.status), "memory_limit");
     job_result_release(&r);
 }
 
@@ -118,7 +135,7 @@ TEST(output_flood_is_output_limit_with_prefix)
 {
     RUN("python", "import sys\nwhile True:\n    sys.stdout.write('x' * 4096)\n", NULL, "20", NULL,
         "10000");
-    ASSERT_STR(r.r.status, "output_limit");
+    ASSERT_STR(status_name(r.r.status), "output_limit");
     ASSERT(r.r.out_truncated);
     ASSERT_EQ(r.r.out.len, (size_t)10000);
     ASSERT(strspn(r.r.out.data, "x") == 10000);
@@ -129,7 +146,7 @@ TEST(segfault_is_runtime_error_signal_11)
 {
     RUN("cpp", "int main() { volatile int *p = nullptr; *p = 1; return 0; }\n", NULL, "30", NULL,
         NULL);
-    ASSERT_STR(r.r.status, "runtime_error");
+    ASSERT_STR(status_name(r.r.status), "runtime_error");
     ASSERT_EQ(r.r.signal, 11);
     job_result_release(&r);
 }
@@ -137,7 +154,7 @@ TEST(segfault_is_runtime_error_signal_11)
 TEST(exit_code_passes_through)
 {
     RUN("ruby", "STDERR.puts 'bad'\nexit 3\n", NULL, NULL, NULL, NULL);
-    ASSERT_STR(r.r.status, "runtime_error");
+    ASSERT_STR(status_name(r.r.status), "runtime_error");
     ASSERT_EQ(r.r.exit_code, 3);
     ASSERT_EQ(r.r.signal, 0);
     ASSERT_STR(r.r.err.data, "bad\n");
@@ -148,7 +165,7 @@ TEST(stdin_reaches_the_program)
 {
     RUN("python", "import sys\nprint(sum(int(x) for x in sys.stdin.read().split()))\n",
         "1 2 3\n39\n", NULL, NULL, NULL);
-    ASSERT_STR(r.r.status, "ok");
+    ASSERT_STR(status_name(r.r.status), "ok");
     ASSERT_STR(r.r.out.data, "45\n");
     job_result_release(&r);
 }
@@ -156,7 +173,7 @@ TEST(stdin_reaches_the_program)
 TEST(compile_error_is_not_runtime_error)
 {
     RUN("cpp", "int main() { return undefined_name; }\n", NULL, "30", NULL, NULL);
-    ASSERT_STR(r.r.status, "compile_error");
+    ASSERT_STR(status_name(r.r.status), "compile_error");
     ASSERT_CONTAINS(r.r.compile_output.data, "undefined_name");
     job_result_release(&r);
 }
@@ -165,7 +182,7 @@ TEST(java_compile_error)
 {
     RUN("java", "public class A { public static void main(String[] a) { int x = \"s\"; } }\n",
         NULL, "30", NULL, NULL);
-    ASSERT_STR(r.r.status, "compile_error");
+    ASSERT_STR(status_name(r.r.status), "compile_error");
     ASSERT_CONTAINS(r.r.compile_output.data, "incompatible types");
     job_result_release(&r);
 }
@@ -199,9 +216,9 @@ TEST(hardened_by_default)
         "print('pids', first('/sys/fs/cgroup/pids/pids.max', '/sys/fs/cgroup/pids.max'))\n"
         "print('cpu', first('/sys/fs/cgroup/cpu/cpu.cfs_quota_us', '/sys/fs/cgroup/cpu.max'))\n";
     RUN("python", code, NULL, NULL, NULL, NULL);
-    if (strcmp(r.r.status, "ok") != 0 || !r.r.out.data)
+    if (r.r.status != STATUS_OK || !r.r.out.data)
         fprintf(stderr, "  %s\n", r.r.err.data ? r.r.err.data : "");
-    ASSERT_STR(r.r.status, "ok");
+    ASSERT_STR(status_name(r.r.status), "ok");
     ASSERT_CONTAINS(r.r.out.data, "uid 10001 10001 10001\n");
     ASSERT_CONTAINS(r.r.out.data, "nnp 1\n");
     ASSERT_CONTAINS(r.r.out.data, "seccomp 2\n");
@@ -227,7 +244,7 @@ TEST(file_size_limit_stops_a_huge_file)
     RUN("python", "f = open('/work/big', 'wb')\nwhile True:\n    f.write(b'x' * (1 << 20))\n",
         NULL, "20", NULL, NULL);
     /* RLIMIT_FSIZE: Python ignores SIGXFSZ, so the write fails with EFBIG */
-    ASSERT_STR(r.r.status, "runtime_error");
+    ASSERT_STR(status_name(r.r.status), "runtime_error");
     ASSERT_CONTAINS(r.r.err.data, "File too large");
     job_result_release(&r);
 }
@@ -280,14 +297,18 @@ TEST(no_residue_between_jobs_and_labels)
     struct proto_result res;
     struct llmsb_err err = {0};
     struct count c = {0};
-    char label[400];
+    char label[400], who[64];
 
     ASSERT(backend_ok);
     job_init(&j, &cfg);
     ASSERT_EQ(job_set_language(&j, "python", &err), 0);
     exec_spec_for_job(&spec, &cfg, &j, "llmsb/python:latest");
+    snprintf(who, sizeof(who), "integ-residue-%d", (int)getpid());
+    spec.labels[0][0] = "llmsb.worker";
+    spec.labels[0][1] = who;
+    spec.nlabels = 1;
     ASSERT_EQ(sandbox_open(&sb, &be, &spec, 60000, &err), 0);
-    snprintf(label, sizeof(label), "llmsb.worker=%s", spec.labels[2][1]);
+    snprintf(label, sizeof(label), "llmsb.worker=%s", who);
     ASSERT_EQ(be.ops->list(&be, label, count_one, &c, &err), 0);
     ASSERT_EQ(c.n, 1);
     for (int round = 0; round < 2; round++) {
@@ -298,10 +319,10 @@ TEST(no_residue_between_jobs_and_labels)
         ASSERT_EQ(sandbox_run(&sb, &pj, 30000, &res, &err), 0);
         proto_job_release(&pj);
         if (round == 0) {
-            ASSERT_STR(res.status, "ok");
+            ASSERT_STR(status_name(res.status), "ok");
             ASSERT_STR(res.out.data, "dirty\n");
         } else {
-            ASSERT_STR(res.status, "ok");
+            ASSERT_STR(status_name(res.status), "ok");
             ASSERT_STR(res.out.data, "left [] procs []\n");
         }
         proto_result_release(&res);
@@ -336,7 +357,7 @@ TEST(many_jobs_in_one_container)
         ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
         proto_result_init(&res, 1 << 20);
         ASSERT_EQ(sandbox_run(&sb, &pj, 30000, &res, &err), 0);
-        ASSERT_STR(res.status, "ok");
+        ASSERT_STR(status_name(res.status), "ok");
         ASSERT_STR(res.out.data, want);
         proto_job_release(&pj);
         proto_result_release(&res);
@@ -358,7 +379,7 @@ TEST(missing_image_is_a_clear_error)
     ASSERT_EQ(job_set_code(&j, "print(1)", 8, &err), 0);
     j.image = strdup("llmsb/does-not-exist:nope");
     job_result_init(&r, &j);
-    ASSERT(worker_execute_once(&be, &cfg, &j, &r, &err) != 0);
+    ASSERT(exec_once(&j, &r, &err) != 0);   /* infrastructure: retried elsewhere, not a result */
     ASSERT_CONTAINS(err.msg, "llmsb/does-not-exist:nope");
     ASSERT_CONTAINS(err.msg, "images build");
     job_result_release(&r);
@@ -393,8 +414,8 @@ TEST(artifacts_collected_safely)
     j.artifact_max_file_mb = 1;
     j.artifact_max_total_mb = 1;
     job_result_init(&r, &j);
-    ASSERT_EQ(worker_execute_once(&be, &cfg, &j, &r, &err), 0);
-    ASSERT_STR(r.r.status, "ok");
+    ASSERT_EQ(exec_once(&j, &r, &err), 0);
+    ASSERT_STR(status_name(r.r.status), "ok");
     ASSERT(r.artifacts != NULL);
     res = cJSON_Parse(r.artifacts);
     cJSON_ArrayForEach(it, res) {

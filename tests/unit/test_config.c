@@ -6,6 +6,7 @@
 #include "common/json.h"
 #include "config/config.h"
 #include "worker/job.h"
+#include "worker/result.h"
 
 static int load(struct config *c, const char *yaml, struct llmsb_err *err)
 {
@@ -42,6 +43,15 @@ TEST(valid_file_loads)
     ASSERT(c.max.cpus == 1.5);
     ASSERT_STR(config_image(&c, language_find("python"), img, sizeof(img)), "my/python:3");
     ASSERT_STR(config_image(&c, language_find("go"), img, sizeof(img)), "llmsb/go:latest");
+
+    /* the backend-neutral keys */
+    ASSERT_EQ(load(&c, "backend:\n  name: docker\n  host: unix:///tmp/e.sock\n  runtime: runc\n",
+                   &err), 0);
+    ASSERT_STR(c.backend, "docker");
+    ASSERT_STR(c.backend_host, "unix:///tmp/e.sock");
+    ASSERT_STR(c.runtime, "runc");
+    ASSERT_EQ(load(&c, "docker:\n  host: tcp://h:2375\n", &err), 0);   /* deprecated, still read */
+    ASSERT_STR(c.backend_host, "tcp://h:2375");
 }
 
 TEST(errors_carry_file_line_and_bounds)
@@ -58,7 +68,9 @@ TEST(errors_carry_file_line_and_bounds)
     ASSERT_CONTAINS(err.msg, "t.yaml:2: unknown key \"bogus\"");
 
     ASSERT(load(&c, "backend: lxc\n", &err) != 0);
-    ASSERT_CONTAINS(err.msg, "backend must be one of docker");
+    ASSERT_CONTAINS(err.msg, "t.yaml:1: backend.name must be one of docker");
+    ASSERT(load(&c, "backend:\n  name: lxc\n", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "t.yaml:2: backend.name must be one of docker");
 
     ASSERT(load(&c, "limits: [1, 2]\n", &err) != 0);
     ASSERT_CONTAINS(err.msg, "lists are not allowed");
@@ -188,7 +200,7 @@ TEST(expectations_decide_passed)
     config_defaults(&c);
     job_init(&j, &c);
     job_result_init(&r, &j);
-    snprintf(r.r.status, sizeof(r.r.status), "ok");
+    r.r.status = STATUS_OK;
     buf_append_str(&r.r.out, "hi  \n\n");
     job_result_check(&r, &j);
     ASSERT_EQ(r.passed, -1);   /* no expectations: not set */
@@ -203,11 +215,11 @@ TEST(expectations_decide_passed)
     j.expect_stdout = NULL;
     j.has_expect_exit = 1;
     j.expect_exit = 3;
-    snprintf(r.r.status, sizeof(r.r.status), "runtime_error");
+    r.r.status = STATUS_RUNTIME_ERROR;
     r.r.exit_code = 3;
     job_result_check(&r, &j);
     ASSERT_EQ(r.passed, 1);
-    snprintf(r.r.status, sizeof(r.r.status), "timeout");
+    r.r.status = STATUS_TIMEOUT;
     job_result_check(&r, &j);
     ASSERT_EQ(r.passed, 0);
     job_result_release(&r);
@@ -221,10 +233,13 @@ TEST(result_json_is_valid_utf8)
     cJSON *parsed;
 
     job_result_init(&r, NULL);
-    snprintf(r.r.status, sizeof(r.r.status), "ok");
+    r.r.status = STATUS_OK;
     buf_append(&r.r.out, "a\xff\x00z\xe2\x82\xac", 7);
-    text = job_result_json(&r, 0);
+    parsed = job_result_json(&r);
+    ASSERT(parsed != NULL);
+    text = cJSON_PrintUnformatted(parsed);
     ASSERT(text != NULL);
+    cJSON_Delete(parsed);
     parsed = cJSON_Parse(text);
     ASSERT(parsed != NULL);
     ASSERT_STR(cJSON_GetObjectItem(parsed, "stdout")->valuestring,

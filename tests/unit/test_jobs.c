@@ -5,24 +5,22 @@
 #include "common/base64.h"
 #include "config/jobfile.h"
 #include "worker/job.h"
+#include "worker/result.h"
 
 static struct config cfg;
 
 /* Parses the i-th job of jf into j. */
 static int job_of(const struct jobfile *jf, size_t i, struct job *j, struct llmsb_err *err)
 {
-    const char *names[64], *values[64];
-    size_t lens[64], n;
-    struct job_field f[64];
-    char **owned;
+    struct fields f;
     int rc;
 
-    n = jobfile_fields(jf->jobs[i], names, values, lens, 64, &owned);
-    for (size_t k = 0; k < n; k++)
-        f[k] = (struct job_field){names[k], values[k], lens[k]};
+    fields_init(&f, JOB_MAX_FIELDS);
     job_init(j, &cfg);
-    rc = job_from_fields(j, &cfg, f, n, "entry-1", err);
-    jobfile_fields_free(owned, n);
+    rc = jobfile_fields(jf->jobs[i], &f);
+    if (rc == 0)
+        rc = job_from_fields(j, &cfg, &f, "entry-1", err);
+    fields_release(&f);
     return rc;
 }
 
@@ -130,12 +128,16 @@ TEST(json_lines)
 
 static int fields_job(const char *const *kv, struct job *j, struct llmsb_err *err)
 {
-    struct job_field f[32];
-    size_t n = 0;
-    for (; kv[2 * n]; n++)
-        f[n] = (struct job_field){kv[2 * n], kv[2 * n + 1], strlen(kv[2 * n + 1])};
+    struct fields f;
+    int rc;
+
+    fields_init(&f, JOB_MAX_FIELDS);
+    for (size_t n = 0; kv[2 * n]; n++)
+        fields_adds(&f, kv[2 * n], kv[2 * n + 1]);
     job_init(j, &cfg);
-    return job_from_fields(j, &cfg, f, n, "1-0", err);
+    rc = job_from_fields(j, &cfg, &f, "1-0", err);
+    fields_release(&f);
+    return rc;
 }
 
 TEST(job_fields_are_validated_by_name)
@@ -242,22 +244,24 @@ TEST(result_fields_roundtrip_to_json)
 {
     struct job j;
     struct job_result r;
-    struct job_field f[JOB_RESULT_MAX_FIELDS];
-    char nums[16][32];
-    size_t n;
+    struct fields f;
+    char nums[RESULT_NUMS][32];
     cJSON *o;
 
     job_init(&j, &cfg);
     j.id = strdup("r1");
     j.meta = strdup("{\"k\":[1,2]}");
     job_result_init(&r, &j);
-    snprintf(r.r.status, sizeof(r.r.status), "runtime_error");
+    r.r.status = STATUS_RUNTIME_ERROR;
     r.r.exit_code = 139;
     r.r.signal = 11;
     r.passed = 0;
     buf_append_str(&r.r.out, "out");
-    n = job_result_fields(&r, nums, f, JOB_RESULT_MAX_FIELDS);
-    o = job_result_fields_json(f, n);
+    ASSERT_EQ(job_result_to_fields(&r, nums, &f), 0);
+    ASSERT_STR(fields_get(&f, "status", NULL), "runtime_error");
+    ASSERT_STR(fields_get(&f, "signal", NULL), "11");
+    o = result_fields_json(&f);
+    fields_release(&f);
     ASSERT_STR(cJSON_GetObjectItem(o, "id")->valuestring, "r1");
     ASSERT_EQ(cJSON_GetObjectItem(o, "exit_code")->valueint, 139);
     ASSERT_EQ(cJSON_GetObjectItem(o, "signal")->valueint, 11);

@@ -57,19 +57,19 @@ TEST(job_roundtrip)
     j.files[0].len = 3;
     j.files[0].mode = 0755;
     j.nfiles = 1;
-    ASSERT_EQ(proto_list_add(&j.run_argv, &j.nrun, "python3", 7), 0);
-    ASSERT_EQ(proto_list_add(&j.run_argv, &j.nrun, "main.py", 7), 0);
-    ASSERT_EQ(proto_list_add(&j.compile_argv, &j.ncompile, "cc", 2), 0);
-    ASSERT_EQ(proto_list_add(&j.env, &j.nenv, "A=1", 3), 0);
+    ASSERT_EQ(strlist_add(&j.run_argv, &j.nrun, "python3", 7), 0);
+    ASSERT_EQ(strlist_add(&j.run_argv, &j.nrun, "main.py", 7), 0);
+    ASSERT_EQ(strlist_add(&j.compile_argv, &j.ncompile, "cc", 2), 0);
+    ASSERT_EQ(strlist_add(&j.env, &j.nenv, "A=1", 3), 0);
     j.stdin_data = strdup("in");
     j.stdin_len = 2;
     j.timeout_ms = 2500;
     j.output_limit = 1 << 20;
     j.nproc = 77;
     j.plots_dir = strdup("/tmp/.llmsb-plots");
-    ASSERT_EQ(proto_list_add(&j.install_argv, &j.ninstall, "pip", 3), 0);
-    ASSERT_EQ(proto_list_add(&j.install_argv, &j.ninstall, "numpy", 5), 0);
-    ASSERT_EQ(proto_list_add(&j.install_env, &j.ninstall_env, "PIP_INDEX_URL=x", 15), 0);
+    ASSERT_EQ(strlist_add(&j.install_argv, &j.ninstall, "pip", 3), 0);
+    ASSERT_EQ(strlist_add(&j.install_argv, &j.ninstall, "numpy", 5), 0);
+    ASSERT_EQ(strlist_add(&j.install_env, &j.ninstall_env, "PIP_INDEX_URL=x", 15), 0);
     j.install_timeout_ms = 9000;
     j.install_pause = 1;
     buf_init(&b, 0);
@@ -184,7 +184,7 @@ TEST(result_roundtrip_and_cap)
     struct llmsb_err err = {0};
 
     proto_result_init(&r, 0);
-    snprintf(r.status, sizeof(r.status), "runtime_error");
+    r.status = STATUS_RUNTIME_ERROR;
     r.exit_code = 139;
     r.signal = 11;
     buf_append(&r.out, "hello\0world", 11);
@@ -196,7 +196,7 @@ TEST(result_roundtrip_and_cap)
     ASSERT_EQ(proto_result_encode(&r, &b), 0);
     proto_result_init(&d, 1024);
     ASSERT_EQ(proto_result_decode(b.data, b.len, &d, &err), 0);
-    ASSERT_STR(d.status, "runtime_error");
+    ASSERT_EQ(d.status, STATUS_RUNTIME_ERROR);
     ASSERT_EQ(d.exit_code, 139);
     ASSERT_EQ(d.signal, 11);
     ASSERT_EQ(d.out.len, (size_t)11);

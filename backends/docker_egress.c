@@ -1,4 +1,4 @@
-/* egress.c - the filtered network for jobs that may use one.  Docker's
+/* docker_egress.c - the filtered network for jobs that may use one.  Docker's
  * bridge NAT lets a container reach the host and everything the host can
  * reach; these rules leave it the public internet only:
  *   DOCKER-USER: -i llmsb-egress0 -d <private|shared|link-local> -j REJECT
@@ -8,7 +8,7 @@
  * port 53, which Docker's embedded DNS forwards to from the container's
  * namespace.  Each rule is checked (-C) before it is inserted, so this is
  * idempotent across workers and restarts. */
-#include "backend.h"
+#include "docker_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,7 +39,7 @@ static int iptables(const char *op, const char *chain, const char *dest, const c
     argv[n++] = (char *)op;
     argv[n++] = (char *)chain;
     argv[n++] = "-i";
-    argv[n++] = EGRESS_BRIDGE;
+    argv[n++] = DOCKER_EGRESS_BRIDGE;
     if (dest) {
         argv[n++] = "-d";
         argv[n++] = (char *)dest;
@@ -77,7 +77,7 @@ static int rule(const char *chain, const char *dest, const char *proto, const ch
     if ((rc = iptables("-I", chain, dest, proto, target, err)) != 0)
         return rc < 0 ? rc : llmsb_err_set(err, LLMSB_ERR_SYS, "egress: iptables -I %s -i %s%s%s "
                                            "-j %s failed (exit %d; the worker needs root on the "
-                                           "host)", chain, EGRESS_BRIDGE, dest ? " -d " : "",
+                                           "host)", chain, DOCKER_EGRESS_BRIDGE, dest ? " -d " : "",
                                            dest ? dest : "", target, rc);
     return 0;
 }
@@ -103,13 +103,13 @@ static int allow_resolvers(struct llmsb_err *err)
 static pthread_mutex_t egress_mu = PTHREAD_MUTEX_INITIALIZER;
 static int egress_ready;
 
-int backend_egress_ensure(struct backend *b, struct llmsb_err *err)
+int docker_egress_ensure(struct backend *b, struct llmsb_err *err)
 {
     int rc = 0;
 
     pthread_mutex_lock(&egress_mu);
     if (!egress_ready) {
-        rc = b->ops->network_ensure(b, EGRESS_NETWORK, EGRESS_BRIDGE, err);
+        rc = docker_network_ensure(b, BACKEND_EGRESS_NETWORK, DOCKER_EGRESS_BRIDGE, err);
         for (size_t i = 0; rc == 0 && i < sizeof(blocked_ranges) / sizeof(blocked_ranges[0]); i++)
             rc = rule("DOCKER-USER", blocked_ranges[i], NULL, "REJECT", err);
         if (rc == 0)
@@ -120,6 +120,6 @@ int backend_egress_ensure(struct backend *b, struct llmsb_err *err)
     }
     pthread_mutex_unlock(&egress_mu);
     if (rc != 0)
-        llmsb_err_wrap(err, "network for jobs (%s)", EGRESS_NETWORK);
+        llmsb_err_wrap(err, "network for jobs (%s)", BACKEND_EGRESS_NETWORK);
     return rc;
 }

@@ -1,7 +1,7 @@
 /* test_stream.c - Docker stream demultiplexing under every split. */
 #include "test.h"
 
-#include "backends/stream.h"
+#include "backends/docker_int.h"
 #include "common/common.h"
 
 struct sink {
@@ -90,4 +90,4 @@ TEST(callback_error_propagates)
     ASSERT_EQ(demux_feed(&d, (char *)wire, n, refuse, NULL), 5);
 }
 
-TEST_MAIN("stream", T(every_split_point), T(rejects_bad_headers), T(callback_error_propagates))
+TEST_MAIN("docker_stream", T(every_split_point), T(rejects_bad_headers), T(callback_error_propagates))

@@ -1,0 +1,316 @@
+/* sandbox.c - the worker's side of the agent protocol (see sandbox.h).
+ * Frames arrive through the backend's stream; every wait has a deadline
+ * and wakes every POLL_SLICE_MS to look at the interrupt and cancel
+ * flags. */
+#include "sandbox.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define POLL_SLICE_MS 100
+#define READY_TIMEOUT_MS 30000
+#define CHUNK 65536
+
+void sandbox_spec_key(const struct container_spec *s, char *out, size_t outsz)
+{
+    /* the image comes first and is the only long part: a key cut short
+     * still tells images apart up to outsz */
+    snprintf(out, outsz, "%s|%s|m%lld|c%.3f|p%lld|f%lld|u%lld|w%lld|t%lld|n%d|%s", s->image,
+             s->runtime ? s->runtime : "", (long long)s->memory_bytes, s->cpus, (long long)s->pids,
+             (long long)s->nofile, (long long)s->nproc, (long long)s->work_tmpfs_bytes,
+             (long long)s->tmp_tmpfs_bytes, s->network,
+             s->network && s->network_name ? s->network_name : "");
+}
+
+static int stop_asked(const struct sandbox *s)
+{
+    return llmsb_interrupted || (s->cancel && atomic_load(s->cancel) != SANDBOX_GO);
+}
+
+/* Waits for a frame whose type is in the mask want (1 << type; others
+ * are skipped) until deadline_ms.  On success the frame sits at the head
+ * of s->in; consume *used after. */
+static int wait_frames(struct sandbox *s, unsigned want, int64_t deadline_ms,
+                       struct proto_frame *f, size_t *used, struct llmsb_err *err)
+{
+    char chunk[CHUNK];
+
+    for (;;) {
+        int rc = proto_frame_parse(s->in.data ? s->in.data : "", s->in.len, f, used, err);
+        if (rc < 0)
+            return rc;
+        if (rc == 1) {
+            if (f->type >= 0 && f->type < 32 && (want & (1u << f->type)))
+                return 0;
+            buf_consume(&s->in, *used);
+            continue;
+        }
+        if (stop_asked(s))
+            return llmsb_err_set(err, LLMSB_ERR_INTERRUPTED, "interrupted");
+        int64_t left = deadline_ms - clock_mono_ms();
+        if (left <= 0)
+            return llmsb_err_set(err, LLMSB_ERR_TIMEOUT, "agent: no answer in time");
+        ssize_t n = s->stream->ops->read(s->stream, chunk, sizeof(chunk),
+                                         left < POLL_SLICE_MS ? (int)left : POLL_SLICE_MS, err);
+        if (n == LLMSB_ERR_TIMEOUT)
+            continue;
+        if (n == 0)
+            return llmsb_err_set(err, LLMSB_ERR_BACKEND, "agent: the container's stream closed");
+        if (n < 0)
+            return (int)n;
+        if (buf_append(&s->in, chunk, (size_t)n) != 0)
+            return llmsb_err_set(err, LLMSB_ERR_PROTO, "agent: a frame over the protocol cap");
+    }
+}
+
+static int wait_frame(struct sandbox *s, int want, int64_t deadline_ms, struct proto_frame *f,
+                      size_t *used, struct llmsb_err *err)
+{
+    return wait_frames(s, 1u << want, deadline_ms, f, used, err);
+}
+
+static int send_frame(struct sandbox *s, int type, const char *payload, size_t len,
+                      struct llmsb_err *err)
+{
+    struct buf frame;
+    int rc;
+
+    buf_init(&frame, PROTO_MAX_PAYLOAD + PROTO_HEADER_LEN);
+    if (proto_frame_append(&frame, type, payload, len) != 0)
+        rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "job: over the %zu byte protocol cap",
+                           PROTO_MAX_PAYLOAD);
+    else
+        rc = s->stream->ops->write(s->stream, frame.data, frame.len, err);
+    buf_release(&frame);
+    return rc;
+}
+
+/* The agent installed the job's libraries and waits: take the container
+ * off the install network, then let it go on.  Such a container is not
+ * handed to another job. */
+static int after_install(struct sandbox *s, struct llmsb_err *err)
+{
+    s->healthy = 0;
+    if (s->spec.network && s->spec.network_name &&
+        s->be.ops->network_disconnect(&s->be, s->spec.network_name, s->id, err) != 0)
+        return llmsb_err_wrap(err, "after the library install");
+    return send_frame(s, PROTO_CONTINUE, "", 0, err);
+}
+
+int sandbox_open(struct sandbox *s, const struct backend *tmpl, const struct container_spec *spec,
+                 int64_t start_timeout_ms, struct llmsb_err *err)
+{
+    struct proto_frame f;
+    size_t used;
+    int rc;
+
+    memset(s, 0, sizeof(*s));
+    if ((rc = backend_clone(&s->be, tmpl, err)) != 0)
+        return rc;
+    buf_init(&s->in, PROTO_MAX_PAYLOAD + PROTO_HEADER_LEN);
+    if (snprintf(s->image, sizeof(s->image), "%s", spec->image) >= (int)sizeof(s->image)) {
+        rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "image name over %zu bytes", sizeof(s->image));
+        goto fail;
+    }
+    s->spec = *spec;
+    s->spec.image = s->image;
+    s->spec.nlabels = 0;
+    s->born_ms = clock_mono_ms();
+    if ((rc = s->be.ops->create(&s->be, spec, s->id, sizeof(s->id), err)) != 0)
+        goto fail;
+    s->open = 1;
+    /* attach before start so the agent's HELLO cannot be missed */
+    if ((rc = s->be.ops->attach(&s->be, s->id, &s->stream, err)) != 0)
+        goto fail;
+    if ((rc = s->be.ops->start(&s->be, s->id, err)) != 0)
+        goto fail;
+    if ((rc = wait_frame(s, PROTO_HELLO, clock_mono_ms() + start_timeout_ms, &f, &used, err)) != 0) {
+        llmsb_err_wrap(err, "container %.12s from %s did not start its agent", s->id, s->image);
+        goto fail;
+    }
+    buf_consume(&s->in, used);
+    s->healthy = 1;
+    log_debug("sandbox %.12s ready in %lld ms", s->id, (long long)(clock_mono_ms() - s->born_ms));
+    return 0;
+fail:
+    sandbox_close(s);
+    return rc;
+}
+
+/* Reads the READY that follows a job's RESULT (the agent's cleanup). */
+static int await_ready(struct sandbox *s, struct llmsb_err *err)
+{
+    struct proto_frame f;
+    size_t used, off = 0;
+    uint16_t tag;
+    const char *v;
+    uint32_t n;
+    uint64_t clean = 0;
+    int rc;
+
+    if (!s->need_ready)
+        return 0;
+    if ((rc = wait_frame(s, PROTO_READY, clock_mono_ms() + READY_TIMEOUT_MS, &f, &used, err)))
+        return llmsb_err_wrap(err, "agent cleanup");
+    while (proto_tlv_next(f.payload, f.len, &off, &tag, &v, &n) == 1)
+        if (tag == TAG_CLEAN)
+            proto_get_u64(v, n, &clean);
+    buf_consume(&s->in, used);
+    s->need_ready = 0;
+    if (!clean) {
+        s->healthy = 0;
+        return llmsb_err_set(err, LLMSB_ERR_BACKEND, "agent: cleanup after the last job failed");
+    }
+    return 0;
+}
+
+/* A usable container whose agent finished cleaning up after its last job. */
+static int ready_for_next(struct sandbox *s, struct llmsb_err *err)
+{
+    if (!s->open || !s->healthy)
+        return llmsb_err_set(err, LLMSB_ERR_BACKEND, "sandbox: container is not usable");
+    return await_ready(s, err);
+}
+
+/* The container went away or went silent: the engine's OOM flag makes it
+ * the job's memory_limit; a silent agent past the backstop is a timeout;
+ * anything else is ours (returns 0 when res now holds the job's status). */
+static int classify_loss(struct sandbox *s, struct proto_result *res, int timed_out)
+{
+    struct container_state st;
+    struct llmsb_err e = {0};
+
+    if (s->be.ops->inspect(&s->be, s->id, &st, &e) == 0 && st.oom_killed) {
+        res->status = STATUS_MEMORY_LIMIT;
+        snprintf(res->error, sizeof(res->error), "the container hit its memory limit");
+        return 0;
+    }
+    if (timed_out) {
+        res->status = STATUS_TIMEOUT;
+        snprintf(res->error, sizeof(res->error),
+                 "the agent did not answer within the backstop; container destroyed");
+        return 0;
+    }
+    return -1;
+}
+
+/* Sends the JOB frame and waits for its RESULT, handling the install
+ * pause on the way. */
+static int exchange(struct sandbox *s, const struct proto_job *pj, int64_t backstop_ms,
+                    struct proto_frame *f, size_t *used, struct llmsb_err *err)
+{
+    struct buf payload;
+    unsigned want = 1u << PROTO_RESULT | (pj->install_pause ? 1u << PROTO_INSTALLED : 0);
+    int64_t deadline;
+    int rc;
+
+    buf_init(&payload, PROTO_MAX_PAYLOAD);
+    rc = proto_job_encode(pj, &payload) != 0
+             ? llmsb_err_set(err, LLMSB_ERR_INVALID, "job: over the %zu byte protocol cap",
+                             PROTO_MAX_PAYLOAD)
+             : send_frame(s, PROTO_JOB, payload.data, payload.len, err);
+    buf_release(&payload);
+    if (rc != 0)
+        return rc == LLMSB_ERR_INVALID ? rc : llmsb_err_wrap(err, "sandbox %.12s: send job", s->id);
+    s->jobs++;
+    deadline = clock_mono_ms() + backstop_ms;
+    while ((rc = wait_frames(s, want, deadline, f, used, err)) == 0 &&
+           f->type == PROTO_INSTALLED) {
+        buf_consume(&s->in, *used);
+        want &= ~(1u << PROTO_INSTALLED);
+        if ((rc = after_install(s, err)) != 0)
+            return rc;
+    }
+    return rc;
+}
+
+int sandbox_run(struct sandbox *s, const struct proto_job *pj, int64_t backstop_ms,
+                struct proto_result *res, struct llmsb_err *err)
+{
+    struct proto_frame f;
+    size_t used;
+    int rc;
+
+    if ((rc = ready_for_next(s, err)) != 0)
+        return rc;
+    rc = exchange(s, pj, backstop_ms, &f, &used, err);
+    if (rc == LLMSB_ERR_INVALID)
+        return rc;   /* nothing was sent; the sandbox is as good as before */
+    if (rc == LLMSB_ERR_TIMEOUT || rc == LLMSB_ERR_BACKEND) {
+        s->healthy = 0;
+        res->status = STATUS_NONE;
+        if (classify_loss(s, res, rc == LLMSB_ERR_TIMEOUT) == 0)
+            return 0;
+        return llmsb_err_wrap(err, "sandbox %.12s", s->id);
+    }
+    if (rc == 0)
+        rc = proto_result_decode(f.payload, f.len, res, err);
+    if (rc != 0) {
+        s->healthy = 0;
+        return rc;
+    }
+    buf_consume(&s->in, used);
+    s->need_ready = 1;
+    if (!status_info(res->status)->from_agent) {
+        s->healthy = 0;
+        return llmsb_err_set(err, LLMSB_ERR_PROTO, "agent: status \"%s\" is not one an agent "
+                                                   "may report", status_name(res->status));
+    }
+    if (res->status == STATUS_INTERNAL_ERROR) {
+        /* the agent could not do its part: ours, not the job's; the
+         * container is suspect */
+        char shown[160];
+        s->healthy = 0;
+        llmsb_escape(shown, sizeof(shown), res->error, strlen(res->error));
+        return llmsb_err_set(err, LLMSB_ERR_BACKEND, "agent in %.12s: %s", s->id, shown);
+    }
+    /* A job killed by the clock may have left the agent mid-cleanup of a
+     * runaway; the pool destroys such containers rather than reuse them. */
+    if (res->status == STATUS_TIMEOUT)
+        s->healthy = 0;
+    return 0;
+}
+
+void sandbox_close(struct sandbox *s)
+{
+    struct llmsb_err e = {0};
+
+    if (s->stream)
+        s->stream->ops->close(s->stream);
+    s->stream = NULL;
+    if (s->open && s->be.ops && s->be.ops->remove(&s->be, s->id, &e) != 0)
+        log_warn("cannot remove container %.12s: %s", s->id, e.msg);
+    s->open = 0;
+    buf_release(&s->in);
+    backend_close(&s->be);
+}
+
+int sandbox_ping(struct sandbox *s, int64_t timeout_ms, struct llmsb_err *err)
+{
+    struct proto_frame f;
+    size_t used;
+    int rc;
+
+    if ((rc = ready_for_next(s, err)) != 0)
+        return rc;
+    rc = send_frame(s, PROTO_PING, "", 0, err);
+    if (rc == 0)
+        rc = wait_frame(s, PROTO_PONG, clock_mono_ms() + timeout_ms, &f, &used, err);
+    if (rc != 0) {
+        s->healthy = 0;
+        return rc;
+    }
+    buf_consume(&s->in, used);
+    return 0;
+}
+
+void sandbox_agent_log(const struct sandbox *s, char *out, size_t outsz)
+{
+    const struct buf *log = s->stream ? &s->stream->log : NULL;
+
+    if (outsz)
+        out[0] = '\0';
+    if (log && log->len)
+        llmsb_escape(out, outsz, log->data, log->len);
+}

@@ -1,0 +1,62 @@
+/* sandbox.h - one live sandbox container with its agent attached: the
+ * worker's side of the agent protocol (agent/proto.h) over a backend
+ * stream.  A sandbox runs many jobs in sequence; the agent cleans between
+ * them.  This is what the pool hands out.  It knows the engine only through
+ * the backend's ops table. */
+#ifndef LLMSB_SANDBOX_H
+#define LLMSB_SANDBOX_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include "agent/proto.h"
+#include "backends/backend.h"
+
+/* Values of a sandbox's cancel flag (0: carry on). */
+enum sandbox_cancel {
+    SANDBOX_GO = 0,
+    SANDBOX_CANCEL = 1,    /* the user cancelled the job */
+    SANDBOX_ABORT = 2      /* drain, lease lost or Ctrl-C: give the job back */
+};
+
+struct sandbox {
+    struct backend be;        /* one engine connection per sandbox */
+    atomic_int *cancel;       /* non-NULL and non-zero: stop waiting */
+    char id[BACKEND_ID_MAX];
+    char image[256];
+    struct backend_stream *stream;
+    struct buf in;            /* agent -> worker protocol bytes */
+    int open;                 /* the container exists */
+    int need_ready;           /* a RESULT came; READY not read yet */
+    int healthy;              /* 0: destroy rather than reuse */
+    int jobs;
+    int64_t born_ms;
+    struct container_spec spec;   /* what it was created with (labels not kept) */
+};
+
+/* Creates, attaches and starts a container from spec (labels included) and
+ * waits for the agent's HELLO.  tmpl is a template: the sandbox opens its
+ * own connection to the same engine, so sandboxes can move between
+ * threads. */
+int sandbox_open(struct sandbox *s, const struct backend *tmpl, const struct container_spec *spec,
+                 int64_t start_timeout_ms, struct llmsb_err *err);
+/* Runs one job. Returns 0 with res filled (any status the agent or the
+ * container's fate decided), or a negative code when the infrastructure
+ * failed (the caller's scheduler retries): an unreachable engine, a lost
+ * stream, an agent that reported internal_error.  backstop_ms bounds the
+ * wait for the RESULT; past it the container is destroyed and res gets
+ * status timeout (or memory_limit when the engine says OOM). */
+int sandbox_run(struct sandbox *s, const struct proto_job *pj, int64_t backstop_ms,
+                struct proto_result *res, struct llmsb_err *err);
+/* Kills and removes the container. Safe on a closed sandbox. */
+void sandbox_close(struct sandbox *s);
+/* Health check before hand-out: the previous job's cleanup finished and
+ * the agent answers PING within timeout_ms. */
+int sandbox_ping(struct sandbox *s, int64_t timeout_ms, struct llmsb_err *err);
+/* The newest bytes of the agent's own stderr (for logs), escaped into out. */
+void sandbox_agent_log(const struct sandbox *s, char *out, size_t outsz);
+
+/* The pool key of a spec: containers are interchangeable only when image
+ * and every container-level limit match. */
+void sandbox_spec_key(const struct container_spec *spec, char *out, size_t outsz);
+
+#endif

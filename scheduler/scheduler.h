@@ -1,0 +1,173 @@
+/* scheduler.h - the decisions about a job's life and the timers that
+ * drive them (DESIGN §2): admission (take only as many jobs as there are
+ * free slots), lease renewal, reclaim of stale and dead workers' jobs,
+ * cancellation polling, retry with back-off, dead-letter, deadlines.
+ *
+ * Two layers.  The decisions (scheduler_admit, scheduler_decide,
+ * scheduler_backoff_ms, scheduler_backstop_ms) are pure functions of their
+ * arguments, the same for the Redis worker and for `submit --local`, and
+ * unit-tested one by one.  struct scheduler is the worker's side: its
+ * slots' in-flight table and the timers, acting through queue/ (the only
+ * module that speaks Redis).  It knows nothing of containers: the worker
+ * executes jobs and reports an outcome. */
+#ifndef LLMSB_SCHEDULER_H
+#define LLMSB_SCHEDULER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include "common/common.h"
+#include "common/fields.h"
+#include "queue/queue.h"
+
+/* ---- decisions ------------------------------------------------------------- */
+
+/* What executing one attempt of a job came to. */
+enum sched_outcome {
+    SCHED_OUT_FINAL = 0,     /* a final result (the program's or the job's fault included) */
+    SCHED_OUT_CANCELLED,     /* the user cancelled it while it ran */
+    SCHED_OUT_ABORTED,       /* we stopped it (drain, lease lost): no result */
+    SCHED_OUT_FAILED         /* the infrastructure failed this attempt */
+};
+
+/* What to do with it. */
+enum sched_action {
+    SCHED_FINISH = 0,        /* write the result (and acknowledge) */
+    SCHED_RETRY,             /* give it back to be run again after delay_ms */
+    SCHED_DEAD_LETTER,       /* internal_error, plus an entry on the dead stream */
+    SCHED_GIVE_BACK          /* give it back at once; this attempt does not count */
+};
+
+struct sched_decision {
+    enum sched_action action;
+    int64_t delay_ms;
+};
+
+/* Retry back-off: base * 2^(attempt-1), at most max_ms. */
+struct sched_backoff {
+    int64_t base_ms;
+    int64_t max_ms;
+};
+
+#define SCHED_BACKOFF_BASE_MS 1000
+#define SCHED_BACKOFF_DOUBLINGS 6    /* base << 6 at most, before max_ms */
+
+int64_t scheduler_backoff_ms(long long attempt, const struct sched_backoff *b);
+/* attempt: 1 for the first try (for a stream entry, its delivery count). */
+struct sched_decision scheduler_decide(enum sched_outcome o, long long attempt,
+                                       int max_attempts, const struct sched_backoff *b);
+
+/* Before a delivered job runs. */
+enum sched_admit {
+    SCHED_ADMIT_RUN = 0,
+    SCHED_ADMIT_ACK,         /* a final result exists already: the first one stands */
+    SCHED_ADMIT_DEAD_LETTER, /* delivered more times than max_attempts */
+    SCHED_ADMIT_CANCEL       /* cancelled before it started */
+};
+
+enum sched_admit scheduler_admit(long long deliveries, int max_attempts, int already_final,
+                                 int cancel_requested);
+
+/* How long the worker waits for a job's result before it destroys the
+ * container: every step's limit plus the grace. */
+int64_t scheduler_backstop_ms(int64_t run_ms, int64_t compile_ms, int64_t install_ms,
+                              int64_t grace_ms);
+
+/* How many more jobs a worker may take now (never below 0). */
+int scheduler_claim_budget(int slots, int busy, int held);
+
+/* A periodic timer: due once per every_ms (the first time at once). */
+struct sched_timer {
+    int64_t every_ms;
+    int64_t next_ms;
+};
+/* 1 and re-armed when due at now. */
+int sched_timer_due(struct sched_timer *t, int64_t now);
+
+/* ---- the worker's scheduler ------------------------------------------------- */
+
+/* Values of a slot's cancel flag. */
+enum sched_cancel {
+    SCHED_GO = 0,
+    SCHED_CANCEL_USER = 1,   /* cancel key seen */
+    SCHED_CANCEL_ABORT = 2   /* drain deadline or lease lost: give it back */
+};
+
+#define SCHED_JOB_ID_MAX 128
+#define SCHED_RECLAIM_EVERY_MS 1000
+#define SCHED_MIN_OWN_IDLE_MS 5000     /* own deliveries this idle and not running are lost */
+#define SCHED_FINISH_GIVEUP_MS 120000  /* keep retrying a result write this long */
+#define SCHED_RENEW_BATCH 256
+
+struct sched_slot {
+    atomic_int cancel;
+    int busy;
+    char entry_id[QUEUE_ENTRY_ID_MAX];
+    char job_id[SCHED_JOB_ID_MAX];
+};
+
+struct sched_config {
+    int64_t lease_ms;        /* an entry is reclaimable after this idle */
+    int64_t block_ms;        /* XREADGROUP BLOCK */
+    const char *worker;      /* this worker's name, for dead letters */
+};
+
+struct scheduler {
+    struct sched_config cfg;
+    pthread_mutex_t mu;
+    struct sched_slot *slots;
+    int nslots;
+    struct queue_entry *held;    /* reclaimed for us, waiting for a free slot */
+    size_t nheld;
+    struct sched_timer renew, reclaim;
+    atomic_int draining;         /* no new jobs */
+    atomic_llong done;           /* final results written */
+};
+
+int scheduler_init(struct scheduler *s, int nslots, const struct sched_config *cfg,
+                   struct llmsb_err *err);
+void scheduler_release(struct scheduler *s);
+
+/* The next job for a slot: one reclaimed for us, else XREADGROUP COUNT 1
+ * (blocking up to block_ms). *e = NULL when none came. Caller frees *e
+ * with queue_entries_free(*e, 1). */
+int scheduler_next(struct scheduler *s, struct queue *q, struct queue_entry **e,
+                   struct llmsb_err *err);
+/* The slot runs entry_id / job_id now (its cancel flag is cleared). */
+void scheduler_begin(struct scheduler *s, int slot, const char *entry_id, const char *job_id);
+void scheduler_end(struct scheduler *s, int slot);
+atomic_int *scheduler_cancel_flag(struct scheduler *s, int slot);
+/* Slots running a job plus jobs held for slots. */
+int scheduler_busy(struct scheduler *s);
+/* Slots running a job. */
+int scheduler_running(struct scheduler *s);
+
+/* One pass of the timers, from the janitor thread on its own connection:
+ * cancellation polling (every call), lease renewal (lease/3) and reclaim
+ * (every SCHED_RECLAIM_EVERY_MS, not while draining). Returns 0, or a
+ * negative code when Redis failed (the caller reconnects). */
+int scheduler_tick(struct scheduler *s, struct queue *q, int64_t now);
+/* Drain deadline: every running job is told to stop and is given back. */
+void scheduler_abort_all(struct scheduler *s);
+/* At shutdown: held entries go back for any worker. */
+void scheduler_give_back_held(struct scheduler *s, struct queue *q);
+
+/* ---- acting on a decision, through queue/ ----------------------------------- */
+
+/* Writes a final result (result + notification + XACK, atomically),
+ * retrying through Redis outages up to SCHED_FINISH_GIVEUP_MS; if it gives
+ * up the entry stays pending and runs again elsewhere (at-least-once).
+ * Returns 1 written, 0 a final result existed already, <0 gave up. */
+int scheduler_finish(struct scheduler *s, struct queue *q, const struct queue_entry *e,
+                     const char *job_id, const char *status, const struct fields *result,
+                     const struct fields *dead, long long ttl_s);
+/* The dead-letter entry for e: its fields, then reason, attempts and
+ * last_worker (owned by out; fields_release it). */
+int scheduler_dead_fields(const struct scheduler *s, const struct queue_entry *e,
+                          const char *reason, char attempts[24], struct fields *out);
+/* Gives e back for any worker after delay_ms (0: as soon as its lease
+ * says). */
+void scheduler_give_back(struct scheduler *s, struct queue *q, const struct queue_entry *e,
+                         int64_t delay_ms);
+
+#endif

@@ -1,0 +1,162 @@
+/* local.c - `submit --local`: a job file run in this process with no Redis,
+ * through the same execution path and retry policy as the worker. */
+#include "worker.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backends/pool.h"
+#include "config/jobfile.h"
+#include "worker/exec.h"
+
+#define LOCAL_POLL_MS 50
+
+struct local_run {
+    const struct config *cfg;
+    struct pool pool;
+    struct backend be;
+    cJSON *const *jobs;
+    size_t n, next, finished;
+    cJSON **results;
+    pthread_mutex_t mu;
+    void (*progress)(void *, size_t, size_t, const cJSON *);
+    void *ud;
+    atomic_int cancel;
+};
+
+static void local_one(struct local_run *lr, const struct backend *be, size_t i)
+{
+    struct fields f;
+    char defid[32];
+    struct llmsb_err err = {0};
+    struct job j;
+    struct job_result r;
+
+    snprintf(defid, sizeof(defid), "job-%zu", i + 1);
+    fields_init(&f, JOB_MAX_FIELDS);
+    job_init(&j, lr->cfg);
+    if (jobfile_fields(lr->jobs[i], &f) != 0 || job_from_fields(&j, lr->cfg, &f, defid, &err) != 0) {
+        job_result_init(&r, &j);
+        job_result_set_status(&r, STATUS_INVALID, "%s",
+                              err.msg[0] ? err.msg : "job: too many fields or out of memory");
+    } else {
+        job_result_init(&r, &j);
+        if (exec_job_retrying(&lr->pool, be, lr->cfg, &j, &lr->cancel, &r) == SCHED_OUT_ABORTED)
+            job_result_set_status(&r, STATUS_INTERNAL_ERROR, "interrupted");
+    }
+    if (!r.id[0])
+        snprintf(r.id, sizeof(r.id), "%s", defid);
+    snprintf(r.worker, sizeof(r.worker), "%s", exec_worker_name());
+    lr->results[i] = job_result_json(&r);
+    pthread_mutex_lock(&lr->mu);
+    lr->finished++;
+    if (lr->progress)
+        lr->progress(lr->ud, lr->finished, lr->n, lr->results[i]);
+    pthread_mutex_unlock(&lr->mu);
+    job_result_release(&r);
+    job_release(&j);
+    fields_release(&f);
+}
+
+static void *local_main(void *arg)
+{
+    struct local_run *lr = arg;
+    struct backend be;
+    struct llmsb_err err = {0};
+
+    if (backend_clone(&be, &lr->be, &err) != 0) {
+        log_error("%s", err.msg);
+        return NULL;
+    }
+    for (;;) {
+        size_t i;
+        pthread_mutex_lock(&lr->mu);
+        i = lr->next++;
+        pthread_mutex_unlock(&lr->mu);
+        if (i >= lr->n || atomic_load(&lr->cancel))
+            break;
+        local_one(lr, &be, i);
+    }
+    backend_close(&be);
+    return NULL;
+}
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    llmsb_interrupted = 1;   /* running jobs stop, their containers go */
+}
+
+static void sleep_ms(int64_t ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
+    nanosleep(&ts, NULL);
+}
+
+static int all_done(struct local_run *lr)
+{
+    int all;
+    pthread_mutex_lock(&lr->mu);
+    all = lr->finished >= lr->n;
+    pthread_mutex_unlock(&lr->mu);
+    return all;
+}
+
+int worker_run_local(const struct config *cfg, int slots, cJSON *const *jobs, size_t n,
+                     cJSON **results, void (*progress)(void *, size_t, size_t, const cJSON *),
+                     void *ud)
+{
+    static struct local_run lr;
+    struct pool_config pc;
+    struct llmsb_err err = {0};
+    pthread_t *th = NULL;
+    char version[64];
+    int started = 0, rc = 0;
+
+    memset(&lr, 0, sizeof(lr));
+    lr.cfg = cfg;
+    lr.jobs = jobs;
+    lr.n = n;
+    lr.results = results;
+    lr.progress = progress;
+    lr.ud = ud;
+    atomic_init(&lr.cancel, SCHED_GO);
+    pthread_mutex_init(&lr.mu, NULL);
+    exec_identity(NULL, "local", NULL);
+    llmsb_signals(on_signal);
+    if (backend_open(&lr.be, cfg->backend, cfg->backend_host, &err) != 0 ||
+        lr.be.ops->ping(&lr.be, version, sizeof(version), &err) != 0) {
+        log_error("%s", err.msg);
+        backend_close(&lr.be);
+        return 3;
+    }
+    exec_pool_config(cfg, slots, &pc);
+    pc.min_idle = 0;   /* nothing to keep warm for after the file */
+    pool_init(&lr.pool, &lr.be, &pc);
+    if (!(th = calloc((size_t)slots, sizeof(*th)))) {
+        rc = 3;
+        goto out;
+    }
+    for (; started < slots; started++)
+        if (pthread_create(&th[started], NULL, local_main, &lr) != 0) {
+            log_error("submit --local: cannot start thread %d", started);
+            break;
+        }
+    if (started == 0)
+        rc = 3;
+    while (started && !llmsb_interrupted && !all_done(&lr))
+        sleep_ms(LOCAL_POLL_MS);
+    if (llmsb_interrupted) {
+        atomic_store(&lr.cancel, SCHED_CANCEL_ABORT);
+        rc = 130;
+    }
+out:
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    free(th);
+    pool_release_all(&lr.pool);
+    backend_close(&lr.be);
+    return rc;
+}

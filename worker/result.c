@@ -1,0 +1,300 @@
+/* result.c - results: expectations, artifacts, and the two serializers
+ * (see result.h), both driven by one schema table. */
+#include "result.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/base64.h"
+#include "common/json.h"
+#include "worker/job.h"
+
+enum rtype {
+    RT_TEXT,
+    RT_INT,
+    RT_BOOL,
+    RT_JSON,
+    RT_INT_OR_NULL,     /* absent from the hash: null in JSON */
+    RT_JSON_OR_NULL
+};
+
+/* The documented result fields, in the order JSON shows them. */
+static const struct {
+    const char *name;
+    enum rtype type;
+} schema[] = {
+    {"id", RT_TEXT}, {"status", RT_TEXT}, {"exit_code", RT_INT}, {"signal", RT_INT_OR_NULL},
+    {"stdout", RT_TEXT}, {"stderr", RT_TEXT}, {"stdout_truncated", RT_BOOL},
+    {"stderr_truncated", RT_BOOL}, {"compile_output", RT_TEXT}, {"duration_ms", RT_INT},
+    {"cpu_ms", RT_INT}, {"max_rss_kb", RT_INT}, {"passed", RT_BOOL}, {"violations", RT_JSON},
+    {"artifacts", RT_JSON}, {"error", RT_TEXT}, {"worker", RT_TEXT}, {"backend", RT_TEXT},
+    {"image", RT_TEXT}, {"attempts", RT_INT}, {"queued_at", RT_INT}, {"started_at", RT_INT},
+    {"finished_at", RT_INT}, {"meta", RT_JSON_OR_NULL},
+};
+
+void job_result_init(struct job_result *r, const struct job *j)
+{
+    memset(r, 0, sizeof(*r));
+    proto_result_init(&r->r, j ? (size_t)j->limits.output_bytes + 1024 : (1u << 20));
+    r->passed = -1;
+    r->attempts = 1;
+    r->queued_at = clock_wall_ms();
+    if (j && j->id)
+        snprintf(r->id, sizeof(r->id), "%s", j->id);
+    if (j && j->meta)
+        r->meta = strdup(j->meta);
+}
+
+void job_result_release(struct job_result *r)
+{
+    free(r->meta);
+    free(r->violations);
+    free(r->artifacts);
+    r->meta = r->violations = r->artifacts = NULL;
+    proto_result_release(&r->r);
+}
+
+void job_result_set_status(struct job_result *r, enum job_status status, const char *fmt, ...)
+{
+    va_list ap;
+
+    r->r.status = status;
+    if (fmt) {
+        va_start(ap, fmt);
+        vsnprintf(r->error, sizeof(r->error), fmt, ap);
+        va_end(ap);
+    }
+}
+
+static size_t rstrip(const char *s, size_t n)
+{
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == '\t'))
+        n--;
+    return n;
+}
+
+void job_result_check(struct job_result *r, const struct job *j)
+{
+    const char *out = r->r.out.data ? r->r.out.data : "";
+
+    if (!j->expect_stdout && !j->has_expect_exit)
+        return;
+    r->passed = status_info(r->r.status)->ran &&
+                r->r.exit_code == (j->has_expect_exit ? j->expect_exit : 0);
+    if (r->passed && j->expect_stdout) {
+        size_t a = rstrip(out, r->r.out.len);
+        size_t b = rstrip(j->expect_stdout, strlen(j->expect_stdout));
+        r->passed = a == b && memcmp(out, j->expect_stdout, a) == 0;
+    }
+}
+
+/* ---- the Redis hash form ------------------------------------------------------ */
+
+int job_result_to_fields(const struct job_result *r, char nums[RESULT_NUMS][32],
+                         struct fields *out)
+{
+    const struct proto_result *p = &r->r;
+    const struct {
+        const char *name;
+        int64_t v;
+    } numv[] = {{"exit_code", p->exit_code}, {"signal", p->signal},
+                {"duration_ms", p->duration_ms}, {"cpu_ms", p->cpu_ms},
+                {"max_rss_kb", p->max_rss_kb}, {"attempts", r->attempts},
+                {"queued_at", r->queued_at}, {"started_at", r->started_at},
+                {"finished_at", r->finished_at}};
+    const char *err = r->error[0] ? r->error : p->error;
+    int rc = 0;
+
+    fields_init(out, RESULT_MAX_FIELDS);
+    rc |= fields_adds(out, "id", r->id);
+    rc |= fields_adds(out, "status", status_name(p->status));
+    for (size_t i = 0; i < sizeof(numv) / sizeof(numv[0]); i++) {
+        snprintf(nums[i], 32, "%lld", (long long)numv[i].v);
+        if (strcmp(numv[i].name, "signal") != 0 || numv[i].v)
+            rc |= fields_adds(out, numv[i].name, nums[i]);
+    }
+    rc |= fields_add(out, "stdout", p->out.data, p->out.len);
+    rc |= fields_add(out, "stderr", p->err.data, p->err.len);
+    rc |= fields_adds(out, "stdout_truncated", p->out_truncated ? "true" : "false");
+    rc |= fields_adds(out, "stderr_truncated", p->err_truncated ? "true" : "false");
+    rc |= fields_add(out, "compile_output", p->compile_output.data, p->compile_output.len);
+    if (r->passed >= 0)
+        rc |= fields_adds(out, "passed", r->passed ? "true" : "false");
+    rc |= fields_adds(out, "violations", r->violations ? r->violations : "[]");
+    rc |= fields_adds(out, "artifacts", r->artifacts ? r->artifacts : "[]");
+    if (err[0])
+        rc |= fields_adds(out, "error", err);
+    rc |= fields_adds(out, "worker", r->worker);
+    rc |= fields_adds(out, "backend", r->backend);
+    rc |= fields_adds(out, "image", r->image);
+    if (r->meta)
+        rc |= fields_adds(out, "meta", r->meta);
+    return rc ? LLMSB_ERR_NOMEM : 0;
+}
+
+/* One hash value as the JSON its schema type says; NULL on ENOMEM. */
+static cJSON *typed_value(enum rtype t, const char *text)
+{
+    double d;
+    cJSON *parsed;
+
+    switch (t) {
+    case RT_INT:
+    case RT_INT_OR_NULL:
+        if (parse_double(text, -1e300, 1e300, &d) == 0)
+            return cJSON_CreateNumber(d);
+        break;
+    case RT_BOOL:
+        return cJSON_CreateBool(strcmp(text, "true") == 0);
+    case RT_JSON:
+    case RT_JSON_OR_NULL:
+        if ((parsed = cJSON_Parse(text)) != NULL)
+            return parsed;
+        break;
+    case RT_TEXT:
+        break;
+    }
+    return cJSON_CreateString(text);
+}
+
+cJSON *result_fields_json(const struct fields *f)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    for (size_t k = 0; o && k < sizeof(schema) / sizeof(schema[0]); k++) {
+        size_t len;
+        const char *v = fields_get(f, schema[k].name, &len);
+        cJSON *item;
+        char *text;
+
+        if (!v) {
+            if (schema[k].type == RT_INT_OR_NULL || schema[k].type == RT_JSON_OR_NULL)
+                cJSON_AddNullToObject(o, schema[k].name);
+            continue;
+        }
+        if (!(text = json_utf8_clean(v, len)))
+            goto fail;
+        item = typed_value(schema[k].type, text);
+        free(text);
+        if (!item)
+            goto fail;
+        cJSON_AddItemToObject(o, schema[k].name, item);
+    }
+    return o;
+fail:
+    cJSON_Delete(o);
+    return NULL;
+}
+
+cJSON *job_result_json(const struct job_result *r)
+{
+    struct fields f;
+    char nums[RESULT_NUMS][32];
+    cJSON *o = NULL;
+
+    if (job_result_to_fields(r, nums, &f) == 0)
+        o = result_fields_json(&f);
+    fields_release(&f);
+    return o;
+}
+
+/* ---- artifacts --------------------------------------------------------------- */
+
+static const char *mime_of(const char *name)
+{
+    static const char *map[][2] = {
+        {"png", "image/png"}, {"jpg", "image/jpeg"}, {"jpeg", "image/jpeg"}, {"gif", "image/gif"},
+        {"svg", "image/svg+xml"}, {"pdf", "application/pdf"}, {"html", "text/html"},
+        {"htm", "text/html"}, {"txt", "text/plain"}, {"csv", "text/csv"}, {"json", "application/json"},
+        {"md", "text/markdown"}, {"log", "text/plain"}};
+    const char *dot = strrchr(name, '.');
+    for (size_t i = 0; dot && i < sizeof(map) / sizeof(map[0]); i++)
+        if (strcasecmp(dot + 1, map[i][0]) == 0)
+            return map[i][1];
+    return "application/octet-stream";
+}
+
+int job_result_each_artifact(const struct job_result *r,
+                             int (*fn)(void *ud, const char *name, const char *data, size_t len),
+                             void *ud)
+{
+    const struct buf *a = &r->r.artifacts;
+    size_t off = 0;
+    uint16_t tag;
+    const char *v;
+    uint32_t n;
+    char name[4200] = "";
+    int rc = 0;
+
+    while (rc == 0 && a->len && proto_tlv_next(a->data, a->len, &off, &tag, &v, &n) == 1) {
+        if (tag == TAG_ARTIFACT_NAME) {
+            /* the agent is not trusted: a name must be a clean relative path */
+            if (n >= sizeof(name) || proto_path_check(v, n, NULL) != 0)
+                name[0] = '\0';
+            else
+                memcpy(name, v, n), name[n] = '\0';
+        } else if (tag == TAG_ARTIFACT_DATA && name[0]) {
+            rc = fn(ud, name, v, n);
+            name[0] = '\0';
+        }
+    }
+    return rc;
+}
+
+static int add_artifact_json(void *ud, const char *name, const char *data, size_t len)
+{
+    cJSON *o = cJSON_CreateObject();
+    char *b64 = base64_encode(data, len, NULL);
+
+    if (!o || !b64) {
+        cJSON_Delete(o);
+        free(b64);
+        return -1;
+    }
+    json_add_text(o, "name", name, strlen(name));
+    cJSON_AddStringToObject(o, "mime", mime_of(name));
+    cJSON_AddNumberToObject(o, "size", (double)len);
+    cJSON_AddStringToObject(o, "base64", b64);
+    free(b64);
+    cJSON_AddItemToArray(ud, o);
+    return 0;
+}
+
+/* {name, skipped} for each "path: reason" note of the agent. */
+static void add_skipped(cJSON *arr, const struct buf *a)
+{
+    size_t off = 0;
+    uint16_t tag;
+    const char *v;
+    uint32_t n;
+
+    while (proto_tlv_next(a->data, a->len, &off, &tag, &v, &n) == 1) {
+        if (tag != TAG_ARTIFACT_SKIPPED)
+            continue;
+        const char *colon = memchr(v, ':', n);
+        cJSON *o = cJSON_CreateObject();
+        size_t nl = colon ? (size_t)(colon - v) : n;
+        json_add_text(o, "name", v, nl);
+        json_add_text(o, "skipped", colon ? colon + 2 : "", colon && n > nl + 2 ? n - nl - 2 : 0);
+        cJSON_AddItemToArray(arr, o);
+    }
+}
+
+int job_result_artifacts(struct job_result *r)
+{
+    cJSON *arr;
+
+    if (r->r.artifacts.len == 0)
+        return 0;
+    if (!(arr = cJSON_CreateArray()))
+        return -1;
+    job_result_each_artifact(r, add_artifact_json, arr);
+    add_skipped(arr, &r->r.artifacts);
+    free(r->artifacts);
+    r->artifacts = cJSON_PrintUnformatted(arr);
+    cJSON_Delete(arr);
+    return r->artifacts ? 0 : -1;
+}

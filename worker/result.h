@@ -1,0 +1,68 @@
+/* result.h - a job's result (DESIGN §4 result fields): one type, one
+ * serializer to the Redis hash form (every value a string), and one from
+ * that form to JSON (numbers as numbers, booleans as booleans, artifacts,
+ * violations and meta as JSON).  `run --json`, `submit --out`, `result` and
+ * the worker all go through the same two, so a result reads the same
+ * wherever it comes from. */
+#ifndef LLMSB_RESULT_H
+#define LLMSB_RESULT_H
+
+#include <cjson/cJSON.h>
+#include <stdint.h>
+#include "agent/proto.h"
+#include "common/fields.h"
+#include "common/status.h"
+
+struct job;
+
+#define RESULT_ID_MAX 128
+
+struct job_result {
+    char id[RESULT_ID_MAX];
+    struct proto_result r;  /* status, exit_code, signal, output, usage */
+    int passed;             /* -1 = no expectations given */
+    char error[512];
+    char backend[16];
+    char image[256];
+    char worker[128];
+    char *meta;             /* JSON text or NULL; owned */
+    char *violations;       /* JSON array text or NULL; owned */
+    char *artifacts;        /* JSON array text or NULL; owned */
+    int attempts;
+    int64_t queued_at;      /* ms since the epoch; for `run`, when it was asked */
+    int64_t started_at;
+    int64_t finished_at;
+};
+
+/* j may be NULL (a result for an entry that is not a job at all). */
+void job_result_init(struct job_result *r, const struct job *j);
+void job_result_release(struct job_result *r);
+/* Sets the status and, with fmt, the error text. */
+void job_result_set_status(struct job_result *r, enum job_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Fills r->passed from the job's expectations (DESIGN §3). */
+void job_result_check(struct job_result *r, const struct job *j);
+
+/* Turns the agent's collected files into r->artifacts: a JSON array of
+ * {name, mime, size, base64}, and {name, skipped} for what was left out. */
+int job_result_artifacts(struct job_result *r);
+/* Calls fn for each collected file (name validated as a relative path). */
+int job_result_each_artifact(const struct job_result *r,
+                             int (*fn)(void *ud, const char *name, const char *data, size_t len),
+                             void *ud);
+
+/* The result as the Redis hash's string fields.  out's values point into r
+ * and into nums (RESULT_NUMS strings), which must outlive out. */
+#define RESULT_MAX_FIELDS 32
+#define RESULT_NUMS 16
+int job_result_to_fields(const struct job_result *r, char nums[RESULT_NUMS][32],
+                         struct fields *out);
+/* A result hash (string fields, as written by job_result_to_fields or read
+ * back from Redis) as a JSON object in the documented field order: numbers
+ * as numbers, booleans as booleans, artifacts/violations/meta as JSON;
+ * unknown names are left out. Returns a new cJSON; caller deletes. */
+cJSON *result_fields_json(const struct fields *f);
+/* Both in one: r as a JSON object. New cJSON; caller deletes. */
+cJSON *job_result_json(const struct job_result *r);
+
+#endif
