@@ -25,32 +25,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 static int send_frame(int type, const struct buf *payload)
 {
-    struct buf f;
-    int rc;
-
-    buf_init(&f, PROTO_MAX_PAYLOAD + PROTO_HEADER_LEN);
-    rc = proto_frame_append(&f, type, payload ? payload->data : "", payload ? payload->len : 0);
-    if (rc == 0)
-        rc = write_all(STDOUT_FILENO, f.data, f.len);
-    buf_release(&f);
-    return rc;
+    return proto_frame_write(STDOUT_FILENO, type, payload ? payload->data : NULL,
+                             payload ? payload->len : 0);
 }
 
 static void send_hello(int type, int clean)
@@ -129,7 +107,7 @@ static void handle_job(const struct proto_frame *f, const struct agent_conf *con
     proto_result_init(&res, PROTO_MAX_PAYLOAD / 4);
     if (proto_job_decode(f->payload, f->len, &job, &err) != 0) {
         res.status = STATUS_INTERNAL_ERROR;
-        snprintf(res.error, sizeof(res.error), "agent: %s", err.msg);
+        llmsb_fmt(res.error, sizeof(res.error), "agent: %s", err.msg);
     } else {
         agent_job_run(conf, &job, &res);
     }

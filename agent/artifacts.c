@@ -36,7 +36,7 @@ struct walk {
     int notes;
     int64_t deadline;
     int stopped;
-    int take_all;            /* the plots dir: every regular file, flat */
+    int take_all; /* the plots dir: every regular file, flat */
 };
 
 static int wanted(const struct walk *w, const char *rel)
@@ -61,7 +61,7 @@ static void note(struct walk *w, const char *rel, const char *fmt, ...)
     va_list ap;
 
     if (w->notes++ >= MAX_NOTES)
-        return;   /* counted: the collector adds one line for the rest */
+        return; /* counted: the collector adds one line for the rest */
     va_start(ap, fmt);
     vsnprintf(why, sizeof(why), fmt, ap);
     va_end(ap);
@@ -100,7 +100,7 @@ static void take_file(struct walk *w, int dirfd, const char *name, const char *r
     buf_init(&data, (size_t)w->job->artifact_max_file);
     while ((n = read(fd, chunk, sizeof(chunk))) > 0)
         if (buf_append(&data, chunk, (size_t)n) != 0)
-            break;   /* grew past the cap while we read: keep the capped part out */
+            break; /* grew past the cap while we read: keep the capped part out */
     close(fd);
     if (n != 0 || w->total + data.len > w->job->artifact_max_total) {
         note(w, rel, "changed or grew while being read");

@@ -3,7 +3,9 @@
  * left and against a cap before anything is allocated. */
 #include "proto.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "common/strlist.h"
@@ -61,6 +63,28 @@ int proto_frame_append(struct buf *out, int type, const char *payload, size_t le
     if ((rc = buf_append(out, h, sizeof(h))) != 0)
         return rc;
     return buf_append(out, payload, len);
+}
+
+int proto_frame_write(int fd, int type, const char *payload, size_t len)
+{
+    struct buf f;
+    const char *p;
+    size_t n;
+    int rc;
+
+    buf_init(&f, PROTO_MAX_PAYLOAD + PROTO_HEADER_LEN);
+    rc = proto_frame_append(&f, type, payload ? payload : "", payload ? len : 0);
+    for (p = f.data, n = f.len; rc == 0 && n > 0;) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            rc = -1;
+        else
+            p += w, n -= (size_t)w;
+    }
+    buf_release(&f);
+    return rc ? -1 : 0;
 }
 
 int proto_put_bytes(struct buf *b, uint16_t tag, const void *p, size_t n)
@@ -190,8 +214,7 @@ int proto_job_encode(const struct proto_job *j, struct buf *b)
     return rc ? LLMSB_ERR_LIMIT : 0;
 }
 
-static int job_add_file(struct proto_job *j, const char *path, uint32_t plen,
-                        struct llmsb_err *err)
+static int job_add_file(struct proto_job *j, const char *path, uint32_t plen, struct llmsb_err *err)
 {
     struct proto_file *nf;
     int rc;
@@ -215,19 +238,32 @@ static int job_add_file(struct proto_job *j, const char *path, uint32_t plen,
 static uint64_t *job_u64_field(struct proto_job *j, uint16_t tag)
 {
     switch (tag) {
-    case TAG_TIMEOUT_MS: return &j->timeout_ms;
-    case TAG_COMPILE_TIMEOUT_MS: return &j->compile_timeout_ms;
-    case TAG_OUTPUT_LIMIT: return &j->output_limit;
-    case TAG_COMPILE_OUTPUT_LIMIT: return &j->compile_output_limit;
-    case TAG_FSIZE_LIMIT: return &j->fsize_limit;
-    case TAG_NOFILE: return &j->nofile;
-    case TAG_NPROC: return &j->nproc;
-    case TAG_ARTIFACT_MAX_COUNT: return &j->artifact_max_count;
-    case TAG_ARTIFACT_MAX_FILE: return &j->artifact_max_file;
-    case TAG_ARTIFACT_MAX_TOTAL: return &j->artifact_max_total;
-    case TAG_INSTALL_TIMEOUT_MS: return &j->install_timeout_ms;
-    case TAG_INSTALL_PAUSE: return &j->install_pause;
-    default: return NULL;
+    case TAG_TIMEOUT_MS:
+        return &j->timeout_ms;
+    case TAG_COMPILE_TIMEOUT_MS:
+        return &j->compile_timeout_ms;
+    case TAG_OUTPUT_LIMIT:
+        return &j->output_limit;
+    case TAG_COMPILE_OUTPUT_LIMIT:
+        return &j->compile_output_limit;
+    case TAG_FSIZE_LIMIT:
+        return &j->fsize_limit;
+    case TAG_NOFILE:
+        return &j->nofile;
+    case TAG_NPROC:
+        return &j->nproc;
+    case TAG_ARTIFACT_MAX_COUNT:
+        return &j->artifact_max_count;
+    case TAG_ARTIFACT_MAX_FILE:
+        return &j->artifact_max_file;
+    case TAG_ARTIFACT_MAX_TOTAL:
+        return &j->artifact_max_total;
+    case TAG_INSTALL_TIMEOUT_MS:
+        return &j->install_timeout_ms;
+    case TAG_INSTALL_PAUSE:
+        return &j->install_pause;
+    default:
+        return NULL;
     }
 }
 
@@ -255,7 +291,7 @@ static int job_field(struct proto_job *j, uint16_t tag, const char *v, uint32_t 
     case TAG_FILE_MODE:
         if (!last || proto_get_u64(v, n, &x) || x > 07777)
             return llmsb_err_set(err, LLMSB_ERR_PROTO, "job: bad file mode");
-        last->mode = (uint32_t)x & 0755;   /* never setuid/setgid/sticky */
+        last->mode = (uint32_t)x & 0755; /* never setuid/setgid/sticky */
         return 0;
     case TAG_COMPILE_ARG:
         return strlist_add(&j->compile_argv, &j->ncompile, v, n);
@@ -287,10 +323,10 @@ static int job_field(struct proto_job *j, uint16_t tag, const char *v, uint32_t 
         return 0;
     default:
         if ((u = job_u64_field(j, tag)) != NULL)
-            return proto_get_u64(v, n, u) ? llmsb_err_set(err, LLMSB_ERR_PROTO,
-                                                          "job: tag %u is not a u64", tag)
-                                          : 0;
-        return 0;   /* unknown tag: skip */
+            return proto_get_u64(v, n, u)
+                       ? llmsb_err_set(err, LLMSB_ERR_PROTO, "job: tag %u is not a u64", tag)
+                       : 0;
+        return 0; /* unknown tag: skip */
     }
 }
 
@@ -385,18 +421,41 @@ static int result_field(struct proto_result *r, uint16_t tag, const char *v, uin
         memcpy(r->error, v, n);
         r->error[n] = '\0';
         return 0;
-    case TAG_STDOUT: b = &r->out; break;
-    case TAG_STDERR: b = &r->err; break;
-    case TAG_COMPILE_OUTPUT: b = &r->compile_output; break;
-    case TAG_ARTIFACTS: b = &r->artifacts; break;
-    case TAG_EXIT_CODE: i64 = &r->exit_code; break;
-    case TAG_SIGNAL: i64 = &r->signal; break;
-    case TAG_DURATION_MS: i64 = &r->duration_ms; break;
-    case TAG_CPU_MS: i64 = &r->cpu_ms; break;
-    case TAG_MAX_RSS_KB: i64 = &r->max_rss_kb; break;
-    case TAG_STDOUT_TRUNC: flag = &r->out_truncated; break;
-    case TAG_STDERR_TRUNC: flag = &r->err_truncated; break;
-    default: return 0;
+    case TAG_STDOUT:
+        b = &r->out;
+        break;
+    case TAG_STDERR:
+        b = &r->err;
+        break;
+    case TAG_COMPILE_OUTPUT:
+        b = &r->compile_output;
+        break;
+    case TAG_ARTIFACTS:
+        b = &r->artifacts;
+        break;
+    case TAG_EXIT_CODE:
+        i64 = &r->exit_code;
+        break;
+    case TAG_SIGNAL:
+        i64 = &r->signal;
+        break;
+    case TAG_DURATION_MS:
+        i64 = &r->duration_ms;
+        break;
+    case TAG_CPU_MS:
+        i64 = &r->cpu_ms;
+        break;
+    case TAG_MAX_RSS_KB:
+        i64 = &r->max_rss_kb;
+        break;
+    case TAG_STDOUT_TRUNC:
+        flag = &r->out_truncated;
+        break;
+    case TAG_STDERR_TRUNC:
+        flag = &r->err_truncated;
+        break;
+    default:
+        return 0;
     }
     if (b) {
         buf_reset(b);
@@ -459,8 +518,8 @@ int proto_path_check(const char *path, size_t len, struct llmsb_err *err)
             return llmsb_err_set(err, LLMSB_ERR_INVALID,
                                  "files: path \"%s\" has an empty or \".\" component", shown);
         if (plen == 2 && part[0] == '.' && part[1] == '.')
-            return llmsb_err_set(err, LLMSB_ERR_INVALID,
-                                 "files: path \"%s\" contains \"..\"", shown);
+            return llmsb_err_set(err, LLMSB_ERR_INVALID, "files: path \"%s\" contains \"..\"",
+                                 shown);
         if (plen > 255)
             return llmsb_err_set(err, LLMSB_ERR_INVALID,
                                  "files: path \"%s\" has a component over 255 bytes", shown);

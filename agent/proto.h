@@ -36,18 +36,18 @@ enum proto_type {
     PROTO_PING = 5,
     PROTO_PONG = 6,
     PROTO_SHUTDOWN = 7,
-    PROTO_INSTALLED = 8,   /* agent: libraries installed; waits for CONTINUE */
-    PROTO_CONTINUE = 9     /* worker: go on to compile and run */
+    PROTO_INSTALLED = 8, /* agent: libraries installed; waits for CONTINUE */
+    PROTO_CONTINUE = 9   /* worker: go on to compile and run */
 };
 
 enum proto_tag {
     /* hello / ready */
     TAG_AGENT_VERSION = 1,
     TAG_AGENT_PID = 2,
-    TAG_CLEAN = 3,             /* ready: 1 if cleanup fully succeeded */
+    TAG_CLEAN = 3, /* ready: 1 if cleanup fully succeeded */
     /* job */
     TAG_JOB_ID = 10,
-    TAG_FILE_PATH = 11,        /* followed by TAG_FILE_DATA and TAG_FILE_MODE */
+    TAG_FILE_PATH = 11, /* followed by TAG_FILE_DATA and TAG_FILE_MODE */
     TAG_FILE_DATA = 12,
     TAG_FILE_MODE = 13,
     TAG_COMPILE_ARG = 14,
@@ -61,15 +61,15 @@ enum proto_tag {
     TAG_FSIZE_LIMIT = 22,
     TAG_NOFILE = 23,
     TAG_NPROC = 24,
-    TAG_ARTIFACT_GLOB = 25,     /* repeated */
+    TAG_ARTIFACT_GLOB = 25, /* repeated */
     TAG_ARTIFACT_MAX_COUNT = 26,
     TAG_ARTIFACT_MAX_FILE = 27,
     TAG_ARTIFACT_MAX_TOTAL = 28,
-    TAG_PLOTS_DIR = 29,         /* absolute; made for the job, collected after */
-    TAG_INSTALL_ARG = 30,       /* argv of the library install step */
-    TAG_INSTALL_ENV = 31,       /* extra "K=V" for the install step only */
+    TAG_PLOTS_DIR = 29,   /* absolute; made for the job, collected after */
+    TAG_INSTALL_ARG = 30, /* argv of the library install step */
+    TAG_INSTALL_ENV = 31, /* extra "K=V" for the install step only */
     TAG_INSTALL_TIMEOUT_MS = 32,
-    TAG_INSTALL_PAUSE = 33,     /* 1: INSTALLED/CONTINUE between install and run */
+    TAG_INSTALL_PAUSE = 33, /* 1: INSTALLED/CONTINUE between install and run */
     /* result */
     TAG_STATUS = 40,
     TAG_EXIT_CODE = 41,
@@ -83,15 +83,15 @@ enum proto_tag {
     TAG_CPU_MS = 49,
     TAG_MAX_RSS_KB = 50,
     TAG_ERROR = 51,
-    TAG_ARTIFACTS = 52,         /* nested: NAME, DATA pairs and SKIPPED notes */
+    TAG_ARTIFACTS = 52, /* nested: NAME, DATA pairs and SKIPPED notes */
     TAG_ARTIFACT_NAME = 53,
     TAG_ARTIFACT_DATA = 54,
-    TAG_ARTIFACT_SKIPPED = 55   /* "path: reason" */
+    TAG_ARTIFACT_SKIPPED = 55 /* "path: reason" */
 };
 
 struct proto_frame {
     int type;
-    const char *payload;   /* points into the caller's buffer */
+    const char *payload; /* points into the caller's buffer */
     size_t len;
 };
 
@@ -100,6 +100,8 @@ struct proto_frame {
  * version, size) with err set. */
 int proto_frame_parse(const char *data, size_t len, struct proto_frame *f, size_t *used,
                       struct llmsb_err *err);
+/* Writes one frame (header + payload) to fd, all of it. Returns 0 or -1. */
+int proto_frame_write(int fd, int type, const char *payload, size_t len);
 /* Appends a frame header + payload to out. */
 int proto_frame_append(struct buf *out, int type, const char *payload, size_t len);
 
@@ -124,30 +126,30 @@ struct proto_job {
     char *id;
     struct proto_file *files;
     size_t nfiles;
-    char **compile_argv;     /* NULL-terminated; ncompile == 0: no compile step */
+    char **compile_argv; /* NULL-terminated; ncompile == 0: no compile step */
     size_t ncompile;
-    char **run_argv;         /* NULL-terminated */
+    char **run_argv; /* NULL-terminated */
     size_t nrun;
-    char **env;              /* NULL-terminated "K=V" */
+    char **env; /* NULL-terminated "K=V" */
     size_t nenv;
     char *stdin_data;
     size_t stdin_len;
     uint64_t timeout_ms;
     uint64_t compile_timeout_ms;
-    uint64_t output_limit;          /* stdout + stderr bytes */
+    uint64_t output_limit; /* stdout + stderr bytes */
     uint64_t compile_output_limit;
-    uint64_t fsize_limit;           /* RLIMIT_FSIZE bytes */
+    uint64_t fsize_limit; /* RLIMIT_FSIZE bytes */
     uint64_t nofile;
     uint64_t nproc;
-    char **artifact_globs;   /* NULL-terminated; none: collect nothing */
+    char **artifact_globs; /* NULL-terminated; none: collect nothing */
     size_t nglobs;
     uint64_t artifact_max_count;
     uint64_t artifact_max_file;
     uint64_t artifact_max_total;
-    char *plots_dir;         /* NULL: no plot capture */
-    char **install_argv;     /* NULL-terminated; ninstall == 0: no install step */
+    char *plots_dir;     /* NULL: no plot capture */
+    char **install_argv; /* NULL-terminated; ninstall == 0: no install step */
     size_t ninstall;
-    char **install_env;      /* added to env for the install step */
+    char **install_env; /* added to env for the install step */
     size_t ninstall_env;
     uint64_t install_timeout_ms;
     uint64_t install_pause;
@@ -166,7 +168,7 @@ struct proto_result {
     int64_t cpu_ms;
     int64_t max_rss_kb;
     char error[256];
-    struct buf artifacts;    /* nested TLVs: TAG_ARTIFACT_NAME/DATA pairs, SKIPPED */
+    struct buf artifacts; /* nested TLVs: TAG_ARTIFACT_NAME/DATA pairs, SKIPPED */
 };
 
 void proto_job_init(struct proto_job *j);

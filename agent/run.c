@@ -28,8 +28,8 @@
 
 extern char **environ;
 
-#define EXIT_GRACE_MS 200      /* leftovers holding a pipe after main exits */
-#define KILL_GRACE_MS 2000     /* after SIGKILL, stop waiting for EOF */
+#define EXIT_GRACE_MS 200  /* leftovers holding a pipe after main exits */
+#define KILL_GRACE_MS 2000 /* after SIGKILL, stop waiting for EOF */
 #define RM_MAX_DEPTH 512
 
 struct step {
@@ -38,10 +38,10 @@ struct step {
     const char *stdin_data;
     size_t stdin_len;
     uint64_t timeout_ms;
-    size_t out_cap;          /* stdout + stderr together */
-    int kill_on_cap;         /* run step: cap reached = output_limit */
+    size_t out_cap;  /* stdout + stderr together */
+    int kill_on_cap; /* run step: cap reached = output_limit */
     struct buf *out;
-    struct buf *err;         /* == out to merge the streams */
+    struct buf *err; /* == out to merge the streams */
     const struct proto_job *job;
 };
 
@@ -88,9 +88,9 @@ static int drop_privileges(const struct agent_conf *conf)
 
 /* Runs fn as the sandbox user in a child and waits for it; the child's
  * stderr-style message, if any, lands in msg. Returns the exit status. */
-static int as_sandbox_user(const struct agent_conf *conf, int (*fn)(const struct agent_conf *,
-                                                                     const void *, int),
-                           const void *arg, char *msg, size_t msgsz)
+static int as_sandbox_user(const struct agent_conf *conf,
+                           int (*fn)(const struct agent_conf *, const void *, int), const void *arg,
+                           char *msg, size_t msgsz)
 {
     int p[2], status = 0;
     pid_t pid;
@@ -223,7 +223,7 @@ static int wipe_fn(const struct agent_conf *conf, const void *arg, int msgfd)
     for (int i = 0; conf->wipe_dirs[i]; i++) {
         int fd = open(conf->wipe_dirs[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0)
-            continue;   /* a dir the image lacks is clean by definition */
+            continue; /* a dir the image lacks is clean by definition */
         if (agent_rm_tree_at(fd, 0) != 0) {
             dprintf(msgfd, "could not empty %s; ", conf->wipe_dirs[i]);
             rc = 1;
@@ -270,7 +270,7 @@ static int open_parent(int root, const char *path, const char **base)
     while (fd >= 0 && (slash = strchr(p, '/')) != NULL) {
         size_t n = (size_t)(slash - p);
         int next;
-        memcpy(part, p, n);   /* proto_path_check bounds parts to 255 */
+        memcpy(part, p, n); /* proto_path_check bounds parts to 255 */
         part[n] = '\0';
         if (mkdirat(fd, part, 0755) != 0 && errno != EEXIST) {
             close(fd);
@@ -499,9 +499,9 @@ static void supervise(const struct agent_conf *conf, const struct step *s, pid_t
             killnow = 1;
         if (o->exited && !exit_at)
             exit_at = now;
-        if (o->exited && !killed_at && (now - exit_at >= EXIT_GRACE_MS ||
-                                        (pp->out_r < 0 && pp->err_r < 0)))
-            killnow = 1;   /* leftovers may hold the pipes; end them */
+        if (o->exited && !killed_at &&
+            (now - exit_at >= EXIT_GRACE_MS || (pp->out_r < 0 && pp->err_r < 0)))
+            killnow = 1; /* leftovers may hold the pipes; end them */
         if (killnow) {
             kill(-pid, SIGKILL);
             kill_all(conf);
@@ -591,10 +591,9 @@ out:
 /* A step before the run (install, compile): both streams go to
  * compile_output; failing ends the job as fail_status (memory_limit when
  * the cgroup OOM-killed it and oom_status says so) with a note naming what. */
-static int prep_step(const struct agent_conf *conf, const struct proto_job *job,
-                     char *const *argv, char *const *env, uint64_t timeout_ms,
-                     enum job_status fail_status, enum job_status oom_status, const char *what,
-                     struct proto_result *res)
+static int prep_step(const struct agent_conf *conf, const struct proto_job *job, char *const *argv,
+                     char *const *env, uint64_t timeout_ms, enum job_status fail_status,
+                     enum job_status oom_status, const char *what, struct proto_result *res)
 {
     struct step s = {0};
     struct outcome o;
@@ -631,8 +630,8 @@ static int compile(const struct agent_conf *conf, const struct proto_job *job,
                    struct proto_result *res)
 {
     return prep_step(conf, job, job->compile_argv, job->env,
-                     job->compile_timeout_ms ? job->compile_timeout_ms : 30000, STATUS_COMPILE_ERROR,
-                     STATUS_MEMORY_LIMIT, "compiler", res);
+                     job->compile_timeout_ms ? job->compile_timeout_ms : 30000,
+                     STATUS_COMPILE_ERROR, STATUS_MEMORY_LIMIT, "compiler", res);
 }
 
 /* The library install step; extra env (registry, index) applies to it only. */
@@ -708,7 +707,7 @@ void agent_job_run(const struct agent_conf *conf, const struct proto_job *job,
 
     if (rc != 0) {
         res->status = rc == 1 ? STATUS_INVALID : STATUS_INTERNAL_ERROR;
-        snprintf(res->error, sizeof(res->error), "files: %s", msg);
+        llmsb_fmt(res->error, sizeof(res->error), "files: %s", msg);
         return;
     }
     if (job->ninstall) {
@@ -727,5 +726,5 @@ void agent_job_run(const struct agent_conf *conf, const struct proto_job *job,
         return;
     run(conf, job, res);
     if (res->status != STATUS_INTERNAL_ERROR)
-        agent_collect_artifacts(conf, job, res);   /* also after a timeout: what it made */
+        agent_collect_artifacts(conf, job, res); /* also after a timeout: what it made */
 }

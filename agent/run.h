@@ -9,7 +9,7 @@
 #define AGENT_WORK_DIR "/work"
 
 struct agent_conf {
-    uid_t uid;            /* the unprivileged user jobs run as */
+    uid_t uid; /* the unprivileged user jobs run as */
     gid_t gid;
     const char *work_dir;
     const char *wipe_dirs[5];

@@ -62,7 +62,7 @@ void backend_close(struct backend *b)
 
 void backend_stream_log(struct backend_stream *s, const char *p, size_t n)
 {
-    if (n >= s->log.cap) {   /* keep the tail */
+    if (n >= s->log.cap) { /* keep the tail */
         p += n - s->log.cap;
         n = s->log.cap;
     }

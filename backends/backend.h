@@ -15,7 +15,7 @@
 #include "common/common.h"
 
 #define BACKEND_MAX_LABELS 8
-#define BACKEND_ID_MAX 80           /* container ids, with their NUL */
+#define BACKEND_ID_MAX 80 /* container ids, with their NUL */
 
 /* The network of jobs that may use one: filtered to the public internet
  * by each backend in its own way (egress_ensure). */
@@ -23,18 +23,18 @@
 
 struct container_spec {
     const char *image;
-    const char *runtime;           /* NULL: the engine's default (runc) */
+    const char *runtime; /* NULL: the engine's default (runc) */
     int64_t memory_bytes;
     double cpus;
     int64_t pids;
     int64_t nofile;
     int64_t nproc;
-    int64_t work_tmpfs_bytes;      /* /work */
-    int64_t tmp_tmpfs_bytes;       /* /tmp and /var/tmp */
-    int64_t shm_bytes;             /* /dev/shm */
-    int network;                   /* 0: no network at all */
-    const char *network_name;      /* with network: which one */
-    int64_t agent_uid;             /* the uid jobs run as */
+    int64_t work_tmpfs_bytes; /* /work */
+    int64_t tmp_tmpfs_bytes;  /* /tmp and /var/tmp */
+    int64_t shm_bytes;        /* /dev/shm */
+    int network;              /* 0: no network at all */
+    const char *network_name; /* with network: which one */
+    int64_t agent_uid;        /* the uid jobs run as */
     const char *labels[BACKEND_MAX_LABELS][2];
     int nlabels;
 };
@@ -125,12 +125,10 @@ struct backend_ops {
                 struct buf *out, int *exit_code, struct llmsb_err *err);
     /* Imports a root filesystem tarball pulled from rd as repo:tag. */
     int (*image_import)(struct backend *b, const char *repo, const char *tag, backend_read_cb rd,
-                        void *ud, backend_progress_cb progress, void *pud,
-                        struct llmsb_err *err);
+                        void *ud, backend_progress_cb progress, void *pud, struct llmsb_err *err);
     /* Builds from a context tarball; tags are "repo:tag" strings. */
-    int (*image_build)(struct backend *b, const char *const *tags, size_t ntags,
-                       backend_read_cb rd, void *ud, backend_progress_cb progress, void *pud,
-                       struct llmsb_err *err);
+    int (*image_build)(struct backend *b, const char *const *tags, size_t ntags, backend_read_cb rd,
+                       void *ud, backend_progress_cb progress, void *pud, struct llmsb_err *err);
     /* Tags an existing image as repo:tag. */
     int (*image_tag)(struct backend *b, const char *image, const char *repo, const char *tag,
                      struct llmsb_err *err);
@@ -147,8 +145,8 @@ struct backend_ops {
 
 struct backend {
     const struct backend_ops *ops;
-    void *priv;                /* the engine's own state */
-    char host[256];            /* the address in use, as resolved by open */
+    void *priv;     /* the engine's own state */
+    char host[256]; /* the address in use, as resolved by open */
 };
 
 /* Opens the named backend at host (NULL or "": the backend's default).

@@ -30,8 +30,7 @@ static int docker_open(struct backend *b, const char *host, struct llmsb_err *er
         host = DOCKER_DEFAULT_HOST;
     if (snprintf(b->host, sizeof(b->host), "%s", host) >= (int)sizeof(b->host)) {
         free(d);
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "docker: host \"%.60s...\" is too long",
-                             host);
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "docker: host \"%.60s...\" is too long", host);
     }
     if (http_client_init(&d->http, host, DOCKER_API_PREFIX, err) != 0) {
         free(d);
@@ -66,8 +65,8 @@ static void daemon_message(const struct buf *resp, char *out, size_t outsz)
 }
 
 /* Performs a request and checks the status against ok (and ok2 if non-0). */
-static int call(struct backend *b, const char *method, const char *path, const char *body,
-                long ok, long ok2, struct buf *resp, long *status_out, const char *what,
+static int call(struct backend *b, const char *method, const char *path, const char *body, long ok,
+                long ok2, struct buf *resp, long *status_out, const char *what,
                 struct llmsb_err *err)
 {
     long status = 0;
@@ -99,8 +98,7 @@ static int docker_ping(struct backend *b, char *version, size_t vsz, struct llms
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "Version");
         snprintf(version, vsz, "%s", cJSON_IsString(v) ? v->valuestring : "unknown");
     } else {
-        llmsb_err_wrap(err, "cannot reach the Docker engine at %s (is dockerd running?)",
-                       b->host);
+        llmsb_err_wrap(err, "cannot reach the Docker engine at %s (is dockerd running?)", b->host);
     }
     cJSON_Delete(j);
     buf_release(&resp);
@@ -252,9 +250,8 @@ static int docker_attach(struct backend *b, const char *id, struct backend_strea
 }
 
 /* method /containers/<id><suffix>, expecting ok or ok2 */
-static int simple_post(struct backend *b, const char *method, const char *id,
-                       const char *suffix, long ok, long ok2, const char *verb,
-                       struct llmsb_err *err)
+static int simple_post(struct backend *b, const char *method, const char *id, const char *suffix,
+                       long ok, long ok2, const char *verb, struct llmsb_err *err)
 {
     struct buf resp;
     char path[256], what[128];
@@ -276,8 +273,7 @@ static int docker_start(struct backend *b, const char *id, struct llmsb_err *err
 static int docker_stop(struct backend *b, const char *id, struct llmsb_err *err)
 {
     /* 409: not running, which is what we wanted */
-    return simple_post(b, "POST", id, "/kill?signal=SIGKILL", 204, 409, "kill",
-                       err);
+    return simple_post(b, "POST", id, "/kill?signal=SIGKILL", 204, 409, "kill", err);
 }
 
 static int docker_remove(struct backend *b, const char *id, struct llmsb_err *err)
@@ -343,7 +339,8 @@ static int docker_list(struct backend *b, const char *label,
         cJSON_ArrayForEach(it, j) {
             const cJSON *id = cJSON_GetObjectItemCaseSensitive(it, "Id");
             const cJSON *labels = cJSON_GetObjectItemCaseSensitive(it, "Labels");
-            struct container_info ci = {NULL, label_of(labels, "llmsb.worker"),
+            struct container_info ci = {NULL,
+                                        label_of(labels, "llmsb.worker"),
                                         label_of(labels, "llmsb.kind"),
                                         label_of(labels, "llmsb.pid"),
                                         label_of(labels, "llmsb.host"),
@@ -404,7 +401,7 @@ static int progress_write(void *ud, const char *data, size_t len)
     char *nl;
 
     if (buf_append(&p->line, data, len) != 0)
-        buf_reset(&p->line);   /* one absurd line: drop it, keep going */
+        buf_reset(&p->line); /* one absurd line: drop it, keep going */
     while (p->line.len && (nl = memchr(p->line.data, '\n', p->line.len)) != NULL) {
         size_t n = (size_t)(nl - p->line.data);
         progress_line(p, p->line.data, n);
@@ -449,10 +446,10 @@ static int docker_image_import(struct backend *b, const char *repo, const char *
         free(r), free(t);
         return llmsb_err_set(err, LLMSB_ERR_NOMEM, "docker: out of memory");
     }
-    snprintf(path, sizeof(path),
-             "/images/create?fromSrc=-&repo=%s&tag=%s&changes=%s&changes=%s", r, t,
-             "ENV%20PATH%3D%2Fusr%2Flocal%2Fsbin%3A%2Fusr%2Flocal%2Fbin%3A%2Fusr%2Fsbin%3A%2Fusr%2Fbin%3A%2Fsbin%3A%2Fbin",
-             "CMD%20%5B%22bash%22%5D");
+    snprintf(
+        path, sizeof(path), "/images/create?fromSrc=-&repo=%s&tag=%s&changes=%s&changes=%s", r, t,
+        "ENV%20PATH%3D%2Fusr%2Flocal%2Fsbin%3A%2Fusr%2Flocal%2Fbin%3A%2Fusr%2Fsbin%3A%2Fusr%2Fbin%3A%2Fsbin%3A%2Fbin",
+        "CMD%20%5B%22bash%22%5D");
     snprintf(what, sizeof(what), "import image %s:%s", repo, tag);
     free(r), free(t);
     rc = image_stream(b, path, "application/x-tar", rd, ud, cb, pud, what, 0, err);
@@ -500,8 +497,8 @@ static int docker_image_pull(struct backend *b, const char *repo, const char *ta
     return image_stream(b, path, NULL, NULL, NULL, cb, pud, what, PULL_TIMEOUT_MS, err);
 }
 
-static int docker_image_tag(struct backend *b, const char *image, const char *repo,
-                            const char *tag, struct llmsb_err *err)
+static int docker_image_tag(struct backend *b, const char *image, const char *repo, const char *tag,
+                            struct llmsb_err *err)
 {
     char path[768], what[300];
     char *i = http_escape(image), *r = http_escape(repo), *t = http_escape(tag);
@@ -592,8 +589,8 @@ static int exec_frame(void *ud, int stream, const char *data, size_t len)
     return 0;
 }
 
-static int docker_exec(struct backend *b, const char *id, const char *const *argv,
-                       const char *user, struct buf *out, int *exit_code, struct llmsb_err *err)
+static int docker_exec(struct backend *b, const char *id, const char *const *argv, const char *user,
+                       struct buf *out, int *exit_code, struct llmsb_err *err)
 {
     struct buf resp;
     struct demux d;
@@ -633,10 +630,11 @@ static int docker_exec(struct backend *b, const char *id, const char *const *arg
         goto out;
     buf_reset(out);
     demux_init(&d);
-    if (demux_feed(&d, resp.data ? resp.data : "", resp.len, exec_frame, &sink) != 0 ||
-        sink.over) {
-        rc = llmsb_err_set(err, LLMSB_ERR_PROTO, "docker: exec output malformed or over %zu "
-                                                 "bytes", out->cap);
+    if (demux_feed(&d, resp.data ? resp.data : "", resp.len, exec_frame, &sink) != 0 || sink.over) {
+        rc = llmsb_err_set(err, LLMSB_ERR_PROTO,
+                           "docker: exec output malformed or over %zu "
+                           "bytes",
+                           out->cap);
         goto out;
     }
     snprintf(path, sizeof(path), "/exec/%s/json", exec_id);

@@ -21,8 +21,8 @@
 extern char **environ;
 
 static const char *const blocked_ranges[] = {
-    "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "100.64.0.0/10",
-    "127.0.0.0/8", "0.0.0.0/8", "224.0.0.0/4", "240.0.0.0/4",
+    "10.0.0.0/8",  "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "100.64.0.0/10",
+    "127.0.0.0/8", "0.0.0.0/8",     "224.0.0.0/4",    "240.0.0.0/4",
 };
 
 /* iptables OP CHAIN -i BRIDGE [-d DEST] [-p PROTO --dport 53] -j TARGET */
@@ -59,8 +59,10 @@ static int iptables(const char *op, const char *chain, const char *dest, const c
     int rc = posix_spawnp(&pid, "iptables", &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     if (rc != 0)
-        return llmsb_err_set(err, LLMSB_ERR_SYS, "egress: cannot run iptables: %s (install the "
-                                                 "iptables package)", strerror(rc));
+        return llmsb_err_set(err, LLMSB_ERR_SYS,
+                             "egress: cannot run iptables: %s (install the "
+                             "iptables package)",
+                             strerror(rc));
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
     return WIFEXITED(st) ? WEXITSTATUS(st) : 255;
@@ -73,12 +75,15 @@ static int rule(const char *chain, const char *dest, const char *proto, const ch
     if (rc < 0)
         return rc;
     if (rc == 0)
-        return 0;   /* already there */
+        return 0; /* already there */
     if ((rc = iptables("-I", chain, dest, proto, target, err)) != 0)
-        return rc < 0 ? rc : llmsb_err_set(err, LLMSB_ERR_SYS, "egress: iptables -I %s -i %s%s%s "
-                                           "-j %s failed (exit %d; the worker needs root on the "
-                                           "host)", chain, DOCKER_EGRESS_BRIDGE, dest ? " -d " : "",
-                                           dest ? dest : "", target, rc);
+        return rc < 0 ? rc
+                      : llmsb_err_set(err, LLMSB_ERR_SYS,
+                                      "egress: iptables -I %s -i %s%s%s "
+                                      "-j %s failed (exit %d; the worker needs root on the "
+                                      "host)",
+                                      chain, DOCKER_EGRESS_BRIDGE, dest ? " -d " : "",
+                                      dest ? dest : "", target, rc);
     return 0;
 }
 

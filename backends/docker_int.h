@@ -38,8 +38,7 @@ void demux_init(struct demux *d);
 int demux_feed(struct demux *d, const char *data, size_t len, demux_cb cb, void *ud);
 
 /* Wraps a hijacked attach connection as the agent stream (consumes conn). */
-int docker_stream_new(struct http_conn *conn, struct backend_stream **out,
-                      struct llmsb_err *err);
+int docker_stream_new(struct http_conn *conn, struct backend_stream **out, struct llmsb_err *err);
 
 /* The llmsb-egress bridge and its host firewall rules (iptables). */
 int docker_egress_ensure(struct backend *b, struct llmsb_err *err);

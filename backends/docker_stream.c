@@ -53,13 +53,13 @@ int demux_feed(struct demux *d, const char *data, size_t len, demux_cb cb, void 
 }
 
 #define CHUNK 65536
-#define OUT_CAP ((size_t)4 << 20)   /* demultiplexed bytes not yet read */
+#define OUT_CAP ((size_t)4 << 20) /* demultiplexed bytes not yet read */
 
 struct docker_stream {
     struct backend_stream base;
     struct http_conn conn;
     struct demux demux;
-    struct buf out;          /* agent stdout bytes not yet handed to read */
+    struct buf out; /* agent stdout bytes not yet handed to read */
 };
 
 static int on_frame(void *ud, int stream, const char *data, size_t len)
@@ -113,8 +113,7 @@ static void ds_close(struct backend_stream *bs)
 
 static const struct backend_stream_ops docker_stream_ops = {ds_read, ds_write, ds_close};
 
-int docker_stream_new(struct http_conn *conn, struct backend_stream **out,
-                      struct llmsb_err *err)
+int docker_stream_new(struct http_conn *conn, struct backend_stream **out, struct llmsb_err *err)
 {
     struct docker_stream *s = calloc(1, sizeof(*s));
 

@@ -107,10 +107,10 @@ static struct curl_slist *prepare(struct http_client *c, CURL *h, const char *me
 static int curl_fail(struct http_client *c, CURLcode rc, const char *method, const char *path,
                      struct llmsb_err *err)
 {
-    return llmsb_err_set(err, rc == CURLE_OPERATION_TIMEDOUT ? LLMSB_ERR_TIMEOUT : LLMSB_ERR_BACKEND,
-                         "%s %s via %s: %s", method, path,
-                         c->socket_path ? c->socket_path : c->base_url,
-                         c->errbuf[0] ? c->errbuf : curl_easy_strerror(rc));
+    return llmsb_err_set(
+        err, rc == CURLE_OPERATION_TIMEDOUT ? LLMSB_ERR_TIMEOUT : LLMSB_ERR_BACKEND,
+        "%s %s via %s: %s", method, path, c->socket_path ? c->socket_path : c->base_url,
+        c->errbuf[0] ? c->errbuf : curl_easy_strerror(rc));
 }
 
 struct sink {
@@ -191,9 +191,8 @@ static size_t stream_write(char *p, size_t size, size_t nmemb, void *ud)
 }
 
 int http_request_stream(struct http_client *c, const char *method, const char *path,
-                        const char *content_type, http_read_cb rd, void *rd_ud,
-                        http_write_cb wr, void *wr_ud, long timeout_ms, long *status,
-                        struct llmsb_err *err)
+                        const char *content_type, http_read_cb rd, void *rd_ud, http_write_cb wr,
+                        void *wr_ud, long timeout_ms, long *status, struct llmsb_err *err)
 {
     CURL *h = c->curl;
     struct curl_slist *hdrs = prepare(c, h, method, path, content_type);
@@ -292,11 +291,13 @@ static int read_head(struct http_conn *conn, long *status, struct llmsb_err *err
     for (;;) {
         ssize_t n = http_conn_recv(conn, tmp, sizeof(tmp), 30000, err);
         if (n <= 0) {
-            rc = n == 0 ? llmsb_err_set(err, LLMSB_ERR_BACKEND, "attach: connection closed "
-                                                                 "before the response head")
-                        : (n == LLMSB_ERR_TIMEOUT ? llmsb_err_set(err, LLMSB_ERR_TIMEOUT,
-                                                                  "attach: no response head in 30 s")
-                                                  : (int)n);
+            rc = n == 0
+                     ? llmsb_err_set(err, LLMSB_ERR_BACKEND,
+                                     "attach: connection closed "
+                                     "before the response head")
+                     : (n == LLMSB_ERR_TIMEOUT ? llmsb_err_set(err, LLMSB_ERR_TIMEOUT,
+                                                               "attach: no response head in 30 s")
+                                               : (int)n);
             goto out;
         }
         if (buf_append(&head, tmp, (size_t)n) != 0) {
@@ -352,8 +353,7 @@ int http_hijack(struct http_client *c, const char *method, const char *path, con
                "%s %s%s HTTP/1.1\r\nHost: %.*s\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n"
                "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
                method, strchr(hostpart, '/') ? strchr(hostpart, '/') : "", path,
-               (int)strcspn(hostpart, "/"), hostpart, body ? strlen(body) : 0,
-               body ? body : "");
+               (int)strcspn(hostpart, "/"), hostpart, body ? strlen(body) : 0, body ? body : "");
     ret = http_conn_send(conn, req.data, req.len, err);
     buf_release(&req);
     if (ret == 0)

@@ -10,9 +10,9 @@
 #include "common/common.h"
 
 struct http_client {
-    char *socket_path;       /* unix socket, or NULL for tcp */
-    char *base_url;          /* "http://localhost/v1.41" */
-    void *curl;              /* one reused easy handle (keeps the connection) */
+    char *socket_path; /* unix socket, or NULL for tcp */
+    char *base_url;    /* "http://localhost/v1.41" */
+    void *curl;        /* one reused easy handle (keeps the connection) */
     char errbuf[256];
 };
 
@@ -33,15 +33,14 @@ int http_request(struct http_client *c, const char *method, const char *path,
 typedef ssize_t (*http_read_cb)(void *ud, char *dst, size_t max);
 typedef int (*http_write_cb)(void *ud, const char *data, size_t len);
 int http_request_stream(struct http_client *c, const char *method, const char *path,
-                        const char *content_type, http_read_cb rd, void *rd_ud,
-                        http_write_cb wr, void *wr_ud, long timeout_ms, long *status,
-                        struct llmsb_err *err);
+                        const char *content_type, http_read_cb rd, void *rd_ud, http_write_cb wr,
+                        void *wr_ud, long timeout_ms, long *status, struct llmsb_err *err);
 
 /* A hijacked connection: after the 101/200 answer, raw bytes both ways. */
 struct http_conn {
     void *curl;
     int fd;
-    struct buf pending;      /* bytes read past the response head */
+    struct buf pending; /* bytes read past the response head */
 };
 
 int http_hijack(struct http_client *c, const char *method, const char *path, const char *body,

@@ -113,7 +113,7 @@ static struct sandbox *reuse_idle(struct pool *p, const char *key, struct llmsb_
         destroy(p, sb);
         pthread_mutex_lock(&p->mu);
         p->total--;
-        i = 0;   /* the list changed while unlocked */
+        i = 0; /* the list changed while unlocked */
     }
     return NULL;
 }
@@ -161,7 +161,7 @@ int pool_acquire(struct pool *p, const struct container_spec *spec, struct pool_
             }
             goto out;
         }
-        if (p->nidle > 0) {   /* full, but an idle container of another key can go */
+        if (p->nidle > 0) { /* full, but an idle container of another key can go */
             struct sandbox *sb = take_idle(p, 0);
             p->total--;
             pthread_mutex_unlock(&p->mu);
@@ -170,8 +170,9 @@ int pool_acquire(struct pool *p, const struct container_spec *spec, struct pool_
             continue;
         }
         if (p->cfg.on_exhausted == POOL_FAIL_FAST) {
-            rc = llmsb_err_set(err, LLMSB_ERR_LIMIT, "pool: all %d containers are busy "
-                                                     "(pool.on_exhausted: fail_fast)",
+            rc = llmsb_err_set(err, LLMSB_ERR_LIMIT,
+                               "pool: all %d containers are busy "
+                               "(pool.on_exhausted: fail_fast)",
                                p->cfg.max_size);
             goto out;
         }
@@ -217,7 +218,7 @@ void pool_put(struct pool *p, struct pool_lease *lease, int reusable)
         }
     }
     if (keep) {
-        note_key(p, lease->key, sb);   /* only keys that worked are kept warm */
+        note_key(p, lease->key, sb); /* only keys that worked are kept warm */
         p->idle[p->nidle].sb = sb;
         p->idle[p->nidle].idle_since_ms = clock_mono_ms();
         snprintf(p->idle[p->nidle].key, sizeof(p->idle[0].key), "%s", lease->key);
@@ -239,8 +240,8 @@ static int expire_one(struct pool *p, int64_t now)
     pthread_mutex_lock(&p->mu);
     for (size_t i = 0; i < p->nidle; i++) {
         struct sandbox *c = p->idle[i].sb;
-        int too_idle = p->cfg.idle_timeout_ms > 0 &&
-                       now - p->idle[i].idle_since_ms > p->cfg.idle_timeout_ms;
+        int too_idle =
+            p->cfg.idle_timeout_ms > 0 && now - p->idle[i].idle_since_ms > p->cfg.idle_timeout_ms;
         int too_old = p->cfg.max_age_ms > 0 && now - c->born_ms > p->cfg.max_age_ms;
         if (too_idle || too_old) {
             sb = take_idle(p, i);
@@ -309,7 +310,7 @@ void pool_maintain(struct pool *p)
         pthread_mutex_unlock(&p->mu);
         if (w >= n)
             break;
-        while ((rc = warm_one(p, w, now)) == 1)   /* this key may want more */
+        while ((rc = warm_one(p, w, now)) == 1) /* this key may want more */
             ;
         if (rc < 0)
             break;

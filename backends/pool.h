@@ -23,7 +23,7 @@ struct pool_config {
     int max_uses;
     int64_t max_age_ms;
     int64_t idle_timeout_ms;
-    int64_t wait_ms;             /* POOL_WAIT: longest wait for a container */
+    int64_t wait_ms; /* POOL_WAIT: longest wait for a container */
     enum pool_exhausted on_exhausted;
     int64_t start_timeout_ms;
     /* labels every container of the pool carries (DESIGN §6) */
@@ -49,11 +49,11 @@ struct pool_idle {
 struct pool {
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    const struct backend *tmpl;  /* engine to open sandboxes on */
+    const struct backend *tmpl; /* engine to open sandboxes on */
     struct pool_config cfg;
     struct pool_idle *idle;
     size_t nidle, aidle;
-    int total;                   /* counted containers: idle + handed out */
+    int total; /* counted containers: idle + handed out */
     int creating;
     struct {
         char key[POOL_KEY_MAX];

@@ -31,8 +31,8 @@ static int stop_asked(const struct sandbox *s)
 /* Waits for a frame whose type is in the mask want (1 << type; others
  * are skipped) until deadline_ms.  On success the frame sits at the head
  * of s->in; consume *used after. */
-static int wait_frames(struct sandbox *s, unsigned want, int64_t deadline_ms,
-                       struct proto_frame *f, size_t *used, struct llmsb_err *err)
+static int wait_frames(struct sandbox *s, unsigned want, int64_t deadline_ms, struct proto_frame *f,
+                       size_t *used, struct llmsb_err *err)
 {
     char chunk[CHUNK];
 
@@ -125,7 +125,8 @@ int sandbox_open(struct sandbox *s, const struct backend *tmpl, const struct con
         goto fail;
     if ((rc = s->be.ops->start(&s->be, s->id, err)) != 0)
         goto fail;
-    if ((rc = wait_frame(s, PROTO_HELLO, clock_mono_ms() + start_timeout_ms, &f, &used, err)) != 0) {
+    if ((rc = wait_frame(s, PROTO_HELLO, clock_mono_ms() + start_timeout_ms, &f, &used, err)) !=
+        0) {
         llmsb_err_wrap(err, "container %.12s from %s did not start its agent", s->id, s->image);
         goto fail;
     }
@@ -215,8 +216,7 @@ static int exchange(struct sandbox *s, const struct proto_job *pj, int64_t backs
         return rc == LLMSB_ERR_INVALID ? rc : llmsb_err_wrap(err, "sandbox %.12s: send job", s->id);
     s->jobs++;
     deadline = clock_mono_ms() + backstop_ms;
-    while ((rc = wait_frames(s, want, deadline, f, used, err)) == 0 &&
-           f->type == PROTO_INSTALLED) {
+    while ((rc = wait_frames(s, want, deadline, f, used, err)) == 0 && f->type == PROTO_INSTALLED) {
         buf_consume(&s->in, *used);
         want &= ~(1u << PROTO_INSTALLED);
         if ((rc = after_install(s, err)) != 0)
@@ -236,7 +236,7 @@ int sandbox_run(struct sandbox *s, const struct proto_job *pj, int64_t backstop_
         return rc;
     rc = exchange(s, pj, backstop_ms, &f, &used, err);
     if (rc == LLMSB_ERR_INVALID)
-        return rc;   /* nothing was sent; the sandbox is as good as before */
+        return rc; /* nothing was sent; the sandbox is as good as before */
     if (rc == LLMSB_ERR_TIMEOUT || rc == LLMSB_ERR_BACKEND) {
         s->healthy = 0;
         res->status = STATUS_NONE;
@@ -254,8 +254,10 @@ int sandbox_run(struct sandbox *s, const struct proto_job *pj, int64_t backstop_
     s->need_ready = 1;
     if (!status_info(res->status)->from_agent) {
         s->healthy = 0;
-        return llmsb_err_set(err, LLMSB_ERR_PROTO, "agent: status \"%s\" is not one an agent "
-                                                   "may report", status_name(res->status));
+        return llmsb_err_set(err, LLMSB_ERR_PROTO,
+                             "agent: status \"%s\" is not one an agent "
+                             "may report",
+                             status_name(res->status));
     }
     if (res->status == STATUS_INTERNAL_ERROR) {
         /* the agent could not do its part: ours, not the job's; the

@@ -14,23 +14,23 @@
 /* Values of a sandbox's cancel flag (0: carry on). */
 enum sandbox_cancel {
     SANDBOX_GO = 0,
-    SANDBOX_CANCEL = 1,    /* the user cancelled the job */
-    SANDBOX_ABORT = 2      /* drain, lease lost or Ctrl-C: give the job back */
+    SANDBOX_CANCEL = 1, /* the user cancelled the job */
+    SANDBOX_ABORT = 2   /* drain, lease lost or Ctrl-C: give the job back */
 };
 
 struct sandbox {
-    struct backend be;        /* one engine connection per sandbox */
-    atomic_int *cancel;       /* non-NULL and non-zero: stop waiting */
+    struct backend be;  /* one engine connection per sandbox */
+    atomic_int *cancel; /* non-NULL and non-zero: stop waiting */
     char id[BACKEND_ID_MAX];
     char image[256];
     struct backend_stream *stream;
-    struct buf in;            /* agent -> worker protocol bytes */
-    int open;                 /* the container exists */
-    int need_ready;           /* a RESULT came; READY not read yet */
-    int healthy;              /* 0: destroy rather than reuse */
+    struct buf in;  /* agent -> worker protocol bytes */
+    int open;       /* the container exists */
+    int need_ready; /* a RESULT came; READY not read yet */
+    int healthy;    /* 0: destroy rather than reuse */
     int jobs;
     int64_t born_ms;
-    struct container_spec spec;   /* what it was created with (labels not kept) */
+    struct container_spec spec; /* what it was created with (labels not kept) */
 };
 
 /* Creates, attaches and starts a container from spec (labels included) and

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "bench/stats.h"
+#include "common/status.h"
 #include "queue/queue.h"
 
 extern char **environ;
@@ -76,7 +77,7 @@ struct pool_run {
     pthread_mutex_t mu;
     int64_t t0;
     double *lat;
-    const char *container;   /* exec target, or NULL for run --rm */
+    const char *container; /* exec target, or NULL for run --rm */
     int failed;
 };
 
@@ -92,10 +93,11 @@ static void *baseline_thread(void *arg)
             return NULL;
         char code[64];
         snprintf(code, sizeof(code), "print(%d)", i);
-        char *exec_argv[] = {"docker", "exec", "-u", "10001:10001", "-w", "/tmp",
-                             (char *)p->container, "python3", "-c", code, NULL};
-        char *run_argv[] = {"docker", "run", "--rm", "--network", "none", "--entrypoint",
-                            "python3", IMAGE, "-c", code, NULL};
+        char *exec_argv[] = {
+            "docker",  "exec", "-u", "10001:10001", "-w", "/tmp", (char *)p->container,
+            "python3", "-c",   code, NULL};
+        char *run_argv[] = {"docker",  "run", "--rm", "--network", "none", "--entrypoint",
+                            "python3", IMAGE, "-c",   code,        NULL};
         if (run_wait(p->container ? exec_argv : run_argv) != 0)
             p->failed++;
         p->lat[i] = (double)(clock_mono_ms() - p->t0);
@@ -145,7 +147,7 @@ static int queue_bench(const char *bin, int n, int slots, struct result *r)
     snprintf(sl, sizeof(sl), "%d", slots);
     {
         char *argv[] = {"redis-server", "--port", port, "--bind", "127.0.0.1", "--appendonly",
-                        "yes", "--dir", dir, "--save", "", NULL};
+                        "yes",          "--dir",  dir,  "--save", "",          NULL};
         snprintf(log, sizeof(log), "%s/redis.log", dir);
         redis = spawn(argv, log);
     }
@@ -176,8 +178,7 @@ static int queue_bench(const char *bin, int n, int slots, struct result *r)
         struct queue_entry *e;
         size_t ne;
         if (queue_results_read(&q, last, sizeof(last), 30000, &e, &ne, &err) != 0 || ne == 0) {
-            fprintf(stderr, "bench: warm-up got no result: %s (see %s/worker.log)\n", err.msg,
-                    dir);
+            fprintf(stderr, "bench: warm-up got no result: %s (see %s/worker.log)\n", err.msg, dir);
             goto out;
         }
         seen += (int)ne;
@@ -208,7 +209,7 @@ static int queue_bench(const char *bin, int n, int slots, struct result *r)
         }
         for (size_t i = 0; i < ne; i++) {
             const char *status = fields_get(&e[i].f, "status", NULL);
-            if (status && strcmp(status, "ok") != 0)
+            if (status && strcmp(status, status_name(STATUS_OK)) != 0)
                 fprintf(stderr, "bench: a job ended %s\n", status);
             lat[done++] = (double)(clock_mono_ms() - t0);
         }
@@ -241,7 +242,7 @@ out:
 int main(int argc, char **argv)
 {
     const char *ns = getenv("BENCH_N"), *ss = getenv("BENCH_SLOTS");
-    int n = ns ? atoi(ns) : 200, slots = ss ? atoi(ss) : 2;   /* bench knobs, not untrusted */
+    int n = ns ? atoi(ns) : 200, slots = ss ? atoi(ss) : 2; /* bench knobs, not untrusted */
     const char *bin = argc > 1 ? argv[1] : "bin/llm-sandbox";
     struct result rq, rx, rr;
     char cid[128] = "";
@@ -254,8 +255,9 @@ int main(int argc, char **argv)
     if (queue_bench(bin, n, slots, &rq) != 0)
         return 1;
     {
-        char *argv_[] = {"docker", "run", "-d", "--rm", "--network", "none", "--name",
-                         "llmsb-bench-exec", "--entrypoint", "sleep", IMAGE, "3600", NULL};
+        char *argv_[] = {
+            "docker",           "run",          "-d",    "--rm", "--network", "none", "--name",
+            "llmsb-bench-exec", "--entrypoint", "sleep", IMAGE,  "3600",      NULL};
         run_wait((char *[]){"docker", "rm", "-f", "llmsb-bench-exec", NULL});
         if (run_wait(argv_) != 0) {
             fprintf(stderr, "bench: cannot start the exec container\n");

@@ -85,7 +85,7 @@ int main(void)
     struct proto_job pj;
     char version[64];
     const char *ns = getenv("BENCH_N");
-    int n = ns ? atoi(ns) : 100, nrun;   /* bench input, not untrusted */
+    int n = ns ? atoi(ns) : 100, nrun; /* bench input, not untrusted */
     double *agent, *prog, *apix, *clix, *runrm, agent_p50, prog_p50;
 
     if (n < 5)
@@ -97,7 +97,8 @@ int main(void)
     clix = calloc((size_t)n, sizeof(double));
     runrm = calloc((size_t)n, sizeof(double));
     config_defaults(&cfg);
-    if (backend_open(&be, "docker", NULL, &err) || be.ops->ping(&be, version, sizeof(version), &err)) {
+    if (backend_open(&be, "docker", NULL, &err) ||
+        be.ops->ping(&be, version, sizeof(version), &err)) {
         fprintf(stderr, "bench: %s\n", err.msg);
         return 1;
     }
@@ -112,7 +113,7 @@ int main(void)
     }
     printf("bench: trivial Python job (%s), %s, Docker %s, %d samples\n", PROGRAM, IMAGE, version,
            n);
-    for (int i = -3; i < n; i++) {   /* 3 warm-up runs */
+    for (int i = -3; i < n; i++) { /* 3 warm-up runs */
         struct proto_result res;
         int64_t t0 = clock_mono_us();
         proto_result_init(&res, 1 << 20);
@@ -137,8 +138,8 @@ int main(void)
         apix[i] = (double)(clock_mono_us() - t0) / 1000.0;
     }
     for (int i = 0; i < n; i++) {
-        char *argv[] = {"docker", "exec", "-u", "10001:10001", "-w", "/work", sb.id, "python3",
-                        "-c", PROGRAM, NULL};
+        char *argv[] = {"docker", "exec",    "-u", "10001:10001", "-w", "/work",
+                        sb.id,    "python3", "-c", PROGRAM,       NULL};
         int64_t t0 = clock_mono_us();
         if (spawn_quiet(argv) != 0) {
             fprintf(stderr, "bench: docker exec failed (is the docker CLI installed?)\n");
@@ -147,8 +148,8 @@ int main(void)
         clix[i] = (double)(clock_mono_us() - t0) / 1000.0;
     }
     for (int i = 0; i < nrun; i++) {
-        char *argv[] = {"docker", "run", "--rm", "--network", "none", "--entrypoint", "python3",
-                        IMAGE, "-c", PROGRAM, NULL};
+        char *argv[] = {"docker",  "run", "--rm", "--network", "none", "--entrypoint",
+                        "python3", IMAGE, "-c",   PROGRAM,     NULL};
         int64_t t0 = clock_mono_us();
         if (spawn_quiet(argv) != 0) {
             fprintf(stderr, "bench: docker run failed\n");

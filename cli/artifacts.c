@@ -22,8 +22,10 @@ int cli_save_file(const char *dir, const char *name, const char *data, size_t le
     int fd, rc = 0;
 
     if (proto_path_check(name, strlen(name), NULL) != 0) {
-        fprintf(stderr, "llm-sandbox: artifact name \"%.80s\" is not a clean relative path; "
-                        "not saved\n", name);
+        fprintf(stderr,
+                "llm-sandbox: artifact name \"%.80s\" is not a clean relative path; "
+                "not saved\n",
+                name);
         return -1;
     }
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
@@ -75,7 +77,7 @@ int cli_save_result_artifacts(const char *dir, const cJSON *result, int *saved)
         char *data;
 
         if (!cJSON_IsString(name) || !cJSON_IsString(b64))
-            continue;   /* a skipped entry: the result says why */
+            continue; /* a skipped entry: the result says why */
         data = base64_decode(b64->valuestring, strlen(b64->valuestring), &len);
         if (!data) {
             fprintf(stderr, "llm-sandbox: artifact %s of %s is not valid base64\n",

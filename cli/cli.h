@@ -9,9 +9,9 @@
 /* Exit codes of the verbs themselves; `run` exits with its job's status's
  * code from the status table (common/status.h). */
 enum cli_exit {
-    EXIT_USAGE = 2,           /* bad flag or invalid job */
-    EXIT_INTERNAL = 3,        /* the infrastructure failed */
-    EXIT_WAIT_TIMEOUT = 124,  /* submit --wait --timeout ran out */
+    EXIT_USAGE = 2,          /* bad flag or invalid job */
+    EXIT_INTERNAL = 3,       /* the infrastructure failed */
+    EXIT_WAIT_TIMEOUT = 124, /* submit --wait --timeout ran out */
     EXIT_INTERRUPTED = 130
 };
 
@@ -32,6 +32,9 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Installs SIGINT/SIGTERM handlers that set exec_interrupted. */
 void cli_signals(void);
 
+/* Reads a whole file ("-": stdin) into b; past b's cap is an error naming
+ * what, never a silent cut. */
+int cli_read_file(const char *path, struct buf *b, const char *what, struct llmsb_err *err);
 /* Writes data as dir/name (parents made, never through a link). */
 int cli_save_file(const char *dir, const char *name, const char *data, size_t len);
 /* Saves a result object's artifacts under dir/<id>/; counts into *saved. */

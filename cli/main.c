@@ -123,9 +123,8 @@ static const struct {
     const char *name;
     int (*fn)(struct cli_globals *g, int argc, char **argv);
 } verbs[] = {
-    {"run", cmd_run},       {"images", cmd_images}, {"worker", cmd_worker},
-    {"submit", cmd_submit}, {"result", cmd_result}, {"status", cmd_status},
-    {"scan", cmd_scan},
+    {"run", cmd_run},       {"images", cmd_images}, {"worker", cmd_worker}, {"submit", cmd_submit},
+    {"result", cmd_result}, {"status", cmd_status}, {"scan", cmd_scan},
 };
 
 int main(int argc, char **argv)

@@ -235,8 +235,7 @@ static int finish_submit(const struct submit_opts *o, const struct jobfile *jf, 
         for (size_t i = 0; i < jf->n; i++)
             if (results[i] && cli_save_result_artifacts(o->artifacts, results[i], &saved) != 0)
                 rc = EXIT_INTERNAL;
-        fprintf(stderr, "llm-sandbox: %d artifact(s) saved under %s/<id>/\n", saved,
-                o->artifacts);
+        fprintf(stderr, "llm-sandbox: %d artifact(s) saved under %s/<id>/\n", saved, o->artifacts);
     }
     return rc;
 }
@@ -292,8 +291,8 @@ static int wait_results(struct queue *q, char **ids, size_t n, char *last, doubl
         struct queue_entry *e;
         size_t ne;
         if (deadline && clock_mono_ms() > deadline) {
-            fprintf(stderr, "submit: --timeout reached with %zu of %zu jobs unfinished\n",
-                    n - done, n);
+            fprintf(stderr, "submit: --timeout reached with %zu of %zu jobs unfinished\n", n - done,
+                    n);
             return -1;
         }
         if (queue_results_read(q, last, 64, 2000, &e, &ne, &err) != 0) {
@@ -333,8 +332,8 @@ static int submit_redis(struct cli_globals *g, const struct submit_opts *o, stru
     cJSON **results = calloc(jf->n, sizeof(*results));
     int rc = 0;
 
-    if (!ids || !results || queue_open(&q, g->cfg.redis_url, g->cfg.redis_prefix, NULL, 10000,
-                                       &err) != 0 ||
+    if (!ids || !results ||
+        queue_open(&q, g->cfg.redis_url, g->cfg.redis_prefix, NULL, 10000, &err) != 0 ||
         queue_group_ensure(&q, &err) != 0 || queue_results_last_id(&q, last, sizeof(last), &err)) {
         cli_error("%s (is redis-server running at %s?)", err.msg, g->cfg.redis_url);
         free(ids), free(results);
@@ -351,8 +350,8 @@ static int submit_redis(struct cli_globals *g, const struct submit_opts *o, stru
             rc = queue_enqueue(&q, &f, entry, sizeof(entry), &err);
         fields_release(&f);
         if (rc != 0) {
-            cli_error("%s:%zu: enqueue: %s (%zu of %zu jobs were enqueued)", jf->name,
-                      jf->lines[i], err.msg, i, jf->n);
+            cli_error("%s:%zu: enqueue: %s (%zu of %zu jobs were enqueued)", jf->name, jf->lines[i],
+                      err.msg, i, jf->n);
             rc = EXIT_INTERNAL;
             goto out;
         }

@@ -54,7 +54,7 @@ static int read_all(int fd, struct buf *b, const char *what, struct llmsb_err *e
             if (errno == EINTR)
                 continue;
             if (errno == EBADF)
-                return 0;   /* no stdin at all: empty */
+                return 0; /* no stdin at all: empty */
             return llmsb_err_set(err, LLMSB_ERR_SYS, "%s: read: %s", what, strerror(errno));
         }
         if (buf_append(b, chunk, (size_t)n) != 0)
@@ -63,7 +63,7 @@ static int read_all(int fd, struct buf *b, const char *what, struct llmsb_err *e
     return 0;
 }
 
-static int read_path(const char *path, struct buf *b, const char *what, struct llmsb_err *err)
+int cli_read_file(const char *path, struct buf *b, const char *what, struct llmsb_err *err)
 {
     int fd, rc;
 
@@ -106,7 +106,7 @@ struct run_opts {
 
 struct save_ctx {
     const char *dir;
-    const char *skip;   /* the program's own source file */
+    const char *skip; /* the program's own source file */
     int saved;
     int failed;
 };
@@ -124,8 +124,7 @@ static int save_one(void *ud, const char *name, const char *data, size_t len)
     return 0;
 }
 
-static int save_artifacts(const struct run_opts *o, const struct job *j,
-                          const struct job_result *r)
+static int save_artifacts(const struct run_opts *o, const struct job *j, const struct job_result *r)
 {
     struct save_ctx c = {o->artifacts_dir, "", 0, 0};
     char src[160];
@@ -156,11 +155,14 @@ static void print_violations(const struct job_result *r)
 
     fprintf(stderr, "llm-sandbox: blocked by the security policy; nothing ran:\n");
     cJSON_ArrayForEach(it, v) {
-        const cJSON *line = cJSON_GetObjectItem(it, "line"), *col = cJSON_GetObjectItem(it, "column");
-        const cJSON *sev = cJSON_GetObjectItem(it, "severity"), *rule = cJSON_GetObjectItem(it, "rule");
+        const cJSON *line = cJSON_GetObjectItem(it, "line"),
+                    *col = cJSON_GetObjectItem(it, "column");
+        const cJSON *sev = cJSON_GetObjectItem(it, "severity"),
+                    *rule = cJSON_GetObjectItem(it, "rule");
         const cJSON *pol = cJSON_GetObjectItem(it, "policy");
-        fprintf(stderr, "  line %d, column %d: %s: %s (%s)\n", cJSON_IsNumber(line) ? line->valueint : 0,
-                cJSON_IsNumber(col) ? col->valueint : 0, cJSON_IsString(sev) ? sev->valuestring : "?",
+        fprintf(stderr, "  line %d, column %d: %s: %s (%s)\n",
+                cJSON_IsNumber(line) ? line->valueint : 0, cJSON_IsNumber(col) ? col->valueint : 0,
+                cJSON_IsString(sev) ? sev->valuestring : "?",
                 cJSON_IsString(rule) ? rule->valuestring : "?",
                 cJSON_IsString(pol) ? pol->valuestring : "?");
     }
@@ -195,8 +197,9 @@ static void print_plain(const struct job_result *r, const struct job *j)
             fprintf(stderr, "llm-sandbox: blocked: %s\n", why);
         break;
     case STATUS_INSTALL_ERROR:
-        fprintf(stderr, "llm-sandbox: install_error: the libraries could not be installed "
-                        "(%s's output above); nothing ran\n",
+        fprintf(stderr,
+                "llm-sandbox: install_error: the libraries could not be installed "
+                "(%s's output above); nothing ran\n",
                 j->lang->install_what ? j->lang->install_what : "the installer");
         break;
     case STATUS_TIMEOUT:
@@ -217,84 +220,84 @@ static void print_plain(const struct job_result *r, const struct job *j)
     }
 }
 
+/* A flag that takes a value (--name VAL). Returns 0 when it set something,
+ * 1 when name is not such a flag, or a negative code with err set. */
+static int value_flag(struct cli_globals *g, const char *name, const char *val, struct job *j,
+                      struct run_opts *o, struct llmsb_err *err)
+{
+    static const char *limit_flags[] = {"timeout", "memory", "cpus", "pids", "output"};
+
+    for (size_t k = 0; k < sizeof(limit_flags) / sizeof(limit_flags[0]); k++)
+        if (strcmp(name, limit_flags[k]) == 0)
+            return job_set_limit(j, &g->cfg, name, val, err);
+    if (strcmp(name, "lang") == 0)
+        o->lang = val;
+    else if (strcmp(name, "artifacts") == 0)
+        o->artifacts_dir = val;
+    else if (strcmp(name, "stdin") == 0)
+        o->stdin_path = val;
+    else if (strcmp(name, "lib") == 0)
+        return job_add_library(j, val, err);
+    else if (strcmp(name, "artifact") == 0)
+        return job_add_artifact_glob(j, val, err);
+    else if (strcmp(name, "policy") == 0)
+        return job_set_policy(j, &g->cfg, val, strlen(val), err);
+    else if (strcmp(name, "image") == 0)
+        return job_set_image(j, &g->cfg, val, strlen(val), err);
+    else if (strcmp(name, "env") == 0)
+        return job_add_env(j, val, err);
+    else
+        return 1;
+    return 0;
+}
+
+/* A flag without a value. Returns 1 when a is not one. */
+static int bool_flag(const char *a, struct job *j, struct run_opts *o)
+{
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+        fputs(run_usage, stdout);
+        exit(0);
+    }
+    if (strcmp(a, "--json") == 0)
+        o->json = 1;
+    else if (strcmp(a, "--network") == 0)
+        j->network = 1;
+    else if (strcmp(a, "--no-plots") == 0)
+        j->plots = 0;
+    else
+        return 1;
+    return 0;
+}
+
 /* Parses run's flags into j (limits checked against the ceilings). */
 static int parse_run(struct cli_globals *g, int argc, char **argv, struct job *j,
                      struct run_opts *o, struct llmsb_err *err)
 {
-    static const char *limit_flags[] = {"timeout", "memory", "cpus", "pids", "output"};
-
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int rc = cli_global_opt(g, argc, argv, &i);
         if (rc < 0)
             return llmsb_err_set(err, LLMSB_ERR_INVALID, "bad global option");
-        if (rc > 0)
+        if (rc > 0 || bool_flag(a, j, o) == 0)
             continue;
         if (strcmp(a, "--") == 0) {
             o->argstart = i + 1;
             return 0;
         }
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(run_usage, stdout);
-            exit(0);
-        }
-        if (strcmp(a, "--json") == 0) {
-            o->json = 1;
+        if (a[0] == '-' && a[1] == '-' && i + 1 < argc &&
+            (rc = value_flag(g, a + 2, argv[i + 1], j, o, err)) <= 0) {
+            if (rc < 0)
+                return rc;
+            i++;
             continue;
-        }
-        if (strcmp(a, "--network") == 0) {
-            j->network = 1;
-            continue;
-        }
-        if (strcmp(a, "--no-plots") == 0) {
-            j->plots = 0;
-            continue;
-        }
-        if (a[0] == '-' && a[1] == '-' && i + 1 < argc) {
-            const char *name = a + 2, *val = argv[i + 1];
-            int known = 1;
-            for (size_t k = 0; k < sizeof(limit_flags) / sizeof(limit_flags[0]); k++)
-                if (strcmp(name, limit_flags[k]) == 0) {
-                    if (job_set_limit(j, &g->cfg, name, val, err) != 0)
-                        return err->code;
-                    goto next;
-                }
-            if (strcmp(name, "lang") == 0)
-                o->lang = val;
-            else if (strcmp(name, "artifacts") == 0)
-                o->artifacts_dir = val;
-            else if (strcmp(name, "lib") == 0) {
-                if (job_add_library(j, val, err) != 0)
-                    return err->code;
-            }
-            else if (strcmp(name, "artifact") == 0) {
-                if (job_add_artifact_glob(j, val, err) != 0)
-                    return err->code;
-            } else if (strcmp(name, "policy") == 0) {
-                if (job_set_policy(j, &g->cfg, val, strlen(val), err) != 0)
-                    return err->code;
-            }
-            else if (strcmp(name, "stdin") == 0)
-                o->stdin_path = val;
-            else if (strcmp(name, "image") == 0)
-                j->image = strdup(val);
-            else if (strcmp(name, "env") == 0) {
-                if (job_add_env(j, val, err) != 0)
-                    return err->code;
-            } else
-                known = 0;
-            if (known) {
-            next:
-                i++;
-                continue;
-            }
         }
         if (a[0] == '-' && a[1] != '\0')
-            return llmsb_err_set(err, LLMSB_ERR_INVALID, "unknown option \"%s\" (see 'llm-sandbox "
-                                                         "run --help')", a);
+            return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                 "unknown option \"%s\" (see 'llm-sandbox run --help')", a);
         if (o->file)
-            return llmsb_err_set(err, LLMSB_ERR_INVALID, "only one FILE may be given (got \"%s\" "
-                                                         "and \"%s\"); put program arguments after --",
+            return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                 "only one FILE may be given (got \"%s\" and \"%s\"); put "
+                                 "program arguments after --",
                                  o->file, a);
         o->file = a;
     }
@@ -308,24 +311,27 @@ static int load_job(struct cli_globals *g, const struct run_opts *o, int argc, c
     int rc;
 
     if (!o->file)
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "no program given (usage: llm-sandbox run "
-                                                     "[options] FILE|-)");
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "no program given (usage: llm-sandbox run "
+                             "[options] FILE|-)");
     if (o->lang)
         rc = job_set_language(j, o->lang, err);
     else if (!(j->lang = language_from_path(o->file)))
-        rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "lang: cannot tell the language of \"%s\"; "
-                                                   "pass --lang", o->file);
+        rc = llmsb_err_set(err, LLMSB_ERR_INVALID,
+                           "lang: cannot tell the language of \"%s\"; "
+                           "pass --lang",
+                           o->file);
     else
         rc = 0;
     if (rc)
         return rc;
     buf_init(&code, JOB_MAX_CODE);
     buf_init(&in, JOB_MAX_STDIN);
-    rc = read_path(o->file, &code, "code", err);
+    rc = cli_read_file(o->file, &code, "code", err);
     if (rc == 0)
         rc = job_set_code(j, code.data ? code.data : "", code.len, err);
     if (rc == 0 && o->stdin_path)
-        rc = read_path(o->stdin_path, &in, "stdin", err);
+        rc = cli_read_file(o->stdin_path, &in, "stdin", err);
     else if (rc == 0 && strcmp(o->file, "-") != 0 && !isatty(STDIN_FILENO))
         rc = read_all(STDIN_FILENO, &in, "stdin", err);
     if (rc == 0 && in.len) {

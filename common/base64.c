@@ -67,7 +67,7 @@ char *base64_decode(const char *s, size_t n, size_t *outlen)
             pad++;
             continue;
         }
-        if (pad || (v = value(c)) < 0) {   /* data after padding, or a bad byte */
+        if (pad || (v = value(c)) < 0) { /* data after padding, or a bad byte */
             free(out);
             return NULL;
         }

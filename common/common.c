@@ -38,7 +38,7 @@ int llmsb_err_wrap(struct llmsb_err *err, const char *fmt, ...)
     vsnprintf(prefix, sizeof(prefix), fmt, ap);
     va_end(ap);
     memcpy(old, err->msg, sizeof(old));
-    snprintf(err->msg, sizeof(err->msg), "%s: %s", prefix, old);
+    llmsb_fmt(err->msg, sizeof(err->msg), "%s: %s", prefix, old);
     return err->code;
 }
 
@@ -62,8 +62,8 @@ void llmsb_log_raw(int level, const char *fmt, ...)
     clock_gettime(CLOCK_REALTIME, &ts);
     gmtime_r(&ts.tv_sec, &tm);
     n = snprintf(line, sizeof(line), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ %s [%d] ",
-                 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
-                 tm.tm_sec, ts.tv_nsec / 1000000, names[level & 3], (int)getpid());
+                 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                 ts.tv_nsec / 1000000, names[level & 3], (int)getpid());
     if (n < 0 || (size_t)n >= sizeof(line))
         n = 0;
     va_start(ap, fmt);
@@ -113,6 +113,23 @@ void llmsb_escape(char *out, size_t outsz, const char *s, size_t len)
         o += tl;
     }
     out[o < outsz ? o : outsz - 1] = '\0';
+}
+
+int llmsb_fmt(char *dst, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    if (size == 0)
+        return 1;
+    va_start(ap, fmt);
+    n = vsnprintf(dst, size, fmt, ap);
+    va_end(ap);
+    if (n >= 0 && (size_t)n < size)
+        return 0;
+    if (size > 4)
+        memcpy(dst + size - 4, "...", 4);
+    return 1;
 }
 
 int llmsb_append(char *dst, size_t size, const char *fmt, ...)

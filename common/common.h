@@ -17,15 +17,15 @@
 
 enum llmsb_code {
     LLMSB_OK = 0,
-    LLMSB_ERR_INVALID = -1,   /* bad input: a flag, a field, a config value */
-    LLMSB_ERR_SYS = -2,       /* a system call failed */
-    LLMSB_ERR_BACKEND = -3,   /* the container engine refused or failed */
-    LLMSB_ERR_PROTO = -4,     /* the agent or a daemon spoke garbage */
+    LLMSB_ERR_INVALID = -1, /* bad input: a flag, a field, a config value */
+    LLMSB_ERR_SYS = -2,     /* a system call failed */
+    LLMSB_ERR_BACKEND = -3, /* the container engine refused or failed */
+    LLMSB_ERR_PROTO = -4,   /* the agent or a daemon spoke garbage */
     LLMSB_ERR_NOMEM = -5,
-    LLMSB_ERR_TIMEOUT = -6,   /* we gave up waiting */
+    LLMSB_ERR_TIMEOUT = -6,     /* we gave up waiting */
     LLMSB_ERR_INTERRUPTED = -7, /* a signal asked us to stop */
     LLMSB_ERR_NOTFOUND = -8,
-    LLMSB_ERR_LIMIT = -9      /* a cap was reached */
+    LLMSB_ERR_LIMIT = -9 /* a cap was reached */
 };
 
 struct llmsb_err {
@@ -44,13 +44,23 @@ void llmsb_err_clear(struct llmsb_err *err);
 
 /* ---- logging ----------------------------------------------------------- */
 
-enum log_level { LOG_LEVEL_DEBUG = 0, LOG_LEVEL_INFO, LOG_LEVEL_WARN, LOG_LEVEL_ERROR, LOG_LEVEL_OFF };
+enum log_level {
+    LOG_LEVEL_DEBUG = 0,
+    LOG_LEVEL_INFO,
+    LOG_LEVEL_WARN,
+    LOG_LEVEL_ERROR,
+    LOG_LEVEL_OFF
+};
 
 extern int llmsb_log_level;
 void llmsb_log_raw(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int llmsb_log_level_parse(const char *s);
 
-#define log_at(lvl, ...) do { if ((lvl) >= llmsb_log_level) llmsb_log_raw((lvl), __VA_ARGS__); } while (0)
+#define log_at(lvl, ...)                       \
+    do {                                       \
+        if ((lvl) >= llmsb_log_level)          \
+            llmsb_log_raw((lvl), __VA_ARGS__); \
+    } while (0)
 #define log_debug(...) log_at(LOG_LEVEL_DEBUG, __VA_ARGS__)
 #define log_info(...) log_at(LOG_LEVEL_INFO, __VA_ARGS__)
 #define log_warn(...) log_at(LOG_LEVEL_WARN, __VA_ARGS__)
@@ -59,6 +69,10 @@ int llmsb_log_level_parse(const char *s);
 /* Writes s (len bytes) into out as printable ASCII with C escapes, for logs
  * and error messages; always NUL-terminates, truncates with "...". */
 void llmsb_escape(char *out, size_t outsz, const char *s, size_t len);
+
+/* snprintf for messages, where a cut is acceptable but must show: when the
+ * text does not fit it ends in "...". Returns 1 when it was cut, else 0. */
+int llmsb_fmt(char *dst, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Appends formatted text to the NUL-terminated string in dst (size bytes in
  * all). Returns 0, or LLMSB_ERR_LIMIT when it did not fit (dst then holds
@@ -69,10 +83,10 @@ int llmsb_append(char *dst, size_t size, const char *fmt, ...)
 /* ---- bounded buffer ---------------------------------------------------- */
 
 struct buf {
-    char *data;      /* always NUL-terminated when non-NULL */
+    char *data; /* always NUL-terminated when non-NULL */
     size_t len;
     size_t alloc;
-    size_t cap;      /* hard limit on len; 0 = BUF_DEFAULT_CAP */
+    size_t cap; /* hard limit on len; 0 = BUF_DEFAULT_CAP */
 };
 
 #define BUF_DEFAULT_CAP ((size_t)64 << 20)

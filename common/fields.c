@@ -16,7 +16,7 @@ void fields_release(struct fields *f)
 {
     for (size_t i = 0; i < f->n; i++)
         if (f->owned[i])
-            free((char *)f->v[i].name);   /* one block: name, NUL, value, NUL */
+            free((char *)f->v[i].name); /* one block: name, NUL, value, NUL */
     free(f->v);
     free(f->owned);
     fields_init(f, f->max);
@@ -61,16 +61,14 @@ int fields_adds(struct fields *f, const char *name, const char *value)
     return fields_add(f, name, value, value ? strlen(value) : 0);
 }
 
-int fields_add_copy(struct fields *f, const char *name, size_t nlen, const char *value,
-                    size_t len)
+int fields_add_copy(struct fields *f, const char *name, size_t nlen, const char *value, size_t len)
 {
     char *block;
     int rc = reserve(f);
 
     if (rc)
         return rc;
-    if (nlen > ((size_t)1 << 30) || len > ((size_t)1 << 30) ||
-        !(block = malloc(nlen + len + 2)))
+    if (nlen > ((size_t)1 << 30) || len > ((size_t)1 << 30) || !(block = malloc(nlen + len + 2)))
         return LLMSB_ERR_NOMEM;
     memcpy(block, name, nlen);
     block[nlen] = '\0';

@@ -10,18 +10,18 @@
 #include <stddef.h>
 
 struct field {
-    const char *name;       /* NUL-terminated at name_len */
+    const char *name; /* NUL-terminated at name_len */
     size_t name_len;
-    const char *value;      /* NUL-terminated at len */
+    const char *value; /* NUL-terminated at len */
     size_t len;
 };
 
 struct fields {
     struct field *v;
-    unsigned char *owned;   /* per entry: 1 = the list made the copies */
+    unsigned char *owned; /* per entry: 1 = the list made the copies */
     size_t n, alloc;
-    size_t max;             /* entries at most */
-    size_t dropped;         /* adds refused for being past max */
+    size_t max;     /* entries at most */
+    size_t dropped; /* adds refused for being past max */
 };
 
 void fields_init(struct fields *f, size_t max);
@@ -32,8 +32,7 @@ void fields_release(struct fields *f);
 int fields_add(struct fields *f, const char *name, const char *value, size_t len);
 int fields_adds(struct fields *f, const char *name, const char *value);
 /* Adds copies of name[0..nlen) and value[0..len); the list owns them. */
-int fields_add_copy(struct fields *f, const char *name, size_t nlen, const char *value,
-                    size_t len);
+int fields_add_copy(struct fields *f, const char *name, size_t nlen, const char *value, size_t len);
 /* The first value named name, or NULL; *len gets its length if len. */
 const char *fields_get(const struct fields *f, const char *name, size_t *len);
 /* Moves src's entries (and ownership) to the end of dst; src is then empty. */

@@ -41,7 +41,7 @@ char *json_utf8_clean(const char *p, size_t n)
 
     if (n > (SIZE_MAX - 1) / 3)
         return NULL;
-    if (!(out = malloc(n * 3 + 1)))   /* each bad byte becomes 3 bytes */
+    if (!(out = malloc(n * 3 + 1))) /* each bad byte becomes 3 bytes */
         return NULL;
     o = out;
     for (size_t i = 0; i < n;) {

@@ -5,6 +5,7 @@
 
 #include "common.h"
 
+/* clang-format off */
 static const struct status_info table[STATUS_COUNT] = {
     [STATUS_NONE] = {"", 3, 0, 0, 0, FAULT_INFRA, "no status was decided"},
     [STATUS_RUNNING] = {"running", 3, 0, 0, 0, FAULT_NONE, "running now"},
@@ -25,6 +26,8 @@ static const struct status_info table[STATUS_COUNT] = {
     [STATUS_INTERNAL_ERROR] = {"internal_error", 3, 1, 0, 1, FAULT_INFRA,
                                "the infrastructure failed max_attempts times"},
 };
+
+/* clang-format on */
 
 const struct status_info *status_info(enum job_status s)
 {

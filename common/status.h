@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 enum job_status {
-    STATUS_NONE = 0,        /* not decided yet */
+    STATUS_NONE = 0, /* not decided yet */
     STATUS_RUNNING,
     STATUS_OK,
     STATUS_RUNTIME_ERROR,
@@ -25,22 +25,22 @@ enum job_status {
 };
 
 enum status_fault {
-    FAULT_NONE = 0,         /* nothing went wrong (ok, cancelled, running) */
-    FAULT_USER,             /* the program or the job itself: a result, never a retry */
-    FAULT_INFRA             /* ours: retried, then dead-lettered */
+    FAULT_NONE = 0, /* nothing went wrong (ok, cancelled, running) */
+    FAULT_USER,     /* the program or the job itself: a result, never a retry */
+    FAULT_INFRA     /* ours: retried, then dead-lettered */
 };
 
 /* `run` exits with the program's own code for these */
 #define STATUS_EXIT_PROGRAM (-1)
 
 struct status_info {
-    const char *name;       /* as written in results: "memory_limit" */
-    int run_exit;           /* exit code of `run`, or STATUS_EXIT_PROGRAM */
-    int final;              /* a job ends with it */
-    int ran;                /* the program ran to an exit (passed may be true) */
-    int from_agent;         /* an agent may report it in a RESULT */
+    const char *name; /* as written in results: "memory_limit" */
+    int run_exit;     /* exit code of `run`, or STATUS_EXIT_PROGRAM */
+    int final;        /* a job ends with it */
+    int ran;          /* the program ran to an exit (passed may be true) */
+    int from_agent;   /* an agent may report it in a RESULT */
     enum status_fault fault;
-    const char *meaning;    /* one line for summaries and docs */
+    const char *meaning; /* one line for summaries and docs */
 };
 
 const struct status_info *status_info(enum job_status s);

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#define STRLIST_MAX 256     /* entries in one list */
+#define STRLIST_MAX 256 /* entries in one list */
 
 /* Appends a copy of s[0..len) to *list (kept NULL-terminated).  Returns 0,
  * LLMSB_ERR_LIMIT past STRLIST_MAX entries, LLMSB_ERR_INVALID when s holds a

@@ -24,13 +24,14 @@ struct ckey {
     enum ctype type;
     double min, max;
     size_t off;
-    size_t size;            /* strings */
-    const char *choices;    /* enums: "a|b|c" */
+    size_t size;         /* strings */
+    const char *choices; /* enums: "a|b|c" */
     const char *help;
 };
 
 #define O(f) offsetof(struct config, f)
 #define S(f) sizeof(((struct config *)0)->f)
+/* clang-format off */
 #define LIMIT_KEYS(sect, field)                                                                  \
     {"limits." sect ".timeout", C_SECONDS, 0.1, 3600, O(field.timeout_ms), 0, NULL, "wall-clock limit of the run step, seconds"}, \
     {"limits." sect ".compile_timeout", C_SECONDS, 1, 3600, O(field.compile_timeout_ms), 0, NULL, "limit of the compile step, seconds"}, \
@@ -78,10 +79,6 @@ static const struct ckey keys[] = {
     {"libraries.network", C_STR, 0, 0, O(libraries_network), S(libraries_network), NULL, "install step network: egress (filtered internet), none, or an engine network name"},
     {"libraries.timeout", C_SECONDS, 1, 3600, O(libraries_timeout_ms), 0, NULL, "limit of the install step, seconds"},
     {"libraries.max", C_INT, 1, 64, O(libraries_max), 0, NULL, "library names per job"},
-    {"libraries.pip_index_url", C_STR, 0, 0, O(pip_index_url), S(pip_index_url), NULL, "pip index (PIP_INDEX_URL) for installs"},
-    {"libraries.npm_registry", C_STR, 0, 0, O(npm_registry), S(npm_registry), NULL, "npm registry for installs"},
-    {"libraries.goproxy", C_STR, 0, 0, O(goproxy), S(goproxy), NULL, "GOPROXY for go get"},
-    {"libraries.cran", C_STR, 0, 0, O(cran), S(cran), NULL, "CRAN mirror for install.packages"},
     {"images.debian_mirror", C_STR, 0, 0, O(debian_mirror), S(debian_mirror), NULL, "mirror for debootstrap and apt"},
     {"images.ca_certificates", C_STR, 0, 0, O(ca_dir), S(ca_dir), NULL, "directory of extra CA certificates (*.crt) trusted inside the images; \"\" for none"},
     {"images.base", C_STR, 0, 0, O(base_image), S(base_image), NULL, "registry base image tried first"},
@@ -89,6 +86,7 @@ static const struct ckey keys[] = {
     {"security.minimum", C_STR, 0, 0, O(minimum_policy), S(minimum_policy), NULL, "policy every job also gets"},
     {"log_level", C_ENUM, 0, 0, O(log_level), S(log_level), "debug|info|warn|error", "log level"},
 };
+/* clang-format on */
 
 static void limits_defaults(struct limits *l, int max)
 {
@@ -128,7 +126,7 @@ void config_defaults(struct config *c)
     c->drain_ms = 25000;
     c->block_ms = 2000;
     c->pool_min_idle = 1;
-    c->pool_max_size = 0;   /* 0: slots + 1 */
+    c->pool_max_size = 0; /* 0: slots + 1 */
     c->pool_max_uses = 200;
     c->pool_max_age_ms = 3600000;
     c->pool_idle_timeout_ms = 300000;
@@ -150,15 +148,97 @@ void config_defaults(struct config *c)
 static const struct {
     const char *old, *now;
 } renamed[] = {
-    {"backend", "backend.name"},       /* the scalar form: backend: docker */
+    {"backend", "backend.name"}, /* the scalar form: backend: docker */
     {"docker.host", "backend.host"},
     {"docker.runtime", "backend.runtime"},
 };
 
+/* Stores val in the table row k; errors name the key, the value and the
+ * bounds. */
+static int set_typed(struct config *c, const struct ckey *k, const char *val, const char *file,
+                     size_t line, struct llmsb_err *err)
+{
+    char *base = (char *)c;
+    long long ll;
+    double d;
+    int b;
+
+    switch (k->type) {
+    case C_ENUM:
+        for (const char *p = k->choices; *p;) {
+            size_t n = strcspn(p, "|");
+            if (n == strlen(val) && strncmp(p, val, n) == 0) {
+                snprintf(base + k->off, k->size, "%s", val);
+                return 0;
+            }
+            p += n + (p[n] == '|');
+        }
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: %s must be one of %s (got \"%s\")",
+                             file, line, k->key, k->choices, val);
+    case C_BOOL:
+        if (parse_bool(val, &b) != 0)
+            return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                 "%s:%zu: %s must be true or false (got \"%s\")", file, line,
+                                 k->key, val);
+        *(int *)(base + k->off) = b;
+        return 0;
+    case C_STR:
+        if (strlen(val) >= k->size)
+            return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: %s is longer than %zu bytes",
+                                 file, line, k->key, k->size - 1);
+        snprintf(base + k->off, k->size, "%s", val);
+        return 0;
+    case C_INT:
+        if (parse_ll(val, (long long)k->min, (long long)k->max, &ll) != 0)
+            return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                 "%s:%zu: %s must be an integer between %.0f and %.0f (got \"%s\")",
+                                 file, line, k->key, k->min, k->max, val);
+        *(int64_t *)(base + k->off) = ll;
+        return 0;
+    case C_DOUBLE:
+    case C_SECONDS:
+        if (parse_double(val, k->min, k->max, &d) != 0)
+            return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                 "%s:%zu: %s must be a number between %g and %g (got \"%s\")", file,
+                                 line, k->key, k->min, k->max, val);
+        if (k->type == C_DOUBLE)
+            *(double *)(base + k->off) = d;
+        else
+            *(int64_t *)(base + k->off) = (int64_t)(d * 1000 + 0.5);
+        return 0;
+    }
+    return LLMSB_ERR_INVALID;
+}
+
+/* Keys named after a language: libraries.<registry key> and
+ * images.<language>. Returns 1 when key is not one of them. */
+static int set_language_key(struct config *c, const char *key, const char *val, const char *file,
+                            size_t line, struct llmsb_err *err)
+{
+    const struct language *l;
+
+    if (strncmp(key, "libraries.", 10) == 0 && (l = language_by_registry_key(key + 10))) {
+        if (strlen(val) >= sizeof(c->registry[0]))
+            return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: %s is longer than %zu bytes",
+                                 file, line, key, sizeof(c->registry[0]) - 1);
+        snprintf(c->registry[l - languages], sizeof(c->registry[0]), "%s", val);
+        return 0;
+    }
+    if (strncmp(key, "images.", 7) == 0 && (l = language_find(key + 7)) != NULL) {
+        if (!*val || strlen(val) >= sizeof(c->images[0]))
+            return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                 "%s:%zu: %s must be an image name of 1..255 bytes", file, line,
+                                 key);
+        snprintf(c->images[l - languages], sizeof(c->images[0]), "%s", val);
+        return 0;
+    }
+    return 1;
+}
+
 static int set_key(struct config *c, const char *key, const char *val, const char *file,
                    size_t line, struct llmsb_err *err)
 {
-    char *base = (char *)c;
+    int rc;
 
     for (size_t i = 0; i < sizeof(renamed) / sizeof(renamed[0]); i++)
         if (strcmp(key, renamed[i].old) == 0) {
@@ -167,77 +247,14 @@ static int set_key(struct config *c, const char *key, const char *val, const cha
             key = renamed[i].now;
         }
     if (strcmp(key, "backend.name") == 0 && !backend_known(val))
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: backend.name must be one of %s "
-                                                     "(got \"%s\")", file, line, backend_names(),
-                             val);
-
-    if (strncmp(key, "images.", 7) == 0 && !strchr(key + 7, '.')) {
-        const struct language *l = language_find(key + 7);
-        if (l) {
-            if (!*val || strlen(val) >= sizeof(c->images[0]))
-                return llmsb_err_set(err, LLMSB_ERR_INVALID,
-                                     "%s:%zu: %s must be an image name of 1..255 bytes", file,
-                                     line, key);
-            snprintf(c->images[l - languages], sizeof(c->images[0]), "%s", val);
-            return 0;
-        }
-    }
-    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-        const struct ckey *k = &keys[i];
-        long long ll;
-        double d;
-
-        if (strcmp(k->key, key) != 0)
-            continue;
-        switch (k->type) {
-        case C_ENUM: {
-            const char *p = k->choices;
-            size_t vl = strlen(val);
-            while (p && *p) {
-                size_t n = strcspn(p, "|");
-                if (n == vl && strncmp(p, val, n) == 0) {
-                    snprintf(base + k->off, k->size, "%s", val);
-                    return 0;
-                }
-                p += n + (p[n] == '|');
-            }
-            return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: %s must be one of %s (got \"%s\")",
-                                 file, line, key, k->choices, val);
-        }
-        case C_BOOL: {
-            int b;
-            if (parse_bool(val, &b) != 0)
-                return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: %s must be true or false (got \"%s\")",
-                                     file, line, key, val);
-            *(int *)(base + k->off) = b;
-            return 0;
-        }
-        case C_STR:
-            if (strlen(val) >= k->size)
-                return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: %s is longer than %zu bytes",
-                                     file, line, key, k->size - 1);
-            snprintf(base + k->off, k->size, "%s", val);
-            return 0;
-        case C_INT:
-            if (parse_ll(val, (long long)k->min, (long long)k->max, &ll) != 0)
-                return llmsb_err_set(err, LLMSB_ERR_INVALID,
-                                     "%s:%zu: %s must be an integer between %.0f and %.0f (got \"%s\")",
-                                     file, line, key, k->min, k->max, val);
-            *(int64_t *)(base + k->off) = ll;
-            return 0;
-        case C_DOUBLE:
-        case C_SECONDS:
-            if (parse_double(val, k->min, k->max, &d) != 0)
-                return llmsb_err_set(err, LLMSB_ERR_INVALID,
-                                     "%s:%zu: %s must be a number between %g and %g (got \"%s\")",
-                                     file, line, key, k->min, k->max, val);
-            if (k->type == C_DOUBLE)
-                *(double *)(base + k->off) = d;
-            else
-                *(int64_t *)(base + k->off) = (int64_t)(d * 1000 + 0.5);
-            return 0;
-        }
-    }
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "%s:%zu: backend.name must be one of %s (got \"%s\")", file, line,
+                             backend_names(), val);
+    if ((rc = set_language_key(c, key, val, file, line, err)) <= 0)
+        return rc;
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        if (strcmp(keys[i].key, key) == 0)
+            return set_typed(c, &keys[i], val, file, line, err);
     return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: unknown key \"%s\"", file, line, key);
 }
 
@@ -250,9 +267,11 @@ static int add_policy(struct config *c, yaml_document_t *doc, yaml_node_t *node,
     int i;
 
     if (!*name || strlen(name) >= sizeof(c->policy_names[0]) || node->type != YAML_MAPPING_NODE)
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: security.policies.%s must be a map "
-                                                     "(extends, threshold, patterns, "
-                                                     "restricted_modules)", file, line, name);
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "%s:%zu: security.policies.%s must be a map "
+                             "(extends, threshold, patterns, "
+                             "restricted_modules)",
+                             file, line, name);
     for (i = 0; i < c->npolicies; i++)
         if (strcmp(c->policy_names[i], name) == 0)
             break;
@@ -280,23 +299,26 @@ static int add_preinstall(struct config *c, yaml_document_t *doc, yaml_node_t *n
     size_t li;
 
     if (!l || node->type != YAML_SEQUENCE_NODE)
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: pool.preinstall.%s must be a list "
-                                                     "of library names under a language's name",
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "%s:%zu: pool.preinstall.%s must be a list "
+                             "of library names under a language's name",
                              file, line, lang);
     if (!l->preinstall[0])
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: pool.preinstall.%s: %s libraries "
-                                                     "cannot be baked into an image", file, line,
-                             lang, l->name);
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "%s:%zu: pool.preinstall.%s: %s libraries "
+                             "cannot be baked into an image",
+                             file, line, lang, l->name);
     li = (size_t)(l - languages);
-    for (yaml_node_item_t *it = node->data.sequence.items.start;
-         it < node->data.sequence.items.top; it++) {
+    for (yaml_node_item_t *it = node->data.sequence.items.start; it < node->data.sequence.items.top;
+         it++) {
         yaml_node_t *v = yaml_document_get_node(doc, *it);
-        const char *name = v && v->type == YAML_SCALAR_NODE ? (const char *)v->data.scalar.value
-                                                            : "";
+        const char *name =
+            v && v->type == YAML_SCALAR_NODE ? (const char *)v->data.scalar.value : "";
         if (!language_library_name_ok(name))
-            return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: pool.preinstall.%s: \"%.60s\" "
-                                                         "is not a package name", file,
-                                 v ? v->start_mark.line + 1 : line, lang, name);
+            return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                 "%s:%zu: pool.preinstall.%s: \"%.60s\" "
+                                 "is not a package name",
+                                 file, v ? v->start_mark.line + 1 : line, lang, name);
         if (strlist_add(&c->preinstall[li], &c->npreinstall[li], name, strlen(name)) != 0)
             return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: pool.preinstall.%s: too many",
                                  file, line, lang);
@@ -319,21 +341,17 @@ int config_preinstalled(const struct config *c, const struct language *l, char *
     return n > 0;
 }
 
-int config_registry_env(const struct config *c, char out[][320])
+int config_registry_env(const struct config *c, const struct language *l, char out[][320])
 {
-    const struct {
-        const char *name, *value;
-    } vars[] = {{"PIP_INDEX_URL", c->pip_index_url}, {"npm_config_registry", c->npm_registry},
-                {"GOPROXY", c->goproxy}, {"LLMSB_CRAN", c->cran}};
+    const char *url = c->registry[l - languages];
     int n = 0;
 
-    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
-        if (vars[i].value[0])
-            snprintf(out[n++], 320, "%s=%s", vars[i].name, vars[i].value);
-    if (strncmp(c->pip_index_url, "http://", 7) == 0) {
-        /* pip refuses plain http unless the host is trusted by name */
-        size_t hl = strcspn(c->pip_index_url + 7, "/:");
-        snprintf(out[n++], 320, "PIP_TRUSTED_HOST=%.*s", (int)hl, c->pip_index_url + 7);
+    if (!l->registry_env || !url[0])
+        return 0;
+    snprintf(out[n++], 320, "%s=%s", l->registry_env, url);
+    if (l->registry_trust_env && strncmp(url, "http://", 7) == 0) {
+        size_t hl = strcspn(url + 7, "/:");
+        snprintf(out[n++], 320, "%s=%.*s", l->registry_trust_env, (int)hl, url + 7);
     }
     return n;
 }
@@ -379,8 +397,8 @@ static int walk(struct config *c, yaml_document_t *doc, yaml_node_t *node, const
     if (strncmp(prefix, "pool.preinstall.", 16) == 0 && !strchr(prefix + 16, '.'))
         return add_preinstall(c, doc, node, prefix + 16, file, line, err);
     if (node->type != YAML_MAPPING_NODE)
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: %s: lists are not allowed here",
-                             file, line, *prefix ? prefix : "top level");
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: %s: lists are not allowed here", file,
+                             line, *prefix ? prefix : "top level");
     for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top;
          p++) {
         yaml_node_t *k = yaml_document_get_node(doc, p->key);
@@ -389,8 +407,8 @@ static int walk(struct config *c, yaml_document_t *doc, yaml_node_t *node, const
         int rc;
 
         if (!k || !v || k->type != YAML_SCALAR_NODE)
-            return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: keys must be plain strings",
-                                 file, line);
+            return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: keys must be plain strings", file,
+                                 line);
         snprintf(path, sizeof(path), "%s%s%s", prefix, *prefix ? "." : "",
                  (const char *)k->data.scalar.value);
         if ((rc = walk(c, doc, v, path, file, depth + 1, err)) != 0)
@@ -402,9 +420,9 @@ static int walk(struct config *c, yaml_document_t *doc, yaml_node_t *node, const
 static int check_limits(const struct config *c, const char *file, struct llmsb_err *err)
 {
     const struct limits *d = &c->defaults, *m = &c->max;
-#define CHECK(f, name)                                                                           \
-    if ((double)d->f > (double)m->f)                                                             \
-        return llmsb_err_set(err, LLMSB_ERR_INVALID,                                             \
+#define CHECK(f, name)                               \
+    if ((double)d->f > (double)m->f)                 \
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, \
                              "%s: limits.defaults." name " is above limits.max." name, file);
     CHECK(timeout_ms, "timeout")
     CHECK(compile_timeout_ms, "compile_timeout")
@@ -446,13 +464,16 @@ int config_load_string(struct config *c, const char *yaml, size_t len, const cha
         rc = check_limits(c, name, err);
 
     if (rc == 0 && !sec_preset_exists(c->default_policy) && !config_policy(c, c->default_policy))
-        rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: security.default_policy \"%s\" is neither "
-                           "a preset (%s) nor in security.policies", name, c->default_policy,
-                           sec_preset_names());
-    if (rc == 0 && strcmp(c->minimum_policy, "none") != 0 && !sec_preset_exists(c->minimum_policy) &&
-        !config_policy(c, c->minimum_policy))
-        rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: security.minimum \"%s\" is neither "
-                           "\"none\", a preset nor in security.policies", name, c->minimum_policy);
+        rc = llmsb_err_set(err, LLMSB_ERR_INVALID,
+                           "%s: security.default_policy \"%s\" is neither "
+                           "a preset (%s) nor in security.policies",
+                           name, c->default_policy, sec_preset_names());
+    if (rc == 0 && strcmp(c->minimum_policy, "none") != 0 &&
+        !sec_preset_exists(c->minimum_policy) && !config_policy(c, c->minimum_policy))
+        rc = llmsb_err_set(err, LLMSB_ERR_INVALID,
+                           "%s: security.minimum \"%s\" is neither "
+                           "\"none\", a preset nor in security.policies",
+                           name, c->minimum_policy);
     yaml_document_delete(&doc);
     yaml_parser_delete(&parser);
     return rc;
@@ -499,8 +520,7 @@ int config_load_auto(struct config *c, const char *explicit_path, struct llmsb_e
     return 0;
 }
 
-const char *config_image(const struct config *c, const struct language *l, char *out,
-                         size_t outsz)
+const char *config_image(const struct config *c, const struct language *l, char *out, size_t outsz)
 {
     size_t i = (size_t)(l - languages);
     if (i < CONFIG_MAX_LANGS && c->images[i][0])

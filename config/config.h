@@ -17,29 +17,29 @@ struct limits {
     int64_t memory_mb;
     double cpus;
     int64_t pids;
-    int64_t output_bytes;        /* stdout + stderr cap */
-    int64_t file_size_mb;        /* RLIMIT_FSIZE */
+    int64_t output_bytes; /* stdout + stderr cap */
+    int64_t file_size_mb; /* RLIMIT_FSIZE */
     int64_t nofile;
     int64_t nproc;
-    int64_t work_mb;             /* /work tmpfs */
-    int64_t tmp_mb;              /* /tmp and /var/tmp tmpfs */
+    int64_t work_mb; /* /work tmpfs */
+    int64_t tmp_mb;  /* /tmp and /var/tmp tmpfs */
 };
 
 struct config {
-    char path[512];              /* the file loaded, "" for none */
-    char backend[32];            /* backend.name: the container engine */
-    char backend_host[256];      /* "" = the backend's default address */
-    char runtime[64];            /* "" = engine default (runc); "runsc" = gVisor */
-    char images[CONFIG_MAX_LANGS][256];   /* per languages[] index; "" = default */
+    char path[512];                     /* the file loaded, "" for none */
+    char backend[32];                   /* backend.name: the container engine */
+    char backend_host[256];             /* "" = the backend's default address */
+    char runtime[64];                   /* "" = engine default (runc); "runsc" = gVisor */
+    char images[CONFIG_MAX_LANGS][256]; /* per languages[] index; "" = default */
     struct limits defaults;
     struct limits max;
     int64_t sandbox_uid;
-    int64_t backstop_grace_ms;   /* worker waits timeout + this before killing */
-    int64_t start_timeout_ms;    /* container start to agent hello */
+    int64_t backstop_grace_ms; /* worker waits timeout + this before killing */
+    int64_t start_timeout_ms;  /* container start to agent hello */
     char redis_url[256];
     char redis_prefix[64];
     int64_t slots;
-    int64_t lease_ms;            /* a job's stream entry is reclaimable after this idle */
+    int64_t lease_ms; /* a job's stream entry is reclaimable after this idle */
     int64_t heartbeat_ttl_ms;
     int64_t drain_ms;
     int64_t block_ms;
@@ -55,28 +55,27 @@ struct config {
     int64_t artifact_max_total_mb;
     int64_t result_ttl_s;
     int64_t max_attempts;
-    int allow_network;           /* may a job ask for network */
-    char image_prefix[64];       /* jobs may name images that start with this */
-    char default_policy[40];     /* preset or custom policy for jobs that name none */
-    char minimum_policy[40];     /* applied to every job as well; "none" = off */
+    int allow_network;       /* may a job ask for network */
+    char image_prefix[64];   /* jobs may name images that start with this */
+    char default_policy[40]; /* preset or custom policy for jobs that name none */
+    char minimum_policy[40]; /* applied to every job as well; "none" = off */
     int npolicies;
     char policy_names[CONFIG_MAX_POLICIES][40];
-    char *policy_json[CONFIG_MAX_POLICIES];   /* custom policies as JSON text */
+    char *policy_json[CONFIG_MAX_POLICIES]; /* custom policies as JSON text */
     /* pool.preinstall.<lang>: libraries baked into that language's image
      * (per languages[] index; NULL-terminated, owned) */
     char **preinstall[CONFIG_MAX_LANGS];
     size_t npreinstall[CONFIG_MAX_LANGS];
-    int libraries_enabled;       /* may jobs list libraries */
-    char libraries_network[64];  /* install step: "egress", "none" or a network name */
+    int libraries_enabled;      /* may jobs list libraries */
+    char libraries_network[64]; /* install step: "egress", "none" or a network name */
     int64_t libraries_timeout_ms;
-    int64_t libraries_max;       /* names per job */
-    char pip_index_url[256];     /* "" = the installer's default */
-    char npm_registry[256];
-    char goproxy[256];
-    char cran[256];
+    int64_t libraries_max; /* names per job */
+    /* libraries.<registry_key of a language>: its installer's registry,
+     * per languages[] index; "" = the installer's default */
+    char registry[CONFIG_MAX_LANGS][256];
     char debian_mirror[256];
-    char base_image[128];        /* registry base tried first */
-    char ca_dir[256];            /* extra CA certificates (*.crt) baked into images */
+    char base_image[128]; /* registry base tried first */
+    char ca_dir[256];     /* extra CA certificates (*.crt) baked into images */
     char log_level[16];
 };
 
@@ -95,16 +94,15 @@ int config_load_auto(struct config *c, const char *explicit_path, struct llmsb_e
  * set (so its image has them and the job needs no install step). */
 int config_preinstalled(const struct config *c, const struct language *l, char *const *libs,
                         size_t n);
-/* The installers' registry settings (libraries.pip_index_url, ...) as
- * "NAME=value" environment entries, set ones only: for a job's install
+/* The language's registry setting (libraries.pip_index_url, ...) as
+ * "NAME=value" environment entries, none when unset: for a job's install
  * step and for the preinstall layer of an image. Returns the count. */
-#define CONFIG_MAX_REGISTRY_ENV 5
-int config_registry_env(const struct config *c, char out[][320]);
+#define CONFIG_MAX_REGISTRY_ENV 2
+int config_registry_env(const struct config *c, const struct language *l, char out[][320]);
 /* The JSON text of a custom policy, or NULL. */
 const char *config_policy(const struct config *c, const char *name);
 
 /* Image for a language: the configured one or "<default>:latest". */
-const char *config_image(const struct config *c, const struct language *l, char *out,
-                         size_t outsz);
+const char *config_image(const struct config *c, const struct language *l, char *out, size_t outsz);
 
 #endif

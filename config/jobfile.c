@@ -74,8 +74,8 @@ cJSON *config_yaml_to_json(yaml_document_t *doc, yaml_node_t *n, int depth)
         return scalar(n);
     if (n->type == YAML_SEQUENCE_NODE) {
         out = cJSON_CreateArray();
-        for (yaml_node_item_t *it = n->data.sequence.items.start;
-             it < n->data.sequence.items.top; it++) {
+        for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
+             it++) {
             cJSON *v = config_yaml_to_json(doc, yaml_document_get_node(doc, *it), depth + 1);
             if (!v) {
                 cJSON_Delete(out);
@@ -120,23 +120,27 @@ static int load_yaml(struct jobfile *jf, const char *text, size_t len, struct ll
     }
     root = yaml_document_get_root_node(&doc);
     if (!root || root->type != YAML_MAPPING_NODE) {
-        rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:1: a job file is a mapping with `jobs:` "
-                                                   "(and optional `defaults:`)", jf->name);
+        rc = llmsb_err_set(err, LLMSB_ERR_INVALID,
+                           "%s:1: a job file is a mapping with `jobs:` "
+                           "(and optional `defaults:`)",
+                           jf->name);
         goto out;
     }
     for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
          p++) {
         yaml_node_t *k = yaml_document_get_node(&doc, p->key);
         yaml_node_t *v = yaml_document_get_node(&doc, p->value);
-        const char *key = k && k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : "";
+        const char *key =
+            k && k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : "";
         if (strcmp(key, "jobs") == 0)
             jobs = v;
         else if (strcmp(key, "defaults") == 0)
             defaults = v;
         else {
-            rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: unknown top-level key \"%.40s\" "
-                                                       "(want jobs, defaults)", jf->name,
-                               (size_t)(k ? k->start_mark.line + 1 : 1), key);
+            rc = llmsb_err_set(err, LLMSB_ERR_INVALID,
+                               "%s:%zu: unknown top-level key \"%.40s\" "
+                               "(want jobs, defaults)",
+                               jf->name, (size_t)(k ? k->start_mark.line + 1 : 1), key);
             goto out;
         }
     }
@@ -145,9 +149,12 @@ static int load_yaml(struct jobfile *jf, const char *text, size_t len, struct ll
                            jf->name, (size_t)(jobs ? jobs->start_mark.line + 1 : 1));
         goto out;
     }
-    if (defaults && (defaults->type != YAML_MAPPING_NODE || !(defs = config_yaml_to_json(&doc, defaults, 0)))) {
-        rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: `defaults:` must be a map of job "
-                                                   "fields", jf->name, defaults->start_mark.line + 1);
+    if (defaults &&
+        (defaults->type != YAML_MAPPING_NODE || !(defs = config_yaml_to_json(&doc, defaults, 0)))) {
+        rc = llmsb_err_set(err, LLMSB_ERR_INVALID,
+                           "%s:%zu: `defaults:` must be a map of job "
+                           "fields",
+                           jf->name, defaults->start_mark.line + 1);
         goto out;
     }
     for (yaml_node_item_t *it = jobs->data.sequence.items.start; it < jobs->data.sequence.items.top;
@@ -156,8 +163,10 @@ static int load_yaml(struct jobfile *jf, const char *text, size_t len, struct ll
         cJSON *job, *d;
         size_t line = jn ? jn->start_mark.line + 1 : 0;
         if (!jn || jn->type != YAML_MAPPING_NODE || !(job = config_yaml_to_json(&doc, jn, 0))) {
-            rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: each job must be a map of job "
-                                                       "fields", jf->name, line);
+            rc = llmsb_err_set(err, LLMSB_ERR_INVALID,
+                               "%s:%zu: each job must be a map of job "
+                               "fields",
+                               jf->name, line);
             goto out;
         }
         cJSON_ArrayForEach(d, defs) {
@@ -217,7 +226,8 @@ int jobfile_load_string(struct jobfile *jf, const char *text, size_t len, const 
 
     memset(jf, 0, sizeof(*jf));
     snprintf(jf->name, sizeof(jf->name), "%s", name);
-    while (skip < len && strchr(" \t\r\n", text[skip]) && text[skip])   /* text is not NUL-terminated */
+    while (skip < len && strchr(" \t\r\n", text[skip]) &&
+           text[skip]) /* text is not NUL-terminated */
         skip++;
     jsonl = (nl > 6 && !strcmp(name + nl - 6, ".jsonl")) ||
             (nl > 7 && !strcmp(name + nl - 7, ".ndjson")) || (skip < len && text[skip] == '{');
@@ -244,8 +254,7 @@ int jobfile_load(struct jobfile *jf, const char *path, struct llmsb_err *err)
     buf_init(&b, JOBFILE_MAX_BYTES);
     while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
         if (buf_append(&b, chunk, n) != 0) {
-            rc = llmsb_err_set(err, LLMSB_ERR_LIMIT, "%s: over %zu bytes", path,
-                               JOBFILE_MAX_BYTES);
+            rc = llmsb_err_set(err, LLMSB_ERR_LIMIT, "%s: over %zu bytes", path, JOBFILE_MAX_BYTES);
             break;
         }
     if (f != stdin)
@@ -268,8 +277,8 @@ int jobfile_fields(const cJSON *job, struct fields *out)
         text = cJSON_IsString(it) ? NULL : cJSON_PrintUnformatted(it);
         if (!cJSON_IsString(it) && !text)
             return LLMSB_ERR_NOMEM;
-        rc = fields_add_copy(out, it->string, strlen(it->string),
-                             text ? text : it->valuestring, strlen(text ? text : it->valuestring));
+        rc = fields_add_copy(out, it->string, strlen(it->string), text ? text : it->valuestring,
+                             strlen(text ? text : it->valuestring));
         free(text);
         if (rc)
             return rc;

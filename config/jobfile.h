@@ -13,8 +13,8 @@
 #define JOBFILE_MAX_JOBS 1000000
 
 struct jobfile {
-    cJSON **jobs;       /* objects: field -> string/number/bool/array/object */
-    size_t *lines;      /* 1-based line of each job */
+    cJSON **jobs;  /* objects: field -> string/number/bool/array/object */
+    size_t *lines; /* 1-based line of each job */
     size_t n;
     char name[256];
 };

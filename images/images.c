@@ -47,7 +47,7 @@ static void preinstall_run(struct buf *b, const struct language *l, const struct
     size_t li = (size_t)(l - languages);
     cJSON *argv = cJSON_CreateArray();
     char env[CONFIG_MAX_REGISTRY_ENV][320], *text;
-    int nenv = config_registry_env(cfg, env);
+    int nenv = config_registry_env(cfg, l, env);
 
     for (int i = 0; i < LANG_MAX_ARGV && l->preinstall[i]; i++)
         cJSON_AddItemToArray(argv, cJSON_CreateString(l->preinstall[i]));
@@ -71,16 +71,17 @@ char *images_dockerfile(const struct language *l, const char *base, int64_t uid,
     struct buf b;
 
     buf_init(&b, 16384);
-    buf_printf(&b,
-               "FROM %s\n"
-               "ENV DEBIAN_FRONTEND=noninteractive\n"
-               "RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates %s "
-               "&& apt-get clean && rm -rf /var/lib/apt/lists/*\n"
-               "RUN groupadd -g %lld sandbox && useradd -u %lld -g %lld -M -d /tmp "
-               "-s /usr/sbin/nologin sandbox && mkdir -p /work && chmod 1777 /work\n"
-               "COPY llmsb-agent /usr/local/bin/llmsb-agent\n",
-               base, l->packages, (long long)uid, (long long)uid, (long long)uid);
-    if (with_ca)   /* a TLS-inspecting proxy's CA: installers must trust it */
+    buf_printf(
+        &b,
+        "FROM %s\n"
+        "ENV DEBIAN_FRONTEND=noninteractive\n"
+        "RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates %s "
+        "&& apt-get clean && rm -rf /var/lib/apt/lists/*\n"
+        "RUN groupadd -g %lld sandbox && useradd -u %lld -g %lld -M -d /tmp "
+        "-s /usr/sbin/nologin sandbox && mkdir -p /work && chmod 1777 /work\n"
+        "COPY llmsb-agent /usr/local/bin/llmsb-agent\n",
+        base, l->packages, (long long)uid, (long long)uid, (long long)uid);
+    if (with_ca) /* a TLS-inspecting proxy's CA: installers must trust it */
         buf_printf(&b, "COPY ca/ /usr/local/share/ca-certificates/llmsb/\n"
                        "RUN update-ca-certificates\n");
     for (int i = 0; i < LANG_MAX_HOOKS && l->hooks[i].file; i++)
@@ -204,9 +205,9 @@ static int read_file(const char *path, const char *what, struct buf *b, struct l
             return llmsb_err_set(err, LLMSB_ERR_LIMIT, "images: %s \"%s\" too large", what, path);
         }
     close(fd);
-    return n < 0 ? llmsb_err_set(err, LLMSB_ERR_SYS, "images: read \"%s\": %s", path,
-                                 strerror(errno))
-                 : 0;
+    return n < 0
+               ? llmsb_err_set(err, LLMSB_ERR_SYS, "images: read \"%s\": %s", path, strerror(errno))
+               : 0;
 }
 
 /* Extra CA certificates: the *.crt files of a directory, names and contents. */
@@ -251,15 +252,20 @@ static int ca_load(const char *dir, struct ca_set *c, struct llmsb_err *err)
     closedir(d);
     qsort(names, (size_t)n, sizeof(names[0]), ca_name_cmp);
     for (int i = 0; i < n; i++) {
-        char path[600];
-        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+        char path[PATH_MAX];
+        int len = snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
         buf_init(&c->data[c->n], CA_MAX_BYTES);
+        if (len < 0 || (size_t)len >= sizeof(path)) {
+            llmsb_err_set(err, LLMSB_ERR_INVALID, "path %s/%s is too long", dir, names[i]);
+            ca_release(c);
+            return llmsb_err_wrap(err, "images.ca_certificates");
+        }
         if (read_file(path, "CA certificate", &c->data[c->n], err) != 0) {
             buf_release(&c->data[c->n]);
             ca_release(c);
             return llmsb_err_wrap(err, "images.ca_certificates");
         }
-        snprintf(c->name[c->n], sizeof(c->name[0]), "%s", names[i]);
+        memcpy(c->name[c->n], names[i], sizeof(c->name[0])); /* both sized alike */
         c->n++;
     }
     return 0;
@@ -285,9 +291,8 @@ static int build_context(struct buf *out, const struct language *l, const char *
     archive_write_set_format_pax_restricted(a);
     if (archive_write_open(a, out, NULL, ctx_write, NULL) != ARCHIVE_OK ||
         ctx_add(a, "Dockerfile", dockerfile, strlen(dockerfile), 0644) != 0 ||
-        ctx_add(a, "llmsb-agent", agent->data, agent->len, 0755) != 0 ||
-        ctx_add_hooks(a, l) != 0 || ctx_add_cas(a, cas) != 0 ||
-        archive_write_close(a) != ARCHIVE_OK)
+        ctx_add(a, "llmsb-agent", agent->data, agent->len, 0755) != 0 || ctx_add_hooks(a, l) != 0 ||
+        ctx_add_cas(a, cas) != 0 || archive_write_close(a) != ARCHIVE_OK)
         rc = llmsb_err_set(err, LLMSB_ERR_SYS, "images: build context tar: %s",
                            archive_error_string(a) ? archive_error_string(a) : "failed");
     archive_write_free(a);
@@ -309,8 +314,8 @@ static void agent_default_path(char *out, size_t outsz)
         char *slash = strrchr(exe, '/');
         if (slash) {
             *slash = '\0';
-            snprintf(out, outsz, "%s/llmsb-agent", exe);
-            return;
+            if (snprintf(out, outsz, "%s/llmsb-agent", exe) < (int)outsz)
+                return;
         }
     }
     snprintf(out, outsz, "bin/llmsb-agent");
@@ -324,9 +329,10 @@ static int run_cmd(char *const argv[], struct llmsb_err *err)
     int st, rc = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
 
     if (rc != 0)
-        return llmsb_err_set(err, LLMSB_ERR_SYS, "images: cannot run %s: %s (install it with "
-                                                 "apt-get install %s)", argv[0], strerror(rc),
-                             argv[0]);
+        return llmsb_err_set(err, LLMSB_ERR_SYS,
+                             "images: cannot run %s: %s (install it with "
+                             "apt-get install %s)",
+                             argv[0], strerror(rc), argv[0]);
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
@@ -350,7 +356,8 @@ static int tar_tree(const char *dir, int fd, struct llmsb_err *err)
     archive_read_disk_set_symlink_physical(disk);
     archive_read_disk_set_standard_lookup(disk);
     archive_write_set_format_pax_restricted(out);
-    if (archive_write_open_fd(out, fd) != ARCHIVE_OK || archive_read_disk_open(disk, ".") != ARCHIVE_OK) {
+    if (archive_write_open_fd(out, fd) != ARCHIVE_OK ||
+        archive_read_disk_open(disk, ".") != ARCHIVE_OK) {
         rc = llmsb_err_set(err, LLMSB_ERR_SYS, "images: tar %s: %s", dir,
                            archive_error_string(disk) ? archive_error_string(disk) : "open failed");
         goto back;
@@ -411,8 +418,8 @@ static int debootstrap_import(struct backend *be, const struct config *cfg, cons
     snprintf(tarpath, sizeof(tarpath), "%s/rootfs.tar", dir);
     say(o, "[base] debootstrap bookworm from %s (about a minute)", cfg->debian_mirror);
     {
-        char *argv[] = {"debootstrap", "--variant=minbase", "bookworm", root,
-                        (char *)cfg->debian_mirror, NULL};
+        char *argv[] = {"debootstrap", "--variant=minbase",        "bookworm",
+                        root,          (char *)cfg->debian_mirror, NULL};
         if ((rc = run_cmd(argv, err)) != 0)
             goto out;
     }
@@ -554,8 +561,10 @@ int images_build(struct backend *be, const struct config *cfg, const char *const
         char names[256];
         if (!l) {
             language_names(names, sizeof(names));
-            return llmsb_err_set(err, LLMSB_ERR_INVALID, "images: unknown language \"%s\" "
-                                                         "(known: %s)", langs[i], names);
+            return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                 "images: unknown language \"%s\" "
+                                 "(known: %s)",
+                                 langs[i], names);
         }
         todo[n++] = l;
     }

@@ -17,9 +17,9 @@
 #include "config/config.h"
 
 struct images_opts {
-    int force;             /* rebuild even when the hash tag exists */
-    FILE *progress;        /* progress lines go here (NULL: silent) */
-    const char *agent_path;  /* NULL: next to this executable, or $LLMSB_AGENT */
+    int force;              /* rebuild even when the hash tag exists */
+    FILE *progress;         /* progress lines go here (NULL: silent) */
+    const char *agent_path; /* NULL: next to this executable, or $LLMSB_AGENT */
 };
 
 /* Builds the images of the named languages (none: all). */

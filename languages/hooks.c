@@ -6,9 +6,9 @@
 
 #include <string.h>
 
-#define EMBED(sym, path)                                                             \
+#define EMBED(sym, path)                                                                \
     __asm__(".section .rodata\n.balign 16\n.globl " #sym "\n" #sym ":\n.incbin \"" path \
-            "\"\n.globl " #sym "_end\n" #sym "_end:\n.byte 0\n.previous\n");         \
+            "\"\n.globl " #sym "_end\n" #sym "_end:\n.byte 0\n.previous\n");            \
     extern const char sym[], sym##_end[];
 
 EMBED(llmsb_hook_plots_py, "languages/hooks/llmsb_plots.py")

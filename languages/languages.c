@@ -12,6 +12,7 @@
 
 #define C_COMMENTS .line_comment = "//", .block_comment = {"/*", "*/"}
 
+/* clang-format off */
 const struct language languages[] = {
     {
         .name = "python", .aliases = {"py", "python3"}, .image = "llmsb/python", .ext = "py",
@@ -26,6 +27,8 @@ const struct language languages[] = {
                     "--no-cache-dir", "--disable-pip-version-check", "--no-input",
                     "--no-warn-script-location", "--progress-bar", "off", "--"},
         .install_what = "pip",
+        .registry_key = "pip_index_url", .registry_env = "PIP_INDEX_URL",
+        .registry_trust_env = "PIP_TRUSTED_HOST",
         .preinstall = {"python3", "-m", "pip", "install", "--break-system-packages",
                        "--no-cache-dir", "--disable-pip-version-check", "--no-input", "--"},
         .hooks = {{"llmsb_plots.py", "/usr/lib/python3/dist-packages/llmsb_plots.py", 0644},
@@ -33,6 +36,25 @@ const struct language languages[] = {
         .line_comment = "#", .block_comment = {NULL, NULL},
         .import_pattern = "(?:^|[\\n;])\\s*(?:from\\s+MOD(?:\\s|\\.)|import\\s+(?:[\\w.]+\\s*,\\s*)*MOD(?:\\s|\\.|,|$))",
         .plots = 1,
+        .scan = {
+            [LANG_SCAN_SHELL] =
+                "\\b(?:os\\s*\\.\\s*(?:system|popen|exec[lv]p?e?|spawn[lv]p?e?|posix_spawnp?)|subprocess\\s*\\.\\s*\\w+|pty\\s*\\.\\s*spawn|commands\\s*\\.\\s*getoutput)\\s*\\(",
+            [LANG_SCAN_EVAL] =
+                "\\b(?:eval|exec|compile)\\s*\\(|\\b__import__\\b|\\bimportlib\\b|\\bgetattr\\s*\\(\\s*__builtins__|\\b__builtins__\\b|\\b__subclasses__\\b|\\bglobals\\s*\\(\\s*\\)\\s*\\[",
+            [LANG_SCAN_FS_DELETE] =
+                "\\b(?:os\\s*\\.\\s*(?:remove|unlink|rmdir|removedirs)|shutil\\s*\\.\\s*rmtree)\\s*\\(|\\.(?:unlink|rmdir)\\s*\\(",
+            [LANG_SCAN_NETWORK] =
+                "\\bsocket\\s*\\.\\s*(?:socket|create_connection)\\s*\\(|\\burllib\\b|\\brequests\\s*\\.\\s*(?:get|post|put|delete|request|Session)\\b|\\bhttp\\.client\\b|\\bhttpx\\b|\\baiohttp\\b",
+            [LANG_SCAN_ENV] =
+                "\\bos\\s*\\.\\s*(?:environ|getenv|putenv|unsetenv)\\b",
+            [LANG_SCAN_NATIVE] =
+                "\\bctypes\\b|\\bcffi\\b",
+            [LANG_SCAN_PROCESS] =
+                "\\bos\\s*\\.\\s*(?:fork|forkpty|kill|killpg|setsid|_exit)\\s*\\(|\\bmultiprocessing\\b|\\bsignal\\s*\\.\\s*signal\\s*\\(",
+        },
+        .strict_modules = {"os", "sys", "subprocess", "ctypes", "socket", "importlib", "pickle",
+                           "marshal", "shelve", "shutil", "multiprocessing", "threading", "pty",
+                           "signal", "builtins"},
         .lexer = LEX_PYTHON,
     },
     {
@@ -46,10 +68,29 @@ const struct language languages[] = {
                     "--no-update-notifier", "--loglevel=error", "--prefix", "/tmp/.llmsb-lib/node",
                     "--"},
         .install_what = "npm",
+        .registry_key = "npm_registry", .registry_env = "npm_config_registry",
         .preinstall = {"npm", "install", "--global", "--no-audit", "--no-fund",
                        "--loglevel=error", "--"},
         C_COMMENTS,
         .import_pattern = "(?:import\\s[^;]*?from\\s*['\"](?:node:)?MOD['\"]|require\\s*\\(\\s*['\"](?:node:)?MOD['\"]\\s*\\))",
+        .scan = {
+            [LANG_SCAN_SHELL] =
+                "require\\s*\\(\\s*['\"](?:node:)?child_process['\"]|from\\s+['\"](?:node:)?child_process['\"]|\\b(?:execSync|spawnSync|execFileSync|execFile)\\s*\\(",
+            [LANG_SCAN_EVAL] =
+                "\\beval\\s*\\(|\\bFunction\\s*\\(|require\\s*\\(\\s*['\"](?:node:)?vm['\"]|\\bimport\\s*\\(",
+            [LANG_SCAN_FS_DELETE] =
+                "\\b(?:rm|rmSync|unlink|unlinkSync|rmdir|rmdirSync)\\s*\\(",
+            [LANG_SCAN_NETWORK] =
+                "require\\s*\\(\\s*['\"](?:node:)?(?:net|http|https|dgram|tls|dns)['\"]|from\\s+['\"](?:node:)?(?:net|http|https|dgram|tls|dns)['\"]|\\bfetch\\s*\\(|\\bXMLHttpRequest\\b|\\bWebSocket\\b",
+            [LANG_SCAN_ENV] =
+                "\\bprocess\\s*\\.\\s*env\\b",
+            [LANG_SCAN_NATIVE] =
+                "\\bprocess\\s*\\.\\s*(?:binding|dlopen)\\s*\\(|require\\s*\\(\\s*['\"](?:ffi|ffi-napi)['\"]",
+            [LANG_SCAN_PROCESS] =
+                "\\bprocess\\s*\\.\\s*(?:exit|kill|abort)\\s*\\(|require\\s*\\(\\s*['\"](?:node:)?(?:cluster|worker_threads)['\"]",
+        },
+        .strict_modules = {"child_process", "fs", "net", "http", "https", "dgram", "vm",
+                           "worker_threads", "cluster", "os", "tls", "dns"},
         .lexer = LEX_JS,
     },
     {
@@ -61,6 +102,24 @@ const struct language languages[] = {
         .packages = "default-jdk-headless",
         C_COMMENTS,
         .import_pattern = "(?:^|\\n)\\s*import\\s+(?:static\\s+)?MOD(?:\\.|;)",
+        .scan = {
+            [LANG_SCAN_SHELL] =
+                "\\bRuntime\\s*\\.\\s*getRuntime\\s*\\(\\s*\\)\\s*\\.\\s*exec\\s*\\(|\\bProcessBuilder\\b",
+            [LANG_SCAN_EVAL] =
+                "\\bClass\\s*\\.\\s*forName\\s*\\(|\\.getDeclaredMethod\\s*\\(|\\.setAccessible\\s*\\(|\\bScriptEngineManager\\b|\\bMethodHandles\\b",
+            [LANG_SCAN_FS_DELETE] =
+                "\\bFiles\\s*\\.\\s*(?:delete|deleteIfExists)\\s*\\(|\\.delete(?:OnExit)?\\s*\\(\\s*\\)",
+            [LANG_SCAN_NETWORK] =
+                "\\bjava\\s*\\.\\s*net\\b|\\bnew\\s+(?:Socket|ServerSocket|URL|DatagramSocket)\\s*\\(|\\bHttpClient\\b|\\bHttpURLConnection\\b",
+            [LANG_SCAN_ENV] =
+                "\\bSystem\\s*\\.\\s*getenv\\s*\\(",
+            [LANG_SCAN_NATIVE] =
+                "\\bSystem\\s*\\.\\s*(?:loadLibrary|load)\\s*\\(|\\bsun\\s*\\.\\s*misc\\s*\\.\\s*Unsafe\\b|\\bnative\\s+[\\w<>\\[\\]]+\\s+\\w+\\s*\\(",
+            [LANG_SCAN_PROCESS] =
+                "\\bSystem\\s*\\.\\s*exit\\s*\\(|\\bRuntime\\s*\\.\\s*getRuntime\\s*\\(\\s*\\)\\s*\\.\\s*(?:halt|exit)\\s*\\(|\\bProcessHandle\\b",
+        },
+        .strict_modules = {"java.net", "java.lang.reflect", "java.nio.file", "javax.script",
+                           "sun.misc"},
         .lexer = LEX_C,
     },
     {
@@ -79,6 +138,24 @@ const struct language languages[] = {
         .hooks = {{"apt-get-local", "/usr/local/lib/llmsb/apt-get-local", 0755}},
         C_COMMENTS,
         .import_pattern = "(?:^|\\n)\\s*#\\s*include\\s*[<\"]MOD[>\"]",
+        .scan = {
+            [LANG_SCAN_SHELL] =
+                "\\b(?:system|popen|execl|execlp|execle|execv|execvp|execvpe|posix_spawnp?)\\s*\\(",
+            [LANG_SCAN_EVAL] =
+                "\\bdlopen\\s*\\(|\\bdlsym\\s*\\(",
+            [LANG_SCAN_FS_DELETE] =
+                "\\b(?:unlink|rmdir)\\s*\\(|filesystem\\s*::\\s*remove(?:_all)?\\s*\\(|\\bfs\\s*::\\s*remove(?:_all)?\\s*\\(|(?<![\\w:.>])remove\\s*\\(\\s*\"",
+            [LANG_SCAN_NETWORK] =
+                "\\b(?:socket|connect|getaddrinfo|gethostbyname)\\s*\\(",
+            [LANG_SCAN_ENV] =
+                "\\b(?:getenv|setenv|putenv|unsetenv|secure_getenv)\\s*\\(|\\benviron\\b",
+            [LANG_SCAN_NATIVE] =
+                "\\b(?:asm|__asm__|__asm)\\b|\\bsyscall\\s*\\(|\\bmprotect\\s*\\(|\\bptrace\\s*\\(",
+            [LANG_SCAN_PROCESS] =
+                "\\b(?:fork|vfork|kill|setsid|clone|daemon)\\s*\\(",
+        },
+        .strict_modules = {"unistd.h", "sys/socket.h", "sys/ptrace.h", "dlfcn.h", "sys/mman.h",
+                           "netinet/in.h", "arpa/inet.h", "signal.h", "spawn.h", "sys/syscall.h"},
         .lexer = LEX_C,
     },
     {
@@ -91,9 +168,28 @@ const struct language languages[] = {
         .packages = "golang-go ca-certificates git",
         .install = {"/usr/local/lib/llmsb/go-get"},
         .install_what = "go get",
+        .registry_key = "goproxy", .registry_env = "GOPROXY",
         .hooks = {{"go-get", "/usr/local/lib/llmsb/go-get", 0755}},
         C_COMMENTS,
         .import_pattern = "import\\s*(?:\\([^)]*)?(?:[\\w.]+\\s+)?\"(?:[^\"]*/)?MOD\"",
+        .scan = {
+            [LANG_SCAN_SHELL] =
+                "\\bexec\\s*\\.\\s*Command(?:Context)?\\s*\\(|\\bsyscall\\s*\\.\\s*(?:Exec|ForkExec)\\s*\\(|\\bos\\s*\\.\\s*StartProcess\\s*\\(",
+            [LANG_SCAN_EVAL] =
+                "\\bplugin\\s*\\.\\s*Open\\s*\\(",
+            [LANG_SCAN_FS_DELETE] =
+                "\\bos\\s*\\.\\s*(?:Remove|RemoveAll|Truncate)\\s*\\(",
+            [LANG_SCAN_NETWORK] =
+                "\\bnet\\s*\\.\\s*(?:Dial|Listen)\\w*\\s*\\(|\\bhttp\\s*\\.\\s*(?:Get|Post|Head|NewRequest|ListenAndServe)\\s*\\(",
+            [LANG_SCAN_ENV] =
+                "\\bos\\s*\\.\\s*(?:Getenv|Setenv|Environ|LookupEnv|Unsetenv|Clearenv)\\s*\\(",
+            [LANG_SCAN_NATIVE] =
+                "\\bunsafe\\s*\\.\\s*\\w+|\\bsyscall\\s*\\.\\s*(?:Syscall|RawSyscall)\\w*\\s*\\(|\\bimport\\s+\"C\"",
+            [LANG_SCAN_PROCESS] =
+                "\\bsyscall\\s*\\.\\s*(?:Kill|Setsid)\\s*\\(|\\bos\\s*\\.\\s*FindProcess\\s*\\(",
+        },
+        .strict_modules = {"os/exec", "net", "net/http", "syscall", "unsafe", "plugin",
+                           "os/signal"},
         .lexer = LEX_GO,
     },
     {
@@ -111,6 +207,7 @@ const struct language languages[] = {
                     "c(lib, .libPaths()), quietly = TRUE), TRUE); if (!all(ok)) { message("
                     "'not installed: ', paste(p[!ok], collapse = ', ')); quit(status = 1) }"},
         .install_what = "install.packages",
+        .registry_key = "cran", .registry_env = "LLMSB_CRAN",
         .preinstall = {"Rscript", "--no-save", "--no-restore", "-e",
                        "p <- commandArgs(TRUE); repos <- Sys.getenv('LLMSB_CRAN', "
                        "'https://cloud.r-project.org'); install.packages(p, lib = "
@@ -121,6 +218,23 @@ const struct language languages[] = {
         .line_comment = "#", .block_comment = {NULL, NULL},
         .import_pattern = "(?:library|require|requireNamespace)\\s*\\(\\s*['\"]?MOD['\"]?\\s*[,)]|\\bMOD\\s*:::?",
         .plots = 1,
+        .scan = {
+            [LANG_SCAN_SHELL] =
+                "\\b(?:system2?|shell|pipe)\\s*\\(",
+            [LANG_SCAN_EVAL] =
+                "\\beval\\s*\\(|\\bparse\\s*\\(\\s*text\\s*=|\\bdo\\.call\\s*\\(",
+            [LANG_SCAN_FS_DELETE] =
+                "\\b(?:unlink|file\\.remove)\\s*\\(",
+            [LANG_SCAN_NETWORK] =
+                "\\b(?:url|download\\.file|socketConnection)\\s*\\(|\\bhttr\\s*::|\\bcurl\\s*::",
+            [LANG_SCAN_ENV] =
+                "\\bSys\\s*\\.\\s*(?:getenv|setenv|unsetenv)\\s*\\(",
+            [LANG_SCAN_NATIVE] =
+                "\\b(?:dyn\\.load|\\.Call|\\.C|\\.External|\\.Fortran)\\s*\\(|\\bRcpp\\b",
+            [LANG_SCAN_PROCESS] =
+                "\\b(?:mcparallel|mcfork|mclapply|makeCluster)\\s*\\(|\\bpskill\\s*\\(",
+        },
+        .strict_modules = {"parallel", "processx", "callr", "httr", "curl", "RCurl", "sys"},
         .lexer = LEX_R,
     },
     {
@@ -135,9 +249,27 @@ const struct language languages[] = {
         .preinstall = {"gem", "install", "--no-document"},
         .line_comment = "#", .block_comment = {"=begin", "=end"},
         .import_pattern = "(?:^|[\\n;])\\s*require(?:_relative)?\\s*\\(?\\s*['\"]MOD['\"]",
+        .scan = {
+            [LANG_SCAN_SHELL] =
+                "\\b(?:system|exec|spawn)\\b\\s*[(\"']|`|%x[\\[({<]|\\bIO\\s*\\.\\s*popen\\b|\\bOpen3\\b",
+            [LANG_SCAN_EVAL] =
+                "\\b(?:eval|instance_eval|class_eval|module_eval|instance_exec)\\b|\\.(?:send|public_send|__send__)\\s*\\(|\\bconst_get\\b",
+            [LANG_SCAN_FS_DELETE] =
+                "\\b(?:File|FileUtils)\\s*\\.\\s*(?:delete|unlink|rm|rm_r|rm_rf|remove_dir|remove_entry)\\b|\\bDir\\s*\\.\\s*(?:delete|rmdir)\\b",
+            [LANG_SCAN_NETWORK] =
+                "\\b(?:Socket|TCPSocket|UDPSocket|TCPServer)\\b|\\bNet\\s*::\\s*HTTP\\b|\\bURI\\s*\\.\\s*open\\b",
+            [LANG_SCAN_ENV] =
+                "\\bENV\\b",
+            [LANG_SCAN_NATIVE] =
+                "\\bFiddle\\b|\\bFFI\\b|\\bsyscall\\s*\\(",
+            [LANG_SCAN_PROCESS] =
+                "\\bfork\\b|\\bProcess\\s*\\.\\s*(?:fork|kill|daemon|spawn)\\b|\\bexit!",
+        },
+        .strict_modules = {"open3", "socket", "net/http", "fiddle", "ffi", "open-uri", "pty"},
         .lexer = LEX_RUBY,
     },
 };
+/* clang-format on */
 
 const size_t languages_count = sizeof(languages) / sizeof(languages[0]);
 
@@ -147,6 +279,14 @@ int language_library_name_ok(const char *s)
     while (s[k] && (isalnum((unsigned char)s[k]) || strchr("-_.:/@=<>~+", s[k])))
         k++;
     return *s && !s[k] && k <= 200 && (isalnum((unsigned char)s[0]) || s[0] == '@');
+}
+
+const struct language *language_by_registry_key(const char *key)
+{
+    for (size_t i = 0; i < languages_count; i++)
+        if (languages[i].registry_key && strcmp(languages[i].registry_key, key) == 0)
+            return &languages[i];
+    return NULL;
 }
 
 const struct language *language_find(const char *name)
@@ -167,9 +307,10 @@ const struct language *language_from_path(const char *path)
     const char *dot = strrchr(path, '.');
     static const struct {
         const char *ext, *lang;
-    } extra[] = {{"py", "python"}, {"js", "javascript"}, {"mjs", "javascript"},
-                 {"cjs", "javascript"}, {"java", "java"}, {"cpp", "cpp"}, {"cc", "cpp"},
-                 {"cxx", "cpp"}, {"go", "go"}, {"r", "r"}, {"rb", "ruby"}};
+    } extra[] = {
+        {"py", "python"}, {"js", "javascript"}, {"mjs", "javascript"}, {"cjs", "javascript"},
+        {"java", "java"}, {"cpp", "cpp"},       {"cc", "cpp"},         {"cxx", "cpp"},
+        {"go", "go"},     {"r", "r"},           {"rb", "ruby"}};
 
     if (!dot || strchr(dot, '/'))
         return NULL;

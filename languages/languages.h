@@ -28,39 +28,63 @@ const struct lang_hook_file *language_hook_file(const char *name);
 
 /* A hook file and where the image keeps it. */
 struct lang_hook {
-    const char *file;                 /* name under languages/hooks/ */
-    const char *dest;                 /* absolute path in the image */
+    const char *file; /* name under languages/hooks/ */
+    const char *dest; /* absolute path in the image */
     int mode;
 };
+
+/* The security scanner's danger categories (security/policy.c sets their
+ * severity per preset); each language row has its own pattern for each. */
+enum lang_scan {
+    LANG_SCAN_SHELL,
+    LANG_SCAN_EVAL,
+    LANG_SCAN_FS_DELETE,
+    LANG_SCAN_NETWORK,
+    LANG_SCAN_ENV,
+    LANG_SCAN_NATIVE,
+    LANG_SCAN_PROCESS,
+    LANG_SCAN_COUNT
+};
+#define LANG_MAX_STRICT_MODULES 16
 
 /* How the scanner tells code from comments and string literals. */
 enum lang_lexer { LEX_PYTHON, LEX_C, LEX_JS, LEX_GO, LEX_RUBY, LEX_R };
 
 struct language {
-    const char *name;                 /* "python" */
-    const char *aliases[4];           /* other names accepted on input */
-    const char *image;                /* default image, "llmsb/python" */
-    const char *ext;                  /* "py" */
-    const char *default_stem;         /* "main" ("Main" for Java) */
-    int stem_from_public_class;       /* Java: the public class names the file */
-    const char *compile[LANG_MAX_ARGV];  /* empty: no compile step */
+    const char *name;                   /* "python" */
+    const char *aliases[4];             /* other names accepted on input */
+    const char *image;                  /* default image, "llmsb/python" */
+    const char *ext;                    /* "py" */
+    const char *default_stem;           /* "main" ("Main" for Java) */
+    int stem_from_public_class;         /* Java: the public class names the file */
+    const char *compile[LANG_MAX_ARGV]; /* empty: no compile step */
     const char *run[LANG_MAX_ARGV];
-    const char *env[LANG_MAX_ENV];    /* extra "K=V" for every step */
-    const char *packages;             /* Debian packages of its image */
-    const char *line_comment;         /* for the scanner: "#", "//" */
-    const char *block_comment[2];     /* start, end or NULL */
-    const char *import_pattern;       /* PCRE2; "MOD" stands for a module name */
-    int plots;                        /* supports plot capture */
+    const char *env[LANG_MAX_ENV];     /* extra "K=V" for every step */
+    const char *packages;              /* Debian packages of its image */
+    const char *line_comment;          /* for the scanner: "#", "//" */
+    const char *block_comment[2];      /* start, end or NULL */
+    const char *import_pattern;        /* PCRE2; "MOD" stands for a module name */
+    const char *scan[LANG_SCAN_COUNT]; /* PCRE2 per danger category; NULL: none */
+    /* the strict preset's restricted modules (NULL-terminated) */
+    const char *strict_modules[LANG_MAX_STRICT_MODULES];
+    int plots; /* supports plot capture */
     /* Library installs: the installer's argv; the names follow, one
      * argument each (never a shell string). Empty: not supported. */
     const char *install[LANG_MAX_ARGV];
-    const char *install_what;         /* "pip", "npm", ... for messages */
+    const char *install_what; /* "pip", "npm", ... for messages */
+    /* Where its installer finds packages: the config key libraries.<key>
+     * sets it, the installer reads it from registry_env; for an http://
+     * registry, registry_trust_env gets its host (pip refuses plain http
+     * otherwise). NULL: no registry setting. */
+    const char *registry_key;
+    const char *registry_env;
+    const char *registry_trust_env;
     /* pool.preinstall: the same, system-wide, as root at image build time
      * (RUN in exec form, names appended). Empty: no preinstall. */
     const char *preinstall[LANG_MAX_ARGV];
-    const char *preinstall_before;    /* a RUN line before it (apt-get update) */
+    const char *preinstall_before; /* a RUN line before it (apt-get update) */
     struct lang_hook hooks[LANG_MAX_HOOKS];
-    const char *image_setup;          /* extra RUN line of its image, or NULL */
+    const char *image_setup; /* extra RUN line of its image, or NULL */
     enum lang_lexer lexer;
 };
 
@@ -72,6 +96,8 @@ extern const size_t languages_count;
  * 1..200 bytes. Returns 1 when it is one. */
 int language_library_name_ok(const char *s);
 
+/* The language whose registry_key is key, or NULL. */
+const struct language *language_by_registry_key(const char *key);
 /* Finds a language by name or alias (case-insensitive); NULL if unknown. */
 const struct language *language_find(const char *name);
 /* Guesses the language from a file name's extension; NULL if unknown. */

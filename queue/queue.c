@@ -28,9 +28,11 @@ static const char lua_finish[] =
     "  redis.call('EXPIRE', KEYS[1], ARGV[3])\n"
     "  redis.call('LPUSH', KEYS[2], ARGV[4])\n"
     "  redis.call('EXPIRE', KEYS[2], ARGV[3])\n"
-    "  redis.call('XADD', KEYS[3], 'MAXLEN', '~', '" QUEUE_RESULTS_MAXLEN "', '*', 'id', ARGV[5], 'status', ARGV[4])\n"
+    "  redis.call('XADD', KEYS[3], 'MAXLEN', '~', '" QUEUE_RESULTS_MAXLEN
+    "', '*', 'id', ARGV[5], 'status', ARGV[4])\n"
     "  if #ARGV > 6 + 2 * n then\n"
-    "    redis.call('XADD', KEYS[5], 'MAXLEN', '~', '" QUEUE_RESULTS_MAXLEN "', '*', unpack(ARGV, 7 + 2 * n))\n"
+    "    redis.call('XADD', KEYS[5], 'MAXLEN', '~', '" QUEUE_RESULTS_MAXLEN
+    "', '*', unpack(ARGV, 7 + 2 * n))\n"
     "  end\n"
     "end\n"
     "if ARGV[2] ~= '' then\n"
@@ -63,11 +65,17 @@ static const char lua_renew[] =
 
 /* ---- plumbing ------------------------------------------------------------ */
 
-const char *queue_key(const struct queue *q, const char *kind, const char *id, char *out,
-                      size_t outsz)
+int queue_key(const struct queue *q, const char *kind, const char *id, char out[QUEUE_KEY_MAX],
+              struct llmsb_err *err)
 {
-    snprintf(out, outsz, "%s:%s%s%s", q->prefix, kind, id ? ":" : "", id ? id : "");
-    return out;
+    int n = snprintf(out, QUEUE_KEY_MAX, "%s:%s%s%s", q->prefix, kind, id ? ":" : "", id ? id : "");
+
+    if (n < 0 || n >= QUEUE_KEY_MAX)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "redis: key %s:%s:<%zu bytes> is over %d "
+                             "bytes",
+                             q->prefix, kind, id ? strlen(id) : 0, QUEUE_KEY_MAX - 1);
+    return 0;
 }
 
 int queue_err_retryable(const struct llmsb_err *err)
@@ -78,8 +86,8 @@ int queue_err_retryable(const struct llmsb_err *err)
 /* Runs one command. On success *out holds a non-error reply the caller
  * frees with freeReplyObject. IO errors and LOADING/BUSY/MASTERDOWN are
  * LLMSB_ERR_BACKEND (retryable); other server errors LLMSB_ERR_INVALID. */
-static int cmd(struct queue *q, int argc, const char **argv, const size_t *lens,
-               redisReply **out, struct llmsb_err *err)
+static int cmd(struct queue *q, int argc, const char **argv, const size_t *lens, redisReply **out,
+               struct llmsb_err *err)
 {
     redisContext *c = q->ctx;
     redisReply *r;
@@ -89,9 +97,10 @@ static int cmd(struct queue *q, int argc, const char **argv, const size_t *lens,
         return llmsb_err_set(err, LLMSB_ERR_BACKEND, "redis: not connected");
     r = redisCommandArgv(c, argc, argv, lens);
     if (!r)
-        return llmsb_err_set(err, c->err == REDIS_ERR_IO && strstr(c->errstr, "temporarily")
-                                      ? LLMSB_ERR_TIMEOUT
-                                      : LLMSB_ERR_BACKEND,
+        return llmsb_err_set(err,
+                             c->err == REDIS_ERR_IO && strstr(c->errstr, "temporarily")
+                                 ? LLMSB_ERR_TIMEOUT
+                                 : LLMSB_ERR_BACKEND,
                              "redis: %s: %s", argv[0], c->errstr[0] ? c->errstr : "I/O error");
     if (r->type == REDIS_REPLY_ERROR) {
         int retry = strncmp(r->str, "LOADING", 7) == 0 || strncmp(r->str, "BUSY", 4) == 0 ||
@@ -307,9 +316,10 @@ int queue_open(struct queue *q, const char *url, const char *prefix, const char 
     snprintf(q->prefix, sizeof(q->prefix), "%s", prefix && *prefix ? prefix : "llmsb");
     snprintf(q->consumer, sizeof(q->consumer), "%s", consumer ? consumer : "");
     snprintf(q->group, sizeof(q->group), "%s%s", q->prefix, QUEUE_GROUP_SUFFIX);
-    queue_key(q, "jobs", NULL, q->k_jobs, sizeof(q->k_jobs));
-    queue_key(q, "results", NULL, q->k_results, sizeof(q->k_results));
-    queue_key(q, "dead", NULL, q->k_dead, sizeof(q->k_dead));
+    if (queue_key(q, "jobs", NULL, q->k_jobs, err) ||
+        queue_key(q, "results", NULL, q->k_results, err) ||
+        queue_key(q, "dead", NULL, q->k_dead, err))
+        return err->code;
     return connect_now(q, err);
 }
 
@@ -332,19 +342,19 @@ static void sleep_ms(int64_t ms)
         ;
 }
 
-int queue_connect_retry(struct queue *q, const char *url, const char *prefix,
-                        const char *consumer, int timeout_ms, int fresh, const atomic_int *stop,
-                        int64_t giveup_ms, struct llmsb_err *err)
+int queue_connect_retry(struct queue *q, const char *url, const char *prefix, const char *consumer,
+                        int timeout_ms, int fresh, const atomic_int *stop, int64_t giveup_ms,
+                        struct llmsb_err *err)
 {
     int64_t backoff = 100, start = clock_mono_ms();
 
     for (;;) {
-        int rc = fresh ? queue_open(q, url, prefix, consumer, timeout_ms, err)
-                       : queue_reconnect(q, err);
+        int rc =
+            fresh ? queue_open(q, url, prefix, consumer, timeout_ms, err) : queue_reconnect(q, err);
         if (rc == 0 && (rc = queue_group_ensure(q, err)) == 0)
             return 0;
         if (rc == LLMSB_ERR_INVALID && fresh && !q->ctx)
-            return rc;   /* a bad URL does not get better */
+            return rc; /* a bad URL does not get better */
         fresh = 0;
         if ((stop && atomic_load(stop)) || (giveup_ms && clock_mono_ms() - start > giveup_ms))
             return rc;
@@ -402,8 +412,7 @@ static int parse_entries(const redisReply *arr, struct queue_entry **out, size_t
         if (it->type != REDIS_REPLY_ARRAY || it->elements < 1 ||
             it->element[0]->type != REDIS_REPLY_STRING)
             continue;
-        snprintf(e[*n].id, sizeof(e[*n].id), "%.*s", (int)it->element[0]->len,
-                 it->element[0]->str);
+        snprintf(e[*n].id, sizeof(e[*n].id), "%.*s", (int)it->element[0]->len, it->element[0]->str);
         e[*n].deliveries = 1;
         fields_init(&e[*n].f, QUEUE_MAX_FIELDS);
         int rc = fill_pairs(&e[*n].f, &e[*n].oversized, it->elements > 1 ? it->element[1] : NULL);
@@ -441,8 +450,8 @@ int queue_read(struct queue *q, int count, int block_ms, struct queue_entry **ou
     *n = 0;
     snprintf(cnt, sizeof(cnt), "%d", count);
     snprintf(blk, sizeof(blk), "%d", block_ms);
-    rc = cmds(q, &r, err, 11, "XREADGROUP", "GROUP", q->group, q->consumer, "COUNT", cnt,
-              "BLOCK", blk, "STREAMS", q->k_jobs, ">");
+    rc = cmds(q, &r, err, 11, "XREADGROUP", "GROUP", q->group, q->consumer, "COUNT", cnt, "BLOCK",
+              blk, "STREAMS", q->k_jobs, ">");
     if (rc != 0) {
         if (strstr(err->msg, "NOGROUP")) {
             struct llmsb_err e2 = {0};
@@ -513,12 +522,13 @@ int queue_mark_running(struct queue *q, const char *job_id, const struct fields 
                        long long ttl_s, struct llmsb_err *err)
 {
     struct args a;
-    char key[512], ttl[24], nk[8];
+    char key[QUEUE_KEY_MAX], ttl[24], nk[8];
     const char *keys[1] = {key};
     long long v = 0;
     int rc;
 
-    queue_key(q, "result", job_id, key, sizeof(key));
+    if ((rc = queue_key(q, "result", job_id, key, err)) != 0)
+        return rc;
     snprintf(ttl, sizeof(ttl), "%lld", ttl_s);
     if ((rc = eval_begin(&a, lua_running, 1, keys, 1 + 2 * (int)fields->n, nk, err)) != 0)
         return rc;
@@ -533,17 +543,18 @@ int queue_finish(struct queue *q, const char *entry_id, const char *job_id, cons
                  struct llmsb_err *err)
 {
     struct args a;
-    char k_res[512], k_done[512], ttl[24], np[16], nk[8];
+    char k_res[QUEUE_KEY_MAX], k_done[QUEUE_KEY_MAX], ttl[24], np[16], nk[8];
     const char *keys[5] = {k_res, k_done, q->k_results, q->k_jobs, q->k_dead};
     long long v = 0;
     int rc;
 
-    queue_key(q, "result", job_id, k_res, sizeof(k_res));
-    queue_key(q, "done", job_id, k_done, sizeof(k_done));
+    if ((rc = queue_key(q, "result", job_id, k_res, err)) != 0 ||
+        (rc = queue_key(q, "done", job_id, k_done, err)) != 0)
+        return rc;
     snprintf(ttl, sizeof(ttl), "%lld", ttl_s);
     snprintf(np, sizeof(np), "%zu", fields->n);
-    if ((rc = eval_begin(&a, lua_finish, 5, keys,
-                         6 + 2 * (int)(fields->n + (dead ? dead->n : 0)), nk, err)) != 0)
+    if ((rc = eval_begin(&a, lua_finish, 5, keys, 6 + 2 * (int)(fields->n + (dead ? dead->n : 0)),
+                         nk, err)) != 0)
         return rc;
     args_adds(&a, q->group);
     args_adds(&a, entry_id ? entry_id : "");
@@ -605,8 +616,7 @@ static void retry_consumer(const struct queue *q, char *out, size_t outsz)
     snprintf(out, outsz, "%s-retry", q->prefix);
 }
 
-int queue_release(struct queue *q, const char *entry_id, long long idle_ms,
-                  struct llmsb_err *err)
+int queue_release(struct queue *q, const char *entry_id, long long idle_ms, struct llmsb_err *err)
 {
     char idle[24], parked[96];
     snprintf(idle, sizeof(idle), "%lld", idle_ms);
@@ -648,9 +658,9 @@ static int claim_to(struct queue *q, const char *consumer, const char *min_idle,
     return rc ? llmsb_err_set(err, rc, "redis: out of memory") : 0;
 }
 
-static int claim(struct queue *q, const char *min_idle, char ids[][QUEUE_ENTRY_ID_MAX],
-                 size_t nids, const char *set_idle, int justid, struct queue_entry **out,
-                 size_t *n, struct llmsb_err *err)
+static int claim(struct queue *q, const char *min_idle, char ids[][QUEUE_ENTRY_ID_MAX], size_t nids,
+                 const char *set_idle, int justid, struct queue_entry **out, size_t *n,
+                 struct llmsb_err *err)
 {
     return claim_to(q, q->consumer, min_idle, ids, nids, set_idle, justid, out, n, err);
 }
@@ -692,8 +702,8 @@ static int pending(struct queue *q, long long min_idle_ms, int count, const char
     return 0;
 }
 
-int queue_claim_stale(struct queue *q, long long min_idle_ms, int count,
-                      struct queue_entry **out, size_t *n, struct llmsb_err *err)
+int queue_claim_stale(struct queue *q, long long min_idle_ms, int count, struct queue_entry **out,
+                      size_t *n, struct llmsb_err *err)
 {
     struct pend rows[QUEUE_BATCH_MAX];
     char ids[QUEUE_BATCH_MAX][QUEUE_ENTRY_ID_MAX], idle[24];
@@ -709,7 +719,7 @@ int queue_claim_stale(struct queue *q, long long min_idle_ms, int count,
     if ((rc = pending(q, min_idle_ms, count, NULL, rows, &nr, err)) != 0 || nr == 0)
         return rc;
     for (size_t i = 0; i < nr; i++)
-        snprintf(ids[ni++], sizeof(ids[0]), "%s", rows[i].id);
+        memcpy(ids[ni++], rows[i].id, sizeof(ids[0]));
     snprintf(idle, sizeof(idle), "%lld", min_idle_ms);
     if ((rc = claim(q, idle, ids, ni, NULL, 0, out, n, err)) != 0)
         return rc;
@@ -741,7 +751,7 @@ int queue_recover_own(struct queue *q, long long min_idle_ms, int count,
         return rc;
     for (size_t i = 0; i < nr; i++)
         if (!running(ud, rows[i].id))
-            snprintf(ids[ni++], sizeof(ids[0]), "%s", rows[i].id);
+            memcpy(ids[ni++], rows[i].id, sizeof(ids[0]));
     if (ni == 0)
         return 0;
     /* JUSTID: back to us without a count bump, then fetch the fields */
@@ -776,7 +786,7 @@ int queue_recover_own(struct queue *q, long long min_idle_ms, int count,
                 (*out)[*n].deliveries = rows[k].count;
         (*n)++;
     }
-    if (rc != 0) {   /* the claimed rest stays pending here; recovery comes back for it */
+    if (rc != 0) { /* the claimed rest stays pending here; recovery comes back for it */
         queue_entries_free(*out, *n);
         *out = NULL;
         *n = 0;
@@ -817,7 +827,7 @@ int queue_free_dead_consumers(struct queue *q, long long idle_ms, struct llmsb_e
         if (pending(q, 0, QUEUE_BATCH_MAX, dead[i], rows, &nr, err) != 0)
             return err->code;
         for (size_t k = 0; k < nr; k++)
-            snprintf(ids[k], sizeof(ids[0]), "%s", rows[k].id);
+            memcpy(ids[k], rows[k].id, sizeof(ids[0]));
         if (nr == 0)
             continue;
         /* park them JUSTID with a large idle: the reclaim pass of any
@@ -846,26 +856,37 @@ static int exists(struct queue *q, const char *key, struct llmsb_err *err)
     return rc;
 }
 
+int queue_cancel(struct queue *q, const char *job_id, long long ttl_s, struct llmsb_err *err)
+{
+    char key[QUEUE_KEY_MAX], ttl[24];
+
+    snprintf(ttl, sizeof(ttl), "%lld", ttl_s);
+    if (queue_key(q, "cancel", job_id, key, err) != 0)
+        return err->code;
+    return simple(q, err, 5, "SET", key, "1", "EX", ttl);
+}
+
 int queue_cancel_requested(struct queue *q, const char *job_id, struct llmsb_err *err)
 {
-    char key[512];
-    return exists(q, queue_key(q, "cancel", job_id, key, sizeof(key)), err);
+    char key[QUEUE_KEY_MAX];
+    return queue_key(q, "cancel", job_id, key, err) ? err->code : exists(q, key, err);
 }
 
 int queue_worker_alive(struct queue *q, const char *worker, struct llmsb_err *err)
 {
-    char key[512];
-    return exists(q, queue_key(q, "worker", worker, key, sizeof(key)), err);
+    char key[QUEUE_KEY_MAX];
+    return queue_key(q, "worker", worker, key, err) ? err->code : exists(q, key, err);
 }
 
 int queue_heartbeat(struct queue *q, const char *worker, const struct fields *fields,
                     long long ttl_ms, struct llmsb_err *err)
 {
     struct args a;
-    char key[512], ttl[24];
+    char key[QUEUE_KEY_MAX], ttl[24];
     int rc;
 
-    queue_key(q, "worker", worker, key, sizeof(key));
+    if ((rc = queue_key(q, "worker", worker, key, err)) != 0)
+        return rc;
     if ((rc = args_init(&a, 2 + 2 * (int)fields->n, err)) != 0)
         return rc;
     args_adds(&a, "HSET");
@@ -879,8 +900,8 @@ int queue_heartbeat(struct queue *q, const char *worker, const struct fields *fi
 
 int queue_heartbeat_delete(struct queue *q, const char *worker, struct llmsb_err *err)
 {
-    char key[512];
-    return simple(q, err, 2, "DEL", queue_key(q, "worker", worker, key, sizeof(key)));
+    char key[QUEUE_KEY_MAX];
+    return queue_key(q, "worker", worker, key, err) ? err->code : simple(q, err, 2, "DEL", key);
 }
 
 int queue_consumer_retire(struct queue *q, struct llmsb_err *err)
@@ -914,15 +935,15 @@ int queue_unblock(struct queue *q, long long client_id, struct llmsb_err *err)
 
 /* ---- consumers of results ------------------------------------------------------- */
 
-int queue_result_get(struct queue *q, const char *job_id, struct fields *out,
-                     struct llmsb_err *err)
+int queue_result_get(struct queue *q, const char *job_id, struct fields *out, struct llmsb_err *err)
 {
-    char key[512];
+    char key[QUEUE_KEY_MAX];
     redisReply *r;
     int rc;
 
     fields_init(out, QUEUE_MAX_FIELDS);
-    if ((rc = cmds(q, &r, err, 2, "HGETALL", queue_key(q, "result", job_id, key, sizeof(key)))))
+    if ((rc = queue_key(q, "result", job_id, key, err)) != 0 ||
+        (rc = cmds(q, &r, err, 2, "HGETALL", key)) != 0)
         return rc;
     rc = fill_pairs(out, NULL, r);
     freeReplyObject(r);
@@ -931,15 +952,16 @@ int queue_result_get(struct queue *q, const char *job_id, struct fields *out,
     return out->n > 0;
 }
 
-int queue_wait_done(struct queue *q, const char *job_id, double timeout_s, char *status,
-                    size_t ssz, struct llmsb_err *err)
+int queue_wait_done(struct queue *q, const char *job_id, double timeout_s, char *status, size_t ssz,
+                    struct llmsb_err *err)
 {
-    char key[512], t[32];
+    char key[QUEUE_KEY_MAX], t[32];
     redisReply *r;
     int rc;
 
     snprintf(t, sizeof(t), "%.3f", timeout_s);
-    if ((rc = cmds(q, &r, err, 3, "BLPOP", queue_key(q, "done", job_id, key, sizeof(key)), t)))
+    if ((rc = queue_key(q, "done", job_id, key, err)) != 0 ||
+        (rc = cmds(q, &r, err, 3, "BLPOP", key, t)) != 0)
         return rc;
     rc = 0;
     if (r->type == REDIS_REPLY_ARRAY && r->elements == 2) {
@@ -1006,7 +1028,7 @@ int queue_stats(struct queue *q, struct queue_stats *st,
                 void (*worker_fn)(void *, const char *, const struct fields *), void *ud,
                 struct llmsb_err *err)
 {
-    char pattern[200], from[32], cursor[32] = "0";
+    char pattern[QUEUE_KEY_MAX], from[32], cursor[32] = "0";
     redisReply *r;
 
     memset(st, 0, sizeof(*st));
@@ -1025,7 +1047,8 @@ int queue_stats(struct queue *q, struct queue_stats *st,
         st->done_last_minute = r->type == REDIS_REPLY_ARRAY ? (long long)r->elements : 0;
         freeReplyObject(r);
     }
-    queue_key(q, "worker", "*", pattern, sizeof(pattern));
+    if (queue_key(q, "worker", "*", pattern, err) != 0)
+        return err->code;
     do {
         if (cmds(q, &r, err, 6, "SCAN", cursor, "MATCH", pattern, "COUNT", "1000") != 0)
             return err->code;

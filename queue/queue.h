@@ -14,35 +14,36 @@
 #include "common/fields.h"
 
 #define QUEUE_GROUP_SUFFIX "-workers"
-#define QUEUE_MAX_FIELDS 64                 /* fields of an entry kept; more are counted */
-#define QUEUE_MAX_VALUE ((size_t)48 << 20)  /* bytes of one field value */
+#define QUEUE_MAX_FIELDS 64                /* fields of an entry kept; more are counted */
+#define QUEUE_MAX_VALUE ((size_t)48 << 20) /* bytes of one field value */
 #define QUEUE_ENTRY_ID_MAX 64
+#define QUEUE_KEY_MAX 512
 #define QUEUE_CONSUMER_MAX 160
-#define QUEUE_BATCH_MAX 64                  /* entries one reclaim call handles */
-#define QUEUE_RESULTS_MAXLEN "100000"       /* results and dead streams, MAXLEN ~ */
+#define QUEUE_BATCH_MAX 64            /* entries one reclaim call handles */
+#define QUEUE_RESULTS_MAXLEN "100000" /* results and dead streams, MAXLEN ~ */
 
 struct queue {
-    void *ctx;                 /* redisContext */
+    void *ctx; /* redisContext */
     char host[256];
     int port;
     char unix_path[256];
     char password[128];
     int db;
-    int timeout_ms;            /* command timeout (SO_RCVTIMEO) */
+    int timeout_ms; /* command timeout (SO_RCVTIMEO) */
     char prefix[64];
     char consumer[QUEUE_CONSUMER_MAX];
     char group[96];
-    char k_jobs[128], k_results[128], k_dead[128];
+    char k_jobs[QUEUE_KEY_MAX], k_results[QUEUE_KEY_MAX], k_dead[QUEUE_KEY_MAX];
     long long client_id;
 };
 
 struct queue_entry {
-    char id[QUEUE_ENTRY_ID_MAX];   /* stream entry id */
-    struct fields f;           /* at most QUEUE_MAX_FIELDS; f.dropped counts the rest */
-    size_t oversized;          /* fields left out for a value over QUEUE_MAX_VALUE */
-    int deleted;               /* the entry's fields are gone (trimmed/XDEL) */
-    long long deliveries;      /* delivery count (1 for a fresh read) */
-    char owner[QUEUE_CONSUMER_MAX];   /* previous owner, for reclaimed entries */
+    char id[QUEUE_ENTRY_ID_MAX];    /* stream entry id */
+    struct fields f;                /* at most QUEUE_MAX_FIELDS; f.dropped counts the rest */
+    size_t oversized;               /* fields left out for a value over QUEUE_MAX_VALUE */
+    int deleted;                    /* the entry's fields are gone (trimmed/XDEL) */
+    long long deliveries;           /* delivery count (1 for a fresh read) */
+    char owner[QUEUE_CONSUMER_MAX]; /* previous owner, for reclaimed entries */
 };
 
 /* url: redis://[:password@]host[:port][/db] or unix:///path[?db=N].
@@ -58,15 +59,17 @@ int queue_reconnect(struct queue *q, struct llmsb_err *err);
  * works, *stop becomes non-zero (stop may be NULL) or giveup_ms passes
  * (0: never). Returns 0 or the last error. */
 #define QUEUE_RECONNECT_MAX_MS 2000
-int queue_connect_retry(struct queue *q, const char *url, const char *prefix,
-                        const char *consumer, int timeout_ms, int fresh, const atomic_int *stop,
-                        int64_t giveup_ms, struct llmsb_err *err);
+int queue_connect_retry(struct queue *q, const char *url, const char *prefix, const char *consumer,
+                        int timeout_ms, int fresh, const atomic_int *stop, int64_t giveup_ms,
+                        struct llmsb_err *err);
 /* 1 when the last error means "connection or server unavailable, retry". */
 int queue_err_retryable(const struct llmsb_err *err);
 
-/* Key name helper: prefix:kind:id into out. */
-const char *queue_key(const struct queue *q, const char *kind, const char *id, char *out,
-                      size_t outsz);
+/* prefix:kind[:id] into out. Returns 0, or LLMSB_ERR_INVALID (err set)
+ * when it does not fit: keys are never cut short, so two ids never share
+ * one. */
+int queue_key(const struct queue *q, const char *kind, const char *id, char out[QUEUE_KEY_MAX],
+              struct llmsb_err *err);
 
 int queue_group_ensure(struct queue *q, struct llmsb_err *err);
 
@@ -102,12 +105,11 @@ int queue_renew(struct queue *q, char *const *ids, size_t n, void (*lost)(void *
 /* Puts an entry back for any worker: parked on the "<prefix>-retry"
  * consumer with idle set to idle_ms (so it is reclaimable once idle passes
  * the lease), count unchanged. */
-int queue_release(struct queue *q, const char *entry_id, long long idle_ms,
-                  struct llmsb_err *err);
+int queue_release(struct queue *q, const char *entry_id, long long idle_ms, struct llmsb_err *err);
 /* Claims up to count entries idle for at least min_idle_ms (any consumer),
  * with their fields and new delivery counts. */
-int queue_claim_stale(struct queue *q, long long min_idle_ms, int count,
-                      struct queue_entry **out, size_t *n, struct llmsb_err *err);
+int queue_claim_stale(struct queue *q, long long min_idle_ms, int count, struct queue_entry **out,
+                      size_t *n, struct llmsb_err *err);
 /* Entries pending for this consumer, idle >= min_idle_ms, that keep(ud, id)
  * says are not running here: claimed back without a count bump. */
 int queue_recover_own(struct queue *q, long long min_idle_ms, int count,
@@ -119,6 +121,8 @@ int queue_recover_own(struct queue *q, long long min_idle_ms, int count,
  * count bumped (the dead worker's try counts). Returns how many. */
 int queue_free_dead_consumers(struct queue *q, long long idle_ms, struct llmsb_err *err);
 
+/* Asks for job_id to be cancelled (SET prefix:cancel:job_id, TTL ttl_s). */
+int queue_cancel(struct queue *q, const char *job_id, long long ttl_s, struct llmsb_err *err);
 /* 1 if prefix:cancel:job_id exists. */
 int queue_cancel_requested(struct queue *q, const char *job_id, struct llmsb_err *err);
 
@@ -139,8 +143,8 @@ int queue_unblock(struct queue *q, long long client_id, struct llmsb_err *err);
 int queue_result_get(struct queue *q, const char *job_id, struct fields *out,
                      struct llmsb_err *err);
 /* BLPOP prefix:done:id timeout; 1 woke (status written), 0 timeout. */
-int queue_wait_done(struct queue *q, const char *job_id, double timeout_s, char *status,
-                    size_t ssz, struct llmsb_err *err);
+int queue_wait_done(struct queue *q, const char *job_id, double timeout_s, char *status, size_t ssz,
+                    struct llmsb_err *err);
 /* XREAD of the results stream after *last_id (updated), block_ms. */
 int queue_results_read(struct queue *q, char *last_id, size_t lsz, int block_ms,
                        struct queue_entry **out, size_t *n, struct llmsb_err *err);
@@ -149,8 +153,8 @@ int queue_results_read(struct queue *q, char *last_id, size_t lsz, int block_ms,
 int queue_results_last_id(struct queue *q, char *id, size_t idsz, struct llmsb_err *err);
 
 struct queue_stats {
-    long long stream_len;      /* entries in the jobs stream (not yet finished) */
-    long long pending;         /* delivered, not acknowledged */
+    long long stream_len; /* entries in the jobs stream (not yet finished) */
+    long long pending;    /* delivered, not acknowledged */
     long long dead;
     long long done_last_minute;
     int workers;

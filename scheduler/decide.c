@@ -16,15 +16,15 @@ int64_t scheduler_backoff_ms(long long attempt, const struct sched_backoff *b)
     return d < 0 ? 0 : d;
 }
 
-struct sched_decision scheduler_decide(enum sched_outcome o, long long attempt,
-                                       int max_attempts, const struct sched_backoff *b)
+struct sched_decision scheduler_decide(enum sched_outcome o, long long attempt, int max_attempts,
+                                       const struct sched_backoff *b)
 {
     struct sched_decision d = {SCHED_FINISH, 0};
 
     switch (o) {
     case SCHED_OUT_FINAL:
     case SCHED_OUT_CANCELLED:
-        break;   /* user-code failures are results, never retries */
+        break; /* user-code failures are results, never retries */
     case SCHED_OUT_ABORTED:
         d.action = SCHED_GIVE_BACK;
         break;

@@ -232,7 +232,7 @@ static void hold(struct scheduler *s, struct queue_entry *e, size_t n)
     }
     pthread_mutex_unlock(&s->mu);
     if (e)
-        queue_entries_free(e, n);   /* cannot hold them: their leases will expire */
+        queue_entries_free(e, n); /* cannot hold them: their leases will expire */
 }
 
 static int budget(struct scheduler *s)
@@ -251,8 +251,8 @@ static int reclaim(struct scheduler *s, struct queue *q)
     struct llmsb_err err = {0};
     struct queue_entry *e;
     size_t n;
-    int64_t own_idle = s->cfg.block_ms * 3 > SCHED_MIN_OWN_IDLE_MS ? s->cfg.block_ms * 3
-                                                                  : SCHED_MIN_OWN_IDLE_MS;
+    int64_t own_idle =
+        s->cfg.block_ms * 3 > SCHED_MIN_OWN_IDLE_MS ? s->cfg.block_ms * 3 : SCHED_MIN_OWN_IDLE_MS;
     int free_slots = budget(s);
 
     if (free_slots <= 0)
@@ -333,8 +333,7 @@ int scheduler_finish(struct scheduler *s, struct queue *q, const struct queue_en
             return rc;
         }
         log_warn("job=%s: result write failed (%s); retrying", shown, err.msg);
-        if (queue_connect_retry(q, NULL, NULL, NULL, 0, 0, NULL, SCHED_FINISH_GIVEUP_MS,
-                                &err) != 0)
+        if (queue_connect_retry(q, NULL, NULL, NULL, 0, 0, NULL, SCHED_FINISH_GIVEUP_MS, &err) != 0)
             return err.code;
     }
     atomic_fetch_add(&s->done, 1);
@@ -367,6 +366,5 @@ void scheduler_give_back(struct scheduler *s, struct queue *q, const struct queu
         idle = 0;
     /* parked with an idle time that reaches the lease after delay_ms */
     if (queue_release(q, e->id, idle, &err) != 0)
-        log_warn("entry %s: give back failed (%s); the lease will expire instead", e->id,
-                 err.msg);
+        log_warn("entry %s: give back failed (%s); the lease will expire instead", e->id, err.msg);
 }

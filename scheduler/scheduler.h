@@ -24,18 +24,18 @@
 
 /* What executing one attempt of a job came to. */
 enum sched_outcome {
-    SCHED_OUT_FINAL = 0,     /* a final result (the program's or the job's fault included) */
-    SCHED_OUT_CANCELLED,     /* the user cancelled it while it ran */
-    SCHED_OUT_ABORTED,       /* we stopped it (drain, lease lost): no result */
-    SCHED_OUT_FAILED         /* the infrastructure failed this attempt */
+    SCHED_OUT_FINAL = 0, /* a final result (the program's or the job's fault included) */
+    SCHED_OUT_CANCELLED, /* the user cancelled it while it ran */
+    SCHED_OUT_ABORTED,   /* we stopped it (drain, lease lost): no result */
+    SCHED_OUT_FAILED     /* the infrastructure failed this attempt */
 };
 
 /* What to do with it. */
 enum sched_action {
-    SCHED_FINISH = 0,        /* write the result (and acknowledge) */
-    SCHED_RETRY,             /* give it back to be run again after delay_ms */
-    SCHED_DEAD_LETTER,       /* internal_error, plus an entry on the dead stream */
-    SCHED_GIVE_BACK          /* give it back at once; this attempt does not count */
+    SCHED_FINISH = 0,  /* write the result (and acknowledge) */
+    SCHED_RETRY,       /* give it back to be run again after delay_ms */
+    SCHED_DEAD_LETTER, /* internal_error, plus an entry on the dead stream */
+    SCHED_GIVE_BACK    /* give it back at once; this attempt does not count */
 };
 
 struct sched_decision {
@@ -50,12 +50,12 @@ struct sched_backoff {
 };
 
 #define SCHED_BACKOFF_BASE_MS 1000
-#define SCHED_BACKOFF_DOUBLINGS 6    /* base << 6 at most, before max_ms */
+#define SCHED_BACKOFF_DOUBLINGS 6 /* base << 6 at most, before max_ms */
 
 int64_t scheduler_backoff_ms(long long attempt, const struct sched_backoff *b);
 /* attempt: 1 for the first try (for a stream entry, its delivery count). */
-struct sched_decision scheduler_decide(enum sched_outcome o, long long attempt,
-                                       int max_attempts, const struct sched_backoff *b);
+struct sched_decision scheduler_decide(enum sched_outcome o, long long attempt, int max_attempts,
+                                       const struct sched_backoff *b);
 
 /* Before a delivered job runs. */
 enum sched_admit {
@@ -89,14 +89,14 @@ int sched_timer_due(struct sched_timer *t, int64_t now);
 /* Values of a slot's cancel flag. */
 enum sched_cancel {
     SCHED_GO = 0,
-    SCHED_CANCEL_USER = 1,   /* cancel key seen */
-    SCHED_CANCEL_ABORT = 2   /* drain deadline or lease lost: give it back */
+    SCHED_CANCEL_USER = 1, /* cancel key seen */
+    SCHED_CANCEL_ABORT = 2 /* drain deadline or lease lost: give it back */
 };
 
 #define SCHED_JOB_ID_MAX 128
 #define SCHED_RECLAIM_EVERY_MS 1000
-#define SCHED_MIN_OWN_IDLE_MS 5000     /* own deliveries this idle and not running are lost */
-#define SCHED_FINISH_GIVEUP_MS 120000  /* keep retrying a result write this long */
+#define SCHED_MIN_OWN_IDLE_MS 5000    /* own deliveries this idle and not running are lost */
+#define SCHED_FINISH_GIVEUP_MS 120000 /* keep retrying a result write this long */
 #define SCHED_RENEW_BATCH 256
 
 struct sched_slot {
@@ -107,9 +107,9 @@ struct sched_slot {
 };
 
 struct sched_config {
-    int64_t lease_ms;        /* an entry is reclaimable after this idle */
-    int64_t block_ms;        /* XREADGROUP BLOCK */
-    const char *worker;      /* this worker's name, for dead letters */
+    int64_t lease_ms;   /* an entry is reclaimable after this idle */
+    int64_t block_ms;   /* XREADGROUP BLOCK */
+    const char *worker; /* this worker's name, for dead letters */
 };
 
 struct scheduler {
@@ -117,11 +117,11 @@ struct scheduler {
     pthread_mutex_t mu;
     struct sched_slot *slots;
     int nslots;
-    struct queue_entry *held;    /* reclaimed for us, waiting for a free slot */
+    struct queue_entry *held; /* reclaimed for us, waiting for a free slot */
     size_t nheld;
     struct sched_timer renew, reclaim;
-    atomic_int draining;         /* no new jobs */
-    atomic_llong done;           /* final results written */
+    atomic_int draining; /* no new jobs */
+    atomic_llong done;   /* final results written */
 };
 
 int scheduler_init(struct scheduler *s, int nslots, const struct sched_config *cfg,

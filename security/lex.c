@@ -92,8 +92,9 @@ static void lex_c_family(const char *s, size_t n, unsigned char *kind, int lexer
             e = end ? (size_t)(end - s) : n;
             mark(kind, i, e, K_COMMENT);
             i = e;
-        } else if (lexer == LEX_C && i + 2 < n && s[i] == '"' && s[i + 1] == '"' && s[i + 2] == '"') {
-            e = quoted(s, n, i, "\"\"\"", 3, 1, 0);   /* Java text block */
+        } else if (lexer == LEX_C && i + 2 < n && s[i] == '"' && s[i + 1] == '"' &&
+                   s[i + 2] == '"') {
+            e = quoted(s, n, i, "\"\"\"", 3, 1, 0); /* Java text block */
             mark(kind, i, e, K_STR);
             i = e;
         } else if (lexer == LEX_C && i + 2 < n && s[i] == 'R' && s[i + 1] == '"') {
@@ -148,7 +149,7 @@ static void lex_hash_family(const char *s, size_t n, unsigned char *kind, int ru
             i = e;
         } else if (s[i] == '\'' || s[i] == '"' || s[i] == '`') {
             char q[1] = {s[i]};
-            int code = ruby ? s[i] != '\'' : s[i] == '`';   /* Ruby "..." and `...` run code */
+            int code = ruby ? s[i] != '\'' : s[i] == '`'; /* Ruby "..." and `...` run code */
             e = quoted(s, n, i, q, 1, 1, 0);
             mark(kind, i, e, code ? K_CODE : K_STR);
             i = e > i ? e : i + 1;

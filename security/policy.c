@@ -15,73 +15,33 @@
 #define DEPTH_LIMIT 5000
 #define MAX_TRIES_PER_RULE 4096
 
-enum cat { C_SHELL, C_EVAL, C_FS_DELETE, C_NETWORK, C_ENV, C_NATIVE, C_PROCESS, C_DESTRUCTIVE,
-           C_COUNT };
+/* The danger categories: the first LANG_SCAN_COUNT come with a pattern per
+ * language (the language rows' .scan); destructive commands are one
+ * pattern for every language. */
+enum cat {
+    C_SHELL = LANG_SCAN_SHELL,
+    C_EVAL = LANG_SCAN_EVAL,
+    C_FS_DELETE = LANG_SCAN_FS_DELETE,
+    C_NETWORK = LANG_SCAN_NETWORK,
+    C_ENV = LANG_SCAN_ENV,
+    C_NATIVE = LANG_SCAN_NATIVE,
+    C_PROCESS = LANG_SCAN_PROCESS,
+    C_DESTRUCTIVE = LANG_SCAN_COUNT,
+    C_COUNT
+};
 
-/* Patterns per category, in languages[] order: python, javascript, java,
- * cpp, go, r, ruby. */
 static const struct {
     const char *desc;
-    int anywhere;            /* also inside string literals (commands in strings) */
-    const char *pat[7];
+    int anywhere; /* also inside string literals (commands in strings) */
 } cats[C_COUNT] = {
-    [C_SHELL] = {"runs a shell command or another program", 0, {
-        "\\b(?:os\\s*\\.\\s*(?:system|popen|exec[lv]p?e?|spawn[lv]p?e?|posix_spawnp?)|subprocess\\s*\\.\\s*\\w+|pty\\s*\\.\\s*spawn|commands\\s*\\.\\s*getoutput)\\s*\\(",
-        "require\\s*\\(\\s*['\"](?:node:)?child_process['\"]|from\\s+['\"](?:node:)?child_process['\"]|\\b(?:execSync|spawnSync|execFileSync|execFile)\\s*\\(",
-        "\\bRuntime\\s*\\.\\s*getRuntime\\s*\\(\\s*\\)\\s*\\.\\s*exec\\s*\\(|\\bProcessBuilder\\b",
-        "\\b(?:system|popen|execl|execlp|execle|execv|execvp|execvpe|posix_spawnp?)\\s*\\(",
-        "\\bexec\\s*\\.\\s*Command(?:Context)?\\s*\\(|\\bsyscall\\s*\\.\\s*(?:Exec|ForkExec)\\s*\\(|\\bos\\s*\\.\\s*StartProcess\\s*\\(",
-        "\\b(?:system2?|shell|pipe)\\s*\\(",
-        "\\b(?:system|exec|spawn)\\b\\s*[(\"']|`|%x[\\[({<]|\\bIO\\s*\\.\\s*popen\\b|\\bOpen3\\b"}},
-    [C_EVAL] = {"runs code built at run time (eval, dynamic import, reflection)", 0, {
-        "\\b(?:eval|exec|compile)\\s*\\(|\\b__import__\\b|\\bimportlib\\b|\\bgetattr\\s*\\(\\s*__builtins__|\\b__builtins__\\b|\\b__subclasses__\\b|\\bglobals\\s*\\(\\s*\\)\\s*\\[",
-        "\\beval\\s*\\(|\\bFunction\\s*\\(|require\\s*\\(\\s*['\"](?:node:)?vm['\"]|\\bimport\\s*\\(",
-        "\\bClass\\s*\\.\\s*forName\\s*\\(|\\.getDeclaredMethod\\s*\\(|\\.setAccessible\\s*\\(|\\bScriptEngineManager\\b|\\bMethodHandles\\b",
-        "\\bdlopen\\s*\\(|\\bdlsym\\s*\\(",
-        "\\bplugin\\s*\\.\\s*Open\\s*\\(",
-        "\\beval\\s*\\(|\\bparse\\s*\\(\\s*text\\s*=|\\bdo\\.call\\s*\\(",
-        "\\b(?:eval|instance_eval|class_eval|module_eval|instance_exec)\\b|\\.(?:send|public_send|__send__)\\s*\\(|\\bconst_get\\b"}},
-    [C_FS_DELETE] = {"deletes files or directories", 0, {
-        "\\b(?:os\\s*\\.\\s*(?:remove|unlink|rmdir|removedirs)|shutil\\s*\\.\\s*rmtree)\\s*\\(|\\.(?:unlink|rmdir)\\s*\\(",
-        "\\b(?:rm|rmSync|unlink|unlinkSync|rmdir|rmdirSync)\\s*\\(",
-        "\\bFiles\\s*\\.\\s*(?:delete|deleteIfExists)\\s*\\(|\\.delete(?:OnExit)?\\s*\\(\\s*\\)",
-        "\\b(?:unlink|rmdir)\\s*\\(|filesystem\\s*::\\s*remove(?:_all)?\\s*\\(|\\bfs\\s*::\\s*remove(?:_all)?\\s*\\(|(?<![\\w:.>])remove\\s*\\(\\s*\"",
-        "\\bos\\s*\\.\\s*(?:Remove|RemoveAll|Truncate)\\s*\\(",
-        "\\b(?:unlink|file\\.remove)\\s*\\(",
-        "\\b(?:File|FileUtils)\\s*\\.\\s*(?:delete|unlink|rm|rm_r|rm_rf|remove_dir|remove_entry)\\b|\\bDir\\s*\\.\\s*(?:delete|rmdir)\\b"}},
-    [C_NETWORK] = {"opens network connections", 0, {
-        "\\bsocket\\s*\\.\\s*(?:socket|create_connection)\\s*\\(|\\burllib\\b|\\brequests\\s*\\.\\s*(?:get|post|put|delete|request|Session)\\b|\\bhttp\\.client\\b|\\bhttpx\\b|\\baiohttp\\b",
-        "require\\s*\\(\\s*['\"](?:node:)?(?:net|http|https|dgram|tls|dns)['\"]|from\\s+['\"](?:node:)?(?:net|http|https|dgram|tls|dns)['\"]|\\bfetch\\s*\\(|\\bXMLHttpRequest\\b|\\bWebSocket\\b",
-        "\\bjava\\s*\\.\\s*net\\b|\\bnew\\s+(?:Socket|ServerSocket|URL|DatagramSocket)\\s*\\(|\\bHttpClient\\b|\\bHttpURLConnection\\b",
-        "\\b(?:socket|connect|getaddrinfo|gethostbyname)\\s*\\(",
-        "\\bnet\\s*\\.\\s*(?:Dial|Listen)\\w*\\s*\\(|\\bhttp\\s*\\.\\s*(?:Get|Post|Head|NewRequest|ListenAndServe)\\s*\\(",
-        "\\b(?:url|download\\.file|socketConnection)\\s*\\(|\\bhttr\\s*::|\\bcurl\\s*::",
-        "\\b(?:Socket|TCPSocket|UDPSocket|TCPServer)\\b|\\bNet\\s*::\\s*HTTP\\b|\\bURI\\s*\\.\\s*open\\b"}},
-    [C_ENV] = {"reads or changes environment variables", 0, {
-        "\\bos\\s*\\.\\s*(?:environ|getenv|putenv|unsetenv)\\b",
-        "\\bprocess\\s*\\.\\s*env\\b",
-        "\\bSystem\\s*\\.\\s*getenv\\s*\\(",
-        "\\b(?:getenv|setenv|putenv|unsetenv|secure_getenv)\\s*\\(|\\benviron\\b",
-        "\\bos\\s*\\.\\s*(?:Getenv|Setenv|Environ|LookupEnv|Unsetenv|Clearenv)\\s*\\(",
-        "\\bSys\\s*\\.\\s*(?:getenv|setenv|unsetenv)\\s*\\(",
-        "\\bENV\\b"}},
-    [C_NATIVE] = {"uses native code or raw memory (FFI, asm, unsafe)", 0, {
-        "\\bctypes\\b|\\bcffi\\b",
-        "\\bprocess\\s*\\.\\s*(?:binding|dlopen)\\s*\\(|require\\s*\\(\\s*['\"](?:ffi|ffi-napi)['\"]",
-        "\\bSystem\\s*\\.\\s*(?:loadLibrary|load)\\s*\\(|\\bsun\\s*\\.\\s*misc\\s*\\.\\s*Unsafe\\b|\\bnative\\s+[\\w<>\\[\\]]+\\s+\\w+\\s*\\(",
-        "\\b(?:asm|__asm__|__asm)\\b|\\bsyscall\\s*\\(|\\bmprotect\\s*\\(|\\bptrace\\s*\\(",
-        "\\bunsafe\\s*\\.\\s*\\w+|\\bsyscall\\s*\\.\\s*(?:Syscall|RawSyscall)\\w*\\s*\\(|\\bimport\\s+\"C\"",
-        "\\b(?:dyn\\.load|\\.Call|\\.C|\\.External|\\.Fortran)\\s*\\(|\\bRcpp\\b",
-        "\\bFiddle\\b|\\bFFI\\b|\\bsyscall\\s*\\("}},
-    [C_PROCESS] = {"forks, signals or ends processes", 0, {
-        "\\bos\\s*\\.\\s*(?:fork|forkpty|kill|killpg|setsid|_exit)\\s*\\(|\\bmultiprocessing\\b|\\bsignal\\s*\\.\\s*signal\\s*\\(",
-        "\\bprocess\\s*\\.\\s*(?:exit|kill|abort)\\s*\\(|require\\s*\\(\\s*['\"](?:node:)?(?:cluster|worker_threads)['\"]",
-        "\\bSystem\\s*\\.\\s*exit\\s*\\(|\\bRuntime\\s*\\.\\s*getRuntime\\s*\\(\\s*\\)\\s*\\.\\s*(?:halt|exit)\\s*\\(|\\bProcessHandle\\b",
-        "\\b(?:fork|vfork|kill|setsid|clone|daemon)\\s*\\(",
-        "\\bsyscall\\s*\\.\\s*(?:Kill|Setsid)\\s*\\(|\\bos\\s*\\.\\s*FindProcess\\s*\\(",
-        "\\b(?:mcparallel|mcfork|mclapply|makeCluster)\\s*\\(|\\bpskill\\s*\\(",
-        "\\bfork\\b|\\bProcess\\s*\\.\\s*(?:fork|kill|daemon|spawn)\\b|\\bexit!"}},
-    [C_DESTRUCTIVE] = {"destructive system command (rm -rf /, mkfs, fork bomb, shutdown)", 1, {NULL}},
+    [C_SHELL] = {"runs a shell command or another program", 0},
+    [C_EVAL] = {"runs code built at run time (eval, dynamic import, reflection)", 0},
+    [C_FS_DELETE] = {"deletes files or directories", 0},
+    [C_NETWORK] = {"opens network connections", 0},
+    [C_ENV] = {"reads or changes environment variables", 0},
+    [C_NATIVE] = {"uses native code or raw memory (FFI, asm, unsafe)", 0},
+    [C_PROCESS] = {"forks, signals or ends processes", 0},
+    [C_DESTRUCTIVE] = {"destructive system command (rm -rf /, mkfs, fork bomb, shutdown)", 1},
 };
 
 static const char destructive[] =
@@ -89,20 +49,7 @@ static const char destructive[] =
     "\\bdd\\s+if=\\S+\\s+of=/dev/|:\\(\\)\\s*\\{\\s*:\\s*\\|\\s*:\\s*&\\s*\\}\\s*;\\s*:|"
     "\\b(?:shutdown|reboot|poweroff)\\s+(?:-[a-zA-Z]+\\s*)*(?:now|-h)\\b|\\bformat\\s+[A-Za-z]:[/\\\\]";
 
-/* Strict's restricted modules, per language. */
-static const char *const strict_modules[7][16] = {
-    {"os", "sys", "subprocess", "ctypes", "socket", "importlib", "pickle", "marshal", "shelve",
-     "shutil", "multiprocessing", "threading", "pty", "signal", "builtins", NULL},
-    {"child_process", "fs", "net", "http", "https", "dgram", "vm", "worker_threads", "cluster",
-     "os", "tls", "dns", NULL},
-    {"java.net", "java.lang.reflect", "java.nio.file", "javax.script", "sun.misc", NULL},
-    {"unistd.h", "sys/socket.h", "sys/ptrace.h", "dlfcn.h", "sys/mman.h", "netinet/in.h",
-     "arpa/inet.h", "signal.h", "spawn.h", "sys/syscall.h", NULL},
-    {"os/exec", "net", "net/http", "syscall", "unsafe", "plugin", "os/signal", NULL},
-    {"parallel", "processx", "callr", "httr", "curl", "RCurl", "sys", NULL},
-    {"open3", "socket", "net/http", "fiddle", "ffi", "open-uri", "pty", NULL},
-};
-
+/* clang-format off */
 static const struct {
     const char *name;
     int threshold;
@@ -123,6 +70,8 @@ static const struct {
                              [C_ENV] = SEC_LOW, [C_PROCESS] = SEC_MEDIUM}, 0},
     {"strict", SEC_LOW, {SEC_HIGH, SEC_HIGH, SEC_HIGH, SEC_HIGH, SEC_HIGH, SEC_HIGH, SEC_HIGH, SEC_HIGH}, 1},
 };
+/* clang-format on */
+
 #define NPRESETS (sizeof(presets) / sizeof(presets[0]))
 
 struct sec_rule {
@@ -190,9 +139,9 @@ static int add_rule(struct sec_policy *p, const char *pattern, int severity, int
     struct sec_rule *nr;
     int ec;
     PCRE2_SIZE eo;
-    pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
-                                   PCRE2_MULTILINE | PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &ec,
-                                   &eo, NULL);
+    pcre2_code *re =
+        pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
+                      PCRE2_MULTILINE | PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &ec, &eo, NULL);
     if (!re) {
         PCRE2_UCHAR msg[160];
         char shown[80];
@@ -217,8 +166,8 @@ static int add_rule(struct sec_policy *p, const char *pattern, int severity, int
 
 /* A restricted module becomes the language's import pattern with the name
  * quoted (\Q...\E) in place of MOD. */
-static int add_module(struct sec_policy *p, const struct language *l, const char *mod,
-                      int severity, struct llmsb_err *err)
+static int add_module(struct sec_policy *p, const struct language *l, const char *mod, int severity,
+                      struct llmsb_err *err)
 {
     struct buf pat;
     char desc[160];
@@ -248,29 +197,36 @@ static int add_module(struct sec_policy *p, const struct language *l, const char
     return 0;
 }
 
+/* Adds preset pi's rules and restricted modules, for language l, to p. */
+static int add_preset(struct sec_policy *p, size_t pi, const struct language *l,
+                      struct llmsb_err *err)
+{
+    p->threshold = presets[pi].threshold;
+    for (int c = 0; c < C_COUNT; c++) {
+        const char *pat = c == C_DESTRUCTIVE ? destructive : l->scan[c];
+        if (presets[pi].sev[c] && pat &&
+            add_rule(p, pat, presets[pi].sev[c], cats[c].anywhere, cats[c].desc, err) != 0)
+            return err->code;
+    }
+    for (int i = 0;
+         presets[pi].strict_modules && i < LANG_MAX_STRICT_MODULES && l->strict_modules[i]; i++)
+        if (add_module(p, l, l->strict_modules[i], SEC_HIGH, err) != 0)
+            return err->code;
+    return 0;
+}
+
 static struct sec_policy *preset_compile(size_t pi, const struct language *l, struct llmsb_err *err)
 {
     struct sec_policy *p = calloc(1, sizeof(*p));
-    size_t li = (size_t)(l - languages);
 
     if (!p)
         return NULL;
     snprintf(p->name, sizeof(p->name), "%s", presets[pi].name);
-    p->threshold = presets[pi].threshold;
-    for (int c = 0; c < C_COUNT; c++) {
-        const char *pat = c == C_DESTRUCTIVE ? destructive : cats[c].pat[li];
-        if (!presets[pi].sev[c] || !pat)
-            continue;
-        if (add_rule(p, pat, presets[pi].sev[c], cats[c].anywhere, cats[c].desc, err) != 0)
-            goto fail;
+    if (add_preset(p, pi, l, err) != 0) {
+        sec_policy_free(p);
+        return NULL;
     }
-    for (int i = 0; presets[pi].strict_modules && li < 7 && strict_modules[li][i]; i++)
-        if (add_module(p, l, strict_modules[li][i], SEC_HIGH, err) != 0)
-            goto fail;
     return p;
-fail:
-    sec_policy_free(p);
-    return NULL;
 }
 
 static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -305,8 +261,10 @@ static int json_severity(const cJSON *o, const char *what, int dflt, int *out,
         return 0;
     }
     if (!cJSON_IsString(s) || (*out = sec_severity_parse(s->valuestring)) < 1)
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "security: %s: severity must be low, medium "
-                                                     "or high", what);
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "security: %s: severity must be low, medium "
+                             "or high",
+                             what);
     return 0;
 }
 
@@ -314,24 +272,13 @@ static int json_severity(const cJSON *o, const char *what, int dflt, int *out,
 static int extend(struct sec_policy *p, const char *preset, const struct language *l,
                   struct llmsb_err *err)
 {
-    size_t li = (size_t)(l - languages);
-    for (size_t i = 0; i < NPRESETS; i++) {
-        if (strcmp(presets[i].name, preset) != 0)
-            continue;
-        p->threshold = presets[i].threshold;
-        for (int c = 0; c < C_COUNT; c++) {
-            const char *pat = c == C_DESTRUCTIVE ? destructive : cats[c].pat[li];
-            if (presets[i].sev[c] && pat &&
-                add_rule(p, pat, presets[i].sev[c], cats[c].anywhere, cats[c].desc, err) != 0)
-                return err->code;
-        }
-        for (int k = 0; presets[i].strict_modules && li < 7 && strict_modules[li][k]; k++)
-            if (add_module(p, l, strict_modules[li][k], SEC_HIGH, err) != 0)
-                return err->code;
-        return 0;
-    }
-    return llmsb_err_set(err, LLMSB_ERR_INVALID, "security: extends: unknown preset \"%.40s\" "
-                                                 "(known: %s)", preset, sec_preset_names());
+    for (size_t i = 0; i < NPRESETS; i++)
+        if (strcmp(presets[i].name, preset) == 0)
+            return add_preset(p, i, l, err);
+    return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                         "security: extends: unknown preset \"%.40s\" "
+                         "(known: %s)",
+                         preset, sec_preset_names());
 }
 
 static int parse_policy(struct sec_policy *p, const cJSON *j, const struct language *l,
@@ -349,16 +296,21 @@ static int parse_policy(struct sec_policy *p, const cJSON *j, const struct langu
         for (int k = 0; k < 4; k++)
             ok |= strcmp(it->string, known[k]) == 0;
         if (!ok)
-            return llmsb_err_set(err, LLMSB_ERR_INVALID, "security: unknown key \"%.40s\" (want "
-                                                         "extends, threshold, patterns, "
-                                                         "restricted_modules)", it->string);
+            return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                 "security: unknown key \"%.40s\" (want "
+                                 "extends, threshold, patterns, "
+                                 "restricted_modules)",
+                                 it->string);
     }
     if (ext && (!cJSON_IsString(ext) || extend(p, ext->valuestring, l, err) != 0))
-        return err->code ? err->code : llmsb_err_set(err, LLMSB_ERR_INVALID, "security: extends "
-                                                                             "must be a preset name");
+        return err->code ? err->code
+                         : llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                         "security: extends "
+                                         "must be a preset name");
     if (th && (!cJSON_IsString(th) || (p->threshold = sec_severity_parse(th->valuestring)) < 1))
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "security: threshold must be low, medium or "
-                                                     "high");
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "security: threshold must be low, medium or "
+                             "high");
     cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(j, "patterns")) {
         const cJSON *pat = cJSON_GetObjectItemCaseSensitive(it, "pattern");
         const cJSON *desc = cJSON_GetObjectItemCaseSensitive(it, "description");
@@ -366,8 +318,10 @@ static int parse_policy(struct sec_policy *p, const cJSON *j, const struct langu
         int sev;
         snprintf(what, sizeof(what), "patterns[%d]", i++);
         if (!cJSON_IsString(pat) || strlen(pat->valuestring) > 4096)
-            return llmsb_err_set(err, LLMSB_ERR_INVALID, "security: %s: \"pattern\" must be a "
-                                                         "string of at most 4096 bytes", what);
+            return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                 "security: %s: \"pattern\" must be a "
+                                 "string of at most 4096 bytes",
+                                 what);
         if (json_severity(it, what, SEC_HIGH, &sev, err) ||
             add_rule(p, pat->valuestring, sev, 0,
                      cJSON_IsString(desc) ? desc->valuestring : pat->valuestring, err))
@@ -450,7 +404,7 @@ int sec_scan(const struct sec_policy *p, const struct language *l, const char *c
     pcre2_set_match_limit(mc, MATCH_LIMIT);
     pcre2_set_depth_limit(mc, DEPTH_LIMIT);
     sec_lex(l, code, n, kind);
-    for (size_t i = 0; i < n; i++)   /* comments vanish; line breaks stay */
+    for (size_t i = 0; i < n; i++) /* comments vanish; line breaks stay */
         view[i] = kind[i] == 2 && code[i] != '\n' ? ' ' : code[i];
     view[n] = '\0';
     for (size_t r = 0; r < p->nrules && rc == 0; r++) {
@@ -474,7 +428,7 @@ int sec_scan(const struct sec_policy *p, const struct language *l, const char *c
             if (at < n && (rule->anywhere ? kind[at] != 2 : kind[at] == 0)) {
                 size_t end = pcre2_get_ovector_pointer(md)[1];
                 while (at + 1 < end && strchr("\n; \t", code[at]))
-                    at++;   /* report where the statement starts, not its separator */
+                    at++; /* report where the statement starts, not its separator */
                 add_violation(res, p, rule->desc, rule->severity, code, at);
                 break;
             }

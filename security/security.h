@@ -25,11 +25,11 @@ enum sec_severity { SEC_SAFE = 0, SEC_LOW = 1, SEC_MEDIUM = 2, SEC_HIGH = 3 };
 #define SEC_MAX_VIOLATIONS 64
 
 struct sec_violation {
-    char rule[160];          /* the description, or "import of <module>" */
+    char rule[160]; /* the description, or "import of <module>" */
     char policy[40];
     int severity;
-    size_t line;             /* 1-based */
-    size_t column;           /* 1-based, in bytes */
+    size_t line;   /* 1-based */
+    size_t column; /* 1-based, in bytes */
 };
 
 struct sec_result {
@@ -38,7 +38,7 @@ struct sec_result {
     size_t n;
 };
 
-struct sec_policy;   /* compiled for one language */
+struct sec_policy; /* compiled for one language */
 
 /* Compiles a preset ("minimal", "development", "educational",
  * "data_science", "web_scraping", "production", "strict") for language l.

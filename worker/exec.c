@@ -82,15 +82,15 @@ void exec_pool_config(const struct config *cfg, int slots, struct pool_config *p
     pc->wait_ms = cfg->pool_wait_ms;
     pc->on_exhausted = strcmp(cfg->pool_on_exhausted, "fail_fast") == 0   ? POOL_FAIL_FAST
                        : strcmp(cfg->pool_on_exhausted, "temporary") == 0 ? POOL_TEMPORARY
-                                                                           : POOL_WAIT;
+                                                                          : POOL_WAIT;
     pc->start_timeout_ms = cfg->start_timeout_ms;
     exec_pool_labels(pc);
 }
 
 /* ---- the container ------------------------------------------------------------- */
 
-void exec_spec_for_job(struct container_spec *spec, const struct config *cfg,
-                       const struct job *j, const char *image)
+void exec_spec_for_job(struct container_spec *spec, const struct config *cfg, const struct job *j,
+                       const char *image)
 {
     memset(spec, 0, sizeof(*spec));
     spec->image = image;
@@ -110,10 +110,9 @@ void exec_spec_for_job(struct container_spec *spec, const struct config *cfg,
 
 int64_t exec_backstop_ms(const struct config *cfg, const struct job *j)
 {
-    return scheduler_backstop_ms(j->limits.timeout_ms,
-                                 j->lang->compile[0] ? j->limits.compile_timeout_ms : 0,
-                                 j->nlibraries ? cfg->libraries_timeout_ms : 0,
-                                 cfg->backstop_grace_ms);
+    return scheduler_backstop_ms(
+        j->limits.timeout_ms, j->lang->compile[0] ? j->limits.compile_timeout_ms : 0,
+        j->nlibraries ? cfg->libraries_timeout_ms : 0, cfg->backstop_grace_ms);
 }
 
 /* Images known to exist, so the hot path asks the engine once a minute per
@@ -168,8 +167,9 @@ static int check_security(const struct config *cfg, const struct job *j, struct 
                               "%s", err->msg);
         rc = 1;
     } else if (sr->blocked) {
-        job_result_set_status(r, STATUS_BLOCKED, "the security policy refused this code (see "
-                                                 "violations); nothing ran");
+        job_result_set_status(r, STATUS_BLOCKED,
+                              "the security policy refused this code (see "
+                              "violations); nothing ran");
         rc = 1;
     }
     if (sr->n)
@@ -185,7 +185,7 @@ struct prepared {
     struct proto_job pj;
     struct container_spec spec;
     char image[256];
-    int install;           /* the job installs libraries: its container is not reused */
+    int install; /* the job installs libraries: its container is not reused */
 };
 
 static int prepare(const struct backend *be, const struct config *cfg, const struct job *j,
@@ -203,8 +203,9 @@ static int prepare(const struct backend *be, const struct config *cfg, const str
     if (check_security(cfg, j, r, err) != 0)
         return r->r.status != STATUS_NONE ? 1 : err->code;
     if (j->nlibraries && !cfg->libraries_enabled) {
-        job_result_set_status(r, STATUS_INVALID, "libraries: installs are turned off on this "
-                                                 "worker (libraries.enabled: false)");
+        job_result_set_status(r, STATUS_INVALID,
+                              "libraries: installs are turned off on this "
+                              "worker (libraries.enabled: false)");
         return 1;
     }
     /* libraries baked into the configured image (pool.preinstall) need no
@@ -216,17 +217,19 @@ static int prepare(const struct backend *be, const struct config *cfg, const str
         return 1;
     }
     if ((rc = image_present(be, p->image, err)) <= 0)
-        return rc < 0 ? rc : llmsb_err_set(err, LLMSB_ERR_NOTFOUND,
-                                            "image \"%s\" is missing on this worker's engine "
-                                            "(llm-sandbox images build %s)", p->image,
-                                            j->lang->name);
+        return rc < 0 ? rc
+                      : llmsb_err_set(err, LLMSB_ERR_NOTFOUND,
+                                      "image \"%s\" is missing on this worker's engine "
+                                      "(llm-sandbox images build %s)",
+                                      p->image, j->lang->name);
     exec_spec_for_job(&p->spec, cfg, j, p->image);
     if (p->install && !j->network && strcmp(cfg->libraries_network, "none") != 0) {
         /* the install step gets a network; the agent pauses after it and the
          * container is taken off the network before the program runs */
         p->spec.network = 1;
         p->spec.network_name = strcmp(cfg->libraries_network, "egress") == 0
-                                   ? BACKEND_EGRESS_NETWORK : cfg->libraries_network;
+                                   ? BACKEND_EGRESS_NETWORK
+                                   : cfg->libraries_network;
         p->pj.install_pause = 1;
     }
     if (p->spec.network && strcmp(p->spec.network_name, BACKEND_EGRESS_NETWORK) == 0)
@@ -237,8 +240,7 @@ static int prepare(const struct backend *be, const struct config *cfg, const str
 /* After the run: what the attempt came to. */
 static enum sched_outcome conclude(struct pool *pool, struct pool_lease *lease, int rc,
                                    const atomic_int *cancel, const struct prepared *p,
-                                   const struct job *j, struct job_result *r,
-                                   struct llmsb_err *err)
+                                   const struct job *j, struct job_result *r, struct llmsb_err *err)
 {
     int flag = cancel ? atomic_load(cancel) : SCHED_GO;
     char shown[200];
@@ -251,7 +253,7 @@ static enum sched_outcome conclude(struct pool *pool, struct pool_lease *lease, 
         }
         return SCHED_OUT_ABORTED;
     }
-    if (rc == LLMSB_ERR_INVALID) {   /* the JOB frame itself was refused: the job's fault */
+    if (rc == LLMSB_ERR_INVALID) { /* the JOB frame itself was refused: the job's fault */
         pool_put(pool, lease, 1);
         job_result_set_status(r, STATUS_INVALID, "%s", err->msg);
         return SCHED_OUT_FINAL;
@@ -271,9 +273,9 @@ static enum sched_outcome conclude(struct pool *pool, struct pool_lease *lease, 
     return SCHED_OUT_FINAL;
 }
 
-enum sched_outcome exec_job(struct pool *pool, const struct backend *be,
-                            const struct config *cfg, const struct job *j, atomic_int *cancel,
-                            struct job_result *r, struct llmsb_err *err)
+enum sched_outcome exec_job(struct pool *pool, const struct backend *be, const struct config *cfg,
+                            const struct job *j, atomic_int *cancel, struct job_result *r,
+                            struct llmsb_err *err)
 {
     struct prepared p;
     struct pool_lease lease;
@@ -324,8 +326,10 @@ enum sched_outcome exec_job_retrying(struct pool *pool, const struct backend *be
         case SCHED_GIVE_BACK:
             return SCHED_OUT_ABORTED;
         case SCHED_DEAD_LETTER:
-            job_result_set_status(r, STATUS_INTERNAL_ERROR, "infrastructure failed %lld "
-                                  "times; last: %s", attempt, err.msg);
+            job_result_set_status(r, STATUS_INTERNAL_ERROR,
+                                  "infrastructure failed %lld "
+                                  "times; last: %s",
+                                  attempt, err.msg);
             return SCHED_OUT_FAILED;
         case SCHED_RETRY:
             log_warn("job=%s attempt %lld failed: %s; retrying in %lld ms", j->id ? j->id : "-",

@@ -17,8 +17,8 @@
 
 /* Fills a container spec for a job from the config and the job's limits
  * (no labels: the pool adds its own). */
-void exec_spec_for_job(struct container_spec *spec, const struct config *cfg,
-                       const struct job *j, const char *image);
+void exec_spec_for_job(struct container_spec *spec, const struct config *cfg, const struct job *j,
+                       const char *image);
 
 /* Who this process is: kind is "run", "local" or "worker"; queue is the
  * label value that scopes a worker's containers to its Redis and prefix
@@ -40,9 +40,9 @@ int64_t exec_backstop_ms(const struct config *cfg, const struct job *j);
  * (SCHED_OUT_FINAL with r holding the result, SCHED_OUT_CANCELLED,
  * SCHED_OUT_ABORTED, or SCHED_OUT_FAILED with err saying why). cancel is
  * a slot's flag (enum sched_cancel), or NULL. */
-enum sched_outcome exec_job(struct pool *pool, const struct backend *be,
-                            const struct config *cfg, const struct job *j, atomic_int *cancel,
-                            struct job_result *r, struct llmsb_err *err);
+enum sched_outcome exec_job(struct pool *pool, const struct backend *be, const struct config *cfg,
+                            const struct job *j, atomic_int *cancel, struct job_result *r,
+                            struct llmsb_err *err);
 
 /* Runs j with the scheduler's retry policy (the --local path and `run`):
  * attempts until a final result, max_attempts failures (r then says

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #define BASE_ENV_PATH "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 void job_init(struct job *j, const struct config *cfg)
@@ -47,8 +46,8 @@ void job_release(struct job *j)
 struct limit_field {
     const char *name;
     const char *unit;
-    int is_double;      /* parsed as a double */
-    double scale;       /* value * scale = stored integer */
+    int is_double; /* parsed as a double */
+    double scale;  /* value * scale = stored integer */
     size_t off;
 };
 
@@ -107,8 +106,8 @@ int job_set_language(struct job *j, const char *name, struct llmsb_err *err)
         return 0;
     language_names(names, sizeof(names));
     llmsb_escape(shown, sizeof(shown), name, strlen(name));
-    return llmsb_err_set(err, LLMSB_ERR_INVALID, "lang: unknown language \"%s\" (known: %s)",
-                         shown, names);
+    return llmsb_err_set(err, LLMSB_ERR_INVALID, "lang: unknown language \"%s\" (known: %s)", shown,
+                         names);
 }
 
 int job_set_code(struct job *j, const char *code, size_t len, struct llmsb_err *err)
@@ -192,15 +191,15 @@ static int add_proto_file(struct proto_job *pj, const char *path, const char *da
 
 static int build_env(const struct job *j, struct proto_job *pj)
 {
-    static const char *base[] = {BASE_ENV_PATH, "HOME=/tmp", "TMPDIR=/tmp", "LANG=C.UTF-8",
-                                 "LC_ALL=C.UTF-8", "USER=sandbox"};
+    static const char *base[] = {BASE_ENV_PATH,  "HOME=/tmp",      "TMPDIR=/tmp",
+                                 "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "USER=sandbox"};
     int rc = 0;
 
     for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++)
         rc |= strlist_add(&pj->env, &pj->nenv, base[i], strlen(base[i]));
     for (int i = 0; i < LANG_MAX_ENV && j->lang->env[i]; i++)
         rc |= strlist_add(&pj->env, &pj->nenv, j->lang->env[i], strlen(j->lang->env[i]));
-    if (j->plots && j->lang->plots)   /* wakes the image's plot hooks */
+    if (j->plots && j->lang->plots) /* wakes the image's plot hooks */
         rc |= strlist_add(&pj->env, &pj->nenv, LANG_PLOTS_ENV, strlen(LANG_PLOTS_ENV));
     for (size_t i = 0; i < j->nenv; i++)
         rc |= strlist_add(&pj->env, &pj->nenv, j->env[i], strlen(j->env[i]));
@@ -226,8 +225,8 @@ int job_to_proto(const struct job *j, struct proto_job *pj, struct llmsb_err *er
     rc |= add_proto_file(pj, file, j->code, j->code_len);
     for (size_t i = 0; i < j->nfiles; i++)
         rc |= add_proto_file(pj, j->files[i].path, j->files[i].data, j->files[i].len);
-    if (j->lang->compile[0] && language_argv(j->lang->compile, file, &pj->compile_argv,
-                                             &pj->ncompile) < 0)
+    if (j->lang->compile[0] &&
+        language_argv(j->lang->compile, file, &pj->compile_argv, &pj->ncompile) < 0)
         rc = -1;
     if (language_argv(j->lang->run, file, &pj->run_argv, &pj->nrun) < 0)
         rc = -1;
@@ -252,14 +251,15 @@ int job_to_proto(const struct job *j, struct proto_job *pj, struct llmsb_err *er
     pj->nproc = (uint64_t)j->limits.nproc;
     for (size_t i = 0; i < j->nglobs; i++)
         rc |= strlist_add(&pj->artifact_globs, &pj->nglobs, j->artifact_globs[i],
-                             strlen(j->artifact_globs[i]));
+                          strlen(j->artifact_globs[i]));
     pj->artifact_max_count = (uint64_t)j->artifact_max_count;
     pj->artifact_max_file = (uint64_t)j->artifact_max_file_mb << 20;
     pj->artifact_max_total = (uint64_t)j->artifact_max_total_mb << 20;
     if (rc) {
         proto_job_release(pj);
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "job: too many arguments, files or env "
-                                                     "entries, or out of memory");
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "job: too many arguments, files or env "
+                             "entries, or out of memory");
     }
     return 0;
 }
@@ -270,16 +270,18 @@ int job_add_install(const struct job *j, const struct config *cfg, struct proto_
     int rc = 0;
 
     if (!j->lang->install[0])
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "libraries: %s jobs cannot install "
-                                                     "libraries", j->lang->name);
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "libraries: %s jobs cannot install "
+                             "libraries",
+                             j->lang->name);
     if (language_argv(j->lang->install, "", &pj->install_argv, &pj->ninstall) < 0)
         rc = -1;
     for (size_t i = 0; i < j->nlibraries; i++)
-        rc |= strlist_add(&pj->install_argv, &pj->ninstall, j->libraries[i],
-                             strlen(j->libraries[i]));
+        rc |=
+            strlist_add(&pj->install_argv, &pj->ninstall, j->libraries[i], strlen(j->libraries[i]));
     {
         char env[CONFIG_MAX_REGISTRY_ENV][320];
-        int n = config_registry_env(cfg, env);
+        int n = config_registry_env(cfg, j->lang, env);
         for (int i = 0; i < n; i++)
             rc |= strlist_add(&pj->install_env, &pj->ninstall_env, env[i], strlen(env[i]));
     }
@@ -296,10 +298,11 @@ int job_add_artifact_glob(struct job *j, const char *glob, struct llmsb_err *err
 
     llmsb_escape(shown, sizeof(shown), glob, n);
     if (n == 0 || n > 256 || glob[0] == '/' || strstr(glob, ".."))
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "artifacts: \"%s\" must be a relative glob "
-                                                     "of 1-256 bytes without \"..\"", shown);
-    if (j->nglobs >= JOB_MAX_GLOBS ||
-        strlist_add(&j->artifact_globs, &j->nglobs, glob, n) != 0)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "artifacts: \"%s\" must be a relative glob "
+                             "of 1-256 bytes without \"..\"",
+                             shown);
+    if (j->nglobs >= JOB_MAX_GLOBS || strlist_add(&j->artifact_globs, &j->nglobs, glob, n) != 0)
         return llmsb_err_set(err, LLMSB_ERR_INVALID, "artifacts: at most %d globs", JOB_MAX_GLOBS);
     return 0;
 }

@@ -12,11 +12,11 @@
 #include "config/config.h"
 #include "languages/languages.h"
 
-#define JOB_MAX_CODE ((size_t)1 << 20)      /* 1 MiB of source */
+#define JOB_MAX_CODE ((size_t)1 << 20) /* 1 MiB of source */
 #define JOB_MAX_STDIN ((size_t)16 << 20)
 #define JOB_MAX_FILES_BYTES ((size_t)32 << 20)
 #define JOB_MAX_GLOBS 64
-#define JOB_MAX_FIELDS 64                   /* fields of one job, at most */
+#define JOB_MAX_FIELDS 64 /* fields of one job, at most */
 
 struct job_file {
     char *path;
@@ -31,16 +31,16 @@ struct job {
     size_t code_len;
     char *stdin_data;
     size_t stdin_len;
-    char **args;            /* NULL-terminated */
+    char **args; /* NULL-terminated */
     size_t nargs;
-    char **env;             /* "K=V", NULL-terminated */
+    char **env; /* "K=V", NULL-terminated */
     size_t nenv;
     struct job_file *files;
     size_t nfiles;
-    struct limits limits;   /* resolved: defaults, then the job's values */
+    struct limits limits; /* resolved: defaults, then the job's values */
     int network;
-    char *image;            /* NULL: the language's configured image */
-    char *expect_stdout;    /* NULL: not given */
+    char *image;         /* NULL: the language's configured image */
+    char *expect_stdout; /* NULL: not given */
     int has_expect_exit;
     int64_t expect_exit;
     int64_t result_ttl_s;
@@ -48,18 +48,18 @@ struct job {
     int64_t artifact_max_count;
     int64_t artifact_max_file_mb;
     int64_t artifact_max_total_mb;
-    char *meta;             /* JSON text, copied to the result untouched */
-    int plots;              /* capture plots where the language can (default 1) */
-    char **libraries;       /* NULL-terminated; installed before the run */
+    char *meta;       /* JSON text, copied to the result untouched */
+    int plots;        /* capture plots where the language can (default 1) */
+    char **libraries; /* NULL-terminated; installed before the run */
     size_t nlibraries;
     int64_t libraries_max;
-    char **artifact_globs;  /* NULL-terminated; files to bring back */
+    char **artifact_globs; /* NULL-terminated; files to bring back */
     size_t nglobs;
-    char *policy;           /* preset or config policy name; NULL: the default */
-    char *security;         /* inline JSON policy, or NULL */
+    char *policy;   /* preset or config policy name; NULL: the default */
+    char *security; /* inline JSON policy, or NULL */
 };
 
-#define JOB_MAX_FIELD ((size_t)64 << 10)   /* any field but code, stdin, files */
+#define JOB_MAX_FIELD ((size_t)64 << 10) /* any field but code, stdin, files */
 
 /* Builds a job from fields (DESIGN §4). default_id is used when there is
  * no id field (the stream entry id). Every failure names the field, the
@@ -84,6 +84,9 @@ int job_set_policy(struct job *j, const struct config *cfg, const char *name, si
                    struct llmsb_err *err);
 int job_add_file(struct job *j, const char *path, const char *data, size_t len,
                  struct llmsb_err *err);
+/* An image the job runs in; it must start with jobs.image_prefix. */
+int job_set_image(struct job *j, const struct config *cfg, const char *name, size_t len,
+                  struct llmsb_err *err);
 
 struct sec_result;
 /* The security check (worker/scan.c): the config's minimum policy plus the

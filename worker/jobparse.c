@@ -63,8 +63,8 @@ static int f_stdin(struct job *j, const struct config *cfg, const char *v, size_
 {
     (void)cfg;
     if (n > JOB_MAX_STDIN)
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "stdin: %zu bytes is over the %zu byte cap",
-                             n, JOB_MAX_STDIN);
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "stdin: %zu bytes is over the %zu byte cap", n,
+                             JOB_MAX_STDIN);
     free(j->stdin_data);
     j->stdin_len = n;
     return (j->stdin_data = xstrndup(v, n)) ? 0 : LLMSB_ERR_NOMEM;
@@ -170,8 +170,10 @@ static int f_files(struct job *j, const struct config *cfg, const char *v, size_
                 rc = job_add_file(j, it->string, d, dl, err);
             free(d);
         } else {
-            rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "files: \"%.60s\" must be text or "
-                                                       "{\"base64\": \"...\"}", it->string);
+            rc = llmsb_err_set(err, LLMSB_ERR_INVALID,
+                               "files: \"%.60s\" must be text or "
+                               "{\"base64\": \"...\"}",
+                               it->string);
         }
         if (rc)
             break;
@@ -191,11 +193,11 @@ static int f_limit(struct job *j, const struct config *cfg, const char *field, c
     return job_set_limit(j, cfg, field, text, err);
 }
 
-#define LIMIT_FN(name)                                                                           \
-    static int f_##name(struct job *j, const struct config *cfg, const char *v, size_t n,        \
-                        struct llmsb_err *err)                                                   \
-    {                                                                                            \
-        return f_limit(j, cfg, #name, v, n, err);                                                \
+#define LIMIT_FN(name)                                                                    \
+    static int f_##name(struct job *j, const struct config *cfg, const char *v, size_t n, \
+                        struct llmsb_err *err)                                            \
+    {                                                                                     \
+        return f_limit(j, cfg, #name, v, n, err);                                         \
     }
 LIMIT_FN(timeout)
 LIMIT_FN(memory)
@@ -230,8 +232,9 @@ static int f_network(struct job *j, const struct config *cfg, const char *v, siz
     if (text_bool("network", v, n, &b, err))
         return err->code;
     if (b && !cfg->allow_network)
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "network: true is not allowed by this "
-                                                     "worker's config (jobs.allow_network)");
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "network: true is not allowed by this "
+                             "worker's config (jobs.allow_network)");
     j->network = b;
     return 0;
 }
@@ -254,14 +257,17 @@ static int f_plots(struct job *j, const struct config *cfg, const char *v, size_
 static int add_library(struct job *j, const char *s, int i, struct llmsb_err *err)
 {
     if (!language_library_name_ok(s))
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "libraries: element %d (\"%.60s\") is not a "
-                                                     "package name (a letter, digit or @, then "
-                                                     "letters, digits, -_.:/@=<>~+; at most 200)",
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "libraries: element %d (\"%.60s\") is not a "
+                             "package name (a letter, digit or @, then "
+                             "letters, digits, -_.:/@=<>~+; at most 200)",
                              i, s);
     if ((int64_t)j->nlibraries >= j->libraries_max ||
         strlist_add(&j->libraries, &j->nlibraries, s, strlen(s)) != 0)
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "libraries: more than %lld names "
-                                                     "(libraries.max)", (long long)j->libraries_max);
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "libraries: more than %lld names "
+                             "(libraries.max)",
+                             (long long)j->libraries_max);
     return 0;
 }
 
@@ -351,16 +357,18 @@ static int f_expect_exit(struct job *j, const struct config *cfg, const char *v,
     return 0;
 }
 
-static int f_image(struct job *j, const struct config *cfg, const char *v, size_t n,
-                   struct llmsb_err *err)
+int job_set_image(struct job *j, const struct config *cfg, const char *v, size_t n,
+                  struct llmsb_err *err)
 {
     size_t pl = strlen(cfg->image_prefix);
     if (n == 0 || n > 255 || memchr(v, '\0', n))
         return shown_err(err, "image", v, n, "is not an image name");
     if (n < pl || memcmp(v, cfg->image_prefix, pl) != 0) {
         char why[128];
-        snprintf(why, sizeof(why), "is not allowed: images must start with \"%s\" "
-                                   "(jobs.image_prefix)", cfg->image_prefix);
+        snprintf(why, sizeof(why),
+                 "is not allowed: images must start with \"%s\" "
+                 "(jobs.image_prefix)",
+                 cfg->image_prefix);
         return shown_err(err, "image", v, n, why);
     }
     free(j->image);
@@ -406,6 +414,7 @@ static const struct {
     field_fn fn;
     size_t cap;
 } fields[] = {
+    /* clang-format off */
     {"id", f_id, 128}, {"lang", f_lang, 64}, {"code", f_code, JOB_MAX_CODE},
     {"stdin", f_stdin, JOB_MAX_STDIN}, {"args", f_args, JOB_MAX_FIELD}, {"env", f_env, JOB_MAX_FIELD},
     {"files", f_files, JOB_MAX_FILES_BYTES * 2}, {"libraries", f_libraries, JOB_MAX_FIELD},
@@ -413,13 +422,14 @@ static const struct {
     {"pids", f_pids, 64}, {"output", f_output, 64}, {"network", f_network, 16},
     {"policy", job_set_policy, 256}, {"security", f_security, JOB_MAX_FIELD}, {"plots", f_plots, 16},
     {"artifacts", f_artifacts, JOB_MAX_FIELD}, {"expect_stdout", f_expect_stdout, JOB_MAX_STDIN},
-    {"expect_exit", f_expect_exit, 16}, {"image", f_image, 256}, {"result_ttl", f_result_ttl, 16},
+    {"expect_exit", f_expect_exit, 16}, {"image", job_set_image, 256}, {"result_ttl", f_result_ttl, 16},
     {"max_attempts", f_max_attempts, 16}, {"meta", f_meta, JOB_MAX_FIELD},
+    /* clang-format on */
 };
 
 /* One field through its parser; the error names it. */
-static int one_field(struct job *j, const struct config *cfg, const struct field *f,
-                     int *have_code, struct llmsb_err *err)
+static int one_field(struct job *j, const struct config *cfg, const struct field *f, int *have_code,
+                     struct llmsb_err *err)
 {
     char shown[64];
     size_t k;

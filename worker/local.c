@@ -37,7 +37,8 @@ static void local_one(struct local_run *lr, const struct backend *be, size_t i)
     snprintf(defid, sizeof(defid), "job-%zu", i + 1);
     fields_init(&f, JOB_MAX_FIELDS);
     job_init(&j, lr->cfg);
-    if (jobfile_fields(lr->jobs[i], &f) != 0 || job_from_fields(&j, lr->cfg, &f, defid, &err) != 0) {
+    if (jobfile_fields(lr->jobs[i], &f) != 0 ||
+        job_from_fields(&j, lr->cfg, &f, defid, &err) != 0) {
         job_result_init(&r, &j);
         job_result_set_status(&r, STATUS_INVALID, "%s",
                               err.msg[0] ? err.msg : "job: too many fields or out of memory");
@@ -86,7 +87,7 @@ static void *local_main(void *arg)
 static void on_signal(int sig)
 {
     (void)sig;
-    llmsb_interrupted = 1;   /* running jobs stop, their containers go */
+    llmsb_interrupted = 1; /* running jobs stop, their containers go */
 }
 
 static void sleep_ms(int64_t ms)
@@ -133,7 +134,7 @@ int worker_run_local(const struct config *cfg, int slots, cJSON *const *jobs, si
         return 3;
     }
     exec_pool_config(cfg, slots, &pc);
-    pc.min_idle = 0;   /* nothing to keep warm for after the file */
+    pc.min_idle = 0; /* nothing to keep warm for after the file */
     pool_init(&lr.pool, &lr.be, &pc);
     if (!(th = calloc((size_t)slots, sizeof(*th)))) {
         rc = 3;

@@ -17,7 +17,7 @@ enum rtype {
     RT_INT,
     RT_BOOL,
     RT_JSON,
-    RT_INT_OR_NULL,     /* absent from the hash: null in JSON */
+    RT_INT_OR_NULL, /* absent from the hash: null in JSON */
     RT_JSON_OR_NULL
 };
 
@@ -26,13 +26,30 @@ static const struct {
     const char *name;
     enum rtype type;
 } schema[] = {
-    {"id", RT_TEXT}, {"status", RT_TEXT}, {"exit_code", RT_INT}, {"signal", RT_INT_OR_NULL},
-    {"stdout", RT_TEXT}, {"stderr", RT_TEXT}, {"stdout_truncated", RT_BOOL},
-    {"stderr_truncated", RT_BOOL}, {"compile_output", RT_TEXT}, {"duration_ms", RT_INT},
-    {"cpu_ms", RT_INT}, {"max_rss_kb", RT_INT}, {"passed", RT_BOOL}, {"violations", RT_JSON},
-    {"artifacts", RT_JSON}, {"error", RT_TEXT}, {"worker", RT_TEXT}, {"backend", RT_TEXT},
-    {"image", RT_TEXT}, {"attempts", RT_INT}, {"queued_at", RT_INT}, {"started_at", RT_INT},
-    {"finished_at", RT_INT}, {"meta", RT_JSON_OR_NULL},
+    {"id", RT_TEXT},
+    {"status", RT_TEXT},
+    {"exit_code", RT_INT},
+    {"signal", RT_INT_OR_NULL},
+    {"stdout", RT_TEXT},
+    {"stderr", RT_TEXT},
+    {"stdout_truncated", RT_BOOL},
+    {"stderr_truncated", RT_BOOL},
+    {"compile_output", RT_TEXT},
+    {"duration_ms", RT_INT},
+    {"cpu_ms", RT_INT},
+    {"max_rss_kb", RT_INT},
+    {"passed", RT_BOOL},
+    {"violations", RT_JSON},
+    {"artifacts", RT_JSON},
+    {"error", RT_TEXT},
+    {"worker", RT_TEXT},
+    {"backend", RT_TEXT},
+    {"image", RT_TEXT},
+    {"attempts", RT_INT},
+    {"queued_at", RT_INT},
+    {"started_at", RT_INT},
+    {"finished_at", RT_INT},
+    {"meta", RT_JSON_OR_NULL},
 };
 
 void job_result_init(struct job_result *r, const struct job *j)
@@ -93,17 +110,16 @@ void job_result_check(struct job_result *r, const struct job *j)
 
 /* ---- the Redis hash form ------------------------------------------------------ */
 
-int job_result_to_fields(const struct job_result *r, char nums[RESULT_NUMS][32],
-                         struct fields *out)
+int job_result_to_fields(const struct job_result *r, char nums[RESULT_NUMS][32], struct fields *out)
 {
     const struct proto_result *p = &r->r;
     const struct {
         const char *name;
         int64_t v;
-    } numv[] = {{"exit_code", p->exit_code}, {"signal", p->signal},
+    } numv[] = {{"exit_code", p->exit_code},     {"signal", p->signal},
                 {"duration_ms", p->duration_ms}, {"cpu_ms", p->cpu_ms},
-                {"max_rss_kb", p->max_rss_kb}, {"attempts", r->attempts},
-                {"queued_at", r->queued_at}, {"started_at", r->started_at},
+                {"max_rss_kb", p->max_rss_kb},   {"attempts", r->attempts},
+                {"queued_at", r->queued_at},     {"started_at", r->started_at},
                 {"finished_at", r->finished_at}};
     const char *err = r->error[0] ? r->error : p->error;
     int rc = 0;
@@ -206,10 +222,11 @@ cJSON *job_result_json(const struct job_result *r)
 static const char *mime_of(const char *name)
 {
     static const char *map[][2] = {
-        {"png", "image/png"}, {"jpg", "image/jpeg"}, {"jpeg", "image/jpeg"}, {"gif", "image/gif"},
-        {"svg", "image/svg+xml"}, {"pdf", "application/pdf"}, {"html", "text/html"},
-        {"htm", "text/html"}, {"txt", "text/plain"}, {"csv", "text/csv"}, {"json", "application/json"},
-        {"md", "text/markdown"}, {"log", "text/plain"}};
+        {"png", "image/png"},  {"jpg", "image/jpeg"},        {"jpeg", "image/jpeg"},
+        {"gif", "image/gif"},  {"svg", "image/svg+xml"},     {"pdf", "application/pdf"},
+        {"html", "text/html"}, {"htm", "text/html"},         {"txt", "text/plain"},
+        {"csv", "text/csv"},   {"json", "application/json"}, {"md", "text/markdown"},
+        {"log", "text/plain"}};
     const char *dot = strrchr(name, '.');
     for (size_t i = 0; dot && i < sizeof(map) / sizeof(map[0]); i++)
         if (strcasecmp(dot + 1, map[i][0]) == 0)

@@ -19,17 +19,17 @@ struct job;
 
 struct job_result {
     char id[RESULT_ID_MAX];
-    struct proto_result r;  /* status, exit_code, signal, output, usage */
-    int passed;             /* -1 = no expectations given */
+    struct proto_result r; /* status, exit_code, signal, output, usage */
+    int passed;            /* -1 = no expectations given */
     char error[512];
     char backend[16];
     char image[256];
-    char worker[128];
-    char *meta;             /* JSON text or NULL; owned */
-    char *violations;       /* JSON array text or NULL; owned */
-    char *artifacts;        /* JSON array text or NULL; owned */
+    char worker[160];
+    char *meta;       /* JSON text or NULL; owned */
+    char *violations; /* JSON array text or NULL; owned */
+    char *artifacts;  /* JSON array text or NULL; owned */
     int attempts;
-    int64_t queued_at;      /* ms since the epoch; for `run`, when it was asked */
+    int64_t queued_at; /* ms since the epoch; for `run`, when it was asked */
     int64_t started_at;
     int64_t finished_at;
 };

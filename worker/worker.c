@@ -24,8 +24,8 @@
 
 atomic_int worker_stop;
 
-#define HEARTBEAT_PER_TTL 4      /* heartbeats per heartbeat_ttl */
-#define REDIS_EXTRA_TIMEOUT_MS 3000  /* command timeout above the longest BLOCK */
+#define HEARTBEAT_PER_TTL 4         /* heartbeats per heartbeat_ttl */
+#define REDIS_EXTRA_TIMEOUT_MS 3000 /* command timeout above the longest BLOCK */
 #define JANITOR_RECONNECT_GIVEUP_MS 5000
 #define REAP_MAX 64
 
@@ -86,8 +86,7 @@ static void finish(struct slot *s, const struct queue_entry *e, struct job_resul
         fields_release(&f);
         return;
     }
-    rc = scheduler_finish(&s->w->sched, &s->q, e, r->id, status_name(r->r.status), &f, dead,
-                          ttl_s);
+    rc = scheduler_finish(&s->w->sched, &s->q, e, r->id, status_name(r->r.status), &f, dead, ttl_s);
     fields_release(&f);
     llmsb_escape(shown, sizeof(shown), r->id, strlen(r->id));
     if (rc >= 0)
@@ -153,12 +152,13 @@ static void run_entry(struct slot *s, const struct queue_entry *e, const struct 
 
     switch (scheduler_admit(e->deliveries, j->max_attempts, final, cancel)) {
     case SCHED_ADMIT_ACK:
-        finish(s, e, r, j->result_ttl_s, NULL);   /* acknowledges; the first result stands */
+        finish(s, e, r, j->result_ttl_s, NULL); /* acknowledges; the first result stands */
         return;
     case SCHED_ADMIT_DEAD_LETTER:
-        dead_letter(s, e, r, j->result_ttl_s, "delivered more times than max_attempts (a worker "
-                                              "died running it, or its infrastructure kept "
-                                              "failing)");
+        dead_letter(s, e, r, j->result_ttl_s,
+                    "delivered more times than max_attempts (a worker "
+                    "died running it, or its infrastructure kept "
+                    "failing)");
         return;
     case SCHED_ADMIT_CANCEL:
         job_result_set_status(r, STATUS_CANCELLED, "cancelled before it started");
@@ -375,7 +375,7 @@ static void on_signal(int sig)
 
     (void)sig;
     if (!atomic_compare_exchange_strong(&worker_stop, &was, 1))
-        _exit(130);   /* second signal: at once */
+        _exit(130); /* second signal: at once */
 }
 
 /* Runs fn on a connection of its own for control commands. */
@@ -468,8 +468,7 @@ static int start_threads(struct worker *w, struct llmsb_err *err)
     return 0;
 }
 
-static void init_identity(struct worker *w, const struct config *cfg, int slots,
-                          const char *name)
+static void init_identity(struct worker *w, const struct config *cfg, int slots, const char *name)
 {
     memset(w, 0, sizeof(*w));
     w->cfg = cfg;

@@ -9,6 +9,6 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 
     config_defaults(&c);
     config_load_string(&c, (const char *)data, size, "fuzz.yaml", &err);
-    config_release(&c);   /* custom policies and preinstall lists are allocated */
+    config_release(&c); /* custom policies and preinstall lists are allocated */
     return 0;
 }

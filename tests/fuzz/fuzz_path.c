@@ -18,8 +18,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
         size_t e = i;
         while (e < size && p[e] != '/')
             e++;
-        if (e == i || (e - i == 2 && p[i] == '.' && p[i + 1] == '.') ||
-            (e - i == 1 && p[i] == '.'))
+        if (e == i || (e - i == 2 && p[i] == '.' && p[i + 1] == '.') || (e - i == 1 && p[i] == '.'))
             __builtin_trap();
         i = e;
     }

@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
         struct job_result jr;
         job_result_init(&jr, NULL);
         if (proto_result_decode(f.payload, f.len, &jr.r, &err) == 0)
-            job_result_artifacts(&jr);   /* names from the agent are untrusted */
+            job_result_artifacts(&jr); /* names from the agent are untrusted */
         job_result_release(&jr);
         (void)r;
         p += used;

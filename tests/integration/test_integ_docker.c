@@ -35,9 +35,8 @@ static int exec_once(const struct job *j, struct job_result *r, struct llmsb_err
 }
 
 /* Runs code in a fresh container; r must be released by the caller. */
-static int run_code(const char *lang, const char *code, const char *stdin_text,
-                    const char *timeout, const char *memory, const char *output,
-                    struct job_result *r)
+static int run_code(const char *lang, const char *code, const char *stdin_text, const char *timeout,
+                    const char *memory, const char *output, struct job_result *r)
 {
     struct llmsb_err err = {0};
     struct job j;
@@ -66,9 +65,9 @@ static int run_code(const char *lang, const char *code, const char *stdin_text,
     return rc;
 }
 
-#define RUN(lang, code, stdin_text, timeout, memory, output)                                     \
-    struct job_result r;                                                                         \
-    ASSERT(backend_ok);                                                                          \
+#define RUN(lang, code, stdin_text, timeout, memory, output) \
+    struct job_result r;                                     \
+    ASSERT(backend_ok);                                      \
     ASSERT_EQ(run_code(lang, code, stdin_text, timeout, memory, output, &r), 0)
 
 static void hello(const char *lang, const char *code)
@@ -83,8 +82,14 @@ static void hello(const char *lang, const char *code)
     job_result_release(&r);
 }
 
-TEST(hello_python) { hello("python", "print('hello world')\n"); }
-TEST(hello_javascript) { hello("javascript", "console.log('hello world');\n"); }
+TEST(hello_python)
+{
+    hello("python", "print('hello world')\n");
+}
+TEST(hello_javascript)
+{
+    hello("javascript", "console.log('hello world');\n");
+}
 TEST(hello_java)
 {
     hello("java", "public class Hello {\n  public static void main(String[] a) {\n"
@@ -92,14 +97,21 @@ TEST(hello_java)
 }
 TEST(hello_cpp)
 {
-    hello("cpp", "#include <iostream>\nint main() { std::cout << \"hello world\" << std::endl; }\n");
+    hello("cpp",
+          "#include <iostream>\nint main() { std::cout << \"hello world\" << std::endl; }\n");
 }
 TEST(hello_go)
 {
     hello("go", "package main\nimport \"fmt\"\nfunc main() { fmt.Println(\"hello world\") }\n");
 }
-TEST(hello_r) { hello("r", "cat('hello world\\n')\n"); }
-TEST(hello_ruby) { hello("ruby", "puts 'hello world'\n"); }
+TEST(hello_r)
+{
+    hello("r", "cat('hello world\\n')\n");
+}
+TEST(hello_ruby)
+{
+    hello("ruby", "puts 'hello world'\n");
+}
 
 TEST(spin_loop_times_out_within_a_second)
 {
@@ -180,8 +192,8 @@ TEST(compile_error_is_not_runtime_error)
 
 TEST(java_compile_error)
 {
-    RUN("java", "public class A { public static void main(String[] a) { int x = \"s\"; } }\n",
-        NULL, "30", NULL, NULL);
+    RUN("java", "public class A { public static void main(String[] a) { int x = \"s\"; } }\n", NULL,
+        "30", NULL, NULL);
     ASSERT_STR(status_name(r.r.status), "compile_error");
     ASSERT_CONTAINS(r.r.compile_output.data, "incompatible types");
     job_result_release(&r);
@@ -223,7 +235,7 @@ TEST(hardened_by_default)
     ASSERT_CONTAINS(r.r.out.data, "nnp 1\n");
     ASSERT_CONTAINS(r.r.out.data, "seccomp 2\n");
     ASSERT_CONTAINS(r.r.out.data, "capeff 0000000000000000 capbnd 00000000000000e0\n");
-    ASSERT_CONTAINS(r.r.out.data, "rootfs 30\n");   /* EROFS */
+    ASSERT_CONTAINS(r.r.out.data, "rootfs 30\n"); /* EROFS */
     ASSERT_CONTAINS(r.r.out.data, "ifaces ['lo']\n");
     ASSERT_CONTAINS(r.r.out.data, "env []\n");
     ASSERT_CONTAINS(r.r.out.data, "nofile 1024\n");
@@ -241,8 +253,8 @@ TEST(hardened_by_default)
 
 TEST(file_size_limit_stops_a_huge_file)
 {
-    RUN("python", "f = open('/work/big', 'wb')\nwhile True:\n    f.write(b'x' * (1 << 20))\n",
-        NULL, "20", NULL, NULL);
+    RUN("python", "f = open('/work/big', 'wb')\nwhile True:\n    f.write(b'x' * (1 << 20))\n", NULL,
+        "20", NULL, NULL);
     /* RLIMIT_FSIZE: Python ignores SIGXFSZ, so the write fails with EFBIG */
     ASSERT_STR(status_name(r.r.status), "runtime_error");
     ASSERT_CONTAINS(r.r.err.data, "File too large");
@@ -263,19 +275,18 @@ static void count_one(void *ud, const struct container_info *ci)
  * process; the second must see none of them. */
 TEST(no_residue_between_jobs_and_labels)
 {
-    const char *dirty =
-        "import os, subprocess\n"
-        "for p in ('/tmp/left', '/dev/shm/left', '/var/tmp/left', '/work/left'):\n"
-        "    open(p, 'w').write('x')\n"
-        "os.makedirs('/tmp/d/e', exist_ok=True)\n"
-        "os.chmod('/tmp/d', 0)\n"
-        "subprocess.Popen(['sleep', '1000'], start_new_session=True)\n"
-        "if os.fork() == 0:\n"
-        "    os.setsid()\n"
-        "    if os.fork() == 0:\n"
-        "        import time; time.sleep(1000)\n"
-        "    os._exit(0)\n"
-        "print('dirty')\n";
+    const char *dirty = "import os, subprocess\n"
+                        "for p in ('/tmp/left', '/dev/shm/left', '/var/tmp/left', '/work/left'):\n"
+                        "    open(p, 'w').write('x')\n"
+                        "os.makedirs('/tmp/d/e', exist_ok=True)\n"
+                        "os.chmod('/tmp/d', 0)\n"
+                        "subprocess.Popen(['sleep', '1000'], start_new_session=True)\n"
+                        "if os.fork() == 0:\n"
+                        "    os.setsid()\n"
+                        "    if os.fork() == 0:\n"
+                        "        import time; time.sleep(1000)\n"
+                        "    os._exit(0)\n"
+                        "print('dirty')\n";
     const char *check =
         "import os\n"
         "left = [p for p in ('/tmp/left', '/dev/shm/left', '/var/tmp/left', '/work/left', '/tmp/d')\n"
@@ -330,7 +341,7 @@ TEST(no_residue_between_jobs_and_labels)
     sandbox_close(&sb);
     c.n = 0;
     ASSERT_EQ(be.ops->list(&be, label, count_one, &c, &err), 0);
-    ASSERT_EQ(c.n, 0);   /* removed */
+    ASSERT_EQ(c.n, 0); /* removed */
     job_release(&j);
 }
 
@@ -379,7 +390,7 @@ TEST(missing_image_is_a_clear_error)
     ASSERT_EQ(job_set_code(&j, "print(1)", 8, &err), 0);
     j.image = strdup("llmsb/does-not-exist:nope");
     job_result_init(&r, &j);
-    ASSERT(exec_once(&j, &r, &err) != 0);   /* infrastructure: retried elsewhere, not a result */
+    ASSERT(exec_once(&j, &r, &err) != 0); /* infrastructure: retried elsewhere, not a result */
     ASSERT_CONTAINS(err.msg, "llmsb/does-not-exist:nope");
     ASSERT_CONTAINS(err.msg, "images build");
     job_result_release(&r);
@@ -392,16 +403,15 @@ TEST(artifacts_collected_safely)
     struct llmsb_err err = {0};
     struct job j;
     struct job_result r;
-    const char *code =
-        "import os\n"
-        "os.makedirs('out/deep', exist_ok=True)\n"
-        "open('out/a.txt', 'w').write('alpha')\n"
-        "open('out/deep/b.csv', 'w').write('1,2')\n"
-        "for i in range(5):\n    open('out/n%d.log' % i, 'w').write('x')\n"
-        "open('out/big.bin', 'wb').write(b'0' * 3000)\n"
-        "os.symlink('/etc/passwd', 'out/passwd')\n"
-        "os.mkfifo('out/fifo')\n"
-        "open('secret.txt', 'w').write('not asked for')\n";
+    const char *code = "import os\n"
+                       "os.makedirs('out/deep', exist_ok=True)\n"
+                       "open('out/a.txt', 'w').write('alpha')\n"
+                       "open('out/deep/b.csv', 'w').write('1,2')\n"
+                       "for i in range(5):\n    open('out/n%d.log' % i, 'w').write('x')\n"
+                       "open('out/big.bin', 'wb').write(b'0' * 3000)\n"
+                       "os.symlink('/etc/passwd', 'out/passwd')\n"
+                       "os.mkfifo('out/fifo')\n"
+                       "open('secret.txt', 'w').write('not asked for')\n";
     cJSON *res, *a, *it;
     int files = 0, skipped_link = 0, skipped_fifo = 0, skipped_big = 0, skipped_count = 0;
 
@@ -421,7 +431,7 @@ TEST(artifacts_collected_safely)
     cJSON_ArrayForEach(it, res) {
         const char *name = cJSON_GetObjectItem(it, "name")->valuestring;
         cJSON *sk = cJSON_GetObjectItem(it, "skipped");
-        ASSERT(strncmp(name, "out/", 4) == 0);   /* secret.txt was not asked for */
+        ASSERT(strncmp(name, "out/", 4) == 0); /* secret.txt was not asked for */
         if (!sk) {
             files++;
             ASSERT(cJSON_IsString(cJSON_GetObjectItem(it, "base64")));
@@ -436,7 +446,7 @@ TEST(artifacts_collected_safely)
             skipped_big++;
         }
     }
-    ASSERT_EQ(files, 4);   /* the count cap */
+    ASSERT_EQ(files, 4); /* the count cap */
     ASSERT_EQ(skipped_link, 1);
     ASSERT_EQ(skipped_fifo, 1);
     ASSERT(skipped_count >= 1);
@@ -458,8 +468,12 @@ static void pool_spec(struct container_spec *spec, struct job *j)
 
 TEST(pool_reuse_limits_and_exhaustion)
 {
-    struct pool_config pc = {.min_idle = 0, .max_size = 1, .max_uses = 2, .wait_ms = 300,
-                             .on_exhausted = POOL_FAIL_FAST, .start_timeout_ms = 60000};
+    struct pool_config pc = {.min_idle = 0,
+                             .max_size = 1,
+                             .max_uses = 2,
+                             .wait_ms = 300,
+                             .on_exhausted = POOL_FAIL_FAST,
+                             .start_timeout_ms = 60000};
     struct container_spec spec;
     struct pool_lease a, b;
     struct llmsb_err err = {0};
@@ -538,7 +552,6 @@ TEST_MAIN("integration_docker", T(hello_python), T(hello_javascript), T(hello_ja
           T(output_flood_is_output_limit_with_prefix), T(segfault_is_runtime_error_signal_11),
           T(exit_code_passes_through), T(stdin_reaches_the_program),
           T(compile_error_is_not_runtime_error), T(java_compile_error), T(hardened_by_default),
-          T(file_size_limit_stops_a_huge_file),
-          T(no_residue_between_jobs_and_labels), T(many_jobs_in_one_container),
-          T(pool_reuse_limits_and_exhaustion), T(artifacts_collected_safely),
-          T(missing_image_is_a_clear_error))
+          T(file_size_limit_stops_a_huge_file), T(no_residue_between_jobs_and_labels),
+          T(many_jobs_in_one_container), T(pool_reuse_limits_and_exhaustion),
+          T(artifacts_collected_safely), T(missing_image_is_a_clear_error))

@@ -5,7 +5,9 @@
 # malformed jobs; an infrastructure fault retried into a dead letter; cancel
 # before and during a run; SIGTERM under load; submit --local.
 set -u
-B=${LLMSB_BIN:-$(cd "$(dirname "$0")/../.." && pwd)/bin/llm-sandbox}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+B=${LLMSB_BIN:-$ROOT/bin/llm-sandbox}
+FAKE=${FAKE_AGENT:-$ROOT/bin/tests/fake-agent}
 T=$(mktemp -d /tmp/llmsb-qtest.XXXXXX)
 PORT=$((16400 + $$ % 1000))
 export LLMSB_REDIS_URL=redis://127.0.0.1:$PORT
@@ -43,12 +45,12 @@ start_redis() {
     echo "redis did not start"; cat "$T/redis.log"; exit 1
 }
 
-start_worker() {  # start_worker NAME [slots]
-    "$B" worker --name "$1" --slots "${2:-2}" >"$T/$1.log" 2>&1 &
+start_worker() {  # start_worker NAME [slots [prefix]]
+    LLMSB_PREFIX=${3:-llmsb} "$B" worker --name "$1" --slots "${2:-2}" >"$T/$1.log" 2>&1 &
     WORKERS="$WORKERS $!"
     disown $! 2>/dev/null
     eval "PID_$1=$!"
-    for _ in $(seq 1 50); do [ "$($R exists llmsb:worker:$1)" = 1 ] && return 0; sleep 0.1; done
+    for _ in $(seq 1 50); do [ "$($R exists ${3:-llmsb}:worker:$1)" = 1 ] && return 0; sleep 0.1; done
     echo "worker $1 did not come up"; cat "$T/$1.log"
 }
 
@@ -145,6 +147,37 @@ att=$($R hget llmsb:result:infra attempts)
 if [ "$left" = 0 ] && [ "$(status_of infra)" = internal_error ] && [ "$dead" = 1 ] && [ "$att" = 2 ] &&
    $R xrange llmsb:dead - + | grep -q '^reason$'; then ok infra_fault_retried_then_dead_letter
 else bad infra_fault_retried_then_dead_letter "status=$(status_of infra) dead=$dead attempts=$att"; fi
+
+# 4b. an agent that reports internal_error is an infrastructure failure too:
+#     retried, then internal_error plus a dead letter (the agent is a TEST
+#     DOUBLE, tests/doubles/fake_agent.c: the real one cannot be made to fail
+#     its own part on demand)
+rm -rf "$T/fake"; mkdir -p "$T/fake"
+if [ -x "$FAKE" ] && cp "$FAKE" "$T/fake/llmsb-agent" &&
+   printf 'FROM %s\nCOPY llmsb-agent /usr/local/bin/llmsb-agent\n' "$BASE" > "$T/fake/Dockerfile" &&
+   docker build -q -t llmsb/test-fake-agent:latest "$T/fake" >/dev/null 2>"$T/fake/build.log"; then
+    $R xadd llmsb:jobs '*' id agent-ie lang python code 'print(1)' image llmsb/test-fake-agent:latest >/dev/null
+    left=$(wait_final 90 agent-ie)
+    dead=$($R xrange llmsb:dead - + | grep -c '^agent-ie$')
+    att=$($R hget llmsb:result:agent-ie attempts); why=$($R hget llmsb:result:agent-ie error)
+    if [ "$left" = 0 ] && [ "$(status_of agent-ie)" = internal_error ] && [ "$dead" = 1 ] && [ "$att" = 2 ] &&
+       echo "$why" | grep -q 'test double: the agent could not fork'; then ok agent_internal_error_retried_then_dead_letter
+    else bad agent_internal_error_retried_then_dead_letter "status=$(status_of agent-ie) dead=$dead attempts=$att error=$why"; fi
+else bad agent_internal_error_retried_then_dead_letter "cannot build the fake-agent image from $FAKE: $(cat "$T/fake/build.log" 2>/dev/null)"; fi
+
+# 4c. two deployments (two prefixes) on one engine: neither's reaper removes
+#     the other's containers, so jobs longer than a reaper pass both finish
+#     on their first attempt
+start_worker pa1 1 pa; start_worker pb1 1 pb
+$R xadd pa:jobs '*' id two-a lang python code 'import time; time.sleep(14); print("a")' timeout 60 >/dev/null
+$R xadd pb:jobs '*' id two-b lang python code 'import time; time.sleep(14); print("b")' timeout 60 >/dev/null
+deadline=$(( $(date +%s) + 90 ))
+while [ "$($R hget pa:result:two-a status)$($R hget pb:result:two-b status)" != okok ] && [ "$(date +%s)" -lt "$deadline" ]; do sleep 0.5; done
+if [ "$($R hget pa:result:two-a status)" = ok ] && [ "$($R hget pb:result:two-b status)" = ok ] &&
+   [ "$($R hget pa:result:two-a attempts)$($R hget pb:result:two-b attempts)" = 11 ] &&
+   ! grep -q 'reaper: removing' "$T/pa1.log" "$T/pb1.log"; then ok two_prefixes_share_one_engine
+else bad two_prefixes_share_one_engine "a=$($R hget pa:result:two-a status)/$($R hget pa:result:two-a attempts) b=$($R hget pb:result:two-b status)/$($R hget pb:result:two-b attempts) $(grep -h reaper "$T/pa1.log" "$T/pb1.log" | head -3)"; fi
+kill -TERM $PID_pa1 $PID_pb1 2>/dev/null
 
 # 5. 200 jobs over 2 workers: 200 results, each exactly once
 start_worker w2

@@ -10,34 +10,34 @@
 
 static int test_failed_flag;
 
-#define ASSERT(cond)                                                                             \
-    do {                                                                                         \
-        if (!(cond)) {                                                                           \
-            fprintf(stderr, "  %s:%d: assertion failed: %s\n", __FILE__, __LINE__, #cond);        \
-            test_failed_flag = 1;                                                                \
-            return;                                                                              \
-        }                                                                                        \
+#define ASSERT(cond)                                                                       \
+    do {                                                                                   \
+        if (!(cond)) {                                                                     \
+            fprintf(stderr, "  %s:%d: assertion failed: %s\n", __FILE__, __LINE__, #cond); \
+            test_failed_flag = 1;                                                          \
+            return;                                                                        \
+        }                                                                                  \
     } while (0)
 #define ASSERT_EQ(a, b) ASSERT((a) == (b))
-#define ASSERT_STR(a, b)                                                                         \
-    do {                                                                                         \
-        const char *a_ = (a), *b_ = (b);                                                         \
-        if (!a_ || !b_ || strcmp(a_, b_) != 0) {                                                 \
-            fprintf(stderr, "  %s:%d: \"%s\" != \"%s\"\n", __FILE__, __LINE__, a_ ? a_ : "(null)",  \
-                    b_ ? b_ : "(null)");                                                         \
-            test_failed_flag = 1;                                                                \
-            return;                                                                              \
-        }                                                                                        \
+#define ASSERT_STR(a, b)                                                                           \
+    do {                                                                                           \
+        const char *a_ = (a), *b_ = (b);                                                           \
+        if (!a_ || !b_ || strcmp(a_, b_) != 0) {                                                   \
+            fprintf(stderr, "  %s:%d: \"%s\" != \"%s\"\n", __FILE__, __LINE__, a_ ? a_ : "(null)", \
+                    b_ ? b_ : "(null)");                                                           \
+            test_failed_flag = 1;                                                                  \
+            return;                                                                                \
+        }                                                                                          \
     } while (0)
-#define ASSERT_CONTAINS(hay, needle)                                                             \
-    do {                                                                                         \
-        const char *h_ = (hay);                                                                  \
-        if (!h_ || !strstr(h_, (needle))) {                                                      \
-            fprintf(stderr, "  %s:%d: \"%s\" does not contain \"%s\"\n", __FILE__, __LINE__,       \
-                    h_ ? h_ : "(null)", (needle));                                               \
-            test_failed_flag = 1;                                                                \
-            return;                                                                              \
-        }                                                                                        \
+#define ASSERT_CONTAINS(hay, needle)                                                         \
+    do {                                                                                     \
+        const char *h_ = (hay);                                                              \
+        if (!h_ || !strstr(h_, (needle))) {                                                  \
+            fprintf(stderr, "  %s:%d: \"%s\" does not contain \"%s\"\n", __FILE__, __LINE__, \
+                    h_ ? h_ : "(null)", (needle));                                           \
+            test_failed_flag = 1;                                                            \
+            return;                                                                          \
+        }                                                                                    \
     } while (0)
 
 struct test_case {
@@ -46,7 +46,10 @@ struct test_case {
 };
 
 #define TEST(name) static void test_##name(void)
-#define T(name) {#name, test_##name}
+#define T(name)            \
+    {                      \
+#name, test_##name \
+    }
 
 static inline int test_main(const char *suite, const struct test_case *cases, size_t n)
 {
@@ -71,11 +74,11 @@ static inline int test_main(const char *suite, const struct test_case *cases, si
     return failed ? 1 : 0;
 }
 
-#define TEST_MAIN(suite, ...)                                                                    \
-    int main(void)                                                                               \
-    {                                                                                            \
-        static const struct test_case cases[] = {__VA_ARGS__};                                   \
-        return test_main(suite, cases, sizeof(cases) / sizeof(cases[0]));                        \
+#define TEST_MAIN(suite, ...)                                             \
+    int main(void)                                                        \
+    {                                                                     \
+        static const struct test_case cases[] = {__VA_ARGS__};            \
+        return test_main(suite, cases, sizeof(cases) / sizeof(cases[0])); \
     }
 
 #endif

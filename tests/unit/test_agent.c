@@ -53,7 +53,7 @@ TEST(rm_tree_does_not_follow_symlinks)
     snprintf(p, sizeof(p), "%s/link", wipe);
     ASSERT(!exists(p));
     snprintf(p, sizeof(p), "%s/keep.txt", outside);
-    ASSERT(exists(p));   /* the symlink's target survived */
+    ASSERT(exists(p)); /* the symlink's target survived */
     snprintf(p, sizeof(p), "rm -rf %s", base);
     ASSERT_EQ(system(p), 0);
 }

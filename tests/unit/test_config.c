@@ -45,12 +45,13 @@ TEST(valid_file_loads)
     ASSERT_STR(config_image(&c, language_find("go"), img, sizeof(img)), "llmsb/go:latest");
 
     /* the backend-neutral keys */
-    ASSERT_EQ(load(&c, "backend:\n  name: docker\n  host: unix:///tmp/e.sock\n  runtime: runc\n",
-                   &err), 0);
+    ASSERT_EQ(
+        load(&c, "backend:\n  name: docker\n  host: unix:///tmp/e.sock\n  runtime: runc\n", &err),
+        0);
     ASSERT_STR(c.backend, "docker");
     ASSERT_STR(c.backend_host, "unix:///tmp/e.sock");
     ASSERT_STR(c.runtime, "runc");
-    ASSERT_EQ(load(&c, "docker:\n  host: tcp://h:2375\n", &err), 0);   /* deprecated, still read */
+    ASSERT_EQ(load(&c, "docker:\n  host: tcp://h:2375\n", &err), 0); /* deprecated, still read */
     ASSERT_STR(c.backend_host, "tcp://h:2375");
 }
 
@@ -78,7 +79,8 @@ TEST(errors_carry_file_line_and_bounds)
     ASSERT(load(&c, "a: [\n", &err) != 0);
     ASSERT_CONTAINS(err.msg, "t.yaml:");
 
-    ASSERT(load(&c, "limits:\n  defaults:\n    timeout: 100\n  max:\n    timeout: 50\n", &err) != 0);
+    ASSERT(load(&c, "limits:\n  defaults:\n    timeout: 100\n  max:\n    timeout: 50\n", &err) !=
+           0);
     ASSERT_CONTAINS(err.msg, "limits.defaults.timeout is above limits.max.timeout");
 
     ASSERT(load(&c, "images:\n  cobol: x\n", &err) != 0);
@@ -203,7 +205,7 @@ TEST(expectations_decide_passed)
     r.r.status = STATUS_OK;
     buf_append_str(&r.r.out, "hi  \n\n");
     job_result_check(&r, &j);
-    ASSERT_EQ(r.passed, -1);   /* no expectations: not set */
+    ASSERT_EQ(r.passed, -1); /* no expectations: not set */
     j.expect_stdout = strdup("hi\n");
     job_result_check(&r, &j);
     ASSERT_EQ(r.passed, 1);
@@ -279,8 +281,11 @@ TEST(preinstall_sets)
     char *df;
 
     config_defaults(&c);
-    ASSERT_EQ(load(&c, "pool:\n  preinstall:\n    python: [requests, \"tabulate==0.9\"]\n"
-                       "libraries:\n  pip_index_url: http://mirror:3141/simple\n", &err), 0);
+    ASSERT_EQ(load(&c,
+                   "pool:\n  preinstall:\n    python: [requests, \"tabulate==0.9\"]\n"
+                   "libraries:\n  pip_index_url: http://mirror:3141/simple\n",
+                   &err),
+              0);
     ASSERT_EQ(c.npreinstall[0], (size_t)2);
     ASSERT_EQ(config_preinstalled(&c, language_find("python"), libs, 2), 1);
     ASSERT_EQ(config_preinstalled(&c, language_find("python"), other, 2), 0);
@@ -299,8 +304,10 @@ TEST(preinstall_sets)
     ASSERT_CONTAINS(err.msg, "t.yaml:3: pool.preinstall.go: go libraries cannot be baked");
     config_release(&c);
     config_defaults(&c);
-    ASSERT(load(&c, "pool:\n  preinstall:\n    python: [ok, \"--extra-index-url=x\"]\n", &err) != 0);
-    ASSERT_CONTAINS(err.msg, "pool.preinstall.python: \"--extra-index-url=x\" is not a package name");
+    ASSERT(load(&c, "pool:\n  preinstall:\n    python: [ok, \"--extra-index-url=x\"]\n", &err) !=
+           0);
+    ASSERT_CONTAINS(err.msg,
+                    "pool.preinstall.python: \"--extra-index-url=x\" is not a package name");
     config_release(&c);
     config_defaults(&c);
     ASSERT(load(&c, "pool:\n  preinstall:\n    cobol: [x]\n", &err) != 0);
@@ -309,5 +316,6 @@ TEST(preinstall_sets)
 }
 
 TEST_MAIN("config", T(defaults_are_sane), T(valid_file_loads), T(errors_carry_file_line_and_bounds),
-          T(security_policies_in_config), T(empty_file_is_defaults), T(job_limits_against_ceilings), T(job_fields_validate),
-          T(expectations_decide_passed), T(result_json_is_valid_utf8), T(strict_number_parsing), T(preinstall_sets))
+          T(security_policies_in_config), T(empty_file_is_defaults), T(job_limits_against_ceilings),
+          T(job_fields_validate), T(expectations_decide_passed), T(result_json_is_valid_utf8),
+          T(strict_number_parsing), T(preinstall_sets))

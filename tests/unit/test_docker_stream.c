@@ -65,7 +65,7 @@ TEST(rejects_bad_headers)
         buf_init(&k.s[i], 0);
     demux_init(&d);
     ASSERT(demux_feed(&d, (char *)bad_stream, 8, collect, &k) < 0);
-    ASSERT(demux_feed(&d, "x", 1, collect, &k) < 0);   /* stays broken */
+    ASSERT(demux_feed(&d, "x", 1, collect, &k) < 0); /* stays broken */
     demux_init(&d);
     ASSERT(demux_feed(&d, (char *)bad_pad, 8, collect, &k) < 0);
     demux_init(&d);
@@ -90,4 +90,5 @@ TEST(callback_error_propagates)
     ASSERT_EQ(demux_feed(&d, (char *)wire, n, refuse, NULL), 5);
 }
 
-TEST_MAIN("docker_stream", T(every_split_point), T(rejects_bad_headers), T(callback_error_propagates))
+TEST_MAIN("docker_stream", T(every_split_point), T(rejects_bad_headers),
+          T(callback_error_propagates))

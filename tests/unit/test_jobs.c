@@ -53,7 +53,7 @@ TEST(yaml_job_file_with_defaults)
     ASSERT_EQ(j.limits.timeout_ms, 5000);
     ASSERT_STR(j.expect_stdout, "hi");
     job_release(&j);
-    ASSERT(job_of(&jf, 1, &j, &err) != 0);   /* args has a number */
+    ASSERT(job_of(&jf, 1, &j, &err) != 0); /* args has a number */
     ASSERT_CONTAINS(err.msg, "args: element 1 is not a string");
     job_release(&j);
     cJSON_ReplaceItemInObject(jf.jobs[1], "args", cJSON_Parse("[\"a\", \"b c\"]"));
@@ -104,9 +104,10 @@ TEST(jobfile_input_is_not_nul_terminated)
 
 TEST(json_lines)
 {
-    const char *t = "{\"id\": \"a\", \"lang\": \"python\", \"code\": \"print(1)\", \"timeout\": 2.5}\n"
-                    "\n"
-                    "{\"lang\": \"ruby\", \"code\": \"puts 1\", \"network\": false, \"args\": [\"x\"]}\n";
+    const char *t =
+        "{\"id\": \"a\", \"lang\": \"python\", \"code\": \"print(1)\", \"timeout\": 2.5}\n"
+        "\n"
+        "{\"lang\": \"ruby\", \"code\": \"puts 1\", \"network\": false, \"args\": [\"x\"]}\n";
     struct jobfile jf;
     struct llmsb_err err = {0};
     struct job j;
@@ -118,7 +119,7 @@ TEST(json_lines)
     ASSERT_EQ(j.limits.timeout_ms, 2500);
     job_release(&j);
     ASSERT_EQ(job_of(&jf, 1, &j, &err), 0);
-    ASSERT_STR(j.id, "entry-1");   /* the default id */
+    ASSERT_STR(j.id, "entry-1"); /* the default id */
     ASSERT_STR(j.args[0], "x");
     job_release(&j);
     jobfile_release(&jf);
@@ -149,19 +150,34 @@ TEST(job_fields_are_validated_by_name)
         {{"lang", "python", NULL}, "code: is required"},
         {{"code", "x", NULL}, "lang: is required"},
         {{"lang", "python", "code", "x", "network", "true", NULL}, "jobs.allow_network"},
-        {{"lang", "python", "code", "x", "network", "maybe", NULL}, "network: \"maybe\" must be true or false"},
-        {{"lang", "python", "code", "x", "image", "evil/root", NULL}, "image: \"evil/root\" is not allowed"},
-        {{"lang", "python", "code", "x", "env", "{\"A\": 1}", NULL}, "env: value of \"A\" is not a string"},
+        {{"lang", "python", "code", "x", "network", "maybe", NULL},
+         "network: \"maybe\" must be true or false"},
+        {{"lang", "python", "code", "x", "image", "evil/root", NULL},
+         "image: \"evil/root\" is not allowed"},
+        {{"lang", "python", "code", "x", "env", "{\"A\": 1}", NULL},
+         "env: value of \"A\" is not a string"},
         {{"lang", "python", "code", "x", "files", "{\"/abs\": \"x\"}", NULL}, "absolute"},
-        {{"lang", "python", "code", "x", "files", "{\"a\": {\"base64\": \"!!\"}}", NULL}, "base64 is not valid"},
-        {{"lang", "python", "code", "x", "libraries", "[\"numpy; rm -rf /\"]", NULL}, "libraries: element 0 (\"numpy; rm -rf /\") is not a package name"},
-        {{"lang", "python", "code", "x", "libraries", "[\"ok\", \"--index-url=http://evil\"]", NULL}, "libraries: element 1 (\"--index-url=http://evil\") is not a package name"},
-        {{"lang", "python", "code", "x", "libraries", "[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\",\"j\",\"k\",\"l\",\"m\",\"n\",\"o\",\"p\",\"q\"]", NULL}, "libraries: more than 16 names (libraries.max)"},
-        {{"lang", "python", "code", "x", "plots", "sometimes", NULL}, "plots: \"sometimes\" must be true or false"},
-        {{"lang", "python", "code", "x", "artifacts", "[\"../*\"]", NULL}, "artifacts: \"../*\" must be a relative glob"},
-        {{"lang", "python", "code", "x", "artifacts", "[\"/etc/*\"]", NULL}, "artifacts: \"/etc/*\" must be a relative glob"},
-        {{"lang", "python", "code", "x", "artifacts", "[1]", NULL}, "artifacts: element 0 is not a string"},
-        {{"lang", "python", "code", "x", "max_attempts", "0", NULL}, "max_attempts: \"0\" must be an integer between 1 and 20"},
+        {{"lang", "python", "code", "x", "files", "{\"a\": {\"base64\": \"!!\"}}", NULL},
+         "base64 is not valid"},
+        {{"lang", "python", "code", "x", "libraries", "[\"numpy; rm -rf /\"]", NULL},
+         "libraries: element 0 (\"numpy; rm -rf /\") is not a package name"},
+        {{"lang", "python", "code", "x", "libraries", "[\"ok\", \"--index-url=http://evil\"]",
+          NULL},
+         "libraries: element 1 (\"--index-url=http://evil\") is not a package name"},
+        {{"lang", "python", "code", "x", "libraries",
+          "[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\",\"j\",\"k\",\"l\",\"m\",\"n\",\"o\",\"p\",\"q\"]",
+          NULL},
+         "libraries: more than 16 names (libraries.max)"},
+        {{"lang", "python", "code", "x", "plots", "sometimes", NULL},
+         "plots: \"sometimes\" must be true or false"},
+        {{"lang", "python", "code", "x", "artifacts", "[\"../*\"]", NULL},
+         "artifacts: \"../*\" must be a relative glob"},
+        {{"lang", "python", "code", "x", "artifacts", "[\"/etc/*\"]", NULL},
+         "artifacts: \"/etc/*\" must be a relative glob"},
+        {{"lang", "python", "code", "x", "artifacts", "[1]", NULL},
+         "artifacts: element 0 is not a string"},
+        {{"lang", "python", "code", "x", "max_attempts", "0", NULL},
+         "max_attempts: \"0\" must be an integer between 1 and 20"},
         {{"lang", "python", "code", "x", "meta", "{bad", NULL}, "meta: \"{bad\" is not JSON"},
         {{"lang", "python", "code", "x", "expect_exit", "300", NULL}, "expect_exit"},
         {{"id", "x y", "lang", "python", "code", "x", NULL}, "id: \"x y\" may hold only"},
@@ -172,13 +188,25 @@ TEST(job_fields_are_validated_by_name)
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         ASSERT(fields_job(bad[i].kv, &j, &err) != 0);
         ASSERT_CONTAINS(err.msg, bad[i].msg);
-        ASSERT(j.id != NULL);   /* an invalid job still has an id for its result */
+        ASSERT(j.id != NULL); /* an invalid job still has an id for its result */
         job_release(&j);
     }
     {
-        const char *good[] = {"lang", "go", "code", "package main", "libraries", "[]", "plots",
-                              "false", "result_ttl", "60", "max_attempts", "5", "artifacts",
-                              "[\"out/*.png\", \"report.csv\"]", NULL};
+        const char *good[] = {"lang",
+                              "go",
+                              "code",
+                              "package main",
+                              "libraries",
+                              "[]",
+                              "plots",
+                              "false",
+                              "result_ttl",
+                              "60",
+                              "max_attempts",
+                              "5",
+                              "artifacts",
+                              "[\"out/*.png\", \"report.csv\"]",
+                              NULL};
         ASSERT_EQ(fields_job(good, &j, &err), 0);
         ASSERT_STR(j.id, "1-0");
         ASSERT_EQ(j.result_ttl_s, 60);
@@ -279,11 +307,12 @@ TEST(result_fields_roundtrip_to_json)
  * argument per name after the language's fixed part. */
 TEST(plots_and_install_reach_the_agent_job)
 {
-    const char *on[] = {"lang", "python", "code", "print(1)", "libraries",
-                        "[\"requests==2.31\", \"numpy\"]", NULL};
+    const char *on[] = {
+        "lang", "python", "code", "print(1)", "libraries", "[\"requests==2.31\", \"numpy\"]", NULL};
     const char *off[] = {"lang", "python", "code", "print(1)", "plots", "false", NULL};
     const char *ruby[] = {"lang", "ruby", "code", "puts 1", NULL};
-    const char *java[] = {"lang", "java", "code", "class Main {}", "libraries", "[\"guava\"]", NULL};
+    const char *java[] = {"lang",      "java",        "code", "class Main {}",
+                          "libraries", "[\"guava\"]", NULL};
     struct llmsb_err err = {0};
     struct proto_job pj;
     struct config c2;
@@ -297,7 +326,8 @@ TEST(plots_and_install_reach_the_agent_job)
         found |= strcmp(pj.env[i], LANG_PLOTS_ENV) == 0;
     ASSERT(found);
     config_defaults(&c2);
-    snprintf(c2.pip_index_url, sizeof(c2.pip_index_url), "http://10.1.2.3:8080/simple");
+    snprintf(c2.registry[language_find("python") - languages], sizeof(c2.registry[0]),
+             "http://10.1.2.3:8080/simple");
     ASSERT_EQ(job_add_install(&j, &c2, &pj, &err), 0);
     ASSERT_STR(pj.install_argv[0], "python3");
     ASSERT_STR(pj.install_argv[pj.ninstall - 3], "--");
@@ -317,7 +347,7 @@ TEST(plots_and_install_reach_the_agent_job)
     proto_job_release(&pj);
     job_release(&j);
 
-    ASSERT_EQ(fields_job(ruby, &j, &err), 0);   /* no plot hooks for ruby */
+    ASSERT_EQ(fields_job(ruby, &j, &err), 0); /* no plot hooks for ruby */
     ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
     ASSERT(pj.plots_dir == NULL);
     proto_job_release(&pj);
@@ -338,7 +368,7 @@ static void setup(void)
 }
 
 TEST_MAIN("jobs", T(yaml_job_file_with_defaults), T(yaml_job_file_errors_name_the_line),
-          T(jobfile_input_is_not_nul_terminated),
-          T(json_lines), T(job_fields_are_validated_by_name), T(artifact_names_from_the_agent_are_checked),
-          T(base64_roundtrip_and_rejects),
-          T(result_fields_roundtrip_to_json), T(plots_and_install_reach_the_agent_job))
+          T(jobfile_input_is_not_nul_terminated), T(json_lines),
+          T(job_fields_are_validated_by_name), T(artifact_names_from_the_agent_are_checked),
+          T(base64_roundtrip_and_rejects), T(result_fields_roundtrip_to_json),
+          T(plots_and_install_reach_the_agent_job))

@@ -47,15 +47,14 @@ TEST(java_public_class_names_the_file)
 {
     const struct language *java = language_find("java");
     char name[128];
-    const char *code =
-        "// public class Wrong {}\n"
-        "/* public class AlsoWrong */\n"
-        "import java.util.*;\n"
-        "class Helper { public class Inner {} }\n"
-        "public final class Solution {\n"
-        "  String s = \"public class Nope\";\n"
-        "  public static void main(String[] a) {}\n"
-        "}\n";
+    const char *code = "// public class Wrong {}\n"
+                       "/* public class AlsoWrong */\n"
+                       "import java.util.*;\n"
+                       "class Helper { public class Inner {} }\n"
+                       "public final class Solution {\n"
+                       "  String s = \"public class Nope\";\n"
+                       "  public static void main(String[] a) {}\n"
+                       "}\n";
 
     ASSERT_EQ(language_file_name(java, code, strlen(code), name, sizeof(name)), 0);
     ASSERT_STR(name, "Solution.java");
@@ -116,7 +115,8 @@ TEST(hooks_are_embedded_and_copied)
     {
         char *df = images_dockerfile(language_find("r"), "b", 10001, 1, NULL);
         ASSERT_CONTAINS(df, "RUN cat /usr/local/lib/llmsb/plots.R >> /etc/R/Rprofile.site");
-        ASSERT_CONTAINS(df, "COPY ca/ /usr/local/share/ca-certificates/llmsb/\nRUN update-ca-certificates");
+        ASSERT_CONTAINS(
+            df, "COPY ca/ /usr/local/share/ca-certificates/llmsb/\nRUN update-ca-certificates");
         free(df);
     }
     /* plot capture where there are hooks, installers where the language has one */

@@ -155,7 +155,7 @@ TEST(job_decode_rejects_bad_fields)
 
     buf_reset(&b);
     proto_put_str(&b, TAG_RUN_ARG, "true");
-    proto_put_bytes(&b, TAG_TIMEOUT_MS, "abc", 3);   /* not 8 bytes */
+    proto_put_bytes(&b, TAG_TIMEOUT_MS, "abc", 3); /* not 8 bytes */
     ASSERT(proto_job_decode(b.data, b.len, &d, &err) != 0);
     buf_release(&b);
 }
@@ -233,8 +233,8 @@ TEST(path_check)
 {
     struct llmsb_err err = {0};
     static const char *good[] = {"a", "a/b.txt", "dir/sub/file", ".hidden", "a..b", "..a"};
-    static const char *bad[] = {"", "/etc/passwd", "../x", "a/../b", "a/..", "a//b", "./a", "a/./b",
-                                "a/", ".."};
+    static const char *bad[] = {"",     "/etc/passwd", "../x",  "a/../b", "a/..",
+                                "a//b", "./a",         "a/./b", "a/",     ".."};
 
     for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
         ASSERT_EQ(proto_path_check(good[i], strlen(good[i]), &err), 0);
@@ -252,6 +252,7 @@ TEST(path_check)
     ASSERT_CONTAINS(err.msg, "absolute");
 }
 
-TEST_MAIN("proto", T(frame_roundtrip_and_partial), T(frame_rejects_bad_header), T(job_roundtrip), T(job_decode_rejects_bad_plots_dir),
-          T(job_decode_rejects_bad_fields), T(file_mode_strips_special_bits),
-          T(result_roundtrip_and_cap), T(result_without_status_is_rejected), T(path_check))
+TEST_MAIN("proto", T(frame_roundtrip_and_partial), T(frame_rejects_bad_header), T(job_roundtrip),
+          T(job_decode_rejects_bad_plots_dir), T(job_decode_rejects_bad_fields),
+          T(file_mode_strips_special_bits), T(result_roundtrip_and_cap),
+          T(result_without_status_is_rejected), T(path_check))

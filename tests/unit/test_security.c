@@ -33,13 +33,22 @@ TEST(each_language_code_string_comment)
     static const struct {
         const char *lang, *code, *in_string, *in_comment;
     } c[] = {
-        {"python", "import os\nos.system('ls')\n", "x = \"os.system('ls')\"\n", "# os.system('ls')\n"},
-        {"javascript", "const cp = require('child_process');\n", "const s = \"require('child_process')\";\n", "// require('child_process')\n/* execSync('x') */\n"},
-        {"java", "class A { void f() throws Exception { Runtime.getRuntime().exec(\"ls\"); } }", "class A { String s = \"Runtime.getRuntime().exec(x)\"; }", "class A { /* new ProcessBuilder() */ }"},
-        {"cpp", "#include <cstdlib>\nint main() { system(\"ls\"); }\n", "const char *s = \"system(x)\";\n", "// system(\"ls\")\nint main() {}\n"},
-        {"go", "package main\nimport \"os/exec\"\nfunc main() { exec.Command(\"ls\").Run() }\n", "package main\nvar s = `exec.Command(\"ls\")`\n", "package main\n// exec.Command(\"ls\")\n"},
+        {"python", "import os\nos.system('ls')\n", "x = \"os.system('ls')\"\n",
+         "# os.system('ls')\n"},
+        {"javascript", "const cp = require('child_process');\n",
+         "const s = \"require('child_process')\";\n",
+         "// require('child_process')\n/* execSync('x') */\n"},
+        {"java", "class A { void f() throws Exception { Runtime.getRuntime().exec(\"ls\"); } }",
+         "class A { String s = \"Runtime.getRuntime().exec(x)\"; }",
+         "class A { /* new ProcessBuilder() */ }"},
+        {"cpp", "#include <cstdlib>\nint main() { system(\"ls\"); }\n",
+         "const char *s = \"system(x)\";\n", "// system(\"ls\")\nint main() {}\n"},
+        {"go", "package main\nimport \"os/exec\"\nfunc main() { exec.Command(\"ls\").Run() }\n",
+         "package main\nvar s = `exec.Command(\"ls\")`\n",
+         "package main\n// exec.Command(\"ls\")\n"},
         {"r", "system('ls')\n", "s <- 'system(\"ls\")'\n", "# system('ls')\n"},
-        {"ruby", "system('ls')\n", "s = 'system(\"ls\")'\n", "# system('ls')\n=begin\nexec('x')\n=end\n"},
+        {"ruby", "system('ls')\n", "s = 'system(\"ls\")'\n",
+         "# system('ls')\n=begin\nexec('x')\n=end\n"},
     };
     for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
         if (blocked(c[i].lang, "development", c[i].code) != 1)
@@ -60,7 +69,8 @@ TEST(a_hash_in_a_string_hides_nothing)
     ASSERT_EQ(r.v[0].line, (size_t)1);
     ASSERT_EQ(r.v[0].column, (size_t)10);
     /* a docstring mentioning an import is not an import */
-    ASSERT_EQ(blocked("python", "strict", "\"\"\"import os\"\"\"\nprint(\"import subprocess\")\n"), 0);
+    ASSERT_EQ(blocked("python", "strict", "\"\"\"import os\"\"\"\nprint(\"import subprocess\")\n"),
+              0);
     /* Ruby: "..." interpolates, so code inside counts; '...' does not */
     ASSERT_EQ(blocked("ruby", "development", "puts \"#{system('id')}\"\n"), 1);
     ASSERT_EQ(blocked("ruby", "development", "puts 'system(1)'\n"), 0);
@@ -73,7 +83,9 @@ TEST(a_hash_in_a_string_hides_nothing)
 TEST(dynamic_imports_caught_by_strict)
 {
     ASSERT_EQ(blocked("python", "strict", "__import__('o' + 's')\n"), 1);
-    ASSERT_EQ(blocked("python", "strict", "import importlib\nimportlib.import_module('subprocess')\n"), 1);
+    ASSERT_EQ(
+        blocked("python", "strict", "import importlib\nimportlib.import_module('subprocess')\n"),
+        1);
     ASSERT_EQ(blocked("python", "strict", "getattr(__builtins__, 'ev' + 'al')('1')\n"), 1);
     ASSERT_EQ(blocked("python", "strict", "().__class__.__base__.__subclasses__()\n"), 1);
     ASSERT_EQ(blocked("javascript", "strict", "new Function('return 1')()\n"), 1);
@@ -110,7 +122,9 @@ TEST(presets_grade)
 TEST(strict_modules_in_every_language)
 {
     ASSERT_EQ(blocked("go", "strict", "package main\nimport (\n  \"fmt\"\n  \"net/http\"\n)\n"), 1);
-    ASSERT_EQ(blocked("go", "strict", "package main\nimport \"fmt\"\nfunc main() { fmt.Println(1) }\n"), 0);
+    ASSERT_EQ(
+        blocked("go", "strict", "package main\nimport \"fmt\"\nfunc main() { fmt.Println(1) }\n"),
+        0);
     ASSERT_EQ(blocked("cpp", "strict", "#include <sys/socket.h>\n"), 1);
     ASSERT_EQ(blocked("cpp", "strict", "#include <vector>\nint main(){}\n"), 0);
     ASSERT_EQ(blocked("java", "strict", "import java.net.URL;\nclass A {}\n"), 1);
@@ -140,7 +154,7 @@ TEST(inline_policies)
     ASSERT_STR(r.v[0].policy, "mine");
     memset(&r, 0, sizeof(r));
     ASSERT_EQ(sec_scan(p, py, "import math\n", 12, &r, &err), 0);
-    ASSERT(!r.blocked);   /* low is under the medium threshold: reported, not blocked */
+    ASSERT(!r.blocked); /* low is under the medium threshold: reported, not blocked */
     ASSERT_EQ(r.n, (size_t)1);
     {
         const char *libs[] = {"json"};
@@ -149,7 +163,8 @@ TEST(inline_policies)
         ASSERT(r.blocked);
     }
     sec_policy_free(p);
-    ASSERT(sec_policy_from_json("{\"patterns\": [{\"pattern\": \"(\"}]}", 33, NULL, py, &err) == NULL);
+    ASSERT(sec_policy_from_json("{\"patterns\": [{\"pattern\": \"(\"}]}", 33, NULL, py, &err) ==
+           NULL);
     ASSERT_CONTAINS(err.msg, "does not compile");
     ASSERT(sec_policy_from_json("{\"treshold\": \"low\"}", 19, NULL, py, &err) == NULL);
     ASSERT_CONTAINS(err.msg, "unknown key \"treshold\"");
@@ -175,7 +190,8 @@ TEST(hostile_regex_input_cannot_stall)
     memset(&r, 0, sizeof(r));
     ASSERT(sec_scan(p, py, code, strlen(code), &r, &err) != 0);
     ASSERT_CONTAINS(err.msg, "scanning stopped");
-    fprintf(stderr, "  catastrophic pattern stopped after %lld ms\n", (long long)(clock_mono_ms() - t0));
+    fprintf(stderr, "  catastrophic pattern stopped after %lld ms\n",
+            (long long)(clock_mono_ms() - t0));
     sec_policy_free(p);
 }
 
@@ -184,13 +200,14 @@ TEST(lexer_marks)
     const char *src = "a='#'#c\n";
     unsigned char k[8];
     sec_lex(language_find("python"), src, 8, k);
-    ASSERT_EQ(k[0], 0);   /* a */
-    ASSERT_EQ(k[2], 1);   /* ' */
-    ASSERT_EQ(k[3], 1);   /* # in the string */
-    ASSERT_EQ(k[5], 2);   /* the comment */
-    ASSERT_EQ(k[7], 0);   /* the newline is code */
+    ASSERT_EQ(k[0], 0); /* a */
+    ASSERT_EQ(k[2], 1); /* ' */
+    ASSERT_EQ(k[3], 1); /* # in the string */
+    ASSERT_EQ(k[5], 2); /* the comment */
+    ASSERT_EQ(k[7], 0); /* the newline is code */
 }
 
 TEST_MAIN("security", T(each_language_code_string_comment), T(a_hash_in_a_string_hides_nothing),
-          T(dynamic_imports_caught_by_strict), T(presets_grade), T(strict_modules_in_every_language),
-          T(inline_policies), T(hostile_regex_input_cannot_stall), T(lexer_marks))
+          T(dynamic_imports_caught_by_strict), T(presets_grade),
+          T(strict_modules_in_every_language), T(inline_policies),
+          T(hostile_regex_input_cannot_stall), T(lexer_marks))
