@@ -369,7 +369,7 @@ TEST(entries_with_too_many_or_too_big_fields_are_counted)
     struct queue_entry *e;
     struct llmsb_err err = {0};
     struct fields f;
-    char prefix[32], entry[QUEUE_ENTRY_ID_MAX], names[80][8];
+    char prefix[32], entry[QUEUE_ENTRY_ID_MAX], names[80][16];
     size_t n;
 
     ASSERT(redis_ok);
