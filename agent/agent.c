@@ -104,7 +104,7 @@ static void handle_job(const struct proto_frame *f, const struct agent_conf *con
     struct buf payload;
     int clean;
 
-    proto_result_init(&res, PROTO_MAX_PAYLOAD / 4);
+    proto_result_init(&res, PROTO_MAX_OUTPUT);
     if (proto_job_decode(f->payload, f->len, &job, &err) != 0) {
         res.status = STATUS_INTERNAL_ERROR;
         llmsb_fmt(res.error, sizeof(res.error), "agent: %s", err.msg);

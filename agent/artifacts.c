@@ -53,6 +53,13 @@ static int wanted(const struct walk *w, const char *rel)
     return 0;
 }
 
+/* The job's total cap, never above what one RESULT frame carries. */
+static uint64_t total_cap(const struct proto_job *job)
+{
+    return job->artifact_max_total < PROTO_MAX_ARTIFACTS ? job->artifact_max_total
+                                                         : PROTO_MAX_ARTIFACTS;
+}
+
 static void note(struct walk *w, const char *rel, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void note(struct walk *w, const char *rel, const char *fmt, ...)
@@ -87,9 +94,9 @@ static void take_file(struct walk *w, int dirfd, const char *name, const char *r
         note(w, rel, "over the count cap (%llu files)", (unsigned long long)w->count);
         return;
     }
-    if (w->total + size > w->job->artifact_max_total) {
+    if (w->total + size > total_cap(w->job)) {
         note(w, rel, "would pass the total cap of %llu bytes",
-             (unsigned long long)w->job->artifact_max_total);
+             (unsigned long long)total_cap(w->job));
         return;
     }
     fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -102,7 +109,7 @@ static void take_file(struct walk *w, int dirfd, const char *name, const char *r
         if (buf_append(&data, chunk, (size_t)n) != 0)
             break; /* grew past the cap while we read: keep the capped part out */
     close(fd);
-    if (n != 0 || w->total + data.len > w->job->artifact_max_total) {
+    if (n != 0 || w->total + data.len > total_cap(w->job)) {
         note(w, rel, "changed or grew while being read");
     } else {
         proto_put_str(w->out, TAG_ARTIFACT_NAME, rel);
@@ -175,7 +182,7 @@ collector(const struct agent_conf *conf, const struct proto_job *job, int out_fd
 
     if (setgroups(0, NULL) != 0 || setgid(conf->gid) != 0 || setuid(conf->uid) != 0)
         _exit(2);
-    buf_init(&out, (size_t)job->artifact_max_total + (1u << 20));
+    buf_init(&out, PROTO_MAX_ARTIFACTS + PROTO_NOTES_SLACK);
     /* plots first: the caps are shared, and a figure is what most asked for */
     if (job->plots_dir &&
         (root = open(job->plots_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {

@@ -370,10 +370,13 @@ fail:
 void proto_result_init(struct proto_result *r, size_t out_cap)
 {
     memset(r, 0, sizeof(*r));
+    if (out_cap > PROTO_MAX_OUTPUT)
+        out_cap = PROTO_MAX_OUTPUT;
     buf_init(&r->out, out_cap);
     buf_init(&r->err, out_cap);
-    buf_init(&r->compile_output, out_cap);
-    buf_init(&r->artifacts, PROTO_MAX_PAYLOAD / 2);
+    buf_init(&r->compile_output, out_cap < PROTO_MAX_COMPILE_OUTPUT ? out_cap
+                                                                    : PROTO_MAX_COMPILE_OUTPUT);
+    buf_init(&r->artifacts, PROTO_MAX_ARTIFACTS + PROTO_NOTES_SLACK);
 }
 
 void proto_result_release(struct proto_result *r)
@@ -502,9 +505,11 @@ int proto_path_check(const char *path, size_t len, struct llmsb_err *err)
     if (len > 4096)
         return llmsb_err_set(err, LLMSB_ERR_INVALID, "files: path \"%s\" is over 4096 bytes",
                              shown);
-    if (memchr(path, '\0', len))
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "files: path \"%s\" contains a NUL byte",
-                             shown);
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)path[i] < 0x20 || path[i] == 0x7f)
+            return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                 "files: path \"%s\" contains a control character (0x%02x)", shown,
+                                 (unsigned char)path[i]);
     if (path[0] == '/')
         return llmsb_err_set(err, LLMSB_ERR_INVALID,
                              "files: path \"%s\" is absolute; paths are relative to the work dir",

@@ -26,6 +26,14 @@
 #define PROTO_HEADER_LEN 8
 #define PROTO_MAX_PAYLOAD ((size_t)128 << 20)
 #define PROTO_MAX_FILES 1024
+/* What one RESULT frame carries at most, and so the largest limits a
+ * worker may set (the config's bounds are these): stdout+stderr, the
+ * collected files, the compile output; with their TLV headers and skip
+ * notes they stay under PROTO_MAX_PAYLOAD. */
+#define PROTO_MAX_OUTPUT ((size_t)64 << 20)
+#define PROTO_MAX_ARTIFACTS ((size_t)48 << 20)
+#define PROTO_MAX_COMPILE_OUTPUT ((size_t)1 << 20)
+#define PROTO_NOTES_SLACK ((size_t)1 << 20)   /* artifact names, skip notes */
 #define PROTO_MAX_ARGS STRLIST_MAX
 
 enum proto_type {
@@ -183,8 +191,9 @@ void proto_result_release(struct proto_result *r);
 int proto_result_encode(const struct proto_result *r, struct buf *payload);
 int proto_result_decode(const char *p, size_t len, struct proto_result *r, struct llmsb_err *err);
 
-/* Validates a job file path: relative, no "..", no empty or "." parts, no
- * NUL, no backslash tricks, at most 255 bytes a part and 4096 in all. */
+/* Validates a job file path (and an artifact name): relative, no "..", no
+ * empty or "." parts, no control characters (NUL, newline, escape, ...),
+ * at most 255 bytes a part and 4096 in all. */
 int proto_path_check(const char *path, size_t len, struct llmsb_err *err);
 
 #endif

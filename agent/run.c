@@ -18,8 +18,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -72,8 +76,9 @@ int agent_conf_init(struct agent_conf *conf)
     conf->wipe_dirs[0] = AGENT_WORK_DIR;
     conf->wipe_dirs[1] = "/tmp";
     conf->wipe_dirs[2] = "/var/tmp";
-    conf->wipe_dirs[3] = "/dev/shm";
-    conf->wipe_dirs[4] = NULL;
+    conf->wipe_dirs[3] = "/dev/shm";    /* POSIX shared memory and semaphores */
+    conf->wipe_dirs[4] = "/dev/mqueue"; /* POSIX message queues */
+    conf->wipe_dirs[5] = NULL;
     return 0;
 }
 
@@ -216,10 +221,90 @@ int agent_rm_tree_at(int dirfd, int depth)
     return rc;
 }
 
+/* SysV IPC: /proc/sysvipc/<kind> lists the objects of the container's IPC
+ * namespace, a header naming the columns first. */
+struct sysv_kind {
+    const char *list;   /* /proc/sysvipc/shm */
+    const char *id_col; /* "shmid" */
+    int (*rm)(int id);
+};
+
+static int rm_shm(int id)
+{
+    return shmctl(id, IPC_RMID, NULL);
+}
+
+static int rm_msg(int id)
+{
+    return msgctl(id, IPC_RMID, NULL);
+}
+
+static int rm_sem(int id)
+{
+    return semctl(id, 0, IPC_RMID);
+}
+
+/* The column of name in a whitespace-separated header line, or -1. */
+static int column_of(const char *header, const char *name)
+{
+    char copy[512], *save = NULL;
+    int col = 0;
+
+    snprintf(copy, sizeof(copy), "%s", header);
+    for (char *t = strtok_r(copy, " \t\n", &save); t; t = strtok_r(NULL, " \t\n", &save), col++)
+        if (strcmp(t, name) == 0)
+            return col;
+    return -1;
+}
+
+/* Removes the objects of one kind that uid owns. Runs as uid: an owner may
+ * IPC_RMID its objects, with no capability needed. Returns how many could
+ * not be removed. */
+static int remove_sysv(const struct sysv_kind *k, uid_t uid, int msgfd)
+{
+    FILE *f = fopen(k->list, "re");
+    char line[512];
+    int id_col, uid_col, left = 0;
+
+    if (!f)
+        return 0; /* no SysV IPC in this kernel: nothing can be left */
+    if (!fgets(line, sizeof(line), f) || (id_col = column_of(line, k->id_col)) < 0 ||
+        (uid_col = column_of(line, "uid")) < 0) {
+        fclose(f);
+        dprintf(msgfd, "%s: unknown format; ", k->list);
+        return 1;
+    }
+    while (fgets(line, sizeof(line), f)) {
+        char *save = NULL;
+        long long id = -1, owner = -1;
+        int col = 0;
+        for (char *t = strtok_r(line, " \t\n", &save); t;
+             t = strtok_r(NULL, " \t\n", &save), col++) {
+            if (col == id_col)
+                parse_ll(t, 0, 1LL << 31, &id);
+            else if (col == uid_col)
+                parse_ll(t, 0, 1LL << 32, &owner);
+        }
+        if (id >= 0 && owner == (long long)uid && k->rm((int)id) != 0 && errno != EINVAL &&
+            errno != EIDRM) {
+            dprintf(msgfd, "%s id %lld: %s; ", k->list, id, strerror(errno));
+            left++;
+        }
+    }
+    fclose(f);
+    return left;
+}
+
 static int wipe_fn(const struct agent_conf *conf, const void *arg, int msgfd)
 {
+    static const struct sysv_kind sysv[] = {{"/proc/sysvipc/shm", "shmid", rm_shm},
+                                            {"/proc/sysvipc/msg", "msqid", rm_msg},
+                                            {"/proc/sysvipc/sem", "semid", rm_sem}};
     int rc = 0;
     (void)arg;
+    for (size_t i = 0; i < sizeof(sysv) / sizeof(sysv[0]); i++)
+        if (remove_sysv(&sysv[i], conf->uid, msgfd) != 0)
+            rc = 1;
     for (int i = 0; conf->wipe_dirs[i]; i++) {
         int fd = open(conf->wipe_dirs[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0)
@@ -428,8 +513,9 @@ static int drain(int fd, struct buf *dst, const struct step *s, struct outcome *
     size_t used = s->out->len + (s->err != s->out ? s->err->len : 0);
     size_t room = s->out_cap > used ? s->out_cap - used : 0;
     size_t take = (size_t)n < room ? (size_t)n : room;
-    if (take)
-        buf_append_some(dst, chunk, take);
+    /* what the buffer does not take is cut too: it must show */
+    if (take && buf_append_some(dst, chunk, take) < take)
+        take = 0;
     if (take < (size_t)n) {
         *trunc = 1;
         o->over_output = 1;
@@ -603,6 +689,8 @@ static int prep_step(const struct agent_conf *conf, const struct proto_job *job,
     s.env = env;
     s.timeout_ms = timeout_ms;
     s.out_cap = job->compile_output_limit ? job->compile_output_limit : 65536;
+    if (s.out_cap > PROTO_MAX_COMPILE_OUTPUT)
+        s.out_cap = PROTO_MAX_COMPILE_OUTPUT;
     s.out = s.err = &res->compile_output;
     s.job = job;
     if (run_step(conf, &s, &o, res->error, sizeof(res->error)) != 0) {
@@ -671,6 +759,8 @@ static void run(const struct agent_conf *conf, const struct proto_job *job,
     s.stdin_len = job->stdin_len;
     s.timeout_ms = job->timeout_ms ? job->timeout_ms : 10000;
     s.out_cap = job->output_limit ? job->output_limit : (1u << 20);
+    if (s.out_cap > PROTO_MAX_OUTPUT)
+        s.out_cap = PROTO_MAX_OUTPUT;   /* the most one RESULT carries */
     s.kill_on_cap = 1;
     s.out = &res->out;
     s.err = &res->err;

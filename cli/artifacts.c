@@ -18,14 +18,16 @@
 
 int cli_save_file(const char *dir, const char *name, const char *data, size_t len)
 {
-    char path[4400], *slash;
+    char path[4400], shown[200], *slash;
     int fd, rc = 0;
 
+    /* names come from the sandbox: escaped before any terminal sees them */
+    llmsb_escape(shown, sizeof(shown), name, strlen(name));
     if (proto_path_check(name, strlen(name), NULL) != 0) {
         fprintf(stderr,
-                "llm-sandbox: artifact name \"%.80s\" is not a clean relative path; "
-                "not saved\n",
-                name);
+                "llm-sandbox: artifact name \"%s\" is not a clean relative path; not "
+                "saved\n",
+                shown);
         return -1;
     }
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
@@ -41,7 +43,8 @@ int cli_save_file(const char *dir, const char *name, const char *data, size_t le
     }
     fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0 || write(fd, data, len) != (ssize_t)len) {
-        fprintf(stderr, "llm-sandbox: cannot save artifact %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "llm-sandbox: cannot save artifact %s in %s: %s\n", shown, dir,
+                strerror(errno));
         rc = -1;
     }
     if (fd >= 0)
@@ -80,8 +83,10 @@ int cli_save_result_artifacts(const char *dir, const cJSON *result, int *saved)
             continue; /* a skipped entry: the result says why */
         data = base64_decode(b64->valuestring, strlen(b64->valuestring), &len);
         if (!data) {
-            fprintf(stderr, "llm-sandbox: artifact %s of %s is not valid base64\n",
-                    name->valuestring, id->valuestring);
+            char n1[200], n2[200];
+            llmsb_escape(n1, sizeof(n1), name->valuestring, strlen(name->valuestring));
+            llmsb_escape(n2, sizeof(n2), id->valuestring, strlen(id->valuestring));
+            fprintf(stderr, "llm-sandbox: artifact %s of %s is not valid base64\n", n1, n2);
             rc = -1;
             continue;
         }

@@ -280,7 +280,8 @@ int parse_double(const char *s, double min, double max, double *out)
     char *end;
     double v;
 
-    if (!s || !*s || isspace((unsigned char)*s))
+    /* decimal notation only: strtod would also take hex, inf and nan */
+    if (!s || !*s || strspn(s, "+-0123456789.eE") != strlen(s))
         return LLMSB_ERR_INVALID;
     errno = 0;
     v = strtod(s, &end);

@@ -110,7 +110,8 @@ char *buf_steal(struct buf *b);
 
 /* Parse a whole string as a base-10 integer in [min, max]. */
 int parse_ll(const char *s, long long min, long long max, long long *out);
-/* Parse a whole string as a finite double in [min, max]. */
+/* Parse a whole string as a finite double in [min, max], in decimal
+ * notation (digits, sign, point, exponent: no hex, inf or nan). */
 int parse_double(const char *s, double min, double max, double *out);
 /* Parse "true/false/yes/no/1/0/on/off". */
 int parse_bool(const char *s, int *out);

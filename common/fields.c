@@ -104,6 +104,7 @@ int fields_move(struct fields *dst, struct fields *src)
         src->owned[i] = 0;
     }
     dst->dropped += src->dropped;
+    dst->oversized += src->oversized;
     fields_release(src);
     return 0;
 }

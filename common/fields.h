@@ -20,8 +20,9 @@ struct fields {
     struct field *v;
     unsigned char *owned; /* per entry: 1 = the list made the copies */
     size_t n, alloc;
-    size_t max;     /* entries at most */
-    size_t dropped; /* adds refused for being past max */
+    size_t max;       /* entries at most */
+    size_t dropped;   /* adds refused for being past max */
+    size_t oversized; /* values its source left out for their size */
 };
 
 void fields_init(struct fields *f, size_t max);

@@ -74,3 +74,15 @@ int json_add_text(cJSON *obj, const char *name, const char *p, size_t n)
     cJSON_AddItemToObject(obj, name, s);
     return 0;
 }
+
+int json_text_has_nul(const char *p, size_t n)
+{
+    for (size_t i = 0; i + 1 < n; i++) {
+        if (p[i] != '\\')
+            continue;
+        if (p[i + 1] == 'u' && i + 5 < n && memcmp(p + i + 2, "0000", 4) == 0)
+            return 1;
+        i++; /* the escaped character, a backslash included */
+    }
+    return 0;
+}

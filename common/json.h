@@ -12,4 +12,8 @@ char *json_utf8_clean(const char *p, size_t n);
 /* Adds p[0..n) as a string member, cleaned. Returns 0 or -1 on ENOMEM. */
 int json_add_text(cJSON *obj, const char *name, const char *p, size_t n);
 
+/* 1 when the JSON text p[0..n) holds a string with a NUL character
+ * (written \u0000), which cJSON would silently cut the string at. */
+int json_text_has_nul(const char *p, size_t n);
+
 #endif

@@ -3,6 +3,7 @@
  * path ("limits.max.timeout").  libyaml's problem_mark becomes file:line. */
 #include "config.h"
 
+#include "agent/proto.h"
 #include "common/strlist.h"
 
 #include <errno.h>
@@ -38,7 +39,7 @@ struct ckey {
     {"limits." sect ".memory", C_INT, 16, 1048576, O(field.memory_mb), 0, NULL, "memory in MB (swap is not allowed)"}, \
     {"limits." sect ".cpus", C_DOUBLE, 0.01, 256, O(field.cpus), 0, NULL, "CPUs (fractions allowed)"}, \
     {"limits." sect ".pids", C_INT, 8, 65536, O(field.pids), 0, NULL, "processes and threads"}, \
-    {"limits." sect ".output", C_INT, 1024, 1073741824, O(field.output_bytes), 0, NULL, "stdout+stderr bytes kept before output_limit"}, \
+    {"limits." sect ".output", C_INT, 1024, (double)PROTO_MAX_OUTPUT, O(field.output_bytes), 0, NULL, "stdout+stderr bytes kept before output_limit"}, \
     {"limits." sect ".file_size", C_INT, 1, 1048576, O(field.file_size_mb), 0, NULL, "largest file a job may write, MB"}, \
     {"limits." sect ".nofile", C_INT, 16, 1048576, O(field.nofile), 0, NULL, "open files"}, \
     {"limits." sect ".nproc", C_INT, 16, 1048576, O(field.nproc), 0, NULL, "RLIMIT_NPROC of the sandbox uid"}, \
@@ -69,8 +70,8 @@ static const struct ckey keys[] = {
     {"pool.wait", C_SECONDS, 0, 3600, O(pool_wait_ms), 0, NULL, "wait for a container when full"},
     {"pool.on_exhausted", C_ENUM, 0, 0, O(pool_on_exhausted), S(pool_on_exhausted), "wait|fail_fast|temporary", "when every container is busy"},
     {"artifacts.max_count", C_INT, 1, 1000, O(artifact_max_count), 0, NULL, "files collected per job"},
-    {"artifacts.max_file", C_INT, 1, 256, O(artifact_max_file_mb), 0, NULL, "MB per collected file"},
-    {"artifacts.max_total", C_INT, 1, 256, O(artifact_max_total_mb), 0, NULL, "MB collected per job"},
+    {"artifacts.max_file", C_INT, 1, (double)(PROTO_MAX_ARTIFACTS >> 20), O(artifact_max_file_mb), 0, NULL, "MB per collected file"},
+    {"artifacts.max_total", C_INT, 1, (double)(PROTO_MAX_ARTIFACTS >> 20), O(artifact_max_total_mb), 0, NULL, "MB collected per job"},
     {"jobs.result_ttl", C_INT, 1, 2592000, O(result_ttl_s), 0, NULL, "seconds results are kept"},
     {"jobs.max_attempts", C_INT, 1, 20, O(max_attempts), 0, NULL, "tries after infrastructure failures"},
     {"jobs.allow_network", C_BOOL, 0, 1, O(allow_network), 0, NULL, "may a job set network: true"},
@@ -260,9 +261,12 @@ static int set_key(struct config *c, const char *key, const char *val, const cha
 
 /* security.policies.<name>: a policy map, kept as JSON text and compiled
  * per language when a job uses it (security/). */
-static int add_policy(struct config *c, yaml_document_t *doc, yaml_node_t *node, const char *name,
-                      const char *file, size_t line, struct llmsb_err *err)
+static int add_policy(struct config *c, struct yaml_walk *w, yaml_node_t *node, const char *name,
+                      int depth)
 {
+    struct llmsb_err *err = w->err;
+    const char *file = w->file;
+    size_t line = node->start_mark.line + 1;
     cJSON *j;
     int i;
 
@@ -278,9 +282,8 @@ static int add_policy(struct config *c, yaml_document_t *doc, yaml_node_t *node,
     if (i == CONFIG_MAX_POLICIES)
         return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: more than %d custom policies", file,
                              line, CONFIG_MAX_POLICIES);
-    if (!(j = config_yaml_to_json(doc, node, 0)))
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: security.policies.%s is malformed",
-                             file, line, name);
+    if (!(j = config_yaml_to_json(w, node, depth)))
+        return err->code;
     free(c->policy_json[i]);
     c->policy_json[i] = cJSON_PrintUnformatted(j);
     cJSON_Delete(j);
@@ -292,10 +295,13 @@ static int add_policy(struct config *c, yaml_document_t *doc, yaml_node_t *node,
 
 /* pool.preinstall.<lang>: a list of library names for that language's
  * image (checked like a job's libraries). */
-static int add_preinstall(struct config *c, yaml_document_t *doc, yaml_node_t *node,
-                          const char *lang, const char *file, size_t line, struct llmsb_err *err)
+static int add_preinstall(struct config *c, struct yaml_walk *w, yaml_node_t *node,
+                          const char *lang)
 {
     const struct language *l = language_find(lang);
+    struct llmsb_err *err = w->err;
+    const char *file = w->file;
+    size_t line = node->start_mark.line + 1;
     size_t li;
 
     if (!l || node->type != YAML_SEQUENCE_NODE)
@@ -311,7 +317,7 @@ static int add_preinstall(struct config *c, yaml_document_t *doc, yaml_node_t *n
     li = (size_t)(l - languages);
     for (yaml_node_item_t *it = node->data.sequence.items.start; it < node->data.sequence.items.top;
          it++) {
-        yaml_node_t *v = yaml_document_get_node(doc, *it);
+        yaml_node_t *v = yaml_document_get_node(w->doc, *it);
         const char *name =
             v && v->type == YAML_SCALAR_NODE ? (const char *)v->data.scalar.value : "";
         if (!language_library_name_ok(name))
@@ -371,6 +377,16 @@ void config_release(struct config *c)
     }
 }
 
+int config_key_min(const char *key, double *min)
+{
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        if (strcmp(keys[i].key, key) == 0) {
+            *min = keys[i].min;
+            return 0;
+        }
+    return LLMSB_ERR_NOTFOUND;
+}
+
 const char *config_policy(const struct config *c, const char *name)
 {
     for (int i = 0; i < c->npolicies; i++)
@@ -379,39 +395,39 @@ const char *config_policy(const struct config *c, const char *name)
     return NULL;
 }
 
-static int walk(struct config *c, yaml_document_t *doc, yaml_node_t *node, const char *prefix,
-                const char *file, int depth, struct llmsb_err *err)
+static int walk(struct config *c, struct yaml_walk *w, yaml_node_t *node, const char *prefix,
+                int depth)
 {
-    size_t line = node->start_mark.line + 1;
+    size_t line = node ? node->start_mark.line + 1 : 0;
+    int rc;
 
-    if (depth > 8)
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: nested too deeply", file, line);
+    if ((rc = yaml_walk_enter(w, node, depth)) != 0)
+        return rc;
     if (node->type == YAML_SCALAR_NODE) {
         if (!*prefix)
-            return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: the config must be a mapping",
-                                 file, line);
-        return set_key(c, prefix, (const char *)node->data.scalar.value, file, line, err);
+            return llmsb_err_set(w->err, LLMSB_ERR_INVALID, "%s:%zu: the config must be a mapping",
+                                 w->file, line);
+        return set_key(c, prefix, (const char *)node->data.scalar.value, w->file, line, w->err);
     }
     if (strncmp(prefix, "security.policies.", 18) == 0 && !strchr(prefix + 18, '.'))
-        return add_policy(c, doc, node, prefix + 18, file, line, err);
+        return add_policy(c, w, node, prefix + 18, depth);
     if (strncmp(prefix, "pool.preinstall.", 16) == 0 && !strchr(prefix + 16, '.'))
-        return add_preinstall(c, doc, node, prefix + 16, file, line, err);
+        return add_preinstall(c, w, node, prefix + 16);
     if (node->type != YAML_MAPPING_NODE)
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: %s: lists are not allowed here", file,
-                             line, *prefix ? prefix : "top level");
+        return llmsb_err_set(w->err, LLMSB_ERR_INVALID, "%s:%zu: %s: lists are not allowed here",
+                             w->file, line, *prefix ? prefix : "top level");
     for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top;
          p++) {
-        yaml_node_t *k = yaml_document_get_node(doc, p->key);
-        yaml_node_t *v = yaml_document_get_node(doc, p->value);
+        const char *key = yaml_walk_key(w, node, p);
         char path[256];
-        int rc;
 
-        if (!k || !v || k->type != YAML_SCALAR_NODE)
-            return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: keys must be plain strings", file,
-                                 line);
-        snprintf(path, sizeof(path), "%s%s%s", prefix, *prefix ? "." : "",
-                 (const char *)k->data.scalar.value);
-        if ((rc = walk(c, doc, v, path, file, depth + 1, err)) != 0)
+        if (!key)
+            return w->err->code;
+        if (snprintf(path, sizeof(path), "%s%s%s", prefix, *prefix ? "." : "", key) >=
+            (int)sizeof(path))
+            return llmsb_err_set(w->err, LLMSB_ERR_INVALID, "%s:%zu: unknown key \"%.60s...\"",
+                                 w->file, line, path);
+        if ((rc = walk(c, w, yaml_document_get_node(w->doc, p->value), path, depth + 1)) != 0)
             return rc;
     }
     return 0;
@@ -445,6 +461,7 @@ int config_load_string(struct config *c, const char *yaml, size_t len, const cha
     yaml_parser_t parser;
     yaml_document_t doc;
     yaml_node_t *root;
+    struct yaml_walk w;
     int rc = 0;
 
     if (!yaml_parser_initialize(&parser))
@@ -458,8 +475,9 @@ int config_load_string(struct config *c, const char *yaml, size_t len, const cha
         return rc;
     }
     root = yaml_document_get_root_node(&doc);
+    yaml_walk_init(&w, &doc, name, len, CONFIG_MAX_DEPTH, err);
     if (root && !(root->type == YAML_SCALAR_NODE && root->data.scalar.length == 0))
-        rc = walk(c, &doc, root, "", name, 0, err);
+        rc = walk(c, &w, root, "", 0);
     if (rc == 0)
         rc = check_limits(c, name, err);
 

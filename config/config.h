@@ -10,6 +10,7 @@
 
 #define CONFIG_MAX_LANGS 16
 #define CONFIG_MAX_POLICIES 16
+#define CONFIG_MAX_DEPTH 12 /* YAML nesting (policies hold lists of maps) */
 
 struct limits {
     int64_t timeout_ms;
@@ -99,6 +100,9 @@ int config_preinstalled(const struct config *c, const struct language *l, char *
  * step and for the preinstall layer of an image. Returns the count. */
 #define CONFIG_MAX_REGISTRY_ENV 2
 int config_registry_env(const struct config *c, const struct language *l, char out[][320]);
+/* The lower bound of a numeric key of the table ("limits.max.memory"):
+ * the least a job may ask for too. Returns 0, or LLMSB_ERR_NOTFOUND. */
+int config_key_min(const char *key, double *min);
 /* The JSON text of a custom policy, or NULL. */
 const char *config_policy(const struct config *c, const char *name);
 

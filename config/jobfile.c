@@ -64,11 +64,67 @@ static cJSON *scalar(const yaml_node_t *n)
     return cJSON_CreateString(s);
 }
 
-cJSON *config_yaml_to_json(yaml_document_t *doc, yaml_node_t *n, int depth)
+void yaml_walk_init(struct yaml_walk *w, yaml_document_t *doc, const char *file, size_t text_len,
+                    int max_depth, struct llmsb_err *err)
+{
+    w->doc = doc;
+    w->file = file;
+    w->visits = 0;
+    w->max_visits = text_len + YAML_WALK_SLACK;
+    w->max_depth = max_depth;
+    w->err = err;
+}
+
+int yaml_walk_enter(struct yaml_walk *w, const yaml_node_t *n, int depth)
+{
+    size_t line = n ? n->start_mark.line + 1 : 0;
+
+    if (!n)
+        return llmsb_err_set(w->err, LLMSB_ERR_INVALID, "%s: malformed YAML document", w->file);
+    if (depth > w->max_depth)
+        return llmsb_err_set(w->err, LLMSB_ERR_INVALID, "%s:%zu: nested deeper than %d levels",
+                             w->file, line, w->max_depth);
+    if (++w->visits > w->max_visits)
+        return llmsb_err_set(w->err, LLMSB_ERR_INVALID,
+                             "%s:%zu: the document expands to more than %zu nodes (aliases "
+                             "repeat a subtree too often)",
+                             w->file, line, w->max_visits);
+    return 0;
+}
+
+const char *yaml_walk_key(struct yaml_walk *w, const yaml_node_t *map, const yaml_node_pair_t *p)
+{
+    yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
+    const char *key;
+
+    if (!k || k->type != YAML_SCALAR_NODE) {
+        llmsb_err_set(w->err, LLMSB_ERR_INVALID, "%s:%zu: keys must be plain strings", w->file,
+                      (size_t)(k ? k->start_mark.line + 1 : map->start_mark.line + 1));
+        return NULL;
+    }
+    key = (const char *)k->data.scalar.value;
+    for (const yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++) {
+        yaml_node_t *qk = yaml_document_get_node(w->doc, q->key);
+        if (qk && qk->type == YAML_SCALAR_NODE &&
+            strcmp((const char *)qk->data.scalar.value, key) == 0) {
+            char shown[80];
+            llmsb_escape(shown, sizeof(shown), key, strlen(key));
+            llmsb_err_set(w->err, LLMSB_ERR_INVALID,
+                          "%s:%zu: duplicate key \"%s\" (first at "
+                          "line %zu)",
+                          w->file, (size_t)k->start_mark.line + 1, shown,
+                          (size_t)qk->start_mark.line + 1);
+            return NULL;
+        }
+    }
+    return key;
+}
+
+cJSON *config_yaml_to_json(struct yaml_walk *w, yaml_node_t *n, int depth)
 {
     cJSON *out;
 
-    if (!n || depth > 32)
+    if (yaml_walk_enter(w, n, depth) != 0)
         return NULL;
     if (n->type == YAML_SCALAR_NODE)
         return scalar(n);
@@ -76,7 +132,7 @@ cJSON *config_yaml_to_json(yaml_document_t *doc, yaml_node_t *n, int depth)
         out = cJSON_CreateArray();
         for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
              it++) {
-            cJSON *v = config_yaml_to_json(doc, yaml_document_get_node(doc, *it), depth + 1);
+            cJSON *v = config_yaml_to_json(w, yaml_document_get_node(w->doc, *it), depth + 1);
             if (!v) {
                 cJSON_Delete(out);
                 return NULL;
@@ -87,26 +143,86 @@ cJSON *config_yaml_to_json(yaml_document_t *doc, yaml_node_t *n, int depth)
     }
     out = cJSON_CreateObject();
     for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
-        yaml_node_t *k = yaml_document_get_node(doc, p->key);
-        cJSON *v;
-        if (!k || k->type != YAML_SCALAR_NODE ||
-            !(v = config_yaml_to_json(doc, yaml_document_get_node(doc, p->value), depth + 1))) {
+        const char *key = yaml_walk_key(w, n, p);
+        cJSON *v = key ? config_yaml_to_json(w, yaml_document_get_node(w->doc, p->value), depth + 1)
+                       : NULL;
+        if (!v) {
             cJSON_Delete(out);
             return NULL;
         }
-        cJSON_DeleteItemFromObjectCaseSensitive(out, (const char *)k->data.scalar.value);
-        cJSON_AddItemToObject(out, (const char *)k->data.scalar.value, v);
+        cJSON_AddItemToObject(out, key, v);
     }
     return out;
+}
+
+/* The top level: `jobs:` (a list) and optional `defaults:` (a map). */
+static int yaml_top(struct yaml_walk *w, yaml_node_t *root, yaml_node_t **jobs,
+                    yaml_node_t **defaults)
+{
+    *jobs = *defaults = NULL;
+    if (!root || root->type != YAML_MAPPING_NODE)
+        return llmsb_err_set(w->err, LLMSB_ERR_INVALID,
+                             "%s:1: a job file is a mapping with `jobs:` (and optional "
+                             "`defaults:`)",
+                             w->file);
+    for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
+         p++) {
+        const char *key = yaml_walk_key(w, root, p);
+        yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
+        if (!key)
+            return w->err->code;
+        if (strcmp(key, "jobs") == 0)
+            *jobs = v;
+        else if (strcmp(key, "defaults") == 0)
+            *defaults = v;
+        else
+            return llmsb_err_set(w->err, LLMSB_ERR_INVALID,
+                                 "%s:%zu: unknown top-level key \"%.40s\" (want jobs, defaults)",
+                                 w->file, (size_t)(v ? v->start_mark.line + 1 : 1), key);
+    }
+    if (!*jobs || (*jobs)->type != YAML_SEQUENCE_NODE)
+        return llmsb_err_set(w->err, LLMSB_ERR_INVALID, "%s:%zu: `jobs:` must be a list of jobs",
+                             w->file, (size_t)(*jobs ? (*jobs)->start_mark.line + 1 : 1));
+    if (*defaults && (*defaults)->type != YAML_MAPPING_NODE)
+        return llmsb_err_set(w->err, LLMSB_ERR_INVALID,
+                             "%s:%zu: `defaults:` must be a map of job fields", w->file,
+                             (size_t)(*defaults)->start_mark.line + 1);
+    return 0;
+}
+
+/* One job of the list: its map with the defaults it does not set. */
+static int yaml_job(struct jobfile *jf, struct yaml_walk *w, yaml_node_t *jn, const cJSON *defs)
+{
+    size_t line = jn ? jn->start_mark.line + 1 : 0;
+    const cJSON *d;
+    cJSON *job;
+
+    if (!jn || jn->type != YAML_MAPPING_NODE)
+        return llmsb_err_set(w->err, LLMSB_ERR_INVALID,
+                             "%s:%zu: each job must be a map of "
+                             "job fields",
+                             jf->name, line);
+    if (!(job = config_yaml_to_json(w, jn, 1)))
+        return w->err->code;
+    cJSON_ArrayForEach(d, defs) {
+        if (!cJSON_GetObjectItemCaseSensitive(job, d->string))
+            cJSON_AddItemToObject(job, d->string, cJSON_Duplicate(d, 1));
+    }
+    if (add_job(jf, job, line) != 0) {
+        cJSON_Delete(job);
+        return llmsb_err_set(w->err, LLMSB_ERR_LIMIT, "%s: too many jobs", jf->name);
+    }
+    return 0;
 }
 
 static int load_yaml(struct jobfile *jf, const char *text, size_t len, struct llmsb_err *err)
 {
     yaml_parser_t parser;
     yaml_document_t doc;
-    yaml_node_t *root, *jobs = NULL, *defaults = NULL;
+    yaml_node_t *jobs, *defaults;
+    struct yaml_walk w;
     cJSON *defs = NULL;
-    int rc = 0;
+    int rc;
 
     if (!yaml_parser_initialize(&parser))
         return llmsb_err_set(err, LLMSB_ERR_NOMEM, "%s: cannot start the YAML parser", jf->name);
@@ -118,68 +234,13 @@ static int load_yaml(struct jobfile *jf, const char *text, size_t len, struct ll
         yaml_parser_delete(&parser);
         return rc;
     }
-    root = yaml_document_get_root_node(&doc);
-    if (!root || root->type != YAML_MAPPING_NODE) {
-        rc = llmsb_err_set(err, LLMSB_ERR_INVALID,
-                           "%s:1: a job file is a mapping with `jobs:` "
-                           "(and optional `defaults:`)",
-                           jf->name);
-        goto out;
-    }
-    for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
-         p++) {
-        yaml_node_t *k = yaml_document_get_node(&doc, p->key);
-        yaml_node_t *v = yaml_document_get_node(&doc, p->value);
-        const char *key =
-            k && k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : "";
-        if (strcmp(key, "jobs") == 0)
-            jobs = v;
-        else if (strcmp(key, "defaults") == 0)
-            defaults = v;
-        else {
-            rc = llmsb_err_set(err, LLMSB_ERR_INVALID,
-                               "%s:%zu: unknown top-level key \"%.40s\" "
-                               "(want jobs, defaults)",
-                               jf->name, (size_t)(k ? k->start_mark.line + 1 : 1), key);
-            goto out;
-        }
-    }
-    if (!jobs || jobs->type != YAML_SEQUENCE_NODE) {
-        rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: `jobs:` must be a list of jobs",
-                           jf->name, (size_t)(jobs ? jobs->start_mark.line + 1 : 1));
-        goto out;
-    }
-    if (defaults &&
-        (defaults->type != YAML_MAPPING_NODE || !(defs = config_yaml_to_json(&doc, defaults, 0)))) {
-        rc = llmsb_err_set(err, LLMSB_ERR_INVALID,
-                           "%s:%zu: `defaults:` must be a map of job "
-                           "fields",
-                           jf->name, defaults->start_mark.line + 1);
-        goto out;
-    }
-    for (yaml_node_item_t *it = jobs->data.sequence.items.start; it < jobs->data.sequence.items.top;
-         it++) {
-        yaml_node_t *jn = yaml_document_get_node(&doc, *it);
-        cJSON *job, *d;
-        size_t line = jn ? jn->start_mark.line + 1 : 0;
-        if (!jn || jn->type != YAML_MAPPING_NODE || !(job = config_yaml_to_json(&doc, jn, 0))) {
-            rc = llmsb_err_set(err, LLMSB_ERR_INVALID,
-                               "%s:%zu: each job must be a map of job "
-                               "fields",
-                               jf->name, line);
-            goto out;
-        }
-        cJSON_ArrayForEach(d, defs) {
-            if (!cJSON_GetObjectItemCaseSensitive(job, d->string))
-                cJSON_AddItemToObject(job, d->string, cJSON_Duplicate(d, 1));
-        }
-        if (add_job(jf, job, line) != 0) {
-            cJSON_Delete(job);
-            rc = llmsb_err_set(err, LLMSB_ERR_LIMIT, "%s: too many jobs", jf->name);
-            goto out;
-        }
-    }
-out:
+    yaml_walk_init(&w, &doc, jf->name, len, JOBFILE_MAX_DEPTH, err);
+    rc = yaml_top(&w, yaml_document_get_root_node(&doc), &jobs, &defaults);
+    if (rc == 0 && defaults && !(defs = config_yaml_to_json(&w, defaults, 1)))
+        rc = err->code;
+    for (yaml_node_item_t *it = jobs ? jobs->data.sequence.items.start : NULL;
+         rc == 0 && it < jobs->data.sequence.items.top; it++)
+        rc = yaml_job(jf, &w, yaml_document_get_node(&doc, *it), defs);
     cJSON_Delete(defs);
     yaml_document_delete(&doc);
     yaml_parser_delete(&parser);

@@ -11,6 +11,7 @@
 
 #define JOBFILE_MAX_BYTES ((size_t)256 << 20)
 #define JOBFILE_MAX_JOBS 1000000
+#define JOBFILE_MAX_DEPTH 32 /* YAML nesting */
 
 struct jobfile {
     cJSON **jobs;  /* objects: field -> string/number/bool/array/object */

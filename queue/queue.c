@@ -373,26 +373,38 @@ void queue_entries_free(struct queue_entry *e, size_t n)
     free(e);
 }
 
-/* Copies a flat [name, value, ...] reply into f (kept up to f->max; the
- * rest counted in f->dropped, values over QUEUE_MAX_VALUE in *oversized).
- * Returns 0, 1 when kv is not an array (a deleted entry), or
- * LLMSB_ERR_NOMEM. */
-static int fill_pairs(struct fields *f, size_t *oversized, const redisReply *kv)
+/* Copies one pair of a flat reply into f; 1 when it was skipped. */
+static int add_pair(struct fields *f, const redisReply *k, const redisReply *v)
 {
+    if (k->type != REDIS_REPLY_STRING || v->type != REDIS_REPLY_STRING)
+        return 1;
+    if (v->len > QUEUE_MAX_VALUE) {
+        f->oversized++;
+        return 1;
+    }
+    return fields_add_copy(f, k->str, k->len, v->str, v->len) == LLMSB_ERR_NOMEM ? -1 : 0;
+}
+
+/* Copies a flat [name, value, ...] reply into f: "id" first, whatever its
+ * place (a job's result is filed under it even when the rest is wrong),
+ * then the others up to f->max (the rest counted in f->dropped, values
+ * over QUEUE_MAX_VALUE in f->oversized).  Returns 0, 1 when kv is not an
+ * array (a deleted entry), or LLMSB_ERR_NOMEM. */
+static int fill_pairs(struct fields *f, const redisReply *kv)
+{
+    size_t id_at = (size_t)-1;
+
     if (!kv || kv->type != REDIS_REPLY_ARRAY)
         return 1;
-    for (size_t i = 0; i + 1 < kv->elements; i += 2) {
-        const redisReply *k = kv->element[i], *v = kv->element[i + 1];
-        if (k->type != REDIS_REPLY_STRING || v->type != REDIS_REPLY_STRING)
-            continue;
-        if (v->len > QUEUE_MAX_VALUE) {
-            if (oversized)
-                (*oversized)++;
-            continue;
-        }
-        if (fields_add_copy(f, k->str, k->len, v->str, v->len) == LLMSB_ERR_NOMEM)
+    for (size_t i = 0; i + 1 < kv->elements && id_at == (size_t)-1; i += 2)
+        if (kv->element[i]->type == REDIS_REPLY_STRING && kv->element[i]->len == 2 &&
+            memcmp(kv->element[i]->str, "id", 2) == 0)
+            id_at = i;
+    if (id_at != (size_t)-1 && add_pair(f, kv->element[id_at], kv->element[id_at + 1]) < 0)
+        return LLMSB_ERR_NOMEM;
+    for (size_t i = 0; i + 1 < kv->elements; i += 2)
+        if (i != id_at && add_pair(f, kv->element[i], kv->element[i + 1]) < 0)
             return LLMSB_ERR_NOMEM;
-    }
     return 0;
 }
 
@@ -415,7 +427,7 @@ static int parse_entries(const redisReply *arr, struct queue_entry **out, size_t
         snprintf(e[*n].id, sizeof(e[*n].id), "%.*s", (int)it->element[0]->len, it->element[0]->str);
         e[*n].deliveries = 1;
         fields_init(&e[*n].f, QUEUE_MAX_FIELDS);
-        int rc = fill_pairs(&e[*n].f, &e[*n].oversized, it->elements > 1 ? it->element[1] : NULL);
+        int rc = fill_pairs(&e[*n].f, it->elements > 1 ? it->element[1] : NULL);
         if (rc < 0) {
             queue_entries_free(e, *n + 1);
             return LLMSB_ERR_NOMEM;
@@ -945,7 +957,7 @@ int queue_result_get(struct queue *q, const char *job_id, struct fields *out, st
     if ((rc = queue_key(q, "result", job_id, key, err)) != 0 ||
         (rc = cmds(q, &r, err, 2, "HGETALL", key)) != 0)
         return rc;
-    rc = fill_pairs(out, NULL, r);
+    rc = fill_pairs(out, r);
     freeReplyObject(r);
     if (rc < 0)
         return llmsb_err_set(err, rc, "redis: out of memory");
@@ -1060,7 +1072,7 @@ int queue_stats(struct queue *q, struct queue_stats *st,
             if (cmds(q, &h, err, 2, "HGETALL", key) != 0)
                 continue;
             fields_init(&f, QUEUE_MAX_FIELDS);
-            fill_pairs(&f, NULL, h);
+            fill_pairs(&f, h);
             freeReplyObject(h);
             st->workers++;
             if (worker_fn)

@@ -14,8 +14,10 @@
 #include "common/fields.h"
 
 #define QUEUE_GROUP_SUFFIX "-workers"
-#define QUEUE_MAX_FIELDS 64                /* fields of an entry kept; more are counted */
-#define QUEUE_MAX_VALUE ((size_t)48 << 20) /* bytes of one field value */
+#define QUEUE_MAX_FIELDS 64 /* fields of an entry kept; more are counted */
+#define QUEUE_MAX_VALUE \
+    ((size_t)96 << 20) /* bytes of a value: a result's largest stdout
+                                             or base64 artifacts fit */
 #define QUEUE_ENTRY_ID_MAX 64
 #define QUEUE_KEY_MAX 512
 #define QUEUE_CONSUMER_MAX 160
@@ -39,8 +41,9 @@ struct queue {
 
 struct queue_entry {
     char id[QUEUE_ENTRY_ID_MAX];    /* stream entry id */
-    struct fields f;                /* at most QUEUE_MAX_FIELDS; f.dropped counts the rest */
-    size_t oversized;               /* fields left out for a value over QUEUE_MAX_VALUE */
+    struct fields f;                /* "id" first, then up to QUEUE_MAX_FIELDS in all;
+                                       f.dropped counts the rest, f.oversized the values
+                                       over QUEUE_MAX_VALUE left out */
     int deleted;                    /* the entry's fields are gone (trimmed/XDEL) */
     long long deliveries;           /* delivery count (1 for a fresh read) */
     char owner[QUEUE_CONSUMER_MAX]; /* previous owner, for reclaimed entries */

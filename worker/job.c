@@ -60,6 +60,19 @@ static const struct limit_field limit_fields[] = {
     {"output", "bytes", 0, 1, LO(output_bytes)},
 };
 
+/* The least a job may ask for: the config's own lower bound of the key,
+ * so a job and the config agree (docs/config.md lists them). */
+static double limit_min(const struct limit_field *f)
+{
+    char key[64];
+    double min = 0;
+
+    snprintf(key, sizeof(key), "limits.max.%s", f->name);
+    if (config_key_min(key, &min) != 0 || min <= 0)
+        min = f->is_double ? 1e-9 : 1;
+    return min;
+}
+
 int job_set_limit(struct job *j, const struct config *cfg, const char *field, const char *value,
                   struct llmsb_err *err)
 {
@@ -82,9 +95,9 @@ int job_set_limit(struct job *j, const struct config *cfg, const char *field, co
                                  f->is_double ? "a number" : "an integer");
         if (!f->is_double)
             v = (double)ll;
-        if (v <= 0)
-            return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: %s must be greater than 0", field,
-                                 value);
+        if (v < limit_min(f))
+            return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: %s %s is below the minimum of %g %s",
+                                 field, value, f->unit, limit_min(f), f->unit);
         if (v > ceiling)
             return llmsb_err_set(err, LLMSB_ERR_INVALID,
                                  "%s: %s %s is above the ceiling of %g %s (limits.max.%s)", field,
@@ -139,6 +152,19 @@ int job_add_env(struct job *j, const char *kv, struct llmsb_err *err)
     return 0;
 }
 
+/* 1 when a and b are the same path, 2 when one is a directory prefix of
+ * the other ("a" and "a/b": a file cannot also be a directory), else 0. */
+static int path_conflict(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    const char *s = la < lb ? a : b, *l = la < lb ? b : a;
+    size_t ls = la < lb ? la : lb;
+
+    if (la == lb)
+        return strcmp(a, b) == 0;
+    return strncmp(s, l, ls) == 0 && l[ls] == '/' ? 2 : 0;
+}
+
 int job_add_file(struct job *j, const char *path, const char *data, size_t len,
                  struct llmsb_err *err)
 {
@@ -148,8 +174,21 @@ int job_add_file(struct job *j, const char *path, const char *data, size_t len,
 
     if ((rc = proto_path_check(path, strlen(path), err)) != 0)
         return rc;
-    for (size_t i = 0; i < j->nfiles; i++)
+    for (size_t i = 0; i < j->nfiles; i++) {
+        const char *other = j->files[i].path;
+        if ((rc = path_conflict(path, other)) != 0) {
+            char a[96], b[96];
+            llmsb_escape(a, sizeof(a), path, strlen(path));
+            llmsb_escape(b, sizeof(b), other, strlen(other));
+            if (rc == 1)
+                return llmsb_err_set(err, LLMSB_ERR_INVALID, "files: \"%s\" is given twice", a);
+            return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                 "files: \"%s\" and \"%s\": one is a "
+                                 "file, the other needs it as a directory",
+                                 a, b);
+        }
         total += j->files[i].len;
+    }
     if (total > JOB_MAX_FILES_BYTES)
         return llmsb_err_set(err, LLMSB_ERR_INVALID, "files: %zu bytes in all is over the %zu cap",
                              total, JOB_MAX_FILES_BYTES);

@@ -74,7 +74,16 @@ static int f_stdin(struct job *j, const struct config *cfg, const char *v, size_
 static cJSON *json_of(const char *field, const char *v, size_t n, int want_array,
                       struct llmsb_err *err)
 {
-    cJSON *j = cJSON_ParseWithLength(v, n);
+    cJSON *j;
+
+    if (json_text_has_nul(v, n)) {
+        /* cJSON would cut the string there without a word */
+        llmsb_err_set(
+            err, LLMSB_ERR_INVALID, "%s: a string holds a NUL character (\\u0000)%s", field,
+            strcmp(field, "files") == 0 ? "; send binary files as {\"base64\": ...}" : "");
+        return NULL;
+    }
+    j = cJSON_ParseWithLength(v, n);
     if (!j || (want_array ? !cJSON_IsArray(j) : !cJSON_IsObject(j))) {
         cJSON_Delete(j);
         shown_err(err, field, v, n, want_array ? "is not a JSON array" : "is not a JSON object");
@@ -135,6 +144,11 @@ static int f_env(struct job *j, const struct config *cfg, const char *v, size_t 
         if (!cJSON_IsString(it)) {
             rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "env: value of \"%.40s\" is not a string",
                                it->string);
+            break;
+        }
+        if (!*it->string || strchr(it->string, '=')) {
+            rc = shown_err(err, "env", it->string, strlen(it->string),
+                           "is not a variable name (letters, digits, _; no '=')");
             break;
         }
         buf_init(&kv, JOB_MAX_FIELD);
@@ -205,10 +219,14 @@ LIMIT_FN(cpus)
 LIMIT_FN(pids)
 LIMIT_FN(output)
 
+/* A job's booleans are JSON's: true or false, nothing else. */
 static int text_bool(const char *field, const char *v, size_t n, int *out, struct llmsb_err *err)
 {
-    char t[8];
-    if (n >= sizeof(t) || (memcpy(t, v, n), t[n] = '\0', parse_bool(t, out) != 0))
+    if (n == 4 && memcmp(v, "true", 4) == 0)
+        *out = 1;
+    else if (n == 5 && memcmp(v, "false", 5) == 0)
+        *out = 0;
+    else
         return shown_err(err, field, v, n, "must be true or false");
     return 0;
 }
@@ -228,7 +246,7 @@ static int text_int(const char *field, const char *v, size_t n, long long min, l
 static int f_network(struct job *j, const struct config *cfg, const char *v, size_t n,
                      struct llmsb_err *err)
 {
-    int b;
+    int b = 0;
     if (text_bool("network", v, n, &b, err))
         return err->code;
     if (b && !cfg->allow_network)
@@ -242,7 +260,7 @@ static int f_network(struct job *j, const struct config *cfg, const char *v, siz
 static int f_plots(struct job *j, const struct config *cfg, const char *v, size_t n,
                    struct llmsb_err *err)
 {
-    int b;
+    int b = 0;
     (void)cfg;
     if (text_bool("plots", v, n, &b, err))
         return err->code;
@@ -357,6 +375,60 @@ static int f_expect_exit(struct job *j, const struct config *cfg, const char *v,
     return 0;
 }
 
+/* One path component of an image name: [a-z0-9]+ joined by single
+ * separators (".", "_", "__", "-"...). */
+static int image_part_ok(const char *p, size_t n)
+{
+    if (n == 0 || !isalnum((unsigned char)p[0]) || !isalnum((unsigned char)p[n - 1]))
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)p[i];
+        if (isdigit(c) || (c >= 'a' && c <= 'z'))
+            continue;
+        if (c != '.' && c != '_' && c != '-')
+            return 0;
+        if (c == '.' && p[i + 1] == '.') /* no "..": not a path to walk */
+            return 0;
+    }
+    return 1;
+}
+
+/* A Docker-style reference: [registry[:port]/]path[/path...][:tag], no
+ * digest; parts as image_part_ok, the tag [A-Za-z0-9_.-]{1,128}. */
+static int image_ref_ok(const char *v, size_t n)
+{
+    const char *end = v + n, *colon = NULL, *slash = memchr(v, '/', n);
+    const char *p = v;
+
+    /* a first part with '.' or ':' (a host, maybe a port) may hold them */
+    if (slash && (memchr(v, '.', (size_t)(slash - v)) || memchr(v, ':', (size_t)(slash - v))))
+        p = slash + 1;
+    for (const char *q = end; q > p; q--)
+        if (q[-1] == ':') {
+            colon = q - 1;
+            break;
+        }
+    if (colon) {
+        size_t tl = (size_t)(end - colon - 1);
+        if (tl == 0 || tl > 128 || colon[1] == '.' || colon[1] == '-')
+            return 0;
+        for (const char *t = colon + 1; t < end; t++)
+            if (!isalnum((unsigned char)*t) && *t != '_' && *t != '.' && *t != '-')
+                return 0;
+        end = colon;
+    }
+    while (p < end) {
+        const char *s = memchr(p, '/', (size_t)(end - p));
+        size_t len = s ? (size_t)(s - p) : (size_t)(end - p);
+        if (!image_part_ok(p, len))
+            return 0;
+        p += len + (s ? 1 : 0);
+        if (s && p == end)
+            return 0; /* trailing slash */
+    }
+    return 1;
+}
+
 int job_set_image(struct job *j, const struct config *cfg, const char *v, size_t n,
                   struct llmsb_err *err)
 {
@@ -372,6 +444,10 @@ int job_set_image(struct job *j, const struct config *cfg, const char *v, size_t
         return shown_err(err, "image", v, n, why);
     }
     free(j->image);
+    if (!image_ref_ok(v, n))
+        return shown_err(err, "image", v, n,
+                         "is not an image reference ([host[:port]/]name[:tag]; name parts of "
+                         "a-z, 0-9 and single . _ - between them)");
     return (j->image = xstrndup(v, n)) ? 0 : LLMSB_ERR_NOMEM;
 }
 
@@ -448,17 +524,24 @@ static int one_field(struct job *j, const struct config *cfg, const struct field
     return fields[k].fn(j, cfg, f->value, f->len, err);
 }
 
+/* Which pass a field is read in: the id before anything (the result is
+ * filed under it whatever else is wrong), then meta (an invalid job's
+ * result still carries it), then the rest. */
+static int pass_of(const struct field *f)
+{
+    if (strcmp(f->name, "id") == 0)
+        return 0;
+    return strcmp(f->name, "meta") == 0 ? 1 : 2;
+}
+
 int job_from_fields(struct job *j, const struct config *cfg, const struct fields *f,
                     const char *default_id, struct llmsb_err *err)
 {
     int have_code = 0, rc = 0;
 
-    /* id and meta first, so even an invalid job's result can be found and
-     * carries its meta */
-    for (size_t pass = 0; pass < 2; pass++) {
+    for (int pass = 0; pass < 3; pass++) {
         for (size_t i = 0; i < f->n; i++) {
-            int early = strcmp(f->v[i].name, "id") == 0 || strcmp(f->v[i].name, "meta") == 0;
-            if (early != (pass == 0))
+            if (pass_of(&f->v[i]) != pass)
                 continue;
             if ((rc = one_field(j, cfg, &f->v[i], &have_code, err)) == 0)
                 continue;
@@ -468,9 +551,19 @@ int job_from_fields(struct job *j, const struct config *cfg, const struct fields
                 llmsb_err_set(err, rc, "%s: out of memory", f->v[i].name);
             return rc;
         }
+        if (pass == 0 && !j->id && default_id && !(j->id = strdup(default_id)))
+            return llmsb_err_set(err, LLMSB_ERR_NOMEM, "id: out of memory");
+        if (pass == 0 && f->dropped)
+            return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                 "job: more than %zu fields (%zu more "
+                                 "left out); see docs/jobs.md for the fields",
+                                 f->n, f->dropped);
+        if (pass == 0 && f->oversized)
+            return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                 "job: %zu field(s) over the size a "
+                                 "field may have",
+                                 f->oversized);
     }
-    if (!j->id && default_id && !(j->id = strdup(default_id)))
-        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "id: out of memory");
     if (!j->lang)
         return llmsb_err_set(err, LLMSB_ERR_INVALID, "lang: is required");
     if (!have_code)

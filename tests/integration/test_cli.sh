@@ -114,6 +114,24 @@ DOCKER_HOST=tcp://127.0.0.1:1 $B run "$T/e.py" </dev/null >"$T/out" 2>"$T/err"
 check docker_host_unreachable 3 $? "$T/err" 'is dockerd running'
 kill $socat_pid 2>/dev/null; wait $socat_pid 2>/dev/null
 
+# Output up to the protocol's 64 MiB comes back whole; past the limit the
+# job ends output_limit and says it was cut (40 MiB came back "ok", 32 MiB,
+# untruncated, before the agent's per-stream cap was made to show).
+echo 'import sys; sys.stdout.write("x" * (40 << 20))' > "$T/big.py"
+$B run --json --output 67108864 "$T/big.py" </dev/null >"$T/out" 2>"$T/err"; rc=$?
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert (r["status"], len(r["stdout"]), r["stdout_truncated"]) == ("ok", 40 << 20, False), (r["status"], len(r["stdout"]), r["stdout_truncated"])' "$T/out" 2>"$T/err"
+check output_40mib_whole "0 0" "$rc $?"
+echo 'import sys; sys.stdout.write("x" * (70 << 20))' > "$T/huge.py"
+$B run --json --output 67108864 "$T/huge.py" </dev/null >"$T/out" 2>"$T/err"; rc=$?
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert (r["status"], len(r["stdout"]), r["stdout_truncated"]) == ("output_limit", 64 << 20, True), (r["status"], len(r["stdout"]), r["stdout_truncated"])' "$T/out" 2>"$T/err"
+check output_past_the_cap_shows "121 0" "$rc $?"
+printf 'limits:\n  max:\n    output: 100000000\n' > "$T/big.yaml"
+$B run --config "$T/big.yaml" "$T/e.py" </dev/null >"$T/out" 2>"$T/err"
+check output_bound_is_the_protocols 2 $? "$T/err" 'limits.max.output must be an integer between 1024 and 67108864'
+printf 'artifacts:\n  max_total: 256\n' > "$T/art.yaml"
+$B run --config "$T/art.yaml" "$T/e.py" </dev/null >"$T/out" 2>"$T/err"
+check artifacts_bound_is_the_protocols 2 $? "$T/err" 'artifacts.max_total must be an integer between 1 and 48'
+
 # Ctrl-C: the container goes away and the exit code says interrupted.
 echo 'import time; print("up", flush=True); time.sleep(60)' > "$T/sleep.py"
 $B run --timeout 120 "$T/sleep.py" </dev/null >"$T/out" 2>"$T/err" &

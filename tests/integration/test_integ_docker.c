@@ -345,6 +345,87 @@ TEST(no_residue_between_jobs_and_labels)
     job_release(&j);
 }
 
+/* Runs codes[0..n) in order in one container of lang; outs[i] gets job
+ * i's stdout (caller frees). */
+static int run_in_one_container(const char *lang, const char *const *codes, size_t n, char **outs)
+{
+    struct container_spec spec;
+    struct sandbox sb;
+    struct job j;
+    struct llmsb_err err = {0};
+    int rc = 0;
+
+    job_init(&j, &cfg);
+    if (job_set_language(&j, lang, &err) != 0)
+        return -1;
+    exec_spec_for_job(&spec, &cfg, &j, lang[0] == 'c' ? "llmsb/cpp:latest" : "llmsb/python:latest");
+    if (sandbox_open(&sb, &be, &spec, 60000, &err) != 0) {
+        fprintf(stderr, "  sandbox: %s\n", err.msg);
+        job_release(&j);
+        return -1;
+    }
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        struct proto_job pj;
+        struct proto_result res;
+        proto_result_init(&res, 1 << 20);
+        rc = job_set_code(&j, codes[i], strlen(codes[i]), &err) || job_to_proto(&j, &pj, &err) ||
+             sandbox_run(&sb, &pj, 60000, &res, &err);
+        if (rc == 0 && res.status != STATUS_OK)
+            fprintf(stderr, "  job %zu: %s: %.300s%.300s\n", i, status_name(res.status),
+                    res.compile_output.data ? res.compile_output.data : "",
+                    res.err.data ? res.err.data : "");
+        outs[i] = strdup(rc == 0 && res.out.data ? res.out.data : "");
+        proto_job_release(&pj);
+        proto_result_release(&res);
+    }
+    if (rc)
+        fprintf(stderr, "  run: %s\n", err.msg);
+    sandbox_close(&sb);
+    job_release(&j);
+    return rc;
+}
+
+/* IPC objects a job makes (POSIX message queue, SysV shared memory,
+ * message queue and semaphore set) are gone before the next job of the
+ * same container: a second job must find none of them. */
+TEST(ipc_objects_do_not_survive_into_the_next_job)
+{
+    const char *make =
+        "#include <mqueue.h>\n#include <fcntl.h>\n#include <sys/ipc.h>\n#include <sys/shm.h>\n"
+        "#include <sys/msg.h>\n#include <sys/sem.h>\n#include <cstdio>\n#include <cstring>\n"
+        "struct m { long t; char s[8]; };\n"
+        "int main() {\n"
+        "  mqd_t q = mq_open(\"/residue\", O_CREAT | O_RDWR, 0666, nullptr);\n"
+        "  int okq = q != (mqd_t)-1 && mq_send(q, \"secret\", 6, 0) == 0;\n"
+        "  int shm = shmget(0x4c4c, 4096, IPC_CREAT | 0666);\n"
+        "  char *p = (char *)shmat(shm, nullptr, 0); if (p != (char *)-1) strcpy(p, \"secret\");\n"
+        "  int msq = msgget(0x4c4d, IPC_CREAT | 0666); m msg = {1, \"secret\"};\n"
+        "  int okm = msgsnd(msq, &msg, sizeof(msg.s), 0) == 0;\n"
+        "  int sem = semget(0x4c4e, 1, IPC_CREAT | 0666);\n"
+        "  std::printf(\"made %d %d %d %d\\n\", okq, shm >= 0, okm, sem >= 0);\n"
+        "}\n";
+    const char *check =
+        "#include <mqueue.h>\n#include <fcntl.h>\n#include <sys/ipc.h>\n#include <sys/shm.h>\n"
+        "#include <sys/msg.h>\n#include <sys/sem.h>\n#include <cstdio>\n"
+        "static int lines(const char *f) { FILE *p = std::fopen(f, \"r\"); int n = 0, c;\n"
+        "  if (!p) return -1; while ((c = std::fgetc(p)) != EOF) n += c == '\\n';\n"
+        "  std::fclose(p); return n - 1; }\n"
+        "int main() {\n"
+        "  int q = mq_open(\"/residue\", O_RDONLY) != (mqd_t)-1;\n"
+        "  std::printf(\"left mq=%d shm=%d msg=%d sem=%d\\n\", q, lines(\"/proc/sysvipc/shm\"),\n"
+        "              lines(\"/proc/sysvipc/msg\"), lines(\"/proc/sysvipc/sem\"));\n"
+        "}\n";
+    const char *codes[2] = {make, check};
+    char *outs[2] = {NULL, NULL};
+
+    ASSERT(backend_ok);
+    ASSERT_EQ(run_in_one_container("cpp", codes, 2, outs), 0);
+    ASSERT_STR(outs[0], "made 1 1 1 1\n");
+    ASSERT_STR(outs[1], "left mq=0 shm=0 msg=0 sem=0\n");
+    free(outs[0]);
+    free(outs[1]);
+}
+
 TEST(many_jobs_in_one_container)
 {
     struct container_spec spec;
@@ -553,5 +634,6 @@ TEST_MAIN("integration_docker", T(hello_python), T(hello_javascript), T(hello_ja
           T(exit_code_passes_through), T(stdin_reaches_the_program),
           T(compile_error_is_not_runtime_error), T(java_compile_error), T(hardened_by_default),
           T(file_size_limit_stops_a_huge_file), T(no_residue_between_jobs_and_labels),
-          T(many_jobs_in_one_container), T(pool_reuse_limits_and_exhaustion),
-          T(artifacts_collected_safely), T(missing_image_is_a_clear_error))
+          T(ipc_objects_do_not_survive_into_the_next_job), T(many_jobs_in_one_container),
+          T(pool_reuse_limits_and_exhaustion), T(artifacts_collected_safely),
+          T(missing_image_is_a_clear_error))

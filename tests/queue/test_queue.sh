@@ -112,6 +112,30 @@ if [ "$left" = 0 ] && [ "$(status_of $I1)$(status_of $I2)$(status_of $I3)$(statu
     ok malformed_jobs_invalid
 else bad malformed_jobs_invalid "left=$left msgs=$msgs"; fi
 
+# 2a. the id is read first whatever else is wrong, so a producer waiting on
+#     done:<id> is woken; more fields than a job has is invalid, not cut; a
+#     job's own bad limits, image and files are invalid, never internal_error
+$R xadd llmsb:jobs '*' meta '{bad' id meta-first lang python code 'print(1)' >/dev/null
+many=""; for i in $(seq 1 70); do many="$many f$i v"; done
+$R xadd llmsb:jobs '*' $many id crowded lang python code 'print(1)' >/dev/null
+$R xadd llmsb:jobs '*' id jf-mem lang python code 'print(1)' memory 1 >/dev/null
+$R xadd llmsb:jobs '*' id jf-cpu lang python code 'print(1)' cpus 0.001 >/dev/null
+$R xadd llmsb:jobs '*' id jf-pids lang python code 'print(1)' pids 1 >/dev/null
+$R xadd llmsb:jobs '*' id jf-image lang python code 'print(1)' image 'llmsb/../evil' >/dev/null
+$R xadd llmsb:jobs '*' id jf-files lang python code 'print(1)' files '{"a":"1","a/b":"2"}' >/dev/null
+$R xadd llmsb:jobs '*' id jf-hex lang python code 'print(1)' timeout 0x10 >/dev/null
+$R xadd llmsb:jobs '*' id jf-yes lang python code 'print(1)' plots yes >/dev/null
+$R xadd llmsb:jobs '*' id jf-env lang python code 'print(1)' env '{"A=B":"c"}' >/dev/null
+woke=$($R blpop llmsb:done:meta-first 30 | tail -1)
+left=$(wait_final 60 crowded jf-mem jf-cpu jf-pids jf-image jf-files jf-hex jf-yes jf-env)
+all=""; for id in meta-first crowded jf-mem jf-cpu jf-pids jf-image jf-files jf-hex jf-yes jf-env; do all="$all $(status_of $id)"; done
+dead=$($R xrange llmsb:dead - + | grep -c '^jf-')
+if [ "$woke" = invalid ] && [ "$left" = 0 ] && [ "$all" = " invalid invalid invalid invalid invalid invalid invalid invalid invalid invalid" ] &&
+   [ "$dead" = 0 ] && $R hget llmsb:result:crowded error | grep -q 'more than 64 fields' &&
+   $R hget llmsb:result:jf-image error | grep -q 'not an image reference' &&
+   $R hget llmsb:result:jf-mem error | grep -q 'below the minimum of 16 MB'; then ok job_faults_are_invalid_under_their_id
+else bad job_faults_are_invalid_under_their_id "woke=$woke left=$left statuses:$all dead=$dead crowded=$($R hget llmsb:result:crowded error)"; fi
+
 # 2b. the security check on the queue path: policy and inline security
 $R xadd llmsb:jobs '*' id sec-policy lang python code 'import os; os.system("id")' policy development >/dev/null
 $R xadd llmsb:jobs '*' id sec-inline lang ruby code 'puts 1' security '{"patterns":[{"pattern":"\\bputs\\b","severity":"high","description":"no puts"}]}' >/dev/null

@@ -85,6 +85,28 @@ TEST(errors_carry_file_line_and_bounds)
 
     ASSERT(load(&c, "images:\n  cobol: x\n", &err) != 0);
     ASSERT_CONTAINS(err.msg, "unknown key \"images.cobol\"");
+
+    ASSERT(load(&c, "worker:\n  slots: 2\nworker:\n  slots: 9\n", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "t.yaml:3: duplicate key \"worker\"");
+    ASSERT(load(&c, "worker: {slots: 2, slots: 9}\n", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "duplicate key \"slots\"");
+    ASSERT(load(&c, "limits: {timeout: 0x10}\n", &err) != 0); /* no hex */
+
+    /* an alias bomb in a config is stopped like one in a job file */
+    {
+        struct buf y;
+        buf_init(&y, 1 << 20);
+        buf_append_str(&y, "security:\n  policies:\n    p:\n      patterns: &a0 [{pattern: x}, "
+                           "{pattern: x}, {pattern: x}, {pattern: x}]\n");
+        for (int i = 1; i <= 8; i++)
+            buf_printf(&y,
+                       "    p%d:\n      patterns: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, "
+                       "*a%d, *a%d]\n",
+                       i, i, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1);
+        ASSERT(load(&c, y.data, &err) != 0);
+        ASSERT_CONTAINS(err.msg, "expands to more than");
+        buf_release(&y);
+    }
 }
 
 TEST(security_policies_in_config)
@@ -143,7 +165,7 @@ TEST(job_limits_against_ceilings)
     ASSERT(job_set_limit(&j, &c, "timeout", "abc", &err) != 0);
     ASSERT_CONTAINS(err.msg, "\"abc\" is not a number");
     ASSERT(job_set_limit(&j, &c, "memory", "-5", &err) != 0);
-    ASSERT_CONTAINS(err.msg, "greater than 0");
+    ASSERT_CONTAINS(err.msg, "below the minimum of 16 MB");
     ASSERT(job_set_limit(&j, &c, "memory", "1.5", &err) != 0);
     ASSERT_CONTAINS(err.msg, "not an integer");
     ASSERT_EQ(job_set_limit(&j, &c, "memory", "256", &err), 0);

@@ -88,6 +88,52 @@ TEST(yaml_job_file_errors_name_the_line)
     ASSERT_CONTAINS(err.msg, "no jobs");
 }
 
+/* 8 levels of 10 aliases: 10^8 nodes from 1.9 KB (it took 13.9 s and 2.7 GB
+ * before the bound); a budget the size of the text stops it at once. */
+TEST(yaml_alias_bomb_and_duplicate_keys)
+{
+    struct jobfile jf;
+    struct llmsb_err err = {0};
+    struct buf y;
+    char deep[400];
+    size_t n = 0;
+
+    buf_init(&y, 1 << 20);
+    buf_append_str(&y, "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for (int i = 1; i <= 8; i++)
+        buf_printf(&y, "a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n",
+                   i, i, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1);
+    buf_append_str(&y, "jobs:\n  - {lang: python, code: x, meta: *a8}\n");
+    ASSERT(jobfile_load_string(&jf, y.data, y.len, "bomb.yaml", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "unknown top-level key"); /* the anchors' keys come first */
+    buf_reset(&y);
+    buf_append_str(&y, "defaults: {meta: &a0 [x, x, x, x, x, x, x, x, x, x]}\njobs:\n");
+    for (int i = 1; i <= 8; i++)
+        buf_printf(&y,
+                   "  - {lang: python, code: x, meta: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, "
+                   "*a%d, *a%d, *a%d, *a%d, *a%d]}\n",
+                   i, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1);
+    ASSERT(jobfile_load_string(&jf, y.data, y.len, "bomb.yaml", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "bomb.yaml:");
+    ASSERT_CONTAINS(err.msg, "expands to more than");
+    buf_release(&y);
+
+    ASSERT(jobfile_load_string(&jf, "jobs:\n  - {lang: python, code: x, lang: ruby}\n", 45,
+                               "d.yaml", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "d.yaml:2: duplicate key \"lang\" (first at line 2)");
+    ASSERT(jobfile_load_string(&jf, "jobs: []\njobs: []\n", 18, "d.yaml", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "d.yaml:2: duplicate key \"jobs\"");
+
+    n += (size_t)snprintf(deep, sizeof(deep), "jobs:\n  - {lang: python, code: x, meta: ");
+    for (int i = 0; i < 40; i++)
+        deep[n++] = '[';
+    for (int i = 0; i < 40; i++)
+        deep[n++] = ']';
+    n += (size_t)snprintf(deep + n, sizeof(deep) - n, "}\n");
+    ASSERT(jobfile_load_string(&jf, deep, n, "deep.yaml", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "deep.yaml:2: nested deeper than 32 levels");
+}
+
 /* Found by fuzz_jobfile: the loader must not read past an input that is not
  * NUL-terminated (ASan catches a regression under make sanitize). */
 TEST(jobfile_input_is_not_nul_terminated)
@@ -181,6 +227,43 @@ TEST(job_fields_are_validated_by_name)
         {{"lang", "python", "code", "x", "meta", "{bad", NULL}, "meta: \"{bad\" is not JSON"},
         {{"lang", "python", "code", "x", "expect_exit", "300", NULL}, "expect_exit"},
         {{"id", "x y", "lang", "python", "code", "x", NULL}, "id: \"x y\" may hold only"},
+        /* job faults, not ours (each ended internal_error before) */
+        {{"lang", "python", "code", "x", "memory", "1", NULL},
+         "memory: 1 MB is below the minimum of 16 MB"},
+        {{"lang", "python", "code", "x", "cpus", "0.001", NULL},
+         "cpus: 0.001 CPUs is below the minimum of 0.01 CPUs"},
+        {{"lang", "python", "code", "x", "pids", "1", NULL},
+         "pids: 1 processes is below the minimum of 8 processes"},
+        {{"lang", "python", "code", "x", "output", "100", NULL}, "below the minimum of 1024"},
+        {{"lang", "python", "code", "x", "image", "llmsb/../evil", NULL},
+         "image: \"llmsb/../evil\" is not an image reference"},
+        {{"lang", "python", "code", "x", "image", "llmsb/Py", NULL}, "is not an image reference"},
+        {{"lang", "python", "code", "x", "image", "llmsb/py:", NULL}, "is not an image reference"},
+        {{"lang", "python", "code", "x", "files", "{\"a\": \"1\", \"a/b\": \"2\"}", NULL},
+         "files: \"a/b\" and \"a\": one is a file, the other needs it as a directory"},
+        {{"lang", "python", "code", "x", "files", "{\"a\": \"1\", \"a\": \"2\"}", NULL},
+         "files: \"a\" is given twice"},
+        /* lax parsing */
+        {{"lang", "python", "code", "x", "timeout", "0x10", NULL},
+         "timeout: \"0x10\" is not a number"},
+        {{"lang", "python", "code", "x", "timeout", "inf", NULL}, "is not a number"},
+        {{"lang", "python", "code", "x", "plots", "yes", NULL},
+         "plots: \"yes\" must be true or false"},
+        {{"lang", "python", "code", "x", "network", "1", NULL}, "must be true or false"},
+        {{"lang", "python", "code", "x", "env", "{\"A=B\": \"c\"}", NULL},
+         "env: \"A=B\" is not a variable name"},
+        {{"lang", "python", "code", "x", "env", "{\"A\": \"x\\u0000y\"}", NULL},
+         "env: a string holds a NUL character"},
+        {{"lang", "python", "code", "x", "files", "{\"a\\u0000b\": \"x\"}", NULL},
+         "files: a string holds a NUL character"},
+        {{"lang", "python", "code", "x", "files", "{\"a\": \"x\\u0000\"}", NULL},
+         "send binary files as {\"base64\""},
+        {{"lang", "python", "code", "x", "files", "{\"a\\nb\": \"x\"}", NULL},
+         "contains a control character (0x0a)"},
+        {{"lang", "python", "code", "x", "artifacts", "[\"a\\u0000\"]", NULL},
+         "artifacts: a string holds a NUL character"},
+        {{"lang", "python", "code", "x", "args", "[\"a\\u0000b\"]", NULL},
+         "args: a string holds a NUL character"},
     };
     struct llmsb_err err = {0};
     struct job j;
@@ -219,6 +302,67 @@ TEST(job_fields_are_validated_by_name)
 
 /* The agent is not trusted: artifact names that are not clean relative
  * paths are dropped when the result is decoded. */
+/* The id is read before anything, whatever its place, so even a job that
+ * is wrong elsewhere is filed under its own id; a backslash before "u0000"
+ * is not a NUL. */
+TEST(id_first_and_nul_escapes)
+{
+    static const char *const meta_first[] = {"meta",   "{bad", "id", "mine", "lang",
+                                             "python", "code", "x",  NULL};
+    static const char *const escaped[] = {
+        "lang", "python", "code", "x", "env", "{\"A\": \"x\\\\u0000y\"}", NULL};
+    struct llmsb_err err = {0};
+    struct job j;
+
+    ASSERT(fields_job(meta_first, &j, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "meta: ");
+    ASSERT_STR(j.id, "mine");
+    job_release(&j);
+    ASSERT_EQ(fields_job(escaped, &j, &err), 0);
+    ASSERT_STR(j.env[0], "A=x\\u0000y");
+    job_release(&j);
+}
+
+/* More fields than a job has: invalid, under its own id, with the count. */
+TEST(too_many_fields_are_invalid_not_cut)
+{
+    struct llmsb_err err = {0};
+    struct fields f;
+    struct job j;
+    char names[80][16];
+
+    fields_init(&f, JOB_MAX_FIELDS);
+    fields_adds(&f, "id", "crowded"); /* the queue puts the id first, wherever it was */
+    for (int i = 0; i < 70; i++) {
+        snprintf(names[i], sizeof(names[i]), "x%d", i);
+        fields_adds(&f, names[i], "1");
+    }
+    ASSERT_EQ(f.dropped, (size_t)(71 - JOB_MAX_FIELDS));
+    job_init(&j, &cfg);
+    ASSERT(job_from_fields(&j, &cfg, &f, "1-0", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "job: more than 64 fields (7 more left out)");
+    ASSERT_STR(j.id, "crowded");
+    job_release(&j);
+    fields_release(&f);
+}
+
+/* A field name with a NUL in it is not the name before the NUL. */
+TEST(field_names_with_nul_are_unknown)
+{
+    struct llmsb_err err = {0};
+    struct fields f;
+    struct job j;
+
+    fields_init(&f, JOB_MAX_FIELDS);
+    fields_adds(&f, "lang", "python");
+    fields_add_copy(&f, "code\0x", 6, "print(1)", 8);
+    job_init(&j, &cfg);
+    ASSERT(job_from_fields(&j, &cfg, &f, "1-0", &err) != 0);
+    ASSERT_CONTAINS(err.msg, "code\\x00x: unknown job field");
+    job_release(&j);
+    fields_release(&f);
+}
+
 TEST(artifact_names_from_the_agent_are_checked)
 {
     struct job_result r;
@@ -226,6 +370,8 @@ TEST(artifact_names_from_the_agent_are_checked)
 
     job_result_init(&r, NULL);
     proto_put_str(&r.r.artifacts, TAG_ARTIFACT_NAME, "../../etc/cron.d/x");
+    proto_put_bytes(&r.r.artifacts, TAG_ARTIFACT_DATA, "evil", 4);
+    proto_put_str(&r.r.artifacts, TAG_ARTIFACT_NAME, "x\n\033[2Jy.png"); /* terminal escapes */
     proto_put_bytes(&r.r.artifacts, TAG_ARTIFACT_DATA, "evil", 4);
     proto_put_str(&r.r.artifacts, TAG_ARTIFACT_NAME, "ok/plot.png");
     proto_put_bytes(&r.r.artifacts, TAG_ARTIFACT_DATA, "\x89PNG", 4);
@@ -368,7 +514,8 @@ static void setup(void)
 }
 
 TEST_MAIN("jobs", T(yaml_job_file_with_defaults), T(yaml_job_file_errors_name_the_line),
-          T(jobfile_input_is_not_nul_terminated), T(json_lines),
-          T(job_fields_are_validated_by_name), T(artifact_names_from_the_agent_are_checked),
-          T(base64_roundtrip_and_rejects), T(result_fields_roundtrip_to_json),
-          T(plots_and_install_reach_the_agent_job))
+          T(yaml_alias_bomb_and_duplicate_keys), T(jobfile_input_is_not_nul_terminated),
+          T(json_lines), T(job_fields_are_validated_by_name), T(id_first_and_nul_escapes),
+          T(too_many_fields_are_invalid_not_cut), T(field_names_with_nul_are_unknown),
+          T(artifact_names_from_the_agent_are_checked), T(base64_roundtrip_and_rejects),
+          T(result_fields_roundtrip_to_json), T(plots_and_install_reach_the_agent_job))
