@@ -35,13 +35,13 @@ static void stop_redis(void)
     }
 }
 
-static void start_redis(void) __attribute__((constructor));
-static void start_redis(void)
+/* Starts redis-server on port; 0 when it answers PING, -1 when it died
+ * (the port was taken) or did not answer. */
+static int try_port(int port)
 {
-    int port = 20000 + (int)(getpid() % 20000);
     char ports[16];
-    char *argv[] = {"redis-server", "--port", ports,          "--bind", "127.0.0.1",
-                    "--save",       "",       "--appendonly", "no",     NULL};
+    char *argv[] = {"redis-server", "--port", ports, "--bind", "127.0.0.1", "--save", "",
+                    "--appendonly", "no", NULL};
     posix_spawn_file_actions_t fa;
     struct llmsb_err err = {0};
     struct queue q;
@@ -51,24 +51,48 @@ static void start_redis(void)
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     if (posix_spawnp(&redis_pid, "redis-server", &fa, NULL, argv, environ) != 0) {
-        fprintf(stderr, "integration_queue: cannot start redis-server (apt-get install "
-                        "redis-server)\n");
+        posix_spawn_file_actions_destroy(&fa);
         redis_pid = -1;
-        return;
+        return -2;
     }
     posix_spawn_file_actions_destroy(&fa);
-    atexit(stop_redis);
     for (int i = 0; i < 100; i++) {
         struct timespec ts = {0, 50 * 1000000};
+        if (waitpid(redis_pid, NULL, WNOHANG) == redis_pid) {
+            redis_pid = -1;   /* it exited: the port is someone else's */
+            return -1;
+        }
         if (queue_open(&q, url, "probe", NULL, 1000, &err) == 0) {
             queue_close(&q);
-            redis_ok = 1;
-            return;
+            return 0;
         }
         queue_close(&q);
         nanosleep(&ts, NULL);
     }
     fprintf(stderr, "integration_queue: redis-server did not answer: %s\n", err.msg);
+    stop_redis();
+    return -1;
+}
+
+/* Below the kernel's ephemeral range (32768-60999), so no client socket
+ * holds the port; a taken one is retried on the next. */
+static void start_redis(void) __attribute__((constructor));
+static void start_redis(void)
+{
+    int base = 20000 + (int)(getpid() % 10000);
+
+    for (int k = 0; k < 20; k++) {
+        int rc = try_port(base + k * 37 % 10000);
+        if (rc == 0) {
+            atexit(stop_redis);
+            redis_ok = 1;
+            return;
+        }
+        if (rc == -2)
+            break;
+    }
+    fprintf(stderr, "integration_queue: cannot start redis-server (apt-get install "
+                    "redis-server)\n");
 }
 
 /* A connection as consumer on a prefix of its own (one per test). */
