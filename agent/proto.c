@@ -167,6 +167,7 @@ void proto_job_release(struct proto_job *j)
     strlist_free(j->artifact_globs, j->nglobs);
     strlist_free(j->install_argv, j->ninstall);
     strlist_free(j->install_env, j->ninstall_env);
+    strlist_free(j->build_argv, j->nbuild);
     free(j->plots_dir);
     free(j->stdin_data);
     proto_job_init(j);
@@ -211,6 +212,8 @@ int proto_job_encode(const struct proto_job *j, struct buf *b)
         rc |= proto_put_str(b, TAG_INSTALL_ENV, j->install_env[i]);
     rc |= proto_put_u64(b, TAG_INSTALL_TIMEOUT_MS, j->install_timeout_ms);
     rc |= proto_put_u64(b, TAG_INSTALL_PAUSE, j->install_pause);
+    for (size_t i = 0; i < j->nbuild; i++)
+        rc |= proto_put_str(b, TAG_BUILD_ARG, j->build_argv[i]);
     return rc ? LLMSB_ERR_LIMIT : 0;
 }
 
@@ -307,6 +310,8 @@ static int job_field(struct proto_job *j, uint16_t tag, const char *v, uint32_t 
                               : strlist_add(&j->install_env, &j->ninstall_env, v, n);
     case TAG_INSTALL_ARG:
         return strlist_add(&j->install_argv, &j->ninstall, v, n);
+    case TAG_BUILD_ARG:
+        return strlist_add(&j->build_argv, &j->nbuild, v, n);
     case TAG_PLOTS_DIR:
         free(j->plots_dir);
         j->plots_dir = NULL;
@@ -374,8 +379,8 @@ void proto_result_init(struct proto_result *r, size_t out_cap)
         out_cap = PROTO_MAX_OUTPUT;
     buf_init(&r->out, out_cap);
     buf_init(&r->err, out_cap);
-    buf_init(&r->compile_output, out_cap < PROTO_MAX_COMPILE_OUTPUT ? out_cap
-                                                                    : PROTO_MAX_COMPILE_OUTPUT);
+    buf_init(&r->compile_output,
+             out_cap < PROTO_MAX_COMPILE_OUTPUT ? out_cap : PROTO_MAX_COMPILE_OUTPUT);
     buf_init(&r->artifacts, PROTO_MAX_ARTIFACTS + PROTO_NOTES_SLACK);
 }
 

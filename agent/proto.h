@@ -12,7 +12,9 @@
  * A job with an install step and TAG_INSTALL_PAUSE set stops after a
  * successful install: the agent sends INSTALLED and runs the program only
  * after the worker's CONTINUE (the worker takes the container off the
- * network in between).  A failed install ends the job with its RESULT. */
+ * network in between), then runs the install's offline step (TAG_BUILD_ARG:
+ * builds of what the install fetched, which may run package code) before
+ * the program.  A failed install ends the job with its RESULT. */
 #ifndef LLMSB_PROTO_H
 #define LLMSB_PROTO_H
 
@@ -33,7 +35,7 @@
 #define PROTO_MAX_OUTPUT ((size_t)64 << 20)
 #define PROTO_MAX_ARTIFACTS ((size_t)48 << 20)
 #define PROTO_MAX_COMPILE_OUTPUT ((size_t)1 << 20)
-#define PROTO_NOTES_SLACK ((size_t)1 << 20)   /* artifact names, skip notes */
+#define PROTO_NOTES_SLACK ((size_t)1 << 20) /* artifact names, skip notes */
 #define PROTO_MAX_ARGS STRLIST_MAX
 
 enum proto_type {
@@ -78,6 +80,7 @@ enum proto_tag {
     TAG_INSTALL_ENV = 31, /* extra "K=V" for the install step only */
     TAG_INSTALL_TIMEOUT_MS = 32,
     TAG_INSTALL_PAUSE = 33, /* 1: INSTALLED/CONTINUE between install and run */
+    TAG_BUILD_ARG = 34,     /* argv of the install's offline step, after the pause */
     /* result */
     TAG_STATUS = 40,
     TAG_EXIT_CODE = 41,
@@ -161,6 +164,8 @@ struct proto_job {
     size_t ninstall_env;
     uint64_t install_timeout_ms;
     uint64_t install_pause;
+    char **build_argv; /* NULL-terminated; nbuild == 0: no offline step */
+    size_t nbuild;
 };
 
 struct proto_result {

@@ -723,8 +723,8 @@ static int compile(const struct agent_conf *conf, const struct proto_job *job,
 }
 
 /* The library install step; extra env (registry, index) applies to it only. */
-static int install(const struct agent_conf *conf, const struct proto_job *job,
-                   struct proto_result *res)
+static int install(const struct agent_conf *conf, const struct proto_job *job, char *const *argv,
+                   const char *what, struct proto_result *res)
 {
     char **env = NULL;
     size_t nenv = 0;
@@ -738,9 +738,9 @@ static int install(const struct agent_conf *conf, const struct proto_job *job,
         res->status = STATUS_INTERNAL_ERROR;
         snprintf(res->error, sizeof(res->error), "agent: install env: out of memory");
     } else {
-        rc = prep_step(conf, job, job->install_argv, env,
+        rc = prep_step(conf, job, argv, env,
                        job->install_timeout_ms ? job->install_timeout_ms : 120000,
-                       STATUS_INSTALL_ERROR, STATUS_INSTALL_ERROR, "install", res);
+                       STATUS_INSTALL_ERROR, STATUS_INSTALL_ERROR, what, res);
     }
     strlist_free(env, nenv);
     return rc;
@@ -760,7 +760,7 @@ static void run(const struct agent_conf *conf, const struct proto_job *job,
     s.timeout_ms = job->timeout_ms ? job->timeout_ms : 10000;
     s.out_cap = job->output_limit ? job->output_limit : (1u << 20);
     if (s.out_cap > PROTO_MAX_OUTPUT)
-        s.out_cap = PROTO_MAX_OUTPUT;   /* the most one RESULT carries */
+        s.out_cap = PROTO_MAX_OUTPUT; /* the most one RESULT carries */
     s.kill_on_cap = 1;
     s.out = &res->out;
     s.err = &res->err;
@@ -801,16 +801,20 @@ void agent_job_run(const struct agent_conf *conf, const struct proto_job *job,
         return;
     }
     if (job->ninstall) {
-        if (install(conf, job, res) != 0)
+        if (install(conf, job, job->install_argv, "install", res) != 0)
             return;
-        /* the install's own lines are not the program's compile output */
-        buf_reset(&res->compile_output);
         if (job->install_pause && (!conf->install_pause || conf->install_pause() != 0)) {
             res->status = STATUS_INTERNAL_ERROR;
             snprintf(res->error, sizeof(res->error),
                      "agent: the worker did not continue after the install");
             return;
         }
+        /* the offline part: package code that runs at install time runs
+         * here, after the worker took the network away */
+        if (job->nbuild && install(conf, job, job->build_argv, "offline install step", res) != 0)
+            return;
+        /* the install's own lines are not the program's compile output */
+        buf_reset(&res->compile_output);
     }
     if (job->ncompile && compile(conf, job, res) != 0)
         return;

@@ -343,6 +343,8 @@ static int load_job(struct cli_globals *g, const struct run_opts *o, int argc, c
     for (int i = o->argstart; rc == 0 && o->argstart && i < argc; i++)
         if (strlist_add(&j->args, &j->nargs, argv[i], strlen(argv[i])) != 0)
             rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "args: too many arguments");
+    if (rc == 0)
+        rc = job_check_libraries(j, err);
     buf_release(&code);
     buf_release(&in);
     return rc;

@@ -320,7 +320,7 @@ static int add_preinstall(struct config *c, struct yaml_walk *w, yaml_node_t *no
         yaml_node_t *v = yaml_document_get_node(w->doc, *it);
         const char *name =
             v && v->type == YAML_SCALAR_NODE ? (const char *)v->data.scalar.value : "";
-        if (!language_library_name_ok(name))
+        if (!language_library_ok(l, name))
             return llmsb_err_set(err, LLMSB_ERR_INVALID,
                                  "%s:%zu: pool.preinstall.%s: \"%.60s\" "
                                  "is not a package name",

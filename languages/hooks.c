@@ -16,6 +16,8 @@ EMBED(llmsb_hook_plots_pth, "languages/hooks/llmsb_plots.pth")
 EMBED(llmsb_hook_plots_r, "languages/hooks/plots.R")
 EMBED(llmsb_hook_go_get, "languages/hooks/go-get")
 EMBED(llmsb_hook_apt_get, "languages/hooks/apt-get-local")
+EMBED(llmsb_hook_gem_fetch, "languages/hooks/gem-fetch")
+EMBED(llmsb_hook_gem_build, "languages/hooks/gem-build")
 
 static const struct lang_hook_file files[] = {
     {"llmsb_plots.py", llmsb_hook_plots_py, llmsb_hook_plots_py_end},
@@ -23,6 +25,8 @@ static const struct lang_hook_file files[] = {
     {"plots.R", llmsb_hook_plots_r, llmsb_hook_plots_r_end},
     {"go-get", llmsb_hook_go_get, llmsb_hook_go_get_end},
     {"apt-get-local", llmsb_hook_apt_get, llmsb_hook_apt_get_end},
+    {"gem-fetch", llmsb_hook_gem_fetch, llmsb_hook_gem_fetch_end},
+    {"gem-build", llmsb_hook_gem_build, llmsb_hook_gem_build_end},
 };
 
 const struct lang_hook_file *language_hook_file(const char *name)

@@ -12,6 +12,133 @@
 
 #define C_COMMENTS .line_comment = "//", .block_comment = {"/*", "*/"}
 
+/* ---- package names: registry names only -------------------------------------- */
+
+static int all_of(const char *s, size_t n, const char *extra)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)s[i]) && !strchr(extra, s[i]))
+            return 0;
+    return 1;
+}
+
+/* A name: alphanumeric ends, extra characters only inside. */
+static int name_of(const char *s, size_t n, const char *extra)
+{
+    return n > 0 && isalnum((unsigned char)s[0]) && isalnum((unsigned char)s[n - 1]) &&
+           all_of(s, n, extra);
+}
+
+/* pip: a PEP 508 name, [extras], then version specifiers (==1.0,>=2):
+ * no "@ url" direct references, paths or VCS specs. */
+static int lib_pip(const char *s)
+{
+    size_t n = strcspn(s, "[=<>!~,");
+    const char *rest = s + n;
+
+    if (!name_of(s, n, "._-"))
+        return 0;
+    if (*rest == '[') {
+        const char *close = strchr(rest, ']');
+        if (!close || !all_of(rest + 1, (size_t)(close - rest - 1), "._-,"))
+            return 0;
+        rest = close + 1;
+    }
+    return all_of(rest, strlen(rest), "=<>!~,.*+-");
+}
+
+/* npm: [@scope/]name[@version or range]: no file:, git+, URLs or
+ * user/repo shorthands. */
+static int lib_npm(const char *s)
+{
+    const char *name = s, *at;
+    size_t n;
+
+    if (*s == '@') {
+        const char *slash = strchr(s, '/');
+        if (!slash || !name_of(s + 1, (size_t)(slash - s - 1), "._-"))
+            return 0;
+        name = slash + 1;
+    }
+    at = strchr(name, '@');
+    n = at ? (size_t)(at - name) : strlen(name);
+    if (!name_of(name, n, "._-~"))
+        return 0;
+    return !at || (at[1] && all_of(at + 1, strlen(at + 1), ".-+^~<>=*| "));
+}
+
+/* go: a module path (host/path/...)[@version]; no scheme, no "..". */
+static int lib_go(const char *s)
+{
+    const char *at = strchr(s, '@');
+    size_t n = at ? (size_t)(at - s) : strlen(s);
+
+    if (!name_of(s, n, "._-~/") || strstr(s, "..") || strstr(s, "//") || memchr(s, ':', n))
+        return 0;
+    return !at || (at[1] && all_of(at + 1, strlen(at + 1), ".-+"));
+}
+
+/* gem: name[:version]. */
+static int lib_gem(const char *s)
+{
+    const char *colon = strchr(s, ':');
+    size_t n = colon ? (size_t)(colon - s) : strlen(s);
+
+    return name_of(s, n, "._-") &&
+           (!colon || (colon[1] && all_of(colon + 1, strlen(colon + 1), ".")));
+}
+
+/* R: a CRAN package name. */
+static int lib_r(const char *s)
+{
+    return isalpha((unsigned char)s[0]) && name_of(s, strlen(s), ".");
+}
+
+/* apt: a Debian package name ([a-z0-9][a-z0-9+.-]+, Debian policy 5.6.1)
+ * [=version]. */
+static int lib_apt(const char *s)
+{
+    const char *eq = strchr(s, '=');
+    size_t n = eq ? (size_t)(eq - s) : strlen(s);
+
+    for (size_t i = 0; i < n; i++)
+        if (isupper((unsigned char)s[i]))
+            return 0;
+    return n >= 2 && isalnum((unsigned char)s[0]) && all_of(s, n, "+.-") &&
+           (!eq || (eq[1] && all_of(eq + 1, strlen(eq + 1), ".+~:-")));
+}
+
+/* The R install in two halves: the networked one resolves the names with
+ * their dependencies and downloads the sources into a local repository (no
+ * package code runs); the offline one installs from it, where configure
+ * scripts and builds run.  The names are commandArgs, never pasted into
+ * the expression. */
+#define R_FETCH_DIR "/tmp/.llmsb-fetch/R"
+#define R_FETCH                                                                                  \
+    "p <- commandArgs(TRUE); repos <- Sys.getenv('LLMSB_CRAN', 'https://cloud.r-project.org'); " \
+    "dir <- '" R_FETCH_DIR "/src/contrib'; dir.create(dir, recursive = TRUE, showWarnings = "    \
+    "FALSE); ap <- available.packages(repos = repos, type = 'source'); miss <- setdiff(p, "      \
+    "rownames(ap)); if (length(miss)) { message('not in the repository: ', paste(miss, "         \
+    "collapse = ', ')); quit(status = 1) }; deps <- unique(c(p, unlist(tools::"                  \
+    "package_dependencies(p, db = ap, which = c('Depends', 'Imports', 'LinkingTo'), "            \
+    "recursive = TRUE)))); need <- intersect(setdiff(deps, rownames(installed.packages())), "    \
+    "rownames(ap)); got <- download.packages(need, destdir = dir, repos = repos, type = "        \
+    "'source'); if (NROW(got) < length(need)) { message('could not download: ', paste("          \
+    "setdiff(need, got[, 1]), collapse = ', ')); quit(status = 1) }; "                           \
+    "tools::write_PACKAGES(dir, type = 'source')"
+/* R CMD INSTALL unpacks into its TMPDIR and runs configure there: /tmp is
+ * noexec, so the build happens in /work (the job's exec tmpfs). */
+#define R_BUILD                                                                       \
+    "lib <- Sys.getenv('R_LIBS_USER'); "                                              \
+    "dir.create(lib, recursive = TRUE, showWarnings = FALSE); "                       \
+    "b <- '/work/.llmsb-build'; dir.create(b, showWarnings = FALSE); "                \
+    "Sys.setenv(TMPDIR = b); p <- commandArgs(TRUE); "                                \
+    "install.packages(p, lib = lib, repos = 'file://" R_FETCH_DIR "', "               \
+    "type = 'source'); unlink(b, recursive = TRUE); "                                 \
+    "ok <- vapply(p, function(x) requireNamespace(x, lib.loc = c(lib, .libPaths()), " \
+    "quietly = TRUE), TRUE); if (!all(ok)) { message('not installed: ', "             \
+    "paste(p[!ok], collapse = ', ')); quit(status = 1) }"
+
 /* clang-format off */
 const struct language languages[] = {
     {
@@ -19,14 +146,16 @@ const struct language languages[] = {
         .default_stem = "main",
         .run = {"python3", "{file}"},
         .env = {"PYTHONDONTWRITEBYTECODE=1", "PYTHONUNBUFFERED=1", "MPLBACKEND=Agg",
-                "MPLCONFIGDIR=/tmp/.mpl"},
+                "MPLCONFIGDIR=/tmp/.mpl", "PYTHONUSERBASE=/work/.llmsb-lib/python"},
         .packages = "python3 python3-numpy python3-pandas python3-matplotlib python3-seaborn "
                     "python3-plotly python3-pip",
-        /* into the user site, /tmp/.local (HOME=/tmp): on sys.path for the run */
+        /* into the user site (PYTHONUSERBASE): on sys.path for the run */
+        /* wheels only: an sdist's setup.py would run with the network */
         .install = {"python3", "-m", "pip", "install", "--user", "--break-system-packages",
-                    "--no-cache-dir", "--disable-pip-version-check", "--no-input",
-                    "--no-warn-script-location", "--progress-bar", "off", "--"},
+                    "--only-binary=:all:", "--no-cache-dir", "--disable-pip-version-check",
+                    "--no-input", "--no-warn-script-location", "--progress-bar", "off", "--"},
         .install_what = "pip",
+        .library_ok = lib_pip,
         .registry_key = "pip_index_url", .registry_env = "PIP_INDEX_URL",
         .registry_trust_env = "PIP_TRUSTED_HOST",
         .preinstall = {"python3", "-m", "pip", "install", "--break-system-packages",
@@ -62,12 +191,14 @@ const struct language languages[] = {
         .ext = "js", .default_stem = "main",
         .run = {"node", "{file}"},
         .env = {"NODE_OPTIONS=--max-old-space-size=384", "npm_config_cache=/tmp/.npm",
-                "NODE_PATH=/tmp/.llmsb-lib/node/node_modules:/usr/local/lib/node_modules"},
+                "NODE_PATH=/work/.llmsb-lib/node/node_modules:/usr/local/lib/node_modules"},
         .packages = "nodejs npm",
-        .install = {"npm", "install", "--no-audit", "--no-fund", "--no-save", "--no-package-lock",
-                    "--no-update-notifier", "--loglevel=error", "--prefix", "/tmp/.llmsb-lib/node",
-                    "--"},
+        /* no lifecycle scripts: a package's own code never runs at install */
+        .install = {"npm", "install", "--ignore-scripts", "--no-audit", "--no-fund", "--no-save",
+                    "--no-package-lock", "--no-update-notifier", "--loglevel=error", "--prefix",
+                    "/work/.llmsb-lib/node", "--"},
         .install_what = "npm",
+        .library_ok = lib_npm,
         .registry_key = "npm_registry", .registry_env = "npm_config_registry",
         .preinstall = {"npm", "install", "--global", "--no-audit", "--no-fund",
                        "--loglevel=error", "--"},
@@ -127,12 +258,13 @@ const struct language languages[] = {
         .default_stem = "main",
         .compile = {"g++", "-std=c++17", "-O2", "-pipe", "-o", "{stem}", "{file}"},
         .run = {"./{stem}"},
-        .env = {"CPATH=/tmp/.llmsb-lib/cpp/usr/include",
-                "LIBRARY_PATH=/tmp/.llmsb-lib/cpp/usr/lib/x86_64-linux-gnu:/tmp/.llmsb-lib/cpp/usr/lib",
-                "LD_LIBRARY_PATH=/tmp/.llmsb-lib/cpp/usr/lib/x86_64-linux-gnu:/tmp/.llmsb-lib/cpp/usr/lib"},
+        .env = {"CPATH=/work/.llmsb-lib/cpp/usr/include",
+                "LIBRARY_PATH=/work/.llmsb-lib/cpp/usr/lib/x86_64-linux-gnu:/work/.llmsb-lib/cpp/usr/lib",
+                "LD_LIBRARY_PATH=/work/.llmsb-lib/cpp/usr/lib/x86_64-linux-gnu:/work/.llmsb-lib/cpp/usr/lib"},
         .packages = "g++ libc6-dev",
         .install = {"/usr/local/lib/llmsb/apt-get-local"},
         .install_what = "apt",
+        .library_ok = lib_apt,
         .preinstall = {"apt-get", "install", "-y", "--no-install-recommends", "--"},
         .preinstall_before = "apt-get update",
         .hooks = {{"apt-get-local", "/usr/local/lib/llmsb/apt-get-local", 0755}},
@@ -168,6 +300,7 @@ const struct language languages[] = {
         .packages = "golang-go ca-certificates git",
         .install = {"/usr/local/lib/llmsb/go-get"},
         .install_what = "go get",
+        .library_ok = lib_go,
         .registry_key = "goproxy", .registry_env = "GOPROXY",
         .hooks = {{"go-get", "/usr/local/lib/llmsb/go-get", 0755}},
         C_COMMENTS,
@@ -196,17 +329,12 @@ const struct language languages[] = {
         .name = "r", .aliases = {"rscript"}, .image = "llmsb/r", .ext = "R",
         .default_stem = "main",
         .run = {"Rscript", "--no-save", "--no-restore", "{file}"},
-        .env = {"R_LIBS_USER=/tmp/.Rlib"},
+        .env = {"R_LIBS_USER=/work/.llmsb-lib/R"},
         .packages = "r-base-core r-cran-ggplot2",
-        /* the names are commandArgs, never pasted into the expression */
-        .install = {"Rscript", "--no-save", "--no-restore", "-e",
-                    "lib <- Sys.getenv('R_LIBS_USER'); dir.create(lib, recursive = TRUE, "
-                    "showWarnings = FALSE); p <- commandArgs(TRUE); repos <- Sys.getenv("
-                    "'LLMSB_CRAN', 'https://cloud.r-project.org'); install.packages(p, lib = lib, "
-                    "repos = repos); ok <- vapply(p, function(x) requireNamespace(x, lib.loc = "
-                    "c(lib, .libPaths()), quietly = TRUE), TRUE); if (!all(ok)) { message("
-                    "'not installed: ', paste(p[!ok], collapse = ', ')); quit(status = 1) }"},
+        .install = {"Rscript", "--no-save", "--no-restore", "-e", R_FETCH},
+        .install_build = {"Rscript", "--no-save", "--no-restore", "-e", R_BUILD},
         .install_what = "install.packages",
+        .library_ok = lib_r,
         .registry_key = "cran", .registry_env = "LLMSB_CRAN",
         .preinstall = {"Rscript", "--no-save", "--no-restore", "-e",
                        "p <- commandArgs(TRUE); repos <- Sys.getenv('LLMSB_CRAN', "
@@ -241,12 +369,17 @@ const struct language languages[] = {
         .name = "ruby", .aliases = {"rb"}, .image = "llmsb/ruby", .ext = "rb",
         .default_stem = "main",
         .run = {"ruby", "{file}"},
-        .env = {"GEM_HOME=/tmp/.gem"},
+        .env = {"GEM_HOME=/work/.llmsb-lib/gem"},
         .packages = "ruby",
-        /* no "--": gem passes what follows it to extension builds */
-        .install = {"gem", "install", "--no-document"},
+        /* fetch with the network, build (extensions) without it */
+        .install = {"/usr/local/lib/llmsb/gem-fetch"},
+        .install_build = {"/usr/local/lib/llmsb/gem-build"},
         .install_what = "gem",
+        .library_ok = lib_gem,
+        .registry_key = "gem_source", .registry_env = "LLMSB_GEM_SOURCE",
         .preinstall = {"gem", "install", "--no-document"},
+        .hooks = {{"gem-fetch", "/usr/local/lib/llmsb/gem-fetch", 0755},
+                  {"gem-build", "/usr/local/lib/llmsb/gem-build", 0755}},
         .line_comment = "#", .block_comment = {"=begin", "=end"},
         .import_pattern = "(?:^|[\\n;])\\s*require(?:_relative)?\\s*\\(?\\s*['\"]MOD['\"]",
         .scan = {
@@ -273,10 +406,15 @@ const struct language languages[] = {
 
 const size_t languages_count = sizeof(languages) / sizeof(languages[0]);
 
+int language_library_ok(const struct language *l, const char *s)
+{
+    return language_library_name_ok(s) && (!l->library_ok || l->library_ok(s));
+}
+
 int language_library_name_ok(const char *s)
 {
     size_t k = 0;
-    while (s[k] && (isalnum((unsigned char)s[k]) || strchr("-_.:/@=<>~+", s[k])))
+    while (s[k] && (isalnum((unsigned char)s[k]) || strchr("-_.:/@=<>~+[],!*^|", s[k])))
         k++;
     return *s && !s[k] && k <= 200 && (isalnum((unsigned char)s[0]) || s[0] == '@');
 }

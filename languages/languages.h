@@ -69,8 +69,16 @@ struct language {
     const char *strict_modules[LANG_MAX_STRICT_MODULES];
     int plots; /* supports plot capture */
     /* Library installs: the installer's argv; the names follow, one
-     * argument each (never a shell string). Empty: not supported. */
+     * argument each (never a shell string). Empty: not supported.  It
+     * runs with the install network and must run no package code; where
+     * package code must run at install time (a gem's extension build, an R
+     * source package's configure), install only fetches and install_build
+     * (names appended too) builds, after the network is taken away. */
     const char *install[LANG_MAX_ARGV];
+    const char *install_build[LANG_MAX_ARGV];
+    /* 1 when s names a package of the language's registry (a name, maybe
+     * a version): never a path, URL, file: or git spec. */
+    int (*library_ok)(const char *s);
     const char *install_what; /* "pip", "npm", ... for messages */
     /* Where its installer finds packages: the config key libraries.<key>
      * sets it, the installer reads it from registry_env; for an http://
@@ -92,9 +100,11 @@ extern const struct language languages[];
 extern const size_t languages_count;
 
 /* A library name as installers get it: starts with a letter, digit or
- * '@' (npm scopes; never an option), then letters, digits and -_.:/@=<>~+,
+ * '@' (npm scopes; never an option), then letters, digits and -_.:/@=<>~+[],!*^|,
  * 1..200 bytes. Returns 1 when it is one. */
 int language_library_name_ok(const char *s);
+/* The same, and a package name of l's registry (l->library_ok). */
+int language_library_ok(const struct language *l, const char *s);
 
 /* The language whose registry_key is key, or NULL. */
 const struct language *language_by_registry_key(const char *key);

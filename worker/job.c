@@ -315,9 +315,16 @@ int job_add_install(const struct job *j, const struct config *cfg, struct proto_
                              j->lang->name);
     if (language_argv(j->lang->install, "", &pj->install_argv, &pj->ninstall) < 0)
         rc = -1;
-    for (size_t i = 0; i < j->nlibraries; i++)
-        rc |=
-            strlist_add(&pj->install_argv, &pj->ninstall, j->libraries[i], strlen(j->libraries[i]));
+    /* the offline half, where the language has one, gets the names too */
+    if (j->lang->install_build[0] &&
+        language_argv(j->lang->install_build, "", &pj->build_argv, &pj->nbuild) < 0)
+        rc = -1;
+    for (size_t i = 0; i < j->nlibraries; i++) {
+        size_t len = strlen(j->libraries[i]);
+        rc |= strlist_add(&pj->install_argv, &pj->ninstall, j->libraries[i], len);
+        if (pj->nbuild)
+            rc |= strlist_add(&pj->build_argv, &pj->nbuild, j->libraries[i], len);
+    }
     {
         char env[CONFIG_MAX_REGISTRY_ENV][320];
         int n = config_registry_env(cfg, j->lang, env);

@@ -105,6 +105,9 @@ int job_add_install(const struct job *j, const struct config *cfg, struct proto_
 
 /* Adds a library to install (name checked as in the libraries field). */
 int job_add_library(struct job *j, const char *name, struct llmsb_err *err);
+/* Every library is a package name of the job's language's registry (its
+ * row's library_ok): never a path, URL, file: or git spec. */
+int job_check_libraries(const struct job *j, struct llmsb_err *err);
 /* Adds an artifact glob (relative, no ".."). */
 int job_add_artifact_glob(struct job *j, const char *glob, struct llmsb_err *err);
 

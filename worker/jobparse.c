@@ -278,7 +278,7 @@ static int add_library(struct job *j, const char *s, int i, struct llmsb_err *er
         return llmsb_err_set(err, LLMSB_ERR_INVALID,
                              "libraries: element %d (\"%.60s\") is not a "
                              "package name (a letter, digit or @, then "
-                             "letters, digits, -_.:/@=<>~+; at most 200)",
+                             "letters, digits, -_.:/@=<>~+[],!*^|; at most 200)",
                              i, s);
     if ((int64_t)j->nlibraries >= j->libraries_max ||
         strlist_add(&j->libraries, &j->nlibraries, s, strlen(s)) != 0)
@@ -286,6 +286,20 @@ static int add_library(struct job *j, const char *s, int i, struct llmsb_err *er
                              "libraries: more than %lld names "
                              "(libraries.max)",
                              (long long)j->libraries_max);
+    return 0;
+}
+
+int job_check_libraries(const struct job *j, struct llmsb_err *err)
+{
+    for (size_t i = 0; j->lang && i < j->nlibraries; i++)
+        if (!language_library_ok(j->lang, j->libraries[i])) {
+            char why[200];
+            snprintf(why, sizeof(why),
+                     "is not a %s package name from its registry (no paths, "
+                     "URLs, file: or git specs)",
+                     j->lang->install_what ? j->lang->install_what : j->lang->name);
+            return shown_err(err, "libraries", j->libraries[i], strlen(j->libraries[i]), why);
+        }
     return 0;
 }
 
@@ -568,5 +582,5 @@ int job_from_fields(struct job *j, const struct config *cfg, const struct fields
         return llmsb_err_set(err, LLMSB_ERR_INVALID, "lang: is required");
     if (!have_code)
         return llmsb_err_set(err, LLMSB_ERR_INVALID, "code: is required");
-    return 0;
+    return job_check_libraries(j, err);
 }

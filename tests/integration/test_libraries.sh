@@ -17,6 +17,7 @@ cleanup() {
     rm -rf "$T"
 }
 trap cleanup EXIT
+[ -n "${KEEP_T:-}" ] && trap - EXIT
 pass=0; fail=0
 ok() { echo "ok   libraries.$1"; pass=$((pass + 1)); }
 bad() { echo "FAIL libraries.$1: $2"; [ -f "$T/err" ] && sed 's/^/  | /' "$T/err" | head -8; fail=$((fail + 1)); }
@@ -30,12 +31,19 @@ expect() {  # expect NAME FILE LINE STATUS STDOUT
     fi
 }
 
-# --- a local package index with one wheel, served on a network of its own
+# --- a local package index with one wheel, served on a network of its own;
+# the answer comes from a shared object in the wheel, so the test fails if
+# installed libraries land on a noexec mount
 mkdir -p "$T/index/simple/llmsb-demo"
-python3 - "$T/index/simple/llmsb-demo/llmsb_demo-1.0-py3-none-any.whl" <<'PY'
+echo 'int answer(void) { return 42; }' > "$T/answer.c"
+gcc -shared -fPIC -o "$T/libanswer.so" "$T/answer.c" || { echo "FAIL libraries.wheel_so: gcc"; exit 1; }
+python3 - "$T/index/simple/llmsb-demo/llmsb_demo-1.0-py3-none-any.whl" "$T/libanswer.so" <<'PY'
 import sys, zipfile
 files = {
-    "llmsb_demo/__init__.py": "def answer():\n    return 42\n",
+    "llmsb_demo/__init__.py": "import ctypes, os\n"
+        "_lib = ctypes.CDLL(os.path.join(os.path.dirname(__file__), 'libanswer.so'))\n"
+        "def answer():\n    return _lib.answer()\n",
+    "llmsb_demo/libanswer.so": open(sys.argv[2], "rb").read(),
     "llmsb_demo-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: llmsb-demo\nVersion: 1.0\n",
     "llmsb_demo-1.0.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: llm-sandbox-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
 }
@@ -45,6 +53,61 @@ with zipfile.ZipFile(sys.argv[1], "w") as z:
         z.writestr(n, t)
     z.writestr("llmsb_demo-1.0.dist-info/RECORD", record)
 PY
+# an sdist only: its setup.py must never run (pip installs wheels only)
+mkdir -p "$T/index/simple/llmsb-sdist"
+printf 'sdist\n' > "$T/index/simple/llmsb-sdist/llmsb-sdist-1.0.tar.gz"
+# an npm package whose preinstall script would leave a mark (npm runs
+# lifecycle scripts of no package: --ignore-scripts)
+mkdir -p "$T/npm/package"
+cat > "$T/npm/package/package.json" <<'JSON'
+{"name": "llmsb-scripted", "version": "1.0.0", "main": "index.js",
+ "scripts": {"preinstall": "node -e \"require('fs').writeFileSync('/tmp/preinstall-ran', 'x')\""}}
+JSON
+echo 'module.exports = 11;' > "$T/npm/package/index.js"
+tar -C "$T/npm" -czf "$T/index/llmsb-scripted-1.0.0.tgz" package
+sha=$(sha1sum "$T/index/llmsb-scripted-1.0.0.tgz" | cut -d' ' -f1)
+printf '{"name":"llmsb-scripted","dist-tags":{"latest":"1.0.0"},"versions":{"1.0.0":{"name":"llmsb-scripted","version":"1.0.0","dist":{"tarball":"http://%s:8080/llmsb-scripted-1.0.0.tgz","shasum":"%s"}}}}' \
+    "$NET" "$sha" > "$T/index/llmsb-scripted"
+# a gem with a dependency and a rake "extension" that records whether it
+# could reach the network when it ran (it must run offline)
+mkdir -p "$T/gem/dep/lib" "$T/gem/ext/ext" "$T/gem/ext/lib" "$T/index/gems/gems"
+cat > "$T/gem/dep/dep.gemspec" <<'RB'
+Gem::Specification.new { |s| s.name = "llmsb_dep"; s.version = "1.0"; s.summary = "t"; s.authors = ["t"]; s.files = ["lib/llmsb_dep.rb"] }
+RB
+echo 'module LlmsbDep; def self.x; 7; end; end' > "$T/gem/dep/lib/llmsb_dep.rb"
+cat > "$T/gem/ext/ext.gemspec" <<'RB'
+Gem::Specification.new do |s|
+  s.name = "llmsb_ext"; s.version = "1.0"; s.summary = "t"; s.authors = ["t"]
+  s.files = ["lib/llmsb_ext.rb", "ext/Rakefile"]; s.extensions = ["ext/Rakefile"]
+  s.add_runtime_dependency "llmsb_dep", "= 1.0"
+end
+RB
+cat > "$T/gem/ext/ext/Rakefile" <<RB
+require "socket"
+task :default do
+  state = (Socket.tcp("$NET", 8080, connect_timeout: 3).close; "online") rescue "offline"
+  File.write(File.join(__dir__, "..", "lib", "ran.txt"), state)
+end
+RB
+echo 'module LlmsbExt; def self.ran; File.read(File.join(__dir__, "ran.txt")); end; end' > "$T/gem/ext/lib/llmsb_ext.rb"
+# an R source package whose configure script records the same
+mkdir -p "$T/rpkg/llmsbdemo/R" "$T/index/R/src/contrib"
+printf 'Package: llmsbdemo\nVersion: 1.0\nTitle: t\nDescription: t.\nAuthor: t\nMaintainer: t <t@t>\nLicense: MIT\n' > "$T/rpkg/llmsbdemo/DESCRIPTION"
+echo 'hello <- function() "hi"' > "$T/rpkg/llmsbdemo/R/hello.R"
+echo 'export(hello)' > "$T/rpkg/llmsbdemo/NAMESPACE"
+cat > "$T/rpkg/llmsbdemo/configure" <<SH
+#!/bin/sh
+mkdir -p inst
+Rscript -e 'x <- tryCatch({ close(socketConnection("$NET", 8080, timeout = 3)); "online" }, error = function(e) "offline"); writeLines(x, "inst/ran.txt")'
+SH
+chmod +x "$T/rpkg/llmsbdemo/configure"
+chmod -R a+rwX "$T"
+docker run --rm -v "$T:/t" -w /t/gem --entrypoint sh llmsb/ruby:latest -c \
+    'cd dep && gem build dep.gemspec -o /t/index/gems/gems/llmsb_dep-1.0.gem && cd ../ext && gem build ext.gemspec -o /t/index/gems/gems/llmsb_ext-1.0.gem && gem generate_index --directory /t/index/gems' >"$T/gembuild.log" 2>&1 ||
+    { echo "FAIL libraries.gem_index: $(tail -3 "$T/gembuild.log")"; exit 1; }
+docker run --rm -v "$T:/t" -w /t/rpkg --entrypoint sh llmsb/r:latest -c \
+    'R CMD build --no-build-vignettes llmsbdemo >/dev/null && mv llmsbdemo_1.0.tar.gz /t/index/R/src/contrib/ && Rscript -e "tools::write_PACKAGES(\"/t/index/R/src/contrib\", type = \"source\")"' >"$T/rbuild.log" 2>&1 ||
+    { echo "FAIL libraries.cran_index: $(tail -3 "$T/rbuild.log")"; exit 1; }
 chmod -R a+rX "$T"
 docker rm -f "$NET" >/dev/null 2>&1; docker network rm "$NET" >/dev/null 2>&1
 docker network create --internal "$NET" >/dev/null &&
@@ -55,6 +118,9 @@ cat > "$T/pip.yaml" <<YAML
 libraries:
   network: $NET
   pip_index_url: http://$NET:8080/simple
+  npm_registry: http://$NET:8080/
+  gem_source: http://$NET:8080/gems/
+  cran: http://$NET:8080/R
   timeout: 120
 YAML
 cat > "$T/pip-jobs.yaml" <<'YAML'
@@ -94,6 +160,54 @@ else
 fi
 expect pip_container_not_reused "$T/pip.jsonl" 3 ok clean
 
+# --- what runs at install time, and with which network: nothing of a
+# package's own with the network (npm lifecycle scripts never, pip sdists
+# never, gem extensions and R configure scripts only after the network is
+# gone); names that are not registry names never reach an installer
+mkdir -p "$T/pkg"; echo '{"name":"p","version":"1.0.0","scripts":{"preinstall":"touch /tmp/pwned"}}' > "$T/pkg/package.json"
+cat > "$T/code-jobs.yaml" <<'YAML'
+defaults: {timeout: 30}
+jobs:
+  - id: npm-scripts
+    lang: javascript
+    libraries: ["llmsb-scripted@1.0.0"]
+    code: |
+      console.log(require("llmsb-scripted"), require("fs").existsSync("/tmp/preinstall-ran") ? "scripts ran" : "no scripts");
+  - id: npm-file-spec
+    lang: javascript
+    libraries: ["file:/work/pkg"]
+    files: {"pkg/package.json": '{"name":"p","version":"1.0.0","scripts":{"preinstall":"touch /tmp/pwned"}}'}
+    code: console.log("never")
+  - id: pip-sdist
+    lang: python
+    libraries: ["llmsb-sdist"]
+    code: print("never")
+  - id: gem-offline-build
+    lang: ruby
+    libraries: ["llmsb_ext"]
+    code: |
+      require "llmsb_ext"; require "llmsb_dep"
+      puts LlmsbExt.ran, LlmsbDep.x
+  - id: r-offline-configure
+    lang: r
+    libraries: ["llmsbdemo"]
+    code: |
+      library(llmsbdemo)
+      cat(readLines(system.file("ran.txt", package = "llmsbdemo")), hello(), sep = "\n")
+YAML
+$B submit "$T/code-jobs.yaml" --local --slots 1 --config "$T/pip.yaml" --out "$T/code.jsonl" </dev/null >"$T/o" 2>"$T/err"
+expect npm_install_runs_no_scripts "$T/code.jsonl" 1 ok "11 no scripts"
+if [ "$(field "$T/code.jsonl" 2 status)" = invalid ] &&
+   field "$T/code.jsonl" 2 error | grep -q 'libraries: "file:/work/pkg" is not a npm package name'; then
+    ok file_spec_is_not_a_registry_name
+else bad file_spec_is_not_a_registry_name "$(sed -n 2p "$T/code.jsonl" | head -c 600)"; fi
+if [ "$(field "$T/code.jsonl" 3 status)" = install_error ] &&
+   field "$T/code.jsonl" 3 compile_output | grep -qi "no matching distribution"; then
+    ok pip_sdist_is_never_built
+else bad pip_sdist_is_never_built "$(sed -n 3p "$T/code.jsonl" | head -c 800)"; fi
+expect gem_extension_builds_offline "$T/code.jsonl" 4 ok "$(printf 'offline\n7')"
+expect r_configure_runs_offline "$T/code.jsonl" 5 ok "$(printf 'offline\nhi')"
+
 # --- npm (the real registry; left-pad is not among Debian's node modules in
 # the image, lodash would be) and a Debian package for C++, over egress
 cat > "$T/egress-jobs.yaml" <<'YAML'
@@ -118,11 +232,17 @@ jobs:
       try { require("left-pad"); console.log("leaked"); } catch (e) { console.log("clean"); }
   - id: apt-ok
     lang: cpp
-    libraries: ["nlohmann-json3-dev"]
+    libraries: ["nlohmann-json3-dev", "libfmt9"]
     code: |
       #include <nlohmann/json.hpp>
+      #include <dlfcn.h>
       #include <iostream>
-      int main() { std::cout << nlohmann::json::parse(R"({"a": 42})")["a"] << "\n"; }
+      int main() {
+        std::cout << nlohmann::json::parse(R"({"a": 42})")["a"] << "\n";
+        // a shared library of an installed package loads (LD_LIBRARY_PATH, exec mount)
+        void *h = dlopen("libfmt.so.9", RTLD_NOW);
+        std::cout << (h ? "loaded" : dlerror()) << "\n";
+      }
   - id: npm-missing
     lang: javascript
     libraries: ["llmsb-no-such-package-zz9"]
@@ -133,7 +253,7 @@ $B submit "$T/egress-jobs.yaml" --local --slots 1 --out "$T/eg.jsonl" </dev/null
 echo "  (npm/apt jobs took $(( ($(date +%s%N) - t0) / 1000000 )) ms)"
 expect npm_registry_then_offline "$T/eg.jsonl" 1 ok "$(printf '007\nno dns\noffline')"
 expect npm_container_not_reused "$T/eg.jsonl" 2 ok clean
-expect apt_header_package_for_cpp "$T/eg.jsonl" 3 ok 42
+expect apt_header_and_shared_library_for_cpp "$T/eg.jsonl" 3 ok "$(printf '42\nloaded')"
 if [ "$(field "$T/eg.jsonl" 4 status)" = install_error ] &&
    field "$T/eg.jsonl" 4 compile_output | grep -qi "404\|not found\|E404"; then
     ok npm_failed_install_is_install_error
@@ -147,7 +267,7 @@ printf 'package main\nimport "github.com/google/uuid"\nfunc main() { println(uui
 echo 'require "colorize"; puts "x"' > "$T/c.rb"
 echo 'library(praise); cat(praise(), "\n")' > "$T/p.R"
 for c in "go u.go github.com/google/uuid@v1.6.0 proxy.golang.org" \
-         "ruby c.rb colorize colorize" "r p.R praise not_installed:_praise"; do
+         "ruby c.rb colorize colorize" "r p.R praise not_in_the_repository:_praise"; do
     set -- $c
     $B run --lib "$3" "$T/$2" </dev/null >"$T/o" 2>"$T/err"; rc=$?
     if [ $rc = 119 ] && grep -q "$(echo "$4" | tr _ ' ')" "$T/err" && ! [ -s "$T/o" ]; then

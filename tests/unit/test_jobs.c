@@ -227,6 +227,32 @@ TEST(job_fields_are_validated_by_name)
         {{"lang", "python", "code", "x", "meta", "{bad", NULL}, "meta: \"{bad\" is not JSON"},
         {{"lang", "python", "code", "x", "expect_exit", "300", NULL}, "expect_exit"},
         {{"id", "x y", "lang", "python", "code", "x", NULL}, "id: \"x y\" may hold only"},
+        /* registry names only: no paths, URLs, file: or git specs */
+        {{"lang", "javascript", "code", "x", "libraries", "[\"file:/work/pkg\"]", NULL},
+         "libraries: \"file:/work/pkg\" is not a npm package name"},
+        {{"libraries", "[\"user/repo\"]", "lang", "javascript", "code", "x", NULL},
+         "\"user/repo\" is not a npm package name"},
+        {{"lang", "javascript", "code", "x", "libraries", "[\"git+https://h/r.git\"]", NULL},
+         "is not a npm package"},
+        {{"lang", "javascript", "code", "x", "libraries", "[\"https://h/p.tgz\"]", NULL},
+         "is not a npm package"},
+        {{"lang", "python", "code", "x", "libraries", "[\"file:/work/pkg\"]", NULL},
+         "is not a pip package"},
+        {{"lang", "python", "code", "x", "libraries", "[\"pkg@https://h/p.whl\"]", NULL},
+         "is not a pip package"},
+        {{"lang", "python", "code", "x", "libraries", "[\"git+https://h/r\"]", NULL},
+         "is not a pip package"},
+        {{"lang", "go", "code", "x", "libraries", "[\"https://github.com/a/b\"]", NULL},
+         "is not a go get package"},
+        {{"lang", "go", "code", "x", "libraries", "[\"github.com/a/../b\"]", NULL},
+         "is not a go get package"},
+        {{"lang", "ruby", "code", "x", "libraries", "[\"/tmp/x.gem\"]", NULL},
+         "not a package name"},
+        {{"lang", "ruby", "code", "x", "libraries", "[\"x.gem/y\"]", NULL}, "is not a gem package"},
+        {{"lang", "r", "code", "x", "libraries", "[\"pkg/sub\"]", NULL},
+         "is not a install.packages package"},
+        {{"lang", "cpp", "code", "x", "libraries", "[\"foo.deb/x\"]", NULL},
+         "is not a apt package"},
         /* job faults, not ours (each ended internal_error before) */
         {{"lang", "python", "code", "x", "memory", "1", NULL},
          "memory: 1 MB is below the minimum of 16 MB"},
@@ -302,6 +328,31 @@ TEST(job_fields_are_validated_by_name)
 
 /* The agent is not trusted: artifact names that are not clean relative
  * paths are dropped when the result is decoded. */
+/* Registry names of every kind that must still pass. */
+TEST(registry_package_names_pass)
+{
+    static const char *const ok[][2] = {{"python", "requests"},
+                                        {"python", "requests==2.31.0"},
+                                        {"python", "uvicorn[standard]>=0.2,<1"},
+                                        {"python", "zope.interface"},
+                                        {"javascript", "left-pad@1.3.0"},
+                                        {"javascript", "@types/node@^20.1.0"},
+                                        {"javascript", "lodash"},
+                                        {"go", "github.com/google/uuid@v1.6.0"},
+                                        {"go", "golang.org/x/text"},
+                                        {"ruby", "rails:7.0.0"},
+                                        {"ruby", "json"},
+                                        {"r", "data.table"},
+                                        {"cpp", "libssl-dev"},
+                                        {"cpp", "libboost1.81-dev=1.81.0-5"},
+                                        {"cpp", "g++"}};
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        if (!language_library_ok(language_find(ok[i][0]), ok[i][1]))
+            fprintf(stderr, "  refused: %s %s\n", ok[i][0], ok[i][1]);
+        ASSERT(language_library_ok(language_find(ok[i][0]), ok[i][1]));
+    }
+}
+
 /* The id is read before anything, whatever its place, so even a job that
  * is wrong elsewhere is filed under its own id; a backslash before "u0000"
  * is not a NUL. */
@@ -515,7 +566,8 @@ static void setup(void)
 
 TEST_MAIN("jobs", T(yaml_job_file_with_defaults), T(yaml_job_file_errors_name_the_line),
           T(yaml_alias_bomb_and_duplicate_keys), T(jobfile_input_is_not_nul_terminated),
-          T(json_lines), T(job_fields_are_validated_by_name), T(id_first_and_nul_escapes),
-          T(too_many_fields_are_invalid_not_cut), T(field_names_with_nul_are_unknown),
-          T(artifact_names_from_the_agent_are_checked), T(base64_roundtrip_and_rejects),
-          T(result_fields_roundtrip_to_json), T(plots_and_install_reach_the_agent_job))
+          T(json_lines), T(job_fields_are_validated_by_name), T(registry_package_names_pass),
+          T(id_first_and_nul_escapes), T(too_many_fields_are_invalid_not_cut),
+          T(field_names_with_nul_are_unknown), T(artifact_names_from_the_agent_are_checked),
+          T(base64_roundtrip_and_rejects), T(result_fields_roundtrip_to_json),
+          T(plots_and_install_reach_the_agent_job))
