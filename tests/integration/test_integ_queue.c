@@ -40,8 +40,8 @@ static void stop_redis(void)
 static int try_port(int port)
 {
     char ports[16];
-    char *argv[] = {"redis-server", "--port", ports, "--bind", "127.0.0.1", "--save", "",
-                    "--appendonly", "no", NULL};
+    char *argv[] = {"redis-server", "--port", ports,          "--bind", "127.0.0.1",
+                    "--save",       "",       "--appendonly", "no",     NULL};
     posix_spawn_file_actions_t fa;
     struct llmsb_err err = {0};
     struct queue q;
@@ -59,7 +59,7 @@ static int try_port(int port)
     for (int i = 0; i < 100; i++) {
         struct timespec ts = {0, 50 * 1000000};
         if (waitpid(redis_pid, NULL, WNOHANG) == redis_pid) {
-            redis_pid = -1;   /* it exited: the port is someone else's */
+            redis_pid = -1; /* it exited: the port is someone else's */
             return -1;
         }
         if (queue_open(&q, url, "probe", NULL, 1000, &err) == 0) {

@@ -242,10 +242,10 @@ TEST(path_check)
         ASSERT(proto_path_check(bad[i], strlen(bad[i]), &err) != 0);
     ASSERT(proto_path_check("a\0b", 3, &err) != 0);
     ASSERT_CONTAINS(err.msg, "control character (0x00)");
-    ASSERT(proto_path_check("a\nb", 3, &err) != 0);   /* names reach terminals and file systems */
+    ASSERT(proto_path_check("a\nb", 3, &err) != 0); /* names reach terminals and file systems */
     ASSERT(proto_path_check("a\033[2Jb", 7, &err) != 0);
     ASSERT(proto_path_check("a\x7f", 2, &err) != 0);
-    ASSERT_EQ(proto_path_check("caf\xc3\xa9.txt", 9, &err), 0);   /* UTF-8 is fine */
+    ASSERT_EQ(proto_path_check("caf\xc3\xa9.txt", 9, &err), 0); /* UTF-8 is fine */
     {
         char longpart[300];
         memset(longpart, 'x', sizeof(longpart) - 1);
