@@ -18,7 +18,7 @@ AGENT_SRC   = agent/agent.c agent/run.c agent/artifacts.c
 LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fields.c \
               languages/languages.c languages/hooks.c \
               backends/backend.c backends/http.c backends/sandbox.c backends/pool.c \
-              backends/docker.c backends/docker_stream.c backends/docker_egress.c \
+              backends/docker.c backends/docker_stream.c backends/docker_egress.c backends/seccomp.c \
               config/config.c config/jobfile.c queue/queue.c \
               scheduler/decide.c scheduler/scheduler.c \
               worker/exec.c worker/job.c worker/jobparse.c worker/result.c worker/scan.c \
@@ -99,7 +99,7 @@ unit: $(UNIT_TESTS)
 	@sh tests/run-suite.sh unit $(UNIT_TESTS)
 
 integration: $(INTEG_TESTS) $(TBIN)/fake-agent
-	@FAKE_AGENT=$(CURDIR)/$(TBIN)/fake-agent sh tests/run-suite.sh integration $(INTEG_TESTS) tests/integration/test_cli.sh tests/integration/test_plots.sh tests/integration/test_libraries.sh tests/queue/test_queue.sh tests/compose/test_compose.sh tests/hostile/run.sh
+	@FAKE_AGENT=$(CURDIR)/$(TBIN)/fake-agent sh tests/run-suite.sh integration $(INTEG_TESTS) tests/integration/test_cli.sh tests/integration/test_plots.sh tests/integration/test_libraries.sh tests/queue/test_queue.sh tests/compose/test_compose.sh tests/hostile/run.sh tests/faults/run.sh
 
 # Unit and integration tests again under AddressSanitizer + UndefinedBehaviorSanitizer
 # (the static agent runs inside the containers and is not instrumented).

@@ -24,6 +24,7 @@
 struct container_spec {
     const char *image;
     const char *runtime; /* NULL: the engine's default (runc) */
+    int engine_seccomp;  /* 1: the engine's default seccomp profile, not ours (seccomp.h) */
     int64_t memory_bytes;
     double cpus;
     int64_t pids;
@@ -55,6 +56,7 @@ struct container_info {
     const char *pid;
     const char *host;
     const char *queue;
+    long long created_s; /* unix seconds, 0 when the engine did not say */
 };
 
 /* ---- the agent stream ------------------------------------------------------ */

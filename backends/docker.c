@@ -4,6 +4,7 @@
  * message.  Nothing here shells out to the docker CLI.  The attach stream's
  * framing is in docker_stream.c, the egress firewall in docker_egress.c. */
 #include "docker_int.h"
+#include "seccomp.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
@@ -196,6 +197,22 @@ static char *create_body(const struct container_spec *s)
         cJSON_AddItemToArray(arr, cJSON_CreateString(caps[i]));
     arr = cJSON_AddArrayToObject(hc, "SecurityOpt");
     cJSON_AddItemToArray(arr, cJSON_CreateString("no-new-privileges"));
+    if (!s->engine_seccomp) { /* the API takes the profile itself, not a path */
+        char *profile = seccomp_profile_json(), *opt = NULL;
+        size_t n = profile ? strlen(profile) + sizeof("seccomp=") : 0;
+        cJSON *item = NULL;
+        if (profile && (opt = malloc(n)) != NULL) {
+            snprintf(opt, n, "seccomp=%s", profile);
+            item = cJSON_CreateString(opt);
+        }
+        free(profile);
+        free(opt);
+        if (!item || !cJSON_AddItemToArray(arr, item)) { /* never without it */
+            cJSON_Delete(item);
+            cJSON_Delete(root);
+            return NULL;
+        }
+    }
     cJSON_AddBoolToObject(hc, "Privileged", 0);
     cJSON_AddNumberToObject(hc, "OomScoreAdj", 500);
     lc = cJSON_AddObjectToObject(hc, "LogConfig");
@@ -344,7 +361,11 @@ static int docker_list(struct backend *b, const char *label,
                                         label_of(labels, "llmsb.kind"),
                                         label_of(labels, "llmsb.pid"),
                                         label_of(labels, "llmsb.host"),
-                                        label_of(labels, "llmsb.queue")};
+                                        label_of(labels, "llmsb.queue"),
+                                        0};
+            const cJSON *created = cJSON_GetObjectItemCaseSensitive(it, "Created");
+            if (cJSON_IsNumber(created))
+                ci.created_s = (long long)created->valuedouble;
             if (cJSON_IsString(id)) {
                 ci.id = id->valuestring;
                 fn(ud, &ci);

@@ -30,13 +30,101 @@ int pool_init(struct pool *p, const struct backend *tmpl, const struct pool_conf
     return 0;
 }
 
+/* Bookkeeping of container ids. Locked. */
+static void live_add(struct pool *p, const char *id)
+{
+    if (p->nlive == p->alive) {
+        size_t na = p->alive ? p->alive * 2 : 16;
+        char(*nl)[BACKEND_ID_MAX] = realloc(p->live, na * sizeof(*nl));
+        if (!nl)
+            return; /* unknown to pool_knows: the reaper may take it once it is old */
+        p->live = nl;
+        p->alive = na;
+    }
+    snprintf(p->live[p->nlive++], BACKEND_ID_MAX, "%s", id);
+}
+
+static void live_del(struct pool *p, const char *id)
+{
+    for (size_t i = 0; i < p->nlive; i++)
+        if (strcmp(p->live[i], id) == 0) {
+            memcpy(p->live[i], p->live[--p->nlive], BACKEND_ID_MAX);
+            return;
+        }
+}
+
+/* A container whose remove failed: retried by pool_maintain. Locked. */
+static void bury(struct pool *p, const char *id)
+{
+    if (p->ngrave == POOL_GRAVE_MAX) {
+        log_warn("pool: %d removes already pending; container %.12s is left to the reaper",
+                 POOL_GRAVE_MAX, id);
+        return;
+    }
+    snprintf(p->grave[p->ngrave++], BACKEND_ID_MAX, "%s", id);
+}
+
 static void destroy(struct pool *p, struct sandbox *sb)
 {
     sandbox_close(sb);
-    free(sb);
     pthread_mutex_lock(&p->mu);
     p->destroyed++;
+    live_del(p, sb->id);
+    if (sb->unremoved)
+        bury(p, sb->id);
     pthread_mutex_unlock(&p->mu);
+    free(sb);
+}
+
+int pool_knows(struct pool *p, const char *id)
+{
+    int found = 0;
+
+    pthread_mutex_lock(&p->mu);
+    for (size_t i = 0; i < p->nlive && !found; i++)
+        found = strcmp(p->live[i], id) == 0;
+    for (size_t i = 0; i < p->ngrave && !found; i++)
+        found = strcmp(p->grave[i], id) == 0;
+    pthread_mutex_unlock(&p->mu);
+    return found;
+}
+
+/* Retries the removes that failed. */
+static void exhume(struct pool *p)
+{
+    struct backend be;
+    struct llmsb_err err = {0};
+    char id[BACKEND_ID_MAX];
+    size_t n;
+
+    pthread_mutex_lock(&p->mu);
+    n = p->ngrave;
+    pthread_mutex_unlock(&p->mu);
+    if (n == 0 || backend_clone(&be, p->tmpl, &err) != 0)
+        return;
+    for (size_t tries = 0; tries < n; tries++) {
+        int rc;
+        pthread_mutex_lock(&p->mu);
+        if (p->ngrave == 0) {
+            pthread_mutex_unlock(&p->mu);
+            break;
+        }
+        memcpy(id, p->grave[0], sizeof(id));
+        memcpy(p->grave[0], p->grave[--p->ngrave], BACKEND_ID_MAX);
+        pthread_mutex_unlock(&p->mu);
+        rc = be.ops->remove(&be, id, &err);
+        pthread_mutex_lock(&p->mu);
+        if (rc != 0)
+            bury(p, id); /* still down: next time */
+        pthread_mutex_unlock(&p->mu);
+        if (rc == 0) {
+            log_info("pool: removed container %.12s (its earlier remove had failed)", id);
+        } else {
+            log_debug("pool: container %.12s: remove failed again: %s", id, err.msg);
+            break; /* the engine is not back yet */
+        }
+    }
+    backend_close(&be);
 }
 
 /* Remembers a key so maintenance keeps min_idle warm for it. Locked. */
@@ -83,9 +171,16 @@ static int create(struct pool *p, const struct container_spec *spec, struct sand
         labelled.labels[i][1] = p->cfg.labels[i][1];
     }
     if ((rc = sandbox_open(sb, p->tmpl, &labelled, p->cfg.start_timeout_ms, err)) != 0) {
+        pthread_mutex_lock(&p->mu);
+        if (sb->unremoved)
+            bury(p, sb->id);
+        pthread_mutex_unlock(&p->mu);
         free(sb);
         return rc;
     }
+    pthread_mutex_lock(&p->mu);
+    live_add(p, sb->id);
+    pthread_mutex_unlock(&p->mu);
     *out = sb;
     return 0;
 }
@@ -301,6 +396,7 @@ void pool_maintain(struct pool *p)
 {
     int64_t now = clock_mono_ms();
 
+    exhume(p);
     while (expire_one(p, now))
         ;
     for (int w = 0;; w++) {
@@ -334,6 +430,10 @@ void pool_release_all(struct pool *p)
     free(p->idle);
     p->idle = NULL;
     p->nidle = p->aidle = 0;
+    exhume(p); /* one last try; what is left the reaper of another process takes */
+    free(p->live);
+    p->live = NULL;
+    p->nlive = p->alive = 0;
 }
 
 int pool_size(struct pool *p, int *idle)

@@ -7,7 +7,13 @@
  * fails fast, or makes a temporary container, as configured.  Release
  * keeps a container only while it is healthy, under max_uses and max_age;
  * maintenance drops idle ones past idle_timeout and keeps min_idle warm for
- * every key it has seen. */
+ * every key it has seen.
+ *
+ * A container whose remove failed (the engine was down or restarting) is
+ * not forgotten: its id waits in the pool's graveyard and maintenance
+ * removes it once the engine answers.  pool_knows tells the worker's
+ * reaper which of its own containers are the pool's (every other one it
+ * made is a leftover: a create whose answer was lost, say). */
 #ifndef LLMSB_POOL_H
 #define LLMSB_POOL_H
 
@@ -39,6 +45,7 @@ int pool_config_label(struct pool_config *pc, const char *key, const char *value
 #define POOL_KEY_MAX 512
 #define POOL_HEALTH_TIMEOUT_MS 5000
 #define POOL_WAIT_SLICE_MS 200
+#define POOL_GRAVE_MAX 256 /* container ids whose remove is to be retried */
 
 struct pool_idle {
     struct sandbox *sb;
@@ -63,6 +70,10 @@ struct pool {
     } warm[POOL_MAX_KEYS];
     int nwarm;
     long long created, reused, destroyed;
+    char (*live)[BACKEND_ID_MAX]; /* every container made and not yet destroyed */
+    size_t nlive, alive;
+    char grave[POOL_GRAVE_MAX][BACKEND_ID_MAX]; /* removes that failed */
+    size_t ngrave;
 };
 
 struct pool_lease {
@@ -81,8 +92,12 @@ int pool_acquire(struct pool *p, const struct container_spec *spec, struct pool_
 /* Gives a container back: kept if reusable and within its limits, else
  * destroyed. */
 void pool_put(struct pool *p, struct pool_lease *lease, int reusable);
-/* Idle timeouts, ages, min_idle top-up. Call periodically from one thread. */
+/* Failed removes retried, idle timeouts, ages, min_idle top-up. Call
+ * periodically from one thread. */
 void pool_maintain(struct pool *p);
+/* 1 when container id is one of the pool's (idle, handed out, or waiting
+ * to be removed again). */
+int pool_knows(struct pool *p, const char *id);
 int pool_size(struct pool *p, int *idle);
 
 #endif

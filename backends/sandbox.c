@@ -16,11 +16,11 @@ void sandbox_spec_key(const struct container_spec *s, char *out, size_t outsz)
 {
     /* the image comes first and is the only long part: a key cut short
      * still tells images apart up to outsz */
-    snprintf(out, outsz, "%s|%s|m%lld|c%.3f|p%lld|f%lld|u%lld|w%lld|t%lld|n%d|%s", s->image,
-             s->runtime ? s->runtime : "", (long long)s->memory_bytes, s->cpus, (long long)s->pids,
-             (long long)s->nofile, (long long)s->nproc, (long long)s->work_tmpfs_bytes,
-             (long long)s->tmp_tmpfs_bytes, s->network,
-             s->network && s->network_name ? s->network_name : "");
+    snprintf(out, outsz, "%s|%s%s|m%lld|c%.3f|p%lld|f%lld|u%lld|w%lld|t%lld|n%d|%s", s->image,
+             s->runtime ? s->runtime : "", s->engine_seccomp ? "|engine-seccomp" : "",
+             (long long)s->memory_bytes, s->cpus, (long long)s->pids, (long long)s->nofile,
+             (long long)s->nproc, (long long)s->work_tmpfs_bytes, (long long)s->tmp_tmpfs_bytes,
+             s->network, s->network && s->network_name ? s->network_name : "");
 }
 
 static int stop_asked(const struct sandbox *s)
@@ -281,8 +281,10 @@ void sandbox_close(struct sandbox *s)
     if (s->stream)
         s->stream->ops->close(s->stream);
     s->stream = NULL;
-    if (s->open && s->be.ops && s->be.ops->remove(&s->be, s->id, &e) != 0)
+    if (s->open && s->be.ops && s->be.ops->remove(&s->be, s->id, &e) != 0) {
         log_warn("cannot remove container %.12s: %s", s->id, e.msg);
+        s->unremoved = 1;
+    }
     s->open = 0;
     buf_release(&s->in);
     backend_close(&s->be);

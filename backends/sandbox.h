@@ -28,6 +28,7 @@ struct sandbox {
     int open;       /* the container exists */
     int need_ready; /* a RESULT came; READY not read yet */
     int healthy;    /* 0: destroy rather than reuse */
+    int unremoved;  /* sandbox_close could not remove it: id names a container still */
     int jobs;
     int64_t born_ms;
     struct container_spec spec; /* what it was created with (labels not kept) */

@@ -50,6 +50,7 @@ static const struct ckey keys[] = {
     {"backend.name", C_STR, 0, 0, O(backend), S(backend), NULL, "container engine"},
     {"backend.host", C_STR, 0, 0, O(backend_host), S(backend_host), NULL, "engine address (unix:///path, tcp://host:port)"},
     {"backend.runtime", C_STR, 0, 0, O(runtime), S(runtime), NULL, "OCI runtime (runsc for gVisor)"},
+    {"backend.seccomp", C_ENUM, 0, 0, O(seccomp), S(seccomp), "builtin|engine", "seccomp profile: the project's own, or the engine's default"},
     LIMIT_KEYS("defaults", defaults),
     LIMIT_KEYS("max", max),
     {"sandbox.uid", C_INT, 1, 65533, O(sandbox_uid), 0, NULL, "uid jobs run as"},
@@ -133,6 +134,7 @@ void config_defaults(struct config *c)
     c->pool_idle_timeout_ms = 300000;
     c->pool_wait_ms = 60000;
     snprintf(c->pool_on_exhausted, sizeof(c->pool_on_exhausted), "wait");
+    snprintf(c->seccomp, sizeof(c->seccomp), "builtin");
     c->max_attempts = 3;
     snprintf(c->image_prefix, sizeof(c->image_prefix), "llmsb/");
     snprintf(c->default_policy, sizeof(c->default_policy), "minimal");

@@ -31,6 +31,7 @@ struct config {
     char backend[32];                   /* backend.name: the container engine */
     char backend_host[256];             /* "" = the backend's default address */
     char runtime[64];                   /* "" = engine default (runc); "runsc" = gVisor */
+    char seccomp[16];                   /* "builtin" (backends/seccomp.h) or "engine" */
     char images[CONFIG_MAX_LANGS][256]; /* per languages[] index; "" = default */
     struct limits defaults;
     struct limits max;

@@ -628,13 +628,25 @@ static void retry_consumer(const struct queue *q, char *out, size_t outsz)
     snprintf(out, outsz, "%s-retry", q->prefix);
 }
 
-int queue_release(struct queue *q, const char *entry_id, long long idle_ms, struct llmsb_err *err)
+int queue_is_retry_consumer(const struct queue *q, const char *owner)
 {
-    char idle[24], parked[96];
-    snprintf(idle, sizeof(idle), "%lld", idle_ms);
+    char parked[96];
     retry_consumer(q, parked, sizeof(parked));
-    return simple(q, err, 9, "XCLAIM", q->k_jobs, q->group, parked, "0", entry_id, "IDLE", idle,
-                  "JUSTID");
+    return strcmp(owner, parked) == 0;
+}
+
+int queue_release(struct queue *q, const char *entry_id, long long idle_ms, long long count,
+                  struct llmsb_err *err)
+{
+    char idle[24], parked[96], cnt[24];
+    snprintf(idle, sizeof(idle), "%lld", idle_ms);
+    snprintf(cnt, sizeof(cnt), "%lld", count < 0 ? 0 : count);
+    retry_consumer(q, parked, sizeof(parked));
+    if (count < 0)
+        return simple(q, err, 9, "XCLAIM", q->k_jobs, q->group, parked, "0", entry_id, "IDLE", idle,
+                      "JUSTID");
+    return simple(q, err, 11, "XCLAIM", q->k_jobs, q->group, parked, "0", entry_id, "IDLE", idle,
+                  "RETRYCOUNT", cnt, "JUSTID");
 }
 
 /* XCLAIM ids to consumer. set_idle (or NULL) sets their idle time;

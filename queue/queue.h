@@ -107,8 +107,12 @@ int queue_renew(struct queue *q, char *const *ids, size_t n, void (*lost)(void *
                 void *ud, struct llmsb_err *err);
 /* Puts an entry back for any worker: parked on the "<prefix>-retry"
  * consumer with idle set to idle_ms (so it is reclaimable once idle passes
- * the lease), count unchanged. */
-int queue_release(struct queue *q, const char *entry_id, long long idle_ms, struct llmsb_err *err);
+ * the lease). count >= 0 sets its delivery count (the next claim adds
+ * one); count < 0 leaves it. */
+int queue_release(struct queue *q, const char *entry_id, long long idle_ms, long long count,
+                  struct llmsb_err *err);
+/* 1 when owner is the consumer released entries wait on. */
+int queue_is_retry_consumer(const struct queue *q, const char *owner);
 /* Claims up to count entries idle for at least min_idle_ms (any consumer),
  * with their fields and new delivery counts. */
 int queue_claim_stale(struct queue *q, long long min_idle_ms, int count, struct queue_entry **out,

@@ -28,6 +28,9 @@ struct sched_decision scheduler_decide(enum sched_outcome o, long long attempt, 
     case SCHED_OUT_ABORTED:
         d.action = SCHED_GIVE_BACK;
         break;
+    case SCHED_OUT_UNAVAILABLE:
+        d.action = SCHED_PAUSE;
+        break;
     case SCHED_OUT_FAILED:
         if (attempt >= max_attempts) {
             d.action = SCHED_DEAD_LETTER;

@@ -23,6 +23,7 @@ int scheduler_init(struct scheduler *s, int nslots, const struct sched_config *c
     for (int i = 0; i < nslots; i++)
         atomic_init(&s->slots[i].cancel, SCHED_GO);
     atomic_init(&s->draining, 0);
+    atomic_init(&s->paused, 0);
     atomic_init(&s->done, 0);
     pthread_mutex_init(&s->mu, NULL);
     s->renew.every_ms = cfg->lease_ms / 3;
@@ -62,6 +63,8 @@ int scheduler_next(struct scheduler *s, struct queue *q, struct queue_entry **e,
     int rc;
 
     *e = NULL;
+    if (atomic_load(&s->paused))
+        return 0;
     if (take_held(s, e))
         return 0;
     if ((rc = queue_read(q, 1, (int)s->cfg.block_ms, e, &n, err)) != 0)
@@ -272,7 +275,15 @@ static int reclaim(struct scheduler *s, struct queue *q)
     if (queue_claim_stale(q, s->cfg.lease_ms, free_slots, &e, &n, &err) != 0)
         return err.code;
     if (n) {
-        log_info("reclaimed %zu job(s) whose lease expired or whose worker died", n);
+        size_t retries = 0;
+        for (size_t i = 0; i < n; i++)
+            retries += queue_is_retry_consumer(q, e[i].owner);
+        if (retries)
+            log_info("took %zu job(s) due for another attempt (retry back-off over, or given "
+                     "back)",
+                     retries);
+        if (n > retries)
+            log_info("reclaimed %zu job(s) whose lease expired", n - retries);
         hold(s, e, n);
     } else {
         free(e);
@@ -291,7 +302,8 @@ int scheduler_tick(struct scheduler *s, struct queue *q, int64_t now)
     rc = poll_cancels(s, q, in);
     if (rc == 0 && sched_timer_due(&s->renew, now))
         rc = renew_leases(s, q, in);
-    if (rc == 0 && !atomic_load(&s->draining) && sched_timer_due(&s->reclaim, now))
+    if (rc == 0 && !atomic_load(&s->draining) && !atomic_load(&s->paused) &&
+        sched_timer_due(&s->reclaim, now))
         rc = reclaim(s, q);
     free(in);
     return rc;
@@ -303,13 +315,29 @@ void scheduler_give_back_held(struct scheduler *s, struct queue *q)
 
     pthread_mutex_lock(&s->mu);
     for (size_t i = 0; i < s->nheld; i++)
-        if (queue_release(q, s->held[i].id, s->cfg.lease_ms, &err) != 0)
+        if (queue_release(q, s->held[i].id, s->cfg.lease_ms, s->held[i].deliveries - 1, &err) != 0)
             log_warn("entry %s: give back failed (%s); its lease will expire instead",
                      s->held[i].id, err.msg);
     queue_entries_free(s->held, s->nheld);
     s->held = NULL;
     s->nheld = 0;
     pthread_mutex_unlock(&s->mu);
+}
+
+int scheduler_pause(struct scheduler *s, struct queue *q)
+{
+    int was = 0;
+
+    if (!atomic_compare_exchange_strong(&s->paused, &was, 1))
+        return 0;
+    scheduler_give_back_held(s, q);
+    return 1;
+}
+
+int scheduler_resume(struct scheduler *s)
+{
+    int was = 1;
+    return atomic_compare_exchange_strong(&s->paused, &was, 0);
 }
 
 /* ---- acting on decisions ------------------------------------------------------ */
@@ -357,7 +385,7 @@ int scheduler_dead_fields(const struct scheduler *s, const struct queue_entry *e
 }
 
 void scheduler_give_back(struct scheduler *s, struct queue *q, const struct queue_entry *e,
-                         int64_t delay_ms)
+                         int64_t delay_ms, int counted)
 {
     struct llmsb_err err = {0};
     int64_t idle = s->cfg.lease_ms - delay_ms;
@@ -365,6 +393,6 @@ void scheduler_give_back(struct scheduler *s, struct queue *q, const struct queu
     if (idle < 0)
         idle = 0;
     /* parked with an idle time that reaches the lease after delay_ms */
-    if (queue_release(q, e->id, idle, &err) != 0)
+    if (queue_release(q, e->id, idle, counted ? -1 : e->deliveries - 1, &err) != 0)
         log_warn("entry %s: give back failed (%s); the lease will expire instead", e->id, err.msg);
 }

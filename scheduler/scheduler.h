@@ -24,10 +24,12 @@
 
 /* What executing one attempt of a job came to. */
 enum sched_outcome {
-    SCHED_OUT_FINAL = 0, /* a final result (the program's or the job's fault included) */
-    SCHED_OUT_CANCELLED, /* the user cancelled it while it ran */
-    SCHED_OUT_ABORTED,   /* we stopped it (drain, lease lost): no result */
-    SCHED_OUT_FAILED     /* the infrastructure failed this attempt */
+    SCHED_OUT_FINAL = 0,  /* a final result (the program's or the job's fault included) */
+    SCHED_OUT_CANCELLED,  /* the user cancelled it while it ran */
+    SCHED_OUT_ABORTED,    /* we stopped it (drain, lease lost): no result */
+    SCHED_OUT_FAILED,     /* the infrastructure failed this attempt */
+    SCHED_OUT_UNAVAILABLE /* it failed while the engine did not answer: the worker's
+                           * problem, not the job's */
 };
 
 /* What to do with it. */
@@ -35,7 +37,8 @@ enum sched_action {
     SCHED_FINISH = 0,  /* write the result (and acknowledge) */
     SCHED_RETRY,       /* give it back to be run again after delay_ms */
     SCHED_DEAD_LETTER, /* internal_error, plus an entry on the dead stream */
-    SCHED_GIVE_BACK    /* give it back at once; this attempt does not count */
+    SCHED_GIVE_BACK,   /* give it back at once; this attempt does not count */
+    SCHED_PAUSE        /* give it back uncounted and take no job until the engine answers */
 };
 
 struct sched_decision {
@@ -121,6 +124,7 @@ struct scheduler {
     size_t nheld;
     struct sched_timer renew, reclaim;
     atomic_int draining; /* no new jobs */
+    atomic_int paused;   /* the engine does not answer: no new jobs until it does */
     atomic_llong done;   /* final results written */
 };
 
@@ -149,8 +153,14 @@ int scheduler_running(struct scheduler *s);
 int scheduler_tick(struct scheduler *s, struct queue *q, int64_t now);
 /* Drain deadline: every running job is told to stop and is given back. */
 void scheduler_abort_all(struct scheduler *s);
-/* At shutdown: held entries go back for any worker. */
+/* At shutdown or pause: held entries (which never ran here) go back for
+ * any worker, their delivery to us uncounted. */
 void scheduler_give_back_held(struct scheduler *s, struct queue *q);
+/* The engine stopped answering: no new jobs (scheduler_next returns none,
+ * reclaim takes none) and held ones go back. Returns 1 if it was running. */
+int scheduler_pause(struct scheduler *s, struct queue *q);
+/* The engine answers again. Returns 1 if it was paused. */
+int scheduler_resume(struct scheduler *s);
 
 /* ---- acting on a decision, through queue/ ----------------------------------- */
 
@@ -166,8 +176,9 @@ int scheduler_finish(struct scheduler *s, struct queue *q, const struct queue_en
 int scheduler_dead_fields(const struct scheduler *s, const struct queue_entry *e,
                           const char *reason, char attempts[24], struct fields *out);
 /* Gives e back for any worker after delay_ms (0: as soon as its lease
- * says). */
+ * says). counted 0: its delivery to us is taken back (the attempt did not
+ * happen as far as max_attempts is concerned). */
 void scheduler_give_back(struct scheduler *s, struct queue *q, const struct queue_entry *e,
-                         int64_t delay_ms);
+                         int64_t delay_ms, int counted);
 
 #endif

@@ -95,6 +95,7 @@ void exec_spec_for_job(struct container_spec *spec, const struct config *cfg, co
     memset(spec, 0, sizeof(*spec));
     spec->image = image;
     spec->runtime = cfg->runtime[0] ? cfg->runtime : NULL;
+    spec->engine_seccomp = strcmp(cfg->seccomp, "engine") == 0;
     spec->memory_bytes = j->limits.memory_mb << 20;
     spec->cpus = j->limits.cpus;
     spec->pids = j->limits.pids;
@@ -305,6 +306,39 @@ static void sleep_ms(int64_t ms)
         ;
 }
 
+int exec_engine_answers(const struct backend *be)
+{
+    struct backend probe;
+    struct llmsb_err err = {0};
+    char version[64];
+    int ok;
+
+    if (backend_clone(&probe, be, &err) != 0)
+        return 0;
+    ok = probe.ops->ping(&probe, version, sizeof(version), &err) == 0;
+    backend_close(&probe);
+    return ok;
+}
+
+/* Waits up to EXEC_ENGINE_WAIT_MS for the engine; 1 when it answers. */
+static int await_engine(const struct backend *be, atomic_int *cancel)
+{
+    int64_t until = clock_mono_ms() + EXEC_ENGINE_WAIT_MS;
+
+    log_warn("%s engine does not answer; waiting up to %d s for it", be->ops->name,
+             EXEC_ENGINE_WAIT_MS / 1000);
+    while (clock_mono_ms() < until) {
+        if (llmsb_interrupted || (cancel && atomic_load(cancel) != SCHED_GO))
+            return 0;
+        sleep_ms(1000);
+        if (exec_engine_answers(be)) {
+            log_info("%s engine answers again", be->ops->name);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 enum sched_outcome exec_job_retrying(struct pool *pool, const struct backend *be,
                                      const struct config *cfg, const struct job *j,
                                      atomic_int *cancel, struct job_result *r)
@@ -319,12 +353,25 @@ enum sched_outcome exec_job_retrying(struct pool *pool, const struct backend *be
         r->attempts = (int)attempt;
         llmsb_err_clear(&err);
         o = exec_job(pool, be, cfg, j, cancel, r, &err);
+        if (o == SCHED_OUT_FAILED && !exec_engine_answers(be))
+            o = SCHED_OUT_UNAVAILABLE;
         d = scheduler_decide(o, attempt, j->max_attempts, &backoff);
         switch (d.action) {
         case SCHED_FINISH:
             return o;
         case SCHED_GIVE_BACK:
             return SCHED_OUT_ABORTED;
+        case SCHED_PAUSE:
+            if (!await_engine(be, cancel)) {
+                if (llmsb_interrupted || (cancel && atomic_load(cancel) != SCHED_GO))
+                    return SCHED_OUT_ABORTED;
+                job_result_set_status(r, STATUS_INTERNAL_ERROR,
+                                      "the engine did not answer for %d s; last: %s",
+                                      EXEC_ENGINE_WAIT_MS / 1000, err.msg);
+                return SCHED_OUT_FAILED;
+            }
+            attempt--; /* the engine's outage, not this job's attempt */
+            break;
         case SCHED_DEAD_LETTER:
             job_result_set_status(r, STATUS_INTERNAL_ERROR,
                                   "infrastructure failed %lld "

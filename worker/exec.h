@@ -44,11 +44,20 @@ enum sched_outcome exec_job(struct pool *pool, const struct backend *be, const s
                             const struct job *j, atomic_int *cancel, struct job_result *r,
                             struct llmsb_err *err);
 
+/* 1 when the engine behind be answers a ping now. After a failed attempt
+ * this tells the engine's outage (SCHED_OUT_UNAVAILABLE: uncounted) from
+ * a failure of the job's own attempt. */
+int exec_engine_answers(const struct backend *be);
+
+#define EXEC_ENGINE_WAIT_MS 300000 /* run/--local: how long to wait for a lost engine */
+
 /* Runs j with the scheduler's retry policy (the --local path and `run`):
  * attempts until a final result, max_attempts failures (r then says
  * internal_error and returns SCHED_OUT_FAILED), or a cancel or abort
  * through *cancel or llmsb_interrupted (SCHED_OUT_ABORTED: r has no
- * status). */
+ * status). An attempt that failed while the engine did not answer does
+ * not count: it waits for the engine (up to EXEC_ENGINE_WAIT_MS, then
+ * internal_error) and tries again. */
 enum sched_outcome exec_job_retrying(struct pool *pool, const struct backend *be,
                                      const struct config *cfg, const struct job *j,
                                      atomic_int *cancel, struct job_result *r);

@@ -169,6 +169,8 @@ static void run_entry(struct slot *s, const struct queue_entry *e, const struct 
     }
     o = exec_job(&s->w->pool, &s->be, cfg, j, scheduler_cancel_flag(&s->w->sched, s->index), r,
                  &err);
+    if (o == SCHED_OUT_FAILED && !exec_engine_answers(&s->be))
+        o = SCHED_OUT_UNAVAILABLE;
     d = scheduler_decide(o, e->deliveries, j->max_attempts, &backoff);
     switch (d.action) {
     case SCHED_FINISH:
@@ -176,12 +178,20 @@ static void run_entry(struct slot *s, const struct queue_entry *e, const struct 
         break;
     case SCHED_GIVE_BACK:
         log_info("job=%s: aborted (drain or lease lost); given back for another worker", j->id);
-        scheduler_give_back(&s->w->sched, &s->q, e, 0);
+        scheduler_give_back(&s->w->sched, &s->q, e, 0, 0);
+        break;
+    case SCHED_PAUSE:
+        if (scheduler_pause(&s->w->sched, &s->q))
+            log_warn("%s engine does not answer (%s); taking no jobs until it does",
+                     s->be.ops->name, err.msg);
+        log_info("job=%s: given back, this attempt uncounted (the engine failed, not the job)",
+                 j->id);
+        scheduler_give_back(&s->w->sched, &s->q, e, 0, 0);
         break;
     case SCHED_RETRY:
         log_warn("job=%s attempt %lld failed: %s; retrying in %lld ms", j->id, e->deliveries,
                  err.msg, (long long)d.delay_ms);
-        scheduler_give_back(&s->w->sched, &s->q, e, d.delay_ms);
+        scheduler_give_back(&s->w->sched, &s->q, e, d.delay_ms, 1);
         break;
     case SCHED_DEAD_LETTER: {
         char reason[400];
@@ -250,6 +260,8 @@ static void *slot_main(void *arg)
         }
         if (e)
             handle_entry(s, e);
+        else if (atomic_load(&w->sched.paused))
+            sleep_ms(WORKER_PAUSED_POLL_MS);
         queue_entries_free(e, e ? 1 : 0);
     }
     queue_close(&s->q);
@@ -279,7 +291,10 @@ static int heartbeat(struct worker *w, struct queue *q)
     fields_adds(&p, "done", done);
     fields_adds(&p, "version", LLMSB_VERSION);
     fields_adds(&p, "backend", w->be.ops->name);
-    fields_adds(&p, "state", atomic_load(&worker_stop) ? "draining" : "running");
+    fields_adds(&p, "state",
+                atomic_load(&worker_stop)       ? "draining"
+                : atomic_load(&w->sched.paused) ? "paused (engine not answering)"
+                                                : "running");
     fields_adds(&p, "started_at", started);
     fields_adds(&p, "pool_idle_total", pooled);
     rc = queue_heartbeat(q, w->name, &p, w->cfg->heartbeat_ttl_ms, &err);
@@ -297,7 +312,9 @@ struct reap_ctx {
 /* A container of this host is left behind when its process is gone: for a
  * worker of this queue, no heartbeat; for run/local, no such pid.  Workers
  * of other queues (another Redis or prefix on the same engine) are never
- * judged here: their heartbeats are not in our Redis. */
+ * judged here: their heartbeats are not in our Redis.  Our own containers
+ * are left behind when the pool does not know them (a create whose answer
+ * the engine's crash swallowed) and they are older than any start. */
 static void reap_one(void *ud, const struct container_info *ci)
 {
     struct reap_ctx *c = ud;
@@ -305,9 +322,14 @@ static void reap_one(void *ud, const struct container_info *ci)
     long long pid;
     int dead = 0;
 
-    if (c->n >= REAP_MAX || strcmp(ci->worker, c->w->name) == 0)
+    if (c->n >= REAP_MAX)
         return;
-    if (strcmp(ci->kind, "worker") == 0)
+    if (strcmp(ci->worker, c->w->name) == 0)
+        dead = ci->created_s > 0 &&
+               (clock_wall_ms() / 1000 - ci->created_s) * 1000 >
+                   c->w->cfg->start_timeout_ms + WORKER_OWN_LEFTOVER_AGE_MS &&
+               !pool_knows(&c->w->pool, ci->id);
+    else if (strcmp(ci->kind, "worker") == 0)
         dead = strcmp(ci->queue, c->w->queue_label) == 0 &&
                queue_worker_alive(c->q, ci->worker, &err) == 0;
     else if (parse_ll(ci->pid, 1, 1 << 30, &pid) == 0)
@@ -330,7 +352,7 @@ static void reap(struct worker *w, struct queue *q)
     if (w->be.ops->list(&w->be, label, reap_one, c, &err) != 0)
         log_warn("reaper: %s", err.msg);
     for (int i = 0; i < c->n; i++) {
-        log_info("reaper: removing container %.12s left by a dead process", c->ids[i]);
+        log_info("reaper: removing container %.12s left behind", c->ids[i]);
         if (w->be.ops->remove(&w->be, c->ids[i], &err) != 0)
             log_warn("reaper: %s", err.msg);
     }
@@ -342,6 +364,7 @@ static void *janitor_main(void *arg)
     struct worker *w = arg;
     struct sched_timer hb = {w->cfg->heartbeat_ttl_ms / HEARTBEAT_PER_TTL, 0};
     struct sched_timer maint = {WORKER_MAINTAIN_EVERY_MS, 0};
+    struct sched_timer probe = {WORKER_ENGINE_PROBE_MS, 0};
     struct queue q;
 
     if (redis_connect(w, &q, 1, &w->janitor_stop, 0) != 0)
@@ -352,7 +375,11 @@ static void *janitor_main(void *arg)
 
         if (rc == 0 && sched_timer_due(&hb, now))
             rc = heartbeat(w, &q);
-        if (!atomic_load(&worker_stop) && sched_timer_due(&maint, now)) {
+        if (atomic_load(&w->sched.paused) && sched_timer_due(&probe, now) &&
+            exec_engine_answers(&w->be) && scheduler_resume(&w->sched))
+            log_info("%s engine answers again; taking jobs", w->be.ops->name);
+        if (!atomic_load(&worker_stop) && !atomic_load(&w->sched.paused) &&
+            sched_timer_due(&maint, now)) {
             pool_maintain(&w->pool);
             reap(w, &q);
         }

@@ -257,7 +257,7 @@ TEST(renew_reports_a_lease_taken_by_another_worker)
     ASSERT_EQ(queue_renew(&a, ids, 1, on_lost, NULL, &err), 0);
     ASSERT_STR(lost_id, "");
     /* wa goes silent; wb takes the entry once it looks older than the lease */
-    ASSERT_EQ(queue_release(&a, entry, 60000, &err), 0); /* sets idle 60 s, parked */
+    ASSERT_EQ(queue_release(&a, entry, 60000, -1, &err), 0); /* sets idle 60 s, parked */
     ASSERT_EQ(queue_claim_stale(&b, 30000, 4, &e, &n, &err), 0);
     ASSERT_EQ(n, 1);
     ASSERT_EQ(e[0].deliveries, 2);
@@ -346,7 +346,7 @@ TEST(released_entries_wait_their_back_off)
     ASSERT_EQ(open_as(&q, prefix, "w1"), 0);
     ASSERT_EQ(take_new(&q, "job-f", entry), 0);
     /* given back with 10 s of back-off left before a 30 s lease */
-    ASSERT_EQ(queue_release(&q, entry, 20000, &err), 0);
+    ASSERT_EQ(queue_release(&q, entry, 20000, -1, &err), 0);
     ASSERT_EQ(queue_claim_stale(&q, 30000, 4, &e, &n, &err), 0);
     ASSERT_EQ(n, 0);
     free(e);
@@ -354,6 +354,39 @@ TEST(released_entries_wait_their_back_off)
     ASSERT_EQ(n, 1);
     queue_entries_free(e, n);
     queue_close(&q);
+}
+
+/* Given back uncounted (an engine outage, a held entry that never ran):
+ * the next claim shows the same attempt again; and the reclaim can tell a
+ * parked entry from one whose lease expired. */
+TEST(uncounted_release_keeps_the_attempt)
+{
+    struct queue q, other;
+    struct queue_entry *e;
+    struct llmsb_err err = {0};
+    char prefix[32], entry[QUEUE_ENTRY_ID_MAX];
+    size_t n;
+
+    ASSERT(redis_ok);
+    new_prefix(prefix, sizeof(prefix));
+    ASSERT_EQ(open_as(&q, prefix, "w1"), 0);
+    ASSERT_EQ(open_as(&other, prefix, "w2"), 0);
+    ASSERT_EQ(take_new(&q, "job-u", entry), 0); /* delivery 1 */
+    ASSERT_EQ(queue_release(&q, entry, 60000, 0, &err), 0);
+    ASSERT_EQ(queue_claim_stale(&other, 30000, 4, &e, &n, &err), 0);
+    ASSERT_EQ(n, 1);
+    ASSERT_EQ(e[0].deliveries, 1); /* not 2: the outage did not count */
+    ASSERT(queue_is_retry_consumer(&other, e[0].owner));
+    queue_entries_free(e, n);
+    /* w2 goes silent: an expired lease is not a parked entry */
+    ASSERT_EQ(queue_claim_stale(&q, 0, 4, &e, &n, &err), 0);
+    ASSERT_EQ(n, 1);
+    ASSERT_EQ(e[0].deliveries, 2);
+    ASSERT(!queue_is_retry_consumer(&q, e[0].owner));
+    ASSERT_STR(e[0].owner, "w2");
+    queue_entries_free(e, n);
+    queue_close(&q);
+    queue_close(&other);
 }
 
 TEST(cancel_keys_and_heartbeats)
@@ -429,5 +462,6 @@ TEST_MAIN("integration_queue", T(enqueue_read_finish_exactly_once),
           T(renew_reports_a_lease_taken_by_another_worker),
           T(dead_workers_jobs_are_reclaimed_with_their_delivery_counted),
           T(own_deliveries_not_running_are_recovered_without_a_count),
-          T(released_entries_wait_their_back_off), T(cancel_keys_and_heartbeats),
-          T(entries_with_too_many_or_too_big_fields_are_counted), T(a_bad_url_is_refused_at_once))
+          T(released_entries_wait_their_back_off), T(uncounted_release_keeps_the_attempt),
+          T(cancel_keys_and_heartbeats), T(entries_with_too_many_or_too_big_fields_are_counted),
+          T(a_bad_url_is_refused_at_once))

@@ -42,6 +42,15 @@ TEST(abort_gives_back_without_counting)
     ASSERT_EQ(d.delay_ms, 0);
 }
 
+/* an engine outage is the worker's: whatever the count, pause and give back */
+TEST(engine_outage_pauses_and_never_dead_letters)
+{
+    struct sched_decision d = scheduler_decide(SCHED_OUT_UNAVAILABLE, 3, 3, &backoff);
+    ASSERT_EQ(d.action, SCHED_PAUSE);
+    d = scheduler_decide(SCHED_OUT_UNAVAILABLE, 1, 1, &backoff);
+    ASSERT_EQ(d.action, SCHED_PAUSE);
+}
+
 TEST(backoff_doubles_and_is_bounded)
 {
     const struct sched_backoff unbounded = {1000, 0};
@@ -139,8 +148,8 @@ TEST(status_table_parses_every_name_and_nothing_else)
 
 TEST_MAIN("scheduler", T(final_results_are_never_retried),
           T(infrastructure_failure_retries_then_dead_letters), T(abort_gives_back_without_counting),
-          T(backoff_doubles_and_is_bounded), T(admission_of_a_delivered_job),
-          T(duplicate_delivery_of_a_finished_id), T(cancel_before_and_while_running),
-          T(agent_internal_error_is_ours), T(backstop_adds_every_step_and_the_grace),
-          T(claim_budget_never_negative), T(timers_fire_once_per_period),
-          T(status_table_parses_every_name_and_nothing_else))
+          T(engine_outage_pauses_and_never_dead_letters), T(backoff_doubles_and_is_bounded),
+          T(admission_of_a_delivered_job), T(duplicate_delivery_of_a_finished_id),
+          T(cancel_before_and_while_running), T(agent_internal_error_is_ours),
+          T(backstop_adds_every_step_and_the_grace), T(claim_budget_never_negative),
+          T(timers_fire_once_per_period), T(status_table_parses_every_name_and_nothing_else))
