@@ -11,7 +11,7 @@ log() { printf '\n== %s\n' "$*"; }
 
 PKGS="build-essential pkg-config libhiredis-dev libcurl4-openssl-dev libcjson-dev
       libarchive-dev libpcre2-dev libyaml-dev docker.io debootstrap curl ca-certificates
-      clang libclang-rt-14-dev socat redis-server redis-tools docker-compose jq iptables"
+      clang libclang-rt-14-dev socat redis-server redis-tools docker-compose jq iptables iproute2"
 
 if [ "$(id -u)" -ne 0 ]; then
     echo "error: run as root (it installs packages and starts dockerd): sudo $0" >&2
