@@ -144,6 +144,27 @@ static void add_ulimit(cJSON *arr, const char *name, int64_t v)
     cJSON_AddItemToArray(arr, u);
 }
 
+/* SecurityOpt "seccomp=<profile>": the API takes the profile itself, not
+ * a path. Returns 0, or -1 out of memory. */
+static int add_seccomp(cJSON *security_opt)
+{
+    char *profile = seccomp_profile_json(), *opt = NULL;
+    size_t n = profile ? strlen(profile) + sizeof("seccomp=") : 0;
+    cJSON *item = NULL;
+
+    if (profile && (opt = malloc(n)) != NULL) {
+        snprintf(opt, n, "seccomp=%s", profile);
+        item = cJSON_CreateString(opt);
+    }
+    free(profile);
+    free(opt);
+    if (!item || !cJSON_AddItemToArray(security_opt, item)) {
+        cJSON_Delete(item);
+        return -1;
+    }
+    return 0;
+}
+
 /* The hardened create body (DESIGN §5, issue: hardened by default). */
 static char *create_body(const struct container_spec *s)
 {
@@ -197,21 +218,9 @@ static char *create_body(const struct container_spec *s)
         cJSON_AddItemToArray(arr, cJSON_CreateString(caps[i]));
     arr = cJSON_AddArrayToObject(hc, "SecurityOpt");
     cJSON_AddItemToArray(arr, cJSON_CreateString("no-new-privileges"));
-    if (!s->engine_seccomp) { /* the API takes the profile itself, not a path */
-        char *profile = seccomp_profile_json(), *opt = NULL;
-        size_t n = profile ? strlen(profile) + sizeof("seccomp=") : 0;
-        cJSON *item = NULL;
-        if (profile && (opt = malloc(n)) != NULL) {
-            snprintf(opt, n, "seccomp=%s", profile);
-            item = cJSON_CreateString(opt);
-        }
-        free(profile);
-        free(opt);
-        if (!item || !cJSON_AddItemToArray(arr, item)) { /* never without it */
-            cJSON_Delete(item);
-            cJSON_Delete(root);
-            return NULL;
-        }
+    if (!s->engine_seccomp && add_seccomp(arr) != 0) { /* never without it */
+        cJSON_Delete(root);
+        return NULL;
     }
     cJSON_AddBoolToObject(hc, "Privileged", 0);
     cJSON_AddNumberToObject(hc, "OomScoreAdj", 500);
