@@ -2,6 +2,7 @@
  * does on the bytes a (possibly hostile) container sends. */
 #include "agent/proto.h"
 #include "worker/job.h"
+#include "worker/result.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
@@ -11,7 +12,6 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 
     while (size > 0) {
         struct proto_frame f;
-        struct proto_result r;
         size_t used = 0;
         if (proto_frame_parse(p, size, &f, &used, &err) != 1)
             break;
@@ -20,7 +20,6 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
         if (proto_result_decode(f.payload, f.len, &jr.r, &err) == 0)
             job_result_artifacts(&jr); /* names from the agent are untrusted */
         job_result_release(&jr);
-        (void)r;
         p += used;
         size -= used;
     }
