@@ -15,6 +15,7 @@
 
 #include "agent/proto.h"
 #include "common/base64.h"
+#include "worker/result.h"
 
 int cli_save_file(const char *dir, const char *name, const char *data, size_t len)
 {
@@ -52,27 +53,40 @@ int cli_save_file(const char *dir, const char *name, const char *data, size_t le
     return rc;
 }
 
+void cli_id_dirname(const char *id, char *out, size_t outsz)
+{
+    size_t o = 0, n = strlen(id);
+
+    for (size_t i = 0; i < n && o + 4 < outsz; i++) {
+        unsigned char c = (unsigned char)id[i];
+        if (c == '/' || c == '%' || c == '\\' || c < 0x20 || c == 0x7f || (i == 0 && c == '.'))
+            o += (size_t)snprintf(out + o, outsz - o, "%%%02X", c);
+        else
+            out[o++] = (char)c;
+    }
+    out[o] = '\0';
+}
+
 int cli_save_result_artifacts(const char *dir, const cJSON *result, int *saved)
 {
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(result, "id");
     const cJSON *arts = cJSON_GetObjectItemCaseSensitive(result, "artifacts");
     const cJSON *a;
-    char sub[4400];
+    char sub[4400], idd[3 * RESULT_ID_MAX + 1];
     int rc = 0;
 
     if (!cJSON_IsArray(arts) || cJSON_GetArraySize(arts) == 0)
         return 0;
-    if (!cJSON_IsString(id) || strchr(id->valuestring, '/') ||
-        proto_path_check(id->valuestring, strlen(id->valuestring), NULL) != 0) {
-        fprintf(stderr, "llm-sandbox: a result's id is not usable as a directory name; its "
-                        "artifacts are not saved\n");
+    if (!cJSON_IsString(id) || !id->valuestring[0] || strlen(id->valuestring) >= RESULT_ID_MAX) {
+        fprintf(stderr, "llm-sandbox: a result without a usable id; its artifacts are not saved\n");
         return -1;
     }
+    cli_id_dirname(id->valuestring, idd, sizeof(idd));
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
         fprintf(stderr, "llm-sandbox: cannot create \"%s\": %s\n", dir, strerror(errno));
         return -1;
     }
-    snprintf(sub, sizeof(sub), "%s/%s", dir, id->valuestring);
+    snprintf(sub, sizeof(sub), "%s/%s", dir, idd);
     cJSON_ArrayForEach(a, arts) {
         const cJSON *name = cJSON_GetObjectItemCaseSensitive(a, "name");
         const cJSON *b64 = cJSON_GetObjectItemCaseSensitive(a, "base64");

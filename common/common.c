@@ -81,6 +81,42 @@ int llmsb_log_level_parse(const char *s)
     return -1;
 }
 
+int llmsb_printable_utf8(const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s, *end = p + len;
+
+    while (p < end) {
+        uint32_t cp;
+        size_t need;
+        if (*p < 0x80) {
+            if (*p < 0x20 || *p == 0x7f)
+                return 0;
+            p++;
+            continue;
+        }
+        if ((*p & 0xe0) == 0xc0)
+            cp = *p & 0x1f, need = 1;
+        else if ((*p & 0xf0) == 0xe0)
+            cp = *p & 0x0f, need = 2;
+        else if ((*p & 0xf8) == 0xf0)
+            cp = *p & 0x07, need = 3;
+        else
+            return 0;
+        if ((size_t)(end - p) <= need)
+            return 0;
+        for (size_t i = 1; i <= need; i++) {
+            if ((p[i] & 0xc0) != 0x80)
+                return 0;
+            cp = cp << 6 | (p[i] & 0x3f);
+        }
+        if ((need == 1 && cp < 0x80) || (need == 2 && cp < 0x800) || (need == 3 && cp < 0x10000) ||
+            cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp <= 0x9f))
+            return 0;
+        p += need + 1;
+    }
+    return 1;
+}
+
 void llmsb_escape(char *out, size_t outsz, const char *s, size_t len)
 {
     size_t o = 0;

@@ -69,6 +69,9 @@ int llmsb_log_level_parse(const char *s);
 /* Writes s (len bytes) into out as printable ASCII with C escapes, for logs
  * and error messages; always NUL-terminates, truncates with "...". */
 void llmsb_escape(char *out, size_t outsz, const char *s, size_t len);
+/* 1 when s[0..len) is valid UTF-8 (no overlong forms, surrogates or code
+ * points past U+10FFFF) without control characters (C0, DEL, C1). */
+int llmsb_printable_utf8(const char *s, size_t len);
 
 /* snprintf for messages, where a cut is acceptable but must show: when the
  * text does not fit it ends in "...". Returns 1 when it was cut, else 0. */

@@ -976,6 +976,18 @@ int queue_result_get(struct queue *q, const char *job_id, struct fields *out, st
     return out->n > 0;
 }
 
+int queue_result_delete(struct queue *q, const char *job_id, struct llmsb_err *err)
+{
+    char kr[QUEUE_KEY_MAX], kd[QUEUE_KEY_MAX], kc[QUEUE_KEY_MAX];
+    int rc;
+
+    if ((rc = queue_key(q, "result", job_id, kr, err)) != 0 ||
+        (rc = queue_key(q, "done", job_id, kd, err)) != 0 ||
+        (rc = queue_key(q, "cancel", job_id, kc, err)) != 0)
+        return rc;
+    return simple(q, err, 4, "DEL", kr, kd, kc);
+}
+
 int queue_wait_done(struct queue *q, const char *job_id, double timeout_s, char *status, size_t ssz,
                     struct llmsb_err *err)
 {

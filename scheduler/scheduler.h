@@ -96,7 +96,7 @@ enum sched_cancel {
     SCHED_CANCEL_ABORT = 2 /* drain deadline or lease lost: give it back */
 };
 
-#define SCHED_JOB_ID_MAX 128
+#define SCHED_JOB_ID_MAX 256 /* above JOB_ID_MAX */
 #define SCHED_RECLAIM_EVERY_MS 1000
 #define SCHED_MIN_OWN_IDLE_MS 5000    /* own deliveries this idle and not running are lost */
 #define SCHED_FINISH_GIVEUP_MS 120000 /* keep retrying a result write this long */

@@ -22,6 +22,9 @@ echo "== redis on port $PORT (AOF on); starting a worker"
 bin/llm-sandbox worker --slots 2 >"$DIR/worker.log" 2>&1 &
 WPID=$!
 echo "== bin/llm-sandbox submit $JOBS --wait --out results.jsonl"
-bin/llm-sandbox submit "$JOBS" --wait --out results.jsonl </dev/null
+rc=0
+bin/llm-sandbox submit "$JOBS" --wait --out results.jsonl </dev/null || rc=$?
+if [ "$rc" -gt 1 ]; then echo "submit failed (exit $rc)" >&2; exit "$rc"; fi
+echo "== submit exited $rc (1 when a job did not pass: examples/jobs.yaml's wrong-answer fails on purpose)"
 echo "== results.jsonl: $(wc -l < results.jsonl) result(s); the worker's log:"
 sed 's/^/   /' "$DIR/worker.log"

@@ -13,6 +13,8 @@
 #include "languages/languages.h"
 
 #define JOB_MAX_CODE ((size_t)1 << 20) /* 1 MiB of source */
+#define JOB_ID_MAX 200                 /* bytes of an id: any printable UTF-8 text */
+#define JOB_ID_MAX_TEXT "200"
 #define JOB_MAX_STDIN ((size_t)16 << 20)
 #define JOB_MAX_FILES_BYTES ((size_t)32 << 20)
 #define JOB_MAX_GLOBS 64

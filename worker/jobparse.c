@@ -27,14 +27,11 @@ static int f_id(struct job *j, const struct config *cfg, const char *v, size_t n
                 struct llmsb_err *err)
 {
     (void)cfg;
-    if (n == 0 || n > 120)
-        return shown_err(err, "id", v, n, "must be 1 to 120 characters");
-    for (size_t i = 0; i < n; i++) {
-        char c = v[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '-' || c == '_' || c == '.' || c == ':'))
-            return shown_err(err, "id", v, n, "may hold only letters, digits and - _ . :");
-    }
+    if (n == 0 || n > JOB_ID_MAX)
+        return shown_err(err, "id", v, n, "must be 1 to " JOB_ID_MAX_TEXT " bytes");
+    if (!llmsb_printable_utf8(v, n))
+        return shown_err(err, "id", v, n,
+                         "must be printable UTF-8 text (no control characters or invalid bytes)");
     free(j->id);
     return (j->id = xstrndup(v, n)) ? 0 : LLMSB_ERR_NOMEM;
 }
@@ -505,7 +502,7 @@ static const struct {
     size_t cap;
 } fields[] = {
     /* clang-format off */
-    {"id", f_id, 128}, {"lang", f_lang, 64}, {"code", f_code, JOB_MAX_CODE},
+    {"id", f_id, JOB_ID_MAX}, {"lang", f_lang, 64}, {"code", f_code, JOB_MAX_CODE},
     {"stdin", f_stdin, JOB_MAX_STDIN}, {"args", f_args, JOB_MAX_FIELD}, {"env", f_env, JOB_MAX_FIELD},
     {"files", f_files, JOB_MAX_FILES_BYTES * 2}, {"libraries", f_libraries, JOB_MAX_FIELD},
     {"timeout", f_timeout, 64}, {"memory", f_memory, 64}, {"cpus", f_cpus, 64},

@@ -15,7 +15,7 @@
 
 struct job;
 
-#define RESULT_ID_MAX 128
+#define RESULT_ID_MAX 256 /* above JOB_ID_MAX */
 
 struct job_result {
     char id[RESULT_ID_MAX];

@@ -25,7 +25,7 @@ done
 [ "$(redis-cli -p "$LLMSB_REDIS_PORT" config get appendonly | tail -1)" = yes ] && ok redis_aof_on || bad redis_aof_on "appendonly off"
 "$B" submit examples/jobs.yaml --wait --timeout 180 --out "$T/out.jsonl" >"$T/submit.out" 2>&1; rc=$?
 workers=$(grep -o '"worker":"[^"]*"' "$T/out.jsonl" | sort -u | wc -l)
-if [ "$rc" = 0 ] && [ "$(wc -l < "$T/out.jsonl")" = 6 ] && grep -q 'total .* 83.3%' "$T/submit.out"; then
+if [ "$rc" = 1 ] && [ "$(wc -l < "$T/out.jsonl")" = 6 ] && grep -q 'total .* 83.3%' "$T/submit.out"; then
     ok job_file_drained
 else bad job_file_drained "rc=$rc $(cat "$T/submit.out")"; fi
 echo "  (results came from $workers worker(s))"

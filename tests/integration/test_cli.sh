@@ -144,5 +144,41 @@ after=$(curl -s --unix-socket /var/run/docker.sock "http://d/v1.41/containers/js
 if [ "$before" = 1 ] && [ "$after" = 0 ]; then check ctrl_c_removes_container 130 $rc; else
     echo "  containers before=$before after=$after"; check ctrl_c_removes_container removed kept; fi
 
+# --- submit checks the whole file before anything runs: every bad job with
+# file:line, field and reason; duplicate ids; --allow-invalid runs the rest
+cat > "$T/bad.yaml" <<'EOF'
+defaults: {lang: python}
+jobs:
+  - {id: "HumanEval/0", code: "print(1)", expect_stdout: "1"}
+  - {id: "HumanEval/0", code: "print(2)"}
+  - {id: x, lang: cobol, code: "x"}
+  - {id: y, code: "x", expected_stdout: "1"}
+EOF
+$B submit "$T/bad.yaml" --local --out "$T/bad.jsonl" </dev/null >"$T/out" 2>"$T/err"; rc=$?
+if [ $rc = 2 ] && [ ! -e "$T/bad.jsonl" ] && grep -q 'bad.yaml:5: lang: unknown language "cobol"' "$T/err" &&
+   grep -q 'bad.yaml:6: expected_stdout: unknown job field' "$T/err" &&
+   grep -q 'bad.yaml:4: id "HumanEval/0" is also the id of the job at line 3' "$T/err" &&
+   grep -q 'submit: 3 problem(s) in .*bad.yaml; nothing was run' "$T/err"; then check submit_checks_the_whole_file 0 0
+else check submit_checks_the_whole_file "2 with every problem" "$rc"; fi
+sed -i '4d' "$T/bad.yaml"  # the duplicate goes; the invalid jobs stay
+$B submit "$T/bad.yaml" --local --allow-invalid --out "$T/bad.jsonl" </dev/null >"$T/out" 2>"$T/err"; rc=$?
+if [ $rc = 1 ] && [ "$(grep -c '"status":"invalid"' "$T/bad.jsonl")" = 2 ] &&
+   grep -q '"id":"HumanEval/0","status":"ok"' "$T/bad.jsonl" && grep -q 'total .* 100.0%' "$T/out"; then
+    check submit_allow_invalid 0 0
+else check submit_allow_invalid "1 with 2 invalid results" "$rc"; fi
+
+# --- dataset ids: slashes, spaces, unicode; a directory per id with the
+# path characters written %XX; exit 0 only when every job passed
+cat > "$T/ids.yaml" <<'EOF'
+defaults: {lang: python}
+jobs:
+  - {id: "HumanEval/7 ü", code: "open('o.txt','w').write('x'); print('hi')", expect_stdout: hi, artifacts: [o.txt]}
+  - {id: "../up", code: "print(3)", expect_stdout: "3"}
+EOF
+$B submit "$T/ids.yaml" --local --artifacts "$T/arts" --out "$T/ids.jsonl" </dev/null >"$T/out" 2>"$T/err"; rc=$?
+if [ $rc = 0 ] && [ -f "$T/arts/HumanEval%2F7 ü/o.txt" ] && grep -q '"id":"../up","status":"ok"' "$T/ids.jsonl" &&
+   grep -q 'total .* 100.0%' "$T/out"; then check submit_dataset_ids 0 0
+else ls -R "$T/arts" >"$T/err" 2>&1; check submit_dataset_ids "0 with HumanEval%2F7 ü/o.txt" "$rc"; fi
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

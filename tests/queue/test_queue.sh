@@ -99,7 +99,7 @@ I1=$($R xadd llmsb:jobs '*' lang cobol code 'x')
 I2=$($R xadd llmsb:jobs '*' lang python code 'x' timeout 99999)
 I3=$($R xadd llmsb:jobs '*' lang python code 'x' args 'not json')
 I4=$($R xadd llmsb:jobs '*' lang python)
-I5=$($R xadd llmsb:jobs '*' id 'bad id!' lang python code 'x')
+I5=$($R xadd llmsb:jobs '*' id "$(printf 'bad\tid')" lang python code 'x')  # ids are printable text
 I6=$($R xadd llmsb:jobs '*' lang python code 'x' files '{"../etc/passwd":"x"}')
 I7=$($R xadd llmsb:jobs '*' lang python code 'x' colour blue)
 left=$(wait_final 60 "$I1" "$I2" "$I3" "$I4" "$I5" "$I6" "$I7")
@@ -107,7 +107,7 @@ msgs="$($R hget llmsb:result:$I1 error)|$($R hget llmsb:result:$I2 error)|$($R h
 if [ "$left" = 0 ] && [ "$(status_of $I1)$(status_of $I2)$(status_of $I3)$(status_of $I4)$(status_of $I5)$(status_of $I6)$(status_of $I7)" = invalidinvalidinvalidinvalidinvalidinvalidinvalid ] &&
    echo "$msgs" | grep -q 'lang: unknown language "cobol"' && echo "$msgs" | grep -q 'timeout: 99999 s is above the ceiling' &&
    echo "$msgs" | grep -q 'args: "not json" is not a JSON array' && echo "$msgs" | grep -q 'code: is required' &&
-   echo "$msgs" | grep -q 'id: "bad id!"' && echo "$msgs" | grep -q 'contains ".."' && echo "$msgs" | grep -q 'colour: unknown job field' &&
+   echo "$msgs" | grep -q 'id: "bad\\tid" must be printable UTF-8' && echo "$msgs" | grep -q 'contains ".."' && echo "$msgs" | grep -q 'colour: unknown job field' &&
    [ "$($R xpending llmsb:jobs llmsb-workers | head -1)" = 0 ] && kill -0 "$PID_w1"; then
     ok malformed_jobs_invalid
 else bad malformed_jobs_invalid "left=$left msgs=$msgs"; fi
@@ -271,14 +271,16 @@ jobs:
   - {id: s2, lang: ruby, code: 'puts 2', expect_stdout: "3"}
 EOF
 "$B" submit "$T/jobs.yaml" --wait --out "$T/out.jsonl" >"$T/submit.out" 2>&1; rc=$?
-if [ "$rc" = 0 ] && [ "$(wc -l < "$T/out.jsonl")" = 2 ] && head -1 "$T/out.jsonl" | grep -q '"id":"s1"' &&
-   grep -q 'total .* 50.0%' "$T/submit.out" && "$B" result s2 --wait 5 | grep -q '"passed":	false'; then
+# exit 1: s2 did not pass, and the summary says which and why
+if [ "$rc" = 1 ] && [ "$(wc -l < "$T/out.jsonl")" = 2 ] && head -1 "$T/out.jsonl" | grep -q '"id":"s1"' &&
+   grep -q 'total .* 50.0%' "$T/submit.out" && grep -q '^  s2 (.*jobs.yaml:4): ok but not passed' "$T/submit.out" &&
+   "$B" result s2 --wait 5 | grep -q '"passed":	false'; then
     ok submit_wait_out_and_result
 else bad submit_wait_out_and_result "rc=$rc $(cat "$T/submit.out")"; fi
 
 # 10. submit --local: no Redis at all
 LLMSB_REDIS_URL=redis://127.0.0.1:1 "$B" submit "$T/jobs.yaml" --local --out "$T/local.jsonl" >"$T/local.out" 2>&1; rc=$?
-if [ "$rc" = 0 ] && grep -q '"id":"s1","status":"ok"' "$T/local.jsonl" && grep -q '"id":"s2"' "$T/local.jsonl"; then
+if [ "$rc" = 1 ] && grep -q '"id":"s1","status":"ok"' "$T/local.jsonl" && grep -q '"id":"s2"' "$T/local.jsonl"; then
     ok submit_local_no_redis
 else bad submit_local_no_redis "rc=$rc $(cat "$T/local.out")"; fi
 

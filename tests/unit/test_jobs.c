@@ -226,7 +226,10 @@ TEST(job_fields_are_validated_by_name)
          "max_attempts: \"0\" must be an integer between 1 and 20"},
         {{"lang", "python", "code", "x", "meta", "{bad", NULL}, "meta: \"{bad\" is not JSON"},
         {{"lang", "python", "code", "x", "expect_exit", "300", NULL}, "expect_exit"},
-        {{"id", "x y", "lang", "python", "code", "x", NULL}, "id: \"x y\" may hold only"},
+        {{"id", "x\ty", "lang", "python", "code", "x", NULL},
+         "id: \"x\\ty\" must be printable UTF-8"},
+        {{"id", "a\xff", "lang", "python", "code", "x", NULL}, "must be printable UTF-8"},
+        {{"id", "\xc0\xaf", "lang", "python", "code", "x", NULL}, "must be printable UTF-8"},
         /* registry names only: no paths, URLs, file: or git specs */
         {{"lang", "javascript", "code", "x", "libraries", "[\"file:/work/pkg\"]", NULL},
          "libraries: \"file:/work/pkg\" is not a npm package name"},
@@ -351,6 +354,40 @@ TEST(registry_package_names_pass)
             fprintf(stderr, "  refused: %s %s\n", ok[i][0], ok[i][1]);
         ASSERT(language_library_ok(language_find(ok[i][0]), ok[i][1]));
     }
+}
+
+/* Ids as datasets write them: slashes, spaces, unicode, up to 200 bytes. */
+TEST(dataset_ids_are_accepted)
+{
+    static const char *const ids[] = {"HumanEval/0", "HumanEval/0#3", "MBPP 12 sample",
+                                      "tâche/ü/€/\xf0\x9f\x98\x80", "a:b.c-d_e"};
+    char long_id[202];
+    struct llmsb_err err = {0};
+    struct job j;
+
+    for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+        const char *kv[] = {"id", ids[i], "lang", "python", "code", "x", NULL};
+        ASSERT_EQ(fields_job(kv, &j, &err), 0);
+        ASSERT_STR(j.id, ids[i]);
+        job_release(&j);
+    }
+    memset(long_id, 'x', sizeof(long_id) - 1);
+    long_id[200] = '\0';
+    {
+        const char *kv[] = {"id", long_id, "lang", "python", "code", "x", NULL};
+        ASSERT_EQ(fields_job(kv, &j, &err), 0);
+        job_release(&j);
+        long_id[200] = 'x';
+        long_id[201] = '\0';
+        ASSERT(fields_job(kv, &j, &err) != 0);
+        ASSERT_CONTAINS(err.msg, "id: 201 bytes is over the 200 byte cap");
+        job_release(&j);
+    }
+    ASSERT(llmsb_printable_utf8("\xe2\x82\xac", 3));
+    ASSERT(!llmsb_printable_utf8("\xe2\x82", 2));         /* cut short */
+    ASSERT(!llmsb_printable_utf8("\xed\xa0\x80", 3));     /* a surrogate */
+    ASSERT(!llmsb_printable_utf8("\xc2\x85", 2));         /* C1 control */
+    ASSERT(!llmsb_printable_utf8("\xf4\x90\x80\x80", 4)); /* past U+10FFFF */
 }
 
 /* The id is read before anything, whatever its place, so even a job that
@@ -570,4 +607,4 @@ TEST_MAIN("jobs", T(yaml_job_file_with_defaults), T(yaml_job_file_errors_name_th
           T(id_first_and_nul_escapes), T(too_many_fields_are_invalid_not_cut),
           T(field_names_with_nul_are_unknown), T(artifact_names_from_the_agent_are_checked),
           T(base64_roundtrip_and_rejects), T(result_fields_roundtrip_to_json),
-          T(plots_and_install_reach_the_agent_job))
+          T(plots_and_install_reach_the_agent_job), T(dataset_ids_are_accepted))

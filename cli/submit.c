@@ -1,0 +1,687 @@
+/* submit.c - the submit verb.  A job file is validated whole before
+ * anything is enqueued (every bad job reported with file:line, duplicate
+ * ids refused, ids that already have a result reported), then enqueued or
+ * run here (--local), waited for, and summarised so that a job that did
+ * not run or did not pass is never left out of the numbers. */
+#include "cli.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/status.h"
+#include "config/jobfile.h"
+#include "queue/queue.h"
+#include "worker/job.h"
+#include "worker/result.h"
+#include "worker/worker.h"
+
+#define SHOW_MAX 20 /* problems and failures listed before "... and N more" */
+
+enum existing { EXISTING_REFUSE = 0, EXISTING_RERUN, EXISTING_REUSE };
+
+struct submit_opts {
+    const char *file, *out, *artifacts;
+    int wait, local, allow_invalid;
+    enum existing existing;
+    long long slots;
+    double timeout_s;
+};
+
+/* What submit knows of each job of the file. */
+struct plan {
+    char **ids;     /* the job's id ("" until a stream entry id is known) */
+    int *explicit_; /* the file gave the id */
+    int *checked;   /* the job carries expectations */
+    int *reused;    /* --reuse: an existing result stands; not enqueued */
+    size_t n;
+};
+
+static const char *jstr(const cJSON *o, const char *k, const char *dflt)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(v) ? v->valuestring : dflt;
+}
+
+static void plan_release(struct plan *p)
+{
+    for (size_t i = 0; p->ids && i < p->n; i++)
+        free(p->ids[i]);
+    free(p->ids);
+    free(p->explicit_);
+    free(p->checked);
+    free(p->reused);
+}
+
+static int plan_init(struct plan *p, size_t n)
+{
+    memset(p, 0, sizeof(*p));
+    p->n = n;
+    p->ids = calloc(n ? n : 1, sizeof(*p->ids));
+    p->explicit_ = calloc(n ? n : 1, sizeof(int));
+    p->checked = calloc(n ? n : 1, sizeof(int));
+    p->reused = calloc(n ? n : 1, sizeof(int));
+    return p->ids && p->explicit_ && p->checked && p->reused ? 0 : -1;
+}
+
+/* ---- validation before anything is enqueued ------------------------------------ */
+
+static void problem(size_t *count, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void problem(size_t *count, const char *fmt, ...)
+{
+    va_list ap;
+    if (*count < SHOW_MAX) {
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+    }
+    (*count)++;
+}
+
+static const struct jobfile *sort_jf;
+static const struct plan *sort_plan;
+
+static int by_id(const void *a, const void *b)
+{
+    size_t i = *(const size_t *)a, k = *(const size_t *)b;
+    int c = strcmp(sort_plan->ids[i], sort_plan->ids[k]);
+    return c ? c : (sort_jf->lines[i] < sort_jf->lines[k] ? -1 : 1);
+}
+
+/* Each job through the worker's own parser, then duplicate ids. *invalid
+ * counts the jobs the parser refused; the return value every problem. */
+static size_t validate(const struct config *cfg, const struct jobfile *jf, struct plan *p,
+                       size_t *invalid)
+{
+    size_t bad = 0, *order = calloc(jf->n ? jf->n : 1, sizeof(size_t)), nids = 0;
+
+    for (size_t i = 0; i < jf->n; i++) {
+        struct llmsb_err err = {0};
+        struct fields f;
+        struct job j;
+
+        fields_init(&f, JOB_MAX_FIELDS);
+        job_init(&j, cfg);
+        if (jobfile_fields(jf->jobs[i], &f) != 0)
+            problem(&bad, "%s:%zu: more than %d fields", jf->name, jf->lines[i], JOB_MAX_FIELDS);
+        else if (job_from_fields(&j, cfg, &f, "", &err) != 0)
+            problem(&bad, "%s:%zu: %s", jf->name, jf->lines[i], err.msg);
+        *invalid = bad;
+        p->ids[i] = strdup(j.id ? j.id : "");
+        p->explicit_[i] = j.id && j.id[0];
+        p->checked[i] = j.expect_stdout != NULL || j.has_expect_exit;
+        if (p->explicit_[i] && order)
+            order[nids++] = i;
+        job_release(&j);
+        fields_release(&f);
+    }
+    sort_jf = jf;
+    sort_plan = p;
+    if (order)
+        qsort(order, nids, sizeof(size_t), by_id);
+    for (size_t k = 1; order && k < nids; k++)
+        if (strcmp(p->ids[order[k]], p->ids[order[k - 1]]) == 0) {
+            char shown[160];
+            llmsb_escape(shown, sizeof(shown), p->ids[order[k]], strlen(p->ids[order[k]]));
+            problem(&bad, "%s:%zu: id \"%s\" is also the id of the job at line %zu", jf->name,
+                    jf->lines[order[k]], shown, jf->lines[order[k - 1]]);
+        }
+    free(order);
+    if (bad > SHOW_MAX)
+        fprintf(stderr, "... and %zu more\n", bad - SHOW_MAX);
+    return bad;
+}
+
+/* Ids of the file that already have a result: refused by default, run
+ * again (--rerun: the old result deleted first) or kept (--reuse). */
+static int check_existing(struct queue *q, const struct jobfile *jf, struct plan *p,
+                          enum existing mode)
+{
+    size_t found = 0, running = 0;
+
+    for (size_t i = 0; i < jf->n; i++) {
+        struct llmsb_err err = {0};
+        struct fields f;
+        char shown[160], status[32] = "";
+        int rc;
+
+        if (!p->explicit_[i])
+            continue;
+        rc = queue_result_get(q, p->ids[i], &f, &err);
+        for (size_t k = 0; rc == 1 && k < f.n; k++)
+            if (strcmp(f.v[k].name, "status") == 0)
+                snprintf(status, sizeof(status), "%.*s", (int)f.v[k].len, f.v[k].value);
+        fields_release(&f);
+        if (rc < 0) {
+            cli_error("%s", err.msg);
+            return -1;
+        }
+        if (rc == 0)
+            continue;
+        llmsb_escape(shown, sizeof(shown), p->ids[i], strlen(p->ids[i]));
+        if (mode == EXISTING_REUSE) {
+            p->reused[i] = 1;
+        } else if (strcmp(status, status_name(STATUS_RUNNING)) == 0) {
+            problem(&running, "%s:%zu: id \"%s\" is running now; wait for it or cancel it first",
+                    jf->name, jf->lines[i], shown);
+            continue;
+        } else if (mode == EXISTING_RERUN) {
+            if (queue_result_delete(q, p->ids[i], &err) != 0) {
+                cli_error("%s", err.msg);
+                return -1;
+            }
+        } else {
+            problem(&running, "%s:%zu: id \"%s\" already has a result (%s)", jf->name, jf->lines[i],
+                    shown, status);
+        }
+        found++;
+    }
+    if (running) {
+        if (running > SHOW_MAX)
+            fprintf(stderr, "... and %zu more\n", running - SHOW_MAX);
+        if (mode == EXISTING_REFUSE)
+            fprintf(stderr, "submit: nothing was enqueued; --rerun runs such jobs again (their old "
+                            "results are deleted first), --reuse keeps their results\n");
+        else
+            fprintf(stderr, "submit: nothing was enqueued\n");
+        return -1;
+    }
+    if (found)
+        fprintf(stderr, "submit: %zu id(s) already had a result: %s\n", found,
+                mode == EXISTING_REUSE ? "kept (--reuse), not enqueued again"
+                                       : "deleted and enqueued again (--rerun)");
+    return 0;
+}
+
+/* ---- outcomes ------------------------------------------------------------------ */
+
+/* The last non-empty line of s. */
+static const char *last_line(const char *s)
+{
+    const char *best = s;
+    for (const char *p = s; *p; p++)
+        if (p[0] == '\n' && p[1] && p[1] != '\n')
+            best = p + 1;
+    return best;
+}
+
+/* 1 when job i did not end well: no final result, a status other than ok,
+ * or expectations not met. why gets the first line of the reason. */
+static int job_failed(const cJSON *r, int checked, char *why, size_t wsz)
+{
+    const char *status = r ? jstr(r, "status", "?") : NULL, *text;
+    const cJSON *passed = r ? cJSON_GetObjectItem(r, "passed") : NULL;
+
+    if (!r) {
+        snprintf(why, wsz, "not finished");
+        return 1;
+    }
+    if (strcmp(status, status_name(STATUS_OK)) == 0 && (!checked || cJSON_IsTrue(passed)))
+        return 0;
+    if (strcmp(status, status_name(STATUS_OK)) == 0) {
+        snprintf(why, wsz, "ok but not passed: output or exit code differs from the expectation");
+        return 1;
+    }
+    text = jstr(r, "error", "");
+    if (!*text)
+        text = jstr(r, "compile_output", "");
+    if (!*text) /* a runtime error says what it was last (a traceback's last line) */
+        text = last_line(jstr(r, "stderr", ""));
+    snprintf(why, wsz, "%s%s%.*s", status, *text ? ": " : "", (int)strcspn(text, "\n"), text);
+    return 1;
+}
+
+struct tally {
+    char key[32];
+    int jobs, ok, checked, passed;
+};
+
+static struct tally *tally_of(struct tally *t, int *n, const char *key)
+{
+    for (int i = 0; i < *n; i++)
+        if (strcmp(t[i].key, key) == 0)
+            return &t[i];
+    if (*n >= 32)
+        return &t[31];
+    snprintf(t[*n].key, sizeof(t[0].key), "%s", key);
+    return &t[(*n)++];
+}
+
+static void print_rates(FILE *out, struct tally *lg, int nlg, struct tally *total)
+{
+    fprintf(out, "\n%-12s %6s %6s %8s %8s %9s\n", "language", "jobs", "ok", "checked", "passed",
+            "pass rate");
+    for (int i = 0; i <= nlg; i++) {
+        struct tally *t = i < nlg ? &lg[i] : total;
+        char rate[16] = "-";
+        if (t->checked)
+            snprintf(rate, sizeof(rate), "%.1f%%", 100.0 * t->passed / t->checked);
+        fprintf(out, "%-12s %6d %6d %8d %8d %9s\n", t->key, t->jobs, t->ok, t->checked, t->passed,
+                rate);
+    }
+}
+
+/* The summary: by status, by language (the pass rate over every job that
+ * carries expectations, run or not), then the failing ids. Returns the
+ * number of jobs that did not end well. */
+static size_t summary(const struct jobfile *jf, const struct plan *p, cJSON **results, FILE *out)
+{
+    struct tally st[32], lg[32], total = {"total", 0, 0, 0, 0};
+    int nst = 0, nlg = 0;
+    size_t failed = 0, shown = 0;
+    char why[200];
+
+    memset(st, 0, sizeof(st));
+    memset(lg, 0, sizeof(lg));
+    for (size_t i = 0; i < jf->n; i++) {
+        const char *status = results[i] ? jstr(results[i], "status", "unknown") : "not_finished";
+        struct tally *l = tally_of(lg, &nlg, jstr(jf->jobs[i], "lang", "?"));
+        tally_of(st, &nst, status)->jobs++;
+        l->jobs++, total.jobs++;
+        if (strcmp(status, status_name(STATUS_OK)) == 0)
+            l->ok++, total.ok++;
+        if (p->checked[i]) {
+            l->checked++, total.checked++;
+            if (results[i] && cJSON_IsTrue(cJSON_GetObjectItem(results[i], "passed")))
+                l->passed++, total.passed++;
+        }
+    }
+    fprintf(out, "\n%-16s %6s\n", "status", "jobs");
+    for (int i = 0; i < nst; i++)
+        fprintf(out, "%-16s %6d\n", st[i].key, st[i].jobs);
+    print_rates(out, lg, nlg, &total);
+    if (total.checked)
+        fprintf(out, "(pass rate: passed / jobs with expect_stdout or expect_exit, whatever their "
+                     "status)\n");
+    for (size_t i = 0; i < jf->n; i++) {
+        if (!job_failed(results[i], p->checked[i], why, sizeof(why)))
+            continue;
+        if (failed++ == 0)
+            fprintf(out, "\nnot passed:\n");
+        if (shown++ < SHOW_MAX) /* ids were checked: printable UTF-8 */
+            fprintf(out, "  %s (%s:%zu): %s\n", p->ids[i], jf->name, jf->lines[i], why);
+    }
+    if (shown > SHOW_MAX)
+        fprintf(out, "  ... and %zu more (all in --out)\n", shown - SHOW_MAX);
+    return failed;
+}
+
+static int write_out(const char *path, cJSON **results, const struct plan *p)
+{
+    FILE *f = fopen(path, "we");
+    if (!f) {
+        cli_error("--out: cannot write \"%s\"", path);
+        return -1;
+    }
+    for (size_t i = 0; i < p->n; i++) {
+        char *t = NULL;
+        if (results[i]) {
+            t = cJSON_PrintUnformatted(results[i]);
+        } else {
+            cJSON *nf = cJSON_CreateObject();
+            cJSON_AddStringToObject(nf, "id", p->ids[i]);
+            cJSON_AddStringToObject(nf, "status", "not_finished");
+            t = cJSON_PrintUnformatted(nf);
+            cJSON_Delete(nf);
+        }
+        fprintf(f, "%s\n", t ? t : "{}");
+        free(t);
+    }
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+/* ---- progress ----------------------------------------------------------------- */
+
+struct progress {
+    int tty;
+    size_t last_shown, failed;
+    int64_t started_ms, last_ms;
+};
+
+static void show_progress(struct progress *p, size_t done, size_t total)
+{
+    int64_t now = clock_mono_ms(), elapsed = now - p->started_ms;
+    char eta[32] = "";
+
+    if (done > 0 && done < total) {
+        long long left = (long long)(elapsed * (int64_t)(total - done) / (int64_t)done / 1000);
+        snprintf(eta, sizeof(eta), ", ETA %lldm%02llds", left / 60, left % 60);
+    }
+    if (p->tty) {
+        int width = 30, fill = total ? (int)(width * done / total) : width;
+        fprintf(stderr, "\r[%.*s%.*s] %zu/%zu, %zu failed%s   ", fill,
+                "##############################", width - fill, "..............................",
+                done, total, p->failed, eta);
+        if (done == total)
+            fputc('\n', stderr);
+    } else if (done == total || done - p->last_shown >= (total + 9) / 10 ||
+               now - p->last_ms >= 5000) {
+        fprintf(stderr, "progress: %zu/%zu done, %zu failed%s\n", done, total, p->failed, eta);
+        p->last_shown = done;
+        p->last_ms = now;
+    }
+}
+
+static void local_progress(void *ud, size_t done, size_t total, const cJSON *r)
+{
+    struct progress *p = ud;
+    char why[8];
+    /* r's job is not known here; a result has "passed" when it was checked */
+    p->failed += job_failed(r, cJSON_GetObjectItem(r, "passed") != NULL, why, sizeof(why));
+    show_progress(p, done, total);
+}
+
+/* ---- options -------------------------------------------------------------------- */
+
+static int parse_submit(struct cli_globals *g, int argc, char **argv, struct submit_opts *o)
+{
+    for (int i = 1; i < argc; i++) {
+        int rc = cli_global_opt(g, argc, argv, &i);
+        if (rc < 0)
+            return -1;
+        if (rc > 0)
+            continue;
+        if (strcmp(argv[i], "--wait") == 0)
+            o->wait = 1;
+        else if (strcmp(argv[i], "--local") == 0)
+            o->local = 1;
+        else if (strcmp(argv[i], "--allow-invalid") == 0)
+            o->allow_invalid = 1;
+        else if (strcmp(argv[i], "--rerun") == 0)
+            o->existing = EXISTING_RERUN;
+        else if (strcmp(argv[i], "--reuse") == 0)
+            o->existing = EXISTING_REUSE;
+        else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
+            o->out = argv[++i];
+        else if (strcmp(argv[i], "--artifacts") == 0 && i + 1 < argc)
+            o->artifacts = argv[++i];
+        else if (strcmp(argv[i], "--slots") == 0 && i + 1 < argc) {
+            if (parse_ll(argv[++i], 1, 256, &o->slots) != 0) {
+                cli_error("--slots must be between 1 and 256 (got \"%s\")", argv[i]);
+                return -1;
+            }
+        } else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) {
+            if (parse_double(argv[++i], 0.1, 1e7, &o->timeout_s) != 0) {
+                cli_error("--timeout must be a number of seconds (got \"%s\")", argv[i]);
+                return -1;
+            }
+        } else if (strcmp(argv[i], "--help") == 0) {
+            puts(
+                "usage: llm-sandbox submit JOBFILE [--wait] [--out results.jsonl] [--local]\n"
+                "                          [--rerun | --reuse] [--allow-invalid] [--artifacts DIR]\n"
+                "                          [--slots N] [--timeout S]\n\n"
+                "Checks every job of a YAML or JSON Lines job file (nothing is enqueued when\n"
+                "one is bad or two share an id; --allow-invalid submits bad jobs anyway, as\n"
+                "invalid results), then enqueues them. An id that already has\n"
+                "a result is refused unless --rerun (run it again) or --reuse (keep it).\n"
+                "--wait shows progress and a summary and exits 1 unless every job ended ok\n"
+                "and passed its expectations; --out writes one JSON result per job, in input\n"
+                "order; --artifacts saves each job's plots and files under DIR/<id>/;\n"
+                "--local runs the file in this process with no Redis.");
+            exit(0);
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            cli_error("submit: unknown option \"%s\"", argv[i]);
+            return -1;
+        } else if (o->file) {
+            cli_error("submit: one job file at a time (got \"%s\" and \"%s\")", o->file, argv[i]);
+            return -1;
+        } else {
+            o->file = argv[i];
+        }
+    }
+    if (!o->file) {
+        cli_error("submit: no job file (usage: llm-sandbox submit JOBFILE [--wait])");
+        return -1;
+    }
+    if ((o->out || o->artifacts) && !o->wait && !o->local) {
+        cli_error("submit: %s needs --wait or --local", o->out ? "--out" : "--artifacts");
+        return -1;
+    }
+    return 0;
+}
+
+/* Summary, --out, --artifacts. Returns the exit code: 0 when every job
+ * ended ok and passed, 1 when one did not, EXIT_INTERNAL on a write error. */
+static int finish_submit(const struct submit_opts *o, const struct jobfile *jf,
+                         const struct plan *p, cJSON **results)
+{
+    size_t failed = summary(jf, p, results, stdout);
+    int rc = failed ? 1 : 0;
+
+    if (o->out && write_out(o->out, results, p) != 0)
+        rc = EXIT_INTERNAL;
+    if (o->artifacts) {
+        int saved = 0;
+        for (size_t i = 0; i < jf->n; i++)
+            if (results[i] && cli_save_result_artifacts(o->artifacts, results[i], &saved) != 0)
+                rc = EXIT_INTERNAL;
+        fprintf(stderr, "llm-sandbox: %d artifact(s) saved under %s/<id>/\n", saved, o->artifacts);
+    }
+    return rc;
+}
+
+static int submit_local(struct cli_globals *g, const struct submit_opts *o, struct jobfile *jf,
+                        const struct plan *p)
+{
+    cJSON **results = calloc(jf->n ? jf->n : 1, sizeof(*results));
+    struct progress c = {isatty(STDERR_FILENO), 0, 0, clock_mono_ms(), 0};
+    int rc;
+
+    if (!results)
+        return EXIT_INTERNAL;
+    rc = worker_run_local(&g->cfg, o->slots ? (int)o->slots : (int)g->cfg.slots, jf->jobs, jf->n,
+                          results, local_progress, &c);
+    if (rc == 0) {
+        for (size_t i = 0; i < jf->n; i++) /* default ids (job-N) as the results say */
+            if (!p->explicit_[i] && results[i]) {
+                free(p->ids[i]);
+                p->ids[i] = strdup(jstr(results[i], "id", ""));
+            }
+        rc = finish_submit(o, jf, p, results);
+    }
+    for (size_t i = 0; i < jf->n; i++)
+        cJSON_Delete(results[i]);
+    free(results);
+    return rc;
+}
+
+/* ---- through Redis ---------------------------------------------------------------- */
+
+static void count_worker(void *ud, const char *name, const struct fields *f)
+{
+    (void)name, (void)f;
+    (*(int *)ud)++;
+}
+
+static void warn_if_no_worker(struct queue *q)
+{
+    struct queue_stats st;
+    struct llmsb_err err = {0};
+    int alive = 0;
+
+    if (queue_stats(q, &st, count_worker, &alive, &err) == 0 && alive == 0)
+        fprintf(stderr,
+                "warning: no worker is alive on %s (no heartbeat): the jobs wait in the queue "
+                "until one starts (llm-sandbox worker)\n",
+                q->prefix);
+}
+
+/* Waits until every id has a final result, the timeout, or Ctrl-C.
+ * Returns 0, EXIT_WAIT_TIMEOUT or EXIT_INTERRUPTED. */
+static int wait_results(struct queue *q, const struct plan *p, char *last, double timeout_s,
+                        cJSON **results)
+{
+    struct progress pr = {isatty(STDERR_FILENO), 0, 0, clock_mono_ms(), 0};
+    struct llmsb_err err = {0};
+    size_t done = 0;
+    int64_t deadline = timeout_s > 0 ? clock_mono_ms() + (int64_t)(timeout_s * 1000) : 0;
+    int64_t next_sweep = 0;
+    char why[8];
+
+    while (done < p->n) {
+        struct queue_entry *e;
+        size_t ne;
+        if (llmsb_interrupted)
+            return EXIT_INTERRUPTED;
+        if (deadline && clock_mono_ms() > deadline)
+            return EXIT_WAIT_TIMEOUT;
+        if (queue_results_read(q, last, 64, 1000, &e, &ne, &err) != 0) {
+            if (llmsb_interrupted)
+                return EXIT_INTERRUPTED;
+            fprintf(stderr, "submit: %s; reconnecting\n", err.msg);
+            sleep(1);
+            queue_reconnect(q, &err);
+            next_sweep = 0;
+            continue;
+        }
+        queue_entries_free(e, ne);
+        /* a sweep over unfinished ids: cheap, and covers ids whose result
+         * was there before this submit (--reuse) */
+        if (ne || clock_mono_ms() >= next_sweep) {
+            for (size_t i = 0; i < p->n; i++) {
+                if (results[i])
+                    continue;
+                cJSON *r = cli_fetch_result(q, p->ids[i]);
+                if (cli_result_final(r)) {
+                    results[i] = r;
+                    done++;
+                    pr.failed += job_failed(r, p->checked[i], why, sizeof(why));
+                } else {
+                    cJSON_Delete(r);
+                }
+            }
+            next_sweep = clock_mono_ms() + 3000;
+            show_progress(&pr, done, p->n);
+        }
+    }
+    return 0;
+}
+
+static int enqueue_all(struct queue *q, const struct jobfile *jf, struct plan *p)
+{
+    struct llmsb_err err = {0};
+    size_t sent = 0;
+
+    for (size_t i = 0; i < jf->n; i++) {
+        struct fields f;
+        char entry[QUEUE_ENTRY_ID_MAX];
+        int rc;
+
+        if (p->reused[i])
+            continue;
+        fields_init(&f, QUEUE_MAX_FIELDS);
+        rc = jobfile_fields(jf->jobs[i], &f);
+        if (rc != 0)
+            llmsb_err_set(&err, rc, "more than %d fields", QUEUE_MAX_FIELDS);
+        else
+            rc = queue_enqueue(q, &f, entry, sizeof(entry), &err);
+        fields_release(&f);
+        if (rc != 0) {
+            cli_error("%s:%zu: enqueue: %s (%zu of %zu jobs were enqueued)", jf->name, jf->lines[i],
+                      err.msg, sent, jf->n);
+            return -1;
+        }
+        if (!p->explicit_[i]) {
+            free(p->ids[i]);
+            p->ids[i] = strdup(entry);
+        }
+        sent++;
+    }
+    fprintf(stderr, "submitted %zu job(s) to %s:jobs\n", sent, q->prefix);
+    return 0;
+}
+
+static void on_interrupt(int sig)
+{
+    (void)sig;
+    llmsb_interrupted = 1;
+}
+
+static int submit_redis(struct cli_globals *g, const struct submit_opts *o, struct jobfile *jf,
+                        struct plan *p)
+{
+    struct queue q;
+    struct llmsb_err err = {0};
+    char last[64];
+    cJSON **results = calloc(jf->n ? jf->n : 1, sizeof(*results));
+    int rc = 0, wrc;
+
+    if (!results || queue_open(&q, g->cfg.redis_url, g->cfg.redis_prefix, NULL, 10000, &err) != 0 ||
+        queue_group_ensure(&q, &err) != 0 || queue_results_last_id(&q, last, sizeof(last), &err)) {
+        cli_error("%s (is redis-server running at %s?)", err.msg, g->cfg.redis_url);
+        free(results);
+        return EXIT_INTERNAL;
+    }
+    if (check_existing(&q, jf, p, o->existing) != 0) {
+        rc = EXIT_USAGE;
+        goto out;
+    }
+    if (enqueue_all(&q, jf, p) != 0) {
+        rc = EXIT_INTERNAL;
+        goto out;
+    }
+    warn_if_no_worker(&q);
+    if (!o->wait) {
+        for (size_t i = 0; i < jf->n; i++)
+            printf("%s\n", p->ids[i]);
+        goto out;
+    }
+    llmsb_signals(on_interrupt);
+    wrc = wait_results(&q, p, last, o->timeout_s, results);
+    if (wrc != 0) {
+        size_t left = 0;
+        for (size_t i = 0; i < jf->n; i++)
+            left += results[i] == NULL;
+        fprintf(stderr,
+                "\nsubmit: %s with %zu of %zu jobs unfinished; they stay queued and keep "
+                "running (llm-sandbox result ID, or cancel them)\n",
+                wrc == EXIT_INTERRUPTED ? "interrupted" : "--timeout reached", left, jf->n);
+    }
+    rc = finish_submit(o, jf, p, results);
+    if (wrc != 0 && rc != EXIT_INTERNAL)
+        rc = wrc;
+out:
+    for (size_t i = 0; i < jf->n; i++)
+        cJSON_Delete(results[i]);
+    free(results);
+    queue_close(&q);
+    return rc;
+}
+
+int cmd_submit(struct cli_globals *g, int argc, char **argv)
+{
+    struct submit_opts o = {0};
+    struct jobfile jf;
+    struct llmsb_err err = {0};
+    struct plan p;
+    size_t bad, invalid = 0;
+    int rc;
+
+    if (parse_submit(g, argc, argv, &o) != 0 || cli_config_finish(g) != 0)
+        return EXIT_USAGE;
+    if (jobfile_load(&jf, o.file, &err) != 0) {
+        cli_error("%s", err.msg);
+        return EXIT_USAGE;
+    }
+    if (plan_init(&p, jf.n) != 0) {
+        jobfile_release(&jf);
+        return EXIT_INTERNAL;
+    }
+    bad = validate(&g->cfg, &jf, &p, &invalid);
+    if (bad && !(o.allow_invalid && bad == invalid)) {
+        fprintf(stderr, "submit: %zu problem(s) in %s; nothing was %s%s\n", bad, jf.name,
+                o.local ? "run" : "enqueued",
+                bad == invalid ? " (--allow-invalid submits such jobs as invalid results)" : "");
+        rc = EXIT_USAGE;
+    } else {
+        if (bad)
+            fprintf(stderr, "submit: %zu invalid job(s) submitted anyway (--allow-invalid)\n", bad);
+        rc = o.local ? submit_local(g, &o, &jf, &p) : submit_redis(g, &o, &jf, &p);
+    }
+    plan_release(&p);
+    jobfile_release(&jf);
+    return rc;
+}
