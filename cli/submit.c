@@ -140,7 +140,7 @@ static size_t validate(const struct config *cfg, const struct jobfile *jf, struc
 static int check_existing(struct queue *q, const struct jobfile *jf, struct plan *p,
                           enum existing mode)
 {
-    size_t found = 0, running = 0;
+    size_t found = 0, refused = 0;
 
     for (size_t i = 0; i < jf->n; i++) {
         struct llmsb_err err = {0};
@@ -165,7 +165,7 @@ static int check_existing(struct queue *q, const struct jobfile *jf, struct plan
         if (mode == EXISTING_REUSE) {
             p->reused[i] = 1;
         } else if (strcmp(status, status_name(STATUS_RUNNING)) == 0) {
-            problem(&running, "%s:%zu: id \"%s\" is running now; wait for it or cancel it first",
+            problem(&refused, "%s:%zu: id \"%s\" is running now; wait for it or cancel it first",
                     jf->name, jf->lines[i], shown);
             continue;
         } else if (mode == EXISTING_RERUN) {
@@ -174,14 +174,14 @@ static int check_existing(struct queue *q, const struct jobfile *jf, struct plan
                 return -1;
             }
         } else {
-            problem(&running, "%s:%zu: id \"%s\" already has a result (%s)", jf->name, jf->lines[i],
+            problem(&refused, "%s:%zu: id \"%s\" already has a result (%s)", jf->name, jf->lines[i],
                     shown, status);
         }
         found++;
     }
-    if (running) {
-        if (running > SHOW_MAX)
-            fprintf(stderr, "... and %zu more\n", running - SHOW_MAX);
+    if (refused) {
+        if (refused > SHOW_MAX)
+            fprintf(stderr, "... and %zu more\n", refused - SHOW_MAX);
         if (mode == EXISTING_REFUSE)
             fprintf(stderr, "submit: nothing was enqueued; --rerun runs such jobs again (their old "
                             "results are deleted first), --reuse keeps their results\n");
