@@ -454,11 +454,11 @@ int job_set_image(struct job *j, const struct config *cfg, const char *v, size_t
                  cfg->image_prefix);
         return shown_err(err, "image", v, n, why);
     }
-    free(j->image);
     if (!image_ref_ok(v, n))
         return shown_err(err, "image", v, n,
                          "is not an image reference ([host[:port]/]name[:tag]; name parts of "
                          "a-z, 0-9 and single . _ - between them)");
+    free(j->image);
     return (j->image = xstrndup(v, n)) ? 0 : LLMSB_ERR_NOMEM;
 }
 
@@ -513,10 +513,11 @@ static const struct {
     {"max_attempts", f_max_attempts, 16}, {"meta", f_meta, JOB_MAX_FIELD},
     /* clang-format on */
 };
+_Static_assert(sizeof(fields) / sizeof(fields[0]) <= 32, "one_field's seen mask holds 32 fields");
 
 /* One field through its parser; the error names it. */
 static int one_field(struct job *j, const struct config *cfg, const struct field *f, int *have_code,
-                     struct llmsb_err *err)
+                     unsigned long *seen, struct llmsb_err *err)
 {
     char shown[64];
     size_t k;
@@ -528,6 +529,10 @@ static int one_field(struct job *j, const struct config *cfg, const struct field
     if (k == sizeof(fields) / sizeof(fields[0]))
         return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: unknown job field (see docs/jobs.md)",
                              shown);
+    if (*seen & (1UL << k))
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "%s: given twice (a job names each field once)", shown);
+    *seen |= 1UL << k;
     if (f->len > fields[k].cap)
         return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: %zu bytes is over the %zu byte cap",
                              shown, f->len, fields[k].cap);
@@ -549,12 +554,13 @@ int job_from_fields(struct job *j, const struct config *cfg, const struct fields
                     const char *default_id, struct llmsb_err *err)
 {
     int have_code = 0, rc = 0;
+    unsigned long seen = 0;
 
     for (int pass = 0; pass < 3; pass++) {
         for (size_t i = 0; i < f->n; i++) {
             if (pass_of(&f->v[i]) != pass)
                 continue;
-            if ((rc = one_field(j, cfg, &f->v[i], &have_code, err)) == 0)
+            if ((rc = one_field(j, cfg, &f->v[i], &have_code, &seen, err)) == 0)
                 continue;
             if (!j->id && default_id)
                 j->id = strdup(default_id);

@@ -411,6 +411,32 @@ TEST(id_first_and_nul_escapes)
     job_release(&j);
 }
 
+/* A field given twice is invalid (which one counts is not a guess), the
+ * result still goes under the first id; a bad second image is not a double
+ * free of the first (found by fuzz_job_fields). */
+TEST(fields_given_twice_are_invalid)
+{
+    static const char *const two_images[] = {
+        "image", "llmsb/python", "image", "llmsb/\\bad", "lang", "python", "code", "x", NULL};
+    static const char *const two_ids[] = {"id",     "first", "id", "second", "lang",
+                                          "python", "code",  "x",  NULL};
+    struct llmsb_err err = {0};
+    struct job j;
+
+    ASSERT(fields_job(two_images, &j, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "image: given twice");
+    job_release(&j);
+    ASSERT(fields_job(two_ids, &j, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "id: given twice");
+    ASSERT_STR(j.id, "first");
+    job_release(&j);
+    job_init(&j, &cfg); /* `run --image` sets it on a job that may have one */
+    ASSERT_EQ(job_set_image(&j, &cfg, "llmsb/python", 12, &err), 0);
+    ASSERT(job_set_image(&j, &cfg, "llmsb/\\bad", 11, &err) != 0);
+    ASSERT_STR(j.image, "llmsb/python");
+    job_release(&j);
+}
+
 /* More fields than a job has: invalid, under its own id, with the count. */
 TEST(too_many_fields_are_invalid_not_cut)
 {
@@ -604,7 +630,8 @@ static void setup(void)
 TEST_MAIN("jobs", T(yaml_job_file_with_defaults), T(yaml_job_file_errors_name_the_line),
           T(yaml_alias_bomb_and_duplicate_keys), T(jobfile_input_is_not_nul_terminated),
           T(json_lines), T(job_fields_are_validated_by_name), T(registry_package_names_pass),
-          T(id_first_and_nul_escapes), T(too_many_fields_are_invalid_not_cut),
-          T(field_names_with_nul_are_unknown), T(artifact_names_from_the_agent_are_checked),
-          T(base64_roundtrip_and_rejects), T(result_fields_roundtrip_to_json),
-          T(plots_and_install_reach_the_agent_job), T(dataset_ids_are_accepted))
+          T(id_first_and_nul_escapes), T(fields_given_twice_are_invalid),
+          T(too_many_fields_are_invalid_not_cut), T(field_names_with_nul_are_unknown),
+          T(artifact_names_from_the_agent_are_checked), T(base64_roundtrip_and_rejects),
+          T(result_fields_roundtrip_to_json), T(plots_and_install_reach_the_agent_job),
+          T(dataset_ids_are_accepted))
