@@ -20,7 +20,8 @@ static const char usage[] =
     "  worker                   run a worker: pull jobs from Redis until SIGTERM\n"
     "  submit JOBFILE           enqueue a YAML or JSON Lines job file (--wait, --local)\n"
     "  result ID [--wait S]     print one job's result\n"
-    "  status                   queue depth, workers, dead letters, throughput\n"
+    "  status [--json]          queue depth, workers, dead letters (--dead N), throughput\n"
+    "  cancel ID...             cancel queued or running jobs (--file JOBFILE, --all)\n"
     "  scan [--policy P] FILE   run only the security check (exit 0 safe, 1 blocked)\n"
     "\n"
     "global options (also as environment variables):\n"
@@ -124,7 +125,7 @@ static const struct {
     int (*fn)(struct cli_globals *g, int argc, char **argv);
 } verbs[] = {
     {"run", cmd_run},       {"images", cmd_images}, {"worker", cmd_worker}, {"submit", cmd_submit},
-    {"result", cmd_result}, {"status", cmd_status}, {"scan", cmd_scan},
+    {"result", cmd_result}, {"status", cmd_status}, {"cancel", cmd_cancel}, {"scan", cmd_scan},
 };
 
 int main(int argc, char **argv)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config/jobfile.h"
@@ -138,30 +139,160 @@ int cmd_result(struct cli_globals *g, int argc, char **argv)
     return rc;
 }
 
-static void print_worker(void *ud, const char *name, const struct fields *f)
+/* The Redis URL as it may be shown: a password becomes "***". */
+static void shown_url(const char *url, char *out, size_t outsz)
 {
-    const char *k[] = {"host", "slots", "busy", "done", "state", "pool_idle_total"};
-    (void)ud;
-    printf("  %-28s", name);
-    for (int i = 0; i < 6; i++) {
-        const char *v = fields_get(f, k[i], NULL);
-        printf(" %s=%s", k[i], v ? v : "-");
+    const char *auth = strstr(url, "://"), *at, *colon;
+
+    auth = auth ? auth + 3 : url;
+    at = strchr(auth, '@');
+    if (!at || memchr(auth, '/', (size_t)(at - auth))) {
+        snprintf(out, outsz, "%s", url);
+        return;
     }
-    putchar('\n');
+    colon = memchr(auth, ':', (size_t)(at - auth));
+    snprintf(out, outsz, "%.*s***%s", (int)((colon ? colon + 1 : auth) - url), url, at);
+}
+
+static void add_worker(void *ud, const char *name, const struct fields *f)
+{
+    cJSON *w = cJSON_CreateObject();
+    cJSON_AddStringToObject(w, "name", name);
+    for (size_t i = 0; i < f->n; i++) {
+        char *end;
+        double v = strtod(f->v[i].value, &end);
+        if (f->v[i].len && !*end && f->v[i].value[0] >= '0' && f->v[i].value[0] <= '9')
+            cJSON_AddNumberToObject(w, f->v[i].name, v);
+        else
+            cJSON_AddStringToObject(w, f->v[i].name, f->v[i].value);
+    }
+    cJSON_AddItemToArray(ud, w);
+}
+
+/* The newest n dead letters: id, when, reason, attempts, last worker. */
+static int add_dead(struct queue *q, long long n, cJSON *arr, struct llmsb_err *err)
+{
+    struct queue_entry *e;
+    size_t got;
+    int rc = queue_range(q, 1, 1, "+", (int)n, &e, &got, err);
+
+    for (size_t i = 0; rc == 0 && i < got; i++) {
+        static const char *const keep[] = {"id", "lang", "reason", "attempts", "last_worker"};
+        cJSON *d = cJSON_CreateObject();
+        cJSON_AddStringToObject(d, "entry", e[i].id);
+        cJSON_AddNumberToObject(d, "at_ms", strtod(e[i].id, NULL));
+        for (size_t k = 0; k < sizeof(keep) / sizeof(keep[0]); k++) {
+            const char *v = fields_get(&e[i].f, keep[k], NULL);
+            if (v)
+                cJSON_AddStringToObject(d, keep[k], v);
+        }
+        cJSON_AddItemToArray(arr, d);
+    }
+    queue_entries_free(e, got);
+    return rc;
+}
+
+static cJSON *status_json(struct cli_globals *g, struct queue *q, long long dead_n,
+                          struct llmsb_err *err)
+{
+    struct queue_stats st;
+    char url[512];
+    cJSON *o = cJSON_CreateObject(), *workers = cJSON_CreateArray(), *dead = NULL;
+
+    shown_url(g->cfg.redis_url, url, sizeof(url));
+    cJSON_AddStringToObject(o, "redis", url);
+    cJSON_AddStringToObject(o, "prefix", q->prefix);
+    cJSON_AddItemToObject(o, "workers", workers);
+    if (queue_stats(q, &st, add_worker, workers, err) != 0 ||
+        (dead_n > 0 &&
+         add_dead(q, dead_n, dead = cJSON_AddArrayToObject(o, "dead_letters"), err) != 0)) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    cJSON_AddNumberToObject(o, "workers_alive", st.workers);
+    cJSON_AddNumberToObject(
+        o, "queued", (double)(st.stream_len - st.pending > 0 ? st.stream_len - st.pending : 0));
+    cJSON_AddNumberToObject(o, "pending", (double)st.pending);
+    cJSON_AddNumberToObject(o, "dead", (double)st.dead);
+    cJSON_AddNumberToObject(o, "done_last_minute", (double)st.done_last_minute);
+    cJSON_AddNumberToObject(o, "jobs_per_s", st.done_last_minute / 60.0);
+    return o;
+}
+
+static long long num(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(v) ? (long long)v->valuedouble : 0;
+}
+
+static const char *str(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(v) ? v->valuestring : "-";
+}
+
+static void print_status(const cJSON *o)
+{
+    const cJSON *w, *d, *dead = cJSON_GetObjectItemCaseSensitive(o, "dead_letters");
+    const char *k[] = {"host", "slots", "busy", "done", "state", "pool_idle_total"};
+
+    printf("redis %s, prefix %s\nworkers:\n", str(o, "redis"), str(o, "prefix"));
+    cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(o, "workers")) {
+        printf("  %-28s", str(w, "name"));
+        for (int i = 0; i < 6; i++)
+            printf(" %s=%s", k[i], str(w, k[i]));
+        putchar('\n');
+    }
+    printf("workers alive:   %lld\n", num(o, "workers_alive"));
+    printf("queued:          %lld (not yet taken)\n", num(o, "queued"));
+    printf("pending:         %lld (taken, not finished)\n", num(o, "pending"));
+    printf("dead letters:    %lld\n", num(o, "dead"));
+    printf("last minute:     %lld finished (%.2f jobs/s)\n", num(o, "done_last_minute"),
+           num(o, "done_last_minute") / 60.0);
+    if (dead)
+        printf("newest dead letters:\n");
+    cJSON_ArrayForEach(d, dead) {
+        char shown[256], when[32];
+        time_t t = (time_t)(num(d, "at_ms") / 1000);
+        struct tm tm;
+        llmsb_escape(shown, sizeof(shown), str(d, "id"), strlen(str(d, "id")));
+        strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", gmtime_r(&t, &tm));
+        printf("  %s UTC  %s  attempts=%s worker=%s  %s\n", when, shown, str(d, "attempts"),
+               str(d, "last_worker"), str(d, "reason"));
+    }
 }
 
 int cmd_status(struct cli_globals *g, int argc, char **argv)
 {
     struct queue q;
-    struct queue_stats st;
     struct llmsb_err err = {0};
+    long long dead_n = 0;
+    int as_json = 0;
+    cJSON *o;
 
     for (int i = 1; i < argc; i++) {
         int rc = cli_global_opt(g, argc, argv, &i);
         if (rc < 0)
             return EXIT_USAGE;
-        if (rc == 0) {
-            cli_error("status: unknown argument \"%s\"", argv[i]);
+        if (rc > 0)
+            continue;
+        if (strcmp(argv[i], "--json") == 0) {
+            as_json = 1;
+        } else if (strcmp(argv[i], "--dead") == 0 && i + 1 < argc) {
+            if (parse_ll(argv[++i], 1, 10000, &dead_n) != 0) {
+                cli_error("--dead must be a count from 1 to 10000 (got \"%s\")", argv[i]);
+                return EXIT_USAGE;
+            }
+        } else if (strcmp(argv[i], "--help") == 0) {
+            puts("usage: llm-sandbox status [--json] [--dead N]\n\n"
+                 "Workers with their heartbeats, queued and pending jobs, dead letters and\n"
+                 "jobs finished in the last minute; --dead N lists the newest N dead letters\n"
+                 "(id, time, reason, attempts, last worker); --json prints it all as JSON.");
+            return 0;
+        } else {
+            cli_error("status: unknown argument \"%s\" (usage: llm-sandbox status [--json] "
+                      "[--dead N])",
+                      argv[i]);
             return EXIT_USAGE;
         }
     }
@@ -171,20 +302,19 @@ int cmd_status(struct cli_globals *g, int argc, char **argv)
         cli_error("%s", err.msg);
         return EXIT_INTERNAL;
     }
-    printf("redis %s, prefix %s\n", g->cfg.redis_url, q.prefix);
-    printf("workers:\n");
-    if (queue_stats(&q, &st, print_worker, NULL, &err) != 0) {
-        cli_error("%s", err.msg);
-        queue_close(&q);
+    o = status_json(g, &q, dead_n, &err);
+    queue_close(&q);
+    if (!o) {
+        cli_error("%s", err.msg[0] ? err.msg : "out of memory");
         return EXIT_INTERNAL;
     }
-    printf("workers alive:   %d\n", st.workers);
-    printf("queued:          %lld (not yet taken)\n",
-           st.stream_len - st.pending > 0 ? st.stream_len - st.pending : 0);
-    printf("pending:         %lld (taken, not finished)\n", st.pending);
-    printf("dead letters:    %lld\n", st.dead);
-    printf("last minute:     %lld finished (%.2f jobs/s)\n", st.done_last_minute,
-           st.done_last_minute / 60.0);
-    queue_close(&q);
+    if (as_json) {
+        char *t = cJSON_Print(o);
+        printf("%s\n", t ? t : "{}");
+        free(t);
+    } else {
+        print_status(o);
+    }
+    cJSON_Delete(o);
     return 0;
 }

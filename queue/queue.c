@@ -408,8 +408,10 @@ static int fill_pairs(struct fields *f, const redisReply *kv)
     return 0;
 }
 
-/* Parses [[id, [k, v, ...]], ...] into a new entry array. */
-static int parse_entries(const redisReply *arr, struct queue_entry **out, size_t *n)
+/* Parses [[id, [k, v, ...]], ...] into a new entry array, up to max_fields
+ * fields per entry. */
+static int parse_entries_max(const redisReply *arr, size_t max_fields, struct queue_entry **out,
+                             size_t *n)
 {
     struct queue_entry *e;
 
@@ -426,7 +428,7 @@ static int parse_entries(const redisReply *arr, struct queue_entry **out, size_t
             continue;
         snprintf(e[*n].id, sizeof(e[*n].id), "%.*s", (int)it->element[0]->len, it->element[0]->str);
         e[*n].deliveries = 1;
-        fields_init(&e[*n].f, QUEUE_MAX_FIELDS);
+        fields_init(&e[*n].f, max_fields);
         int rc = fill_pairs(&e[*n].f, it->elements > 1 ? it->element[1] : NULL);
         if (rc < 0) {
             queue_entries_free(e, *n + 1);
@@ -437,6 +439,11 @@ static int parse_entries(const redisReply *arr, struct queue_entry **out, size_t
     }
     *out = e;
     return 0;
+}
+
+static int parse_entries(const redisReply *arr, struct queue_entry **out, size_t *n)
+{
+    return parse_entries_max(arr, QUEUE_MAX_FIELDS, out, n);
 }
 
 /* ---- group and reads ----------------------------------------------------------- */
@@ -1032,6 +1039,30 @@ int queue_results_read(struct queue *q, char *last_id, size_t lsz, int block_ms,
     if (*n)
         snprintf(last_id, lsz, "%s", (*out)[*n - 1].id);
     return 0;
+}
+
+int queue_range(struct queue *q, int dead, int newest_first, const char *after, int count,
+                struct queue_entry **out, size_t *n, struct llmsb_err *err)
+{
+    char from[QUEUE_ENTRY_ID_MAX + 1], cnt[16];
+    redisReply *r;
+    int rc;
+
+    *out = NULL;
+    *n = 0;
+    if (strcmp(after, "-") == 0 || strcmp(after, "+") == 0)
+        snprintf(from, sizeof(from), "%s", after);
+    else
+        snprintf(from, sizeof(from), "(%s", after); /* exclusive: Redis 6.2 and later */
+    snprintf(cnt, sizeof(cnt), "%d", count);
+    if ((rc = cmds(q, &r, err, 6, newest_first ? "XREVRANGE" : "XRANGE",
+                   dead ? q->k_dead : q->k_jobs, from, newest_first ? "-" : "+", "COUNT", cnt)) !=
+        0)
+        return rc;
+    /* a dead letter is the job's fields and three of its own */
+    rc = parse_entries_max(r, dead ? QUEUE_MAX_FIELDS + 3 : QUEUE_MAX_FIELDS, out, n);
+    freeReplyObject(r);
+    return rc ? llmsb_err_set(err, rc, "redis: out of memory") : 0;
 }
 
 int queue_results_last_id(struct queue *q, char *id, size_t idsz, struct llmsb_err *err)

@@ -159,6 +159,14 @@ int queue_wait_done(struct queue *q, const char *job_id, double timeout_s, char 
 int queue_results_read(struct queue *q, char *last_id, size_t lsz, int block_ms,
                        struct queue_entry **out, size_t *n, struct llmsb_err *err);
 
+/* Up to count entries of the jobs stream (dead = 0: every job not yet
+ * finished, queued or running) or of the dead-letter stream (dead = 1),
+ * oldest first from after the entry id `after` ("-": the start), or newest
+ * first (newest_first) from before `after` ("+": the end).  Page by passing
+ * the last entry's id back as `after`. */
+int queue_range(struct queue *q, int dead, int newest_first, const char *after, int count,
+                struct queue_entry **out, size_t *n, struct llmsb_err *err);
+
 /* The id of the newest results-stream entry, "0-0" when empty. */
 int queue_results_last_id(struct queue *q, char *id, size_t idsz, struct llmsb_err *err);
 

@@ -3,7 +3,8 @@
 # on) and the real dockerd: redis-cli XADD -> result; 200 jobs over 2 workers
 # exactly once; kill -9 of a worker mid-job; kill -9 of Redis mid-run;
 # malformed jobs; an infrastructure fault retried into a dead letter; cancel
-# before and during a run; SIGTERM under load; submit --local.
+# before and during a run (the cancel verb: ids, a file, --all); status
+# --json and dead letters; SIGTERM under load; submit --local.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=${LLMSB_BIN:-$ROOT/bin/llm-sandbox}
@@ -154,12 +155,39 @@ $R set llmsb:cancel:c-before 1 >/dev/null
 $R xadd llmsb:jobs '*' id c-before lang python code 'print(1)' >/dev/null
 $R xadd llmsb:jobs '*' id c-during lang python code 'import time; print("up", flush=True); time.sleep(60)' timeout 120 >/dev/null
 for _ in $(seq 1 100); do [ "$(status_of c-during)" = running ] && break; sleep 0.1; done
-sleep 0.5; $R set llmsb:cancel:c-during 1 >/dev/null
+sleep 0.5; "$B" cancel c-during >"$T/cancel.out" 2>&1; crc=$?
 t0=$(date +%s)
 left=$(wait_final 30 c-before c-during)
 if [ "$left" = 0 ] && [ "$(status_of c-before)" = cancelled ] && [ "$(status_of c-during)" = cancelled ] &&
+   [ $crc = 0 ] && grep -q '^cancel requested: c-during$' "$T/cancel.out" &&
    [ $(( $(date +%s) - t0 )) -lt 10 ]; then ok cancel_before_and_during
-else bad cancel_before_and_during "before=$(status_of c-before) during=$(status_of c-during)"; fi
+else bad cancel_before_and_during "before=$(status_of c-before) during=$(status_of c-during) cancel rc=$crc: $(cat "$T/cancel.out")"; fi
+
+# 3b. the cancel verb on queued jobs (a prefix no worker serves yet): by a
+#     file's ids, then --all; an unknown id and a finished one are reported,
+#     not marked (exit 1), and the jobs end cancelled once a worker comes
+printf '{"id":"q/1","lang":"python","code":"print(1)"}\n{"id":"q 2","lang":"python","code":"print(2)"}\n{"lang":"python","code":"print(3)"}\n' > "$T/cq.jsonl"
+printf '{"id":"q/1","lang":"python","code":"print(1)"}\n' > "$T/cq1.jsonl"
+LLMSB_PREFIX=pc "$B" submit "$T/cq.jsonl" >/dev/null 2>&1
+LLMSB_PREFIX=pc "$B" cancel --file "$T/cq1.jsonl" >"$T/cq1.out" 2>&1; c1=$?
+LLMSB_PREFIX=pc "$B" cancel --all >"$T/cqa.out" 2>&1; c2=$?
+LLMSB_PREFIX=pc "$B" cancel nobody c-during >"$T/cqn.out" 2>&1; c3=$?
+LLMSB_PREFIX=pc "$B" cancel >/dev/null 2>&1; c4=$?
+start_worker pc1 2 pc
+deadline=$(( $(date +%s) + 60 )); third=""
+while [ "$(date +%s)" -lt "$deadline" ]; do
+    third=$($R xrange pc:results - + | grep -A1 '^id$' | grep -v '^id$\|^--' | grep -v '^q' | head -1)
+    [ "$($R hget 'pc:result:q/1' status)$($R hget 'pc:result:q 2' status)" = cancelledcancelled ] && [ -n "$third" ] &&
+        [ "$($R hget "pc:result:$third" status)" = cancelled ] && break
+    sleep 0.3
+done
+if [ $c1 = 0 ] && grep -q '^cancel requested: q/1$' "$T/cq1.out" && [ $c2 = 0 ] &&
+   grep -q '3 cancel request(s)' "$T/cqa.out" && [ $c3 = 1 ] && grep -q '^unknown: nobody ' "$T/cqn.out" &&
+   grep -q '^unknown: c-during ' "$T/cqn.out" && [ $c4 = 2 ] &&
+   [ "$($R hget 'pc:result:q/1' status)$($R hget 'pc:result:q 2' status)$($R hget "pc:result:$third" status)" = cancelledcancelledcancelled ] &&
+   [ "$(LLMSB_PREFIX=pc "$B" cancel 'q 2' 2>/dev/null)" = "already finished: q 2 (cancelled)" ]; then ok cancel_verb_by_file_all_and_unknown
+else bad cancel_verb_by_file_all_and_unknown "rc=$c1/$c2/$c3/$c4 third=$third $(cat "$T/cq1.out" "$T/cqa.out" "$T/cqn.out") q1=$($R hget 'pc:result:q/1' status)"; fi
+kill -TERM $PID_pc1 2>/dev/null
 
 # 4. an infrastructure fault (an image whose container cannot start) is
 #    retried, then internal_error plus a dead letter
@@ -188,6 +216,19 @@ if [ -x "$FAKE" ] && cp "$FAKE" "$T/fake/llmsb-agent" &&
        echo "$why" | grep -q 'test double: the agent could not fork'; then ok agent_internal_error_retried_then_dead_letter
     else bad agent_internal_error_retried_then_dead_letter "status=$(status_of agent-ie) dead=$dead attempts=$att error=$why"; fi
 else bad agent_internal_error_retried_then_dead_letter "cannot build the fake-agent image from $FAKE: $(cat "$T/fake/build.log" 2>/dev/null)"; fi
+
+# 4b'. status --json and --dead: the dead letters of 4 and 4b, newest first
+"$B" status --json --dead 2 >"$T/status.json" 2>&1; src=$?
+"$B" status --dead 2 >"$T/status.txt" 2>&1
+if [ $src = 0 ] && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["dead"] >= 2 and d["workers_alive"] >= 1, d
+assert [x["id"] for x in d["dead_letters"]] == ["agent-ie", "infra"], d["dead_letters"]
+assert d["dead_letters"][0]["attempts"] == "2" and d["dead_letters"][0]["reason"], d["dead_letters"]
+assert all(isinstance(w["slots"], (int, float)) for w in d["workers"]), d["workers"]
+' "$T/status.json" 2>"$T/status.err" && grep -q 'attempts=2 .* infra\|infra .*attempts=2' "$T/status.txt"; then ok status_json_and_dead_letters
+else bad status_json_and_dead_letters "rc=$src $(cat "$T/status.err") $(head -c 600 "$T/status.json") $(cat "$T/status.txt")"; fi
 
 # 4c. two deployments (two prefixes) on one engine: neither's reaper removes
 #     the other's containers, so jobs longer than a reaper pass both finish
