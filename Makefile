@@ -12,7 +12,7 @@ LDLIBS  = -lcurl -lcjson -lyaml -larchive -lhiredis -lpcre2-8 -lpthread -lm
 PIE     = -fPIE
 PIELD   = -pie
 
-COMMON_SRC  = common/common.c common/status.c common/strlist.c
+COMMON_SRC  = common/common.c common/status.c common/strlist.c common/compare.c
 PROTO_SRC   = agent/proto.c
 AGENT_SRC   = agent/agent.c agent/run.c agent/artifacts.c
 LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fields.c \
@@ -60,14 +60,14 @@ $(BUILD)/agent-static/%.o: %.c
 bin/llmsb-agent: $(AGENT_OBJ)
 	@mkdir -p bin
 	@$(if $(Q),echo "  LINK    $@",:)
-	$(Q)$(CC) -static -o $@ $^
+	$(Q)$(CC) -static -o $@ $^ -lm
 
 # A test double of the agent (tests/doubles/), static like the real one.
 $(TBIN)/fake-agent: $(BUILD)/agent-static/tests/doubles/fake_agent.o \
                     $(COMMON_SRC:%.c=$(BUILD)/agent-static/%.o) $(PROTO_SRC:%.c=$(BUILD)/agent-static/%.o)
 	@mkdir -p $(TBIN)
 	@$(if $(Q),echo "  LINK    $@",:)
-	$(Q)$(CC) -static -o $@ $^
+	$(Q)$(CC) -static -o $@ $^ -lm
 
 CLI_BIN ?= bin/llm-sandbox
 $(CLI_BIN): $(CLI_OBJ) $(LIB_OBJ)
@@ -132,6 +132,7 @@ bin/fuzz/%: tests/fuzz/%.c $(LIB_OBJ)
 bench: all bin/bench/bench_run bin/bench/bench_queue
 	bin/bench/bench_run
 	bin/bench/bench_queue bin/llm-sandbox
+	sh bench/bench_cases.sh bin/llm-sandbox 20
 
 bin/bench/%: bench/%.c $(LIB_OBJ)
 	@mkdir -p bin/bench

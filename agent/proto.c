@@ -170,7 +170,70 @@ void proto_job_release(struct proto_job *j)
     strlist_free(j->build_argv, j->nbuild);
     free(j->plots_dir);
     free(j->stdin_data);
+    proto_cases_free(j->cases, j->ncases);
     proto_job_init(j);
+}
+
+void proto_cases_free(struct proto_case *c, size_t n)
+{
+    for (size_t i = 0; c && i < n; i++) {
+        free(c[i].stdin_data);
+        strlist_free(c[i].args, c[i].nargs);
+        free(c[i].expect_stdout);
+    }
+    free(c);
+}
+
+static char *memdup(const char *p, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d) {
+        if (n)
+            memcpy(d, p, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+struct proto_case *proto_cases_copy(const struct proto_case *c, size_t n)
+{
+    struct proto_case *d = calloc(n ? n : 1, sizeof(*d));
+    int rc = d ? 0 : -1;
+
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        d[i].expect_exit = c[i].expect_exit;
+        d[i].stdin_len = c[i].stdin_len;
+        d[i].expect_len = c[i].expect_len;
+        if (!(d[i].stdin_data = memdup(c[i].stdin_data, c[i].stdin_len)) ||
+            (c[i].expect_stdout &&
+             !(d[i].expect_stdout = memdup(c[i].expect_stdout, c[i].expect_len))))
+            rc = -1;
+        for (size_t k = 0; rc == 0 && k < c[i].nargs; k++)
+            rc = strlist_add(&d[i].args, &d[i].nargs, c[i].args[k], strlen(c[i].args[k]));
+    }
+    if (rc != 0 && d) {
+        proto_cases_free(d, n);
+        return NULL;
+    }
+    return d;
+}
+
+static int case_encode(const struct proto_case *c, struct buf *b)
+{
+    struct buf in;
+    int rc = 0;
+
+    buf_init(&in, PROTO_MAX_PAYLOAD);
+    if (c->stdin_len)
+        rc |= proto_put_bytes(&in, TAG_CASE_STDIN, c->stdin_data, c->stdin_len);
+    for (size_t i = 0; i < c->nargs; i++)
+        rc |= proto_put_str(&in, TAG_CASE_ARG, c->args[i]);
+    if (c->expect_stdout)
+        rc |= proto_put_bytes(&in, TAG_CASE_EXPECT_STDOUT, c->expect_stdout, c->expect_len);
+    rc |= proto_put_u64(&in, TAG_CASE_EXPECT_EXIT, c->expect_exit);
+    rc |= proto_put_bytes(b, TAG_CASE, in.data, in.len);
+    buf_release(&in);
+    return rc;
 }
 
 int proto_job_encode(const struct proto_job *j, struct buf *b)
@@ -214,6 +277,15 @@ int proto_job_encode(const struct proto_job *j, struct buf *b)
     rc |= proto_put_u64(b, TAG_INSTALL_PAUSE, j->install_pause);
     for (size_t i = 0; i < j->nbuild; i++)
         rc |= proto_put_str(b, TAG_BUILD_ARG, j->build_argv[i]);
+    for (size_t i = 0; i < j->ncases; i++)
+        rc |= case_encode(&j->cases[i], b);
+    if (j->compare || j->ncases) {
+        char tol[40];
+        snprintf(tol, sizeof(tol), "%.17g", j->compare_tol);
+        rc |= proto_put_u64(b, TAG_COMPARE, j->compare);
+        rc |= proto_put_str(b, TAG_COMPARE_TOL, tol);
+        rc |= proto_put_u64(b, TAG_STOP_ON_FAILURE, j->stop_on_failure);
+    }
     return rc ? LLMSB_ERR_LIMIT : 0;
 }
 
@@ -265,9 +337,57 @@ static uint64_t *job_u64_field(struct proto_job *j, uint16_t tag)
         return &j->install_timeout_ms;
     case TAG_INSTALL_PAUSE:
         return &j->install_pause;
+    case TAG_COMPARE:
+        return &j->compare;
+    case TAG_STOP_ON_FAILURE:
+        return &j->stop_on_failure;
     default:
         return NULL;
     }
+}
+
+/* A copy of bytes, NUL-terminated as well (text fields read either way). */
+static int bytes_dup(char **dst, size_t *len, const char *v, uint32_t n)
+{
+    free(*dst);
+    if (!(*dst = malloc((size_t)n + 1)))
+        return LLMSB_ERR_NOMEM;
+    memcpy(*dst, v, n);
+    (*dst)[n] = '\0';
+    *len = n;
+    return 0;
+}
+
+/* One TAG_CASE: its nested fields into a new case. */
+static int job_add_case(struct proto_job *j, const char *p, uint32_t len, struct llmsb_err *err)
+{
+    struct proto_case *c;
+    size_t off = 0;
+    uint16_t tag;
+    const char *v;
+    uint32_t n;
+    int rc = 0, more;
+
+    if (j->ncases >= PROTO_MAX_CASES)
+        return llmsb_err_set(err, LLMSB_ERR_LIMIT, "job: more than %d cases", PROTO_MAX_CASES);
+    if (!(c = realloc(j->cases, (j->ncases + 1) * sizeof(*c))))
+        return LLMSB_ERR_NOMEM;
+    j->cases = c;
+    c = &j->cases[j->ncases++];
+    memset(c, 0, sizeof(*c));
+    while (rc == 0 && (more = proto_tlv_next(p, len, &off, &tag, &v, &n)) == 1) {
+        if (tag == TAG_CASE_STDIN)
+            rc = bytes_dup(&c->stdin_data, &c->stdin_len, v, n);
+        else if (tag == TAG_CASE_ARG)
+            rc = strlist_add(&c->args, &c->nargs, v, n);
+        else if (tag == TAG_CASE_EXPECT_STDOUT)
+            rc = bytes_dup(&c->expect_stdout, &c->expect_len, v, n);
+        else if (tag == TAG_CASE_EXPECT_EXIT && proto_get_u64(v, n, &c->expect_exit))
+            rc = LLMSB_ERR_PROTO;
+    }
+    if (rc == 0 && more < 0)
+        rc = LLMSB_ERR_PROTO;
+    return rc ? llmsb_err_set(err, rc, "job: case %zu is malformed", j->ncases) : 0;
 }
 
 static int job_field(struct proto_job *j, uint16_t tag, const char *v, uint32_t n,
@@ -320,12 +440,20 @@ static int job_field(struct proto_job *j, uint16_t tag, const char *v, uint32_t 
         j->plots_dir = xstrndup(v, n);
         return j->plots_dir ? 0 : LLMSB_ERR_NOMEM;
     case TAG_STDIN:
-        free(j->stdin_data);
-        if (!(j->stdin_data = malloc(n ? n : 1)))
-            return LLMSB_ERR_NOMEM;
-        memcpy(j->stdin_data, v, n);
-        j->stdin_len = n;
+        return bytes_dup(&j->stdin_data, &j->stdin_len, v, n);
+    case TAG_CASE:
+        return job_add_case(j, v, n, err);
+    case TAG_COMPARE_TOL: {
+        char tol[40], *end;
+        if (n == 0 || n >= sizeof(tol))
+            return llmsb_err_set(err, LLMSB_ERR_PROTO, "job: bad compare tolerance");
+        memcpy(tol, v, n);
+        tol[n] = '\0';
+        j->compare_tol = strtod(tol, &end);
+        if (*end || !(j->compare_tol >= 0 && j->compare_tol <= 1))
+            return llmsb_err_set(err, LLMSB_ERR_PROTO, "job: bad compare tolerance");
         return 0;
+    }
     default:
         if ((u = job_u64_field(j, tag)) != NULL)
             return proto_get_u64(v, n, u)
@@ -382,6 +510,8 @@ void proto_result_init(struct proto_result *r, size_t out_cap)
     buf_init(&r->compile_output,
              out_cap < PROTO_MAX_COMPILE_OUTPUT ? out_cap : PROTO_MAX_COMPILE_OUTPUT);
     buf_init(&r->artifacts, PROTO_MAX_ARTIFACTS + PROTO_NOTES_SLACK);
+    /* each case's kept output, its numbers and tags */
+    buf_init(&r->cases, PROTO_MAX_CASES * (2 * PROTO_CASE_KEEP + 256));
 }
 
 void proto_result_release(struct proto_result *r)
@@ -390,6 +520,7 @@ void proto_result_release(struct proto_result *r)
     buf_release(&r->err);
     buf_release(&r->compile_output);
     buf_release(&r->artifacts);
+    buf_release(&r->cases);
 }
 
 int proto_result_encode(const struct proto_result *r, struct buf *b)
@@ -411,6 +542,8 @@ int proto_result_encode(const struct proto_result *r, struct buf *b)
         rc |= proto_put_str(b, TAG_ERROR, r->error);
     if (r->artifacts.len)
         rc |= proto_put_bytes(b, TAG_ARTIFACTS, r->artifacts.data, r->artifacts.len);
+    if (r->cases.len)
+        rc |= proto_put_bytes(b, TAG_CASES, r->cases.data, r->cases.len);
     return rc ? LLMSB_ERR_LIMIT : 0;
 }
 
@@ -440,6 +573,9 @@ static int result_field(struct proto_result *r, uint16_t tag, const char *v, uin
         break;
     case TAG_ARTIFACTS:
         b = &r->artifacts;
+        break;
+    case TAG_CASES:
+        b = &r->cases;
         break;
     case TAG_EXIT_CODE:
         i64 = &r->exit_code;

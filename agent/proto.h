@@ -37,6 +37,11 @@
 #define PROTO_MAX_COMPILE_OUTPUT ((size_t)1 << 20)
 #define PROTO_NOTES_SLACK ((size_t)1 << 20) /* artifact names, skip notes */
 #define PROTO_MAX_ARGS STRLIST_MAX
+#define PROTO_MAX_CASES 1000
+/* Of each case's stdout and stderr, what its entry in the RESULT keeps (the
+ * comparison sees all of it, up to the job's output limit): 1000 cases stay
+ * under 32 MiB. */
+#define PROTO_CASE_KEEP ((size_t)16 << 10)
 
 enum proto_type {
     PROTO_HELLO = 1,
@@ -81,6 +86,10 @@ enum proto_tag {
     TAG_INSTALL_TIMEOUT_MS = 32,
     TAG_INSTALL_PAUSE = 33, /* 1: INSTALLED/CONTINUE between install and run */
     TAG_BUILD_ARG = 34,     /* argv of the install's offline step, after the pause */
+    TAG_CASE = 35,          /* repeated, nested: TAG_CASE_* fields of one test case */
+    TAG_COMPARE = 36,       /* u64 enum compare_mode for expected output */
+    TAG_COMPARE_TOL = 37,   /* text: the float tolerance */
+    TAG_STOP_ON_FAILURE = 38,
     /* result */
     TAG_STATUS = 40,
     TAG_EXIT_CODE = 41,
@@ -97,7 +106,18 @@ enum proto_tag {
     TAG_ARTIFACTS = 52, /* nested: NAME, DATA pairs and SKIPPED notes */
     TAG_ARTIFACT_NAME = 53,
     TAG_ARTIFACT_DATA = 54,
-    TAG_ARTIFACT_SKIPPED = 55 /* "path: reason" */
+    TAG_ARTIFACT_SKIPPED = 55, /* "path: reason" */
+    TAG_CASES = 56,            /* nested: one TAG_CASE_RESULT per case run */
+    TAG_CASE_RESULT = 57,      /* nested: result tags of one case and TAG_CASE_PASSED */
+    TAG_CASE_PASSED = 58
+};
+
+/* The fields inside one TAG_CASE. */
+enum proto_case_tag {
+    TAG_CASE_STDIN = 1,
+    TAG_CASE_ARG = 2, /* repeated: appended to the run argv */
+    TAG_CASE_EXPECT_STDOUT = 3,
+    TAG_CASE_EXPECT_EXIT = 4
 };
 
 struct proto_frame {
@@ -133,6 +153,16 @@ struct proto_file {
     uint32_t mode;
 };
 
+struct proto_case {
+    char *stdin_data;
+    size_t stdin_len;
+    char **args; /* NULL-terminated; appended to the run argv */
+    size_t nargs;
+    char *expect_stdout; /* NULL: not compared */
+    size_t expect_len;
+    uint64_t expect_exit;
+};
+
 struct proto_job {
     char *id;
     struct proto_file *files;
@@ -166,6 +196,11 @@ struct proto_job {
     uint64_t install_pause;
     char **build_argv; /* NULL-terminated; nbuild == 0: no offline step */
     size_t nbuild;
+    struct proto_case *cases; /* ncases > 0: compile once, run each case */
+    size_t ncases;
+    uint64_t compare; /* enum compare_mode */
+    double compare_tol;
+    uint64_t stop_on_failure;
 };
 
 struct proto_result {
@@ -182,9 +217,13 @@ struct proto_result {
     int64_t max_rss_kb;
     char error[256];
     struct buf artifacts; /* nested TLVs: TAG_ARTIFACT_NAME/DATA pairs, SKIPPED */
+    struct buf cases;     /* TAG_CASE_RESULT entries, one per case run */
 };
 
 void proto_job_init(struct proto_job *j);
+/* Frees n cases and the array; a deep copy of n cases, NULL on ENOMEM. */
+void proto_cases_free(struct proto_case *c, size_t n);
+struct proto_case *proto_cases_copy(const struct proto_case *c, size_t n);
 void proto_job_release(struct proto_job *j);
 int proto_job_encode(const struct proto_job *j, struct buf *payload);
 /* Decodes a JOB payload; on error j is released and err names the field. */

@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/compare.h"
+
 extern char **environ;
 
 #define EXIT_GRACE_MS 200  /* leftovers holding a pipe after main exits */
@@ -746,47 +748,188 @@ static int install(const struct agent_conf *conf, const struct proto_job *job, c
     return rc;
 }
 
-static void run(const struct agent_conf *conf, const struct proto_job *job,
-                struct proto_result *res)
+/* What one run of the program came to. */
+struct run_out {
+    enum job_status status;
+    int64_t exit_code, signal, duration_ms, cpu_ms, max_rss_kb;
+    int out_trunc, err_trunc;
+};
+
+/* Runs the program once: argv, stdin, the job's limits; output into out
+ * and err.  Returns -1 (errmsg set) when the agent itself failed. */
+static int run_program(const struct agent_conf *conf, const struct proto_job *job,
+                       char *const *argv, const char *in, size_t inlen, struct buf *out,
+                       struct buf *err, struct run_out *ro, char *errmsg, size_t errsz)
 {
     struct step s = {0};
     struct outcome o;
     long long oom0 = agent_oom_count();
 
-    s.argv = job->run_argv;
+    s.argv = argv;
     s.env = job->env;
-    s.stdin_data = job->stdin_data;
-    s.stdin_len = job->stdin_len;
+    s.stdin_data = in;
+    s.stdin_len = inlen;
     s.timeout_ms = job->timeout_ms ? job->timeout_ms : 10000;
     s.out_cap = job->output_limit ? job->output_limit : (1u << 20);
     if (s.out_cap > PROTO_MAX_OUTPUT)
         s.out_cap = PROTO_MAX_OUTPUT; /* the most one RESULT carries */
     s.kill_on_cap = 1;
-    s.out = &res->out;
-    s.err = &res->err;
+    s.out = out;
+    s.err = err;
     s.job = job;
-    if (run_step(conf, &s, &o, res->error, sizeof(res->error)) != 0) {
+    if (run_step(conf, &s, &o, errmsg, errsz) != 0)
+        return -1;
+    ro->exit_code = o.exit_code;
+    ro->signal = o.signal;
+    ro->out_trunc = o.out_trunc;
+    ro->err_trunc = o.err_trunc;
+    ro->duration_ms = o.duration_ms;
+    ro->cpu_ms = ((int64_t)o.ru.ru_utime.tv_sec + o.ru.ru_stime.tv_sec) * 1000 +
+                 (o.ru.ru_utime.tv_usec + o.ru.ru_stime.tv_usec) / 1000;
+    ro->max_rss_kb = o.ru.ru_maxrss;
+    if (o.timed_out)
+        ro->status = STATUS_TIMEOUT;
+    else if (o.over_output)
+        ro->status = STATUS_OUTPUT_LIMIT;
+    else if (oom0 >= 0 && agent_oom_count() > oom0)
+        ro->status = STATUS_MEMORY_LIMIT;
+    else if (o.signal || o.exit_code != 0)
+        ro->status = STATUS_RUNTIME_ERROR;
+    else
+        ro->status = STATUS_OK;
+    return 0;
+}
+
+static void set_result(struct proto_result *res, const struct run_out *ro)
+{
+    res->status = ro->status;
+    res->exit_code = ro->exit_code;
+    res->signal = ro->signal;
+    res->out_truncated = ro->out_trunc;
+    res->err_truncated = ro->err_trunc;
+}
+
+static void run(const struct agent_conf *conf, const struct proto_job *job,
+                struct proto_result *res)
+{
+    struct run_out ro = {0};
+
+    if (run_program(conf, job, job->run_argv, job->stdin_data, job->stdin_len, &res->out, &res->err,
+                    &ro, res->error, sizeof(res->error)) != 0) {
         res->status = STATUS_INTERNAL_ERROR;
         return;
     }
-    res->exit_code = o.exit_code;
-    res->signal = o.signal;
-    res->out_truncated = o.out_trunc;
-    res->err_truncated = o.err_trunc;
-    res->duration_ms = o.duration_ms;
-    res->cpu_ms = ((int64_t)o.ru.ru_utime.tv_sec + o.ru.ru_stime.tv_sec) * 1000 +
-                  (o.ru.ru_utime.tv_usec + o.ru.ru_stime.tv_usec) / 1000;
-    res->max_rss_kb = o.ru.ru_maxrss;
-    if (o.timed_out)
-        res->status = STATUS_TIMEOUT;
-    else if (o.over_output)
-        res->status = STATUS_OUTPUT_LIMIT;
-    else if (oom0 >= 0 && agent_oom_count() > oom0)
-        res->status = STATUS_MEMORY_LIMIT;
-    else if (o.signal || o.exit_code != 0)
-        res->status = STATUS_RUNTIME_ERROR;
-    else
-        res->status = STATUS_OK;
+    set_result(res, &ro);
+    res->duration_ms = ro.duration_ms;
+    res->cpu_ms = ro.cpu_ms;
+    res->max_rss_kb = ro.max_rss_kb;
+}
+
+/* One case's entry in the result: its numbers, the first PROTO_CASE_KEEP
+ * bytes of each stream (truncated flags say when that is not all), passed. */
+static int case_entry(struct buf *cases, const struct run_out *ro, const struct buf *out,
+                      const struct buf *err, int passed)
+{
+    struct buf e;
+    size_t on = out->len < PROTO_CASE_KEEP ? out->len : PROTO_CASE_KEEP;
+    size_t en = err->len < PROTO_CASE_KEEP ? err->len : PROTO_CASE_KEEP;
+    int rc = 0;
+
+    buf_init(&e, 2 * PROTO_CASE_KEEP + 512);
+    rc |= proto_put_str(&e, TAG_STATUS, status_name(ro->status));
+    rc |= proto_put_u64(&e, TAG_EXIT_CODE, (uint64_t)ro->exit_code);
+    rc |= proto_put_u64(&e, TAG_SIGNAL, (uint64_t)ro->signal);
+    rc |= proto_put_bytes(&e, TAG_STDOUT, out->data, on);
+    rc |= proto_put_bytes(&e, TAG_STDERR, err->data, en);
+    rc |= proto_put_u64(&e, TAG_STDOUT_TRUNC, (uint64_t)(ro->out_trunc || on < out->len));
+    rc |= proto_put_u64(&e, TAG_STDERR_TRUNC, (uint64_t)(ro->err_trunc || en < err->len));
+    rc |= proto_put_u64(&e, TAG_DURATION_MS, (uint64_t)ro->duration_ms);
+    rc |= proto_put_u64(&e, TAG_CPU_MS, (uint64_t)ro->cpu_ms);
+    rc |= proto_put_u64(&e, TAG_MAX_RSS_KB, (uint64_t)ro->max_rss_kb);
+    rc |= proto_put_u64(&e, TAG_CASE_PASSED, (uint64_t)passed);
+    rc |= proto_put_bytes(cases, TAG_CASE_RESULT, e.data, e.len);
+    buf_release(&e);
+    return rc;
+}
+
+/* The program's argv with a case's arguments after it. */
+static char **case_argv(const struct proto_job *job, const struct proto_case *c, size_t *n)
+{
+    char **argv = NULL;
+    int rc = 0;
+
+    *n = 0;
+    for (size_t i = 0; i < job->nrun && rc == 0; i++)
+        rc = strlist_add(&argv, n, job->run_argv[i], strlen(job->run_argv[i]));
+    for (size_t i = 0; i < c->nargs && rc == 0; i++)
+        rc = strlist_add(&argv, n, c->args[i], strlen(c->args[i]));
+    if (rc != 0) {
+        strlist_free(argv, *n);
+        return NULL;
+    }
+    return argv;
+}
+
+/* Each test case against the one compiled program, each with the job's
+ * limits.  The job's status is the first case's that was not ok (else
+ * ok), its exit code and output those of the first case that did not
+ * pass (else the last), its times the sums, its RSS the largest. */
+static void run_cases(const struct agent_conf *conf, const struct proto_job *job,
+                      struct proto_result *res)
+{
+    struct compare cmp = {(enum compare_mode)job->compare, job->compare_tol};
+    enum job_status first_not_ok = STATUS_OK;
+    struct buf out, err;
+    int shown = 0, failed = 0;
+
+    buf_init(&out, PROTO_MAX_OUTPUT);
+    buf_init(&err, PROTO_MAX_OUTPUT);
+    for (size_t i = 0; i < job->ncases; i++) {
+        const struct proto_case *c = &job->cases[i];
+        struct run_out ro = {0};
+        size_t nargv;
+        char **argv = case_argv(job, c, &nargv);
+        int passed;
+
+        buf_reset(&out);
+        buf_reset(&err);
+        if (!argv || run_program(conf, job, argv, c->stdin_data, c->stdin_len, &out, &err, &ro,
+                                 res->error, sizeof(res->error)) != 0) {
+            if (!argv)
+                snprintf(res->error, sizeof(res->error), "agent: case argv: out of memory");
+            strlist_free(argv, nargv);
+            failed = 1;
+            break;
+        }
+        strlist_free(argv, nargv);
+        passed = status_info(ro.status)->ran && (uint64_t)ro.exit_code == c->expect_exit &&
+                 !ro.signal &&
+                 (!c->expect_stdout || compare_output(&cmp, out.data ? out.data : "", out.len,
+                                                      c->expect_stdout, c->expect_len));
+        if (case_entry(&res->cases, &ro, &out, &err, passed) != 0) {
+            snprintf(res->error, sizeof(res->error), "agent: case results over the frame cap");
+            failed = 1;
+            break;
+        }
+        res->duration_ms += ro.duration_ms;
+        res->cpu_ms += ro.cpu_ms;
+        if (ro.max_rss_kb > res->max_rss_kb)
+            res->max_rss_kb = ro.max_rss_kb;
+        if (!shown && (!passed || i + 1 == job->ncases)) {
+            set_result(res, &ro);
+            buf_append(&res->out, out.data, out.len);
+            buf_append(&res->err, err.data, err.len);
+            shown = 1;
+        }
+        kill_all(conf); /* nothing a case started lives on into the next */
+        if (first_not_ok == STATUS_OK)
+            first_not_ok = ro.status;
+        if (!passed && job->stop_on_failure)
+            break;
+    }
+    res->status = failed ? STATUS_INTERNAL_ERROR : first_not_ok;
+    buf_release(&out);
+    buf_release(&err);
 }
 
 void agent_job_run(const struct agent_conf *conf, const struct proto_job *job,
@@ -818,7 +961,10 @@ void agent_job_run(const struct agent_conf *conf, const struct proto_job *job,
     }
     if (job->ncompile && compile(conf, job, res) != 0)
         return;
-    run(conf, job, res);
+    if (job->ncases)
+        run_cases(conf, job, res);
+    else
+        run(conf, job, res);
     if (res->status != STATUS_INTERNAL_ERROR)
         agent_collect_artifacts(conf, job, res); /* also after a timeout: what it made */
 }

@@ -112,7 +112,7 @@ static size_t validate(const struct config *cfg, const struct jobfile *jf, struc
         *invalid = bad;
         p->ids[i] = strdup(j.id ? j.id : "");
         p->explicit_[i] = j.id && j.id[0];
-        p->checked[i] = j.expect_stdout != NULL || j.has_expect_exit;
+        p->checked[i] = j.expect_stdout != NULL || j.has_expect_exit || j.ncases;
         if (p->explicit_[i] && order)
             order[nids++] = i;
         job_release(&j);
@@ -219,8 +219,15 @@ static int job_failed(const cJSON *r, int checked, char *why, size_t wsz)
         snprintf(why, wsz, "not finished");
         return 1;
     }
-    if (strcmp(status, status_name(STATUS_OK)) == 0 && (!checked || cJSON_IsTrue(passed)))
+    /* passed whatever the status: a job may expect a non-zero exit */
+    if (checked ? cJSON_IsTrue(passed) : strcmp(status, status_name(STATUS_OK)) == 0)
         return 0;
+    if (cJSON_GetArraySize(cJSON_GetObjectItem(r, "cases")) > 0) { /* some case ran */
+        snprintf(why, wsz, "%s: %d of %d cases passed", status,
+                 (int)cJSON_GetNumberValue(cJSON_GetObjectItem(r, "cases_passed")),
+                 (int)cJSON_GetNumberValue(cJSON_GetObjectItem(r, "cases_total")));
+        return 1;
+    }
     if (strcmp(status, status_name(STATUS_OK)) == 0) {
         snprintf(why, wsz, "ok but not passed: output or exit code differs from the expectation");
         return 1;
@@ -294,8 +301,8 @@ static size_t summary(const struct jobfile *jf, const struct plan *p, cJSON **re
         fprintf(out, "%-16s %6d\n", st[i].key, st[i].jobs);
     print_rates(out, lg, nlg, &total);
     if (total.checked)
-        fprintf(out, "(pass rate: passed / jobs with expect_stdout or expect_exit, whatever their "
-                     "status)\n");
+        fprintf(out, "(pass rate: passed / jobs with expect_stdout, expect_exit or cases, whatever "
+                     "their status)\n");
     for (size_t i = 0; i < jf->n; i++) {
         if (!job_failed(results[i], p->checked[i], why, sizeof(why)))
             continue;

@@ -111,9 +111,12 @@ void exec_spec_for_job(struct container_spec *spec, const struct config *cfg, co
 
 int64_t exec_backstop_ms(const struct config *cfg, const struct job *j)
 {
-    return scheduler_backstop_ms(
-        j->limits.timeout_ms, j->lang->compile[0] ? j->limits.compile_timeout_ms : 0,
-        j->nlibraries ? cfg->libraries_timeout_ms : 0, cfg->backstop_grace_ms);
+    /* each case has the whole run limit, and a second for the clean-up after it */
+    int64_t run =
+        j->ncases ? (int64_t)j->ncases * (j->limits.timeout_ms + 1000) : j->limits.timeout_ms;
+    return scheduler_backstop_ms(run, j->lang->compile[0] ? j->limits.compile_timeout_ms : 0,
+                                 j->nlibraries ? cfg->libraries_timeout_ms : 0,
+                                 cfg->backstop_grace_ms);
 }
 
 /* Images known to exist, so the hot path asks the engine once a minute per

@@ -17,6 +17,7 @@ void job_init(struct job *j, const struct config *cfg)
     j->artifact_max_total_mb = cfg->artifact_max_total_mb;
     j->max_attempts = (int)cfg->max_attempts;
     j->plots = 1;
+    j->compare.tol = COMPARE_DEFAULT_TOL;
     j->libraries_max = cfg->libraries_max;
 }
 
@@ -34,6 +35,7 @@ void job_release(struct job *j)
     free(j->files);
     free(j->image);
     free(j->expect_stdout);
+    proto_cases_free(j->cases, j->ncases);
     free(j->meta);
     free(j->policy);
     free(j->security);
@@ -291,6 +293,20 @@ int job_to_proto(const struct job *j, struct proto_job *pj, struct llmsb_err *er
     for (size_t i = 0; i < j->nglobs; i++)
         rc |= strlist_add(&pj->artifact_globs, &pj->nglobs, j->artifact_globs[i],
                           strlen(j->artifact_globs[i]));
+    for (size_t i = 0; i < j->ncases; i++)
+        if (pj->nrun + j->cases[i].nargs > PROTO_MAX_ARGS) {
+            proto_job_release(pj);
+            return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                 "cases[%zu].args: with the program's own, more than %d "
+                                 "arguments",
+                                 i, PROTO_MAX_ARGS);
+        }
+    if (j->ncases && !(pj->cases = proto_cases_copy(j->cases, j->ncases)))
+        rc = -1;
+    pj->ncases = pj->cases ? j->ncases : 0;
+    pj->compare = (uint64_t)j->compare.mode;
+    pj->compare_tol = j->compare.tol;
+    pj->stop_on_failure = (uint64_t)j->stop_on_failure;
     pj->artifact_max_count = (uint64_t)j->artifact_max_count;
     pj->artifact_max_file = (uint64_t)j->artifact_max_file_mb << 20;
     pj->artifact_max_total = (uint64_t)j->artifact_max_total_mb << 20;

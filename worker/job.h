@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include "agent/proto.h"
 #include "common/common.h"
+#include "common/compare.h"
 #include "common/fields.h"
 #include "common/strlist.h"
 #include "config/config.h"
@@ -57,8 +58,12 @@ struct job {
     int64_t libraries_max;
     char **artifact_globs; /* NULL-terminated; files to bring back */
     size_t nglobs;
-    char *policy;   /* preset or config policy name; NULL: the default */
-    char *security; /* inline JSON policy, or NULL */
+    char *policy;             /* preset or config policy name; NULL: the default */
+    char *security;           /* inline JSON policy, or NULL */
+    struct proto_case *cases; /* ncases > 0: compiled once, run per case */
+    size_t ncases;
+    struct compare compare; /* for expect_stdout, the job's and each case's */
+    int stop_on_failure;    /* cases: stop at the first that does not pass */
 };
 
 #define JOB_MAX_FIELD ((size_t)64 << 10) /* any field but code, stdin, files */

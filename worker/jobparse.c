@@ -496,6 +496,134 @@ static int f_meta(struct job *j, const struct config *cfg, const char *v, size_t
     return (j->meta = xstrndup(v, n)) ? 0 : LLMSB_ERR_NOMEM;
 }
 
+/* ---- test cases ---------------------------------------------------------------- */
+
+static int case_err(struct llmsb_err *err, size_t i, const char *key, const char *why)
+{
+    return llmsb_err_set(err, LLMSB_ERR_INVALID, "cases[%zu]%s%s: %s", i, key ? "." : "",
+                         key ? key : "", why);
+}
+
+static int case_text(const cJSON *v, size_t i, const char *key, char **dst, size_t *len,
+                     struct llmsb_err *err)
+{
+    if (!cJSON_IsString(v))
+        return case_err(err, i, key, "must be a string");
+    *len = strlen(v->valuestring);
+    return (*dst = xstrndup(v->valuestring, *len)) ? 0 : LLMSB_ERR_NOMEM;
+}
+
+/* One {stdin, args, expect_stdout, expect_exit} object into c. */
+static int one_case(const cJSON *o, size_t i, struct proto_case *c, struct llmsb_err *err)
+{
+    const cJSON *v;
+    int rc = 0;
+
+    if (!cJSON_IsObject(o))
+        return case_err(err, i, NULL,
+                        "must be an object {stdin, args, expect_stdout, expect_exit}");
+    cJSON_ArrayForEach(v, o) {
+        const char *k = v->string;
+        if (strcmp(k, "stdin") == 0) {
+            rc = case_text(v, i, k, &c->stdin_data, &c->stdin_len, err);
+        } else if (strcmp(k, "expect_stdout") == 0) {
+            rc = case_text(v, i, k, &c->expect_stdout, &c->expect_len, err);
+        } else if (strcmp(k, "expect_exit") == 0) {
+            if (!cJSON_IsNumber(v) || v->valuedouble != (double)(int)v->valuedouble ||
+                v->valuedouble < 0 || v->valuedouble > 255)
+                return case_err(err, i, k, "must be an integer from 0 to 255");
+            c->expect_exit = (uint64_t)v->valuedouble;
+        } else if (strcmp(k, "args") == 0) {
+            const cJSON *a;
+            if (!cJSON_IsArray(v))
+                return case_err(err, i, k, "must be a list of strings");
+            cJSON_ArrayForEach(a, v) {
+                if (!cJSON_IsString(a))
+                    return case_err(err, i, k, "must be a list of strings");
+                if (strlist_add(&c->args, &c->nargs, a->valuestring, strlen(a->valuestring)))
+                    return case_err(err, i, k, "has too many arguments");
+            }
+        } else {
+            char shown[64];
+            llmsb_escape(shown, sizeof(shown), k, strlen(k));
+            return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                 "cases[%zu].%s: unknown (a case has stdin, args, "
+                                 "expect_stdout, expect_exit)",
+                                 i, shown);
+        }
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int f_cases(struct job *j, const struct config *cfg, const char *v, size_t n,
+                   struct llmsb_err *err)
+{
+    cJSON *a, *o;
+    size_t i = 0;
+    int rc = 0;
+
+    (void)cfg;
+    if (memmem(v, n, "\\u0000", 6))
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "cases: a NUL byte (\\u0000) in case text is not supported");
+    if (!(a = cJSON_ParseWithLength(v, n)) || !cJSON_IsArray(a) || cJSON_GetArraySize(a) < 1 ||
+        cJSON_GetArraySize(a) > PROTO_MAX_CASES) {
+        cJSON_Delete(a);
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "cases: must be a list of 1 to %d objects {stdin, args, "
+                             "expect_stdout, expect_exit}",
+                             PROTO_MAX_CASES);
+    }
+    proto_cases_free(j->cases, j->ncases);
+    j->ncases = (size_t)cJSON_GetArraySize(a);
+    if (!(j->cases = calloc(j->ncases, sizeof(*j->cases))))
+        rc = LLMSB_ERR_NOMEM;
+    cJSON_ArrayForEach(o, a) {
+        if (rc == 0)
+            rc = one_case(o, i, &j->cases[i], err);
+        i++;
+    }
+    cJSON_Delete(a);
+    if (rc != 0) {
+        proto_cases_free(j->cases, j->ncases);
+        j->cases = NULL;
+        j->ncases = 0;
+    }
+    return rc;
+}
+
+static int f_compare(struct job *j, const struct config *cfg, const char *v, size_t n,
+                     struct llmsb_err *err)
+{
+    const char *why = NULL;
+    (void)cfg;
+    return compare_parse(v, n, &j->compare, &why) ? shown_err(err, "compare", v, n, why) : 0;
+}
+
+static int f_stop_on_failure(struct job *j, const struct config *cfg, const char *v, size_t n,
+                             struct llmsb_err *err)
+{
+    (void)cfg;
+    return text_bool("stop_on_failure", v, n, &j->stop_on_failure, err) ? err->code : 0;
+}
+
+/* With cases, the job-level stdin and expectations would be ambiguous. */
+static int check_cases(const struct job *j, struct llmsb_err *err)
+{
+    const char *clash = j->stdin_len         ? "stdin"
+                        : j->expect_stdout   ? "expect_stdout"
+                        : j->has_expect_exit ? "expect_exit"
+                                             : NULL;
+    if (j->ncases && clash)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "%s: not with cases (give each case its own %s)", clash, clash);
+    if (!j->ncases && j->stop_on_failure)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "stop_on_failure: only with cases");
+    return 0;
+}
+
 static const struct {
     const char *name;
     field_fn fn;
@@ -511,6 +639,8 @@ static const struct {
     {"artifacts", f_artifacts, JOB_MAX_FIELD}, {"expect_stdout", f_expect_stdout, JOB_MAX_STDIN},
     {"expect_exit", f_expect_exit, 16}, {"image", job_set_image, 256}, {"result_ttl", f_result_ttl, 16},
     {"max_attempts", f_max_attempts, 16}, {"meta", f_meta, JOB_MAX_FIELD},
+    {"cases", f_cases, JOB_MAX_STDIN}, {"compare", f_compare, 64},
+    {"stop_on_failure", f_stop_on_failure, 16},
     /* clang-format on */
 };
 _Static_assert(sizeof(fields) / sizeof(fields[0]) <= 32, "one_field's seen mask holds 32 fields");
@@ -585,5 +715,7 @@ int job_from_fields(struct job *j, const struct config *cfg, const struct fields
         return llmsb_err_set(err, LLMSB_ERR_INVALID, "lang: is required");
     if (!have_code)
         return llmsb_err_set(err, LLMSB_ERR_INVALID, "code: is required");
+    if ((rc = check_cases(j, err)) != 0)
+        return rc;
     return job_check_libraries(j, err);
 }

@@ -39,6 +39,9 @@ static const struct {
     {"cpu_ms", RT_INT},
     {"max_rss_kb", RT_INT},
     {"passed", RT_BOOL},
+    {"cases_passed", RT_INT},
+    {"cases_total", RT_INT},
+    {"cases", RT_JSON},
     {"violations", RT_JSON},
     {"artifacts", RT_JSON},
     {"error", RT_TEXT},
@@ -57,6 +60,7 @@ void job_result_init(struct job_result *r, const struct job *j)
     memset(r, 0, sizeof(*r));
     proto_result_init(&r->r, j ? (size_t)j->limits.output_bytes + 1024 : (1u << 20));
     r->passed = -1;
+    r->cases_total = -1;
     r->attempts = 1;
     r->queued_at = clock_wall_ms();
     if (j && j->id)
@@ -70,7 +74,8 @@ void job_result_release(struct job_result *r)
     free(r->meta);
     free(r->violations);
     free(r->artifacts);
-    r->meta = r->violations = r->artifacts = NULL;
+    free(r->cases);
+    r->meta = r->violations = r->artifacts = r->cases = NULL;
     proto_result_release(&r->r);
 }
 
@@ -86,26 +91,96 @@ void job_result_set_status(struct job_result *r, enum job_status status, const c
     }
 }
 
-static size_t rstrip(const char *s, size_t n)
+/* One case result of the agent (untrusted: the status is checked against
+ * the table, the text made valid UTF-8) as a JSON object; *passed set. */
+static cJSON *case_json(const char *p, size_t len, int *passed)
 {
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == '\t'))
-        n--;
-    return n;
+    static const struct {
+        uint16_t tag;
+        const char *name;
+    } nums[] = {{TAG_EXIT_CODE, "exit_code"},
+                {TAG_SIGNAL, "signal"},
+                {TAG_DURATION_MS, "duration_ms"},
+                {TAG_CPU_MS, "cpu_ms"},
+                {TAG_MAX_RSS_KB, "max_rss_kb"}};
+    cJSON *o = cJSON_CreateObject();
+    enum job_status st = STATUS_NONE;
+    size_t off = 0;
+    uint16_t tag;
+    const char *v;
+    uint32_t n;
+    uint64_t x;
+
+    *passed = 0;
+    while (o && proto_tlv_next(p, len, &off, &tag, &v, &n) == 1) {
+        if (tag == TAG_STATUS && status_parse(v, n, &st) == 0)
+            cJSON_AddStringToObject(o, "status", status_name(st));
+        else if (tag == TAG_STDOUT || tag == TAG_STDERR)
+            json_add_text(o, tag == TAG_STDOUT ? "stdout" : "stderr", v, n);
+        else if ((tag == TAG_STDOUT_TRUNC || tag == TAG_STDERR_TRUNC) && !proto_get_u64(v, n, &x))
+            cJSON_AddBoolToObject(
+                o, tag == TAG_STDOUT_TRUNC ? "stdout_truncated" : "stderr_truncated", x != 0);
+        else if (tag == TAG_CASE_PASSED && !proto_get_u64(v, n, &x))
+            *passed = x != 0;
+        for (size_t k = 0; k < sizeof(nums) / sizeof(nums[0]); k++)
+            if (tag == nums[k].tag && !proto_get_u64(v, n, &x)) {
+                if (tag == TAG_SIGNAL && x == 0) /* as the job's own: null when none */
+                    cJSON_AddNullToObject(o, nums[k].name);
+                else
+                    cJSON_AddNumberToObject(o, nums[k].name, (double)(int64_t)x);
+            }
+    }
+    if (!o || st == STATUS_NONE) { /* no status: not a case result */
+        cJSON_Delete(o);
+        *passed = 0;
+        return NULL;
+    }
+    cJSON_AddBoolToObject(o, "passed", *passed);
+    return o;
+}
+
+/* r->cases and the counts from the agent's TAG_CASES. */
+static void check_cases(struct job_result *r, const struct job *j)
+{
+    const struct buf *c = &r->r.cases;
+    cJSON *arr = cJSON_CreateArray();
+    size_t off = 0;
+    uint16_t tag;
+    const char *v;
+    uint32_t n;
+
+    r->cases_total = (int)j->ncases;
+    r->cases_passed = 0;
+    while (arr && c->len && proto_tlv_next(c->data, c->len, &off, &tag, &v, &n) == 1) {
+        int passed;
+        cJSON *o = tag == TAG_CASE_RESULT ? case_json(v, n, &passed) : NULL;
+        if (!o)
+            continue;
+        r->cases_passed += passed;
+        cJSON_AddItemToArray(arr, o);
+    }
+    free(r->cases);
+    r->cases = arr ? cJSON_PrintUnformatted(arr) : NULL;
+    cJSON_Delete(arr);
+    /* a case the agent did not report (stopped at a failure) did not pass */
+    r->passed = r->cases_passed == r->cases_total && status_info(r->r.status)->ran;
 }
 
 void job_result_check(struct job_result *r, const struct job *j)
 {
     const char *out = r->r.out.data ? r->r.out.data : "";
 
+    if (j->ncases) {
+        check_cases(r, j);
+        return;
+    }
     if (!j->expect_stdout && !j->has_expect_exit)
         return;
     r->passed = status_info(r->r.status)->ran &&
                 r->r.exit_code == (j->has_expect_exit ? j->expect_exit : 0);
-    if (r->passed && j->expect_stdout) {
-        size_t a = rstrip(out, r->r.out.len);
-        size_t b = rstrip(j->expect_stdout, strlen(j->expect_stdout));
-        r->passed = a == b && memcmp(out, j->expect_stdout, a) == 0;
-    }
+    if (r->passed && j->expect_stdout)
+        r->passed = compare_output(&j->compare, out, r->r.out.len, j->expect_stdout,
+                                   strlen(j->expect_stdout));
 }
 
 /* ---- the Redis hash form ------------------------------------------------------ */
@@ -124,6 +199,7 @@ int job_result_to_fields(const struct job_result *r, char nums[RESULT_NUMS][32],
     const char *err = r->error[0] ? r->error : p->error;
     int rc = 0;
 
+    _Static_assert(sizeof(numv) / sizeof(numv[0]) <= RESULT_NUMS - 2, "the case counts' slots");
     fields_init(out, RESULT_MAX_FIELDS);
     rc |= fields_adds(out, "id", r->id);
     rc |= fields_adds(out, "status", status_name(p->status));
@@ -139,6 +215,13 @@ int job_result_to_fields(const struct job_result *r, char nums[RESULT_NUMS][32],
     rc |= fields_add(out, "compile_output", p->compile_output.data, p->compile_output.len);
     if (r->passed >= 0)
         rc |= fields_adds(out, "passed", r->passed ? "true" : "false");
+    if (r->cases_total >= 0) {
+        snprintf(nums[RESULT_NUMS - 2], 32, "%d", r->cases_passed);
+        snprintf(nums[RESULT_NUMS - 1], 32, "%d", r->cases_total);
+        rc |= fields_adds(out, "cases_passed", nums[RESULT_NUMS - 2]);
+        rc |= fields_adds(out, "cases_total", nums[RESULT_NUMS - 1]);
+        rc |= fields_adds(out, "cases", r->cases ? r->cases : "[]");
+    }
     rc |= fields_adds(out, "violations", r->violations ? r->violations : "[]");
     rc |= fields_adds(out, "artifacts", r->artifacts ? r->artifacts : "[]");
     if (err[0])

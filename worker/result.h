@@ -28,6 +28,9 @@ struct job_result {
     char *meta;       /* JSON text or NULL; owned */
     char *violations; /* JSON array text or NULL; owned */
     char *artifacts;  /* JSON array text or NULL; owned */
+    char *cases;      /* JSON array text of the test cases run, or NULL; owned */
+    int cases_passed; /* with cases: how many passed */
+    int cases_total;  /* with cases: how many the job has; -1 without */
     int attempts;
     int64_t queued_at; /* ms since the epoch; for `run`, when it was asked */
     int64_t started_at;
@@ -40,7 +43,8 @@ void job_result_release(struct job_result *r);
 /* Sets the status and, with fmt, the error text. */
 void job_result_set_status(struct job_result *r, enum job_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Fills r->passed from the job's expectations (DESIGN §3). */
+/* Fills r->passed from the job's expectations (DESIGN §3), and with test
+ * cases r->cases and the counts from the agent's case results. */
 void job_result_check(struct job_result *r, const struct job *j);
 
 /* Turns the agent's collected files into r->artifacts: a JSON array of

@@ -1,5 +1,6 @@
-/* fuzz_proto_frames.c - frame parsing and RESULT decoding, as the worker
- * does on the bytes a (possibly hostile) container sends. */
+/* fuzz_proto_frames.c - frame parsing and RESULT decoding (artifacts and
+ * test-case results too), as the worker does on the bytes a (possibly
+ * hostile) container sends. */
 #include "agent/proto.h"
 #include "worker/job.h"
 #include "worker/result.h"
@@ -9,6 +10,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
     const char *p = (const char *)data;
     struct llmsb_err err = {0};
+    static struct proto_case two[2];
+    static struct job cases_job = {.cases = two, .ncases = 2};
 
     while (size > 0) {
         struct proto_frame f;
@@ -17,8 +20,10 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
             break;
         struct job_result jr;
         job_result_init(&jr, NULL);
-        if (proto_result_decode(f.payload, f.len, &jr.r, &err) == 0)
-            job_result_artifacts(&jr); /* names from the agent are untrusted */
+        if (proto_result_decode(f.payload, f.len, &jr.r, &err) == 0) {
+            job_result_artifacts(&jr);         /* names from the agent are untrusted */
+            job_result_check(&jr, &cases_job); /* so are its case results */
+        }
         job_result_release(&jr);
         p += used;
         size -= used;

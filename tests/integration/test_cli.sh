@@ -180,5 +180,39 @@ if [ $rc = 0 ] && [ -f "$T/arts/HumanEval%2F7 ü/o.txt" ] && grep -q '"id":"../u
    grep -q 'total .* 100.0%' "$T/out"; then check submit_dataset_ids 0 0
 else ls -R "$T/arts" >"$T/err" 2>&1; check submit_dataset_ids "0 with HumanEval%2F7 ü/o.txt" "$rc"; fi
 
+# --- test cases: a C++ program compiled once and run on 20 stdin cases; a
+# job that expects a non-zero exit passes; stop_on_failure stops at the
+# first case that does not pass, and the summary says how many passed
+{
+    printf '%s\n' 'jobs:'
+    printf '%s\n' '  - id: "sq/20"'
+    printf '%s\n' '    lang: cpp'
+    printf '%s\n' '    code: "#include <iostream>\nint main(){long n; std::cin >> n; std::cout << n * n << std::endl;}"'
+    printf '%s\n' '    cases:'
+    for i in $(seq 1 20); do echo "      - {stdin: \"$i\", expect_stdout: \"$((i * i))\"}"; done
+    printf '%s\n' '  - id: "exit/3"'
+    printf '%s\n' '    lang: python'
+    printf '%s\n' '    code: "import sys; print(sys.argv[1]); sys.exit(3)"'
+    printf '%s\n' '    cases: [{args: ["x"], expect_stdout: "x  \n\n", expect_exit: 3}]'
+    printf '%s\n' '  - id: "stop/1"'
+    printf '%s\n' '    lang: python'
+    printf '%s\n' '    code: "print(int(input()) + 1)"'
+    printf '%s\n' '    stop_on_failure: true'
+    printf '%s\n' '    cases: [{stdin: "1", expect_stdout: "2"}, {stdin: "2", expect_stdout: "4"}, {stdin: "3", expect_stdout: "4"}]'
+} > "$T/cases.yaml"
+$B submit "$T/cases.yaml" --local --out "$T/cases.jsonl" </dev/null >"$T/out" 2>"$T/err"; rc=$?
+if [ $rc = 1 ] && python3 - "$T/cases.jsonl" >"$T/py" 2>&1 <<'PY2' && grep -q 'stop/1 .*: ok: 1 of 3 cases passed' "$T/out"; then check cases_compile_once_run_many 0 0
+import json, sys
+r = {j["id"]: j for j in map(json.loads, open(sys.argv[1]))}
+sq, ex, st = r["sq/20"], r["exit/3"], r["stop/1"]
+assert sq["status"] == "ok" and sq["passed"] and (sq["cases_passed"], sq["cases_total"]) == (20, 20), sq
+assert [c["stdout"] for c in sq["cases"]] == ["%d\n" % (i * i) for i in range(1, 21)], sq["cases"]
+assert all(c["passed"] and c["status"] == "ok" for c in sq["cases"]), sq["cases"]
+assert ex["status"] == "runtime_error" and ex["passed"] and ex["exit_code"] == 3, ex
+assert st["passed"] is False and len(st["cases"]) == 2 and st["cases_total"] == 3, st
+assert st["stdout"] == "3\n" and st["cases"][1]["passed"] is False, st
+PY2
+else cat "$T/py" "$T/out" >>"$T/err"; check cases_compile_once_run_many "1 with sq/20 and exit/3 passed" "$rc"; fi
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

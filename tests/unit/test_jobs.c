@@ -562,6 +562,140 @@ TEST(result_fields_roundtrip_to_json)
     job_release(&j);
 }
 
+/* The comparison modes on the outputs that tell them apart. */
+TEST(compare_modes)
+{
+    struct compare c;
+    const char *why = NULL;
+
+#define SAME(mode, got, want)                            \
+    (compare_parse(mode, strlen(mode), &c, &why) == 0 && \
+     compare_output(&c, got, strlen(got), want, strlen(want)))
+    ASSERT(SAME("trailing_whitespace", "1 2 \n3\t\n\n\n", "1 2\n3"));
+    ASSERT(!SAME("trailing_whitespace", "1  2\n", "1 2\n"));
+    ASSERT(!SAME("trailing_whitespace", "1\n\n2\n", "1\n2\n"));
+    ASSERT(!SAME("exact", "1\n", "1"));
+    ASSERT(SAME("exact", "1\n", "1\n"));
+    ASSERT(SAME("tokens", " 1\n\n 2   3 ", "1 2 3\n"));
+    ASSERT(!SAME("tokens", "1 2", "1 2 3"));
+    ASSERT(!SAME("tokens", "0.30000000000000004", "0.3"));
+    ASSERT(SAME("float", "0.30000000000000004 x", "0.3 x"));
+    ASSERT(SAME("float:1e-2", "100.5", "100"));  /* relative */
+    ASSERT(!SAME("float:1e-9", "1.00001", "1")); /* outside the tolerance */
+    ASSERT(SAME("float", "nan", "nan"));
+    ASSERT(!SAME("float", "inf", "1e308"));
+#undef SAME
+    ASSERT(compare_parse("float:2", 7, &c, &why) != 0);
+    ASSERT_CONTAINS(why, "tolerance");
+    ASSERT(compare_parse("fuzzy", 5, &c, &why) != 0);
+    ASSERT_CONTAINS(why, "exact, trailing_whitespace, tokens, float");
+}
+
+/* cases: parsed with errors naming the case and key; the job-level stdin
+ * and expectations clash with them; they reach the agent's JOB and back. */
+TEST(cases_parse_and_reach_the_agent)
+{
+    static const char *const good[] = {
+        "id",
+        "c",
+        "lang",
+        "python",
+        "code",
+        "x",
+        "compare",
+        "tokens",
+        "stop_on_failure",
+        "true",
+        "cases",
+        "[{\"stdin\":\"1 2\",\"expect_stdout\":\"3\"},{\"args\":[\"-v\"],\"expect_exit\":4}]",
+        NULL};
+    static const char *const bad[][2] = {
+        {"[]", "cases: must be a list of 1 to 1000"},
+        {"[{\"stdin\":1}]", "cases[0].stdin: must be a string"},
+        {"[{},{\"output\":\"x\"}]", "cases[1].output: unknown (a case has stdin"},
+        {"[{\"expect_exit\":256}]", "cases[0].expect_exit: must be an integer from 0 to 255"},
+        {"[{\"args\":[1]}]", "cases[0].args: must be a list of strings"},
+        {"[{\"stdin\":\"a\\u0000b\"}]", "NUL byte"},
+    };
+    static const char *clash[] = {"lang", "python", "code", "x", "expect_exit",
+                                  "0",    "cases",  "[{}]", NULL};
+    struct llmsb_err err = {0};
+    struct proto_job pj, back;
+    struct buf b;
+    struct job j;
+
+    ASSERT_EQ(fields_job(good, &j, &err), 0);
+    ASSERT_EQ(j.ncases, (size_t)2);
+    ASSERT_EQ(j.compare.mode, COMPARE_TOKENS);
+    ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
+    buf_init(&b, PROTO_MAX_PAYLOAD);
+    ASSERT_EQ(proto_job_encode(&pj, &b), 0);
+    ASSERT_EQ(proto_job_decode(b.data, b.len, &back, &err), 0);
+    ASSERT_EQ(back.ncases, (size_t)2);
+    ASSERT_EQ(back.stop_on_failure, (uint64_t)1);
+    ASSERT_EQ(back.compare, (uint64_t)COMPARE_TOKENS);
+    ASSERT_EQ(back.cases[0].stdin_len, (size_t)3);
+    ASSERT_EQ(memcmp(back.cases[0].stdin_data, "1 2", 3), 0);
+    ASSERT_STR(back.cases[0].expect_stdout, "3");
+    ASSERT_STR(back.cases[1].args[0], "-v");
+    ASSERT(back.cases[1].expect_stdout == NULL);
+    ASSERT_EQ(back.cases[1].expect_exit, (uint64_t)4);
+    proto_job_release(&back);
+    proto_job_release(&pj);
+    buf_release(&b);
+    job_release(&j);
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        const char *kv[] = {"lang", "python", "code", "x", "cases", bad[i][0], NULL};
+        memset(&err, 0, sizeof(err));
+        ASSERT(fields_job(kv, &j, &err) != 0);
+        ASSERT_CONTAINS(err.msg, bad[i][1]);
+        job_release(&j);
+    }
+    ASSERT(fields_job(clash, &j, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "expect_exit: not with cases");
+    job_release(&j);
+}
+
+/* The agent's case results become the result's cases, counts and passed;
+ * a case the agent did not report (stopped early) is not passed. */
+TEST(case_results_make_passed)
+{
+    static const char *const kv[] = {"lang", "python", "code", "x", "cases", "[{},{}]", NULL};
+    struct llmsb_err err = {0};
+    struct job_result r;
+    struct buf one;
+    struct job j;
+    cJSON *o;
+
+    ASSERT_EQ(fields_job(kv, &j, &err), 0);
+    job_result_init(&r, &j);
+    r.r.status = STATUS_OK;
+    buf_init(&one, 4096);
+    proto_put_str(&one, TAG_STATUS, "ok");
+    proto_put_bytes(&one, TAG_STDOUT, "hi\n", 3);
+    proto_put_u64(&one, TAG_CASE_PASSED, 1);
+    proto_put_bytes(&r.r.cases, TAG_CASE_RESULT, one.data, one.len);
+    job_result_check(&r, &j);
+    ASSERT_EQ(r.cases_passed, 1);
+    ASSERT_EQ(r.cases_total, 2);
+    ASSERT_EQ(r.passed, 0);
+    proto_put_bytes(&r.r.cases, TAG_CASE_RESULT, one.data, one.len);
+    proto_put_bytes(&r.r.cases, TAG_CASE_RESULT, "junk", 4); /* no status: not a case */
+    job_result_check(&r, &j);
+    ASSERT_EQ(r.cases_passed, 2);
+    ASSERT_EQ(r.passed, 1);
+    o = job_result_json(&r);
+    ASSERT_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(o, "cases")), 2);
+    ASSERT_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(o, "cases"), 0), "stdout")
+                   ->valuestring,
+               "hi\n");
+    ASSERT_EQ(cJSON_GetObjectItem(o, "cases_total")->valueint, 2);
+    cJSON_Delete(o);
+    buf_release(&one);
+    job_result_release(&r);
+    job_release(&j);
+}
+
 /* Plots on (the default) give the agent a plots dir and the hook's env;
  * plots off give neither. Libraries become the installer's argv, one
  * argument per name after the language's fixed part. */
@@ -634,4 +768,5 @@ TEST_MAIN("jobs", T(yaml_job_file_with_defaults), T(yaml_job_file_errors_name_th
           T(too_many_fields_are_invalid_not_cut), T(field_names_with_nul_are_unknown),
           T(artifact_names_from_the_agent_are_checked), T(base64_roundtrip_and_rejects),
           T(result_fields_roundtrip_to_json), T(plots_and_install_reach_the_agent_job),
-          T(dataset_ids_are_accepted))
+          T(dataset_ids_are_accepted), T(compare_modes), T(cases_parse_and_reach_the_agent),
+          T(case_results_make_passed))

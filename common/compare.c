@@ -1,0 +1,155 @@
+/* compare.c - output comparison modes (see compare.h). */
+#include "compare.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const names[] = {"trailing_whitespace", "exact", "tokens", "float"};
+
+const char *compare_name(enum compare_mode mode)
+{
+    return (unsigned)mode < sizeof(names) / sizeof(names[0]) ? names[mode] : "?";
+}
+
+int compare_parse(const char *s, size_t n, struct compare *c, const char **why)
+{
+    c->tol = COMPARE_DEFAULT_TOL;
+    for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+        if (strlen(names[k]) == n && memcmp(s, names[k], n) == 0) {
+            c->mode = (enum compare_mode)k;
+            return 0;
+        }
+    if (n > 6 && n < 40 && memcmp(s, "float:", 6) == 0) {
+        char num[40], *end;
+        memcpy(num, s + 6, n - 6);
+        num[n - 6] = '\0';
+        c->tol = strtod(num, &end);
+        if (end != num && !*end && c->tol >= 0 && c->tol <= 1) {
+            c->mode = COMPARE_FLOAT;
+            return 0;
+        }
+        *why = "has a tolerance that is not a number from 0 to 1 (e.g. float:1e-6)";
+        return -1;
+    }
+    *why = "is not a comparison (exact, trailing_whitespace, tokens, float or float:TOL)";
+    return -1;
+}
+
+static int blank(char ch)
+{
+    return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\f' || ch == '\v';
+}
+
+/* The next line of s[*off..n) without its trailing blanks; 0 at the end. */
+static int next_line(const char *s, size_t n, size_t *off, const char **line, size_t *len)
+{
+    const char *nl;
+    size_t end;
+
+    if (*off >= n)
+        return 0;
+    *line = s + *off;
+    nl = memchr(*line, '\n', n - *off);
+    end = nl ? (size_t)(nl - s) : n;
+    *len = end - *off;
+    *off = nl ? end + 1 : n;
+    while (*len && blank((*line)[*len - 1]))
+        (*len)--;
+    return 1;
+}
+
+/* The length of s without trailing whitespace (blank lines included). */
+static size_t rtrim(const char *s, size_t n)
+{
+    while (n && (blank(s[n - 1]) || s[n - 1] == '\n'))
+        n--;
+    return n;
+}
+
+static int same_lines(const char *a, size_t an, const char *b, size_t bn)
+{
+    size_t ao = 0, bo = 0, al, bl;
+    const char *la, *lb;
+
+    an = rtrim(a, an);
+    bn = rtrim(b, bn);
+    for (;;) {
+        int ha = next_line(a, an, &ao, &la, &al), hb = next_line(b, bn, &bo, &lb, &bl);
+        if (!ha || !hb)
+            return ha == hb;
+        if (al != bl || memcmp(la, lb, al) != 0)
+            return 0;
+    }
+}
+
+static int space(char ch)
+{
+    return blank(ch) || ch == '\n';
+}
+
+/* The next whitespace-separated token of s[*off..n); 0 at the end. */
+static int next_token(const char *s, size_t n, size_t *off, const char **tok, size_t *len)
+{
+    while (*off < n && space(s[*off]))
+        (*off)++;
+    if (*off >= n)
+        return 0;
+    *tok = s + *off;
+    while (*off < n && !space(s[*off]))
+        (*off)++;
+    *len = (size_t)(s + *off - *tok);
+    return 1;
+}
+
+/* A whole token as a finite number. */
+static int number(const char *t, size_t n, double *v)
+{
+    char buf[64], *end;
+
+    if (n == 0 || n >= sizeof(buf))
+        return 0;
+    memcpy(buf, t, n);
+    buf[n] = '\0';
+    *v = strtod(buf, &end);
+    return end == buf + n && isfinite(*v);
+}
+
+static int same_token(const struct compare *c, const char *a, size_t an, const char *b, size_t bn)
+{
+    double x, y;
+
+    if (an == bn && memcmp(a, b, an) == 0)
+        return 1;
+    if (c->mode != COMPARE_FLOAT || !number(a, an, &x) || !number(b, bn, &y))
+        return 0;
+    return fabs(x - y) <= c->tol || fabs(x - y) <= c->tol * fabs(y);
+}
+
+static int same_tokens(const struct compare *c, const char *a, size_t an, const char *b, size_t bn)
+{
+    size_t ao = 0, bo = 0, al, bl;
+    const char *ta, *tb;
+
+    for (;;) {
+        int ha = next_token(a, an, &ao, &ta, &al), hb = next_token(b, bn, &bo, &tb, &bl);
+        if (!ha || !hb)
+            return ha == hb;
+        if (!same_token(c, ta, al, tb, bl))
+            return 0;
+    }
+}
+
+int compare_output(const struct compare *c, const char *got, size_t gn, const char *want, size_t wn)
+{
+    switch (c->mode) {
+    case COMPARE_EXACT:
+        return gn == wn && memcmp(got, want, gn) == 0;
+    case COMPARE_TOKENS:
+    case COMPARE_FLOAT:
+        return same_tokens(c, got, gn, want, wn);
+    case COMPARE_TRAILING_WS:
+    default:
+        return same_lines(got, gn, want, wn);
+    }
+}

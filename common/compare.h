@@ -1,0 +1,34 @@
+/* compare.h - how a program's output is compared with what was expected
+ * (expect_stdout of a job and of each test case): exactly, ignoring
+ * trailing whitespace (the default), as whitespace-separated tokens, or as
+ * tokens where numbers match within a tolerance. */
+#ifndef LLMSB_COMPARE_H
+#define LLMSB_COMPARE_H
+
+#include <stddef.h>
+
+enum compare_mode {
+    COMPARE_TRAILING_WS = 0, /* each line's trailing blanks and final blank lines ignored */
+    COMPARE_EXACT = 1,       /* byte for byte */
+    COMPARE_TOKENS = 2,      /* the same tokens between any whitespace */
+    COMPARE_FLOAT = 3        /* tokens; numbers within tol (absolute or relative) */
+};
+
+#define COMPARE_DEFAULT_TOL 1e-6
+
+struct compare {
+    enum compare_mode mode;
+    double tol; /* COMPARE_FLOAT only */
+};
+
+/* Parses "exact", "trailing_whitespace", "tokens", "float" or "float:TOL"
+ * (TOL from 0 to 1, e.g. 1e-9).  Returns 0, or -1 with why set to a
+ * static text. */
+int compare_parse(const char *s, size_t n, struct compare *c, const char **why);
+/* 1 when got matches want under c. */
+int compare_output(const struct compare *c, const char *got, size_t gn, const char *want,
+                   size_t wn);
+/* The mode's name as compare_parse reads it (without the tolerance). */
+const char *compare_name(enum compare_mode mode);
+
+#endif
