@@ -15,7 +15,7 @@ PIELD   = -pie
 COMMON_SRC  = common/common.c common/status.c common/strlist.c common/compare.c
 PROTO_SRC   = agent/proto.c
 AGENT_SRC   = agent/agent.c agent/run.c agent/artifacts.c
-LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fields.c \
+LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fields.c common/passk.c \
               languages/languages.c languages/hooks.c \
               backends/backend.c backends/http.c backends/sandbox.c backends/pool.c \
               backends/docker.c backends/docker_stream.c backends/docker_egress.c backends/seccomp.c \
@@ -23,7 +23,7 @@ LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fi
               scheduler/decide.c scheduler/scheduler.c \
               worker/exec.c worker/job.c worker/jobparse.c worker/result.c worker/scan.c \
               worker/worker.c worker/local.c images/images.c security/lex.c security/policy.c
-CLI_SRC     = cli/main.c cli/run.c cli/images.c cli/queue_cmds.c cli/submit.c cli/scan.c cli/artifacts.c cli/cancel.c
+CLI_SRC     = cli/main.c cli/run.c cli/images.c cli/queue_cmds.c cli/submit.c cli/scan.c cli/artifacts.c cli/cancel.c cli/report.c
 
 LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ   = $(CLI_SRC:%.c=$(BUILD)/%.o)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/passk.h"
 #include "common/status.h"
 #include "config/jobfile.h"
 #include "queue/queue.h"
@@ -23,7 +24,7 @@
 enum existing { EXISTING_REFUSE = 0, EXISTING_RERUN, EXISTING_REUSE };
 
 struct submit_opts {
-    const char *file, *out, *artifacts;
+    const char *file, *out, *artifacts, *group_by, *report;
     int wait, local, allow_invalid;
     enum existing existing;
     long long slots;
@@ -405,7 +406,16 @@ static int parse_submit(struct cli_globals *g, int argc, char **argv, struct sub
             o->out = argv[++i];
         else if (strcmp(argv[i], "--artifacts") == 0 && i + 1 < argc)
             o->artifacts = argv[++i];
-        else if (strcmp(argv[i], "--slots") == 0 && i + 1 < argc) {
+        else if (strcmp(argv[i], "--report") == 0 && i + 1 < argc)
+            o->report = argv[++i];
+        else if (strcmp(argv[i], "--group-by") == 0 && i + 1 < argc) {
+            o->group_by = argv[++i];
+            if (strcmp(o->group_by, "id") != 0 &&
+                (strncmp(o->group_by, "meta.", 5) != 0 || !o->group_by[5])) {
+                cli_error("--group-by must be id or meta.FIELD (got \"%s\")", o->group_by);
+                return -1;
+            }
+        } else if (strcmp(argv[i], "--slots") == 0 && i + 1 < argc) {
             if (parse_ll(argv[++i], 1, 256, &o->slots) != 0) {
                 cli_error("--slots must be between 1 and 256 (got \"%s\")", argv[i]);
                 return -1;
@@ -419,7 +429,7 @@ static int parse_submit(struct cli_globals *g, int argc, char **argv, struct sub
             puts(
                 "usage: llm-sandbox submit JOBFILE [--wait] [--out results.jsonl] [--local]\n"
                 "                          [--rerun | --reuse] [--allow-invalid] [--artifacts DIR]\n"
-                "                          [--slots N] [--timeout S]\n\n"
+                "                          [--slots N] [--timeout S] [--group-by KEY] [--report FILE]\n\n"
                 "Checks every job of a YAML or JSON Lines job file (nothing is enqueued when\n"
                 "one is bad or two share an id; --allow-invalid submits bad jobs anyway, as\n"
                 "invalid results), then enqueues them. An id that already has\n"
@@ -427,7 +437,10 @@ static int parse_submit(struct cli_globals *g, int argc, char **argv, struct sub
                 "--wait shows progress and a summary and exits 1 unless every job ended ok\n"
                 "and passed its expectations; --out writes one JSON result per job, in input\n"
                 "order; --artifacts saves each job's plots and files under DIR/<id>/;\n"
-                "--local runs the file in this process with no Redis.");
+                "--local runs the file in this process with no Redis. Jobs with expectations\n"
+                "are grouped into tasks (--group-by meta.FIELD or id; by default meta.task_id,\n"
+                "else the id less a trailing #N) for pass@1/10/100; --report FILE writes them\n"
+                "as JSON to FILE and as Markdown to FILE.md.");
             exit(0);
         } else if (argv[i][0] == '-' && argv[i][1]) {
             cli_error("submit: unknown option \"%s\"", argv[i]);
@@ -443,11 +456,72 @@ static int parse_submit(struct cli_globals *g, int argc, char **argv, struct sub
         cli_error("submit: no job file (usage: llm-sandbox submit JOBFILE [--wait])");
         return -1;
     }
-    if ((o->out || o->artifacts) && !o->wait && !o->local) {
-        cli_error("submit: %s needs --wait or --local", o->out ? "--out" : "--artifacts");
+    if ((o->out || o->artifacts || o->report) && !o->wait && !o->local) {
+        cli_error("submit: %s needs --wait or --local", o->out         ? "--out"
+                                                        : o->artifacts ? "--artifacts"
+                                                                       : "--report");
         return -1;
     }
     return 0;
+}
+
+/* The task of job i for pass@k, as text (owned): --group-by meta.FIELD or
+ * id; by default meta.task_id when the job has one, else the id less a
+ * trailing "#N".  A job without the meta field counts under its id. */
+static char *task_key(const cJSON *job, const char *id, const char *group_by)
+{
+    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(job, "meta"), *v = NULL;
+    cJSON *parsed = cJSON_IsString(meta) ? cJSON_Parse(meta->valuestring) : NULL;
+    const char *field = !group_by                            ? "task_id"
+                        : strncmp(group_by, "meta.", 5) == 0 ? group_by + 5
+                                                             : NULL;
+    char *out = NULL, num[64];
+
+    if (parsed)
+        meta = parsed;
+    if (field && cJSON_IsObject(meta))
+        v = cJSON_GetObjectItemCaseSensitive(meta, field);
+    if (cJSON_IsString(v))
+        out = strdup(v->valuestring);
+    else if (cJSON_IsNumber(v) && snprintf(num, sizeof(num), "%.17g", v->valuedouble) > 0)
+        out = strdup(num);
+    else if (!group_by)
+        out = strndup(id, passk_task_len(id));
+    else
+        out = strdup(id);
+    cJSON_Delete(parsed);
+    return out;
+}
+
+/* pass@k over the jobs with expectations; -1 on a write error. */
+static int passk_summary(const struct submit_opts *o, const struct jobfile *jf,
+                         const struct plan *p, cJSON **results)
+{
+    struct report_row *rows = calloc(jf->n ? jf->n : 1, sizeof(*rows));
+    size_t n = 0;
+    int rc = 0;
+
+    if (!rows)
+        return -1;
+    for (size_t i = 0; i < jf->n; i++) {
+        if (!p->checked[i])
+            continue;
+        rows[n].lang = jstr(jf->jobs[i], "lang", "?");
+        rows[n].passed = results[i] && cJSON_IsTrue(cJSON_GetObjectItem(results[i], "passed"));
+        if (!(rows[n].key = task_key(jf->jobs[i], p->ids[i], o->group_by))) {
+            rc = -1;
+            break;
+        }
+        n++;
+    }
+    if (rc == 0)
+        rc = report_passk(stdout, rows, n,
+                          o->group_by ? o->group_by : "meta.task_id, else the id less \"#N\"",
+                          o->report);
+    for (size_t i = 0; i < n; i++)
+        free((char *)rows[i].key);
+    free(rows);
+    return rc;
 }
 
 /* Summary, --out, --artifacts. Returns the exit code: 0 when every job
@@ -458,6 +532,8 @@ static int finish_submit(const struct submit_opts *o, const struct jobfile *jf,
     size_t failed = summary(jf, p, results, stdout);
     int rc = failed ? 1 : 0;
 
+    if (passk_summary(o, jf, p, results) != 0)
+        rc = EXIT_INTERNAL;
     if (o->out && write_out(o->out, results, p) != 0)
         rc = EXIT_INTERNAL;
     if (o->artifacts) {

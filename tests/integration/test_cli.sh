@@ -214,5 +214,25 @@ assert st["stdout"] == "3\n" and st["cases"][1]["passed"] is False, st
 PY2
 else cat "$T/py" "$T/out" >>"$T/err"; check cases_compile_once_run_many "1 with sq/20 and exit/3 passed" "$rc"; fi
 
+# --- pass@k: samples grouped into tasks by the id less "#N" or meta.task_id
+# (never by "/N"), the unbiased estimator per task, the mean over tasks,
+# --report as JSON and Markdown
+cat > "$T/pk.yaml" <<'EOF'
+defaults: {lang: python, expect_stdout: "1"}
+jobs:
+  - {id: "T/1#0", code: "print(1)"}
+  - {id: "T/1#1", code: "print(1)"}
+  - {id: "T/1#2", code: "print(2)"}
+  - {id: "T/2#0", code: "print(0)"}
+  - {id: "T/2#1", code: "print(0)"}
+  - {id: "m-a", code: "print(1)", meta: {task_id: "T/3"}}
+  - {id: "m-b", code: "print(1)", meta: {task_id: "T/3"}}
+EOF
+$B submit "$T/pk.yaml" --local --report "$T/pk.json" </dev/null >"$T/out" 2>"$T/err"; rc=$?
+if [ $rc = 1 ] && grep -q '^total  *3  *7  *0.5556 ' "$T/out" && grep -q '| python | T/1 | 3 | 2 | 0.6667 |' "$T/pk.json.md" &&
+   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert abs(d["total"]["pass@1"] - 5/9) < 1e-9 and d["total"]["pass@10"] is None and [(t["task"], t["n"], t["c"]) for t in d["tasks"]] == [("T/1", 3, 2), ("T/2", 2, 0), ("T/3", 2, 2)], d' "$T/pk.json" 2>>"$T/err"; then
+    check passk_by_task_and_report 0 0
+else cat "$T/out" >>"$T/err"; check passk_by_task_and_report "1 with pass@1 0.5556 over 3 tasks" "$rc"; fi
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

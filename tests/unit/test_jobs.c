@@ -4,6 +4,7 @@
 
 #include "common/base64.h"
 #include "config/jobfile.h"
+#include "common/passk.h"
 #include "worker/job.h"
 #include "worker/result.h"
 
@@ -562,6 +563,24 @@ TEST(result_fields_roundtrip_to_json)
     job_release(&j);
 }
 
+/* pass@k against the closed form, and the default task of an id. */
+TEST(passk_estimator_and_task_ids)
+{
+#define NEAR(a, b) ((a) - (b) < 1e-12 && (b) - (a) < 1e-12)
+    ASSERT(NEAR(passk(10, 1, 1), 0.1));
+    ASSERT(NEAR(passk(10, 0, 1), 0.0));
+    ASSERT(NEAR(passk(10, 10, 10), 1.0));
+    ASSERT(NEAR(passk(5, 2, 2), 0.7));                    /* 1 - C(3,2)/C(5,2) */
+    ASSERT(NEAR(passk(200, 13, 10), 0.4975511147306061)); /* 1 - C(187,10)/C(200,10) */
+    ASSERT(passk(5, 2, 10) < 0);                          /* n < k: not defined */
+#undef NEAR
+    ASSERT_EQ(passk_task_len("HumanEval/0#3"), strlen("HumanEval/0"));
+    ASSERT_EQ(passk_task_len("HumanEval/10"), strlen("HumanEval/10")); /* "/N" is the task's */
+    ASSERT_EQ(passk_task_len("a#b"), (size_t)3);
+    ASSERT_EQ(passk_task_len("#7"), (size_t)2);
+    ASSERT_EQ(passk_task_len("x#"), (size_t)2);
+}
+
 /* The comparison modes on the outputs that tell them apart. */
 TEST(compare_modes)
 {
@@ -769,4 +788,4 @@ TEST_MAIN("jobs", T(yaml_job_file_with_defaults), T(yaml_job_file_errors_name_th
           T(artifact_names_from_the_agent_are_checked), T(base64_roundtrip_and_rejects),
           T(result_fields_roundtrip_to_json), T(plots_and_install_reach_the_agent_job),
           T(dataset_ids_are_accepted), T(compare_modes), T(cases_parse_and_reach_the_agent),
-          T(case_results_make_passed))
+          T(case_results_make_passed), T(passk_estimator_and_task_ids))

@@ -1,0 +1,191 @@
+/* report.c - pass@k of a batch: jobs grouped into tasks (by a key), the
+ * estimator per task, averaged per language and over all, printed in the
+ * summary and, with --report FILE, written as JSON (FILE) and a Markdown
+ * table (FILE.md). */
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/passk.h"
+
+static const int ks[] = {1, 10, 100};
+#define NK ((int)(sizeof(ks) / sizeof(ks[0])))
+
+struct task {
+    const char *lang, *key;
+    int n, c;
+};
+
+/* Averages over tasks with n >= k. */
+struct avg {
+    char lang[32];
+    int tasks, samples;
+    double sum[NK];
+    int with[NK];
+};
+
+static int by_lang_key(const void *a, const void *b)
+{
+    const struct report_row *x = a, *y = b;
+    int c = strcmp(x->lang, y->lang);
+    return c ? c : strcmp(x->key, y->key);
+}
+
+static void avg_add(struct avg *a, const struct task *t)
+{
+    a->tasks++;
+    a->samples += t->n;
+    for (int k = 0; k < NK; k++)
+        if (t->n >= ks[k]) {
+            a->sum[k] += passk(t->n, t->c, ks[k]);
+            a->with[k]++;
+        }
+}
+
+static void avg_json(cJSON *o, const struct avg *a)
+{
+    cJSON_AddNumberToObject(o, "tasks", a->tasks);
+    cJSON_AddNumberToObject(o, "samples", a->samples);
+    for (int k = 0; k < NK; k++) {
+        char name[16];
+        snprintf(name, sizeof(name), "pass@%d", ks[k]);
+        if (a->with[k])
+            cJSON_AddNumberToObject(o, name, a->sum[k] / a->with[k]);
+        else
+            cJSON_AddNullToObject(o, name);
+    }
+}
+
+static void avg_text(char *out, size_t sz, const struct avg *a, int k)
+{
+    if (a->with[k])
+        snprintf(out, sz, "%.4f", a->sum[k] / a->with[k]);
+    else
+        snprintf(out, sz, "-");
+}
+
+static void print_avgs(FILE *out, const struct avg *langs, int nl, const struct avg *total, int md)
+{
+    if (md)
+        fprintf(out, "| language | tasks | samples | pass@1 | pass@10 | pass@100 |\n"
+                     "|---|---:|---:|---:|---:|---:|\n");
+    else
+        fprintf(out, "\n%-12s %6s %8s %9s %9s %9s\n", "language", "tasks", "samples", "pass@1",
+                "pass@10", "pass@100");
+    for (int i = 0; i <= nl; i++) {
+        const struct avg *a = i < nl ? &langs[i] : total;
+        char v[NK][16];
+        for (int k = 0; k < NK; k++)
+            avg_text(v[k], sizeof(v[k]), a, k);
+        if (md)
+            fprintf(out, "| %s | %d | %d | %s | %s | %s |\n", a->lang, a->tasks, a->samples, v[0],
+                    v[1], v[2]);
+        else
+            fprintf(out, "%-12s %6d %8d %9s %9s %9s\n", a->lang, a->tasks, a->samples, v[0], v[1],
+                    v[2]);
+    }
+}
+
+static int write_report(const char *path, const char *group_by, const struct task *t, size_t nt,
+                        const struct avg *langs, int nl, const struct avg *total)
+{
+    cJSON *o = cJSON_CreateObject(), *L = cJSON_CreateObject(), *G = cJSON_CreateArray();
+    char *text, mdpath[4096];
+    FILE *f;
+    int rc = 0;
+
+    cJSON_AddStringToObject(o, "group_by", group_by);
+    cJSON_AddItemToObject(o, "total", cJSON_CreateObject());
+    avg_json(cJSON_GetObjectItem(o, "total"), total);
+    for (int i = 0; i < nl; i++) {
+        cJSON *x = cJSON_CreateObject();
+        avg_json(x, &langs[i]);
+        cJSON_AddItemToObject(L, langs[i].lang, x);
+    }
+    cJSON_AddItemToObject(o, "languages", L);
+    for (size_t i = 0; i < nt; i++) {
+        cJSON *x = cJSON_CreateObject();
+        struct avg one = {0};
+        cJSON_AddStringToObject(x, "lang", t[i].lang);
+        cJSON_AddStringToObject(x, "task", t[i].key);
+        cJSON_AddNumberToObject(x, "n", t[i].n);
+        cJSON_AddNumberToObject(x, "c", t[i].c);
+        avg_add(&one, &t[i]);
+        avg_json(x, &one);
+        cJSON_DeleteItemFromObject(x, "tasks");
+        cJSON_DeleteItemFromObject(x, "samples");
+        cJSON_AddItemToArray(G, x);
+    }
+    cJSON_AddItemToObject(o, "tasks", G);
+    text = cJSON_Print(o);
+    cJSON_Delete(o);
+    if (!text || !(f = fopen(path, "we")) || fprintf(f, "%s\n", text) < 0 || fclose(f) != 0) {
+        cli_error("--report: cannot write \"%s\"", path);
+        free(text);
+        return -1;
+    }
+    free(text);
+    snprintf(mdpath, sizeof(mdpath), "%s.md", path);
+    if (!(f = fopen(mdpath, "we"))) {
+        cli_error("--report: cannot write \"%s\"", mdpath);
+        return -1;
+    }
+    fprintf(f,
+            "# pass@k\n\nTasks grouped by `%s`; pass@k is the unbiased estimator of the "
+            "HumanEval paper, averaged over the tasks with at least k samples.\n\n",
+            group_by);
+    print_avgs(f, langs, nl, total, 1);
+    fprintf(f, "\n## Tasks\n\n| language | task | samples | passed | pass@1 |\n"
+               "|---|---|---:|---:|---:|\n");
+    for (size_t i = 0; i < nt; i++) {
+        fprintf(f, "| %s | ", t[i].lang);
+        for (const char *c = t[i].key; *c; c++) /* a task name in a table cell */
+            fputs(*c == '|' ? "\\|" : *c == '\n' ? " " : (char[2]){*c, 0}, f);
+        fprintf(f, " | %d | %d | %.4f |\n", t[i].n, t[i].c, passk(t[i].n, t[i].c, 1));
+    }
+    if (fclose(f) != 0)
+        rc = -1;
+    return rc;
+}
+
+int report_passk(FILE *out, struct report_row *rows, size_t n, const char *group_by,
+                 const char *path)
+{
+    struct task *t = calloc(n ? n : 1, sizeof(*t));
+    struct avg langs[32], total = {.lang = "total"};
+    size_t nt = 0;
+    int nl = 0, multi = 0, rc = 0;
+
+    if (!t)
+        return -1;
+    memset(langs, 0, sizeof(langs));
+    qsort(rows, n, sizeof(*rows), by_lang_key);
+    for (size_t i = 0; i < n; i++) {
+        if (!nt || strcmp(t[nt - 1].lang, rows[i].lang) || strcmp(t[nt - 1].key, rows[i].key))
+            t[nt++] = (struct task){rows[i].lang, rows[i].key, 0, 0};
+        t[nt - 1].n++;
+        t[nt - 1].c += rows[i].passed;
+        multi |= t[nt - 1].n > 1;
+    }
+    for (size_t i = 0; i < nt; i++) {
+        if (!nl || strcmp(langs[nl - 1].lang, t[i].lang) != 0) {
+            if (nl == 32) /* more languages than a table shows: counted in total only */
+                goto total_only;
+            snprintf(langs[nl++].lang, sizeof(langs[0].lang), "%s", t[i].lang);
+        }
+        avg_add(&langs[nl - 1], &t[i]);
+    total_only:
+        avg_add(&total, &t[i]);
+    }
+    if (nt && (multi || path)) {
+        print_avgs(out, langs, nl, &total, 0);
+        fprintf(out, "(pass@k: tasks grouped by %s; averaged over tasks with at least k samples)\n",
+                group_by);
+    }
+    if (path)
+        rc = write_report(path, group_by, t, nt, langs, nl, &total);
+    free(t);
+    return rc;
+}
