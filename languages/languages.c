@@ -229,7 +229,8 @@ const struct language languages[] = {
         .default_stem = "Main", .stem_from_public_class = 1,
         .compile = {"javac", "-J-XX:+UseSerialGC", "-J-XX:TieredStopAtLevel=1", "-J-Xshare:auto",
                     "-encoding", "UTF-8", "-d", ".", "{file}"},
-        .run = {"java", "-XX:+UseSerialGC", "-Xshare:auto", "-cp", ".", "{stem}"},
+        /* -ea: the `assert` of a test harness checks, as graders expect */
+        .run = {"java", "-ea", "-XX:+UseSerialGC", "-Xshare:auto", "-cp", ".", "{stem}"},
         .packages = "default-jdk-headless",
         C_COMMENTS,
         .import_pattern = "(?:^|\\n)\\s*import\\s+(?:static\\s+)?MOD(?:\\.|;)",

@@ -112,8 +112,12 @@ int job_add_install(const struct job *j, const struct config *cfg, struct proto_
 
 /* Adds a library to install (name checked as in the libraries field). */
 int job_add_library(struct job *j, const char *name, struct llmsb_err *err);
+/* The job's env names none the sandbox sets (PATH, HOME, ..., and the
+ * language's own), so nothing a job asks for is silently overridden. */
+int job_check_env(const struct job *j, struct llmsb_err *err);
 /* Every library is a package name of the job's language's registry (its
- * row's library_ok): never a path, URL, file: or git spec. */
+ * row's library_ok): never a path, URL, file: or git spec; and
+ * job_check_env.  Called once the whole job is read. */
 int job_check_libraries(const struct job *j, struct llmsb_err *err);
 /* Adds an artifact glob (relative, no ".."). */
 int job_add_artifact_glob(struct job *j, const char *glob, struct llmsb_err *err);

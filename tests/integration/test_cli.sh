@@ -214,6 +214,10 @@ assert st["stdout"] == "3\n" and st["cases"][1]["passed"] is False, st
 PY2
 else cat "$T/py" "$T/out" >>"$T/err"; check cases_compile_once_run_many "1 with sq/20 and exit/3 passed" "$rc"; fi
 
+# --- Java runs with assertions on (-ea), as test harnesses expect
+printf '%s\n' 'public class Main { public static void main(String[] a) { assert 1 > 2 : "asserts on"; System.out.println("off"); } }' > "$T/Main.java"
+$B run "$T/Main.java" </dev/null >"$T/out" 2>"$T/err"; check java_assertions_on 1 $? "$T/err" 'AssertionError: asserts on'
+
 # --- pass@k: samples grouped into tasks by the id less "#N" or meta.task_id
 # (never by "/N"), the unbiased estimator per task, the mean over tasks,
 # --report as JSON and Markdown
