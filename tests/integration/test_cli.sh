@@ -238,5 +238,11 @@ if [ $rc = 1 ] && grep -q '^total  *3  *7  *0.5556 ' "$T/out" && grep -q '| pyth
     check passk_by_task_and_report 0 0
 else cat "$T/out" >>"$T/err"; check passk_by_task_and_report "1 with pass@1 0.5556 over 3 tasks" "$rc"; fi
 
+# --- the README's example of cases and pass@k does what its comment says
+$B submit examples/cases.yaml --local --report "$T/ex.json" </dev/null >"$T/out" 2>"$T/err"; rc=$?
+if [ $rc = 1 ] && grep -q '^python  *1  *3  *0.6667 ' "$T/out" && grep -q '^cpp  *1  *1  *1.0000 ' "$T/out" &&
+   grep -q 'add#2 .*: ok: 0 of 2 cases passed' "$T/out" && [ -s "$T/ex.json.md" ]; then check example_cases_yaml 0 0
+else cat "$T/out" >>"$T/err"; check example_cases_yaml "1 with python pass@1 0.6667" "$rc"; fi
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
