@@ -39,9 +39,16 @@
 #define PROTO_MAX_ARGS STRLIST_MAX
 #define PROTO_MAX_CASES 1000
 /* Of each case's stdout and stderr, what its entry in the RESULT keeps (the
- * comparison sees all of it, up to the job's output limit): 1000 cases stay
- * under 32 MiB. */
+ * comparison sees all of it, up to the job's output limit), while all the
+ * cases together stay under PROTO_MAX_CASE_OUTPUT. */
 #define PROTO_CASE_KEEP ((size_t)16 << 10)
+/* All cases' kept output together: the RESULT frame's room beside the
+ * output, artifacts, compile output and notes (128 - 64 - 48 - 1 - 1 MiB). */
+#define PROTO_MAX_CASE_OUTPUT ((size_t)8 << 20)
+_Static_assert(PROTO_MAX_OUTPUT + PROTO_MAX_ARTIFACTS + PROTO_MAX_COMPILE_OUTPUT +
+                       PROTO_NOTES_SLACK + PROTO_MAX_CASE_OUTPUT + PROTO_MAX_CASES * 256 <
+                   PROTO_MAX_PAYLOAD,
+               "a RESULT with everything at its cap fits one frame");
 
 enum proto_type {
     PROTO_HELLO = 1,

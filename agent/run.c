@@ -826,13 +826,16 @@ static void run(const struct agent_conf *conf, const struct proto_job *job,
 }
 
 /* One case's entry in the result: its numbers, the first PROTO_CASE_KEEP
- * bytes of each stream (truncated flags say when that is not all), passed. */
+ * bytes of each stream while the cases' share of the RESULT frame lasts
+ * (truncated flags say when that is not all), passed. */
 static int case_entry(struct buf *cases, const struct run_out *ro, const struct buf *out,
                       const struct buf *err, int passed)
 {
     struct buf e;
-    size_t on = out->len < PROTO_CASE_KEEP ? out->len : PROTO_CASE_KEEP;
-    size_t en = err->len < PROTO_CASE_KEEP ? err->len : PROTO_CASE_KEEP;
+    size_t left = cases->len < PROTO_MAX_CASE_OUTPUT ? (PROTO_MAX_CASE_OUTPUT - cases->len) / 2 : 0;
+    size_t keep = left < PROTO_CASE_KEEP ? left : PROTO_CASE_KEEP;
+    size_t on = out->len < keep ? out->len : keep;
+    size_t en = err->len < keep ? err->len : keep;
     int rc = 0;
 
     buf_init(&e, 2 * PROTO_CASE_KEEP + 512);
@@ -871,14 +874,13 @@ static char **case_argv(const struct proto_job *job, const struct proto_case *c,
 }
 
 /* Each test case against the one compiled program, each with the job's
- * limits.  The job's status is the first case's that was not ok (else
- * ok), its exit code and output those of the first case that did not
- * pass (else the last), its times the sums, its RSS the largest. */
+ * limits.  The job's status, exit code and output are those of the first
+ * case that did not pass (else the last), its times the sums, its RSS the
+ * largest. */
 static void run_cases(const struct agent_conf *conf, const struct proto_job *job,
                       struct proto_result *res)
 {
     struct compare cmp = {(enum compare_mode)job->compare, job->compare_tol};
-    enum job_status first_not_ok = STATUS_OK;
     struct buf out, err;
     int shown = 0, failed = 0;
 
@@ -922,12 +924,11 @@ static void run_cases(const struct agent_conf *conf, const struct proto_job *job
             shown = 1;
         }
         kill_all(conf); /* nothing a case started lives on into the next */
-        if (first_not_ok == STATUS_OK)
-            first_not_ok = ro.status;
         if (!passed && job->stop_on_failure)
             break;
     }
-    res->status = failed ? STATUS_INTERNAL_ERROR : first_not_ok;
+    if (failed)
+        res->status = STATUS_INTERNAL_ERROR;
     buf_release(&out);
     buf_release(&err);
 }

@@ -145,8 +145,8 @@ static void shown_url(const char *url, char *out, size_t outsz)
     const char *auth = strstr(url, "://"), *at, *colon;
 
     auth = auth ? auth + 3 : url;
-    at = strchr(auth, '@');
-    if (!at || memchr(auth, '/', (size_t)(at - auth))) {
+    at = strrchr(auth, '@'); /* as the URL parser reads it: a password may hold '@' or '/' */
+    if (!at) {
         snprintf(out, outsz, "%s", url);
         return;
     }
@@ -225,9 +225,15 @@ static long long num(const cJSON *o, const char *k)
     return cJSON_IsNumber(v) ? (long long)v->valuedouble : 0;
 }
 
+/* A field as text: strings as they are, numbers as integers, else "-". */
 static const char *str(const cJSON *o, const char *k)
 {
+    static char num[32];
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    if (cJSON_IsNumber(v)) {
+        snprintf(num, sizeof(num), "%.15g", v->valuedouble);
+        return num;
+    }
     return cJSON_IsString(v) ? v->valuestring : "-";
 }
 

@@ -539,6 +539,8 @@ static int case_text(const cJSON *v, size_t i, const char *key, char **dst, size
 {
     if (!cJSON_IsString(v))
         return case_err(err, i, key, "must be a string");
+    if (*dst) /* cJSON keeps a key given twice; the second is not a leak */
+        return case_err(err, i, key, "given twice");
     *len = strlen(v->valuestring);
     return (*dst = xstrndup(v->valuestring, *len)) ? 0 : LLMSB_ERR_NOMEM;
 }
@@ -559,8 +561,8 @@ static int one_case(const cJSON *o, size_t i, struct proto_case *c, struct llmsb
         } else if (strcmp(k, "expect_stdout") == 0) {
             rc = case_text(v, i, k, &c->expect_stdout, &c->expect_len, err);
         } else if (strcmp(k, "expect_exit") == 0) {
-            if (!cJSON_IsNumber(v) || v->valuedouble != (double)(int)v->valuedouble ||
-                v->valuedouble < 0 || v->valuedouble > 255)
+            if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0 && v->valuedouble <= 255) ||
+                v->valuedouble != (double)(int)v->valuedouble)
                 return case_err(err, i, k, "must be an integer from 0 to 255");
             c->expect_exit = (uint64_t)v->valuedouble;
         } else if (strcmp(k, "args") == 0) {
@@ -595,7 +597,7 @@ static int f_cases(struct job *j, const struct config *cfg, const char *v, size_
     int rc = 0;
 
     (void)cfg;
-    if (memmem(v, n, "\\u0000", 6))
+    if (json_text_has_nul(v, n))
         return llmsb_err_set(err, LLMSB_ERR_INVALID,
                              "cases: a NUL byte (\\u0000) in case text is not supported");
     if (!(a = cJSON_ParseWithLength(v, n)) || !cJSON_IsArray(a) || cJSON_GetArraySize(a) < 1 ||

@@ -150,13 +150,16 @@ static void check_cases(struct job_result *r, const struct job *j)
     uint32_t n;
 
     r->cases_total = (int)j->ncases;
-    r->cases_passed = 0;
-    while (arr && c->len && proto_tlv_next(c->data, c->len, &off, &tag, &v, &n) == 1) {
+    r->cases_passed = r->cases_run = 0;
+    /* the agent is not trusted: no more entries than the job has cases */
+    while (arr && c->len && r->cases_run < r->cases_total &&
+           proto_tlv_next(c->data, c->len, &off, &tag, &v, &n) == 1) {
         int passed;
         cJSON *o = tag == TAG_CASE_RESULT ? case_json(v, n, &passed) : NULL;
         if (!o)
             continue;
         r->cases_passed += passed;
+        r->cases_run++;
         cJSON_AddItemToArray(arr, o);
     }
     free(r->cases);
@@ -164,6 +167,11 @@ static void check_cases(struct job_result *r, const struct job *j)
     cJSON_Delete(arr);
     /* a case the agent did not report (stopped at a failure) did not pass */
     r->passed = r->cases_passed == r->cases_total && status_info(r->r.status)->ran;
+    if (r->cases_run == 0 && status_info(r->r.status)->ran)
+        job_result_set_status(r, STATUS_INVALID,
+                              "cases: the agent in image %s ran no case (an image built before "
+                              "test cases; rebuild it: llm-sandbox images build)",
+                              r->image[0] ? r->image : "?");
 }
 
 void job_result_check(struct job_result *r, const struct job *j)

@@ -30,6 +30,7 @@ struct job_result {
     char *artifacts;  /* JSON array text or NULL; owned */
     char *cases;      /* JSON array text of the test cases run, or NULL; owned */
     int cases_passed; /* with cases: how many passed */
+    int cases_run;    /* with cases: how many the agent reported */
     int cases_total;  /* with cases: how many the job has; -1 without */
     int attempts;
     int64_t queued_at; /* ms since the epoch; for `run`, when it was asked */

@@ -639,6 +639,8 @@ TEST(cases_parse_and_reach_the_agent)
         {"[{\"expect_exit\":256}]", "cases[0].expect_exit: must be an integer from 0 to 255"},
         {"[{\"args\":[1]}]", "cases[0].args: must be a list of strings"},
         {"[{\"stdin\":\"a\\u0000b\"}]", "NUL byte"},
+        {"[{\"stdin\":\"a\",\"stdin\":\"b\"}]", "cases[0].stdin: given twice"},
+        {"[{\"expect_exit\":1e10}]", "cases[0].expect_exit: must be an integer"},
     };
     static const char *clash[] = {"lang", "python", "code", "x", "expect_exit",
                                   "0",    "cases",  "[{}]", NULL};
@@ -709,6 +711,25 @@ TEST(case_results_make_passed)
     ASSERT_EQ(r.passed, 1);
     o = job_result_json(&r);
     ASSERT_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(o, "cases")), 2);
+    {
+        /* the agent is not trusted: a case more than the job has is not counted */
+        struct job_result r3;
+        job_result_init(&r3, &j);
+        r3.r.status = STATUS_OK;
+        for (int k = 0; k < 3; k++)
+            proto_put_bytes(&r3.r.cases, TAG_CASE_RESULT, one.data, one.len);
+        job_result_check(&r3, &j);
+        ASSERT_EQ(r3.cases_run, 2);
+        ASSERT_EQ(r3.cases_passed, 2);
+        job_result_release(&r3);
+        /* an agent that ran no case (an image from before cases) is said so */
+        job_result_init(&r3, &j);
+        r3.r.status = STATUS_OK;
+        job_result_check(&r3, &j);
+        ASSERT_EQ(r3.r.status, STATUS_INVALID);
+        ASSERT_CONTAINS(r3.error, "rebuild it");
+        job_result_release(&r3);
+    }
     ASSERT_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(o, "cases"), 0), "stdout")
                    ->valuestring,
                "hi\n");
