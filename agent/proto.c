@@ -184,17 +184,6 @@ void proto_cases_free(struct proto_case *c, size_t n)
     free(c);
 }
 
-static char *memdup(const char *p, size_t n)
-{
-    char *d = malloc(n + 1);
-    if (d) {
-        if (n)
-            memcpy(d, p, n);
-        d[n] = '\0';
-    }
-    return d;
-}
-
 struct proto_case *proto_cases_copy(const struct proto_case *c, size_t n)
 {
     struct proto_case *d = calloc(n ? n : 1, sizeof(*d));
@@ -204,9 +193,9 @@ struct proto_case *proto_cases_copy(const struct proto_case *c, size_t n)
         d[i].expect_exit = c[i].expect_exit;
         d[i].stdin_len = c[i].stdin_len;
         d[i].expect_len = c[i].expect_len;
-        if (!(d[i].stdin_data = memdup(c[i].stdin_data, c[i].stdin_len)) ||
+        if (!(d[i].stdin_data = xstrndup(c[i].stdin_data, c[i].stdin_len)) ||
             (c[i].expect_stdout &&
-             !(d[i].expect_stdout = memdup(c[i].expect_stdout, c[i].expect_len))))
+             !(d[i].expect_stdout = xstrndup(c[i].expect_stdout, c[i].expect_len))))
             rc = -1;
         for (size_t k = 0; rc == 0 && k < c[i].nargs; k++)
             rc = strlist_add(&d[i].args, &d[i].nargs, c[i].args[k], strlen(c[i].args[k]));
@@ -346,14 +335,13 @@ static uint64_t *job_u64_field(struct proto_job *j, uint16_t tag)
     }
 }
 
-/* A copy of bytes, NUL-terminated as well (text fields read either way). */
+/* Replaces *dst with a copy of bytes (NUL-terminated as well: text fields
+ * are read either way). */
 static int bytes_dup(char **dst, size_t *len, const char *v, uint32_t n)
 {
     free(*dst);
-    if (!(*dst = malloc((size_t)n + 1)))
+    if (!(*dst = xstrndup(v, n)))
         return LLMSB_ERR_NOMEM;
-    memcpy(*dst, v, n);
-    (*dst)[n] = '\0';
     *len = n;
     return 0;
 }

@@ -368,7 +368,8 @@ char *xstrndup(const char *s, size_t n)
     char *p = malloc(n + 1);
     if (!p)
         return NULL;
-    memcpy(p, s, n);
+    if (n) /* s may be NULL for nothing */
+        memcpy(p, s, n);
     p[n] = '\0';
     return p;
 }

@@ -131,7 +131,8 @@ extern volatile sig_atomic_t llmsb_interrupted;
 /* SIGINT and SIGTERM to handler (which may only set flags), SIGPIPE ignored. */
 void llmsb_signals(void (*handler)(int));
 
-/* Duplicates, aborting is not allowed: returns NULL on ENOMEM. */
+/* The n bytes at s (NUL bytes and all) and a closing NUL in new memory; s
+ * may be NULL when n is 0.  Aborting is not allowed: NULL on ENOMEM. */
 char *xstrndup(const char *s, size_t n);
 
 #endif
