@@ -230,14 +230,18 @@ static int add_proto_file(struct proto_job *pj, const char *path, const char *da
     return 0;
 }
 
+/* What every job's environment starts with; job_check_env keeps a job's
+ * own env off these names, the language's and the plots variable. */
+static const char *const base_env[] = {BASE_ENV_PATH,  "HOME=/tmp",      "TMPDIR=/tmp",
+                                       "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "USER=sandbox"};
+#define BASE_ENV_N (sizeof(base_env) / sizeof(base_env[0]))
+
 static int build_env(const struct job *j, struct proto_job *pj)
 {
-    static const char *base[] = {BASE_ENV_PATH,  "HOME=/tmp",      "TMPDIR=/tmp",
-                                 "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "USER=sandbox"};
     int rc = 0;
 
-    for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++)
-        rc |= strlist_add(&pj->env, &pj->nenv, base[i], strlen(base[i]));
+    for (size_t i = 0; i < BASE_ENV_N; i++)
+        rc |= strlist_add(&pj->env, &pj->nenv, base_env[i], strlen(base_env[i]));
     for (int i = 0; i < LANG_MAX_ENV && j->lang->env[i]; i++)
         rc |= strlist_add(&pj->env, &pj->nenv, j->lang->env[i], strlen(j->lang->env[i]));
     if (j->plots && j->lang->plots) /* wakes the image's plot hooks */
@@ -245,6 +249,35 @@ static int build_env(const struct job *j, struct proto_job *pj)
     for (size_t i = 0; i < j->nenv; i++)
         rc |= strlist_add(&pj->env, &pj->nenv, j->env[i], strlen(j->env[i]));
     return rc;
+}
+
+/* 1 when name (up to '=') is one of the "K=V" entries' names. */
+static int env_names(const char *const *kv, size_t n, const char *name, size_t len)
+{
+    for (size_t i = 0; i < n && kv[i]; i++)
+        if (strncmp(kv[i], name, len) == 0 && kv[i][len] == '=')
+            return 1;
+    return 0;
+}
+
+int job_check_env(const struct job *j, struct llmsb_err *err)
+{
+    static const char *const plots[] = {LANG_PLOTS_ENV};
+
+    for (size_t i = 0; i < j->nenv; i++) {
+        size_t len = strcspn(j->env[i], "=");
+        if (env_names(base_env, BASE_ENV_N, j->env[i], len) ||
+            env_names(plots, 1, j->env[i], len) ||
+            (j->lang && env_names(j->lang->env, LANG_MAX_ENV, j->env[i], len))) {
+            char shown[80];
+            llmsb_escape(shown, sizeof(shown), j->env[i], len);
+            return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                 "env: %s is set by the sandbox for %s jobs and cannot be "
+                                 "replaced (see \"Environment\" in docs/jobs.md)",
+                                 shown, j->lang ? j->lang->name : "all");
+        }
+    }
+    return 0;
 }
 
 int job_to_proto(const struct job *j, struct proto_job *pj, struct llmsb_err *err)

@@ -286,34 +286,6 @@ static int add_library(struct job *j, const char *s, int i, struct llmsb_err *er
     return 0;
 }
 
-/* 1 when name (up to '=') is one of the "K=V" entries' names. */
-static int env_names(const char *const *kv, size_t n, const char *name, size_t len)
-{
-    for (size_t i = 0; i < n && kv[i]; i++)
-        if (strncmp(kv[i], name, len) == 0 && kv[i][len] == '=')
-            return 1;
-    return 0;
-}
-
-int job_check_env(const struct job *j, struct llmsb_err *err)
-{
-    static const char *const base[] = {
-        "PATH=", "HOME=", "TMPDIR=", "LANG=", "LC_ALL=", "USER=", LANG_PLOTS_ENV};
-    for (size_t i = 0; i < j->nenv; i++) {
-        size_t len = strcspn(j->env[i], "=");
-        if (env_names(base, sizeof(base) / sizeof(base[0]), j->env[i], len) ||
-            (j->lang && env_names(j->lang->env, LANG_MAX_ENV, j->env[i], len))) {
-            char shown[80];
-            llmsb_escape(shown, sizeof(shown), j->env[i], len);
-            return llmsb_err_set(err, LLMSB_ERR_INVALID,
-                                 "env: %s is set by the sandbox for %s jobs and cannot be "
-                                 "replaced (see \"Environment\" in docs/jobs.md)",
-                                 shown, j->lang ? j->lang->name : "all");
-        }
-    }
-    return 0;
-}
-
 int job_check_libraries(const struct job *j, struct llmsb_err *err)
 {
     if (job_check_env(j, err) != 0)
