@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/status.h"
 #include "config/jobfile.h"
 #include "queue/queue.h"
 
@@ -87,17 +88,19 @@ enum { CANCEL_ERROR = -1, CANCEL_UNKNOWN, CANCEL_MARKED, CANCEL_FINISHED };
 static int cancel_one(struct queue *q, const char *id, const struct idlist *queued, long long ttl)
 {
     struct llmsb_err err = {0};
-    char shown[256];
-    cJSON *r = cli_fetch_result(q, id);
+    char shown[256], status[32];
+    enum job_status st;
+    int found = queue_result_status(q, id, status, sizeof(status), &err);
 
     llmsb_escape(shown, sizeof(shown), id, strlen(id));
-    if (cli_result_final(r)) {
-        const cJSON *s = cJSON_GetObjectItemCaseSensitive(r, "status");
-        printf("already finished: %s (%s)\n", shown, s->valuestring);
-        cJSON_Delete(r);
+    if (found < 0) {
+        cli_error("cancel %s: %s", shown, err.msg);
+        return CANCEL_ERROR;
+    }
+    if (found && status_parse(status, strlen(status), &st) == 0 && status_final(st)) {
+        printf("already finished: %s (%s)\n", shown, status);
         return CANCEL_FINISHED;
     }
-    cJSON_Delete(r);
     if (!in_list(queued, id)) {
         printf("unknown: %s (not queued, not running, no result)\n", shown);
         return CANCEL_UNKNOWN;

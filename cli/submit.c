@@ -145,17 +145,12 @@ static int check_existing(struct queue *q, const struct jobfile *jf, struct plan
 
     for (size_t i = 0; i < jf->n; i++) {
         struct llmsb_err err = {0};
-        struct fields f;
-        char shown[160], status[32] = "";
+        char shown[160], status[32];
         int rc;
 
         if (!p->explicit_[i])
             continue;
-        rc = queue_result_get(q, p->ids[i], &f, &err);
-        for (size_t k = 0; rc == 1 && k < f.n; k++)
-            if (strcmp(f.v[k].name, "status") == 0)
-                snprintf(status, sizeof(status), "%.*s", (int)f.v[k].len, f.v[k].value);
-        fields_release(&f);
+        rc = queue_result_status(q, p->ids[i], status, sizeof(status), &err);
         if (rc < 0) {
             cli_error("%s", err.msg);
             return -1;

@@ -983,6 +983,24 @@ int queue_result_get(struct queue *q, const char *job_id, struct fields *out, st
     return out->n > 0;
 }
 
+int queue_result_status(struct queue *q, const char *job_id, char *status, size_t ssz,
+                        struct llmsb_err *err)
+{
+    char key[QUEUE_KEY_MAX];
+    redisReply *r;
+    int rc;
+
+    status[0] = '\0';
+    if ((rc = queue_key(q, "result", job_id, key, err)) != 0 ||
+        (rc = cmds(q, &r, err, 3, "HGET", key, "status")) != 0)
+        return rc;
+    rc = r->type == REDIS_REPLY_STRING;
+    if (rc)
+        snprintf(status, ssz, "%.*s", (int)r->len, r->str);
+    freeReplyObject(r);
+    return rc;
+}
+
 int queue_result_delete(struct queue *q, const char *job_id, struct llmsb_err *err)
 {
     char kr[QUEUE_KEY_MAX], kd[QUEUE_KEY_MAX], kc[QUEUE_KEY_MAX];

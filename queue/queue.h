@@ -149,6 +149,10 @@ int queue_unblock(struct queue *q, long long client_id, struct llmsb_err *err);
  * release it with fields_release). Returns 1 found, 0 absent. */
 int queue_result_get(struct queue *q, const char *job_id, struct fields *out,
                      struct llmsb_err *err);
+/* HGET prefix:result:id status, the status alone (a result may hold tens
+ * of MB of output and artifacts). Returns 1 found, 0 absent. */
+int queue_result_status(struct queue *q, const char *job_id, char *status, size_t ssz,
+                        struct llmsb_err *err);
 /* Deletes a job's result, its done notifications and any cancel request,
  * so the id can run again (submit --rerun). */
 int queue_result_delete(struct queue *q, const char *job_id, struct llmsb_err *err);

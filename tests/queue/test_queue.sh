@@ -319,6 +319,20 @@ if [ "$rc" = 1 ] && [ "$(wc -l < "$T/out.jsonl")" = 2 ] && head -1 "$T/out.jsonl
     ok submit_wait_out_and_result
 else bad submit_wait_out_and_result "rc=$rc $(cat "$T/submit.out")"; fi
 
+# 9b. the same ids again: refused with their statuses (nothing enqueued),
+#     kept with --reuse (not run again), run again with --rerun
+"$B" submit "$T/jobs.yaml" >"$T/again.out" 2>&1; r1=$?
+"$B" submit "$T/jobs.yaml" --reuse --wait >"$T/reuse.out" 2>&1; r2=$?
+att=$($R hget llmsb:result:s1 finished_at)
+"$B" submit "$T/jobs.yaml" --rerun --wait >"$T/rerun.out" 2>&1; r3=$?
+if [ $r1 = 2 ] && grep -q 'jobs.yaml:3: id "s1" already has a result (ok)' "$T/again.out" &&
+   grep -q 'nothing was enqueued' "$T/again.out" &&
+   [ $r2 = 1 ] && grep -q 'kept (--reuse), not enqueued again' "$T/reuse.out" &&
+   [ $r3 = 1 ] && grep -q 'deleted and enqueued again (--rerun)' "$T/rerun.out" &&
+   [ "$($R hget llmsb:result:s1 status)" = ok ] && [ "$($R hget llmsb:result:s1 finished_at)" != "$att" ]; then
+    ok submit_existing_ids_refused_reused_rerun
+else bad submit_existing_ids_refused_reused_rerun "rc=$r1/$r2/$r3 $(cat "$T/again.out" "$T/reuse.out" "$T/rerun.out" | head -20)"; fi
+
 # 10. submit --local: no Redis at all
 LLMSB_REDIS_URL=redis://127.0.0.1:1 "$B" submit "$T/jobs.yaml" --local --out "$T/local.jsonl" >"$T/local.out" 2>&1; rc=$?
 if [ "$rc" = 1 ] && grep -q '"id":"s1","status":"ok"' "$T/local.jsonl" && grep -q '"id":"s2"' "$T/local.jsonl"; then
