@@ -20,7 +20,7 @@ struct task {
 
 /* Averages over tasks with n >= k. */
 struct avg {
-    char lang[32];
+    const char *lang; /* the rows' own text */
     int tasks, samples;
     double sum[NK];
     int with[NK];
@@ -44,10 +44,9 @@ static void avg_add(struct avg *a, const struct task *t)
         }
 }
 
-static void avg_json(cJSON *o, const struct avg *a)
+/* "pass@K": the average, or null where no task has K samples. */
+static void passk_json(cJSON *o, const struct avg *a)
 {
-    cJSON_AddNumberToObject(o, "tasks", a->tasks);
-    cJSON_AddNumberToObject(o, "samples", a->samples);
     for (int k = 0; k < NK; k++) {
         char name[16];
         snprintf(name, sizeof(name), "pass@%d", ks[k]);
@@ -56,6 +55,13 @@ static void avg_json(cJSON *o, const struct avg *a)
         else
             cJSON_AddNullToObject(o, name);
     }
+}
+
+static void avg_json(cJSON *o, const struct avg *a)
+{
+    cJSON_AddNumberToObject(o, "tasks", a->tasks);
+    cJSON_AddNumberToObject(o, "samples", a->samples);
+    passk_json(o, a);
 }
 
 static void avg_text(char *out, size_t sz, const struct avg *a, int k)
@@ -113,9 +119,7 @@ static int write_report(const char *path, const char *group_by, const struct tas
         cJSON_AddNumberToObject(x, "n", t[i].n);
         cJSON_AddNumberToObject(x, "c", t[i].c);
         avg_add(&one, &t[i]);
-        avg_json(x, &one);
-        cJSON_DeleteItemFromObject(x, "tasks");
-        cJSON_DeleteItemFromObject(x, "samples");
+        passk_json(x, &one);
         cJSON_AddItemToArray(G, x);
     }
     cJSON_AddItemToObject(o, "tasks", G);
@@ -142,7 +146,10 @@ static int write_report(const char *path, const char *group_by, const struct tas
     for (size_t i = 0; i < nt; i++) {
         fprintf(f, "| %s | ", t[i].lang);
         for (const char *c = t[i].key; *c; c++) /* a task name in a table cell */
-            fputs(*c == '|' ? "\\|" : *c == '\n' ? " " : (char[2]){*c, 0}, f);
+            if (*c == '|')
+                fputs("\\|", f);
+            else
+                fputc(*c == '\n' ? ' ' : *c, f);
         fprintf(f, " | %d | %d | %.4f |\n", t[i].n, t[i].c, passk(t[i].n, t[i].c, 1));
     }
     if (fclose(f) != 0)
@@ -169,14 +176,11 @@ int report_passk(FILE *out, struct report_row *rows, size_t n, const char *group
         t[nt - 1].c += rows[i].passed;
         multi |= t[nt - 1].n > 1;
     }
-    for (size_t i = 0; i < nt; i++) {
-        if (!nl || strcmp(langs[nl - 1].lang, t[i].lang) != 0) {
-            if (nl == 32) /* more languages than a table shows: counted in total only */
-                goto total_only;
-            snprintf(langs[nl++].lang, sizeof(langs[0].lang), "%s", t[i].lang);
-        }
-        avg_add(&langs[nl - 1], &t[i]);
-    total_only:
+    for (size_t i = 0; i < nt; i++) { /* tasks are sorted by language */
+        if ((!nl || strcmp(langs[nl - 1].lang, t[i].lang) != 0) && nl < 32)
+            langs[nl++].lang = t[i].lang;
+        if (strcmp(langs[nl - 1].lang, t[i].lang) == 0) /* past 32 languages: total only */
+            avg_add(&langs[nl - 1], &t[i]);
         avg_add(&total, &t[i]);
     }
     if (nt && (multi || path)) {
