@@ -904,10 +904,10 @@ static void run_cases(const struct agent_conf *conf, const struct proto_job *job
             break;
         }
         strlist_free(argv, nargv);
-        passed = status_info(ro.status)->ran && (uint64_t)ro.exit_code == c->expect_exit &&
-                 !ro.signal &&
-                 (!c->expect_stdout || compare_output(&cmp, out.data ? out.data : "", out.len,
-                                                      c->expect_stdout, c->expect_len));
+        /* a case killed by a signal never passes, whatever its expect_exit */
+        passed = !ro.signal && compare_expected(status_info(ro.status)->ran, ro.exit_code,
+                                                (int64_t)c->expect_exit, &cmp, out.data, out.len,
+                                                c->expect_stdout, c->expect_len);
         if (case_entry(&res->cases, &ro, &out, &err, passed) != 0) {
             snprintf(res->error, sizeof(res->error), "agent: case results over the frame cap");
             failed = 1;

@@ -140,6 +140,13 @@ static int same_tokens(const struct compare *c, const char *a, size_t an, const 
     }
 }
 
+int compare_expected(int ran, int64_t exit_code, int64_t expect_exit, const struct compare *c,
+                     const char *out, size_t on, const char *want, size_t wn)
+{
+    return ran && exit_code == expect_exit &&
+           (!want || compare_output(c, out ? out : "", on, want, wn));
+}
+
 int compare_output(const struct compare *c, const char *got, size_t gn, const char *want, size_t wn)
 {
     switch (c->mode) {

@@ -6,6 +6,7 @@
 #define LLMSB_COMPARE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 enum compare_mode {
     COMPARE_TRAILING_WS = 0, /* each line's trailing blanks and final blank lines ignored */
@@ -28,6 +29,11 @@ int compare_parse(const char *s, size_t n, struct compare *c, const char **why);
 /* 1 when got matches want under c. */
 int compare_output(const struct compare *c, const char *got, size_t gn, const char *want,
                    size_t wn);
+/* Whether a run met its expectations (a job's, or one test case's): it
+ * ran (ok or runtime_error: ran != 0), exited with expect_exit, and its
+ * stdout matches want under c (want NULL: stdout is not compared). */
+int compare_expected(int ran, int64_t exit_code, int64_t expect_exit, const struct compare *c,
+                     const char *out, size_t on, const char *want, size_t wn);
 /* The mode's name as compare_parse reads it (without the tolerance). */
 const char *compare_name(enum compare_mode mode);
 

@@ -176,19 +176,16 @@ static void check_cases(struct job_result *r, const struct job *j)
 
 void job_result_check(struct job_result *r, const struct job *j)
 {
-    const char *out = r->r.out.data ? r->r.out.data : "";
-
     if (j->ncases) {
         check_cases(r, j);
         return;
     }
     if (!j->expect_stdout && !j->has_expect_exit)
         return;
-    r->passed = status_info(r->r.status)->ran &&
-                r->r.exit_code == (j->has_expect_exit ? j->expect_exit : 0);
-    if (r->passed && j->expect_stdout)
-        r->passed = compare_output(&j->compare, out, r->r.out.len, j->expect_stdout,
-                                   strlen(j->expect_stdout));
+    r->passed = compare_expected(status_info(r->r.status)->ran, r->r.exit_code,
+                                 j->has_expect_exit ? j->expect_exit : 0, &j->compare,
+                                 r->r.out.data, r->r.out.len, j->expect_stdout,
+                                 j->expect_stdout ? strlen(j->expect_stdout) : 0);
 }
 
 /* ---- the Redis hash form ------------------------------------------------------ */
