@@ -268,11 +268,10 @@ int proto_job_encode(const struct proto_job *j, struct buf *b)
         rc |= proto_put_str(b, TAG_BUILD_ARG, j->build_argv[i]);
     for (size_t i = 0; i < j->ncases; i++)
         rc |= case_encode(&j->cases[i], b);
-    if (j->compare || j->ncases) {
-        char tol[40];
-        snprintf(tol, sizeof(tol), "%.17g", j->compare_tol);
-        rc |= proto_put_u64(b, TAG_COMPARE, j->compare);
-        rc |= proto_put_str(b, TAG_COMPARE_TOL, tol);
+    if (j->compare.mode != COMPARE_TRAILING_WS || j->ncases) {
+        char cmp[48];
+        compare_format(&j->compare, cmp, sizeof(cmp));
+        rc |= proto_put_str(b, TAG_COMPARE, cmp);
         rc |= proto_put_u64(b, TAG_STOP_ON_FAILURE, j->stop_on_failure);
     }
     return rc ? LLMSB_ERR_LIMIT : 0;
@@ -326,8 +325,6 @@ static uint64_t *job_u64_field(struct proto_job *j, uint16_t tag)
         return &j->install_timeout_ms;
     case TAG_INSTALL_PAUSE:
         return &j->install_pause;
-    case TAG_COMPARE:
-        return &j->compare;
     case TAG_STOP_ON_FAILURE:
         return &j->stop_on_failure;
     default:
@@ -431,16 +428,11 @@ static int job_field(struct proto_job *j, uint16_t tag, const char *v, uint32_t 
         return bytes_dup(&j->stdin_data, &j->stdin_len, v, n);
     case TAG_CASE:
         return job_add_case(j, v, n, err);
-    case TAG_COMPARE_TOL: {
-        char tol[40], *end;
-        if (n == 0 || n >= sizeof(tol))
-            return llmsb_err_set(err, LLMSB_ERR_PROTO, "job: bad compare tolerance");
-        memcpy(tol, v, n);
-        tol[n] = '\0';
-        j->compare_tol = strtod(tol, &end);
-        if (*end || !(j->compare_tol >= 0 && j->compare_tol <= 1))
-            return llmsb_err_set(err, LLMSB_ERR_PROTO, "job: bad compare tolerance");
-        return 0;
+    case TAG_COMPARE: {
+        const char *why;
+        return compare_parse(v, n, &j->compare, &why)
+                   ? llmsb_err_set(err, LLMSB_ERR_PROTO, "job: comparison %s", why)
+                   : 0;
     }
     default:
         if ((u = job_u64_field(j, tag)) != NULL)

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "common/common.h"
+#include "common/compare.h"
 #include "common/status.h"
 #include "common/strlist.h"
 
@@ -94,8 +95,7 @@ enum proto_tag {
     TAG_INSTALL_PAUSE = 33, /* 1: INSTALLED/CONTINUE between install and run */
     TAG_BUILD_ARG = 34,     /* argv of the install's offline step, after the pause */
     TAG_CASE = 35,          /* repeated, nested: TAG_CASE_* fields of one test case */
-    TAG_COMPARE = 36,       /* u64 enum compare_mode for expected output */
-    TAG_COMPARE_TOL = 37,   /* text: the float tolerance */
+    TAG_COMPARE = 36,       /* text: the cases' comparison, as compare_parse reads it */
     TAG_STOP_ON_FAILURE = 38,
     /* result */
     TAG_STATUS = 40,
@@ -205,8 +205,7 @@ struct proto_job {
     size_t nbuild;
     struct proto_case *cases; /* ncases > 0: compile once, run each case */
     size_t ncases;
-    uint64_t compare; /* enum compare_mode */
-    double compare_tol;
+    struct compare compare; /* of each case's stdout with what it expects */
     uint64_t stop_on_failure;
 };
 

@@ -880,7 +880,6 @@ static char **case_argv(const struct proto_job *job, const struct proto_case *c,
 static void run_cases(const struct agent_conf *conf, const struct proto_job *job,
                       struct proto_result *res)
 {
-    struct compare cmp = {(enum compare_mode)job->compare, job->compare_tol};
     struct buf out, err;
     int shown = 0, failed = 0;
 
@@ -906,8 +905,8 @@ static void run_cases(const struct agent_conf *conf, const struct proto_job *job
         strlist_free(argv, nargv);
         /* a case killed by a signal never passes, whatever its expect_exit */
         passed = !ro.signal && compare_expected(status_info(ro.status)->ran, ro.exit_code,
-                                                (int64_t)c->expect_exit, &cmp, out.data, out.len,
-                                                c->expect_stdout, c->expect_len);
+                                                (int64_t)c->expect_exit, &job->compare, out.data,
+                                                out.len, c->expect_stdout, c->expect_len);
         if (case_entry(&res->cases, &ro, &out, &err, passed) != 0) {
             snprintf(res->error, sizeof(res->error), "agent: case results over the frame cap");
             failed = 1;

@@ -2,6 +2,7 @@
 #include "compare.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,14 @@ static const char *const names[] = {"trailing_whitespace", "exact", "tokens", "f
 const char *compare_name(enum compare_mode mode)
 {
     return (unsigned)mode < sizeof(names) / sizeof(names[0]) ? names[mode] : "?";
+}
+
+void compare_format(const struct compare *c, char *out, size_t outsz)
+{
+    if (c->mode == COMPARE_FLOAT)
+        snprintf(out, outsz, "float:%.17g", c->tol);
+    else
+        snprintf(out, outsz, "%s", compare_name(c->mode));
 }
 
 int compare_parse(const char *s, size_t n, struct compare *c, const char **why)

@@ -34,6 +34,9 @@ int compare_output(const struct compare *c, const char *got, size_t gn, const ch
  * stdout matches want under c (want NULL: stdout is not compared). */
 int compare_expected(int ran, int64_t exit_code, int64_t expect_exit, const struct compare *c,
                      const char *out, size_t on, const char *want, size_t wn);
+/* c as compare_parse reads it ("tokens", "float:1e-06"); out of 48 bytes
+ * always holds it. */
+void compare_format(const struct compare *c, char *out, size_t outsz);
 /* The mode's name as compare_parse reads it (without the tolerance). */
 const char *compare_name(enum compare_mode mode);
 

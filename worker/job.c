@@ -337,8 +337,7 @@ int job_to_proto(const struct job *j, struct proto_job *pj, struct llmsb_err *er
     if (j->ncases && !(pj->cases = proto_cases_copy(j->cases, j->ncases)))
         rc = -1;
     pj->ncases = pj->cases ? j->ncases : 0;
-    pj->compare = (uint64_t)j->compare.mode;
-    pj->compare_tol = j->compare.tol;
+    pj->compare = j->compare;
     pj->stop_on_failure = (uint64_t)j->stop_on_failure;
     pj->artifact_max_count = (uint64_t)j->artifact_max_count;
     pj->artifact_max_file = (uint64_t)j->artifact_max_file_mb << 20;

@@ -658,13 +658,20 @@ TEST(cases_parse_and_reach_the_agent)
     ASSERT_EQ(proto_job_decode(b.data, b.len, &back, &err), 0);
     ASSERT_EQ(back.ncases, (size_t)2);
     ASSERT_EQ(back.stop_on_failure, (uint64_t)1);
-    ASSERT_EQ(back.compare, (uint64_t)COMPARE_TOKENS);
+    ASSERT_EQ(back.compare.mode, COMPARE_TOKENS);
     ASSERT_EQ(back.cases[0].stdin_len, (size_t)3);
     ASSERT_EQ(memcmp(back.cases[0].stdin_data, "1 2", 3), 0);
     ASSERT_STR(back.cases[0].expect_stdout, "3");
     ASSERT_STR(back.cases[1].args[0], "-v");
     ASSERT(back.cases[1].expect_stdout == NULL);
     ASSERT_EQ(back.cases[1].expect_exit, (uint64_t)4);
+    proto_job_release(&back);
+    pj.compare = (struct compare){COMPARE_FLOAT, 1e-9}; /* the tolerance crosses exactly */
+    buf_reset(&b);
+    ASSERT_EQ(proto_job_encode(&pj, &b), 0);
+    ASSERT_EQ(proto_job_decode(b.data, b.len, &back, &err), 0);
+    ASSERT_EQ(back.compare.mode, COMPARE_FLOAT);
+    ASSERT(back.compare.tol == 1e-9);
     proto_job_release(&back);
     proto_job_release(&pj);
     buf_release(&b);
