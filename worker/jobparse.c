@@ -564,16 +564,14 @@ static int one_case(const cJSON *o, size_t i, struct proto_case *c, struct llmsb
 static int f_cases(struct job *j, const struct config *cfg, const char *v, size_t n,
                    struct llmsb_err *err)
 {
-    cJSON *a, *o;
+    cJSON *a = json_of("cases", v, n, 1, err), *o;
     size_t i = 0;
     int rc = 0;
 
     (void)cfg;
-    if (json_text_has_nul(v, n))
-        return llmsb_err_set(err, LLMSB_ERR_INVALID,
-                             "cases: a NUL byte (\\u0000) in case text is not supported");
-    if (!(a = cJSON_ParseWithLength(v, n)) || !cJSON_IsArray(a) || cJSON_GetArraySize(a) < 1 ||
-        cJSON_GetArraySize(a) > PROTO_MAX_CASES) {
+    if (!a)
+        return err->code;
+    if (cJSON_GetArraySize(a) < 1 || cJSON_GetArraySize(a) > PROTO_MAX_CASES) {
         cJSON_Delete(a);
         return llmsb_err_set(err, LLMSB_ERR_INVALID,
                              "cases: must be a list of 1 to %d objects {stdin, args, "

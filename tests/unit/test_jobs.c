@@ -638,7 +638,8 @@ TEST(cases_parse_and_reach_the_agent)
         {"[{},{\"output\":\"x\"}]", "cases[1].output: unknown (a case has stdin"},
         {"[{\"expect_exit\":256}]", "cases[0].expect_exit: must be an integer from 0 to 255"},
         {"[{\"args\":[1]}]", "cases[0].args: must be a list of strings"},
-        {"[{\"stdin\":\"a\\u0000b\"}]", "NUL byte"},
+        {"[{\"stdin\":\"a\\u0000b\"}]", "cases: a string holds a NUL character"},
+        {"{}", "cases: \"{}\" is not a JSON array"},
         {"[{\"stdin\":\"a\",\"stdin\":\"b\"}]", "cases[0].stdin: given twice"},
         {"[{\"expect_exit\":1e10}]", "cases[0].expect_exit: must be an integer"},
     };
