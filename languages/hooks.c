@@ -15,6 +15,9 @@ EMBED(llmsb_hook_plots_py, "languages/hooks/llmsb_plots.py")
 EMBED(llmsb_hook_plots_pth, "languages/hooks/llmsb_plots.pth")
 EMBED(llmsb_hook_plots_r, "languages/hooks/plots.R")
 EMBED(llmsb_hook_go_get, "languages/hooks/go-get")
+EMBED(llmsb_hook_go_build, "languages/hooks/go-build")
+EMBED(llmsb_hook_go_prime, "languages/hooks/go-prime")
+EMBED(llmsb_hook_javac_prime, "languages/hooks/javac-prime")
 EMBED(llmsb_hook_apt_get, "languages/hooks/apt-get-local")
 EMBED(llmsb_hook_gem_fetch, "languages/hooks/gem-fetch")
 EMBED(llmsb_hook_gem_build, "languages/hooks/gem-build")
@@ -24,6 +27,9 @@ static const struct lang_hook_file files[] = {
     {"llmsb_plots.pth", llmsb_hook_plots_pth, llmsb_hook_plots_pth_end},
     {"plots.R", llmsb_hook_plots_r, llmsb_hook_plots_r_end},
     {"go-get", llmsb_hook_go_get, llmsb_hook_go_get_end},
+    {"go-build", llmsb_hook_go_build, llmsb_hook_go_build_end},
+    {"go-prime", llmsb_hook_go_prime, llmsb_hook_go_prime_end},
+    {"javac-prime", llmsb_hook_javac_prime, llmsb_hook_javac_prime_end},
     {"apt-get-local", llmsb_hook_apt_get, llmsb_hook_apt_get_end},
     {"gem-fetch", llmsb_hook_gem_fetch, llmsb_hook_gem_fetch_end},
     {"gem-build", llmsb_hook_gem_build, llmsb_hook_gem_build_end},

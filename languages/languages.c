@@ -108,6 +108,68 @@ static int lib_apt(const char *s)
            (!eq || (eq[1] && all_of(eq + 1, strlen(eq + 1), ".+~:-")));
 }
 
+/* g++ flags a job may add.  Compile: -O levels, -std, -D/-U macros, -W
+ * warnings, -g, -f switches without a value (-fno-exceptions) and
+ * -fsanitize=; link: -l libraries, -pthread, -static.  Nothing that names a
+ * path or another program (-I, -L, -o, -B, -specs, @file, -fplugin=,
+ * -Wl,): the flags say how to build the job's program, never where from.
+ * This keeps job files honest; it is not the security boundary (the
+ * compiler runs inside the sandbox as the job's user, and a job's env
+ * can still set GCC's own variables). */
+static int flag_cpp(const char *f, int link, const char **why)
+{
+    size_t n = strlen(f);
+    static const char *const exact[] = {"-O0",
+                                        "-O1",
+                                        "-O2",
+                                        "-O3",
+                                        "-Os",
+                                        "-Og",
+                                        "-Ofast",
+                                        "-g",
+                                        "-w",
+                                        "-pedantic",
+                                        "-pedantic-errors",
+                                        "-pthread",
+                                        "-static",
+                                        "-fopenmp",
+                                        NULL};
+    static const char *const std[] = {"98", "03", "11", "14", "17", "20", "23", "2a", "2b", NULL};
+
+    *why = link ? "a link flag is -lNAME, -pthread, -static or -fopenmp"
+                : "allowed: -O0..3/-Os/-Og/-Ofast, -std=c++NN/gnu++NN, -DNAME[=VALUE], -UNAME, "
+                  "-Wname, -w, -g, -pedantic, -fname (no value), -fsanitize=LIST, -pthread";
+    for (int i = 0; exact[i]; i++)
+        if (strcmp(f, exact[i]) == 0)
+            return !link || strcmp(f, "-pthread") == 0 || strcmp(f, "-static") == 0 ||
+                   strcmp(f, "-fopenmp") == 0;
+    if (link)
+        return n > 2 && strncmp(f, "-l", 2) == 0 && isalnum((unsigned char)f[2]) &&
+               all_of(f + 2, n - 2, "_+.-"); /* -lstdc++ */
+    if (strncmp(f, "-std=c++", 8) == 0 || strncmp(f, "-std=gnu++", 10) == 0) {
+        const char *v = f + (f[5] == 'c' ? 8 : 10);
+        for (int i = 0; std[i]; i++)
+            if (strcmp(v, std[i]) == 0)
+                return 1;
+        return 0;
+    }
+    if (n > 2 && (strncmp(f, "-D", 2) == 0 || strncmp(f, "-U", 2) == 0)) {
+        size_t k = strcspn(f + 2, "=");
+        if (!isalpha((unsigned char)f[2]) && f[2] != '_')
+            return 0;
+        if (!all_of(f + 2, k, "_"))
+            return 0;
+        return f[2 + k] == '\0' || (f[1] == 'D' && all_of(f + 3 + k, n - 3 - k, "_.+-"));
+    }
+    if (n > 2 && strncmp(f, "-W", 2) == 0)
+        return isalpha((unsigned char)f[2]) && all_of(f + 2, n - 2, "-=+") && !strchr(f, ',');
+    if (strncmp(f, "-fsanitize=", 11) == 0)
+        return n > 11 && isalpha((unsigned char)f[11]) && all_of(f + 11, n - 11, ",-");
+    if (n > 2 && strncmp(f, "-f", 2) == 0)
+        return isalpha((unsigned char)f[2]) && all_of(f + 2, n - 2, "-");
+    return 0;
+}
+
 /* The R install in two halves: the networked one resolves the names with
  * their dependencies and downloads the sources into a local repository (no
  * package code runs); the offline one installs from it, where configure
@@ -140,6 +202,60 @@ static int lib_apt(const char *s)
     "paste(p[!ok], collapse = ', ')); quit(status = 1) }"
 
 /* clang-format off */
+/* The image's Go build cache (go-prime fills it at image build, with this
+ * same environment, so the entries match what jobs look up), and Go
+ * packages found in GOPATH mode from /usr/share/gocode (Debian's
+ * golang-*-dev packages). */
+#define GO_CACHE "GOCACHE=/usr/local/lib/llmsb/gocache"
+#define GO_PATH "GOPATH=/tmp/go:/usr/share/gocode"
+#define GO_CGO "CGO_ENABLED=0"
+#define GO_MOD "GO111MODULE=auto"
+#define GO_FLAGS "GOFLAGS=-buildvcs=false"
+/* What the two Go rows share: environment, image, installer, scanner. */
+#define GO_COMMON \
+        .env = {GO_CACHE, GO_PATH, GO_CGO, GO_MOD, GO_FLAGS},                                                                                      \
+        /* testify and go-cmp: what Go test harnesses import */                                                                                    \
+        .packages = "golang-go ca-certificates git golang-github-stretchr-testify-dev "                                                            \
+                    "golang-github-google-go-cmp-dev",                                                                                             \
+        .install = {"/usr/local/lib/llmsb/go-get"},                                                                                                \
+        .install_what = "go get",                                                                                                                  \
+        .library_ok = lib_go,                                                                                                                      \
+        .registry_key = "goproxy", .registry_env = "GOPROXY",                                                                                      \
+        .hooks = {{"go-get", "/usr/local/lib/llmsb/go-get", 0755},                                                                                 \
+                  {"go-build", "/usr/local/lib/llmsb/go-build", 0755},                                                                             \
+                  {"go-prime", "/usr/local/lib/llmsb/go-prime", 0755}},                                                                            \
+        .image_setup = "env " GO_CACHE " " GO_PATH " " GO_CGO " " GO_MOD " " GO_FLAGS                                                              \
+                       " /usr/local/lib/llmsb/go-prime",                                                                                           \
+        C_COMMENTS,                                                                                                                                \
+        .import_pattern = "import\\s*(?:\\([^)]*)?(?:[\\w.]+\\s+)?\"(?:[^\"]*/)?MOD\"",                                                            \
+        .scan = {                                                                                                                                  \
+            [LANG_SCAN_SHELL] =                                                                                                                    \
+                "\\bexec\\s*\\.\\s*Command(?:Context)?\\s*\\(|\\bsyscall\\s*\\.\\s*(?:Exec|ForkExec)\\s*\\(|\\bos\\s*\\.\\s*StartProcess\\s*\\(",  \
+            [LANG_SCAN_EVAL] =                                                                                                                     \
+                "\\bplugin\\s*\\.\\s*Open\\s*\\(",                                                                                                 \
+            [LANG_SCAN_FS_DELETE] =                                                                                                                \
+                "\\bos\\s*\\.\\s*(?:Remove|RemoveAll|Truncate)\\s*\\(",                                                                            \
+            [LANG_SCAN_NETWORK] =                                                                                                                  \
+                "\\bnet\\s*\\.\\s*(?:Dial|Listen)\\w*\\s*\\(|\\bhttp\\s*\\.\\s*(?:Get|Post|Head|NewRequest|ListenAndServe)\\s*\\(",                \
+            [LANG_SCAN_ENV] =                                                                                                                      \
+                "\\bos\\s*\\.\\s*(?:Getenv|Setenv|Environ|LookupEnv|Unsetenv|Clearenv)\\s*\\(",                                                    \
+            [LANG_SCAN_NATIVE] =                                                                                                                   \
+                "\\bunsafe\\s*\\.\\s*\\w+|\\bsyscall\\s*\\.\\s*(?:Syscall|RawSyscall)\\w*\\s*\\(|\\bimport\\s+\"C\"",                              \
+            [LANG_SCAN_PROCESS] =                                                                                                                  \
+                "\\bsyscall\\s*\\.\\s*(?:Kill|Setsid)\\s*\\(|\\bos\\s*\\.\\s*FindProcess\\s*\\(",                                                  \
+        },                                                                                                                                         \
+        .strict_modules = {"os/exec", "net", "net/http", "syscall", "unsafe", "plugin",                                                            \
+                           "os/signal"},                                                                                                           \
+        .lexer = LEX_GO
+
+#define CPP_STD "-std=c++17"
+#define CPP_OPT "-O2"
+/* Java's class path: the work dir, the image's jars, a job's libraries'. */
+#define JAVA_LIB "/work/.llmsb-lib/java"
+#define JAVA_CLASSPATH ".:/usr/share/java/*:" JAVA_LIB "/usr/share/java/*"
+/* javac's classes, archived at image build (hooks/javac-prime) */
+#define JAVAC_CDS "/usr/local/lib/llmsb/javac.jsa"
+
 const struct language languages[] = {
     {
         .name = "python", .aliases = {"py", "python3"}, .image = "llmsb/python", .ext = "py",
@@ -228,10 +344,22 @@ const struct language languages[] = {
         .name = "java", .aliases = {"jdk"}, .image = "llmsb/java", .ext = "java",
         .default_stem = "Main", .stem_from_public_class = 1,
         .compile = {"javac", "-J-XX:+UseSerialGC", "-J-XX:TieredStopAtLevel=1", "-J-Xshare:auto",
-                    "-encoding", "UTF-8", "-d", ".", "{file}"},
+                    "-J-XX:SharedArchiveFile=" JAVAC_CDS, "-encoding", "UTF-8", "-cp",
+                    JAVA_CLASSPATH, "-d", ".", "{file}"},
         /* -ea: the `assert` of a test harness checks, as graders expect */
-        .run = {"java", "-ea", "-XX:+UseSerialGC", "-Xshare:auto", "-cp", ".", "{stem}"},
-        .packages = "default-jdk-headless",
+        .run = {"java", "-ea", "-XX:+UseSerialGC", "-Xshare:auto", "-cp", JAVA_CLASSPATH, "{stem}"},
+        /* the jars evaluation harnesses import (MultiPL-E: javatuples) */
+        .packages = "default-jdk-headless libjavatuples-java",
+        /* a library is a Debian package of jars (libgson-java), unpacked
+         * where the class path looks */
+        .install = {"/usr/local/lib/llmsb/apt-get-local", JAVA_LIB},
+        .install_what = "apt",
+        .library_ok = lib_apt,
+        .preinstall = {"apt-get", "install", "-y", "--no-install-recommends", "--"},
+        .preinstall_before = "apt-get update",
+        .hooks = {{"apt-get-local", "/usr/local/lib/llmsb/apt-get-local", 0755},
+                  {"javac-prime", "/usr/local/lib/llmsb/javac-prime", 0755}},
+        .image_setup = "/usr/local/lib/llmsb/javac-prime " JAVAC_CDS,
         C_COMMENTS,
         .import_pattern = "(?:^|\\n)\\s*import\\s+(?:static\\s+)?MOD(?:\\.|;)",
         .scan = {
@@ -257,18 +385,28 @@ const struct language languages[] = {
     {
         .name = "cpp", .aliases = {"c++", "cxx"}, .image = "llmsb/cpp", .ext = "cpp",
         .default_stem = "main",
-        .compile = {"g++", "-std=c++17", "-O2", "-pipe", "-o", "{stem}", "{file}"},
+        /* the job's compile_flags come after the defaults (a later -std or
+         * -O wins), its link_flags after the source (-lcrypto) */
+        .compile = {"g++", CPP_STD, CPP_OPT, "-pipe", LANG_COMPILE_FLAGS, "-o", "{stem}", "{file}",
+                    LANG_LINK_FLAGS},
+        .flag_ok = flag_cpp,
         .run = {"./{stem}"},
         .env = {"CPATH=/work/.llmsb-lib/cpp/usr/include",
                 "LIBRARY_PATH=/work/.llmsb-lib/cpp/usr/lib/x86_64-linux-gnu:/work/.llmsb-lib/cpp/usr/lib",
                 "LD_LIBRARY_PATH=/work/.llmsb-lib/cpp/usr/lib/x86_64-linux-gnu:/work/.llmsb-lib/cpp/usr/lib"},
-        .packages = "g++ libc6-dev",
-        .install = {"/usr/local/lib/llmsb/apt-get-local"},
+        /* OpenSSL (-lcrypto) and Boost's headers, which benchmark programs use */
+        .packages = "g++ libc6-dev libssl-dev libboost-dev",
+        .install = {"/usr/local/lib/llmsb/apt-get-local", "/work/.llmsb-lib/cpp"},
         .install_what = "apt",
         .library_ok = lib_apt,
         .preinstall = {"apt-get", "install", "-y", "--no-install-recommends", "--"},
         .preinstall_before = "apt-get update",
         .hooks = {{"apt-get-local", "/usr/local/lib/llmsb/apt-get-local", 0755}},
+        /* <bits/stdc++.h> precompiled with the default flags, beside the
+         * header (root's, read-only to jobs): GCC takes it when a program
+         * includes it first with those flags, and the header otherwise */
+        .image_setup = "for h in /usr/include/x86_64-linux-gnu/c++/*/bits/stdc++.h; do g++ "
+                       CPP_STD " " CPP_OPT " -x c++-header \"$h\" -o \"$h.gch\"; done",
         C_COMMENTS,
         .import_pattern = "(?:^|\\n)\\s*#\\s*include\\s*[<\"]MOD[>\"]",
         .scan = {
@@ -294,37 +432,22 @@ const struct language languages[] = {
     {
         .name = "go", .aliases = {"golang"}, .image = "llmsb/go", .ext = "go",
         .default_stem = "main",
-        .compile = {"go", "build", "-o", "{stem}", "{file}"},
+        /* go build, and a clear error for a package other than main */
+        .compile = {"/usr/local/lib/llmsb/go-build", "{stem}", "{file}"},
         .run = {"./{stem}"},
-        .env = {"GOCACHE=/tmp/.gocache", "GOPATH=/tmp/go", "CGO_ENABLED=0", "GO111MODULE=auto",
-                "GOFLAGS=-buildvcs=false"},
-        .packages = "golang-go ca-certificates git",
-        .install = {"/usr/local/lib/llmsb/go-get"},
-        .install_what = "go get",
-        .library_ok = lib_go,
-        .registry_key = "goproxy", .registry_env = "GOPROXY",
-        .hooks = {{"go-get", "/usr/local/lib/llmsb/go-get", 0755}},
-        C_COMMENTS,
-        .import_pattern = "import\\s*(?:\\([^)]*)?(?:[\\w.]+\\s+)?\"(?:[^\"]*/)?MOD\"",
-        .scan = {
-            [LANG_SCAN_SHELL] =
-                "\\bexec\\s*\\.\\s*Command(?:Context)?\\s*\\(|\\bsyscall\\s*\\.\\s*(?:Exec|ForkExec)\\s*\\(|\\bos\\s*\\.\\s*StartProcess\\s*\\(",
-            [LANG_SCAN_EVAL] =
-                "\\bplugin\\s*\\.\\s*Open\\s*\\(",
-            [LANG_SCAN_FS_DELETE] =
-                "\\bos\\s*\\.\\s*(?:Remove|RemoveAll|Truncate)\\s*\\(",
-            [LANG_SCAN_NETWORK] =
-                "\\bnet\\s*\\.\\s*(?:Dial|Listen)\\w*\\s*\\(|\\bhttp\\s*\\.\\s*(?:Get|Post|Head|NewRequest|ListenAndServe)\\s*\\(",
-            [LANG_SCAN_ENV] =
-                "\\bos\\s*\\.\\s*(?:Getenv|Setenv|Environ|LookupEnv|Unsetenv|Clearenv)\\s*\\(",
-            [LANG_SCAN_NATIVE] =
-                "\\bunsafe\\s*\\.\\s*\\w+|\\bsyscall\\s*\\.\\s*(?:Syscall|RawSyscall)\\w*\\s*\\(|\\bimport\\s+\"C\"",
-            [LANG_SCAN_PROCESS] =
-                "\\bsyscall\\s*\\.\\s*(?:Kill|Setsid)\\s*\\(|\\bos\\s*\\.\\s*FindProcess\\s*\\(",
-        },
-        .strict_modules = {"os/exec", "net", "net/http", "syscall", "unsafe", "plugin",
-                           "os/signal"},
-        .lexer = LEX_GO,
+        GO_COMMON,
+    },
+    {
+        /* a file of TestXxx functions run by `go test` (HumanEval-X,
+         * MultiPL-E): the work dir's package and its tests are compiled
+         * once into a test binary; its exit code is the verdict */
+        .name = "go_test", .aliases = {"gotest", "go-test"}, .image = "llmsb/go_test",
+        .ext = "go", .default_stem = "main_test",
+        .compile = {"/usr/local/lib/llmsb/go-build", "--test", "main.test"},
+        /* as `go test` runs it: a program that calls os.Exit(0) before
+         * its tests finish fails */
+        .run = {"./main.test", "-test.paniconexit0"},
+        GO_COMMON,
     },
     {
         .name = "r", .aliases = {"rscript"}, .image = "llmsb/r", .ext = "R",
@@ -587,11 +710,32 @@ static char *expand(const char *t, const char *file)
     return buf_steal(&b);
 }
 
-int language_argv(const char *const *tmpl, const char *file, char ***argv, size_t *n)
+static int add_all(char ***argv, size_t *n, char *const *v, size_t nv)
 {
+    for (size_t i = 0; i < nv; i++)
+        if (strlist_add(argv, n, v[i], strlen(v[i])) != 0)
+            return LLMSB_ERR_NOMEM;
+    return 0;
+}
+
+int language_argv(const char *const *tmpl, const char *file, const struct lang_flags *flags,
+                  char ***argv, size_t *n)
+{
+    static const struct lang_flags none;
+
+    if (!flags)
+        flags = &none;
     *argv = NULL;
     *n = 0;
     for (int i = 0; i < LANG_MAX_ARGV && tmpl[i]; i++) {
+        if (strcmp(tmpl[i], LANG_COMPILE_FLAGS) == 0 || strcmp(tmpl[i], LANG_LINK_FLAGS) == 0) {
+            int link = strcmp(tmpl[i], LANG_LINK_FLAGS) == 0;
+            int rc = link ? add_all(argv, n, flags->link, flags->nlink)
+                          : add_all(argv, n, flags->compile, flags->ncompile);
+            if (rc)
+                return rc;
+            continue;
+        }
         char *s = expand(tmpl[i], file);
         int rc = s ? strlist_add(argv, n, s, strlen(s)) : LLMSB_ERR_NOMEM;
         free(s);

@@ -9,6 +9,12 @@
 #include "common/common.h"
 
 #define LANG_MAX_ARGV 24
+/* Whole elements of a compile template that stand for the job's
+ * compile_flags and link_flags (none when the job has none). */
+#define LANG_COMPILE_FLAGS "{compile_flags}"
+#define LANG_LINK_FLAGS "{link_flags}"
+#define LANG_MAX_FLAGS 32
+#define LANG_MAX_FLAG_LEN 64 /* jobparse.c's message says 64 */
 #define LANG_MAX_ENV 12
 #define LANG_MAX_HOOKS 4
 
@@ -58,6 +64,10 @@ struct language {
     const char *default_stem;           /* "main" ("Main" for Java) */
     int stem_from_public_class;         /* Java: the public class names the file */
     const char *compile[LANG_MAX_ARGV]; /* empty: no compile step */
+    /* NULL when the language takes no compile_flags/link_flags; else
+     * whether flag is allowed (link: a link flag), with the reason when
+     * not. */
+    int (*flag_ok)(const char *flag, int link, const char **why);
     const char *run[LANG_MAX_ARGV];
     const char *env[LANG_MAX_ENV];     /* extra "K=V" for every step */
     const char *packages;              /* Debian packages of its image */
@@ -119,9 +129,18 @@ void language_names(char *out, size_t outsz);
 int language_file_name(const struct language *l, const char *code, size_t len, char *out,
                        size_t outsz);
 
+/* A job's extra compiler flags: what LANG_COMPILE_FLAGS and LANG_LINK_FLAGS
+ * expand to. */
+struct lang_flags {
+    char **compile, **link;
+    size_t ncompile, nlink;
+};
+
 /* Expands a command template into a new argv (NULL-terminated, strings
- * owned by the list). Returns the count or a negative code. */
-int language_argv(const char *const *tmpl, const char *file, char ***argv, size_t *n);
+ * owned by the list); flags may be NULL (no flags). Returns the count or a
+ * negative code. */
+int language_argv(const char *const *tmpl, const char *file, const struct lang_flags *flags,
+                  char ***argv, size_t *n);
 
 /* Java: the name of the first top-level public class/interface/enum/record,
  * skipping comments and string literals. Returns 0 and writes the name, or

@@ -41,6 +41,8 @@ void job_release(struct job *j)
     free(j->security);
     strlist_free(j->artifact_globs, j->nglobs);
     strlist_free(j->libraries, j->nlibraries);
+    strlist_free(j->flags.compile, j->flags.ncompile);
+    strlist_free(j->flags.link, j->flags.nlink);
     memset(j, 0, sizeof(*j));
 }
 
@@ -300,9 +302,9 @@ int job_to_proto(const struct job *j, struct proto_job *pj, struct llmsb_err *er
     for (size_t i = 0; i < j->nfiles; i++)
         rc |= add_proto_file(pj, j->files[i].path, j->files[i].data, j->files[i].len);
     if (j->lang->compile[0] &&
-        language_argv(j->lang->compile, file, &pj->compile_argv, &pj->ncompile) < 0)
+        language_argv(j->lang->compile, file, &j->flags, &pj->compile_argv, &pj->ncompile) < 0)
         rc = -1;
-    if (language_argv(j->lang->run, file, &pj->run_argv, &pj->nrun) < 0)
+    if (language_argv(j->lang->run, file, NULL, &pj->run_argv, &pj->nrun) < 0)
         rc = -1;
     for (size_t i = 0; i < j->nargs; i++)
         rc |= strlist_add(&pj->run_argv, &pj->nrun, j->args[i], strlen(j->args[i]));
@@ -361,11 +363,11 @@ int job_add_install(const struct job *j, const struct config *cfg, struct proto_
                              "libraries: %s jobs cannot install "
                              "libraries",
                              j->lang->name);
-    if (language_argv(j->lang->install, "", &pj->install_argv, &pj->ninstall) < 0)
+    if (language_argv(j->lang->install, "", NULL, &pj->install_argv, &pj->ninstall) < 0)
         rc = -1;
     /* the offline half, where the language has one, gets the names too */
     if (j->lang->install_build[0] &&
-        language_argv(j->lang->install_build, "", &pj->build_argv, &pj->nbuild) < 0)
+        language_argv(j->lang->install_build, "", NULL, &pj->build_argv, &pj->nbuild) < 0)
         rc = -1;
     for (size_t i = 0; i < j->nlibraries; i++) {
         size_t len = strlen(j->libraries[i]);

@@ -62,8 +62,9 @@ struct job {
     char *security;           /* inline JSON policy, or NULL */
     struct proto_case *cases; /* ncases > 0: compiled once, run per case */
     size_t ncases;
-    struct compare compare; /* for expect_stdout, the job's and each case's */
-    int stop_on_failure;    /* cases: stop at the first that does not pass */
+    struct compare compare;  /* for expect_stdout, the job's and each case's */
+    int stop_on_failure;     /* cases: stop at the first that does not pass */
+    struct lang_flags flags; /* compile_flags, link_flags (languages with flag_ok) */
 };
 
 #define JOB_MAX_FIELD ((size_t)64 << 10) /* any field but code, stdin, files */

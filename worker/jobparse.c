@@ -314,6 +314,73 @@ static int f_libraries(struct job *j, const struct config *cfg, const char *v, s
     return each_string(j, "libraries", v, n, add_library, err);
 }
 
+/* compile_flags / link_flags: strings here; whether the language takes
+ * them, and these, once the whole job is read (check_flags). */
+static int add_flag(struct job *j, const char *s, int link, struct llmsb_err *err)
+{
+    const char *field = link ? "link_flags" : "compile_flags";
+    char ***v = link ? &j->flags.link : &j->flags.compile;
+    size_t *n = link ? &j->flags.nlink : &j->flags.ncompile;
+    size_t len = strlen(s);
+
+    if (*n >= LANG_MAX_FLAGS)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: more than %d flags", field,
+                             LANG_MAX_FLAGS);
+    if (len == 0 || len > LANG_MAX_FLAG_LEN || s[0] != '-')
+        return shown_err(err, field, s, len, "is not a flag (1-64 bytes starting with -)");
+    if (strlist_add(v, n, s, len) != 0)
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "%s: out of memory", field);
+    return 0;
+}
+
+static int add_compile_flag(struct job *j, const char *s, int i, struct llmsb_err *err)
+{
+    (void)i;
+    return add_flag(j, s, 0, err);
+}
+
+static int add_link_flag(struct job *j, const char *s, int i, struct llmsb_err *err)
+{
+    (void)i;
+    return add_flag(j, s, 1, err);
+}
+
+static int f_compile_flags(struct job *j, const struct config *cfg, const char *v, size_t n,
+                           struct llmsb_err *err)
+{
+    (void)cfg;
+    return each_string(j, "compile_flags", v, n, add_compile_flag, err);
+}
+
+static int f_link_flags(struct job *j, const struct config *cfg, const char *v, size_t n,
+                        struct llmsb_err *err)
+{
+    (void)cfg;
+    return each_string(j, "link_flags", v, n, add_link_flag, err);
+}
+
+static int check_flags(const struct job *j, struct llmsb_err *err)
+{
+    for (int link = 0; link < 2; link++) {
+        const char *field = link ? "link_flags" : "compile_flags";
+        char *const *v = link ? j->flags.link : j->flags.compile;
+        size_t n = link ? j->flags.nlink : j->flags.ncompile;
+        const char *why = NULL;
+        char text[200];
+
+        if (n && !j->lang->flag_ok)
+            return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                 "%s: %s jobs take no compiler flags (only cpp does)", field,
+                                 j->lang->name);
+        for (size_t i = 0; i < n; i++)
+            if (!j->lang->flag_ok(v[i], link, &why)) {
+                snprintf(text, sizeof(text), "is not allowed (%s)", why);
+                return shown_err(err, field, v[i], strlen(v[i]), text);
+            }
+    }
+    return 0;
+}
+
 static int add_glob(struct job *j, const char *s, int i, struct llmsb_err *err)
 {
     (void)i;
@@ -642,7 +709,8 @@ static const struct {
     {"expect_exit", f_expect_exit, 16}, {"image", job_set_image, 256}, {"result_ttl", f_result_ttl, 16},
     {"max_attempts", f_max_attempts, 16}, {"meta", f_meta, JOB_MAX_FIELD},
     {"cases", f_cases, JOB_MAX_STDIN}, {"compare", f_compare, 64},
-    {"stop_on_failure", f_stop_on_failure, 16},
+    {"stop_on_failure", f_stop_on_failure, 16}, {"compile_flags", f_compile_flags, JOB_MAX_FIELD},
+    {"link_flags", f_link_flags, JOB_MAX_FIELD},
     /* clang-format on */
 };
 _Static_assert(sizeof(fields) / sizeof(fields[0]) <= 32, "one_field's seen mask holds 32 fields");
@@ -717,7 +785,7 @@ int job_from_fields(struct job *j, const struct config *cfg, const struct fields
         return llmsb_err_set(err, LLMSB_ERR_INVALID, "lang: is required");
     if (!have_code)
         return llmsb_err_set(err, LLMSB_ERR_INVALID, "code: is required");
-    if ((rc = check_cases(j, err)) != 0)
+    if ((rc = check_cases(j, err)) != 0 || (rc = check_flags(j, err)) != 0)
         return rc;
     return job_check_libraries(j, err);
 }

@@ -218,6 +218,56 @@ else cat "$T/py" "$T/out" >>"$T/err"; check cases_compile_once_run_many "1 with 
 printf '%s\n' 'public class Main { public static void main(String[] a) { assert 1 > 2 : "asserts on"; System.out.println("off"); } }' > "$T/Main.java"
 $B run "$T/Main.java" </dev/null >"$T/out" 2>"$T/err"; check java_assertions_on 1 $? "$T/err" 'AssertionError: asserts on'
 
+# --- Go: a package other than main is a compile_error that says so (not a
+# program that cannot start); a go_test file runs under `go test` with
+# testify from the image; its exit code is the verdict
+printf 'package solution\n\nfunc F() int { return 1 }\n' > "$T/lib.go"
+$B run "$T/lib.go" </dev/null >"$T/out" 2>"$T/err"; check go_library_package_is_compile_error 118 $? "$T/err" 'is package solution, not package main'
+cat > "$T/t_test.go" <<'EOF'
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func Double(x int) int { return 2 * x }
+
+func TestDouble(t *testing.T) { assert.Equal(t, 4, Double(2)) }
+func TestWrong(t *testing.T)  { assert.Equal(t, 5, Double(2), "wrong on purpose") }
+EOF
+$B run --lang go_test "$T/t_test.go" -- -test.run 'TestDouble$' -test.v </dev/null >"$T/out" 2>"$T/err"
+check go_test_passes_with_testify 0 $? "$T/out" '--- PASS: TestDouble'
+$B run --lang go_test "$T/t_test.go" </dev/null >"$T/out" 2>"$T/err"
+check go_test_failure_is_runtime_error 1 $? "$T/out" 'wrong on purpose'
+printf 'package main\n\nimport (\n\t"os"\n\t"testing"\n)\n\nfunc TestLeaves(t *testing.T) { os.Exit(0); t.Fatal("never") }\n' > "$T/x_test.go"
+$B run --lang go_test "$T/x_test.go" </dev/null >"$T/out" 2>"$T/err"
+check go_test_exit_0_before_the_end_fails 2 $? "$T/err" 'unexpected call to os.Exit(0) during test'
+
+# --- Java: the image's jars (javatuples) are on the class path
+printf '%s\n' 'import org.javatuples.Pair;' 'public class Main { public static void main(String[] a) { System.out.println(Pair.with(1, "x")); } }' > "$T/Main.java"
+$B run "$T/Main.java" </dev/null >"$T/out" 2>"$T/err"; check java_javatuples_on_class_path 0 $? "$T/out" '^\[1, x\]$'
+
+# --- C++: compile_flags and link_flags reach g++ (C++20, OpenSSL); a flag
+# naming a path is refused before anything runs
+cat > "$T/fl.yaml" <<'EOF'
+jobs:
+  - id: c20
+    lang: cpp
+    compile_flags: ["-std=c++20"]
+    link_flags: ["-lcrypto"]
+    code: |
+      #include <openssl/sha.h>
+      #include <cstdio>
+      #include <span>
+      int main() { unsigned char d[20]; SHA1((const unsigned char *)"abc", 3, d); std::span<unsigned char> s(d, 20); std::printf("%02x%02x\n", s[0], s[1]); }
+    expect_stdout: "a999"
+EOF
+$B submit "$T/fl.yaml" --local --wait >"$T/out" 2>"$T/err"; check cpp_compile_and_link_flags 0 $? "$T/out" '100.0%'
+printf 'jobs:\n  - {id: p, lang: cpp, code: "int main(){}", compile_flags: ["-I/etc"]}\n' > "$T/fp.yaml"
+$B submit "$T/fp.yaml" --local >"$T/out" 2>"$T/err"; check cpp_path_flag_refused 2 $? "$T/err" 'compile_flags: "-I/etc" is not allowed'
+
 # --- pass@k: samples grouped into tasks by the id less "#N" or meta.task_id
 # (never by "/N"), the unbiased estimator per task, the mean over tasks,
 # --report as JSON and Markdown

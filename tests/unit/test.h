@@ -18,6 +18,16 @@ static int test_failed_flag;
             return;                                                                        \
         }                                                                                  \
     } while (0)
+/* ASSERT that also prints what it was about (a table's row) */
+#define ASSERT_MSG(cond, what)                                                                \
+    do {                                                                                      \
+        if (!(cond)) {                                                                        \
+            fprintf(stderr, "  %s:%d: assertion failed for \"%s\": %s\n", __FILE__, __LINE__, \
+                    (what), #cond);                                                           \
+            test_failed_flag = 1;                                                             \
+            return;                                                                           \
+        }                                                                                     \
+    } while (0)
 #define ASSERT_EQ(a, b) ASSERT((a) == (b))
 #define ASSERT_STR(a, b)                                                                           \
     do {                                                                                           \

@@ -442,6 +442,55 @@ TEST(fields_given_twice_are_invalid)
     job_release(&j);
 }
 
+/* compile_flags/link_flags: checked against the language's allowed flags
+ * once the whole job is read (the field may come before lang). */
+TEST(compile_and_link_flags_checked_against_the_language)
+{
+    static const char *const ok[] = {"compile_flags",
+                                     "[\"-std=c++20\", \"-O0\"]",
+                                     "link_flags",
+                                     "[\"-lcrypto\"]",
+                                     "lang",
+                                     "cpp",
+                                     "code",
+                                     "int main(){}",
+                                     NULL};
+    static const char *const py[] = {"compile_flags", "[\"-O2\"]", "lang", "python",
+                                     "code",          "x",         NULL};
+    static const char *const path[] = {"lang",          "cpp",          "code", "x",
+                                       "compile_flags", "[\"-I/etc\"]", NULL};
+    static const char *const link[] = {"lang",           "cpp", "code", "x", "link_flags",
+                                       "[\"-Wl,-T,x\"]", NULL};
+    static const char *const notflag[] = {"lang",          "cpp",      "code", "x",
+                                          "compile_flags", "[\"O2\"]", NULL};
+    struct llmsb_err err = {0};
+    struct proto_job pj;
+    struct job j;
+    int seen = 0;
+
+    ASSERT_EQ(fields_job(ok, &j, &err), 0);
+    ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
+    for (size_t i = 0; i + 1 < pj.ncompile; i++)
+        seen +=
+            strcmp(pj.compile_argv[i], "-std=c++20") == 0 || strcmp(pj.compile_argv[i], "-O0") == 0;
+    ASSERT_EQ(seen, 2);
+    ASSERT_STR(pj.compile_argv[pj.ncompile - 1], "-lcrypto");
+    proto_job_release(&pj);
+    job_release(&j);
+    ASSERT(fields_job(py, &j, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "compile_flags: python jobs take no compiler flags");
+    job_release(&j);
+    ASSERT(fields_job(path, &j, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "compile_flags: \"-I/etc\" is not allowed (allowed: -O0");
+    job_release(&j);
+    ASSERT(fields_job(link, &j, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "link_flags: \"-Wl,-T,x\" is not allowed (a link flag is -lNAME");
+    job_release(&j);
+    ASSERT(fields_job(notflag, &j, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "compile_flags: \"O2\" is not a flag");
+    job_release(&j);
+}
+
 /* More fields than a job has: invalid, under its own id, with the count. */
 TEST(too_many_fields_are_invalid_not_cut)
 {
@@ -801,8 +850,10 @@ TEST(plots_and_install_reach_the_agent_job)
 
     ASSERT_EQ(fields_job(java, &j, &err), 0);
     ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
-    ASSERT(job_add_install(&j, &cfg, &pj, &err) != 0);
-    ASSERT_CONTAINS(err.msg, "libraries: java jobs cannot install libraries");
+    ASSERT_EQ(job_add_install(&j, &cfg, &pj, &err), 0); /* Debian's jars */
+    ASSERT_EQ(pj.ninstall, (size_t)3);
+    ASSERT_STR(pj.install_argv[1], "/work/.llmsb-lib/java");
+    ASSERT_STR(pj.install_argv[2], "guava");
     proto_job_release(&pj);
     job_release(&j);
 }
@@ -817,6 +868,7 @@ TEST_MAIN("jobs", T(yaml_job_file_with_defaults), T(yaml_job_file_errors_name_th
           T(yaml_alias_bomb_and_duplicate_keys), T(jobfile_input_is_not_nul_terminated),
           T(json_lines), T(job_fields_are_validated_by_name), T(registry_package_names_pass),
           T(id_first_and_nul_escapes), T(fields_given_twice_are_invalid),
+          T(compile_and_link_flags_checked_against_the_language),
           T(too_many_fields_are_invalid_not_cut), T(field_names_with_nul_are_unknown),
           T(artifact_names_from_the_agent_are_checked), T(base64_roundtrip_and_rejects),
           T(result_fields_roundtrip_to_json), T(plots_and_install_reach_the_agent_job),

@@ -2,15 +2,17 @@
  * class), command templates. */
 #include "test.h"
 
+#include "common/strlist.h"
 #include "images/images.h"
 #include "languages/languages.h"
 
-TEST(all_seven_languages_present)
+TEST(all_languages_present)
 {
-    static const char *names[] = {"python", "javascript", "java", "cpp", "go", "r", "ruby"};
+    static const char *names[] = {"python", "javascript", "java", "cpp",
+                                  "go",     "go_test",    "r",    "ruby"};
 
-    ASSERT_EQ(languages_count, (size_t)7);
-    for (size_t i = 0; i < 7; i++) {
+    ASSERT_EQ(languages_count, (size_t)8);
+    for (size_t i = 0; i < 8; i++) {
         const struct language *l = language_find(names[i]);
         ASSERT(l != NULL);
         ASSERT_STR(l->name, names[i]);
@@ -19,6 +21,86 @@ TEST(all_seven_languages_present)
         ASSERT(l->import_pattern && strstr(l->import_pattern, "MOD"));
         ASSERT(l->line_comment != NULL);
     }
+}
+
+/* A job's flags land where the cpp row puts them: compile flags after the
+ * defaults (a later -std wins), link flags after the source file. */
+TEST(compile_flags_expand_where_the_row_says)
+{
+    const struct language *cpp = language_find("cpp");
+    char *cf[] = {"-std=c++20", "-O0"}, *lf[] = {"-lcrypto"};
+    struct lang_flags flags = {.compile = cf, .ncompile = 2, .link = lf, .nlink = 1};
+    const char *why;
+    char **argv;
+    size_t n;
+    int i_std = -1, i_job_std = -1, i_file = -1, i_lib = -1;
+
+    ASSERT(language_argv(cpp->compile, "main.cpp", &flags, &argv, &n) > 0);
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(argv[i], "-std=c++17") == 0)
+            i_std = (int)i;
+        if (strcmp(argv[i], "-std=c++20") == 0)
+            i_job_std = (int)i;
+        if (strcmp(argv[i], "main.cpp") == 0)
+            i_file = (int)i;
+        if (strcmp(argv[i], "-lcrypto") == 0)
+            i_lib = (int)i;
+        ASSERT(strchr(argv[i], '{') == NULL);
+    }
+    ASSERT(i_std >= 0 && i_job_std > i_std && i_file > i_job_std && i_lib > i_file);
+    strlist_free(argv, n);
+    /* no flags: the placeholders vanish */
+    ASSERT(language_argv(cpp->compile, "main.cpp", NULL, &argv, &n) > 0);
+    for (size_t i = 0; i < n; i++)
+        ASSERT(strchr(argv[i], '{') == NULL);
+    strlist_free(argv, n);
+
+    static const char *const good[] = {"-O0",
+                                       "-O3",
+                                       "-std=c++20",
+                                       "-std=gnu++17",
+                                       "-DN=10",
+                                       "-DDEBUG",
+                                       "-UNDEBUG",
+                                       "-Wall",
+                                       "-Wno-unused-variable",
+                                       "-g",
+                                       "-fno-exceptions",
+                                       "-fsanitize=address,undefined",
+                                       "-pthread",
+                                       NULL};
+    static const char *const bad[] = {"-I/etc",
+                                      "-L/tmp",
+                                      "-o",
+                                      "-o/tmp/x",
+                                      "-B/tmp",
+                                      "-specs=/tmp/s",
+                                      "@/tmp/args",
+                                      "-fplugin=/tmp/p.so",
+                                      "-std=c++99x",
+                                      "-D",
+                                      "-D1X",
+                                      "-DX=$(id)",
+                                      "-Wl,-rpath,/x",
+                                      "-lcrypto",
+                                      "-x",
+                                      "--help",
+                                      "-wrapper",
+                                      NULL};
+    static const char *const good_link[] = {"-lcrypto", "-lssl",   "-lboost_system", "-lm",
+                                            "-pthread", "-static", "-lstdc++",       NULL};
+    static const char *const bad_link[] = {"-O2",       "-l",          "-l/tmp/x", "-L/tmp",
+                                           "-Wl,-T,/x", "-lcrypto;id", NULL};
+    for (int i = 0; good[i]; i++)
+        ASSERT_MSG(cpp->flag_ok(good[i], 0, &why), good[i]);
+    for (int i = 0; bad[i]; i++)
+        ASSERT_MSG(!cpp->flag_ok(bad[i], 0, &why) && why && *why, bad[i]);
+    for (int i = 0; good_link[i]; i++)
+        ASSERT_MSG(cpp->flag_ok(good_link[i], 1, &why), good_link[i]);
+    for (int i = 0; bad_link[i]; i++)
+        ASSERT_MSG(!cpp->flag_ok(bad_link[i], 1, &why), bad_link[i]);
+    ASSERT(language_find("python")->flag_ok == NULL);
+    ASSERT_STR(language_find("gotest")->name, "go_test");
 }
 
 TEST(aliases_and_extensions)
@@ -74,13 +156,13 @@ TEST(argv_templates_expand)
     size_t n = 0;
     const struct language *java = language_find("java"), *cpp = language_find("cpp");
 
-    ASSERT(language_argv(java->run, "Solution.java", &argv, &n) > 0);
+    ASSERT(language_argv(java->run, "Solution.java", NULL, &argv, &n) > 0);
     ASSERT_STR(argv[n - 1], "Solution");
     ASSERT(argv[n] == NULL);
     for (size_t i = 0; i < n; i++)
         free(argv[i]);
     free(argv);
-    ASSERT(language_argv(cpp->run, "main.cpp", &argv, &n) == 1);
+    ASSERT(language_argv(cpp->run, "main.cpp", NULL, &argv, &n) == 1);
     ASSERT_STR(argv[0], "./main");
     free(argv[0]);
     free(argv);
@@ -121,9 +203,12 @@ TEST(hooks_are_embedded_and_copied)
     }
     /* plot capture where there are hooks, installers where the language has one */
     ASSERT(language_find("python")->plots && language_find("r")->plots);
-    ASSERT(!language_find("java")->install[0] && language_find("cpp")->install[0]);
+    /* Java and C++ libraries are Debian packages, each unpacked in its own root */
+    ASSERT_STR(language_find("java")->install[1], "/work/.llmsb-lib/java");
+    ASSERT_STR(language_find("cpp")->install[1], "/work/.llmsb-lib/cpp");
 }
 
-TEST_MAIN("languages", T(all_seven_languages_present), T(aliases_and_extensions),
-          T(compiled_languages_have_compile_steps), T(java_public_class_names_the_file),
-          T(argv_templates_expand), T(hooks_are_embedded_and_copied))
+TEST_MAIN("languages", T(all_languages_present), T(compile_flags_expand_where_the_row_says),
+          T(aliases_and_extensions), T(compiled_languages_have_compile_steps),
+          T(java_public_class_names_the_file), T(argv_templates_expand),
+          T(hooks_are_embedded_and_copied))
