@@ -23,7 +23,7 @@ LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fi
               scheduler/decide.c scheduler/scheduler.c \
               worker/exec.c worker/job.c worker/jobparse.c worker/result.c worker/scan.c \
               worker/worker.c worker/local.c images/images.c security/lex.c security/policy.c
-CLI_SRC     = cli/main.c cli/run.c cli/images.c cli/queue_cmds.c cli/submit.c cli/scan.c cli/artifacts.c cli/cancel.c cli/report.c
+CLI_SRC     = cli/main.c cli/run.c cli/images.c cli/queue_cmds.c cli/submit.c cli/scan.c cli/artifacts.c cli/cancel.c cli/report.c cli/convert.c
 
 LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ   = $(CLI_SRC:%.c=$(BUILD)/%.o)
@@ -99,7 +99,7 @@ unit: $(UNIT_TESTS)
 	@sh tests/run-suite.sh unit $(UNIT_TESTS)
 
 integration: $(INTEG_TESTS) $(TBIN)/fake-agent
-	@FAKE_AGENT=$(CURDIR)/$(TBIN)/fake-agent sh tests/run-suite.sh integration $(INTEG_TESTS) tests/integration/test_cli.sh tests/integration/test_plots.sh tests/integration/test_libraries.sh tests/queue/test_queue.sh tests/compose/test_compose.sh tests/hostile/run.sh tests/faults/run.sh
+	@FAKE_AGENT=$(CURDIR)/$(TBIN)/fake-agent sh tests/run-suite.sh integration $(INTEG_TESTS) tests/integration/test_cli.sh tests/integration/test_plots.sh tests/integration/test_libraries.sh tests/queue/test_queue.sh tests/compose/test_compose.sh tests/hostile/run.sh tests/faults/run.sh tests/eval/run.sh
 
 # Unit and integration tests again under AddressSanitizer + UndefinedBehaviorSanitizer
 # (the static agent runs inside the containers and is not instrumented).
@@ -133,6 +133,7 @@ bench: all bin/bench/bench_run bin/bench/bench_queue
 	bin/bench/bench_run
 	bin/bench/bench_queue bin/llm-sandbox
 	sh bench/bench_cases.sh bin/llm-sandbox 20
+	sh bench/bench_eval.sh bin/llm-sandbox 40
 
 bin/bench/%: bench/%.c $(LIB_OBJ)
 	@mkdir -p bin/bench

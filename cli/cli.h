@@ -68,5 +68,6 @@ int cmd_result(struct cli_globals *g, int argc, char **argv);
 int cmd_status(struct cli_globals *g, int argc, char **argv);
 int cmd_cancel(struct cli_globals *g, int argc, char **argv);
 int cmd_scan(struct cli_globals *g, int argc, char **argv);
+int cmd_convert(struct cli_globals *g, int argc, char **argv);
 
 #endif

@@ -23,6 +23,7 @@ static const char usage[] =
     "  status [--json]          queue depth, workers, dead letters (--dead N), throughput\n"
     "  cancel ID...             cancel queued or running jobs (--file JOBFILE, --all)\n"
     "  scan [--policy P] FILE   run only the security check (exit 0 safe, 1 blocked)\n"
+    "  convert DATASET.jsonl    a benchmark's rows (and samples) as a job file\n"
     "\n"
     "global options (also as environment variables):\n"
     "  --config FILE      YAML config (LLMSB_CONFIG; default ./llm-sandbox.yaml)\n"
@@ -124,8 +125,9 @@ static const struct {
     const char *name;
     int (*fn)(struct cli_globals *g, int argc, char **argv);
 } verbs[] = {
-    {"run", cmd_run},       {"images", cmd_images}, {"worker", cmd_worker}, {"submit", cmd_submit},
-    {"result", cmd_result}, {"status", cmd_status}, {"cancel", cmd_cancel}, {"scan", cmd_scan},
+    {"run", cmd_run},       {"images", cmd_images}, {"worker", cmd_worker},
+    {"submit", cmd_submit}, {"result", cmd_result}, {"status", cmd_status},
+    {"cancel", cmd_cancel}, {"scan", cmd_scan},     {"convert", cmd_convert},
 };
 
 int main(int argc, char **argv)

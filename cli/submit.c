@@ -194,14 +194,36 @@ static int check_existing(struct queue *q, const struct jobfile *jf, struct plan
 
 /* ---- outcomes ------------------------------------------------------------------ */
 
-/* The last non-empty line of s. */
-static const char *last_line(const char *s)
+/* The line of a program's output that says what went wrong: the last one
+ * naming an error, exception, panic or failure (stderr: a traceback's last
+ * line, Java's "Exception in thread", node's "Error: ..." before its
+ * version trailer) or the first (stdout: go test's "--- FAIL: TestX"),
+ * else the last non-empty one. */
+static const char *telling_line(const char *s, int first)
 {
-    const char *best = s;
-    for (const char *p = s; *p; p++)
-        if (p[0] == '\n' && p[1] && p[1] != '\n')
-            best = p + 1;
-    return best;
+    static const char *const words[] = {"Error", "error", "Exception", "panic", "FAIL", NULL};
+    const char *last = s, *named = NULL;
+
+    for (const char *p = s; *p; p = *p ? p + 1 : p) {
+        size_t len = strcspn(p, "\n");
+        char line[512];
+        snprintf(line, sizeof(line), "%.*s", (int)len, p);
+        if (len && strspn(line, " \t") < len)
+            last = p;
+        for (int i = 0; words[i] && len; i++)
+            if (strstr(line, words[i]) && !(first && named))
+                named = p;
+        p += len;
+    }
+    return named ? named : last;
+}
+
+/* A compiler's first line, past the "# package" headers go prints. */
+static const char *compile_line(const char *s)
+{
+    while (s[0] == '#' && s[1] == ' ' && strchr(s, '\n'))
+        s = strchr(s, '\n') + 1;
+    return s;
 }
 
 /* 1 when job i did not end well: no final result, a status other than ok,
@@ -230,9 +252,14 @@ static int job_failed(const cJSON *r, int checked, char *why, size_t wsz)
     }
     text = jstr(r, "error", "");
     if (!*text)
-        text = jstr(r, "compile_output", "");
-    if (!*text) /* a runtime error says what it was last (a traceback's last line) */
-        text = last_line(jstr(r, "stderr", ""));
+        text = compile_line(jstr(r, "compile_output", ""));
+    if (!*text)
+        text = telling_line(jstr(r, "stderr", ""), 0);
+    if (!*text || strspn(text, " \t\r\n") == strlen(text)) /* go test reports on stdout */
+        text = telling_line(jstr(r, "stdout", ""), 1);
+    text += strspn(text, " \t");
+    if (strspn(text, " \t\r\n") == strlen(text))
+        text = "";
     snprintf(why, wsz, "%s%s%.*s", status, *text ? ": " : "", (int)strcspn(text, "\n"), text);
     return 1;
 }
