@@ -10,6 +10,7 @@ B=${1:-bin/llm-sandbox}
 N=${2:-40}
 D=$(dirname "$0")/../tests/eval/data/humaneval-x
 T=$(mktemp -d)
+chmod 755 "$T" # the sandbox user reads the programs in it
 trap 'rm -rf "$T"' EXIT
 ms() { date +%s%3N; }
 
