@@ -311,14 +311,18 @@ else
     bad preinstall_image_build "$(tail -5 "$T/build.log")"
 fi
 
-# --- turned off by the config: invalid, naming the key; java has no installer
+# --- turned off by the config: invalid, naming the key; Java libraries are
+# Debian jar packages on the class path (a name that is not one fails the
+# install, naming it)
 printf 'libraries:\n  enabled: false\n' > "$T/off.yaml"
 echo 'print(1)' > "$T/p.py"
 $B run --config "$T/off.yaml" --lib requests "$T/p.py" </dev/null >"$T/o" 2>"$T/err"; rc=$?
 if [ $rc = 2 ] && grep -q "libraries.enabled" "$T/err"; then ok disabled_by_config; else bad disabled_by_config "exit $rc"; fi
-printf 'public class Main { public static void main(String[] a) {} }\n' > "$T/Main.java"
+printf '%s\n' 'import org.apache.commons.lang3.StringUtils;' 'public class Main { public static void main(String[] a) { System.out.println(StringUtils.capitalize("abc")); } }' > "$T/Main.java"
+$B run --lib libcommons-lang3-java "$T/Main.java" </dev/null >"$T/o" 2>"$T/err"; rc=$?
+if [ $rc = 0 ] && [ "$(cat "$T/o")" = Abc ]; then ok java_library_from_debian_jar; else bad java_library_from_debian_jar "exit $rc: $(tail -3 "$T/err")"; fi
 $B run --lib guava "$T/Main.java" </dev/null >"$T/o" 2>"$T/err"; rc=$?
-if [ $rc = 2 ] && grep -q "java jobs cannot install libraries" "$T/err"; then ok java_has_no_installer; else bad java_has_no_installer "exit $rc"; fi
+if [ $rc = 119 ] && grep -q "guava" "$T/err"; then ok java_library_not_in_debian_is_install_error; else bad java_library_not_in_debian_is_install_error "exit $rc: $(tail -3 "$T/err")"; fi
 
 echo "libraries: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
