@@ -108,7 +108,7 @@ SANFLAGS = BUILD=build-san TBIN=bin/tests-san CLI_BIN=bin/san/llm-sandbox CFLAGS
 sanitize:
 	$(MAKE) all images-current
 	$(MAKE) $(SANFLAGS) bin/san/llm-sandbox
-	LLMSB_BIN=$(CURDIR)/bin/san/llm-sandbox $(MAKE) $(SANFLAGS) unit integration
+	LLMSB_BIN=$(CURDIR)/bin/san/llm-sandbox EVAL_SETS=quick $(MAKE) $(SANFLAGS) unit integration
 
 # libFuzzer harnesses for every parser of untrusted input; each runs for
 # FUZZ_SECONDS with its corpus under fuzz-corpus/ (not committed).
