@@ -198,11 +198,11 @@ static int check_existing(struct queue *q, const struct jobfile *jf, struct plan
  * naming an error, exception, panic or failure (stderr: a traceback's last
  * line, Java's "Exception in thread", node's "Error: ..." before its
  * version trailer) or the first (stdout: go test's "--- FAIL: TestX"),
- * else the last non-empty one. */
+ * else the last non-blank one; "" when every line is blank. */
 static const char *telling_line(const char *s, int first)
 {
     static const char *const words[] = {"Error", "error", "Exception", "panic", "FAIL", NULL};
-    const char *last = s, *named = NULL;
+    const char *last = "", *named = NULL;
 
     for (const char *p = s; *p; p = *p ? p + 1 : p) {
         size_t len = strcspn(p, "\n");
@@ -255,11 +255,9 @@ static int job_failed(const cJSON *r, int checked, char *why, size_t wsz)
         text = compile_line(jstr(r, "compile_output", ""));
     if (!*text)
         text = telling_line(jstr(r, "stderr", ""), 0);
-    if (!*text || strspn(text, " \t\r\n") == strlen(text)) /* go test reports on stdout */
+    if (!*text) /* go test reports on stdout */
         text = telling_line(jstr(r, "stdout", ""), 1);
     text += strspn(text, " \t");
-    if (strspn(text, " \t\r\n") == strlen(text))
-        text = "";
     snprintf(why, wsz, "%s%s%.*s", status, *text ? ": " : "", (int)strcspn(text, "\n"), text);
     return 1;
 }

@@ -119,6 +119,8 @@ static int lib_apt(const char *s)
 static int flag_cpp(const char *f, int link, const char **why)
 {
     size_t n = strlen(f);
+    /* both compile and link flags */
+    static const char *const both[] = {"-pthread", "-static", "-fopenmp", NULL};
     static const char *const exact[] = {"-O0",
                                         "-O1",
                                         "-O2",
@@ -130,19 +132,18 @@ static int flag_cpp(const char *f, int link, const char **why)
                                         "-w",
                                         "-pedantic",
                                         "-pedantic-errors",
-                                        "-pthread",
-                                        "-static",
-                                        "-fopenmp",
                                         NULL};
     static const char *const std[] = {"98", "03", "11", "14", "17", "20", "23", "2a", "2b", NULL};
 
     *why = link ? "a link flag is -lNAME, -pthread, -static or -fopenmp"
                 : "allowed: -O0..3/-Os/-Og/-Ofast, -std=c++NN/gnu++NN, -DNAME[=VALUE], -UNAME, "
                   "-Wname, -w, -g, -pedantic, -fname (no value), -fsanitize=LIST, -pthread";
+    for (int i = 0; both[i]; i++)
+        if (strcmp(f, both[i]) == 0)
+            return 1;
     for (int i = 0; exact[i]; i++)
         if (strcmp(f, exact[i]) == 0)
-            return !link || strcmp(f, "-pthread") == 0 || strcmp(f, "-static") == 0 ||
-                   strcmp(f, "-fopenmp") == 0;
+            return !link;
     if (link)
         return n > 2 && strncmp(f, "-l", 2) == 0 && isalnum((unsigned char)f[2]) &&
                all_of(f + 2, n - 2, "_+.-"); /* -lstdc++ */
@@ -728,17 +729,16 @@ int language_argv(const char *const *tmpl, const char *file, const struct lang_f
     *argv = NULL;
     *n = 0;
     for (int i = 0; i < LANG_MAX_ARGV && tmpl[i]; i++) {
-        if (strcmp(tmpl[i], LANG_COMPILE_FLAGS) == 0 || strcmp(tmpl[i], LANG_LINK_FLAGS) == 0) {
-            int link = strcmp(tmpl[i], LANG_LINK_FLAGS) == 0;
-            int rc = link ? add_all(argv, n, flags->link, flags->nlink)
-                          : add_all(argv, n, flags->compile, flags->ncompile);
-            if (rc)
-                return rc;
-            continue;
+        int rc;
+        if (strcmp(tmpl[i], LANG_COMPILE_FLAGS) == 0) {
+            rc = add_all(argv, n, flags->compile, flags->ncompile);
+        } else if (strcmp(tmpl[i], LANG_LINK_FLAGS) == 0) {
+            rc = add_all(argv, n, flags->link, flags->nlink);
+        } else {
+            char *s = expand(tmpl[i], file);
+            rc = s ? strlist_add(argv, n, s, strlen(s)) : LLMSB_ERR_NOMEM;
+            free(s);
         }
-        char *s = expand(tmpl[i], file);
-        int rc = s ? strlist_add(argv, n, s, strlen(s)) : LLMSB_ERR_NOMEM;
-        free(s);
         if (rc)
             return rc;
     }
