@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 
 static int curl_ready;
@@ -42,15 +43,19 @@ int http_client_init(struct http_client *c, const char *host, const char *api_pr
                                  host);
         c->socket_path = strdup(path);
         snprintf(url, sizeof(url), "http://localhost%s", api_prefix);
-    } else if (strncmp(host, "tcp://", 6) == 0 || strncmp(host, "http://", 7) == 0) {
-        const char *hp = host + (host[0] == 't' ? 6 : 7);
+    } else if (strncmp(host, "tcp://", 6) == 0 || strncmp(host, "http://", 7) == 0 ||
+               strncmp(host, "https://", 8) == 0) {
+        int tls = host[4] == 's';
+        const char *hp = strstr(host, "://") + 3;
         size_t hl = strcspn(hp, "/");
         if (hl == 0)
             return llmsb_err_set(err, LLMSB_ERR_INVALID, "http: no host in \"%s\"", host);
-        snprintf(url, sizeof(url), "http://%.*s%s", (int)hl, hp, api_prefix);
+        snprintf(url, sizeof(url), "%s://%.*s%s", tls ? "https" : "http", (int)hl, hp, api_prefix);
     } else {
         return llmsb_err_set(err, LLMSB_ERR_INVALID,
-                             "http: host \"%s\" must start with unix://, tcp:// or /", host);
+                             "http: host \"%s\" must start with unix://, tcp://, http://, "
+                             "https:// or /",
+                             host);
     }
     c->base_url = strdup(url);
     c->curl = curl_easy_init();
@@ -61,13 +66,51 @@ int http_client_init(struct http_client *c, const char *host, const char *api_pr
     return 0;
 }
 
+static int dup_opt(char **dst, const char *src)
+{
+    free(*dst);
+    *dst = NULL;
+    return src && !(*dst = strdup(src)) ? -1 : 0;
+}
+
+int http_client_set_tls(struct http_client *c, const struct http_tls *t, struct llmsb_err *err)
+{
+    char *hdr = NULL;
+
+    if (t->bearer) {
+        size_t n = strlen(t->bearer) + sizeof("Authorization: Bearer ");
+        if (strpbrk(t->bearer, "\r\n"))
+            return llmsb_err_set(err, LLMSB_ERR_INVALID, "http: a token with a line break");
+        if ((hdr = malloc(n)) == NULL)
+            return llmsb_err_set(err, LLMSB_ERR_NOMEM, "http: out of memory");
+        snprintf(hdr, n, "Authorization: Bearer %s", t->bearer);
+    }
+    free(c->auth_header);
+    c->auth_header = hdr;
+    c->insecure = t->insecure;
+    if (dup_opt(&c->ca_pem, t->ca_pem) || dup_opt(&c->cert_pem, t->cert_pem) ||
+        dup_opt(&c->key_pem, t->key_pem))
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "http: out of memory");
+    return 0;
+}
+
 void http_client_release(struct http_client *c)
 {
     if (c->curl)
         curl_easy_cleanup(c->curl);
     free(c->socket_path);
     free(c->base_url);
+    free(c->ca_pem);
+    free(c->cert_pem);
+    free(c->key_pem);
+    free(c->auth_header);
     memset(c, 0, sizeof(*c));
+}
+
+static void set_blob(CURL *h, CURLoption opt, char *pem)
+{
+    struct curl_blob b = {pem, strlen(pem), CURL_BLOB_COPY};
+    curl_easy_setopt(h, opt, &b);
 }
 
 static void setup(struct http_client *c, CURL *h, const char *method, const char *path)
@@ -83,6 +126,20 @@ static void setup(struct http_client *c, CURL *h, const char *method, const char
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
     if (c->socket_path)
         curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, c->socket_path);
+    if (c->ca_pem)
+        set_blob(h, CURLOPT_CAINFO_BLOB, c->ca_pem);
+    if (c->cert_pem) {
+        set_blob(h, CURLOPT_SSLCERT_BLOB, c->cert_pem);
+        curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
+    }
+    if (c->key_pem) {
+        set_blob(h, CURLOPT_SSLKEY_BLOB, c->key_pem);
+        curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM");
+    }
+    if (c->insecure) {
+        curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
     if (strcmp(method, "GET") != 0)
         curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
     c->errbuf[0] = '\0';
@@ -97,6 +154,8 @@ static struct curl_slist *prepare(struct http_client *c, CURL *h, const char *me
     char ct[128];
 
     setup(c, h, method, path);
+    if (c->auth_header)
+        hdrs = curl_slist_append(hdrs, c->auth_header);
     if (content_type) {
         snprintf(ct, sizeof(ct), "Content-Type: %s", content_type);
         hdrs = curl_slist_append(hdrs, ct);
@@ -280,55 +339,49 @@ ssize_t http_conn_recv(struct http_conn *conn, char *p, size_t n, int timeout_ms
 }
 
 /* Reads the response head; keeps the surplus in conn->pending. */
-static int read_head(struct http_conn *conn, long *status, struct llmsb_err *err)
+static int read_head(struct http_conn *conn, struct llmsb_err *err)
 {
-    struct buf head;
+    struct buf *head = &conn->head;
     char tmp[4096];
     char *end;
-    int rc = 0;
 
-    buf_init(&head, 64 * 1024);
     for (;;) {
         ssize_t n = http_conn_recv(conn, tmp, sizeof(tmp), 30000, err);
-        if (n <= 0) {
-            rc = n == 0
-                     ? llmsb_err_set(err, LLMSB_ERR_BACKEND,
-                                     "attach: connection closed "
-                                     "before the response head")
-                     : (n == LLMSB_ERR_TIMEOUT ? llmsb_err_set(err, LLMSB_ERR_TIMEOUT,
-                                                               "attach: no response head in 30 s")
-                                               : (int)n);
-            goto out;
-        }
-        if (buf_append(&head, tmp, (size_t)n) != 0) {
-            rc = llmsb_err_set(err, LLMSB_ERR_PROTO, "attach: response head over 64 KiB");
-            goto out;
-        }
-        if ((end = strstr(head.data, "\r\n\r\n")) != NULL)
+        if (n <= 0)
+            return n == 0 ? llmsb_err_set(err, LLMSB_ERR_BACKEND,
+                                          "attach: connection closed before the response head")
+                   : n == LLMSB_ERR_TIMEOUT
+                       ? llmsb_err_set(err, LLMSB_ERR_TIMEOUT, "attach: no response head in 30 s")
+                       : (int)n;
+        if (buf_append(head, tmp, (size_t)n) != 0)
+            return llmsb_err_set(err, LLMSB_ERR_PROTO, "attach: response head over 64 KiB");
+        if ((end = strstr(head->data, "\r\n\r\n")) != NULL)
             break;
     }
-    if (sscanf(head.data, "HTTP/1.%*c %ld", status) != 1) {
-        rc = llmsb_err_set(err, LLMSB_ERR_PROTO, "attach: malformed status line");
-        goto out;
+    if (sscanf(head->data, "HTTP/1.%*c %ld", &conn->status) != 1)
+        return llmsb_err_set(err, LLMSB_ERR_PROTO, "attach: malformed status line");
+    size_t hl = (size_t)(end - head->data) + 4;
+    buf_append(&conn->pending, head->data + hl, head->len - hl);
+    head->len = hl;
+    head->data[hl] = '\0';
+    if (conn->status != 101 && conn->status != 200) {
+        char shown[300];
+        llmsb_escape(shown, sizeof(shown), conn->pending.data ? conn->pending.data : "",
+                     conn->pending.len);
+        return llmsb_err_set(err, conn->status == 404 ? LLMSB_ERR_NOTFOUND : LLMSB_ERR_BACKEND,
+                             "attach: HTTP %ld: %s", conn->status, shown);
     }
-    size_t hl = (size_t)(end - head.data) + 4;
-    buf_append(&conn->pending, head.data + hl, head.len - hl);
-    if (*status != 101 && *status != 200) {
-        char shown[160];
-        llmsb_escape(shown, sizeof(shown), head.data + hl, head.len - hl);
-        rc = llmsb_err_set(err, LLMSB_ERR_BACKEND, "attach: HTTP %ld: %s", *status, shown);
-    }
-out:
-    buf_release(&head);
-    return rc;
+    return 0;
 }
 
-int http_hijack(struct http_client *c, const char *method, const char *path, const char *body,
-                struct http_conn *conn, struct llmsb_err *err)
+/* Connects (TLS included), sends "METHOD path" with headers and body, and
+ * reads the response head. */
+static int open_raw(struct http_client *c, const char *method, const char *path,
+                    const char *headers, const char *body, struct http_conn *conn,
+                    struct llmsb_err *err)
 {
     struct buf req;
     const char *hostpart;
-    long status = 0;
     curl_socket_t fd;
     CURLcode rc;
     int ret;
@@ -336,6 +389,7 @@ int http_hijack(struct http_client *c, const char *method, const char *path, con
     memset(conn, 0, sizeof(*conn));
     conn->fd = -1;
     buf_init(&conn->pending, 1 << 20);
+    buf_init(&conn->head, 64 * 1024);
     if (!(conn->curl = curl_easy_init()))
         return llmsb_err_set(err, LLMSB_ERR_NOMEM, "attach: curl_easy_init failed");
     setup(c, conn->curl, "GET", "/");
@@ -349,18 +403,56 @@ int http_hijack(struct http_client *c, const char *method, const char *path, con
     conn->fd = (int)fd;
     hostpart = strstr(c->base_url, "://") + 3;
     buf_init(&req, 1 << 20);
-    buf_printf(&req,
-               "%s %s%s HTTP/1.1\r\nHost: %.*s\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n"
-               "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
-               method, strchr(hostpart, '/') ? strchr(hostpart, '/') : "", path,
-               (int)strcspn(hostpart, "/"), hostpart, body ? strlen(body) : 0, body ? body : "");
+    buf_printf(&req, "%s %s%s HTTP/1.1\r\nHost: %.*s\r\n%s%s%s", method,
+               strchr(hostpart, '/') ? strchr(hostpart, '/') : "", path,
+               (int)strcspn(hostpart, "/"), hostpart, c->auth_header ? c->auth_header : "",
+               c->auth_header ? "\r\n" : "", headers);
+    if (body)
+        buf_printf(&req, "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
+                   strlen(body), body);
+    else
+        buf_append_str(&req, "\r\n");
     ret = http_conn_send(conn, req.data, req.len, err);
     buf_release(&req);
     if (ret == 0)
-        ret = read_head(conn, &status, err);
+        ret = read_head(conn, err);
     if (ret != 0)
         http_conn_close(conn);
     return ret;
+}
+
+int http_hijack(struct http_client *c, const char *method, const char *path, const char *body,
+                struct http_conn *conn, struct llmsb_err *err)
+{
+    return open_raw(c, method, path, "Connection: Upgrade\r\nUpgrade: tcp\r\n", body ? body : "",
+                    conn, err);
+}
+
+int http_upgrade(struct http_client *c, const char *path, const char *headers,
+                 struct http_conn *conn, struct llmsb_err *err)
+{
+    return open_raw(c, "GET", path, headers, NULL, conn, err);
+}
+
+void http_conn_header(const struct http_conn *conn, const char *name, char *out, size_t outsz)
+{
+    const char *p = conn->head.data ? strstr(conn->head.data, "\r\n") : NULL;
+    size_t nl = strlen(name);
+
+    out[0] = '\0';
+    while (p && p[2]) {
+        p += 2;
+        if (strncasecmp(p, name, nl) == 0 && p[nl] == ':') {
+            const char *v = p + nl + 1;
+            v += strspn(v, " \t");
+            size_t vl = strcspn(v, "\r\n");
+            while (vl && (v[vl - 1] == ' ' || v[vl - 1] == '\t'))
+                vl--;
+            snprintf(out, outsz, "%.*s", (int)vl, v);
+            return;
+        }
+        p = strstr(p, "\r\n");
+    }
 }
 
 void http_conn_close(struct http_conn *conn)
@@ -370,6 +462,7 @@ void http_conn_close(struct http_conn *conn)
     conn->curl = NULL;
     conn->fd = -1;
     buf_release(&conn->pending);
+    buf_release(&conn->head);
 }
 
 char *http_escape(const char *s)
