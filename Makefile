@@ -18,7 +18,8 @@ AGENT_SRC   = agent/agent.c agent/run.c agent/artifacts.c
 LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fields.c common/passk.c \
               languages/languages.c languages/hooks.c \
               backends/backend.c backends/http.c backends/sandbox.c backends/pool.c \
-              backends/docker.c backends/docker_stream.c backends/docker_egress.c backends/seccomp.c \
+              backends/docker.c backends/docker_stream.c backends/docker_egress.c backends/podman.c \
+              backends/seccomp.c \
               config/config.c config/jobfile.c queue/queue.c \
               scheduler/decide.c scheduler/scheduler.c \
               worker/exec.c worker/job.c worker/jobparse.c worker/result.c worker/scan.c \
@@ -35,7 +36,7 @@ UNIT_TESTS = $(patsubst tests/unit/%.c,$(TBIN)/%,$(wildcard tests/unit/test_*.c)
 INTEG_TESTS = $(patsubst tests/integration/%.c,$(TBIN)/%,$(wildcard tests/integration/test_*.c))
 
 .SECONDARY:
-.PHONY: fuzzers all clean test unit integration sanitize fuzz bench images images-current format
+.PHONY: fuzzers all clean test test-podman unit integration sanitize fuzz bench images images-current format
 all: bin/llm-sandbox bin/llmsb-agent
 
 V ?= 0
@@ -86,8 +87,9 @@ $(TBIN)/test_integ_%: tests/integration/test_integ_%.c $(LIB_OBJ)
 	@$(if $(Q),echo "  LINK    $@",:)
 	$(Q)$(CC) $(ALLCFLAGS) $(PIE) $(PIELD) -o $@ $< $(LIB_OBJ) $(LDLIBS)
 
-# make test: unit tests, then integration tests against the real dockerd.
-test: all images-current unit integration
+# make test: unit tests, then integration tests against the real dockerd,
+# then the Podman backend's.
+test: all images-current unit integration test-podman
 
 # The integration tests run the agent inside the images: rebuild them when
 # the agent or a recipe changed (only the agent layer, from the build cache).
@@ -100,6 +102,13 @@ unit: $(UNIT_TESTS)
 
 integration: $(INTEG_TESTS) $(TBIN)/fake-agent
 	@FAKE_AGENT=$(CURDIR)/$(TBIN)/fake-agent sh tests/run-suite.sh integration $(INTEG_TESTS) tests/integration/test_cli.sh tests/integration/test_plots.sh tests/integration/test_libraries.sh tests/queue/test_queue.sh tests/compose/test_compose.sh tests/hostile/run.sh tests/faults/run.sh tests/eval/run.sh
+
+# The Podman backend against the real Podman API service, which
+# scripts/podman-up.sh starts (and fills with the images): the hello/status
+# suite, the hardening audit, the hostile suite and tests/podman/run.sh.
+test-podman: all $(TBIN)/test_integ_docker
+	@scripts/podman-up.sh
+	@LLMSB_BACKEND=podman sh tests/run-suite.sh podman $(TBIN)/test_integ_docker tests/hostile/run.sh tests/podman/run.sh
 
 # Unit and integration tests again under AddressSanitizer + UndefinedBehaviorSanitizer
 # (the static agent runs inside the containers and is not instrumented).

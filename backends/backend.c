@@ -4,9 +4,9 @@
 
 #include <string.h>
 
-extern const struct backend_ops docker_ops;
+extern const struct backend_ops docker_ops, podman_ops;
 
-static const struct backend_ops *const registry[] = {&docker_ops};
+static const struct backend_ops *const registry[] = {&docker_ops, &podman_ops};
 
 #define NBACKENDS (sizeof(registry) / sizeof(registry[0]))
 

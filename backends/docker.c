@@ -19,19 +19,42 @@ static struct http_client *http_of(struct backend *b)
     return &((struct docker *)b->priv)->http;
 }
 
-static int docker_open(struct backend *b, const char *host, struct llmsb_err *err)
+static const struct docker_flavor *flavor_of(struct backend *b)
+{
+    return ((struct docker *)b->priv)->fl;
+}
+
+/* The engine's name for messages ("docker", "podman"). */
+static const char *eng(struct backend *b)
+{
+    return b->priv ? flavor_of(b)->name : "docker";
+}
+
+static const struct docker_flavor docker_flavor = {
+    .name = "docker",
+    .default_host = DOCKER_DEFAULT_HOST,
+    .host_env = DOCKER_HOST_ENV,
+    .daemon_hint = "is dockerd running?",
+    .egress_bridge = DOCKER_EGRESS_BRIDGE,
+    .egress_forward_chain = "DOCKER-USER",
+};
+
+int docker_open_flavor(struct backend *b, const char *host, const struct docker_flavor *fl,
+                       struct llmsb_err *err)
 {
     struct docker *d = calloc(1, sizeof(*d));
 
     if (!d)
-        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "docker: out of memory");
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "%s: out of memory", fl->name);
+    d->fl = fl;
     if (!host)
-        host = getenv(DOCKER_HOST_ENV);
+        host = getenv(fl->host_env);
     if (!host || !*host)
-        host = DOCKER_DEFAULT_HOST;
+        host = fl->default_host;
     if (snprintf(b->host, sizeof(b->host), "%s", host) >= (int)sizeof(b->host)) {
         free(d);
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "docker: host \"%.60s...\" is too long", host);
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: host \"%.60s...\" is too long", fl->name,
+                             host);
     }
     if (http_client_init(&d->http, host, DOCKER_API_PREFIX, err) != 0) {
         free(d);
@@ -41,7 +64,12 @@ static int docker_open(struct backend *b, const char *host, struct llmsb_err *er
     return 0;
 }
 
-static void docker_close(struct backend *b)
+static int docker_open(struct backend *b, const char *host, struct llmsb_err *err)
+{
+    return docker_open_flavor(b, host, &docker_flavor, err);
+}
+
+void docker_close(struct backend *b)
 {
     struct docker *d = b->priv;
 
@@ -74,19 +102,19 @@ static int call(struct backend *b, const char *method, const char *path, const c
     int rc = http_request(http_of(b), method, path, body ? "application/json" : NULL, body,
                           body ? strlen(body) : 0, &status, resp, err);
     if (rc != 0)
-        return llmsb_err_wrap(err, "docker: %s", what);
+        return llmsb_err_wrap(err, "%s: %s", eng(b), what);
     if (status_out)
         *status_out = status;
     if (status != ok && (!ok2 || status != ok2)) {
         char msg[200];
         daemon_message(resp, msg, sizeof(msg));
         return llmsb_err_set(err, status == 404 ? LLMSB_ERR_NOTFOUND : LLMSB_ERR_BACKEND,
-                             "docker: %s: HTTP %ld: %s", what, status, msg);
+                             "%s: %s: HTTP %ld: %s", eng(b), what, status, msg);
     }
     return 0;
 }
 
-static int docker_ping(struct backend *b, char *version, size_t vsz, struct llmsb_err *err)
+int docker_ping(struct backend *b, char *version, size_t vsz, struct llmsb_err *err)
 {
     struct buf resp;
     cJSON *j = NULL;
@@ -99,14 +127,15 @@ static int docker_ping(struct backend *b, char *version, size_t vsz, struct llms
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "Version");
         snprintf(version, vsz, "%s", cJSON_IsString(v) ? v->valuestring : "unknown");
     } else {
-        llmsb_err_wrap(err, "cannot reach the Docker engine at %s (is dockerd running?)", b->host);
+        llmsb_err_wrap(err, "cannot reach the %s engine at %s (%s)", eng(b), b->host,
+                       flavor_of(b)->daemon_hint);
     }
     cJSON_Delete(j);
     buf_release(&resp);
     return rc;
 }
 
-static int docker_image_exists(struct backend *b, const char *image, struct llmsb_err *err)
+int docker_image_exists(struct backend *b, const char *image, struct llmsb_err *err)
 {
     struct buf resp;
     char path[600], what[300];
@@ -115,7 +144,7 @@ static int docker_image_exists(struct backend *b, const char *image, struct llms
     int rc;
 
     if (!esc)
-        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "docker: out of memory");
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "%s: out of memory", eng(b));
     snprintf(path, sizeof(path), "/images/%s/json", esc);
     snprintf(what, sizeof(what), "inspect image \"%s\"", image);
     free(esc);
@@ -144,15 +173,24 @@ static void add_ulimit(cJSON *arr, const char *name, int64_t v)
     cJSON_AddItemToArray(arr, u);
 }
 
-/* SecurityOpt "seccomp=<profile>": the API takes the profile itself, not
- * a path. Returns 0, or -1 out of memory. */
-static int add_seccomp(cJSON *security_opt)
+/* SecurityOpt "seccomp=<profile>": Docker's API takes the profile itself,
+ * not a path. Returns 0, or -1 out of memory. */
+static int seccomp_inline(char **out)
 {
-    char *profile = seccomp_profile_json(), *opt = NULL;
-    size_t n = profile ? strlen(profile) + sizeof("seccomp=") : 0;
+    *out = seccomp_profile_json();
+    return *out ? 0 : -1;
+}
+
+static int add_seccomp(const struct docker_flavor *fl, cJSON *security_opt)
+{
+    char *profile = NULL, *opt = NULL;
+    size_t n;
     cJSON *item = NULL;
 
-    if (profile && (opt = malloc(n)) != NULL) {
+    if ((fl->seccomp_opt ? fl->seccomp_opt : seccomp_inline)(&profile) != 0)
+        return -1;
+    n = strlen(profile) + sizeof("seccomp=");
+    if ((opt = malloc(n)) != NULL) {
         snprintf(opt, n, "seccomp=%s", profile);
         item = cJSON_CreateString(opt);
     }
@@ -166,7 +204,7 @@ static int add_seccomp(cJSON *security_opt)
 }
 
 /* The hardened create body (DESIGN §5, issue: hardened by default). */
-static char *create_body(const struct container_spec *s)
+static char *create_body(const struct docker_flavor *fl, const struct container_spec *s)
 {
     static const char *caps[] = {"SETUID", "SETGID", "KILL"};
     cJSON *root = cJSON_CreateObject(), *hc, *arr, *labels, *tmpfs, *lc;
@@ -218,7 +256,7 @@ static char *create_body(const struct container_spec *s)
         cJSON_AddItemToArray(arr, cJSON_CreateString(caps[i]));
     arr = cJSON_AddArrayToObject(hc, "SecurityOpt");
     cJSON_AddItemToArray(arr, cJSON_CreateString("no-new-privileges"));
-    if (!s->engine_seccomp && add_seccomp(arr) != 0) { /* never without it */
+    if (!s->engine_seccomp && add_seccomp(fl, arr) != 0) { /* never without it */
         cJSON_Delete(root);
         return NULL;
     }
@@ -234,17 +272,17 @@ static char *create_body(const struct container_spec *s)
     return out;
 }
 
-static int docker_create(struct backend *b, const struct container_spec *spec, char *id,
-                         size_t idsz, struct llmsb_err *err)
+int docker_create(struct backend *b, const struct container_spec *spec, char *id, size_t idsz,
+                  struct llmsb_err *err)
 {
     struct buf resp;
-    char *body = create_body(spec);
+    char *body = create_body(flavor_of(b), spec);
     char what[300];
     cJSON *j = NULL;
     int rc;
 
     if (!body)
-        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "docker: out of memory");
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "%s: out of memory", eng(b));
     snprintf(what, sizeof(what), "create container from image \"%s\"", spec->image);
     buf_init(&resp, RESP_CAP);
     rc = call(b, "POST", "/containers/create", body, 201, 0, &resp, NULL, what, err);
@@ -252,7 +290,7 @@ static int docker_create(struct backend *b, const struct container_spec *spec, c
         j = cJSON_ParseWithLength(resp.data, resp.len);
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "Id");
         if (!cJSON_IsString(v) || strlen(v->valuestring) >= idsz)
-            rc = llmsb_err_set(err, LLMSB_ERR_PROTO, "docker: %s: no Id in the answer", what);
+            rc = llmsb_err_set(err, LLMSB_ERR_PROTO, "%s: %s: no Id in the answer", eng(b), what);
         else
             snprintf(id, idsz, "%s", v->valuestring);
     }
@@ -262,8 +300,8 @@ static int docker_create(struct backend *b, const struct container_spec *spec, c
     return rc;
 }
 
-static int docker_attach(struct backend *b, const char *id, struct backend_stream **out,
-                         struct llmsb_err *err)
+int docker_attach(struct backend *b, const char *id, struct backend_stream **out,
+                  struct llmsb_err *err)
 {
     struct http_conn conn;
     char path[256];
@@ -271,7 +309,7 @@ static int docker_attach(struct backend *b, const char *id, struct backend_strea
     snprintf(path, sizeof(path), "/containers/%.*s/attach?stream=1&stdin=1&stdout=1&stderr=1",
              BACKEND_ID_MAX, id);
     if (http_hijack(http_of(b), "POST", path, NULL, &conn, err) != 0)
-        return llmsb_err_wrap(err, "docker: attach to container %.12s", id);
+        return llmsb_err_wrap(err, "%s: attach to container %.12s", eng(b), id);
     return docker_stream_new(&conn, out, err);
 }
 
@@ -291,24 +329,24 @@ static int simple_post(struct backend *b, const char *method, const char *id, co
     return rc;
 }
 
-static int docker_start(struct backend *b, const char *id, struct llmsb_err *err)
+int docker_start(struct backend *b, const char *id, struct llmsb_err *err)
 {
     return simple_post(b, "POST", id, "/start", 204, 304, "start", err);
 }
 
-static int docker_stop(struct backend *b, const char *id, struct llmsb_err *err)
+int docker_stop(struct backend *b, const char *id, struct llmsb_err *err)
 {
     /* 409: not running, which is what we wanted */
     return simple_post(b, "POST", id, "/kill?signal=SIGKILL", 204, 409, "kill", err);
 }
 
-static int docker_remove(struct backend *b, const char *id, struct llmsb_err *err)
+int docker_remove(struct backend *b, const char *id, struct llmsb_err *err)
 {
     return simple_post(b, "DELETE", id, "?force=1&v=1", 204, 404, "remove", err);
 }
 
-static int docker_inspect(struct backend *b, const char *id, struct container_state *st,
-                          struct llmsb_err *err)
+int docker_inspect(struct backend *b, const char *id, struct container_state *st,
+                   struct llmsb_err *err)
 {
     struct buf resp;
     char path[256], what[64];
@@ -344,9 +382,8 @@ static const char *label_of(const cJSON *labels, const char *name)
     return cJSON_IsString(v) ? v->valuestring : "";
 }
 
-static int docker_list(struct backend *b, const char *label,
-                       void (*fn)(void *, const struct container_info *), void *ud,
-                       struct llmsb_err *err)
+int docker_list(struct backend *b, const char *label,
+                void (*fn)(void *, const struct container_info *), void *ud, struct llmsb_err *err)
 {
     struct buf resp;
     char filt[512], path[1024];
@@ -356,7 +393,7 @@ static int docker_list(struct backend *b, const char *label,
 
     snprintf(filt, sizeof(filt), "{\"label\":[\"%s\"]}", label);
     if (!(esc = http_escape(filt)))
-        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "docker: out of memory");
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "%s: out of memory", eng(b));
     snprintf(path, sizeof(path), "/containers/json?all=1&filters=%s", esc);
     free(esc);
     buf_init(&resp, LIST_CAP);
@@ -455,18 +492,17 @@ static int image_stream(struct backend *b, const char *path, const char *ctype, 
         progress_line(&p, p.line.data, p.line.len);
     buf_release(&p.line);
     if (rc != 0)
-        return llmsb_err_wrap(err, "docker: %s", what);
+        return llmsb_err_wrap(err, "%s: %s", eng(b), what);
     if (status != 200)
-        return llmsb_err_set(err, LLMSB_ERR_BACKEND, "docker: %s: HTTP %ld%s%s", what, status,
+        return llmsb_err_set(err, LLMSB_ERR_BACKEND, "%s: %s: HTTP %ld%s%s", eng(b), what, status,
                              p.error[0] ? ": " : "", p.error);
     if (p.error[0])
-        return llmsb_err_set(err, LLMSB_ERR_BACKEND, "docker: %s: %s", what, p.error);
+        return llmsb_err_set(err, LLMSB_ERR_BACKEND, "%s: %s: %s", eng(b), what, p.error);
     return 0;
 }
 
-static int docker_image_import(struct backend *b, const char *repo, const char *tag,
-                               backend_read_cb rd, void *ud, backend_progress_cb cb, void *pud,
-                               struct llmsb_err *err)
+int docker_image_import(struct backend *b, const char *repo, const char *tag, backend_read_cb rd,
+                        void *ud, backend_progress_cb cb, void *pud, struct llmsb_err *err)
 {
     char path[512], what[256];
     char *r = http_escape(repo), *t = http_escape(tag);
@@ -474,10 +510,11 @@ static int docker_image_import(struct backend *b, const char *repo, const char *
 
     if (!r || !t) {
         free(r), free(t);
-        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "docker: out of memory");
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "%s: out of memory", eng(b));
     }
     snprintf(
-        path, sizeof(path), "/images/create?fromSrc=-&repo=%s&tag=%s&changes=%s&changes=%s", r, t,
+        path, sizeof(path), "/images/create?fromSrc=-&repo=%s%s%s&changes=%s&changes=%s", r,
+        flavor_of(b)->import_tag_in_repo ? "%3A" : "&tag=", t,
         "ENV%20PATH%3D%2Fusr%2Flocal%2Fsbin%3A%2Fusr%2Flocal%2Fbin%3A%2Fusr%2Fsbin%3A%2Fusr%2Fbin%3A%2Fsbin%3A%2Fbin",
         "CMD%20%5B%22bash%22%5D");
     snprintf(what, sizeof(what), "import image %s:%s", repo, tag);
@@ -486,9 +523,8 @@ static int docker_image_import(struct backend *b, const char *repo, const char *
     return rc;
 }
 
-static int docker_image_build(struct backend *b, const char *const *tags, size_t ntags,
-                              backend_read_cb rd, void *ud, backend_progress_cb cb, void *pud,
-                              struct llmsb_err *err)
+int docker_image_build(struct backend *b, const char *const *tags, size_t ntags, backend_read_cb rd,
+                       void *ud, backend_progress_cb cb, void *pud, struct llmsb_err *err)
 {
     struct buf path;
     char what[256];
@@ -500,7 +536,7 @@ static int docker_image_build(struct backend *b, const char *const *tags, size_t
         char *e = http_escape(tags[i]);
         if (!e) {
             buf_release(&path);
-            return llmsb_err_set(err, LLMSB_ERR_NOMEM, "docker: out of memory");
+            return llmsb_err_set(err, LLMSB_ERR_NOMEM, "%s: out of memory", eng(b));
         }
         buf_printf(&path, "&t=%s", e);
         free(e);
@@ -511,15 +547,15 @@ static int docker_image_build(struct backend *b, const char *const *tags, size_t
     return rc;
 }
 
-static int docker_image_pull(struct backend *b, const char *repo, const char *tag,
-                             backend_progress_cb cb, void *pud, struct llmsb_err *err)
+int docker_image_pull(struct backend *b, const char *repo, const char *tag, backend_progress_cb cb,
+                      void *pud, struct llmsb_err *err)
 {
     char path[512], what[256];
     char *r = http_escape(repo), *t = http_escape(tag);
 
     if (!r || !t) {
         free(r), free(t);
-        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "docker: out of memory");
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "%s: out of memory", eng(b));
     }
     snprintf(path, sizeof(path), "/images/create?fromImage=%s&tag=%s", r, t);
     snprintf(what, sizeof(what), "pull %s:%s", repo, tag);
@@ -527,8 +563,8 @@ static int docker_image_pull(struct backend *b, const char *repo, const char *ta
     return image_stream(b, path, NULL, NULL, NULL, cb, pud, what, PULL_TIMEOUT_MS, err);
 }
 
-static int docker_image_tag(struct backend *b, const char *image, const char *repo, const char *tag,
-                            struct llmsb_err *err)
+int docker_image_tag(struct backend *b, const char *image, const char *repo, const char *tag,
+                     struct llmsb_err *err)
 {
     char path[768], what[300];
     char *i = http_escape(image), *r = http_escape(repo), *t = http_escape(tag);
@@ -537,7 +573,7 @@ static int docker_image_tag(struct backend *b, const char *image, const char *re
 
     if (!i || !r || !t) {
         free(i), free(r), free(t);
-        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "docker: out of memory");
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "%s: out of memory", eng(b));
     }
     snprintf(path, sizeof(path), "/images/%s/tag?repo=%s&tag=%s", i, r, t);
     snprintf(what, sizeof(what), "tag %s as %s:%s", image, repo, tag);
@@ -574,15 +610,15 @@ int docker_network_ensure(struct backend *b, const char *name, const char *bridg
         cJSON_Delete(body);
         snprintf(what, sizeof(what), "create network %s", name);
         rc = text ? call(b, "POST", "/networks/create", text, 201, 409, &resp, NULL, what, err)
-                  : llmsb_err_set(err, LLMSB_ERR_NOMEM, "docker: out of memory");
+                  : llmsb_err_set(err, LLMSB_ERR_NOMEM, "%s: out of memory", eng(b));
         free(text);
     }
     buf_release(&resp);
     return rc;
 }
 
-static int docker_network_disconnect(struct backend *b, const char *name, const char *id,
-                                     struct llmsb_err *err)
+int docker_network_disconnect(struct backend *b, const char *name, const char *id,
+                              struct llmsb_err *err)
 {
     struct buf resp;
     char path[300], what[200];
@@ -598,7 +634,7 @@ static int docker_network_disconnect(struct backend *b, const char *name, const 
     snprintf(what, sizeof(what), "disconnect container %.12s from network %s", id, name);
     buf_init(&resp, RESP_CAP);
     rc = text ? call(b, "POST", path, text, 200, 200, &resp, NULL, what, err)
-              : llmsb_err_set(err, LLMSB_ERR_NOMEM, "docker: out of memory");
+              : llmsb_err_set(err, LLMSB_ERR_NOMEM, "%s: out of memory", eng(b));
     free(text);
     buf_release(&resp);
     return rc;
@@ -619,8 +655,8 @@ static int exec_frame(void *ud, int stream, const char *data, size_t len)
     return 0;
 }
 
-static int docker_exec(struct backend *b, const char *id, const char *const *argv, const char *user,
-                       struct buf *out, int *exit_code, struct llmsb_err *err)
+int docker_exec(struct backend *b, const char *id, const char *const *argv, const char *user,
+                struct buf *out, int *exit_code, struct llmsb_err *err)
 {
     struct buf resp;
     struct demux d;
@@ -641,7 +677,7 @@ static int docker_exec(struct backend *b, const char *id, const char *const *arg
     for (size_t i = 0; argv[i]; i++)
         cJSON_AddItemToArray(cmd, cJSON_CreateString(argv[i]));
     if (!(text = cJSON_PrintUnformatted(body))) {
-        rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "docker: out of memory");
+        rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "%s: out of memory", eng(b));
         goto out;
     }
     snprintf(path, sizeof(path), "/containers/%.*s/exec", BACKEND_ID_MAX, id);
@@ -650,7 +686,7 @@ static int docker_exec(struct backend *b, const char *id, const char *const *arg
     j = cJSON_ParseWithLength(resp.data, resp.len);
     v = cJSON_GetObjectItemCaseSensitive(j, "Id");
     if (!cJSON_IsString(v) || strlen(v->valuestring) >= sizeof(exec_id)) {
-        rc = llmsb_err_set(err, LLMSB_ERR_PROTO, "docker: create exec: no Id in the answer");
+        rc = llmsb_err_set(err, LLMSB_ERR_PROTO, "%s: create exec: no Id in the answer", eng(b));
         goto out;
     }
     snprintf(exec_id, sizeof(exec_id), "%s", v->valuestring);
@@ -661,10 +697,8 @@ static int docker_exec(struct backend *b, const char *id, const char *const *arg
     buf_reset(out);
     demux_init(&d);
     if (demux_feed(&d, resp.data ? resp.data : "", resp.len, exec_frame, &sink) != 0 || sink.over) {
-        rc = llmsb_err_set(err, LLMSB_ERR_PROTO,
-                           "docker: exec output malformed or over %zu "
-                           "bytes",
-                           out->cap);
+        rc = llmsb_err_set(err, LLMSB_ERR_PROTO, "%s: exec output malformed or over %zu bytes",
+                           eng(b), out->cap);
         goto out;
     }
     snprintf(path, sizeof(path), "/exec/%s/json", exec_id);

@@ -7,7 +7,9 @@
  * and, above them, the host's own nameservers (from /etc/resolv.conf) on
  * port 53, which Docker's embedded DNS forwards to from the container's
  * namespace.  Each rule is checked (-C) before it is inserted, so this is
- * idempotent across workers and restarts. */
+ * idempotent across workers and restarts.  The chain, the bridge and the
+ * DNS rule come from the engine's flavor: Podman has no DOCKER-USER, so
+ * its REJECTs go in FORWARD, and its DNS answers on the bridge itself. */
 #include "docker_int.h"
 
 #include <errno.h>
@@ -26,8 +28,8 @@ static const char *const blocked_ranges[] = {
 };
 
 /* iptables OP CHAIN -i BRIDGE [-d DEST] [-p PROTO --dport 53] -j TARGET */
-static int iptables(const char *op, const char *chain, const char *dest, const char *proto,
-                    const char *target, struct llmsb_err *err)
+static int iptables(const char *op, const char *chain, const char *bridge, const char *dest,
+                    const char *proto, const char *target, struct llmsb_err *err)
 {
     char *argv[20];
     int n = 0, st = 0;
@@ -39,7 +41,7 @@ static int iptables(const char *op, const char *chain, const char *dest, const c
     argv[n++] = (char *)op;
     argv[n++] = (char *)chain;
     argv[n++] = "-i";
-    argv[n++] = DOCKER_EGRESS_BRIDGE;
+    argv[n++] = (char *)bridge;
     if (dest) {
         argv[n++] = "-d";
         argv[n++] = (char *)dest;
@@ -68,28 +70,28 @@ static int iptables(const char *op, const char *chain, const char *dest, const c
     return WIFEXITED(st) ? WEXITSTATUS(st) : 255;
 }
 
-static int rule(const char *chain, const char *dest, const char *proto, const char *target,
-                struct llmsb_err *err)
+static int rule(const char *chain, const char *bridge, const char *dest, const char *proto,
+                const char *target, struct llmsb_err *err)
 {
-    int rc = iptables("-C", chain, dest, proto, target, err);
+    int rc = iptables("-C", chain, bridge, dest, proto, target, err);
     if (rc < 0)
         return rc;
     if (rc == 0)
         return 0; /* already there */
-    if ((rc = iptables("-I", chain, dest, proto, target, err)) != 0)
-        return rc < 0 ? rc
-                      : llmsb_err_set(err, LLMSB_ERR_SYS,
-                                      "egress: iptables -I %s -i %s%s%s "
-                                      "-j %s failed (exit %d; the worker needs root on the "
-                                      "host)",
-                                      chain, DOCKER_EGRESS_BRIDGE, dest ? " -d " : "",
-                                      dest ? dest : "", target, rc);
+    if ((rc = iptables("-I", chain, bridge, dest, proto, target, err)) != 0)
+        return rc < 0
+                   ? rc
+                   : llmsb_err_set(err, LLMSB_ERR_SYS,
+                                   "egress: iptables -I %s -i %s%s%s "
+                                   "-j %s failed (exit %d; the worker needs root on the "
+                                   "host)",
+                                   chain, bridge, dest ? " -d " : "", dest ? dest : "", target, rc);
     return 0;
 }
 
 /* ACCEPT DNS to each IPv4 nameserver of the host, inserted last so it
  * sits above the REJECTs. */
-static int allow_resolvers(struct llmsb_err *err)
+static int allow_resolvers(const struct docker_flavor *fl, struct llmsb_err *err)
 {
     FILE *f = fopen("/etc/resolv.conf", "re");
     char line[256], ns[64];
@@ -99,29 +101,40 @@ static int allow_resolvers(struct llmsb_err *err)
         return 0;
     while (rc == 0 && fgets(line, sizeof(line), f))
         if (sscanf(line, "nameserver %63[0-9.]", ns) == 1 && strchr(ns, '.'))
-            rc = rule("DOCKER-USER", ns, "udp", "ACCEPT", err) ||
-                 rule("DOCKER-USER", ns, "tcp", "ACCEPT", err);
+            rc = rule(fl->egress_forward_chain, fl->egress_bridge, ns, "udp", "ACCEPT", err) ||
+                 rule(fl->egress_forward_chain, fl->egress_bridge, ns, "tcp", "ACCEPT", err);
     fclose(f);
     return rc ? (err->code ? err->code : LLMSB_ERR_SYS) : 0;
 }
 
 static pthread_mutex_t egress_mu = PTHREAD_MUTEX_INITIALIZER;
-static int egress_ready;
+static const struct docker_flavor *egress_ready[4]; /* the flavors whose rules are in */
 
 int docker_egress_ensure(struct backend *b, struct llmsb_err *err)
 {
+    const struct docker_flavor *fl = ((struct docker *)b->priv)->fl;
+    const char *fwd = fl->egress_forward_chain, *br = fl->egress_bridge;
+    size_t k = 0;
     int rc = 0;
 
     pthread_mutex_lock(&egress_mu);
-    if (!egress_ready) {
-        rc = docker_network_ensure(b, BACKEND_EGRESS_NETWORK, DOCKER_EGRESS_BRIDGE, err);
+    while (k < sizeof(egress_ready) / sizeof(egress_ready[0]) && egress_ready[k] &&
+           egress_ready[k] != fl)
+        k++;
+    if (k == sizeof(egress_ready) / sizeof(egress_ready[0]) || !egress_ready[k]) {
+        rc = docker_network_ensure(b, BACKEND_EGRESS_NETWORK, br, err);
         for (size_t i = 0; rc == 0 && i < sizeof(blocked_ranges) / sizeof(blocked_ranges[0]); i++)
-            rc = rule("DOCKER-USER", blocked_ranges[i], NULL, "REJECT", err);
+            rc = rule(fwd, br, blocked_ranges[i], NULL, "REJECT", err);
         if (rc == 0)
-            rc = rule("INPUT", NULL, NULL, "REJECT", err);
+            rc = rule("INPUT", br, NULL, NULL, "REJECT", err);
+        /* inserted after the REJECT, so above it */
+        if (rc == 0 && fl->egress_dns_on_gateway &&
+            (rc = rule("INPUT", br, NULL, "udp", "ACCEPT", err)) == 0)
+            rc = rule("INPUT", br, NULL, "tcp", "ACCEPT", err);
         if (rc == 0)
-            rc = allow_resolvers(err);
-        egress_ready = rc == 0;
+            rc = allow_resolvers(fl, err);
+        if (rc == 0 && k < sizeof(egress_ready) / sizeof(egress_ready[0]))
+            egress_ready[k] = fl;
     }
     pthread_mutex_unlock(&egress_mu);
     if (rc != 0)

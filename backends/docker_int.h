@@ -13,9 +13,57 @@
 #define DOCKER_HOST_ENV "DOCKER_HOST"
 #define DOCKER_EGRESS_BRIDGE "llmsb-egress0"
 
+/* What sets one engine speaking this API apart (Docker, or Podman's
+ * Docker-compatible service: podman.c). */
+struct docker_flavor {
+    const char *name;         /* "docker", "podman": in every message */
+    const char *default_host; /* when neither backend.host nor host_env is set */
+    const char *host_env;     /* DOCKER_HOST, CONTAINER_HOST */
+    const char *daemon_hint;  /* said when the engine does not answer */
+    /* The value after "seccomp=" in SecurityOpt (malloc'd): NULL = the
+     * profile itself (Docker); Podman wants a file's path. */
+    int (*seccomp_opt)(char **out);
+    int import_tag_in_repo;           /* images/create ignores tag=: send repo=name:tag */
+    const char *egress_bridge;        /* host interface of BACKEND_EGRESS_NETWORK */
+    const char *egress_forward_chain; /* where the forward REJECTs go */
+    int egress_dns_on_gateway;        /* the engine's DNS answers on the bridge */
+};
+
 struct docker {
     struct http_client http;
+    const struct docker_flavor *fl;
 };
+
+int docker_open_flavor(struct backend *b, const char *host, const struct docker_flavor *fl,
+                       struct llmsb_err *err);
+
+/* The ops of docker_ops, for flavors that share them. */
+void docker_close(struct backend *b);
+int docker_ping(struct backend *b, char *version, size_t vsz, struct llmsb_err *err);
+int docker_image_exists(struct backend *b, const char *image, struct llmsb_err *err);
+int docker_create(struct backend *b, const struct container_spec *spec, char *id, size_t idsz,
+                  struct llmsb_err *err);
+int docker_attach(struct backend *b, const char *id, struct backend_stream **out,
+                  struct llmsb_err *err);
+int docker_start(struct backend *b, const char *id, struct llmsb_err *err);
+int docker_stop(struct backend *b, const char *id, struct llmsb_err *err);
+int docker_remove(struct backend *b, const char *id, struct llmsb_err *err);
+int docker_inspect(struct backend *b, const char *id, struct container_state *st,
+                   struct llmsb_err *err);
+int docker_list(struct backend *b, const char *label,
+                void (*fn)(void *, const struct container_info *), void *ud, struct llmsb_err *err);
+int docker_exec(struct backend *b, const char *id, const char *const *argv, const char *user,
+                struct buf *out, int *exit_code, struct llmsb_err *err);
+int docker_image_import(struct backend *b, const char *repo, const char *tag, backend_read_cb rd,
+                        void *ud, backend_progress_cb cb, void *pud, struct llmsb_err *err);
+int docker_image_build(struct backend *b, const char *const *tags, size_t ntags, backend_read_cb rd,
+                       void *ud, backend_progress_cb cb, void *pud, struct llmsb_err *err);
+int docker_image_pull(struct backend *b, const char *repo, const char *tag, backend_progress_cb cb,
+                      void *pud, struct llmsb_err *err);
+int docker_image_tag(struct backend *b, const char *image, const char *repo, const char *tag,
+                     struct llmsb_err *err);
+int docker_network_disconnect(struct backend *b, const char *name, const char *id,
+                              struct llmsb_err *err);
 
 /* ---- attach framing: an 8-byte header [stream, 0, 0, 0, size_be32]
  * before each chunk; fed any split of the byte stream. */
@@ -40,7 +88,8 @@ int demux_feed(struct demux *d, const char *data, size_t len, demux_cb cb, void 
 /* Wraps a hijacked attach connection as the agent stream (consumes conn). */
 int docker_stream_new(struct http_conn *conn, struct backend_stream **out, struct llmsb_err *err);
 
-/* The llmsb-egress bridge and its host firewall rules (iptables). */
+/* The llmsb-egress bridge and its host firewall rules (iptables), for the
+ * flavor of b. */
 int docker_egress_ensure(struct backend *b, struct llmsb_err *err);
 /* Makes sure a bridge network exists (bridge: its host interface name). */
 int docker_network_ensure(struct backend *b, const char *name, const char *bridge,

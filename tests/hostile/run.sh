@@ -3,9 +3,16 @@
 # engine (submit --local, 2 slots, the default policy "minimal"), each
 # result checked against meta.expect; then the host: no sandbox container
 # left, no process of the sandbox uid, dockerd answering.
+# LLMSB_BACKEND=podman runs it against the Podman service (suite
+# hostile_podman).
 set -u
 cd "$(dirname "$0")/../.."
 B=${LLMSB_BIN:-$PWD/bin/llm-sandbox}
+case ${LLMSB_BACKEND:-docker} in
+    docker) SUITE=hostile; SOCK=/var/run/docker.sock ;;
+    podman) SUITE=hostile_podman; SOCK=/run/podman/podman.sock ;;
+    *) echo "FAIL hostile: LLMSB_BACKEND=$LLMSB_BACKEND has no host check here"; echo "hostile: 0 passed, 1 failed"; exit 1 ;;
+esac
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 pass=0; fail=0
@@ -13,7 +20,7 @@ pass=0; fail=0
 "$B" submit tests/hostile/hostile.yaml --local --slots 2 --allow-invalid --out "$T/out.jsonl" >"$T/run.log" 2>&1
 rc=$?
 if [ "$rc" -gt 1 ] || [ ! -s "$T/out.jsonl" ]; then  # 1: jobs did not pass, as hostile ones do
-    echo "FAIL hostile.suite_ran: exit $rc"; tail -20 "$T/run.log"; echo "hostile: 0 passed, 1 failed"; exit 1
+    echo "FAIL $SUITE.suite_ran: exit $rc"; tail -20 "$T/run.log"; echo "$SUITE: 0 passed, 1 failed"; exit 1
 fi
 while IFS= read -r line; do
     id=$(jq -r .id <<<"$line"); status=$(jq -r .status <<<"$line")
@@ -22,9 +29,9 @@ while IFS= read -r line; do
     data=$(jq '[.artifacts[]? | select(.base64)] | length' <<<"$line")
     if [[ "|$expect|" == *"|$status|"* ]] && { [ "$check" != passed ] || [ "$passed" = true ]; } &&
        { [ "$check" != no_artifact_data ] || [ "$data" = 0 ]; }; then
-        echo "ok   hostile.$id ($status)"; pass=$((pass + 1))
+        echo "ok   $SUITE.$id ($status)"; pass=$((pass + 1))
     else
-        echo "FAIL hostile.$id: got $status (want $expect${check:+, passed}) $(jq -c '{stdout: .stdout[0:120], error}' <<<"$line")"
+        echo "FAIL $SUITE.$id: got $status (want $expect${check:+, passed}) $(jq -c '{stdout: .stdout[0:120], error}' <<<"$line")"
         fail=$((fail + 1))
     fi
 done <"$T/out.jsonl"
@@ -37,20 +44,20 @@ done <"$T/out.jsonl"
 "$B" submit "$T/huge.jsonl" --local --allow-invalid --out "$T/huge.out" >/dev/null 2>&1
 if [ "$hrc" = 2 ] && grep -q "huge.jsonl:1: code: 2000000 bytes is over the 1048576 byte cap" "$T/huge.err" &&
    jq -e '.status == "invalid" and (.error | test("code: 2000000 bytes is over the 1048576 byte cap"))' "$T/huge.out" >/dev/null; then
-    echo "ok   hostile.huge-code (invalid)"; pass=$((pass + 1))
-else echo "FAIL hostile.huge-code: $(jq -c '{status, error}' "$T/huge.out")"; fail=$((fail + 1)); fi
+    echo "ok   $SUITE.huge-code (invalid)"; pass=$((pass + 1))
+else echo "FAIL $SUITE.huge-code: $(jq -c '{status, error}' "$T/huge.out")"; fail=$((fail + 1)); fi
 
 # the host after the suite
-left=$(curl -s --unix-socket /var/run/docker.sock \
+left=$(curl -s --unix-socket "$SOCK" \
     "http://d/v1.41/containers/json?all=1&filters=%7B%22label%22%3A%5B%22llmsb.kind%3Dlocal%22%5D%7D" | grep -c '"Id"')
-[ "$left" = 0 ] && { echo "ok   hostile.no_container_left"; pass=$((pass + 1)); } ||
-    { echo "FAIL hostile.no_container_left: $left"; fail=$((fail + 1)); }
+[ "$left" = 0 ] && { echo "ok   $SUITE.no_container_left"; pass=$((pass + 1)); } ||
+    { echo "FAIL $SUITE.no_container_left: $left"; fail=$((fail + 1)); }
 sleep 1
 stray=$(ps -u 10001 -o pid= 2>/dev/null | wc -l)
-[ "$stray" = 0 ] && { echo "ok   hostile.no_sandbox_process_left"; pass=$((pass + 1)); } ||
-    { echo "FAIL hostile.no_sandbox_process_left: $stray ($(ps -u 10001 -o pid=,args= | head -3))"; fail=$((fail + 1)); }
-curl -fs --max-time 5 --unix-socket /var/run/docker.sock http://d/_ping >/dev/null &&
-    { echo "ok   hostile.engine_healthy"; pass=$((pass + 1)); } ||
-    { echo "FAIL hostile.engine_healthy"; fail=$((fail + 1)); }
-echo "hostile: $pass passed, $fail failed"
+[ "$stray" = 0 ] && { echo "ok   $SUITE.no_sandbox_process_left"; pass=$((pass + 1)); } ||
+    { echo "FAIL $SUITE.no_sandbox_process_left: $stray ($(ps -u 10001 -o pid=,args= | head -3))"; fail=$((fail + 1)); }
+curl -fs --max-time 5 --unix-socket "$SOCK" http://d/_ping >/dev/null &&
+    { echo "ok   $SUITE.engine_healthy"; pass=$((pass + 1)); } ||
+    { echo "FAIL $SUITE.engine_healthy"; fail=$((fail + 1)); }
+echo "$SUITE: $pass passed, $fail failed"
 [ "$fail" = 0 ]

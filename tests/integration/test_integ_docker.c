@@ -1,7 +1,8 @@
 /* test_integ_docker.c - end-to-end runs against the real dockerd and the
  * llmsb/<lang> images: every language, every run status, stdin, and no
  * residue between two jobs of one container.  A missing engine or image is
- * a failure, not a skip. */
+ * a failure, not a skip.  LLMSB_BACKEND=podman (or kubernetes) runs the
+ * same cases against that engine, as suite integration_<name>. */
 #include "../unit/test.h"
 
 #include <cjson/cJSON.h>
@@ -16,6 +17,19 @@
 static struct config cfg;
 static struct backend be;
 static int backend_ok;
+
+static const char *backend_name(void)
+{
+    const char *n = getenv("LLMSB_BACKEND");
+    return n && *n ? n : "docker";
+}
+
+static const char *suite_name(void)
+{
+    static char name[64];
+    snprintf(name, sizeof(name), "integration_%s", backend_name());
+    return name;
+}
 
 /* One attempt in a one-container pool that is gone afterwards (as `run`).
  * Returns 0 with r final, or -1 with err set. */
@@ -212,6 +226,8 @@ TEST(hardened_by_default)
         "print('capeff', f['CapEff'], 'capbnd', f['CapBnd'])\n"
         "try:\n    open('/usr/x', 'w')\n    print('rootfs writable')\n"
         "except OSError as e:\n    print('rootfs', e.errno)\n"
+        "try:\n    open('/run/x', 'w')\n    print('run writable')\n"
+        "except OSError as e:\n    print('run denied', e.errno in (13, 30))\n"
         "print('ifaces', sorted(os.listdir('/sys/class/net')))\n"
         "print('env', sorted(k for k in os.environ if 'DOCKER' in k or 'REDIS' in k or 'LLMSB' in k))\n"
         "print('nofile', resource.getrlimit(resource.RLIMIT_NOFILE)[0])\n"
@@ -236,6 +252,8 @@ TEST(hardened_by_default)
     ASSERT_CONTAINS(r.r.out.data, "seccomp 2\n");
     ASSERT_CONTAINS(r.r.out.data, "capeff 0000000000000000 capbnd 00000000000000e0\n");
     ASSERT_CONTAINS(r.r.out.data, "rootfs 30\n"); /* EROFS */
+    /* Podman mounts a root-only tmpfs on /run: EACCES there, EROFS elsewhere */
+    ASSERT_CONTAINS(r.r.out.data, "run denied True\n");
     ASSERT_CONTAINS(r.r.out.data, "ifaces ['lo']\n");
     ASSERT_CONTAINS(r.r.out.data, "env []\n");
     ASSERT_CONTAINS(r.r.out.data, "nofile 1024\n");
@@ -610,9 +628,10 @@ static void setup(void)
     char version[64];
 
     config_defaults(&cfg);
-    if (backend_open(&be, "docker", NULL, &err) != 0 ||
+    snprintf(cfg.backend, sizeof(cfg.backend), "%s", backend_name());
+    if (backend_open(&be, backend_name(), NULL, &err) != 0 ||
         be.ops->ping(&be, version, sizeof(version), &err) != 0) {
-        fprintf(stderr, "integration: no Docker engine: %s\n", err.msg);
+        fprintf(stderr, "integration: no %s engine: %s\n", backend_name(), err.msg);
         return;
     }
     for (size_t i = 0; i < languages_count; i++) {
@@ -627,7 +646,7 @@ static void setup(void)
     backend_ok = 1;
 }
 
-TEST_MAIN("integration_docker", T(hello_python), T(hello_javascript), T(hello_java), T(hello_cpp),
+TEST_MAIN(suite_name(), T(hello_python), T(hello_javascript), T(hello_java), T(hello_cpp),
           T(hello_go), T(hello_r), T(hello_ruby), T(spin_loop_times_out_within_a_second),
           T(timeout_keeps_output_so_far), T(memory_bomb_is_memory_limit),
           T(output_flood_is_output_limit_with_prefix), T(segfault_is_runtime_error_signal_11),

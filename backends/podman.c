@@ -1,0 +1,173 @@
+/* podman.c - Podman through its Docker-compatible API service (`podman
+ * system service`: rootful /run/podman/podman.sock, rootless
+ * $XDG_RUNTIME_DIR/podman/podman.sock).  The calls, bodies and stream
+ * framing are docker.c's; what Podman 4.3 does differently is here
+ * (shared/research/container-apis.md §3):
+ *   - SecurityOpt "seccomp=" names a file, not the profile: the profile is
+ *     written once per content to a private directory and named by path;
+ *   - killing a container that is not running answers 500 "container state
+ *     improper" (Docker: 409): stop looks at the container before failing;
+ *   - an import ignores its tag parameter: the tag goes in repo=name:tag;
+ *   - no DOCKER-USER chain: the egress REJECTs go in FORWARD, on a bridge of
+ *     its own (llmsb-egress1, so Docker and Podman can share a host), and
+ *     netavark's DNS answers on the bridge's gateway;
+ *   - rm -f of a container that is exiting fails: remove tries again;
+ *   - OOMKilled is not set under cgroup v1 with runc: the agent's own
+ *     cgroup OOM counter (agent/run.c) is what reports memory_limit. */
+#include "docker_int.h"
+#include "seccomp.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "images/images.h"
+
+#define PODMAN_HOST_ENV "CONTAINER_HOST"
+#define PODMAN_ROOT_SOCKET "unix:///run/podman/podman.sock"
+
+/* A private directory for the profile file: $XDG_RUNTIME_DIR/llmsb, else
+ * /run/llmsb for root, else ~/.cache/llmsb. */
+static int profile_dir(char *out, size_t outsz)
+{
+    const char *xdg = getenv("XDG_RUNTIME_DIR"), *home = getenv("HOME");
+    int n;
+
+    if (xdg && *xdg)
+        n = snprintf(out, outsz, "%s/llmsb", xdg);
+    else if (geteuid() == 0)
+        n = snprintf(out, outsz, "/run/llmsb");
+    else if (home && *home)
+        n = snprintf(out, outsz, "%s/.cache/llmsb", home);
+    else
+        return -1;
+    if (n < 0 || (size_t)n >= outsz)
+        return -1;
+    if (mkdir(out, 0700) != 0 && errno != EEXIST)
+        return -1;
+    return 0;
+}
+
+static pthread_mutex_t profile_mu = PTHREAD_MUTEX_INITIALIZER;
+static char profile_path[512];
+
+/* Writes the profile to <dir>/seccomp-<hash>.json (through a temporary
+ * name and rename, so a reader never sees half a file) unless it is there;
+ * *out is the path, malloc'd. */
+static int seccomp_file(char **out)
+{
+    char *profile = seccomp_profile_json();
+    char dir[400], tmp[560];
+    int rc = -1;
+
+    if (!profile)
+        return -1;
+    pthread_mutex_lock(&profile_mu);
+    if (!profile_path[0] && profile_dir(dir, sizeof(dir)) == 0) {
+        size_t n = strlen(profile);
+        unsigned long long h = (unsigned long long)images_hash(0, profile, n);
+        char path[512];
+        int fd;
+
+        snprintf(path, sizeof(path), "%s/seccomp-%016llx.json", dir, h);
+        snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid());
+        if (access(path, R_OK) == 0) {
+            snprintf(profile_path, sizeof(profile_path), "%s", path);
+        } else if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) >= 0) {
+            int ok = write(fd, profile, n) == (ssize_t)n;
+            ok = close(fd) == 0 && ok;
+            if (ok && rename(tmp, path) == 0)
+                snprintf(profile_path, sizeof(profile_path), "%s", path);
+            else
+                unlink(tmp);
+        }
+    }
+    if (profile_path[0] && (*out = strdup(profile_path)) != NULL)
+        rc = 0;
+    pthread_mutex_unlock(&profile_mu);
+    free(profile);
+    return rc;
+}
+
+static const struct docker_flavor podman_flavor = {
+    .name = "podman",
+    .default_host = PODMAN_ROOT_SOCKET,
+    .host_env = PODMAN_HOST_ENV,
+    .daemon_hint = "is `podman system service` running? see docs/podman.md",
+    .seccomp_opt = seccomp_file,
+    .import_tag_in_repo = 1,
+    .egress_bridge = "llmsb-egress1",
+    .egress_forward_chain = "FORWARD",
+    .egress_dns_on_gateway = 1,
+};
+
+static int podman_open(struct backend *b, const char *host, struct llmsb_err *err)
+{
+    char sock[400];
+    const char *xdg = getenv("XDG_RUNTIME_DIR");
+
+    if (!host)
+        host = getenv(PODMAN_HOST_ENV);
+    if ((!host || !*host) && geteuid() != 0 && xdg && *xdg &&
+        snprintf(sock, sizeof(sock), "unix://%s/podman/podman.sock", xdg) < (int)sizeof(sock))
+        host = sock; /* rootless: the user's own service */
+    return docker_open_flavor(b, host, &podman_flavor, err);
+}
+
+/* Kill answers 500 for a container that is not running (Docker: 409);
+ * that is what stop wanted. */
+static int podman_stop(struct backend *b, const char *id, struct llmsb_err *err)
+{
+    struct container_state st;
+    struct llmsb_err e2 = {0};
+
+    if (docker_stop(b, id, err) == 0)
+        return 0;
+    if (docker_inspect(b, id, &st, &e2) == 0 && !st.running) {
+        memset(err, 0, sizeof(*err));
+        return 0;
+    }
+    return err->code;
+}
+
+/* rm -f of a container whose process is exiting answers 500 "could not be
+ * stopped: sending SIGKILL ... container state improper"; once it has
+ * exited the same call succeeds.  A few tries, 50 ms apart. */
+static int podman_remove(struct backend *b, const char *id, struct llmsb_err *err)
+{
+    int rc = docker_remove(b, id, err);
+
+    for (int i = 0; rc != 0 && err->code != LLMSB_ERR_NOTFOUND && i < 5; i++) {
+        usleep(50 * 1000);
+        memset(err, 0, sizeof(*err));
+        rc = docker_remove(b, id, err);
+    }
+    return rc;
+}
+
+const struct backend_ops podman_ops = {
+    .name = "podman",
+    .open = podman_open,
+    .close = docker_close,
+    .exec = docker_exec,
+    .egress_ensure = docker_egress_ensure,
+    .ping = docker_ping,
+    .image_exists = docker_image_exists,
+    .create = docker_create,
+    .attach = docker_attach,
+    .start = docker_start,
+    .inspect = docker_inspect,
+    .stop = podman_stop,
+    .remove = podman_remove,
+    .list = docker_list,
+    .image_import = docker_image_import,
+    .image_build = docker_image_build,
+    .image_pull = docker_image_pull,
+    .image_tag = docker_image_tag,
+    .network_disconnect = docker_network_disconnect,
+};

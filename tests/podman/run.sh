@@ -1,0 +1,95 @@
+#!/bin/bash
+# run.sh - backend podman as a user meets it, against the real Podman API
+# service (scripts/podman-up.sh): `run` prints hello, the filtered egress
+# network on Podman's own bridge, `images build` through Podman, plots, and
+# the seccomp profile file Podman is given.  The same hello/status suite,
+# hardening audit and hostile suite as Docker run in `make test-podman`
+# with LLMSB_BACKEND=podman (integration_podman, hostile_podman).
+set -u
+cd "$(dirname "$0")/../.."
+B=${LLMSB_BIN:-$PWD/bin/llm-sandbox}
+export LLMSB_BACKEND=podman
+SOCK=/run/podman/podman.sock
+T=$(mktemp -d)
+trap 'rm -rf "$T"; [ -n "${lpid:-}" ] && kill "$lpid" 2>/dev/null' EXIT
+pass=0; fail=0
+ok() { echo "ok   podman.$1"; pass=$((pass + 1)); }
+bad() { echo "FAIL podman.$1: $2"; sed 's/^/  | /' "$T/err" 2>/dev/null | head -5; fail=$((fail + 1)); }
+
+if ! curl -fs --max-time 5 --unix-socket "$SOCK" http://d/_ping >/dev/null; then
+    echo "FAIL podman.service: nothing answers on $SOCK (run scripts/podman-up.sh)"
+    echo "podman: 0 passed, 1 failed"; exit 1
+fi
+
+"$B" run examples/hello.py </dev/null >"$T/out" 2>"$T/err"; rc=$?
+[ "$rc" = 0 ] && grep -q '^hello world from Python' "$T/out" && ok run_hello || bad run_hello "exit $rc: $(head -c 200 "$T/out")"
+
+# the container was Podman's, not Docker's: its label is on Podman's list
+# while it runs
+printf 'import time\nprint("up", flush=True)\ntime.sleep(6)\n' > "$T/slow.py"
+"$B" run "$T/slow.py" </dev/null >"$T/out" 2>"$T/err" & rpid=$!
+sleep 3
+n=$(curl -s --unix-socket "$SOCK" "http://d/v1.41/containers/json?filters=%7B%22label%22%3A%5B%22llmsb.kind%3Drun%22%5D%7D" | grep -o "\"Id\"" | wc -l)
+wait $rpid
+[ "$n" -ge 1 ] && ok container_is_podmans || bad container_is_podmans "no llmsb container on Podman's list while a job ran"
+
+# egress: Podman has no DOCKER-USER chain; its REJECTs are in FORWARD on
+# llmsb-egress1, so the host and private ranges stay out of reach
+lport=$((30000 + $$ % 20000))
+socat TCP-LISTEN:$lport,bind=0.0.0.0,reuseaddr,fork SYSTEM:'echo hi' & lpid=$!
+cat > "$T/net.py" <<PYEOF
+import socket
+def probe(host, port):
+    try:
+        socket.create_connection((host, port), timeout=3).close()
+        return "open"
+    except OSError:
+        return "blocked"
+routes = [l.split() for l in open("/proc/net/route").read().split("\n")[1:] if l.strip()]
+gw = routes[0][2] if routes else "0100007F"
+gw = ".".join(str(int(gw[i:i+2], 16)) for i in (6, 4, 2, 0))
+print("gateway", probe(gw, $lport), "docker0", probe("172.17.0.1", $lport), "registry", probe("deb.debian.org", 80))
+PYEOF
+"$B" run --network --timeout 20 "$T/net.py" </dev/null >"$T/out" 2>"$T/err"
+grep -q '^gateway blocked docker0 blocked registry open$' "$T/out" && ok network_egress_filtered ||
+    bad network_egress_filtered "$(cat "$T/out")"
+rules=0
+for r in 10.0.0.0/8 172.16.0.0/12 192.168.0.0/16 169.254.0.0/16 100.64.0.0/10; do
+    iptables -C FORWARD -i llmsb-egress1 -d $r -j REJECT 2>/dev/null && rules=$((rules + 1))
+done
+iptables -C INPUT -i llmsb-egress1 -j REJECT 2>/dev/null && rules=$((rules + 1))
+[ "$rules" = 6 ] && ok network_rules_in_place || bad network_rules_in_place "$rules of 6 rules"
+"$B" run "$T/net.py" </dev/null >"$T/out" 2>"$T/err"
+grep -q '^gateway blocked docker0 blocked registry blocked$' "$T/out" && ok no_network_by_default ||
+    bad no_network_by_default "$(cat "$T/out")"
+kill $lpid 2>/dev/null; wait $lpid 2>/dev/null; lpid=
+
+# the profile Podman reads: a file only root can read, with the same
+# content as the one Docker gets inline
+f=$(ls /run/llmsb/seccomp-*.json 2>/dev/null | head -1)
+if [ -n "$f" ] && [ "$(stat -c %a "$f")" = 600 ] && [ "$(stat -c %a /run/llmsb)" = 700 ] &&
+   jq -e '.defaultAction == "SCMP_ACT_ERRNO"' "$f" >/dev/null; then ok seccomp_profile_file
+else bad seccomp_profile_file "file ${f:-none}"; fi
+
+# a memory limit hit by the job: Podman does not set OOMKilled, the
+# agent's cgroup counter tells
+printf 'b = []\nwhile True:\n    b.append(bytearray(32 << 20))\n' > "$T/mem.py"
+"$B" run --memory 128 --json "$T/mem.py" </dev/null >"$T/out" 2>"$T/err"
+jq -e '.status == "memory_limit"' "$T/out" >/dev/null && ok memory_limit_status || bad memory_limit_status "$(head -c 300 "$T/out")"
+
+# images build through Podman: the ruby image, rebuilt from its Dockerfile
+"$B" images build --force ruby >"$T/out" 2>"$T/err"; rc=$?
+if [ "$rc" = 0 ] && grep -q 'built llmsb/ruby:' "$T/err" "$T/out" &&
+   podman image exists llmsb/ruby:latest; then ok images_build_ruby
+else bad images_build_ruby "exit $rc: $(tail -3 "$T/err")"; fi
+echo 'puts "hi from ruby"' > "$T/h.rb"
+"$B" run "$T/h.rb" </dev/null >"$T/out" 2>"$T/err"
+grep -q '^hi from ruby$' "$T/out" && ok ruby_after_build || bad ruby_after_build "$(cat "$T/out")"
+
+# plots and the rest of the plot suite, on Podman
+out=$(sh tests/integration/test_plots.sh 2>&1); rc=$?
+line=$(printf '%s\n' "$out" | tail -1)
+if [ "$rc" = 0 ]; then ok "plots_suite ($line)"; else printf '%s\n' "$out" | grep -v '^ok' | head; bad plots_suite "$line"; fi
+
+echo "podman: $pass passed, $fail failed"
+[ "$fail" = 0 ]
