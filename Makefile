@@ -8,7 +8,7 @@ WARN    = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wformat=2 -Wstrict-proto
 HARDEN  = -O2 -D_FORTIFY_SOURCE=2 -fstack-protector-strong
 CFLAGS  ?= $(HARDEN) -g
 ALLCFLAGS = $(WARN) $(CFLAGS) -MMD -MP -I. $(shell pkg-config --cflags libcurl libcjson yaml-0.1 2>/dev/null)
-LDLIBS  = -lcurl -lcjson -lyaml -larchive -lhiredis -lpcre2-8 -lpthread -lm
+LDLIBS  = -lcurl -lcjson -lyaml -larchive -lhiredis -lpcre2-8 -lcrypto -lpthread -lm
 PIE     = -fPIE
 PIELD   = -pie
 
@@ -19,7 +19,7 @@ LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fi
               languages/languages.c languages/hooks.c \
               backends/backend.c backends/http.c backends/sandbox.c backends/pool.c \
               backends/docker.c backends/docker_stream.c backends/docker_egress.c backends/podman.c \
-              backends/seccomp.c \
+              backends/kubernetes.c backends/k8s_config.c backends/k8s_stream.c backends/seccomp.c \
               config/config.c config/jobfile.c queue/queue.c \
               scheduler/decide.c scheduler/scheduler.c \
               worker/exec.c worker/job.c worker/jobparse.c worker/result.c worker/scan.c \
@@ -36,7 +36,7 @@ UNIT_TESTS = $(patsubst tests/unit/%.c,$(TBIN)/%,$(wildcard tests/unit/test_*.c)
 INTEG_TESTS = $(patsubst tests/integration/%.c,$(TBIN)/%,$(wildcard tests/integration/test_*.c))
 
 .SECONDARY:
-.PHONY: fuzzers all clean test test-podman unit integration sanitize fuzz bench images images-current format
+.PHONY: fuzzers all clean test test-podman test-k8s unit integration sanitize fuzz bench images images-current format
 all: bin/llm-sandbox bin/llmsb-agent
 
 V ?= 0
@@ -109,6 +109,12 @@ integration: $(INTEG_TESTS) $(TBIN)/fake-agent
 test-podman: all $(TBIN)/test_integ_docker
 	@scripts/podman-up.sh
 	@LLMSB_BACKEND=podman sh tests/run-suite.sh podman $(TBIN)/test_integ_docker tests/hostile/run.sh tests/podman/run.sh
+
+# The Kubernetes backend against a real API server and kubelet: the
+# one-node cluster of scripts/k8s-up.sh (built once from Debian's source
+# package, cached in /var/cache/llmsb-k8s), as the worker's service account.
+test-k8s: all $(TBIN)/test_integ_docker
+	@sh tests/run-suite.sh k8s tests/k8s/run.sh
 
 # Unit and integration tests again under AddressSanitizer + UndefinedBehaviorSanitizer
 # (the static agent runs inside the containers and is not instrumented).

@@ -4,9 +4,9 @@
 
 #include <string.h>
 
-extern const struct backend_ops docker_ops, podman_ops;
+extern const struct backend_ops docker_ops, podman_ops, kubernetes_ops;
 
-static const struct backend_ops *const registry[] = {&docker_ops, &podman_ops};
+static const struct backend_ops *const registry[] = {&docker_ops, &podman_ops, &kubernetes_ops};
 
 #define NBACKENDS (sizeof(registry) / sizeof(registry[0]))
 
@@ -29,9 +29,12 @@ int backend_known(const char *name)
     return 0;
 }
 
-int backend_open(struct backend *b, const char *name, const char *host, struct llmsb_err *err)
+int backend_open(struct backend *b, const char *name, const char *host,
+                 const struct backend_opts *opts, struct llmsb_err *err)
 {
     memset(b, 0, sizeof(*b));
+    if (opts)
+        b->opts = *opts;
     for (size_t i = 0; i < NBACKENDS; i++) {
         if (strcmp(name, registry[i]->name) != 0)
             continue;
@@ -49,7 +52,7 @@ int backend_open(struct backend *b, const char *name, const char *host, struct l
 
 int backend_clone(struct backend *dst, const struct backend *src, struct llmsb_err *err)
 {
-    return backend_open(dst, src->ops->name, src->host, err);
+    return backend_open(dst, src->ops->name, src->host, &src->opts, err);
 }
 
 void backend_close(struct backend *b)

@@ -143,17 +143,33 @@ struct backend_ops {
     /* Takes a running container off a network (after a library install). */
     int (*network_disconnect)(struct backend *b, const char *name, const char *id,
                               struct llmsb_err *err);
+    /* 1: the stream can only be opened on a running container, so what the
+     * agent wrote before it (its HELLO) is lost: the sandbox asks again. */
+    int attach_after_start;
+};
+
+/* Settings of backends that need more than an address (config keys
+ * kubernetes.*); all zero = every default. */
+struct backend_opts {
+    char kubeconfig[512];             /* "" = $KUBECONFIG, in-cluster, ~/.kube/config */
+    char k8s_namespace[64];           /* "" = the context's or the pod's, else "default" */
+    char k8s_node[254];               /* spec.nodeName; "" = the scheduler picks */
+    char k8s_pull_policy[16];         /* "" = IfNotPresent */
+    int64_t k8s_pod_start_timeout_ms; /* 0 = 120 s */
 };
 
 struct backend {
     const struct backend_ops *ops;
     void *priv;     /* the engine's own state */
     char host[256]; /* the address in use, as resolved by open */
+    struct backend_opts opts;
 };
 
-/* Opens the named backend at host (NULL or "": the backend's default).
- * An unknown name is an error that lists the available ones. */
-int backend_open(struct backend *b, const char *name, const char *host, struct llmsb_err *err);
+/* Opens the named backend at host (NULL or "": the backend's default),
+ * with opts (NULL: defaults).  An unknown name is an error that lists the
+ * available ones. */
+int backend_open(struct backend *b, const char *name, const char *host,
+                 const struct backend_opts *opts, struct llmsb_err *err);
 /* Opens another connection to the same engine (for another thread). */
 int backend_clone(struct backend *dst, const struct backend *src, struct llmsb_err *err);
 void backend_close(struct backend *b);

@@ -80,19 +80,6 @@ void docker_close(struct backend *b)
     b->priv = NULL;
 }
 
-/* Turns a daemon error body into text: {"message": "..."} or the raw body. */
-static void daemon_message(const struct buf *resp, char *out, size_t outsz)
-{
-    cJSON *j = resp->len ? cJSON_ParseWithLength(resp->data, resp->len) : NULL;
-    const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "message");
-
-    if (cJSON_IsString(m))
-        llmsb_escape(out, outsz, m->valuestring, strlen(m->valuestring));
-    else
-        llmsb_escape(out, outsz, resp->data ? resp->data : "", resp->len);
-    cJSON_Delete(j);
-}
-
 /* Performs a request and checks the status against ok (and ok2 if non-0). */
 static int call(struct backend *b, const char *method, const char *path, const char *body, long ok,
                 long ok2, struct buf *resp, long *status_out, const char *what,
@@ -107,7 +94,7 @@ static int call(struct backend *b, const char *method, const char *path, const c
         *status_out = status;
     if (status != ok && (!ok2 || status != ok2)) {
         char msg[200];
-        daemon_message(resp, msg, sizeof(msg));
+        http_error_message(resp, msg, sizeof(msg));
         return llmsb_err_set(err, status == 404 ? LLMSB_ERR_NOTFOUND : LLMSB_ERR_BACKEND,
                              "%s: %s: HTTP %ld: %s", eng(b), what, status, msg);
     }

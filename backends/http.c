@@ -4,6 +4,7 @@
  * has no WebSocket and would offer h2 over TLS otherwise). */
 #include "http.h"
 
+#include <cjson/cJSON.h>
 #include <curl/curl.h>
 #include <errno.h>
 #include <poll.h>
@@ -463,6 +464,18 @@ void http_conn_close(struct http_conn *conn)
     conn->fd = -1;
     buf_release(&conn->pending);
     buf_release(&conn->head);
+}
+
+void http_error_message(const struct buf *resp, char *out, size_t outsz)
+{
+    cJSON *j = resp->len ? cJSON_ParseWithLength(resp->data, resp->len) : NULL;
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "message");
+
+    if (cJSON_IsString(m))
+        llmsb_escape(out, outsz, m->valuestring, strlen(m->valuestring));
+    else
+        llmsb_escape(out, outsz, resp->data ? resp->data : "", resp->len);
+    cJSON_Delete(j);
 }
 
 char *http_escape(const char *s)

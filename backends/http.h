@@ -75,6 +75,10 @@ ssize_t http_conn_recv(struct http_conn *conn, char *p, size_t n, int timeout_ms
                        struct llmsb_err *err);
 void http_conn_close(struct http_conn *conn);
 
+/* An API's error body as text, escaped into out: its JSON "message" (Docker,
+ * Podman, a Kubernetes Status) or the raw body. */
+void http_error_message(const struct buf *resp, char *out, size_t outsz);
+
 /* Percent-encodes s for a query string. Returns a new string; caller frees. */
 char *http_escape(const char *s);
 

@@ -120,15 +120,29 @@ int sandbox_open(struct sandbox *s, const struct backend *tmpl, const struct con
     if ((rc = s->be.ops->create(&s->be, spec, s->id, sizeof(s->id), err)) != 0)
         goto fail;
     s->open = 1;
-    /* attach before start so the agent's HELLO cannot be missed */
+    /* attach before start so the agent's HELLO cannot be missed (where
+     * the engine allows it) */
     if ((rc = s->be.ops->attach(&s->be, s->id, &s->stream, err)) != 0)
         goto fail;
     if ((rc = s->be.ops->start(&s->be, s->id, err)) != 0)
         goto fail;
-    if ((rc = wait_frame(s, PROTO_HELLO, clock_mono_ms() + start_timeout_ms, &f, &used, err)) !=
-        0) {
+    /* a stream opened on a running container missed the HELLO: a PING
+     * brings the same answer as a PONG */
+    if (s->be.ops->attach_after_start && (rc = send_frame(s, PROTO_PING, "", 0, err)) != 0)
+        goto fail;
+    if ((rc = wait_frames(
+             s, 1u << PROTO_HELLO | (s->be.ops->attach_after_start ? 1u << PROTO_PONG : 0u),
+             clock_mono_ms() + start_timeout_ms, &f, &used, err)) != 0) {
         llmsb_err_wrap(err, "container %.12s from %s did not start its agent", s->id, s->image);
         goto fail;
+    }
+    /* both came (the stream was in time for the HELLO): take the PONG too,
+     * so no stale answer waits for a later PING */
+    if (s->be.ops->attach_after_start && f.type == PROTO_HELLO) {
+        buf_consume(&s->in, used);
+        if ((rc = wait_frame(s, PROTO_PONG, clock_mono_ms() + start_timeout_ms, &f, &used, err)) !=
+            0)
+            goto fail;
     }
     buf_consume(&s->in, used);
     s->healthy = 1;

@@ -97,7 +97,7 @@ int main(void)
     clix = calloc((size_t)n, sizeof(double));
     runrm = calloc((size_t)n, sizeof(double));
     config_defaults(&cfg);
-    if (backend_open(&be, "docker", NULL, &err) ||
+    if (backend_open(&be, "docker", NULL, NULL, &err) ||
         be.ops->ping(&be, version, sizeof(version), &err)) {
         fprintf(stderr, "bench: %s\n", err.msg);
         return 1;

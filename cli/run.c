@@ -363,7 +363,7 @@ static int run_job(struct cli_globals *g, const struct job *j, struct job_result
     int rc;
 
     exec_identity(NULL, "run", NULL);
-    if ((rc = backend_open(&be, g->cfg.backend, g->cfg.backend_host, err)) != 0)
+    if ((rc = backend_open(&be, g->cfg.backend, g->cfg.backend_host, &g->cfg.kube, err)) != 0)
         return rc;
     if ((rc = be.ops->ping(&be, version, sizeof(version), err)) != 0)
         goto out;

@@ -5,6 +5,7 @@
 #define LLMSB_CONFIG_H
 
 #include <stdint.h>
+#include "backends/backend.h"
 #include "common/common.h"
 #include "languages/languages.h"
 
@@ -32,6 +33,7 @@ struct config {
     char backend_host[256];             /* "" = the backend's default address */
     char runtime[64];                   /* "" = engine default (runc); "runsc" = gVisor */
     char seccomp[16];                   /* "builtin" (backends/seccomp.h) or "engine" */
+    struct backend_opts kube;           /* kubernetes.* */
     char images[CONFIG_MAX_LANGS][256]; /* per languages[] index; "" = default */
     struct limits defaults;
     struct limits max;

@@ -127,7 +127,7 @@ int worker_run_local(const struct config *cfg, int slots, cJSON *const *jobs, si
     pthread_mutex_init(&lr.mu, NULL);
     exec_identity(NULL, "local", NULL);
     llmsb_signals(on_signal);
-    if (backend_open(&lr.be, cfg->backend, cfg->backend_host, &err) != 0 ||
+    if (backend_open(&lr.be, cfg->backend, cfg->backend_host, &cfg->kube, &err) != 0 ||
         lr.be.ops->ping(&lr.be, version, sizeof(version), &err) != 0) {
         log_error("%s", err.msg);
         backend_close(&lr.be);

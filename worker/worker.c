@@ -461,7 +461,7 @@ static int preflight(struct worker *w, char *version, size_t vsz, struct llmsb_e
     struct queue probe;
     int rc;
 
-    if ((rc = backend_open(&w->be, w->cfg->backend, w->cfg->backend_host, err)) != 0)
+    if ((rc = backend_open(&w->be, w->cfg->backend, w->cfg->backend_host, &w->cfg->kube, err)) != 0)
         return rc;
     if ((rc = w->be.ops->ping(&w->be, version, vsz, err)) != 0)
         return rc;

@@ -26,10 +26,14 @@ fi
 
 # the container was Podman's, not Docker's: its label is on Podman's list
 # while it runs
-printf 'import time\nprint("up", flush=True)\ntime.sleep(6)\n' > "$T/slow.py"
+printf 'import time\nprint("up", flush=True)\ntime.sleep(12)\n' > "$T/slow.py"
 "$B" run "$T/slow.py" </dev/null >"$T/out" 2>"$T/err" & rpid=$!
-sleep 3
-n=$(curl -s --unix-socket "$SOCK" "http://d/v1.41/containers/json?filters=%7B%22label%22%3A%5B%22llmsb.kind%3Drun%22%5D%7D" | grep -o "\"Id\"" | wc -l)
+n=0
+for _ in $(seq 1 40); do
+    n=$(curl -s --unix-socket "$SOCK" "http://d/v1.41/containers/json?filters=%7B%22label%22%3A%5B%22llmsb.kind%3Drun%22%5D%7D" | grep -o '"Id"' | wc -l)
+    [ "$n" -ge 1 ] && break
+    sleep 0.25
+done
 wait $rpid
 [ "$n" -ge 1 ] && ok container_is_podmans || bad container_is_podmans "no llmsb container on Podman's list while a job ran"
 

@@ -1,0 +1,665 @@
+/* kubernetes.c - sandboxes as pods, through the API server's REST API and
+ * its attach WebSocket (k8s_stream.c), on libcurl; no client library and
+ * no kubectl.
+ *
+ * A pod is one sandbox: the agent as its only container, started by the
+ * kubelet as soon as the pod is bound, so the stream is opened on a running
+ * container (attach_after_start: the sandbox asks for the HELLO again).
+ * The spec is hardened as Docker's create body is: the agent as root with
+ * SETUID, SETGID and KILL only, no privilege escalation, read-only root,
+ * memory-backed emptyDirs with size limits for /work, /tmp, /var/tmp and
+ * /dev/shm, memory and CPU limits, no service account token, no service links,
+ * restartPolicy Never.  Jobs run as the sandbox uid, as everywhere.
+ *
+ * Networks: every pod has one; a NetworkPolicy (deploy/kubernetes) denies
+ * all traffic to and from pods labelled llmsb.kind, and lets pods labelled
+ * llmsb.network=egress reach the public internet.  "Taking a pod off the
+ * install network" relabels it llmsb.network=none, which the policy then
+ * denies.  Without a CNI that enforces NetworkPolicy none of this holds:
+ * see docs/kubernetes.md.
+ *
+ * Label values must be short and plain; the llmsb.* values (a queue name
+ * may hold ':') are also kept verbatim as annotations, which list() reads. */
+#include "k8s_int.h"
+#include "k8s_stream.h"
+#include "http.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RESP_CAP ((size_t)4 << 20)
+#define LIST_CAP ((size_t)64 << 20)
+#define POLL_MS 250
+#define CONTAINER "agent"
+
+struct kube {
+    struct http_client http;
+    char ns[64];
+    char node[254];
+    char pull[16];
+    int64_t start_ms;
+    char source[600];
+};
+
+static struct kube *kube_of(struct backend *b)
+{
+    return b->priv;
+}
+
+static int kube_open(struct backend *b, const char *host, struct llmsb_err *err)
+{
+    struct k8s_auth a;
+    struct kube *k;
+    struct http_tls tls;
+    int rc;
+
+    if ((rc = k8s_auth_load(b->opts.kubeconfig, &a, err)) != 0)
+        return rc;
+    if (!(k = calloc(1, sizeof(*k)))) {
+        k8s_auth_release(&a);
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "kubernetes: out of memory");
+    }
+    if (!host)
+        host = a.server;
+    snprintf(b->host, sizeof(b->host), "%s", host);
+    snprintf(k->ns, sizeof(k->ns), "%s",
+             b->opts.k8s_namespace[0] ? b->opts.k8s_namespace
+             : a.ns[0]                ? a.ns
+                                      : "default");
+    snprintf(k->node, sizeof(k->node), "%s", b->opts.k8s_node);
+    snprintf(k->pull, sizeof(k->pull), "%s",
+             b->opts.k8s_pull_policy[0] ? b->opts.k8s_pull_policy : "IfNotPresent");
+    k->start_ms = b->opts.k8s_pod_start_timeout_ms > 0 ? b->opts.k8s_pod_start_timeout_ms : 120000;
+    snprintf(k->source, sizeof(k->source), "%s", a.source);
+    tls = (struct http_tls){a.ca_pem, a.cert_pem, a.key_pem, a.token, a.insecure};
+    if (strncmp(host, "https://", 8) != 0)
+        rc = llmsb_err_set(err, LLMSB_ERR_INVALID,
+                           "kubernetes: API server \"%s\" (from %s) is not an https:// URL", host,
+                           a.source);
+    else if ((rc = http_client_init(&k->http, host, "", err)) == 0 &&
+             (rc = http_client_set_tls(&k->http, &tls, err)) != 0)
+        http_client_release(&k->http);
+    k8s_auth_release(&a);
+    if (rc != 0) {
+        free(k);
+        return rc;
+    }
+    b->priv = k;
+    return 0;
+}
+
+static void kube_close(struct backend *b)
+{
+    struct kube *k = b->priv;
+
+    if (k) {
+        http_client_release(&k->http);
+        free(k);
+    }
+    b->priv = NULL;
+}
+
+static int call(struct backend *b, const char *method, const char *path, const char *ctype,
+                const char *body, long ok, long ok2, struct buf *resp, long *status_out,
+                const char *what, struct llmsb_err *err)
+{
+    long status = 0;
+    int rc = http_request(&kube_of(b)->http, method, path, body ? ctype : NULL, body,
+                          body ? strlen(body) : 0, &status, resp, err);
+    if (rc != 0)
+        return llmsb_err_wrap(err, "kubernetes: %s (API server %s)", what, b->host);
+    if (status_out)
+        *status_out = status;
+    if (status != ok && (!ok2 || status != ok2)) {
+        char msg[300];
+        http_error_message(resp, msg, sizeof(msg)); /* a Status object */
+        return llmsb_err_set(err, status == 404 ? LLMSB_ERR_NOTFOUND : LLMSB_ERR_BACKEND,
+                             "kubernetes: %s: HTTP %ld: %s%s", what, status, msg,
+                             status == 401 || status == 403 ? " (check the credentials and the "
+                                                              "Role of deploy/kubernetes)"
+                                                            : "");
+    }
+    return 0;
+}
+
+static int kube_ping(struct backend *b, char *version, size_t vsz, struct llmsb_err *err)
+{
+    struct buf resp;
+    cJSON *j = NULL;
+    int rc;
+
+    buf_init(&resp, RESP_CAP);
+    rc = call(b, "GET", "/version", NULL, NULL, 200, 0, &resp, NULL, "version", err);
+    if (rc == 0) {
+        j = cJSON_ParseWithLength(resp.data, resp.len);
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "gitVersion");
+        snprintf(version, vsz, "%s", cJSON_IsString(v) ? v->valuestring : "unknown");
+    } else {
+        llmsb_err_wrap(err, "cannot reach the Kubernetes API server (from %s)", kube_of(b)->source);
+    }
+    cJSON_Delete(j);
+    buf_release(&resp);
+    return rc;
+}
+
+/* Images live on the nodes or in a registry, which the API server does not
+ * list (a node's status names only its 50 largest images): the pod's own
+ * start tells instead (ErrImageNeverPull, ImagePullBackOff: attach). */
+static int kube_image_exists(struct backend *b, const char *image, struct llmsb_err *err)
+{
+    (void)b, (void)image, (void)err;
+    return 1;
+}
+
+/* A label value: at most 63 of [A-Za-z0-9._-], alphanumeric at both ends. */
+static void label_value(const char *v, char *out, size_t outsz)
+{
+    size_t n = 0;
+
+    for (; *v && n + 1 < outsz && n < 63; v++)
+        out[n++] = isalnum((unsigned char)*v) || *v == '.' || *v == '_' || *v == '-' ? *v : '_';
+    while (n && !isalnum((unsigned char)out[n - 1]))
+        n--;
+    out[n] = '\0';
+    if (n && !isalnum((unsigned char)out[0]))
+        out[0] = 'x';
+}
+
+static void add_volume(cJSON *vols, cJSON *mounts, const char *name, const char *path,
+                       int64_t bytes)
+{
+    cJSON *v = cJSON_CreateObject(), *ed, *m = cJSON_CreateObject();
+    char q[32];
+
+    cJSON_AddStringToObject(v, "name", name);
+    ed = cJSON_AddObjectToObject(v, "emptyDir");
+    cJSON_AddStringToObject(ed, "medium", "Memory");
+    snprintf(q, sizeof(q), "%lld", (long long)bytes);
+    cJSON_AddStringToObject(ed, "sizeLimit", q);
+    cJSON_AddItemToArray(vols, v);
+    cJSON_AddStringToObject(m, "name", name);
+    cJSON_AddStringToObject(m, "mountPath", path);
+    cJSON_AddItemToArray(mounts, m);
+}
+
+static char *pod_body(struct kube *k, const struct container_spec *s)
+{
+    static const char *caps[] = {"SETUID", "SETGID", "KILL"};
+    cJSON *root = cJSON_CreateObject(), *md, *labels, *ann, *spec, *c, *arr, *sc, *res, *lim, *e;
+    char v[64], q[32];
+    char *out;
+
+    cJSON_AddStringToObject(root, "apiVersion", "v1");
+    cJSON_AddStringToObject(root, "kind", "Pod");
+    md = cJSON_AddObjectToObject(root, "metadata");
+    cJSON_AddStringToObject(md, "generateName", "llmsb-");
+    cJSON_AddStringToObject(md, "namespace", k->ns);
+    labels = cJSON_AddObjectToObject(md, "labels");
+    ann = cJSON_AddObjectToObject(md, "annotations");
+    for (int i = 0; i < s->nlabels; i++) {
+        label_value(s->labels[i][1], v, sizeof(v));
+        cJSON_AddStringToObject(labels, s->labels[i][0], v);
+        cJSON_AddStringToObject(ann, s->labels[i][0], s->labels[i][1]);
+    }
+    cJSON_AddStringToObject(labels, "llmsb.network", s->network ? "egress" : "none");
+
+    spec = cJSON_AddObjectToObject(root, "spec");
+    cJSON_AddStringToObject(spec, "restartPolicy", "Never");
+    cJSON_AddBoolToObject(spec, "automountServiceAccountToken", 0);
+    cJSON_AddBoolToObject(spec, "enableServiceLinks", 0);
+    cJSON_AddNumberToObject(spec, "terminationGracePeriodSeconds", 0);
+    cJSON_AddBoolToObject(spec, "hostNetwork", 0);
+    cJSON_AddBoolToObject(spec, "hostPID", 0);
+    cJSON_AddBoolToObject(spec, "hostIPC", 0);
+    if (k->node[0])
+        cJSON_AddStringToObject(spec, "nodeName", k->node);
+    if (s->runtime && *s->runtime)
+        cJSON_AddStringToObject(spec, "runtimeClassName", s->runtime);
+    /* the runtime's default seccomp profile: the project's own would be a
+     * Localhost file on every node (docs/kubernetes.md) */
+    sc = cJSON_AddObjectToObject(spec, "securityContext");
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(sc, "seccompProfile"), "type",
+                            "RuntimeDefault");
+
+    arr = cJSON_AddArrayToObject(spec, "containers");
+    c = cJSON_CreateObject();
+    cJSON_AddItemToArray(arr, c);
+    cJSON_AddStringToObject(c, "name", CONTAINER);
+    cJSON_AddStringToObject(c, "image", s->image);
+    cJSON_AddStringToObject(c, "imagePullPolicy", k->pull);
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(c, "command"),
+                         cJSON_CreateString("/usr/local/bin/llmsb-agent"));
+    cJSON_AddStringToObject(c, "workingDir", "/work");
+    cJSON_AddBoolToObject(c, "stdin", 1);
+    cJSON_AddBoolToObject(c, "stdinOnce", 0);
+    cJSON_AddBoolToObject(c, "tty", 0);
+    arr = cJSON_AddArrayToObject(c, "env");
+    e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "name", "LLMSB_AGENT_UID");
+    snprintf(v, sizeof(v), "%lld", (long long)s->agent_uid);
+    cJSON_AddStringToObject(e, "value", v);
+    cJSON_AddItemToArray(arr, e);
+    e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "name", "PATH");
+    cJSON_AddStringToObject(e, "value", "/usr/local/bin:/usr/bin:/bin");
+    cJSON_AddItemToArray(arr, e);
+    sc = cJSON_AddObjectToObject(c, "securityContext");
+    cJSON_AddNumberToObject(sc, "runAsUser", 0);
+    cJSON_AddNumberToObject(sc, "runAsGroup", 0);
+    cJSON_AddBoolToObject(sc, "allowPrivilegeEscalation", 0);
+    cJSON_AddBoolToObject(sc, "privileged", 0);
+    cJSON_AddBoolToObject(sc, "readOnlyRootFilesystem", 1);
+    cJSON *cap = cJSON_AddObjectToObject(sc, "capabilities");
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(cap, "drop"), cJSON_CreateString("ALL"));
+    arr = cJSON_AddArrayToObject(cap, "add");
+    for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++)
+        cJSON_AddItemToArray(arr, cJSON_CreateString(caps[i]));
+    res = cJSON_AddObjectToObject(c, "resources");
+    lim = cJSON_AddObjectToObject(res, "limits");
+    snprintf(q, sizeof(q), "%lld", (long long)s->memory_bytes);
+    cJSON_AddStringToObject(lim, "memory", q);
+    snprintf(q, sizeof(q), "%lldm", (long long)(s->cpus * 1000 + 0.5));
+    cJSON_AddStringToObject(lim, "cpu", q);
+    /* requests: all the memory (what is promised is not taken back), a
+     * quarter of a CPU at most, so a node packs sandboxes as a Docker host
+     * does; the limit caps each */
+    cJSON *req = cJSON_AddObjectToObject(res, "requests");
+    snprintf(q, sizeof(q), "%lld", (long long)s->memory_bytes);
+    cJSON_AddStringToObject(req, "memory", q);
+    snprintf(q, sizeof(q), "%lldm", (long long)(s->cpus < 0.25 ? s->cpus * 1000 + 0.5 : 250));
+    cJSON_AddStringToObject(req, "cpu", q);
+
+    arr = cJSON_AddArrayToObject(spec, "volumes");
+    cJSON *mounts = cJSON_AddArrayToObject(c, "volumeMounts");
+    add_volume(arr, mounts, "work", "/work", s->work_tmpfs_bytes);
+    add_volume(arr, mounts, "tmp", "/tmp", s->tmp_tmpfs_bytes);
+    add_volume(arr, mounts, "var-tmp", "/var/tmp", s->tmp_tmpfs_bytes);
+    add_volume(arr, mounts, "shm", "/dev/shm", s->shm_bytes);
+    out = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    return out;
+}
+
+static int kube_create(struct backend *b, const struct container_spec *spec, char *id, size_t idsz,
+                       struct llmsb_err *err)
+{
+    struct kube *k = kube_of(b);
+    struct buf resp;
+    char *body = pod_body(k, spec);
+    char path[200], what[300];
+    cJSON *j = NULL;
+    int rc;
+
+    if (!body)
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "kubernetes: out of memory");
+    snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods", k->ns);
+    snprintf(what, sizeof(what), "create pod from image \"%s\" in namespace %s", spec->image,
+             k->ns);
+    buf_init(&resp, RESP_CAP);
+    rc = call(b, "POST", path, "application/json", body, 201, 0, &resp, NULL, what, err);
+    if (rc == 0) {
+        j = cJSON_ParseWithLength(resp.data, resp.len);
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(j, "metadata"), "name");
+        if (!cJSON_IsString(n) || strlen(n->valuestring) >= idsz)
+            rc = llmsb_err_set(err, LLMSB_ERR_PROTO, "kubernetes: %s: no name in the answer", what);
+        else
+            snprintf(id, idsz, "%s", n->valuestring);
+    }
+    cJSON_Delete(j);
+    free(body);
+    buf_release(&resp);
+    return rc;
+}
+
+/* The pod's state as a container_state; *waiting gets a waiting reason
+ * that will not pass by itself ("" if none). */
+static void pod_state(const cJSON *pod, struct container_state *st, char *fatal, size_t fsz)
+{
+    const cJSON *status = cJSON_GetObjectItemCaseSensitive(pod, "status");
+    const cJSON *phase = cJSON_GetObjectItemCaseSensitive(status, "phase");
+    const cJSON *reason = cJSON_GetObjectItemCaseSensitive(status, "reason");
+    const cJSON *msg = cJSON_GetObjectItemCaseSensitive(status, "message");
+    const cJSON *cs =
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(status, "containerStatuses"), 0);
+    const cJSON *state = cJSON_GetObjectItemCaseSensitive(cs, "state"), *t, *w, *v;
+
+    memset(st, 0, sizeof(*st));
+    fatal[0] = '\0';
+    snprintf(st->status, sizeof(st->status), "%s", cJSON_IsString(phase) ? phase->valuestring : "");
+    if (cJSON_IsString(reason) && strcmp(reason->valuestring, "Evicted") == 0) {
+        /* over a memory-backed emptyDir's sizeLimit, or node pressure */
+        st->oom_killed = 1;
+        snprintf(st->error, sizeof(st->error), "evicted: %s",
+                 cJSON_IsString(msg) ? msg->valuestring : "");
+        snprintf(fatal, fsz, "the pod was evicted: %s",
+                 cJSON_IsString(msg) ? msg->valuestring : "");
+    }
+    if (cJSON_GetObjectItemCaseSensitive(state, "running"))
+        st->running = 1;
+    if ((t = cJSON_GetObjectItemCaseSensitive(state, "terminated")) != NULL) {
+        v = cJSON_GetObjectItemCaseSensitive(t, "exitCode");
+        st->exit_code = cJSON_IsNumber(v) ? v->valueint : 0;
+        v = cJSON_GetObjectItemCaseSensitive(t, "reason");
+        if (cJSON_IsString(v) && strcmp(v->valuestring, "OOMKilled") == 0)
+            st->oom_killed = 1;
+        if (cJSON_IsString(v))
+            snprintf(st->error, sizeof(st->error), "%s", v->valuestring);
+        snprintf(fatal, fsz, "its container ended (%s, exit %d) before the agent answered",
+                 cJSON_IsString(v) ? v->valuestring : "terminated", st->exit_code);
+    }
+    if ((w = cJSON_GetObjectItemCaseSensitive(state, "waiting")) != NULL) {
+        static const char *const stuck[] = {
+            "ErrImageNeverPull", "ImagePullBackOff",           "ErrImagePull",
+            "InvalidImageName",  "CreateContainerConfigError", "CreateContainerError",
+            "RunContainerError"};
+        v = cJSON_GetObjectItemCaseSensitive(w, "reason");
+        const cJSON *m = cJSON_GetObjectItemCaseSensitive(w, "message");
+        for (size_t i = 0; cJSON_IsString(v) && i < sizeof(stuck) / sizeof(stuck[0]); i++)
+            if (strcmp(v->valuestring, stuck[i]) == 0)
+                snprintf(fatal, fsz, "%s: %s", v->valuestring,
+                         cJSON_IsString(m) ? m->valuestring : "");
+    }
+    if (!fatal[0] && cJSON_IsString(phase) &&
+        (strcmp(phase->valuestring, "Failed") == 0 || strcmp(phase->valuestring, "Succeeded") == 0))
+        snprintf(fatal, fsz, "the pod is %s%s%s", phase->valuestring,
+                 cJSON_IsString(msg) ? ": " : "", cJSON_IsString(msg) ? msg->valuestring : "");
+}
+
+static int get_pod(struct backend *b, const char *id, struct container_state *st, char *fatal,
+                   size_t fsz, struct llmsb_err *err)
+{
+    struct buf resp;
+    char path[300], what[200];
+    cJSON *j;
+    int rc;
+
+    snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s", kube_of(b)->ns, id);
+    snprintf(what, sizeof(what), "read pod %s", id);
+    buf_init(&resp, RESP_CAP);
+    rc = call(b, "GET", path, NULL, NULL, 200, 0, &resp, NULL, what, err);
+    if (rc == 0) {
+        j = cJSON_ParseWithLength(resp.data, resp.len);
+        pod_state(j, st, fatal, fsz);
+        cJSON_Delete(j);
+    }
+    buf_release(&resp);
+    return rc;
+}
+
+static int kube_inspect(struct backend *b, const char *id, struct container_state *st,
+                        struct llmsb_err *err)
+{
+    char fatal[300];
+    return get_pod(b, id, st, fatal, sizeof(fatal), err);
+}
+
+/* Waits for the pod's container to run, then opens the attach stream. */
+static int kube_attach(struct backend *b, const char *id, struct backend_stream **out,
+                       struct llmsb_err *err)
+{
+    struct kube *k = kube_of(b);
+    struct container_state st;
+    char fatal[300], path[400];
+    int64_t deadline = clock_mono_ms() + k->start_ms;
+    int rc;
+
+    for (;;) {
+        if ((rc = get_pod(b, id, &st, fatal, sizeof(fatal), err)) != 0)
+            return rc;
+        if (st.running)
+            break;
+        if (fatal[0])
+            return llmsb_err_set(err, LLMSB_ERR_BACKEND, "kubernetes: pod %s did not start: %s%s",
+                                 id, fatal,
+                                 strstr(fatal, "Image") ? " (build the image on the node with "
+                                                          "`llm-sandbox images build`, or push it "
+                                                          "to a registry the nodes pull from)"
+                                                        : "");
+        if (clock_mono_ms() >= deadline)
+            return llmsb_err_set(err, LLMSB_ERR_TIMEOUT,
+                                 "kubernetes: pod %s not running after %lld s (phase %s; "
+                                 "kubernetes.pod_start_timeout)",
+                                 id, (long long)(k->start_ms / 1000),
+                                 st.status[0] ? st.status : "unknown");
+        if (llmsb_interrupted)
+            return llmsb_err_set(err, LLMSB_ERR_INTERRUPTED, "interrupted");
+        usleep(POLL_MS * 1000);
+    }
+    snprintf(path, sizeof(path),
+             "/api/v1/namespaces/%s/pods/%s/attach?container=" CONTAINER
+             "&stdin=true&stdout=true&stderr=true",
+             k->ns, id);
+    if ((rc = k8s_stream_open(&k->http, path, out, err)) != 0)
+        return llmsb_err_wrap(err, "kubernetes: attach to pod %s", id);
+    return 0;
+}
+
+static int kube_start(struct backend *b, const char *id, struct llmsb_err *err)
+{
+    (void)b, (void)id, (void)err;
+    return 0; /* the kubelet started it; attach waited for that */
+}
+
+static int delete_pod(struct backend *b, const char *id, const char *verb, struct llmsb_err *err)
+{
+    struct buf resp;
+    char path[300], what[200];
+    int rc;
+
+    snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s?gracePeriodSeconds=0",
+             kube_of(b)->ns, id);
+    snprintf(what, sizeof(what), "%s pod %s", verb, id);
+    buf_init(&resp, RESP_CAP);
+    rc = call(b, "DELETE", path, NULL, NULL, 200, 404, &resp, NULL, what, err);
+    buf_release(&resp);
+    return rc;
+}
+
+static int kube_stop(struct backend *b, const char *id, struct llmsb_err *err)
+{
+    return delete_pod(b, id, "stop", err);
+}
+
+static int kube_remove(struct backend *b, const char *id, struct llmsb_err *err)
+{
+    return delete_pod(b, id, "remove", err);
+}
+
+static const char *annotation(const cJSON *md, const char *name)
+{
+    const cJSON *v =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(md, "annotations"), name);
+    if (!cJSON_IsString(v))
+        v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(md, "labels"), name);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static int kube_list(struct backend *b, const char *label,
+                     void (*fn)(void *, const struct container_info *), void *ud,
+                     struct llmsb_err *err)
+{
+    struct buf resp;
+    char sel[200], val[64], path[600];
+    const char *eq = strchr(label, '=');
+    char *esc;
+    cJSON *j = NULL, *it;
+    int rc;
+
+    if (!eq)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "kubernetes: label \"%s\" is not k=v", label);
+    label_value(eq + 1, val, sizeof(val));
+    snprintf(sel, sizeof(sel), "%.*s=%s", (int)(eq - label), label, val);
+    if (!(esc = http_escape(sel)))
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "kubernetes: out of memory");
+    snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods?labelSelector=%s", kube_of(b)->ns,
+             esc);
+    free(esc);
+    buf_init(&resp, LIST_CAP);
+    rc = call(b, "GET", path, NULL, NULL, 200, 0, &resp, NULL, "list pods", err);
+    if (rc == 0 && (j = cJSON_ParseWithLength(resp.data, resp.len)) != NULL) {
+        cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(j, "items")) {
+            const cJSON *md = cJSON_GetObjectItemCaseSensitive(it, "metadata");
+            const cJSON *name = cJSON_GetObjectItemCaseSensitive(md, "name");
+            const cJSON *ts = cJSON_GetObjectItemCaseSensitive(md, "creationTimestamp");
+            struct container_info ci = {NULL,
+                                        annotation(md, "llmsb.worker"),
+                                        annotation(md, "llmsb.kind"),
+                                        annotation(md, "llmsb.pid"),
+                                        annotation(md, "llmsb.host"),
+                                        annotation(md, "llmsb.queue"),
+                                        0};
+            struct tm tm = {0};
+            if (cJSON_IsString(ts) && strptime(ts->valuestring, "%Y-%m-%dT%H:%M:%SZ", &tm))
+                ci.created_s = (long long)timegm(&tm);
+            if (cJSON_IsString(name)) {
+                ci.id = name->valuestring;
+                fn(ud, &ci);
+            }
+        }
+    }
+    cJSON_Delete(j);
+    buf_release(&resp);
+    return rc;
+}
+
+/* The engine's own exec, for benchmarks: a WebSocket on .../exec whose
+ * status channel ends it; the exit code is in the status's message. */
+static int kube_exec(struct backend *b, const char *id, const char *const *argv, const char *user,
+                     struct buf *out, int *exit_code, struct llmsb_err *err)
+{
+    struct kube *k = kube_of(b);
+    struct backend_stream *s = NULL;
+    struct buf path;
+    char chunk[65536];
+    ssize_t n;
+    int rc;
+
+    (void)user; /* exec runs as the container's user (root): benchmarks only */
+    buf_init(&path, 8192);
+    buf_printf(&path,
+               "/api/v1/namespaces/%s/pods/%s/exec?container=" CONTAINER "&stdout=true"
+               "&stderr=true",
+               k->ns, id);
+    for (size_t i = 0; argv[i]; i++) {
+        char *e = http_escape(argv[i]);
+        if (!e) {
+            buf_release(&path);
+            return llmsb_err_set(err, LLMSB_ERR_NOMEM, "kubernetes: out of memory");
+        }
+        buf_printf(&path, "&command=%s", e);
+        free(e);
+    }
+    rc = k8s_stream_open(&k->http, path.data, &s, err);
+    buf_release(&path);
+    if (rc != 0)
+        return llmsb_err_wrap(err, "kubernetes: exec in pod %s", id);
+    buf_reset(out);
+    while ((n = s->ops->read(s, chunk, sizeof(chunk), 60000, err)) > 0)
+        if (buf_append(out, chunk, (size_t)n) != 0) {
+            s->ops->close(s);
+            return llmsb_err_set(err, LLMSB_ERR_LIMIT, "kubernetes: exec output over %zu bytes",
+                                 out->cap);
+        }
+    if (n < 0) {
+        s->ops->close(s);
+        return (int)n;
+    }
+    *exit_code = k8s_stream_exit_code(s);
+    s->ops->close(s);
+    return 0;
+}
+
+static int no_images(struct llmsb_err *err)
+{
+    return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                         "kubernetes: images are not built through the API server: build them "
+                         "with `llm-sandbox images build` on each node's engine (or push them to a "
+                         "registry the nodes pull from); see docs/kubernetes.md");
+}
+
+static int kube_image_import(struct backend *b, const char *repo, const char *tag,
+                             backend_read_cb rd, void *ud, backend_progress_cb cb, void *pud,
+                             struct llmsb_err *err)
+{
+    (void)b, (void)repo, (void)tag, (void)rd, (void)ud, (void)cb, (void)pud;
+    return no_images(err);
+}
+
+static int kube_image_build(struct backend *b, const char *const *tags, size_t ntags,
+                            backend_read_cb rd, void *ud, backend_progress_cb cb, void *pud,
+                            struct llmsb_err *err)
+{
+    (void)b, (void)tags, (void)ntags, (void)rd, (void)ud, (void)cb, (void)pud;
+    return no_images(err);
+}
+
+static int kube_image_pull(struct backend *b, const char *repo, const char *tag,
+                           backend_progress_cb cb, void *pud, struct llmsb_err *err)
+{
+    (void)b, (void)repo, (void)tag, (void)cb, (void)pud;
+    return no_images(err);
+}
+
+static int kube_image_tag(struct backend *b, const char *image, const char *repo, const char *tag,
+                          struct llmsb_err *err)
+{
+    (void)b, (void)image, (void)repo, (void)tag;
+    return no_images(err);
+}
+
+/* The egress NetworkPolicy of deploy/kubernetes is what filters: nothing
+ * to make here. */
+static int kube_egress_ensure(struct backend *b, struct llmsb_err *err)
+{
+    (void)b, (void)err;
+    return 0;
+}
+
+/* Off the install network: the pod is relabelled llmsb.network=none, which
+ * the deny-all NetworkPolicy covers. */
+static int kube_network_disconnect(struct backend *b, const char *name, const char *id,
+                                   struct llmsb_err *err)
+{
+    struct buf resp;
+    char path[300], what[200];
+    int rc;
+
+    (void)name;
+    snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s", kube_of(b)->ns, id);
+    snprintf(what, sizeof(what), "relabel pod %s llmsb.network=none", id);
+    buf_init(&resp, RESP_CAP);
+    rc = call(b, "PATCH", path, "application/merge-patch+json",
+              "{\"metadata\":{\"labels\":{\"llmsb.network\":\"none\"}}}", 200, 0, &resp, NULL, what,
+              err);
+    buf_release(&resp);
+    return rc;
+}
+
+const struct backend_ops kubernetes_ops = {
+    .name = "kubernetes",
+    .open = kube_open,
+    .close = kube_close,
+    .ping = kube_ping,
+    .image_exists = kube_image_exists,
+    .create = kube_create,
+    .attach = kube_attach,
+    .start = kube_start,
+    .inspect = kube_inspect,
+    .stop = kube_stop,
+    .remove = kube_remove,
+    .list = kube_list,
+    .exec = kube_exec,
+    .image_import = kube_image_import,
+    .image_build = kube_image_build,
+    .image_pull = kube_image_pull,
+    .image_tag = kube_image_tag,
+    .egress_ensure = kube_egress_ensure,
+    .network_disconnect = kube_network_disconnect,
+    .attach_after_start = 1,
+};
