@@ -7,7 +7,7 @@ total_p=0; total_f=0; status=0
 for t in "$@"; do
     out=$("$t" 2>&1); rc=$?
     printf '%s\n' "$out"
-    line=$(printf '%s\n' "$out" | grep -E '^[a-z_]+: [0-9]+ passed, [0-9]+ failed$' | tail -n 1)
+    line=$(printf '%s\n' "$out" | grep -E '^[a-z_0-9]+: [0-9]+ passed, [0-9]+ failed$' | tail -n 1)
     if [ -z "$line" ]; then
         echo "FAIL $t: exited $rc without a summary line"; total_f=$((total_f + 1)); status=1; continue
     fi
