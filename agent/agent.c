@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -142,6 +143,11 @@ int main(int argc, char **argv)
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     if (agent_conf_init(&conf) != 0)
         return 2;
+    /* Kubernetes bind-mounts a host file here, mode 0666, that no cleanup
+     * empties: a job could leave data in it for the next one.  Root's own
+     * file, so the agent may close it to everyone else. */
+    if (chmod("/dev/termination-log", 0600) != 0 && errno != ENOENT)
+        fprintf(stderr, "llmsb-agent: chmod /dev/termination-log: %s\n", strerror(errno));
     conf.install_pause = install_pause;
     /* A container restarted after a crash starts clean, too. */
     agent_cleanup(&conf);

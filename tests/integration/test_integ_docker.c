@@ -228,6 +228,8 @@ TEST(hardened_by_default)
         "except OSError as e:\n    print('rootfs', e.errno)\n"
         "try:\n    open('/run/x', 'w')\n    print('run writable')\n"
         "except OSError as e:\n    print('run denied', e.errno in (13, 30))\n"
+        "try:\n    open('/dev/termination-log', 'a').write('x')\n    print('termlog writable')\n"
+        "except OSError as e:\n    print('termlog denied', e.errno in (2, 13, 30))\n"
         "print('ifaces', sorted(os.listdir('/sys/class/net')))\n"
         "print('env', sorted(k for k in os.environ if 'DOCKER' in k or 'REDIS' in k or 'LLMSB' in k))\n"
         "print('nofile', resource.getrlimit(resource.RLIMIT_NOFILE)[0])\n"
@@ -254,6 +256,8 @@ TEST(hardened_by_default)
     ASSERT_CONTAINS(r.r.out.data, "rootfs 30\n"); /* EROFS */
     /* Podman mounts a root-only tmpfs on /run: EACCES there, EROFS elsewhere */
     ASSERT_CONTAINS(r.r.out.data, "run denied True\n");
+    /* Kubernetes' termination log (0666 from the kubelet) closed by the agent */
+    ASSERT_CONTAINS(r.r.out.data, "termlog denied True\n");
     /* a pod always has the pod network: on Kubernetes the NetworkPolicy
      * of deploy/kubernetes is what isolates it (docs/kubernetes.md) */
     ASSERT_CONTAINS(r.r.out.data, strcmp(backend_name(), "kubernetes") == 0
