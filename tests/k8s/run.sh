@@ -12,9 +12,10 @@ pass=0; fail=0
 ok() { echo "ok   k8s.$1"; pass=$((pass + 1)); }
 bad() { echo "FAIL k8s.$1: $2"; sed 's/^/  | /' "$T/err" 2>/dev/null | head -5; fail=$((fail + 1)); }
 
-if ! eval "$(scripts/k8s-up.sh 2>"$T/up.log")"; then
+if ! up=$(scripts/k8s-up.sh 2>"$T/up.log"); then
     tail -20 "$T/up.log"; echo "FAIL k8s.cluster_up"; echo "k8s: 0 passed, 1 failed"; exit 1
 fi
+eval "$up"
 cat > "$T/llm-sandbox.yaml" <<YEOF
 backend: kubernetes
 kubernetes:
@@ -25,7 +26,7 @@ kubernetes:
 YEOF
 export LLMSB_CONFIG=$T/llm-sandbox.yaml LLMSB_BACKEND=kubernetes
 
-out=$(bin/tests/test_integ_docker 2>&1); rc=$?
+out=$("${LLMSB_TBIN:-$PWD/bin/tests}/test_integ_docker" 2>&1); rc=$?
 printf '%s\n' "$out" | grep -v '^ok' | head -20
 line=$(printf '%s\n' "$out" | tail -1)
 [ "$rc" = 0 ] && ok "status_suite ($line)" || bad status_suite "$line"
@@ -45,6 +46,10 @@ left=$(kubectl --kubeconfig "$LLMSB_K8S_WORKER_KUBECONFIG" -n llmsb get pods -l 
 if kubectl --kubeconfig "$LLMSB_K8S_WORKER_KUBECONFIG" -n llmsb get secrets >/dev/null 2>&1; then
     bad least_rights "the worker's account can list secrets"
 else ok least_rights; fi
+
+# the manifests of deploy/kubernetes are what this API server accepts
+kubectl --kubeconfig "$KUBECONFIG" apply --dry-run=server -k deploy/kubernetes >"$T/out" 2>"$T/err" &&
+    ok deploy_manifests_accepted || bad deploy_manifests_accepted "$(tail -3 "$T/err")"
 
 echo "k8s: $pass passed, $fail failed"
 [ "$fail" = 0 ]
