@@ -87,9 +87,14 @@ $(TBIN)/test_integ_%: tests/integration/test_integ_%.c $(LIB_OBJ)
 	@$(if $(Q),echo "  LINK    $@",:)
 	$(Q)$(CC) $(ALLCFLAGS) $(PIE) $(PIELD) -o $@ $< $(LIB_OBJ) $(LDLIBS)
 
-# make test: unit tests, then integration tests against the real dockerd,
-# then the Podman backend's.
-test: all images-current unit integration test-podman
+# make test: the unit tests, plain and under ASan+UBSan, then every
+# integration suite once, driving the sanitized CLI and test binaries (so
+# the suites are the sanitizer run as well): against the real dockerd, then
+# the Podman backend's and the Kubernetes backend's.  (The static agent runs
+# inside the containers and is not instrumented.)
+test: all images-current unit
+	$(MAKE) $(SANFLAGS) bin/san/llm-sandbox
+	LLMSB_BIN=$(CURDIR)/bin/san/llm-sandbox $(MAKE) $(SANFLAGS) unit integration test-podman test-k8s
 
 # The integration tests run the agent inside the images: rebuild them when
 # the agent or a recipe changed (only the agent layer, from the build cache).
@@ -106,18 +111,19 @@ integration: $(INTEG_TESTS) $(TBIN)/fake-agent
 # The Podman backend against the real Podman API service, which
 # scripts/podman-up.sh starts (and fills with the images): the hello/status
 # suite, the hardening audit, the hostile suite and tests/podman/run.sh.
-test-podman: all $(TBIN)/test_integ_docker
+test-podman: $(CLI_BIN) $(TBIN)/test_integ_docker
 	@scripts/podman-up.sh
 	@LLMSB_BACKEND=podman sh tests/run-suite.sh podman $(TBIN)/test_integ_docker tests/hostile/run.sh tests/podman/run.sh
 
 # The Kubernetes backend against a real API server and kubelet: the
 # one-node cluster of scripts/k8s-up.sh (built once from Debian's source
 # package, cached in /var/cache/llmsb-k8s), as the worker's service account.
-test-k8s: all $(TBIN)/test_integ_docker
-	@sh tests/run-suite.sh k8s tests/k8s/run.sh
+test-k8s: $(CLI_BIN) $(TBIN)/test_integ_docker
+	@LLMSB_TBIN=$(CURDIR)/$(TBIN) sh tests/run-suite.sh k8s tests/k8s/run.sh
 
-# Unit and integration tests again under AddressSanitizer + UndefinedBehaviorSanitizer
-# (the static agent runs inside the containers and is not instrumented).
+# Unit and Docker integration tests under AddressSanitizer + UndefinedBehaviorSanitizer,
+# with the eval suite's quick sets only: a shorter run for development
+# (make test runs all of it under the sanitizers).
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 SANFLAGS = BUILD=build-san TBIN=bin/tests-san CLI_BIN=bin/san/llm-sandbox CFLAGS="-O1 -g $(SAN)" PIELD="-pie $(SAN)"
 sanitize:

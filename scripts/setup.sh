@@ -4,8 +4,20 @@
 # the binaries, and the sandbox images (built only when missing).
 #   scripts/setup.sh            install, build, build images, run an example
 #   scripts/setup.sh --no-example
+#   scripts/setup.sh --with-k8s also builds the test Kubernetes of
+#                               scripts/k8s-up.sh (once; cached), beside the
+#                               image builds, which mostly wait on downloads
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+example=1 k8s=0
+for a in "$@"; do
+    case $a in
+        --no-example) example=0 ;;
+        --with-k8s) k8s=1 ;;
+        *) echo "usage: $0 [--no-example] [--with-k8s]" >&2; exit 2 ;;
+    esac
+done
 
 log() { printf '\n== %s\n' "$*"; }
 
@@ -41,13 +53,28 @@ if ! docker_up; then
     docker_up || { echo "error: dockerd did not come up; see /var/log/llmsb-dockerd.log" >&2; exit 1; }
 fi
 
+if [ "$k8s" = 1 ]; then
+    log "building the test Kubernetes in the background (log: /var/log/llmsb-k8s-build.log)"
+    scripts/k8s-up.sh --build-only >/var/log/llmsb-k8s-build.log 2>&1 &
+    k8s_pid=$!
+fi
+
 log "building"
 make -j"$(nproc)" all
 
 log "building sandbox images (cold: about 9 minutes; cached afterwards)"
 bin/llm-sandbox images build
 
-if [ "${1:-}" != "--no-example" ]; then
+if [ "$k8s" = 1 ]; then
+    log "waiting for the Kubernetes build"
+    if ! wait "$k8s_pid"; then
+        tail -40 /var/log/llmsb-k8s-build.log >&2
+        echo "error: the test Kubernetes did not build; see /var/log/llmsb-k8s-build.log" >&2
+        exit 1
+    fi
+fi
+
+if [ "$example" = 1 ]; then
     log "one program: bin/llm-sandbox run examples/hello.py"
     bin/llm-sandbox run examples/hello.py </dev/null
     log "the main job: a worker, a job file, results (scripts/demo.sh)"
