@@ -146,6 +146,9 @@ struct backend_ops {
     /* 1: the stream can only be opened on a running container, so what the
      * agent wrote before it (its HELLO) is lost: the sandbox asks again. */
     int attach_after_start;
+    /* 1: containers are the cluster's, not one host's (pods): a worker
+     * reaps what any dead worker of its queue left, whatever its host. */
+    int cluster_wide;
 };
 
 /* Settings of backends that need more than an address (config keys

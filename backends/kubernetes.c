@@ -662,4 +662,5 @@ const struct backend_ops kubernetes_ops = {
     .egress_ensure = kube_egress_ensure,
     .network_disconnect = kube_network_disconnect,
     .attach_after_start = 1,
+    .cluster_wide = 1,
 };

@@ -348,7 +348,12 @@ static void reap(struct worker *w, struct queue *q)
         return;
     c->w = w;
     c->q = q;
-    snprintf(label, sizeof(label), "llmsb.host=%s", w->host);
+    /* a host's containers; in a cluster, every worker's pods (a dead
+     * worker's pod had a host name of its own) */
+    if (w->be.ops->cluster_wide)
+        snprintf(label, sizeof(label), "llmsb.kind=worker");
+    else
+        snprintf(label, sizeof(label), "llmsb.host=%s", w->host);
     if (w->be.ops->list(&w->be, label, reap_one, c, &err) != 0)
         log_warn("reaper: %s", err.msg);
     for (int i = 0; i < c->n; i++) {

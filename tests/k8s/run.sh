@@ -2,7 +2,9 @@
 # run.sh - backend kubernetes against a real API server and kubelet (the
 # one-node cluster of scripts/k8s-up.sh), as the worker's least-rights
 # service account: the hello/status suite and hardening audit
-# (integration_kubernetes), `run` printing hello, a plot, and no pod left.
+# (integration_kubernetes), `run` printing hello, a plot, no pod left,
+# kill -9 of a worker mid-job (one result, its pods reaped), least rights,
+# the manifests of deploy/kubernetes.
 set -u
 cd "$(dirname "$0")/../.."
 B=${LLMSB_BIN:-$PWD/bin/llm-sandbox}
@@ -46,6 +48,50 @@ left=$(kubectl --kubeconfig "$LLMSB_K8S_WORKER_KUBECONFIG" -n llmsb get pods -l 
 if kubectl --kubeconfig "$LLMSB_K8S_WORKER_KUBECONFIG" -n llmsb get secrets >/dev/null 2>&1; then
     bad least_rights "the worker's account can list secrets"
 else ok least_rights; fi
+
+# kill -9 of a worker mid-job: the other worker finishes the job, one
+# result, and reaps the dead worker's pods (they carry another host's name:
+# in a cluster every worker reaps every dead worker of its queue)
+PORT=$((17400 + $$ % 1000))
+R="redis-cli -p $PORT"
+redis-server --port "$PORT" --bind 127.0.0.1 --save "" --appendonly no --daemonize yes \
+    --pidfile "$T/redis.pid" --logfile "$T/redis.log" >/dev/null
+for _ in $(seq 1 50); do $R ping >/dev/null 2>&1 && break; sleep 0.1; done
+cat >>"$T/llm-sandbox.yaml" <<YEOF
+worker: {lease: 6, heartbeat_ttl: 3, block: 1, drain: 5}
+pool: {min_idle: 1, wait: 60}
+jobs: {max_attempts: 3}
+YEOF
+export LLMSB_REDIS_URL=redis://127.0.0.1:$PORT
+# kw1 on a host of another name (its own UTS namespace), as two worker pods
+# would be: the survivor must reap pods labelled with the other's host
+unshare --uts sh -c 'hostname llmsb-other-host && exec "$0" worker --name kw1 --slots 1' "$B" >"$T/kw1.log" 2>&1 & p1=$!
+"$B" worker --name kw2 --slots 1 >"$T/kw2.log" 2>&1 & p2=$!
+$R xadd llmsb:jobs '*' id k9 lang python code 'import time; time.sleep(4); print("survived")' timeout 60 >/dev/null
+for _ in $(seq 1 600); do [ "$($R hget llmsb:result:k9 status)" = running ] && break; sleep 0.1; done
+owner=$($R hget llmsb:result:k9 worker)
+if [ "$owner" = kw1 ]; then victim=$p1 other=$p2; else victim=$p2 other=$p1; fi
+kill -9 "$victim"
+for _ in $(seq 1 900); do
+    case $($R hget llmsb:result:k9 status) in ok|runtime_error|timeout|internal_error) break ;; esac
+    sleep 0.1
+done
+n=$($R xrange llmsb:results - + | grep -cx k9)
+if [ "$($R hget llmsb:result:k9 status)" = ok ] && [ "$($R hget llmsb:result:k9 stdout)" = survived ] &&
+   [ "$($R hget llmsb:result:k9 worker)" != "$owner" ] && [ "$n" = 1 ]; then ok kill9_worker_job_finished_once
+else bad kill9_worker_job_finished_once "owner=$owner status=$($R hget llmsb:result:k9 status) now=$($R hget llmsb:result:k9 worker) results=$n"; fi
+left=1
+for _ in $(seq 1 60); do
+    left=$(kubectl --kubeconfig "$LLMSB_K8S_WORKER_KUBECONFIG" -n llmsb get pods -l "llmsb.worker=$owner" --no-headers 2>/dev/null | grep -vc Terminating)
+    [ "$left" = 0 ] && break
+    sleep 1
+done
+[ "$left" = 0 ] && ok kill9_worker_pods_reaped || bad kill9_worker_pods_reaped "$left pods of $owner after 60 s; $(grep -h reaper "$T"/kw*.log | head -3)"
+kill -TERM "$other" 2>/dev/null; wait "$other" 2>/dev/null
+$R shutdown nosave >/dev/null 2>&1
+left=$(kubectl --kubeconfig "$LLMSB_K8S_WORKER_KUBECONFIG" -n llmsb get pods -l llmsb.managed=1 --no-headers 2>/dev/null | grep -vc Terminating)
+[ "$left" = 0 ] && ok no_pod_left_after_workers || bad no_pod_left_after_workers "$left pods"
+unset LLMSB_REDIS_URL
 
 # the manifests of deploy/kubernetes are what this API server accepts
 kubectl --kubeconfig "$KUBECONFIG" apply --dry-run=server -k deploy/kubernetes >"$T/out" 2>"$T/err" &&
