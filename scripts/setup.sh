@@ -21,7 +21,7 @@ done
 
 log() { printf '\n== %s\n' "$*"; }
 
-PKGS="build-essential pkg-config libhiredis-dev libcurl4-openssl-dev libcjson-dev
+PKGS="build-essential pkg-config libhiredis-dev libcurl4-openssl-dev libssl-dev libcjson-dev
       libarchive-dev libpcre2-dev libyaml-dev docker.io debootstrap curl ca-certificates
       clang libclang-rt-14-dev socat redis-server redis-tools docker-compose jq iptables iproute2"
 
