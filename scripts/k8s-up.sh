@@ -345,8 +345,9 @@ start_bg() {    # NAME CMD...: detached, own session, log and pidfile in $RUN
     rm -f "$RUN/$name.pid"
     : >"$RUN/$name.log"
     # shellcheck disable=SC2016
-    setsid bash -c 'echo $$ >"$0"; exec "$@"' "$RUN/$name.pid" "$@" \
-        >>"$RUN/$name.log" 2>&1 </dev/null 3>&- 9>&- &
+    # in $RUN: the kubelet leaves files (an empty "oom") in its working directory
+    (cd "$RUN" && exec setsid bash -c 'echo $$ >"$0"; exec "$@"' "$RUN/$name.pid" "$@" \
+        >>"$RUN/$name.log" 2>&1 </dev/null 3>&- 9>&-) &
     for _ in $(seq 1 50); do [ -s "$RUN/$name.pid" ] && break; sleep 0.1; done
     [ -s "$RUN/$name.pid" ] || die "$name did not start" "$RUN/$name.log"
 }

@@ -82,7 +82,7 @@ printf 'b = []\nwhile True:\n    b.append(bytearray(32 << 20))\n' > "$T/mem.py"
 jq -e '.status == "memory_limit"' "$T/out" >/dev/null && ok memory_limit_status || bad memory_limit_status "$(head -c 300 "$T/out")"
 
 # images build through Podman: the ruby image, rebuilt from its Dockerfile
-"$B" images build --force ruby >"$T/out" 2>"$T/err"; rc=$?
+LLMSB_AGENT=${LLMSB_AGENT:-$PWD/bin/llmsb-agent} "$B" images build --force ruby >"$T/out" 2>"$T/err"; rc=$?
 if [ "$rc" = 0 ] && grep -q 'built llmsb/ruby:' "$T/err" "$T/out" &&
    podman image exists llmsb/ruby:latest; then ok images_build_ruby
 else bad images_build_ruby "exit $rc: $(tail -3 "$T/err")"; fi
