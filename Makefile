@@ -150,8 +150,9 @@ bin/fuzz/%: tests/fuzz/%.c $(LIB_OBJ)
 	@$(if $(Q),echo "  LINK    $@",:)
 	$(Q)$(CC) $(ALLCFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_OBJ) $(LDLIBS)
 
-bench: all bin/bench/bench_run bin/bench/bench_queue
+bench: all bin/bench/bench_run bin/bench/bench_queue bin/bench/bench_backends
 	bin/bench/bench_run
+	bin/bench/bench_backends
 	bin/bench/bench_queue bin/llm-sandbox
 	sh bench/bench_cases.sh bin/llm-sandbox 20
 	sh bench/bench_eval.sh bin/llm-sandbox 40
