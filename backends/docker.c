@@ -269,7 +269,11 @@ int docker_create(struct backend *b, const struct container_spec *spec, char *id
     int rc;
 
     if (!body)
-        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "%s: out of memory", eng(b));
+        return llmsb_err_set(err, LLMSB_ERR_SYS, "%s: cannot build the create request (%s)", eng(b),
+                             flavor_of(b)->seccomp_opt
+                                 ? "out of memory, or the seccomp profile file could not be "
+                                   "written to a private directory of this user: docs/podman.md"
+                                 : "out of memory");
     snprintf(what, sizeof(what), "create container from image \"%s\"", spec->image);
     buf_init(&resp, RESP_CAP);
     rc = call(b, "POST", "/containers/create", body, 201, 0, &resp, NULL, what, err);

@@ -8,8 +8,10 @@
  * port 53, which Docker's embedded DNS forwards to from the container's
  * namespace.  Each rule is checked (-C) before it is inserted, so this is
  * idempotent across workers and restarts.  The chain, the bridge and the
- * DNS rule come from the engine's flavor: Podman has no DOCKER-USER, so
- * its REJECTs go in FORWARD, and its DNS answers on the bridge itself. */
+ * DNS rule come from the engine's flavor: Podman has no DOCKER-USER, and
+ * netavark puts its own ACCEPTing jump at the top of FORWARD whenever it
+ * finds it missing, so Podman's blocks are DROPs in the raw table's
+ * PREROUTING, which no engine orders; its DNS answers on the bridge. */
 #include "docker_int.h"
 
 #include <errno.h>
@@ -36,8 +38,17 @@ static int iptables(const char *op, const char *chain, const char *bridge, const
     pid_t pid;
     posix_spawn_file_actions_t fa;
 
+    char table[16];
+    const char *colon = strchr(chain, ':');
+
     argv[n++] = "iptables";
     argv[n++] = "-w";
+    if (colon) { /* "table:CHAIN" */
+        snprintf(table, sizeof(table), "%.*s", (int)(colon - chain), chain);
+        argv[n++] = "-t";
+        argv[n++] = table;
+        chain = colon + 1;
+    }
     argv[n++] = (char *)op;
     argv[n++] = (char *)chain;
     argv[n++] = "-i";
@@ -124,11 +135,12 @@ int docker_egress_ensure(struct backend *b, struct llmsb_err *err)
     if (k == sizeof(egress_ready) / sizeof(egress_ready[0]) || !egress_ready[k]) {
         rc = docker_network_ensure(b, BACKEND_EGRESS_NETWORK, br, err);
         for (size_t i = 0; rc == 0 && i < sizeof(blocked_ranges) / sizeof(blocked_ranges[0]); i++)
-            rc = rule(fwd, br, blocked_ranges[i], NULL, "REJECT", err);
+            rc = rule(fwd, br, blocked_ranges[i], NULL,
+                      fl->egress_block_target ? fl->egress_block_target : "REJECT", err);
         if (rc == 0)
             rc = rule("INPUT", br, NULL, NULL, "REJECT", err);
         /* inserted after the REJECT, so above it */
-        if (rc == 0 && fl->egress_dns_on_gateway &&
+        if (rc == 0 && fl->egress_dns_on_gateway && /* to any host address: the INPUT chain */
             (rc = rule("INPUT", br, NULL, "udp", "ACCEPT", err)) == 0)
             rc = rule("INPUT", br, NULL, "tcp", "ACCEPT", err);
         if (rc == 0)

@@ -25,7 +25,8 @@ struct docker_flavor {
     int (*seccomp_opt)(char **out);
     int import_tag_in_repo;           /* images/create ignores tag=: send repo=name:tag */
     const char *egress_bridge;        /* host interface of BACKEND_EGRESS_NETWORK */
-    const char *egress_forward_chain; /* where the forward REJECTs go */
+    const char *egress_forward_chain; /* where the blocks go: "CHAIN" or "table:CHAIN" */
+    const char *egress_block_target;  /* NULL: REJECT (the raw table can only DROP) */
     int egress_dns_on_gateway;        /* the engine's DNS answers on the bridge */
 };
 

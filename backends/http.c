@@ -48,8 +48,10 @@ int http_client_init(struct http_client *c, const char *host, const char *api_pr
                strncmp(host, "https://", 8) == 0) {
         int tls = host[4] == 's';
         const char *hp = strstr(host, "://") + 3;
-        size_t hl = strcspn(hp, "/");
-        if (hl == 0)
+        size_t hl = strlen(hp); /* a path after the host is kept (a proxied API server) */
+        while (hl && hp[hl - 1] == '/')
+            hl--;
+        if (hl == 0 || hp[0] == '/')
             return llmsb_err_set(err, LLMSB_ERR_INVALID, "http: no host in \"%s\"", host);
         snprintf(url, sizeof(url), "%s://%.*s%s", tls ? "https" : "http", (int)hl, hp, api_prefix);
     } else {
@@ -127,8 +129,10 @@ static void setup(struct http_client *c, CURL *h, const char *method, const char
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
     if (c->socket_path)
         curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, c->socket_path);
-    if (c->ca_pem)
+    if (c->ca_pem) { /* the cluster's CA alone, as kubectl: not the system's too */
         set_blob(h, CURLOPT_CAINFO_BLOB, c->ca_pem);
+        curl_easy_setopt(h, CURLOPT_CAPATH, NULL);
+    }
     if (c->cert_pem) {
         set_blob(h, CURLOPT_SSLCERT_BLOB, c->cert_pem);
         curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
@@ -394,6 +398,8 @@ static int open_raw(struct http_client *c, const char *method, const char *path,
     if (!(conn->curl = curl_easy_init()))
         return llmsb_err_set(err, LLMSB_ERR_NOMEM, "attach: curl_easy_init failed");
     setup(c, conn->curl, "GET", "/");
+    /* the connection may outlive c (a stream keeps it): not c's buffer */
+    curl_easy_setopt(conn->curl, CURLOPT_ERRORBUFFER, NULL);
     curl_easy_setopt(conn->curl, CURLOPT_CONNECT_ONLY, 1L);
     if ((rc = curl_easy_perform(conn->curl)) != CURLE_OK) {
         ret = curl_fail(c, rc, method, path, err);

@@ -51,6 +51,22 @@ static struct kube *kube_of(struct backend *b)
     return b->priv;
 }
 
+/* A DNS-1123 label (dots 0) or subdomain (dots 1) of at most max: what a
+ * namespace, node or pod name may be.  Everything that goes into a path or
+ * the hand-written request line of a WebSocket passes this. */
+static int dns_name(const char *s, size_t max, int dots)
+{
+    size_t n = strlen(s);
+
+    if (n == 0 || n > max || !isalnum((unsigned char)s[0]) || !isalnum((unsigned char)s[n - 1]))
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!(islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]) || s[i] == '-' ||
+              (dots && s[i] == '.')))
+            return 0;
+    return 1;
+}
+
 static int kube_open(struct backend *b, const char *host, struct llmsb_err *err)
 {
     struct k8s_auth a;
@@ -58,8 +74,10 @@ static int kube_open(struct backend *b, const char *host, struct llmsb_err *err)
     struct http_tls tls;
     int rc;
 
-    if ((rc = k8s_auth_load(b->opts.kubeconfig, &a, err)) != 0)
+    if ((rc = k8s_auth_load(b->opts.kubeconfig, &a, err)) != 0) {
+        k8s_auth_release(&a); /* what was read before the failure */
         return rc;
+    }
     if (!(k = calloc(1, sizeof(*k)))) {
         k8s_auth_release(&a);
         return llmsb_err_set(err, LLMSB_ERR_NOMEM, "kubernetes: out of memory");
@@ -71,6 +89,15 @@ static int kube_open(struct backend *b, const char *host, struct llmsb_err *err)
              b->opts.k8s_namespace[0] ? b->opts.k8s_namespace
              : a.ns[0]                ? a.ns
                                       : "default");
+    if (!dns_name(k->ns, 63, 0) || (b->opts.k8s_node[0] && !dns_name(b->opts.k8s_node, 253, 1))) {
+        rc = llmsb_err_set(err, LLMSB_ERR_INVALID,
+                           "kubernetes: namespace \"%.63s\" or node \"%.100s\" is not a DNS name "
+                           "(lower-case letters, digits and '-'; '.' too in a node's)",
+                           k->ns, b->opts.k8s_node);
+        k8s_auth_release(&a);
+        free(k);
+        return rc;
+    }
     snprintf(k->node, sizeof(k->node), "%s", b->opts.k8s_node);
     snprintf(k->pull, sizeof(k->pull), "%s",
              b->opts.k8s_pull_policy[0] ? b->opts.k8s_pull_policy : "IfNotPresent");
@@ -139,6 +166,15 @@ static int kube_ping(struct backend *b, char *version, size_t vsz, struct llmsb_
         j = cJSON_ParseWithLength(resp.data, resp.len);
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "gitVersion");
         snprintf(version, vsz, "%s", cJSON_IsString(v) ? v->valuestring : "unknown");
+        /* /version answers anyone: what jobs need is the right to pods */
+        char path[200];
+        snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods?limit=1", kube_of(b)->ns);
+        rc = call(b, "GET", path, NULL, NULL, 200, 0, &resp, NULL, "list pods (a preflight)", err);
+        if (rc != 0)
+            llmsb_err_wrap(err,
+                           "the Kubernetes API server answers, but not to us in namespace %s "
+                           "(credentials from %s)",
+                           kube_of(b)->ns, kube_of(b)->source);
     } else {
         llmsb_err_wrap(err, "cannot reach the Kubernetes API server (from %s)", kube_of(b)->source);
     }
@@ -212,7 +248,7 @@ static char *pod_body(struct kube *k, const struct container_spec *s)
     cJSON_AddStringToObject(spec, "restartPolicy", "Never");
     cJSON_AddBoolToObject(spec, "automountServiceAccountToken", 0);
     cJSON_AddBoolToObject(spec, "enableServiceLinks", 0);
-    cJSON_AddNumberToObject(spec, "terminationGracePeriodSeconds", 0);
+    cJSON_AddNumberToObject(spec, "terminationGracePeriodSeconds", 1);
     cJSON_AddBoolToObject(spec, "hostNetwork", 0);
     cJSON_AddBoolToObject(spec, "hostPID", 0);
     cJSON_AddBoolToObject(spec, "hostIPC", 0);
@@ -306,8 +342,10 @@ static int kube_create(struct backend *b, const struct container_spec *spec, cha
         j = cJSON_ParseWithLength(resp.data, resp.len);
         const cJSON *n = cJSON_GetObjectItemCaseSensitive(
             cJSON_GetObjectItemCaseSensitive(j, "metadata"), "name");
-        if (!cJSON_IsString(n) || strlen(n->valuestring) >= idsz)
-            rc = llmsb_err_set(err, LLMSB_ERR_PROTO, "kubernetes: %s: no name in the answer", what);
+        if (!cJSON_IsString(n) || strlen(n->valuestring) >= idsz ||
+            !dns_name(n->valuestring, 253, 1))
+            rc = llmsb_err_set(err, LLMSB_ERR_PROTO,
+                               "kubernetes: %s: no pod name (a DNS name) in the answer", what);
         else
             snprintf(id, idsz, "%s", n->valuestring);
     }
@@ -450,13 +488,20 @@ static int delete_pod(struct backend *b, const char *id, const char *verb, struc
 {
     struct buf resp;
     char path[300], what[200];
+    long status = 0;
     int rc;
 
-    snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s?gracePeriodSeconds=0",
+    /* 1 s, not 0: a grace of 0 takes the object out of etcd at once, while
+     * its container may still run where the reaper can no longer see it */
+    snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s?gracePeriodSeconds=1",
              kube_of(b)->ns, id);
     snprintf(what, sizeof(what), "%s pod %s", verb, id);
     buf_init(&resp, RESP_CAP);
-    rc = call(b, "DELETE", path, NULL, NULL, 200, 404, &resp, NULL, what, err);
+    rc = call(b, "DELETE", path, NULL, NULL, 200, 404, &resp, &status, what, err);
+    if (rc != 0 && status == 202) { /* accepted: deletion under way */
+        memset(err, 0, sizeof(*err));
+        rc = 0;
+    }
     buf_release(&resp);
     return rc;
 }
@@ -502,7 +547,9 @@ static int kube_list(struct backend *b, const char *label,
     free(esc);
     buf_init(&resp, LIST_CAP);
     rc = call(b, "GET", path, NULL, NULL, 200, 0, &resp, NULL, "list pods", err);
-    if (rc == 0 && (j = cJSON_ParseWithLength(resp.data, resp.len)) != NULL) {
+    if (rc == 0 && (j = cJSON_ParseWithLength(resp.data, resp.len)) == NULL)
+        rc = llmsb_err_set(err, LLMSB_ERR_PROTO, "kubernetes: list pods: the answer is not JSON");
+    if (rc == 0) {
         cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(j, "items")) {
             const cJSON *md = cJSON_GetObjectItemCaseSensitive(it, "metadata");
             const cJSON *name = cJSON_GetObjectItemCaseSensitive(md, "name");

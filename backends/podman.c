@@ -8,8 +8,9 @@
  *   - killing a container that is not running answers 500 "container state
  *     improper" (Docker: 409): stop looks at the container before failing;
  *   - an import ignores its tag parameter: the tag goes in repo=name:tag;
- *   - no DOCKER-USER chain: the egress REJECTs go in FORWARD, on a bridge of
- *     its own (llmsb-egress1, so Docker and Podman can share a host), and
+ *   - no DOCKER-USER chain, and netavark re-inserts its FORWARD jump at the
+ *     top: the egress blocks are DROPs in raw PREROUTING, on a bridge of its
+ *     own (llmsb-egress1, so Docker and Podman can share a host), and
  *     netavark's DNS answers on the bridge's gateway;
  *   - rm -f of a container that is exiting fails: remove tries again;
  *   - OOMKilled is not set under cgroup v1 with runc: the agent's own
@@ -31,17 +32,21 @@
 #define PODMAN_HOST_ENV "CONTAINER_HOST"
 #define PODMAN_ROOT_SOCKET "unix:///run/podman/podman.sock"
 
-/* A private directory for the profile file: $XDG_RUNTIME_DIR/llmsb, else
- * /run/llmsb for root, else ~/.cache/llmsb. */
+/* A private directory for the profile file: /run/llmsb for root (never an
+ * inherited $XDG_RUNTIME_DIR: sudo -E keeps a user's), else
+ * $XDG_RUNTIME_DIR/llmsb, else ~/.cache/llmsb.  It must be ours and closed
+ * to everyone else, or a local user could plant a profile that allows
+ * everything. */
 static int profile_dir(char *out, size_t outsz)
 {
     const char *xdg = getenv("XDG_RUNTIME_DIR"), *home = getenv("HOME");
+    struct stat st;
     int n;
 
-    if (xdg && *xdg)
-        n = snprintf(out, outsz, "%s/llmsb", xdg);
-    else if (geteuid() == 0)
+    if (geteuid() == 0)
         n = snprintf(out, outsz, "/run/llmsb");
+    else if (xdg && *xdg)
+        n = snprintf(out, outsz, "%s/llmsb", xdg);
     else if (home && *home)
         n = snprintf(out, outsz, "%s/.cache/llmsb", home);
     else
@@ -50,45 +55,66 @@ static int profile_dir(char *out, size_t outsz)
         return -1;
     if (mkdir(out, 0700) != 0 && errno != EEXIST)
         return -1;
+    if (lstat(out, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+        (st.st_mode & 077))
+        return -1;
     return 0;
 }
 
-static pthread_mutex_t profile_mu = PTHREAD_MUTEX_INITIALIZER;
-static char profile_path[512];
+/* 1 when path is our own regular 0600 file holding exactly the profile. */
+static int profile_is(const char *path, const char *profile, size_t n)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    char *got = NULL;
+    int same = 0;
 
-/* Writes the profile to <dir>/seccomp-<hash>.json (through a temporary
- * name and rename, so a reader never sees half a file) unless it is there;
- * *out is the path, malloc'd. */
+    if (fd < 0)
+        return 0;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+        !(st.st_mode & 077) && (size_t)st.st_size == n && (got = malloc(n + 1)) != NULL)
+        same = read(fd, got, n + 1) == (ssize_t)n && memcmp(got, profile, n) == 0;
+    free(got);
+    close(fd);
+    return same;
+}
+
+static pthread_mutex_t profile_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* Writes the profile to <dir>/seccomp-<hash>.json (a new file under a
+ * temporary name, then renamed, so a reader never sees half of it) unless
+ * our own copy is there; *out is the path, malloc'd.  Checked on every
+ * call: a runtime directory may be emptied under us (logout). */
 static int seccomp_file(char **out)
 {
     char *profile = seccomp_profile_json();
-    char dir[400], tmp[560];
+    char dir[400], tmp[560], path[512];
     int rc = -1;
 
     if (!profile)
         return -1;
     pthread_mutex_lock(&profile_mu);
-    if (!profile_path[0] && profile_dir(dir, sizeof(dir)) == 0) {
+    if (profile_dir(dir, sizeof(dir)) == 0) {
         size_t n = strlen(profile);
         unsigned long long h = (unsigned long long)images_hash(0, profile, n);
-        char path[512];
         int fd;
 
         snprintf(path, sizeof(path), "%s/seccomp-%016llx.json", dir, h);
         snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid());
-        if (access(path, R_OK) == 0) {
-            snprintf(profile_path, sizeof(profile_path), "%s", path);
-        } else if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) >= 0) {
+        if (profile_is(path, profile, n)) {
+            rc = 0;
+        } else if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) >=
+                   0) {
             int ok = write(fd, profile, n) == (ssize_t)n;
             ok = close(fd) == 0 && ok;
             if (ok && rename(tmp, path) == 0)
-                snprintf(profile_path, sizeof(profile_path), "%s", path);
+                rc = 0;
             else
                 unlink(tmp);
         }
     }
-    if (profile_path[0] && (*out = strdup(profile_path)) != NULL)
-        rc = 0;
+    if (rc == 0 && !(*out = strdup(path)))
+        rc = -1;
     pthread_mutex_unlock(&profile_mu);
     free(profile);
     return rc;
@@ -102,7 +128,8 @@ static const struct docker_flavor podman_flavor = {
     .seccomp_opt = seccomp_file,
     .import_tag_in_repo = 1,
     .egress_bridge = "llmsb-egress1",
-    .egress_forward_chain = "FORWARD",
+    .egress_forward_chain = "raw:PREROUTING", /* above netavark's FORWARD ACCEPTs */
+    .egress_block_target = "DROP",
     .egress_dns_on_gateway = 1,
 };
 

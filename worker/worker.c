@@ -324,13 +324,16 @@ static void reap_one(void *ud, const struct container_info *ci)
 
     if (c->n >= REAP_MAX)
         return;
-    if (strcmp(ci->worker, c->w->name) == 0)
+    if (strcmp(ci->worker, c->w->name) == 0 && strcmp(ci->host, c->w->host) == 0)
         dead = ci->created_s > 0 &&
                (clock_wall_ms() / 1000 - ci->created_s) * 1000 >
                    c->w->cfg->start_timeout_ms + WORKER_OWN_LEFTOVER_AGE_MS &&
                !pool_knows(&c->w->pool, ci->id);
     else if (strcmp(ci->kind, "worker") == 0)
-        dead = strcmp(ci->queue, c->w->queue_label) == 0 &&
+        /* older than two heartbeat lifetimes: a worker just started may
+         * make pods before its first heartbeat */
+        dead = strcmp(ci->queue, c->w->queue_label) == 0 && ci->created_s > 0 &&
+               (clock_wall_ms() / 1000 - ci->created_s) * 1000 > 2 * c->w->cfg->heartbeat_ttl_ms &&
                queue_worker_alive(c->q, ci->worker, &err) == 0;
     else if (parse_ll(ci->pid, 1, 1 << 30, &pid) == 0)
         dead = kill((pid_t)pid, 0) != 0 && errno == ESRCH;

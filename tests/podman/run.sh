@@ -37,8 +37,9 @@ done
 wait $rpid
 [ "$n" -ge 1 ] && ok container_is_podmans || bad container_is_podmans "no llmsb container on Podman's list while a job ran"
 
-# egress: Podman has no DOCKER-USER chain; its REJECTs are in FORWARD on
-# llmsb-egress1, so the host and private ranges stay out of reach
+# egress: Podman has no DOCKER-USER chain and netavark puts its FORWARD
+# ACCEPTs first whenever it likes; the blocks are DROPs in raw PREROUTING on
+# llmsb-egress1, which nothing reorders
 lport=$((30000 + $$ % 20000))
 socat TCP-LISTEN:$lport,bind=0.0.0.0,reuseaddr,fork SYSTEM:'echo hi' & lpid=$!
 cat > "$T/net.py" <<PYEOF
@@ -59,7 +60,7 @@ grep -q '^gateway blocked docker0 blocked registry open$' "$T/out" && ok network
     bad network_egress_filtered "$(cat "$T/out")"
 rules=0
 for r in 10.0.0.0/8 172.16.0.0/12 192.168.0.0/16 169.254.0.0/16 100.64.0.0/10; do
-    iptables -C FORWARD -i llmsb-egress1 -d $r -j REJECT 2>/dev/null && rules=$((rules + 1))
+    iptables -t raw -C PREROUTING -i llmsb-egress1 -d $r -j DROP 2>/dev/null && rules=$((rules + 1))
 done
 iptables -C INPUT -i llmsb-egress1 -j REJECT 2>/dev/null && rules=$((rules + 1))
 [ "$rules" = 6 ] && ok network_rules_in_place || bad network_rules_in_place "$rules of 6 rules"
