@@ -89,16 +89,21 @@ static int kube_open(struct backend *b, const char *host, struct llmsb_err *err)
              b->opts.k8s_namespace[0] ? b->opts.k8s_namespace
              : a.ns[0]                ? a.ns
                                       : "default");
-    if (!dns_name(k->ns, 63, 0) || (b->opts.k8s_node[0] && !dns_name(b->opts.k8s_node, 253, 1))) {
+    /* $LLMSB_K8S_NODE (scripts/k8s-up.sh exports it) when the config names
+     * no node: a cluster without a scheduler */
+    snprintf(k->node, sizeof(k->node), "%s",
+             b->opts.k8s_node[0]        ? b->opts.k8s_node
+             : getenv("LLMSB_K8S_NODE") ? getenv("LLMSB_K8S_NODE")
+                                        : "");
+    if (!dns_name(k->ns, 63, 0) || (k->node[0] && !dns_name(k->node, 253, 1))) {
         rc = llmsb_err_set(err, LLMSB_ERR_INVALID,
                            "kubernetes: namespace \"%.63s\" or node \"%.100s\" is not a DNS name "
                            "(lower-case letters, digits and '-'; '.' too in a node's)",
-                           k->ns, b->opts.k8s_node);
+                           k->ns, k->node);
         k8s_auth_release(&a);
         free(k);
         return rc;
     }
-    snprintf(k->node, sizeof(k->node), "%s", b->opts.k8s_node);
     snprintf(k->pull, sizeof(k->pull), "%s",
              b->opts.k8s_pull_policy[0] ? b->opts.k8s_pull_policy : "IfNotPresent");
     k->start_ms = b->opts.k8s_pod_start_timeout_ms > 0 ? b->opts.k8s_pod_start_timeout_ms : 120000;

@@ -8,7 +8,8 @@
  *              WebSocket through the API server and the kubelet)
  * A backend that does not answer is listed as not up, with why.  Kubernetes
  * is tried with $KUBECONFIG (and $LLMSB_K8S_NODE for a cluster without a
- * scheduler), as `eval "$(scripts/k8s-up.sh)"` sets them.  BENCH_N sets the
+ * scheduler, which the backend reads), as `eval "$(scripts/k8s-up.sh)"`
+ * sets them.  BENCH_N sets the
  * sample count (default 50). */
 #include <stdlib.h>
 #include <string.h>
@@ -123,14 +124,12 @@ int main(void)
 {
     struct row rows[] = {{.name = "docker"}, {.name = "podman"}, {.name = "kubernetes"}};
     struct config cfg;
-    const char *ns = getenv("BENCH_N"), *node = getenv("LLMSB_K8S_NODE");
+    const char *ns = getenv("BENCH_N");
     int n = ns ? atoi(ns) : 50; /* bench input, not untrusted */
 
     if (n < 5)
         n = 5;
     config_defaults(&cfg);
-    if (node && *node)
-        snprintf(cfg.kube.k8s_node, sizeof(cfg.kube.k8s_node), "%s", node);
     printf("bench: trivial Python job (%s) on each backend that is up, %d samples each\n", PROGRAM,
            n);
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
