@@ -31,7 +31,10 @@ if ! podman_up; then
     log "starting podman system service on $SOCK (log: /var/log/llmsb-podman.log)"
     mkdir -p "$(dirname "$SOCK")"
     rm -f "$SOCK"
-    setsid nohup podman system service --time=0 "unix://$SOCK" >/var/log/llmsb-podman.log 2>&1 </dev/null &
+    # from /: conmon leaves files (an empty "oom" when a container hits its
+    # memory limit) in the service's working directory
+    (cd / && exec setsid nohup podman system service --time=0 "unix://$SOCK" \
+        >/var/log/llmsb-podman.log 2>&1 </dev/null) &
     for _ in $(seq 1 60); do podman_up && break; sleep 0.5; done
     podman_up || { tail -20 /var/log/llmsb-podman.log >&2; die "the podman service did not answer on $SOCK"; }
 fi
