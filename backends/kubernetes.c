@@ -567,6 +567,11 @@ static int kube_list(struct backend *b, const char *label,
                                         annotation(md, "llmsb.queue"),
                                         0};
             struct tm tm = {0};
+            /* A pod whose deletion is under way (the 1 s grace) is gone
+             * for us as it is on Docker after a forced remove: not a
+             * sandbox to count, reuse or reap again. */
+            if (cJSON_GetObjectItemCaseSensitive(md, "deletionTimestamp"))
+                continue;
             if (cJSON_IsString(ts) && strptime(ts->valuestring, "%Y-%m-%dT%H:%M:%SZ", &tm))
                 ci.created_s = (long long)timegm(&tm);
             if (cJSON_IsString(name)) {
