@@ -14,7 +14,7 @@ PIELD   = -pie
 
 COMMON_SRC  = common/common.c common/status.c common/strlist.c common/compare.c
 PROTO_SRC   = agent/proto.c
-AGENT_SRC   = agent/agent.c agent/run.c agent/artifacts.c
+AGENT_SRC   = agent/agent.c agent/run.c agent/artifacts.c agent/zygote.c
 LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fields.c common/passk.c \
               languages/languages.c languages/hooks.c \
               backends/backend.c backends/http.c backends/sandbox.c backends/pool.c \
@@ -36,7 +36,7 @@ UNIT_TESTS = $(patsubst tests/unit/%.c,$(TBIN)/%,$(wildcard tests/unit/test_*.c)
 INTEG_TESTS = $(patsubst tests/integration/%.c,$(TBIN)/%,$(wildcard tests/integration/test_*.c))
 
 .SECONDARY:
-.PHONY: fuzzers all clean test test-podman test-k8s unit integration sanitize fuzz bench images images-current format
+.PHONY: fuzzers all clean test test-zygote test-podman test-k8s unit integration sanitize fuzz bench images images-current format
 all: bin/llm-sandbox bin/llmsb-agent
 
 V ?= 0
@@ -76,7 +76,7 @@ $(CLI_BIN): $(CLI_OBJ) $(LIB_OBJ)
 	@$(if $(Q),echo "  LINK    $@",:)
 	$(Q)$(CC) $(PIELD) -o $@ $^ $(LDLIBS)
 
-AGENT_LIB_OBJ = $(BUILD)/agent/run.o $(BUILD)/agent/artifacts.o
+AGENT_LIB_OBJ = $(BUILD)/agent/run.o $(BUILD)/agent/artifacts.o $(BUILD)/agent/zygote.o
 $(TBIN)/test_%: tests/unit/test_%.c $(LIB_OBJ) $(AGENT_LIB_OBJ)
 	@mkdir -p $(TBIN)
 	@$(if $(Q),echo "  LINK    $@",:)
@@ -94,7 +94,7 @@ $(TBIN)/test_integ_%: tests/integration/test_integ_%.c $(LIB_OBJ)
 # inside the containers and is not instrumented.)
 test: all images-current unit
 	$(MAKE) $(SANFLAGS) bin/san/llm-sandbox
-	LLMSB_BIN=$(CURDIR)/bin/san/llm-sandbox $(MAKE) $(SANFLAGS) unit integration test-podman test-k8s
+	LLMSB_BIN=$(CURDIR)/bin/san/llm-sandbox $(MAKE) $(SANFLAGS) unit integration test-zygote test-podman test-k8s
 
 # The integration tests run the agent inside the images: rebuild them when
 # the agent or a recipe changed (only the agent layer, from the build cache).
@@ -107,6 +107,12 @@ unit: $(UNIT_TESTS)
 
 integration: $(INTEG_TESTS) $(TBIN)/fake-agent
 	@FAKE_AGENT=$(CURDIR)/$(TBIN)/fake-agent sh tests/run-suite.sh integration $(INTEG_TESTS) tests/integration/test_cli.sh tests/integration/test_plots.sh tests/integration/test_libraries.sh tests/queue/test_queue.sh tests/compose/test_compose.sh tests/hostile/run.sh tests/faults/run.sh tests/eval/run.sh
+
+# The zygote against fresh interpreters (a differential corpus and
+# HumanEval), then the hostile and integration suites with fresh
+# interpreters (the rest of make test runs with the zygote, the default).
+test-zygote: $(CLI_BIN) $(TBIN)/test_integ_docker
+	@LLMSB_TBIN=$(CURDIR)/$(TBIN) sh tests/run-suite.sh zygote tests/zygote/run.sh
 
 # The Podman backend against the real Podman API service, which
 # scripts/podman-up.sh starts (and fills with the images): the hello/status

@@ -14,6 +14,7 @@
  * trusted or needed. */
 #include "proto.h"
 #include "run.h"
+#include "zygote.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -120,6 +121,8 @@ static void handle_job(const struct proto_frame *f, const struct agent_conf *con
     proto_job_release(&job);
     clean = agent_cleanup(conf) == 0;
     send_hello(PROTO_READY, clean);
+    if (clean) /* idle and clean: the time to preload */
+        zygote_idle(conf);
 }
 
 int main(int argc, char **argv)
@@ -164,6 +167,7 @@ int main(int argc, char **argv)
             send_hello(PROTO_PONG, 1);
             break;
         case PROTO_SHUTDOWN:
+            zygote_stop();
             agent_cleanup(&conf);
             return 0;
         default:
@@ -171,6 +175,7 @@ int main(int argc, char **argv)
         }
         buf_consume(&in, used);
     }
+    zygote_stop();
     agent_cleanup(&conf);
     return rc < 0 ? 4 : 0;
 }

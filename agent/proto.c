@@ -169,6 +169,8 @@ void proto_job_release(struct proto_job *j)
     strlist_free(j->install_env, j->ninstall_env);
     strlist_free(j->build_argv, j->nbuild);
     free(j->plots_dir);
+    free(j->zygote);
+    free(j->zygote_profile);
     free(j->stdin_data);
     proto_cases_free(j->cases, j->ncases);
     proto_job_init(j);
@@ -258,6 +260,10 @@ int proto_job_encode(const struct proto_job *j, struct buf *b)
     rc |= proto_put_u64(b, TAG_ARTIFACT_MAX_TOTAL, j->artifact_max_total);
     if (j->plots_dir)
         rc |= proto_put_str(b, TAG_PLOTS_DIR, j->plots_dir);
+    if (j->zygote)
+        rc |= proto_put_str(b, TAG_ZYGOTE, j->zygote);
+    if (j->zygote_profile)
+        rc |= proto_put_str(b, TAG_ZYGOTE_PROFILE, j->zygote_profile);
     for (size_t i = 0; i < j->ninstall; i++)
         rc |= proto_put_str(b, TAG_INSTALL_ARG, j->install_argv[i]);
     for (size_t i = 0; i < j->ninstall_env; i++)
@@ -418,12 +424,26 @@ static int job_field(struct proto_job *j, uint16_t tag, const char *v, uint32_t 
     case TAG_BUILD_ARG:
         return strlist_add(&j->build_argv, &j->nbuild, v, n);
     case TAG_PLOTS_DIR:
-        free(j->plots_dir);
-        j->plots_dir = NULL;
+    case TAG_ZYGOTE: {
+        char **dst = tag == TAG_PLOTS_DIR ? &j->plots_dir : &j->zygote;
+        free(*dst);
+        *dst = NULL;
         if (n == 0 || n > 256 || v[0] != '/' || memchr(v, '\0', n) || memmem(v, n, "..", 2))
-            return llmsb_err_set(err, LLMSB_ERR_PROTO, "job: bad plots dir");
-        j->plots_dir = xstrndup(v, n);
-        return j->plots_dir ? 0 : LLMSB_ERR_NOMEM;
+            return llmsb_err_set(err, LLMSB_ERR_PROTO, "job: bad %s path",
+                                 tag == TAG_PLOTS_DIR ? "plots dir" : "zygote");
+        *dst = xstrndup(v, n);
+        return *dst ? 0 : LLMSB_ERR_NOMEM;
+    }
+    case TAG_ZYGOTE_PROFILE:
+        free(j->zygote_profile);
+        j->zygote_profile = NULL;
+        for (uint32_t i = 0; i < n; i++)
+            if (v[i] < 'a' || v[i] > 'z')
+                n = 0;
+        if (n == 0 || n > 16)
+            return llmsb_err_set(err, LLMSB_ERR_PROTO, "job: bad zygote profile");
+        j->zygote_profile = xstrndup(v, n);
+        return j->zygote_profile ? 0 : LLMSB_ERR_NOMEM;
     case TAG_STDIN:
         return bytes_dup(&j->stdin_data, &j->stdin_len, v, n);
     case TAG_CASE:
@@ -518,6 +538,8 @@ int proto_result_encode(const struct proto_result *r, struct buf *b)
     rc |= proto_put_u64(b, TAG_DURATION_MS, (uint64_t)r->duration_ms);
     rc |= proto_put_u64(b, TAG_CPU_MS, (uint64_t)r->cpu_ms);
     rc |= proto_put_u64(b, TAG_MAX_RSS_KB, (uint64_t)r->max_rss_kb);
+    if (r->zygote)
+        rc |= proto_put_u64(b, TAG_ZYGOTE_USED, 1);
     if (r->error[0])
         rc |= proto_put_str(b, TAG_ERROR, r->error);
     if (r->artifacts.len)
@@ -577,6 +599,9 @@ static int result_field(struct proto_result *r, uint16_t tag, const char *v, uin
         break;
     case TAG_STDERR_TRUNC:
         flag = &r->err_truncated;
+        break;
+    case TAG_ZYGOTE_USED:
+        flag = &r->zygote;
         break;
     default:
         return 0;

@@ -92,11 +92,13 @@ enum proto_tag {
     TAG_INSTALL_ARG = 30, /* argv of the library install step */
     TAG_INSTALL_ENV = 31, /* extra "K=V" for the install step only */
     TAG_INSTALL_TIMEOUT_MS = 32,
-    TAG_INSTALL_PAUSE = 33, /* 1: INSTALLED/CONTINUE between install and run */
-    TAG_BUILD_ARG = 34,     /* argv of the install's offline step, after the pause */
-    TAG_CASE = 35,          /* repeated, nested: TAG_CASE_* fields of one test case */
-    TAG_COMPARE = 36,       /* text: the cases' comparison, as compare_parse reads it */
+    TAG_INSTALL_PAUSE = 33,  /* 1: INSTALLED/CONTINUE between install and run */
+    TAG_BUILD_ARG = 34,      /* argv of the install's offline step, after the pause */
+    TAG_CASE = 35,           /* repeated, nested: TAG_CASE_* fields of one test case */
+    TAG_COMPARE = 36,        /* text: the cases' comparison, as compare_parse reads it */
+    TAG_ZYGOTE_PROFILE = 37, /* what the zygote preloads: "base" (default) or "data" */
     TAG_STOP_ON_FAILURE = 38,
+    TAG_ZYGOTE = 39, /* absolute path of the image's zygote script for run_argv[0] */
     /* result */
     TAG_STATUS = 40,
     TAG_EXIT_CODE = 41,
@@ -116,7 +118,8 @@ enum proto_tag {
     TAG_ARTIFACT_SKIPPED = 55, /* "path: reason" */
     TAG_CASES = 56,            /* nested: one TAG_CASE_RESULT per case run */
     TAG_CASE_RESULT = 57,      /* nested: result tags of one case and TAG_CASE_PASSED */
-    TAG_CASE_PASSED = 58
+    TAG_CASE_PASSED = 58,
+    TAG_ZYGOTE_USED = 59 /* 1: the program was forked by the zygote */
 };
 
 /* The fields inside one TAG_CASE. */
@@ -207,6 +210,8 @@ struct proto_job {
     size_t ncases;
     struct compare compare; /* of each case's stdout with what it expects */
     uint64_t stop_on_failure;
+    char *zygote;         /* NULL: a plain start; else the zygote script (agent/zygote.c) */
+    char *zygote_profile; /* NULL: "base" */
 };
 
 struct proto_result {
@@ -221,6 +226,7 @@ struct proto_result {
     int64_t duration_ms;
     int64_t cpu_ms;
     int64_t max_rss_kb;
+    int zygote; /* the run went through the zygote */
     char error[256];
     struct buf artifacts; /* nested TLVs: TAG_ARTIFACT_NAME/DATA pairs, SKIPPED */
     struct buf cases;     /* TAG_CASE_RESULT entries, one per case run */

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "common/compare.h"
+#include "zygote.h"
 
 extern char **environ;
 
@@ -46,6 +47,7 @@ struct step {
     uint64_t timeout_ms;
     size_t out_cap;  /* stdout + stderr together */
     int kill_on_cap; /* run step: cap reached = output_limit */
+    int zygote;      /* run step: started through the zygote when it can */
     struct buf *out;
     struct buf *err; /* == out to merge the streams */
     const struct proto_job *job;
@@ -61,6 +63,7 @@ struct outcome {
     int err_trunc;
     int64_t duration_ms;
     struct rusage ru;
+    int zygote; /* forked by the zygote */
 };
 
 int agent_conf_init(struct agent_conf *conf)
@@ -171,8 +174,10 @@ static int count_uid_procs(uid_t uid)
 
 static void reap_all(void)
 {
-    while (waitpid(-1, NULL, WNOHANG) > 0)
-        ;
+    pid_t p;
+
+    while ((p = waitpid(-1, NULL, WNOHANG)) > 0)
+        zygote_reaped(p);
 }
 
 /* ---- tree removal ------------------------------------------------------ */
@@ -527,6 +532,7 @@ static int drain(int fd, struct buf *dst, const struct step *s, struct outcome *
 
 struct pipes {
     int in_w, out_r, err_r, sfd;
+    int zsock; /* the zygote's socket while it owes the job's exit */
 };
 
 static void close_fd(int *fd)
@@ -545,6 +551,19 @@ static void feed_stdin(const struct step *s, size_t *fed, int *in_w)
         close_fd(in_w);
 }
 
+static void main_exited(struct outcome *o, int st, const struct rusage *ru, int64_t t0)
+{
+    o->exited = 1;
+    o->duration_ms = (clock_mono_us() - t0 + 500) / 1000;
+    o->ru = *ru;
+    if (WIFEXITED(st))
+        o->exit_code = WEXITSTATUS(st);
+    else if (WIFSIGNALED(st)) {
+        o->signal = WTERMSIG(st);
+        o->exit_code = 128 + o->signal;
+    }
+}
+
 static void reap_main(pid_t pid, struct outcome *o, int64_t t0)
 {
     struct rusage ru;
@@ -552,18 +571,24 @@ static void reap_main(pid_t pid, struct outcome *o, int64_t t0)
     pid_t p;
 
     while ((p = wait4(-1, &st, WNOHANG, &ru)) > 0) {
-        if (p != pid)
-            continue;
-        o->exited = 1;
-        o->duration_ms = (clock_mono_us() - t0 + 500) / 1000;
-        o->ru = ru;
-        if (WIFEXITED(st))
-            o->exit_code = WEXITSTATUS(st);
-        else if (WIFSIGNALED(st)) {
-            o->signal = WTERMSIG(st);
-            o->exit_code = 128 + o->signal;
-        }
+        if (p == pid && !o->exited)
+            main_exited(o, st, &ru, t0);
+        else
+            zygote_reaped(p);
     }
+}
+
+/* The zygote's word on the job it started. */
+static void zygote_main(struct pipes *pp, struct outcome *o, int64_t t0)
+{
+    struct rusage ru;
+    int st, rc = zygote_exit(&st, &ru);
+
+    if (rc == 0)
+        return;
+    pp->zsock = -1;
+    if (rc > 0 && !o->exited)
+        main_exited(o, st, &ru, t0);
 }
 
 /* The poll loop of one step: returns when the main process is reaped and
@@ -576,7 +601,7 @@ static void supervise(const struct agent_conf *conf, const struct step *s, pid_t
 
     for (;;) {
         int64_t now = clock_mono_ms(), wait_ms = 1000;
-        struct pollfd pf[4];
+        struct pollfd pf[5];
         int n = 0, killnow = 0;
 
         if (!o->exited && !killed_at && now >= deadline) {
@@ -611,8 +636,11 @@ static void supervise(const struct agent_conf *conf, const struct step *s, pid_t
         pf[n++] = (struct pollfd){pp->out_r, POLLIN, 0};
         pf[n++] = (struct pollfd){pp->err_r, POLLIN, 0};
         pf[n++] = (struct pollfd){pp->in_w, POLLOUT, 0};
+        pf[n++] = (struct pollfd){pp->zsock, POLLIN, 0};
         if (poll(pf, (nfds_t)n, (int)wait_ms) < 0 && errno != EINTR)
             break;
+        if (pf[4].revents)
+            zygote_main(pp, o, t0);
         if (pf[0].revents) {
             struct signalfd_siginfo si;
             while (read(pp->sfd, &si, sizeof(si)) == sizeof(si))
@@ -633,10 +661,11 @@ static int run_step(const struct agent_conf *conf, const struct step *s, struct 
                     char *errmsg, size_t errsz)
 {
     int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1}, rc = -1;
-    struct pipes pp = {-1, -1, -1, -1};
+    struct pipes pp = {-1, -1, -1, -1, -1};
     sigset_t chld;
     int64_t t0;
     pid_t pid;
+    int plain = 0;
 
     memset(o, 0, sizeof(*o));
     sigemptyset(&chld);
@@ -648,7 +677,13 @@ static int run_step(const struct agent_conf *conf, const struct step *s, struct 
         goto out;
     }
     t0 = clock_mono_us();
-    if ((pid = fork()) < 0) {
+    pid = s->zygote ? zygote_fork(conf, s->job, s->argv, s->env, in[0], out[1],
+                                  s->err != s->out ? err[1] : out[1], &plain)
+                    : -1;
+    o->zygote = pid > 0 && !plain;
+    if (pid > 0)
+        pp.zsock = zygote_socket();
+    if (pid < 0 && (pid = fork()) < 0) {
         snprintf(errmsg, errsz, "agent: fork: %s", strerror(errno));
         goto out;
     }
@@ -666,6 +701,8 @@ static int run_step(const struct agent_conf *conf, const struct step *s, struct 
     if (s->stdin_len == 0)
         close_fd(&pp.in_w);
     supervise(conf, s, pid, &pp, o, t0);
+    if (pp.zsock >= 0) /* its answer would come to the next job: out of step */
+        zygote_abandon();
     rc = 0;
 out:
     close_fd(&pp.in_w), close_fd(&pp.out_r), close_fd(&pp.err_r), close_fd(&pp.sfd);
@@ -753,11 +790,12 @@ struct run_out {
     enum job_status status;
     int64_t exit_code, signal, duration_ms, cpu_ms, max_rss_kb;
     int out_trunc, err_trunc;
+    int zygote;
 };
 
 /* Runs the program once: argv, stdin, the job's limits; output into out
  * and err.  Returns -1 (errmsg set) when the agent itself failed. */
-static int run_program(const struct agent_conf *conf, const struct proto_job *job,
+static int run_program(const struct agent_conf *conf, const struct proto_job *job, int zygote,
                        char *const *argv, const char *in, size_t inlen, struct buf *out,
                        struct buf *err, struct run_out *ro, char *errmsg, size_t errsz)
 {
@@ -774,6 +812,7 @@ static int run_program(const struct agent_conf *conf, const struct proto_job *jo
     if (s.out_cap > PROTO_MAX_OUTPUT)
         s.out_cap = PROTO_MAX_OUTPUT; /* the most one RESULT carries */
     s.kill_on_cap = 1;
+    s.zygote = zygote;
     s.out = out;
     s.err = err;
     s.job = job;
@@ -787,6 +826,7 @@ static int run_program(const struct agent_conf *conf, const struct proto_job *jo
     ro->cpu_ms = ((int64_t)o.ru.ru_utime.tv_sec + o.ru.ru_stime.tv_sec) * 1000 +
                  (o.ru.ru_utime.tv_usec + o.ru.ru_stime.tv_usec) / 1000;
     ro->max_rss_kb = o.ru.ru_maxrss;
+    ro->zygote = o.zygote;
     if (o.timed_out)
         ro->status = STATUS_TIMEOUT;
     else if (o.over_output)
@@ -807,15 +847,16 @@ static void set_result(struct proto_result *res, const struct run_out *ro)
     res->signal = ro->signal;
     res->out_truncated = ro->out_trunc;
     res->err_truncated = ro->err_trunc;
+    res->zygote = ro->zygote;
 }
 
-static void run(const struct agent_conf *conf, const struct proto_job *job,
+static void run(const struct agent_conf *conf, const struct proto_job *job, int zygote,
                 struct proto_result *res)
 {
     struct run_out ro = {0};
 
-    if (run_program(conf, job, job->run_argv, job->stdin_data, job->stdin_len, &res->out, &res->err,
-                    &ro, res->error, sizeof(res->error)) != 0) {
+    if (run_program(conf, job, zygote, job->run_argv, job->stdin_data, job->stdin_len, &res->out,
+                    &res->err, &ro, res->error, sizeof(res->error)) != 0) {
         res->status = STATUS_INTERNAL_ERROR;
         return;
     }
@@ -877,7 +918,7 @@ static char **case_argv(const struct proto_job *job, const struct proto_case *c,
  * limits.  The job's status, exit code and output are those of the first
  * case that did not pass (else the last), its times the sums, its RSS the
  * largest. */
-static void run_cases(const struct agent_conf *conf, const struct proto_job *job,
+static void run_cases(const struct agent_conf *conf, const struct proto_job *job, int zygote,
                       struct proto_result *res)
 {
     struct buf out, err;
@@ -894,8 +935,8 @@ static void run_cases(const struct agent_conf *conf, const struct proto_job *job
 
         buf_reset(&out);
         buf_reset(&err);
-        if (!argv || run_program(conf, job, argv, c->stdin_data, c->stdin_len, &out, &err, &ro,
-                                 res->error, sizeof(res->error)) != 0) {
+        if (!argv || run_program(conf, job, zygote, argv, c->stdin_data, c->stdin_len, &out, &err,
+                                 &ro, res->error, sizeof(res->error)) != 0) {
             if (!argv)
                 snprintf(res->error, sizeof(res->error), "agent: case argv: out of memory");
             strlist_free(argv, nargv);
@@ -936,6 +977,9 @@ void agent_job_run(const struct agent_conf *conf, const struct proto_job *job,
                    struct proto_result *res)
 {
     char msg[256];
+    /* before the job's files are there: a zygote still preloading reads
+     * nothing of this job's */
+    int zygote = zygote_for_job(conf, job);
     int rc = as_sandbox_user(conf, unpack_fn, job, msg, sizeof(msg));
 
     if (rc != 0) {
@@ -962,9 +1006,9 @@ void agent_job_run(const struct agent_conf *conf, const struct proto_job *job,
     if (job->ncompile && compile(conf, job, res) != 0)
         return;
     if (job->ncases)
-        run_cases(conf, job, res);
+        run_cases(conf, job, zygote, res);
     else
-        run(conf, job, res);
+        run(conf, job, zygote, res);
     if (res->status != STATUS_INTERNAL_ERROR)
         agent_collect_artifacts(conf, job, res); /* also after a timeout: what it made */
 }

@@ -81,6 +81,7 @@ static const struct ckey keys[] = {
     {"jobs.result_ttl", C_INT, 1, 2592000, O(result_ttl_s), 0, NULL, "seconds results are kept"},
     {"jobs.max_attempts", C_INT, 1, 20, O(max_attempts), 0, NULL, "tries after infrastructure failures"},
     {"jobs.allow_network", C_BOOL, 0, 1, O(allow_network), 0, NULL, "may a job set network: true"},
+    {"jobs.fresh_interpreter", C_BOOL, 0, 1, O(fresh_interpreter), 0, NULL, "start a new interpreter per job instead of forking the image's zygote (jobs may say otherwise)"},
     {"jobs.image_prefix", C_STR, 0, 0, O(image_prefix), S(image_prefix), NULL, "images a job may name"},
     {"libraries.enabled", C_BOOL, 0, 1, O(libraries_enabled), 0, NULL, "may jobs list libraries to install"},
     {"libraries.network", C_STR, 0, 0, O(libraries_network), S(libraries_network), NULL, "install step network: egress (filtered internet), none, or an engine network name"},

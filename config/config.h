@@ -60,6 +60,7 @@ struct config {
     int64_t result_ttl_s;
     int64_t max_attempts;
     int allow_network;       /* may a job ask for network */
+    int fresh_interpreter;   /* default of the job field: no zygote */
     char image_prefix[64];   /* jobs may name images that start with this */
     char default_policy[40]; /* preset or custom policy for jobs that name none */
     char minimum_policy[40]; /* applied to every job as well; "none" = off */

@@ -13,6 +13,7 @@
 
 EMBED(llmsb_hook_plots_py, "languages/hooks/llmsb_plots.py")
 EMBED(llmsb_hook_plots_pth, "languages/hooks/llmsb_plots.pth")
+EMBED(llmsb_hook_zygote_py, "languages/hooks/llmsb_zygote.py")
 EMBED(llmsb_hook_plots_r, "languages/hooks/plots.R")
 EMBED(llmsb_hook_go_get, "languages/hooks/go-get")
 EMBED(llmsb_hook_go_build, "languages/hooks/go-build")
@@ -25,6 +26,7 @@ EMBED(llmsb_hook_gem_build, "languages/hooks/gem-build")
 static const struct lang_hook_file files[] = {
     {"llmsb_plots.py", llmsb_hook_plots_py, llmsb_hook_plots_py_end},
     {"llmsb_plots.pth", llmsb_hook_plots_pth, llmsb_hook_plots_pth_end},
+    {"llmsb_zygote.py", llmsb_hook_zygote_py, llmsb_hook_zygote_py_end},
     {"plots.R", llmsb_hook_plots_r, llmsb_hook_plots_r_end},
     {"go-get", llmsb_hook_go_get, llmsb_hook_go_get_end},
     {"go-build", llmsb_hook_go_build, llmsb_hook_go_build_end},

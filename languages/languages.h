@@ -78,6 +78,11 @@ struct language {
     /* the strict preset's restricted modules (NULL-terminated) */
     const char *strict_modules[LANG_MAX_STRICT_MODULES];
     int plots; /* supports plot capture */
+    /* the image's zygote script (agent/zygote.c), NULL: none; a job whose
+     * code or files name one of zygote_data (space-separated) gets the
+     * zygote that preloads them ("data"), any other the "base" one */
+    const char *zygote;
+    const char *zygote_data;
     /* Library installs: the installer's argv; the names follow, one
      * argument each (never a shell string). Empty: not supported.  It
      * runs with the install network and must run no package code; where

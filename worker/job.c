@@ -17,6 +17,7 @@ void job_init(struct job *j, const struct config *cfg)
     j->artifact_max_total_mb = cfg->artifact_max_total_mb;
     j->max_attempts = (int)cfg->max_attempts;
     j->plots = 1;
+    j->fresh_interpreter = cfg->fresh_interpreter;
     j->compare.tol = COMPARE_DEFAULT_TOL;
     j->libraries_max = cfg->libraries_max;
 }
@@ -282,6 +283,24 @@ int job_check_env(const struct job *j, struct llmsb_err *err)
     return 0;
 }
 
+/* 1 when the job's code or a file of it names a module the language's
+ * "data" zygote preloads (a plain substring: a miss only costs speed). */
+static int names_data_module(const struct job *j)
+{
+    const char *w = j->lang->zygote_data;
+
+    while (w && *w) {
+        size_t n = strcspn(w, " ");
+        if (n && memmem(j->code, j->code_len, w, n))
+            return 1;
+        for (size_t i = 0; n && i < j->nfiles; i++)
+            if (memmem(j->files[i].data, j->files[i].len, w, n))
+                return 1;
+        w += n + (w[n] == ' ');
+    }
+    return 0;
+}
+
 int job_to_proto(const struct job *j, struct proto_job *pj, struct llmsb_err *err)
 {
     char file[160];
@@ -310,6 +329,11 @@ int job_to_proto(const struct job *j, struct proto_job *pj, struct llmsb_err *er
         rc |= strlist_add(&pj->run_argv, &pj->nrun, j->args[i], strlen(j->args[i]));
     rc |= build_env(j, pj);
     if (j->plots && j->lang->plots && !(pj->plots_dir = strdup(LANG_PLOTS_DIR)))
+        rc = -1;
+    /* a job with libraries gets what it installed: a plain start */
+    if (j->lang->zygote && !j->fresh_interpreter && !j->nlibraries &&
+        (!(pj->zygote = strdup(j->lang->zygote)) ||
+         !(pj->zygote_profile = strdup(names_data_module(j) ? "data" : "base"))))
         rc = -1;
     if (j->stdin_len) {
         if (!(pj->stdin_data = malloc(j->stdin_len)))

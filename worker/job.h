@@ -51,9 +51,10 @@ struct job {
     int64_t artifact_max_count;
     int64_t artifact_max_file_mb;
     int64_t artifact_max_total_mb;
-    char *meta;       /* JSON text, copied to the result untouched */
-    int plots;        /* capture plots where the language can (default 1) */
-    char **libraries; /* NULL-terminated; installed before the run */
+    char *meta;            /* JSON text, copied to the result untouched */
+    int plots;             /* capture plots where the language can (default 1) */
+    int fresh_interpreter; /* 1: a new interpreter, never the image's zygote */
+    char **libraries;      /* NULL-terminated; installed before the run */
     size_t nlibraries;
     int64_t libraries_max;
     char **artifact_globs; /* NULL-terminated; files to bring back */

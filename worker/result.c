@@ -38,6 +38,7 @@ static const struct {
     {"duration_ms", RT_INT},
     {"cpu_ms", RT_INT},
     {"max_rss_kb", RT_INT},
+    {"zygote", RT_BOOL},
     {"passed", RT_BOOL},
     {"cases_passed", RT_INT},
     {"cases_total", RT_INT},
@@ -217,6 +218,8 @@ int job_result_to_fields(const struct job_result *r, char nums[RESULT_NUMS][32],
     rc |= fields_add(out, "stderr", p->err.data, p->err.len);
     rc |= fields_adds(out, "stdout_truncated", p->out_truncated ? "true" : "false");
     rc |= fields_adds(out, "stderr_truncated", p->err_truncated ? "true" : "false");
+    if (p->zygote)
+        rc |= fields_adds(out, "zygote", "true");
     rc |= fields_add(out, "compile_output", p->compile_output.data, p->compile_output.len);
     if (r->passed >= 0)
         rc |= fields_adds(out, "passed", r->passed ? "true" : "false");

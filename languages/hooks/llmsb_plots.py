@@ -147,5 +147,23 @@ class _Finder:
         return spec
 
 
+def activate(directory):
+    """Turns capture on in a process that started without SANDBOX_PLOTS_DIR
+    (a job forked by the zygote, llmsb_zygote.py): the modules already
+    loaded are patched now, the others when they are imported."""
+    global _DIR
+    _DIR = directory
+    if not _os.path.isdir(_DIR):
+        return
+    for name, patch in _PATCHES.items():
+        mod = _sys.modules.get(name)
+        if mod is not None:
+            try:
+                patch(mod)
+            except Exception:
+                pass
+    _sys.meta_path.insert(0, _Finder())
+
+
 if _DIR and _os.path.isdir(_DIR):
     _sys.meta_path.insert(0, _Finder())

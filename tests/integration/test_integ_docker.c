@@ -214,70 +214,123 @@ TEST(java_compile_error)
 }
 
 /* The hardening audit: one check per layer, read from inside a job. */
-TEST(hardened_by_default)
+static const char audit_code[] =
+    "import os, resource\n"
+    "st = open('/proc/self/status').read()\n"
+    "f = {l.split(':')[0]: l.split(':')[1].strip() for l in st.splitlines() if ':' in l}\n"
+    "print('uid', os.getuid(), os.geteuid(), os.getgid())\n"
+    "print('nnp', f['NoNewPrivs'])\n"
+    "print('seccomp', f['Seccomp'])\n"
+    "print('capeff', f['CapEff'], 'capbnd', f['CapBnd'])\n"
+    "try:\n    open('/usr/x', 'w')\n    print('rootfs writable')\n"
+    "except OSError as e:\n    print('rootfs', e.errno)\n"
+    "try:\n    open('/run/x', 'w')\n    print('run writable')\n"
+    "except OSError as e:\n    print('run denied', e.errno in (13, 30))\n"
+    "try:\n    open('/dev/termination-log', 'a').write('x')\n    print('termlog writable')\n"
+    "except OSError as e:\n    print('termlog denied', e.errno in (2, 13, 30))\n"
+    "print('ifaces', sorted(os.listdir('/sys/class/net')))\n"
+    "print('env', sorted(k for k in os.environ if 'DOCKER' in k or 'REDIS' in k or 'LLMSB' in k))\n"
+    "print('nofile', resource.getrlimit(resource.RLIMIT_NOFILE)[0])\n"
+    "print('fsize', resource.getrlimit(resource.RLIMIT_FSIZE)[0] >> 20)\n"
+    "print('core', resource.getrlimit(resource.RLIMIT_CORE)[0])\n"
+    "for d in ('/work', '/tmp', '/var/tmp', '/dev/shm'):\n"
+    "    s = os.statvfs(d)\n"
+    "    print('size', d, s.f_blocks * s.f_frsize >> 20)\n"
+    "def first(*paths):\n"
+    "    for p in paths:\n"
+    "        try:\n            return open(p).read().split()[0]\n"
+    "        except OSError:\n            pass\n"
+    "print('mem', int(first('/sys/fs/cgroup/memory/memory.limit_in_bytes', '/sys/fs/cgroup/memory.max')) >> 20)\n"
+    "print('pids', first('/sys/fs/cgroup/pids/pids.max', '/sys/fs/cgroup/pids.max'))\n"
+    "print('cpu', first('/sys/fs/cgroup/cpu/cpu.cfs_quota_us', '/sys/fs/cgroup/cpu.max'))\n";
+
+static void audit_checks(const char *out)
 {
-    const char *code =
-        "import os, resource\n"
-        "st = open('/proc/self/status').read()\n"
-        "f = {l.split(':')[0]: l.split(':')[1].strip() for l in st.splitlines() if ':' in l}\n"
-        "print('uid', os.getuid(), os.geteuid(), os.getgid())\n"
-        "print('nnp', f['NoNewPrivs'])\n"
-        "print('seccomp', f['Seccomp'])\n"
-        "print('capeff', f['CapEff'], 'capbnd', f['CapBnd'])\n"
-        "try:\n    open('/usr/x', 'w')\n    print('rootfs writable')\n"
-        "except OSError as e:\n    print('rootfs', e.errno)\n"
-        "try:\n    open('/run/x', 'w')\n    print('run writable')\n"
-        "except OSError as e:\n    print('run denied', e.errno in (13, 30))\n"
-        "try:\n    open('/dev/termination-log', 'a').write('x')\n    print('termlog writable')\n"
-        "except OSError as e:\n    print('termlog denied', e.errno in (2, 13, 30))\n"
-        "print('ifaces', sorted(os.listdir('/sys/class/net')))\n"
-        "print('env', sorted(k for k in os.environ if 'DOCKER' in k or 'REDIS' in k or 'LLMSB' in k))\n"
-        "print('nofile', resource.getrlimit(resource.RLIMIT_NOFILE)[0])\n"
-        "print('fsize', resource.getrlimit(resource.RLIMIT_FSIZE)[0] >> 20)\n"
-        "print('core', resource.getrlimit(resource.RLIMIT_CORE)[0])\n"
-        "for d in ('/work', '/tmp', '/var/tmp', '/dev/shm'):\n"
-        "    s = os.statvfs(d)\n"
-        "    print('size', d, s.f_blocks * s.f_frsize >> 20)\n"
-        "def first(*paths):\n"
-        "    for p in paths:\n"
-        "        try:\n            return open(p).read().split()[0]\n"
-        "        except OSError:\n            pass\n"
-        "print('mem', int(first('/sys/fs/cgroup/memory/memory.limit_in_bytes', '/sys/fs/cgroup/memory.max')) >> 20)\n"
-        "print('pids', first('/sys/fs/cgroup/pids/pids.max', '/sys/fs/cgroup/pids.max'))\n"
-        "print('cpu', first('/sys/fs/cgroup/cpu/cpu.cfs_quota_us', '/sys/fs/cgroup/cpu.max'))\n";
-    RUN("python", code, NULL, NULL, NULL, NULL);
-    if (r.r.status != STATUS_OK || !r.r.out.data)
-        fprintf(stderr, "  %s\n", r.r.err.data ? r.r.err.data : "");
-    ASSERT_STR(status_name(r.r.status), "ok");
-    ASSERT_CONTAINS(r.r.out.data, "uid 10001 10001 10001\n");
-    ASSERT_CONTAINS(r.r.out.data, "nnp 1\n");
-    ASSERT_CONTAINS(r.r.out.data, "seccomp 2\n");
-    ASSERT_CONTAINS(r.r.out.data, "capeff 0000000000000000 capbnd 00000000000000e0\n");
-    ASSERT_CONTAINS(r.r.out.data, "rootfs 30\n"); /* EROFS */
+    ASSERT(out != NULL);
+    ASSERT_CONTAINS(out, "uid 10001 10001 10001\n");
+    ASSERT_CONTAINS(out, "nnp 1\n");
+    ASSERT_CONTAINS(out, "seccomp 2\n");
+    ASSERT_CONTAINS(out, "capeff 0000000000000000 capbnd 00000000000000e0\n");
+    ASSERT_CONTAINS(out, "rootfs 30\n"); /* EROFS */
     /* Podman mounts a root-only tmpfs on /run: EACCES there, EROFS elsewhere */
-    ASSERT_CONTAINS(r.r.out.data, "run denied True\n");
+    ASSERT_CONTAINS(out, "run denied True\n");
     /* Kubernetes' termination log (0666 from the kubelet) closed by the agent */
-    ASSERT_CONTAINS(r.r.out.data, "termlog denied True\n");
+    ASSERT_CONTAINS(out, "termlog denied True\n");
     /* a pod always has the pod network: on Kubernetes the NetworkPolicy
      * of deploy/kubernetes is what isolates it (docs/kubernetes.md) */
-    ASSERT_CONTAINS(r.r.out.data, strcmp(backend_name(), "kubernetes") == 0
-                                      ? "ifaces ['eth0', 'lo']\n"
-                                      : "ifaces ['lo']\n");
-    ASSERT_CONTAINS(r.r.out.data, "env []\n");
-    ASSERT_CONTAINS(r.r.out.data, "nofile 1024\n");
-    ASSERT_CONTAINS(r.r.out.data, "fsize 64\n");
-    ASSERT_CONTAINS(r.r.out.data, "core 0\n");
-    ASSERT_CONTAINS(r.r.out.data, "size /work 256\n");
-    ASSERT_CONTAINS(r.r.out.data, "size /tmp 256\n");
-    ASSERT_CONTAINS(r.r.out.data, "size /var/tmp 256\n");
-    ASSERT_CONTAINS(r.r.out.data, "size /dev/shm 64\n");
-    ASSERT_CONTAINS(r.r.out.data, "mem 512\n");
+    ASSERT_CONTAINS(out, strcmp(backend_name(), "kubernetes") == 0 ? "ifaces ['eth0', 'lo']\n"
+                                                                   : "ifaces ['lo']\n");
+    ASSERT_CONTAINS(out, "env []\n");
+    ASSERT_CONTAINS(out, "nofile 1024\n");
+    ASSERT_CONTAINS(out, "fsize 64\n");
+    ASSERT_CONTAINS(out, "core 0\n");
+    ASSERT_CONTAINS(out, "size /work 256\n");
+    ASSERT_CONTAINS(out, "size /tmp 256\n");
+    ASSERT_CONTAINS(out, "size /var/tmp 256\n");
+    ASSERT_CONTAINS(out, "size /dev/shm 64\n");
+    ASSERT_CONTAINS(out, "mem 512\n");
     /* Kubernetes has no per-pod pids limit (the kubelet's podPidsLimit is
      * node-wide, on the pod's cgroup); RLIMIT_NPROC still holds jobs */
     if (strcmp(backend_name(), "kubernetes") != 0)
-        ASSERT_CONTAINS(r.r.out.data, "pids 256\n");
-    ASSERT_CONTAINS(r.r.out.data, "cpu 100000");
+        ASSERT_CONTAINS(out, "pids 256\n");
+    ASSERT_CONTAINS(out, "cpu 100000");
+}
+
+TEST(hardened_by_default)
+{
+    RUN("python", audit_code, NULL, NULL, NULL, NULL);
+    if (r.r.status != STATUS_OK || !r.r.out.data)
+        fprintf(stderr, "  %s\n", r.r.err.data ? r.r.err.data : "");
+    ASSERT_STR(status_name(r.r.status), "ok");
+    audit_checks(r.r.out.data);
     job_result_release(&r);
+}
+
+static int run_in_one_container(const char *lang, const char *const *codes, size_t n, char **outs,
+                                int *zygote);
+
+/* The audit again from a job the zygote forked (the second job of a
+ * container), and the zygote out of the job's reach: it cannot signal it
+ * or read its memory or environment.  With jobs.fresh_interpreter (make
+ * test-zygote) there is no zygote to find. */
+TEST(hardened_in_the_zygote)
+{
+    static const char reach[] =
+        "import os, signal\n"
+        "z = []\n"
+        "for d in os.listdir('/proc'):\n"
+        "    if d.isdigit() and int(d) != os.getpid():\n"
+        "        try:\n"
+        "            if b'llmsb_zygote' in open('/proc/%s/cmdline' % d, 'rb').read():\n"
+        "                z.append(int(d))\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "print('zygotes', len(z))\n"
+        "def denied(f, *a):\n"
+        "    try:\n"
+        "        f(*a)\n"
+        "        return False\n"
+        "    except PermissionError:\n"
+        "        return True\n"
+        "for p in z:\n"
+        "    print('kill', denied(os.kill, p, signal.SIGKILL))\n"
+        "    print('mem', denied(open, '/proc/%d/mem' % p, 'rb'))\n"
+        "    print('environ', denied(open, '/proc/%d/environ' % p, 'rb'))\n"
+        "    print('uid', os.stat('/proc/%d' % p).st_uid)\n";
+    const char *codes[] = {"print('warm')\n", audit_code, reach};
+    char *outs[3] = {NULL, NULL, NULL};
+    int zygote = -1, want = !cfg.fresh_interpreter;
+
+    ASSERT(backend_ok);
+    ASSERT_EQ(run_in_one_container("python", codes, 3, outs, &zygote), 0);
+    ASSERT_EQ(zygote, want); /* the last job's */
+    audit_checks(outs[1]);
+    ASSERT_CONTAINS(outs[2], want ? "zygotes 1\n" : "zygotes 0\n");
+    if (want) {
+        ASSERT_CONTAINS(outs[2], "kill True\nmem True\nenviron True\nuid 0\n");
+    }
+    for (int i = 0; i < 3; i++)
+        free(outs[i]);
 }
 
 TEST(file_size_limit_stops_a_huge_file)
@@ -376,7 +429,8 @@ TEST(no_residue_between_jobs_and_labels)
 
 /* Runs codes[0..n) in order in one container of lang; outs[i] gets job
  * i's stdout (caller frees). */
-static int run_in_one_container(const char *lang, const char *const *codes, size_t n, char **outs)
+static int run_in_one_container(const char *lang, const char *const *codes, size_t n, char **outs,
+                                int *zygote)
 {
     struct container_spec spec;
     struct sandbox sb;
@@ -404,6 +458,8 @@ static int run_in_one_container(const char *lang, const char *const *codes, size
                     res.compile_output.data ? res.compile_output.data : "",
                     res.err.data ? res.err.data : "");
         outs[i] = strdup(rc == 0 && res.out.data ? res.out.data : "");
+        if (zygote)
+            *zygote = res.zygote;
         proto_job_release(&pj);
         proto_result_release(&res);
     }
@@ -448,7 +504,7 @@ TEST(ipc_objects_do_not_survive_into_the_next_job)
     char *outs[2] = {NULL, NULL};
 
     ASSERT(backend_ok);
-    ASSERT_EQ(run_in_one_container("cpp", codes, 2, outs), 0);
+    ASSERT_EQ(run_in_one_container("cpp", codes, 2, outs, NULL), 0);
     ASSERT_STR(outs[0], "made 1 1 1 1\n");
     ASSERT_STR(outs[1], "left mq=0 shm=0 msg=0 sem=0\n");
     free(outs[0]);
@@ -668,7 +724,7 @@ TEST_MAIN(suite_name(), T(hello_python), T(hello_javascript), T(hello_java), T(h
           T(output_flood_is_output_limit_with_prefix), T(segfault_is_runtime_error_signal_11),
           T(exit_code_passes_through), T(stdin_reaches_the_program),
           T(compile_error_is_not_runtime_error), T(java_compile_error), T(hardened_by_default),
-          T(file_size_limit_stops_a_huge_file), T(no_residue_between_jobs_and_labels),
-          T(ipc_objects_do_not_survive_into_the_next_job), T(many_jobs_in_one_container),
-          T(pool_reuse_limits_and_exhaustion), T(artifacts_collected_safely),
-          T(missing_image_is_a_clear_error))
+          T(hardened_in_the_zygote), T(file_size_limit_stops_a_huge_file),
+          T(no_residue_between_jobs_and_labels), T(ipc_objects_do_not_survive_into_the_next_job),
+          T(many_jobs_in_one_container), T(pool_reuse_limits_and_exhaustion),
+          T(artifacts_collected_safely), T(missing_image_is_a_clear_error))

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "agent/run.h"
+#include "agent/zygote.h"
 
 static int exists(const char *p)
 {
@@ -64,4 +65,22 @@ TEST(oom_count_reads_or_reports_unknown)
     ASSERT(v >= -1);
 }
 
-TEST_MAIN("agent", T(rm_tree_does_not_follow_symlinks), T(oom_count_reads_or_reports_unknown))
+/* What a job may not set differently from its zygote's start: what the
+ * interpreter and the preloaded libraries read once, at start-up. */
+TEST(zygote_env_sensitive_names)
+{
+    static const char *const yes[] = {"PYTHONPATH=/x", "PYTHONHASHSEED=0",  "LC_ALL=C",
+                                      "LANG=C",        "MPLBACKEND=Agg",    "TZ=UTC",
+                                      "PATH=/bin",     "OMP_NUM_THREADS=4", "LD_PRELOAD=/x.so",
+                                      "HOME=/tmp",     "TMPDIR=/tmp"};
+    static const char *const no[] = {
+        "SANDBOX_PLOTS_DIR=/tmp/p", "FOO=1", "PATHX=1", "USER=x", "HOMEDIR=/", "MY_PYTHON=1"};
+
+    for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+        ASSERT(zygote_env_sensitive(yes[i]));
+    for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+        ASSERT(!zygote_env_sensitive(no[i]));
+}
+
+TEST_MAIN("agent", T(rm_tree_does_not_follow_symlinks), T(oom_count_reads_or_reports_unknown),
+          T(zygote_env_sensitive_names))

@@ -858,6 +858,60 @@ TEST(plots_and_install_reach_the_agent_job)
     job_release(&j);
 }
 
+/* Python jobs name the image's zygote unless they ask for a fresh
+ * interpreter, install libraries, or the config turns it off. */
+TEST(zygote_reaches_the_agent_job_when_it_can)
+{
+    const char *plain[] = {"lang", "python", "code", "print(1)", NULL};
+    const char *fresh[] = {"lang", "python", "code", "print(1)", "fresh_interpreter", "true", NULL};
+    const char *libs[] = {"lang", "python", "code", "print(1)", "libraries", "[\"six\"]", NULL};
+    const char *ruby[] = {"lang", "ruby", "code", "puts 1", NULL};
+    const char *bad[] = {"lang", "python", "code", "1", "fresh_interpreter", "sometimes", NULL};
+    const char *data[] = {"lang", "python", "code", "import pandas as pd\nprint(1)", NULL};
+    const char *datafile[] = {
+        "lang", "python", "code", "import helper", "files", "{\"helper.py\": \"import numpy\"}",
+        NULL};
+    struct llmsb_err err = {0};
+    struct proto_job pj;
+    struct job j;
+
+    ASSERT_EQ(fields_job(plain, &j, &err), 0);
+    ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
+    ASSERT_STR(pj.zygote, "/usr/local/lib/llmsb/llmsb_zygote.py");
+    ASSERT_STR(pj.zygote_profile, "base");
+    proto_job_release(&pj);
+    job_release(&j);
+    ASSERT_EQ(fields_job(data, &j, &err), 0); /* names pandas: the zygote that preloads it */
+    ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
+    ASSERT_STR(pj.zygote_profile, "data");
+    proto_job_release(&pj);
+    job_release(&j);
+    ASSERT_EQ(fields_job(datafile, &j, &err), 0); /* in a file of the job */
+    ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
+    ASSERT_STR(pj.zygote_profile, "data");
+    proto_job_release(&pj);
+    job_release(&j);
+    cfg.fresh_interpreter = 1; /* the config's default, which a job may turn back */
+    ASSERT_EQ(fields_job(plain, &j, &err), 0);
+    ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
+    ASSERT(pj.zygote == NULL);
+    proto_job_release(&pj);
+    job_release(&j);
+    cfg.fresh_interpreter = 0;
+    for (int k = 0; k < 3; k++) {
+        const char **f = k == 0 ? fresh : k == 1 ? libs : ruby;
+        ASSERT_EQ(fields_job(f, &j, &err), 0);
+        ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
+        ASSERT(pj.zygote == NULL);
+        proto_job_release(&pj);
+        job_release(&j);
+    }
+    ASSERT(fields_job(bad, &j, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "fresh_interpreter");
+    ASSERT_CONTAINS(err.msg, "sometimes");
+    job_release(&j);
+}
+
 static void setup(void) __attribute__((constructor));
 static void setup(void)
 {
@@ -872,5 +926,6 @@ TEST_MAIN("jobs", T(yaml_job_file_with_defaults), T(yaml_job_file_errors_name_th
           T(too_many_fields_are_invalid_not_cut), T(field_names_with_nul_are_unknown),
           T(artifact_names_from_the_agent_are_checked), T(base64_roundtrip_and_rejects),
           T(result_fields_roundtrip_to_json), T(plots_and_install_reach_the_agent_job),
-          T(dataset_ids_are_accepted), T(compare_modes), T(cases_parse_and_reach_the_agent),
-          T(case_results_make_passed), T(passk_estimator_and_task_ids))
+          T(zygote_reaches_the_agent_job_when_it_can), T(dataset_ids_are_accepted),
+          T(compare_modes), T(cases_parse_and_reach_the_agent), T(case_results_make_passed),
+          T(passk_estimator_and_task_ids))

@@ -67,6 +67,8 @@ TEST(job_roundtrip)
     j.output_limit = 1 << 20;
     j.nproc = 77;
     j.plots_dir = strdup("/tmp/.llmsb-plots");
+    j.zygote = strdup("/usr/local/lib/llmsb/llmsb_zygote.py");
+    j.zygote_profile = strdup("data");
     ASSERT_EQ(strlist_add(&j.install_argv, &j.ninstall, "pip", 3), 0);
     ASSERT_EQ(strlist_add(&j.install_argv, &j.ninstall, "numpy", 5), 0);
     ASSERT_EQ(strlist_add(&j.install_env, &j.ninstall_env, "PIP_INDEX_URL=x", 15), 0);
@@ -90,6 +92,8 @@ TEST(job_roundtrip)
     ASSERT_EQ(d.timeout_ms, 2500u);
     ASSERT_EQ(d.nproc, 77u);
     ASSERT_STR(d.plots_dir, "/tmp/.llmsb-plots");
+    ASSERT_STR(d.zygote, "/usr/local/lib/llmsb/llmsb_zygote.py");
+    ASSERT_STR(d.zygote_profile, "data");
     ASSERT_EQ(d.ninstall, (size_t)2);
     ASSERT_STR(d.install_argv[1], "numpy");
     ASSERT_STR(d.install_env[0], "PIP_INDEX_URL=x");
@@ -118,6 +122,14 @@ TEST(job_decode_rejects_bad_plots_dir)
         ASSERT_EQ(proto_put_str(&b, TAG_PLOTS_DIR, bad[i]), 0);
         ASSERT(proto_job_decode(b.data, b.len, &d, &err) != 0);
         ASSERT_CONTAINS(err.msg, "plots dir");
+        buf_reset(&b);
+        ASSERT_EQ(proto_put_str(&b, TAG_ZYGOTE, bad[i]), 0);
+        ASSERT(proto_job_decode(b.data, b.len, &d, &err) != 0);
+        ASSERT_CONTAINS(err.msg, "zygote");
+        buf_reset(&b);
+        ASSERT_EQ(proto_put_str(&b, TAG_ZYGOTE_PROFILE, i == 0 ? "Data" : bad[i]), 0);
+        ASSERT(proto_job_decode(b.data, b.len, &d, &err) != 0);
+        ASSERT_CONTAINS(err.msg, "zygote profile");
         buf_release(&b);
     }
 }

@@ -1,0 +1,544 @@
+/* zygote.c - the agent's side of a preloaded interpreter.
+ *
+ * A job's TAG_ZYGOTE names a script in the image (llmsb_zygote.py for
+ * Python) that loads the interpreter and the image's common libraries once
+ * and then forks one process per job.  The agent starts it only when the
+ * sandbox is clean (right after a cleanup that succeeded, before any job
+ * file is unpacked), as root with the job's start-up environment, stdout on
+ * the agent's stderr (never on the protocol), a SOCK_SEQPACKET socket on fd
+ * 3 and a death signal tied to the agent.  It says "R" when it has
+ * preloaded; no job runs while it preloads (a job that arrives waits, or
+ * ends the zygote when it cannot use it).
+ *
+ * Per run the agent sends one message (see the script's docstring) with
+ * the child's stdin, stdout, stderr and a control pipe; the zygote forks
+ * and the job's process writes its pid on the control pipe before any of
+ * the job's code runs.  From there the agent supervises it as any child of
+ * its own (wall clock, output caps, kills by group and by uid) except that
+ * the wait status and rusage come from the zygote, which waits for it, as
+ * one message on the socket (zygote_exit).  Should the zygote die first,
+ * the job's process dies with it (its death signal) and, re-parented to
+ * the agent (a child subreaper), is reaped by the agent.  Anything that
+ * goes wrong before the pid (no answer, a dead socket, a pid that makes no
+ * sense) ends the zygote and the run starts plainly; after three failures
+ * in a row the sandbox stops using one. */
+#include "zygote.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define ZYGOTE_READY_MS 30000 /* preloading numpy, pandas, matplotlib: ~1 s idle */
+#define ZYGOTE_PID_MS 5000
+#define ZYGOTE_MAX_MSG ((size_t)120 << 10)
+#define ZYGOTE_MAX_FAILURES 3
+
+enum zstate { Z_NONE, Z_STARTING, Z_READY };
+
+struct zspec {
+    const char *profile; /* one of profiles[] */
+    char *script;
+    char *argv0;
+    char **env; /* the start-up-sensitive entries of the job's env, in order */
+    size_t nenv;
+};
+
+/* What the zygote preloads (llmsb_zygote.py): "base" the standard library
+ * a program commonly uses, "data" numpy, pandas and matplotlib besides.
+ * One zygote per profile at most; the worker picks the profile by the
+ * modules the job's code names (a smaller zygote forks faster). */
+static const char *const profiles[] = {"base", "data"};
+#define NPROFILES (sizeof(profiles) / sizeof(profiles[0]))
+
+struct zslot {
+    enum zstate state;
+    pid_t pid;
+    int sock;
+    struct zspec running; /* what the zygote was started with */
+    struct zspec wanted;  /* what the last job of this profile asked for */
+    int failures;
+};
+
+static struct zslot slots[NPROFILES] = {{Z_NONE, -1, -1, {0}, {0}, 0},
+                                        {Z_NONE, -1, -1, {0}, {0}, 0}};
+static struct zslot *cur; /* the zygote of the job being run, if any */
+static int memory_checked, memory_fits;
+
+int zygote_env_sensitive(const char *kv)
+{
+    static const char *const prefixes[] = {"PYTHON", "LC_",  "MPL",     "OPENBLAS", "OMP_",
+                                           "MKL_",   "GOTO", "NUMEXPR", "LD_",      "MALLOC_"};
+    static const char *const names[] = {"PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR"};
+    size_t len = strcspn(kv, "=");
+
+    for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+        if (strncmp(kv, prefixes[i], strlen(prefixes[i])) == 0)
+            return 1;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strlen(names[i]) == len && strncmp(kv, names[i], len) == 0)
+            return 1;
+    return 0;
+}
+
+static void spec_free(struct zspec *s)
+{
+    free(s->script);
+    free(s->argv0);
+    strlist_free(s->env, s->nenv);
+    memset(s, 0, sizeof(*s));
+}
+
+/* The spec of job into s; -1 when out of memory. */
+static int spec_of(const struct proto_job *job, struct zspec *s)
+{
+    int rc = 0;
+
+    memset(s, 0, sizeof(*s));
+    for (size_t i = 0; i < NPROFILES; i++)
+        if (strcmp(job->zygote_profile ? job->zygote_profile : "base", profiles[i]) == 0)
+            s->profile = profiles[i];
+    if (!s->profile)
+        return -1;
+    s->script = strdup(job->zygote);
+    s->argv0 = strdup(job->run_argv[0]);
+    for (size_t i = 0; i < job->nenv && rc == 0; i++)
+        if (zygote_env_sensitive(job->env[i]))
+            rc = strlist_add(&s->env, &s->nenv, job->env[i], strlen(job->env[i]));
+    if (rc != 0 || !s->script || !s->argv0) {
+        spec_free(s);
+        return -1;
+    }
+    return 0;
+}
+
+static int spec_eq(const struct zspec *a, const struct zspec *b)
+{
+    if (!a->script || !b->script || a->profile != b->profile || strcmp(a->script, b->script) != 0 ||
+        strcmp(a->argv0, b->argv0) != 0 || a->nenv != b->nenv)
+        return 0;
+    for (size_t i = 0; i < a->nenv; i++)
+        if (strcmp(a->env[i], b->env[i]) != 0)
+            return 0;
+    return 1;
+}
+
+static long long read_ll_file(const char *path)
+{
+    char line[64];
+    long long v = -1;
+    FILE *f = fopen(path, "re");
+
+    if (!f)
+        return -1;
+    if (fgets(line, sizeof(line), f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (strcmp(line, "max") == 0)
+            v = (long long)1 << 62;
+        else if (parse_ll(line, 0, (long long)1 << 62, &v) != 0)
+            v = -1;
+    }
+    fclose(f);
+    return v;
+}
+
+/* The sandbox's memory limit leaves room for a zygote (or there is none). */
+static int memory_ok(void)
+{
+    if (!memory_checked) {
+        long long lim = read_ll_file("/sys/fs/cgroup/memory.max");
+        if (lim < 0)
+            lim = read_ll_file("/sys/fs/cgroup/memory/memory.limit_in_bytes");
+        memory_fits = lim < 0 || lim >= ZYGOTE_MIN_MEMORY;
+        memory_checked = 1;
+        if (!memory_fits)
+            fprintf(stderr, "llmsb-agent: memory limit %lld MiB: no zygote (needs %lld)\n",
+                    lim >> 20, ZYGOTE_MIN_MEMORY >> 20);
+    }
+    return memory_fits;
+}
+
+static void end_zygote(struct zslot *z, int failed)
+{
+    if (z->pid > 0) {
+        kill(z->pid, SIGKILL);
+        while (waitpid(z->pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
+    if (z->sock >= 0)
+        close(z->sock);
+    z->pid = -1;
+    z->sock = -1;
+    z->state = Z_NONE;
+    spec_free(&z->running);
+    if (z == cur)
+        cur = NULL;
+    if (failed && ++z->failures == ZYGOTE_MAX_FAILURES)
+        fprintf(stderr, "llmsb-agent: the %s zygote failed %d times: plain starts from now on\n",
+                profiles[z - slots], ZYGOTE_MAX_FAILURES);
+}
+
+int zygote_socket(void)
+{
+    return cur && cur->state == Z_READY ? cur->sock : -1;
+}
+
+int zygote_exit(int *status, struct rusage *ru)
+{
+    char msg[160];
+    long long st, ut, stm, rss;
+    ssize_t n;
+
+    if (!cur)
+        return -1;
+    do
+        n = recv(cur->sock, msg, sizeof(msg) - 1, MSG_DONTWAIT);
+    while (n < 0 && errno == EINTR);
+    if (n < 0 && errno == EAGAIN)
+        return 0;
+    if (n > 0) {
+        msg[n] = '\0';
+        if (sscanf(msg, "exit %lld %lld %lld %lld", &st, &ut, &stm, &rss) == 4 && st >= 0 &&
+            st <= 0xffff && ut >= 0 && stm >= 0 && rss >= 0) {
+            memset(ru, 0, sizeof(*ru));
+            ru->ru_utime.tv_sec = (time_t)(ut / 1000000);
+            ru->ru_utime.tv_usec = (suseconds_t)(ut % 1000000);
+            ru->ru_stime.tv_sec = (time_t)(stm / 1000000);
+            ru->ru_stime.tv_usec = (suseconds_t)(stm % 1000000);
+            ru->ru_maxrss = (long)rss;
+            *status = (int)st;
+            return 1;
+        }
+    }
+    fprintf(stderr, "llmsb-agent: the zygote's answer: %s\n",
+            n == 0  ? "it closed the socket"
+            : n < 0 ? strerror(errno)
+                    : "malformed");
+    end_zygote(cur, 1);
+    return -1;
+}
+
+void zygote_reaped(pid_t pid)
+{
+    for (size_t i = 0; i < NPROFILES && pid > 0; i++) {
+        if (pid != slots[i].pid)
+            continue;
+        slots[i].pid = -1; /* reaped: never signal that number again */
+        fprintf(stderr, "llmsb-agent: the %s zygote died\n", profiles[i]);
+        end_zygote(&slots[i], 1);
+    }
+}
+
+void zygote_abandon(void)
+{
+    fprintf(stderr, "llmsb-agent: gave up waiting for the zygote's answer\n");
+    if (cur)
+        end_zygote(cur, 1);
+}
+
+void zygote_stop(void)
+{
+    for (size_t i = 0; i < NPROFILES; i++) {
+        end_zygote(&slots[i], 0);
+        spec_free(&slots[i].wanted);
+    }
+}
+
+static void __attribute__((noreturn))
+exec_zygote(const struct agent_conf *conf, const struct zslot *z, int sock, char **env)
+{
+    char uid[16], gid[16];
+    char *argv[] = {
+        z->running.argv0, z->running.script, (char *)z->running.profile, uid, gid, NULL};
+    sigset_t none;
+    int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    signal(SIGPIPE, SIG_DFL);
+    setsid();
+    if (null < 0 || dup2(null, 0) < 0 || dup2(2, 1) < 0 || dup2(sock, 3) < 0)
+        _exit(127);
+    closefrom(4);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    snprintf(uid, sizeof(uid), "%u", (unsigned)conf->uid);
+    snprintf(gid, sizeof(gid), "%u", (unsigned)conf->gid);
+    environ = env;
+    execvp(argv[0], argv);
+    fprintf(stderr, "llmsb-agent: cannot start the zygote %s: %s\n", argv[1], strerror(errno));
+    _exit(127);
+}
+
+/* Its start-up environment, BLAS pools at one thread unless the job's
+ * environment says otherwise (then the zygote refuses: threads). */
+static char **zygote_env(const struct zslot *z, size_t *n)
+{
+    static const char *const one_thread[] = {"OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1",
+                                             "MKL_NUM_THREADS=1"};
+    char **env = NULL;
+    int rc = 0;
+
+    *n = 0;
+    for (size_t i = 0; i < z->running.nenv && rc == 0; i++)
+        rc = strlist_add(&env, n, z->running.env[i], strlen(z->running.env[i]));
+    for (size_t i = 0; i < sizeof(one_thread) / sizeof(one_thread[0]) && rc == 0; i++) {
+        size_t klen = strcspn(one_thread[i], "=") + 1;
+        int set = 0;
+        for (size_t k = 0; k < z->running.nenv; k++)
+            set |= strncmp(z->running.env[k], one_thread[i], klen) == 0;
+        if (!set)
+            rc = strlist_add(&env, n, one_thread[i], strlen(one_thread[i]));
+    }
+    if (rc != 0) {
+        strlist_free(env, *n);
+        return NULL;
+    }
+    return env;
+}
+
+static int spec_copy(const struct zspec *from, struct zspec *to)
+{
+    int rc = 0;
+
+    memset(to, 0, sizeof(*to));
+    to->profile = from->profile;
+    to->script = strdup(from->script);
+    to->argv0 = strdup(from->argv0);
+    for (size_t i = 0; i < from->nenv && rc == 0; i++)
+        rc = strlist_add(&to->env, &to->nenv, from->env[i], strlen(from->env[i]));
+    if (rc != 0 || !to->script || !to->argv0) {
+        spec_free(to);
+        return -1;
+    }
+    return 0;
+}
+
+static void start_zygote(const struct agent_conf *conf, struct zslot *z)
+{
+    char **env = NULL;
+    size_t nenv = 0;
+    int sv[2] = {-1, -1};
+    pid_t pid = -1;
+
+    if (spec_copy(&z->wanted, &z->running) != 0 || !(env = zygote_env(z, &nenv)) ||
+        socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0 || (pid = fork()) < 0) {
+        fprintf(stderr, "llmsb-agent: cannot start the zygote: %s\n", strerror(errno));
+        strlist_free(env, nenv);
+        if (sv[0] >= 0)
+            close(sv[0]), close(sv[1]);
+        end_zygote(z, 1);
+        return;
+    }
+    if (pid == 0)
+        exec_zygote(conf, z, sv[1], env);
+    close(sv[1]);
+    strlist_free(env, nenv);
+    z->pid = pid;
+    z->sock = sv[0];
+    z->state = Z_STARTING;
+}
+
+void zygote_idle(const struct agent_conf *conf)
+{
+    for (size_t i = 0; i < NPROFILES; i++) {
+        struct zslot *z = &slots[i];
+        if (!z->wanted.script || z->failures >= ZYGOTE_MAX_FAILURES || !memory_ok())
+            continue;
+        if (z->state != Z_NONE && spec_eq(&z->running, &z->wanted))
+            continue;
+        end_zygote(z, 0);
+        start_zygote(conf, z);
+    }
+}
+
+/* Waits up to ms for the zygote's "R". */
+static int wait_ready(struct zslot *z, int ms)
+{
+    struct pollfd pf = {z->sock, POLLIN, 0};
+    int64_t deadline = clock_mono_ms() + ms;
+    char c = 0;
+    int n;
+
+    for (;;) {
+        int64_t left = deadline - clock_mono_ms();
+        if (left < 0)
+            left = 0;
+        n = poll(&pf, 1, (int)left);
+        if (n > 0)
+            break;
+        if (n == 0 || errno != EINTR)
+            return -1;
+    }
+    if (recv(z->sock, &c, 1, 0) != 1 || c != 'R')
+        return -1;
+    z->state = Z_READY;
+    return 0;
+}
+
+int zygote_for_job(const struct agent_conf *conf, const struct proto_job *job)
+{
+    struct zspec want;
+    struct zslot *z = NULL;
+
+    (void)conf;
+    cur = NULL;
+    if (job->zygote && job->nrun && !job->ninstall && !job->ncompile && spec_of(job, &want) == 0) {
+        for (size_t i = 0; i < NPROFILES; i++)
+            if (want.profile == profiles[i])
+                z = &slots[i];
+        if (!spec_eq(&want, &z->wanted)) {
+            spec_free(&z->wanted);
+            z->wanted = want;
+        } else {
+            spec_free(&want);
+        }
+    }
+    /* no zygote preloads beside a job: each that is starting is waited
+     * for, or ended when this job cannot use it */
+    for (size_t i = 0; i < NPROFILES; i++) {
+        struct zslot *s = &slots[i];
+        if (s->state != Z_STARTING)
+            continue;
+        if (s == z && !spec_eq(&s->running, &s->wanted)) {
+            end_zygote(s, 0);
+        } else if (wait_ready(s, ZYGOTE_READY_MS) != 0) {
+            fprintf(stderr, "llmsb-agent: the %s zygote did not get ready in %d ms\n", profiles[i],
+                    ZYGOTE_READY_MS);
+            end_zygote(s, 1);
+        }
+    }
+    if (z && z->state == Z_READY && spec_eq(&z->running, &z->wanted))
+        cur = z;
+    return cur != NULL;
+}
+
+/* NUL-separated fields, as llmsb_zygote.py reads them. */
+static int request(struct buf *m, const struct agent_conf *conf, const struct proto_job *job,
+                   char *const *argv, char *const *env)
+{
+    size_t argc = 0;
+    int rc;
+
+    while (argv[argc])
+        argc++;
+    rc = buf_printf(m, "1%c%u%c%u%c%ld%c%llu%c%llu%c%llu%c%s%c%zu%c", 0, (unsigned)conf->uid, 0,
+                    (unsigned)conf->gid, 0, (long)getpid(), 0, (unsigned long long)job->fsize_limit,
+                    0, (unsigned long long)job->nofile, 0, (unsigned long long)job->nproc, 0,
+                    conf->work_dir, 0, argc, 0);
+    for (size_t i = 0; argv[i] && rc == 0; i++)
+        rc = buf_append(m, argv[i], strlen(argv[i]) + 1);
+    for (size_t i = 0; env && env[i] && rc == 0; i++)
+        rc = buf_append(m, env[i], strlen(env[i]) + 1);
+    return rc;
+}
+
+static int send_request(const struct buf *m, const int fds[4])
+{
+    union {
+        struct cmsghdr h;
+        char space[CMSG_SPACE(4 * sizeof(int))];
+    } ctl;
+    struct iovec iov = {m->data, m->len};
+    struct msghdr msg = {0};
+    struct cmsghdr *c;
+
+    memset(&ctl, 0, sizeof(ctl));
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = ctl.space;
+    msg.msg_controllen = sizeof(ctl.space);
+    c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(4 * sizeof(int));
+    memcpy(CMSG_DATA(c), fds, 4 * sizeof(int));
+    for (;;) {
+        ssize_t n = sendmsg(cur->sock, &msg, MSG_NOSIGNAL);
+        if (n == (ssize_t)m->len)
+            return 0;
+        if (n < 0 && errno == EINTR)
+            continue;
+        return -1;
+    }
+}
+
+/* The job's pid from the control pipe ("PID zygote" or "PID plain": the
+ * zygote's interpreter runs the job, or it exec'd a plain one), or -1. */
+static pid_t read_pid(int fd, int *plain)
+{
+    struct pollfd pf = {fd, POLLIN, 0};
+    int64_t deadline = clock_mono_ms() + ZYGOTE_PID_MS;
+    char line[32], *how;
+    size_t got = 0;
+    long long pid;
+
+    while (got < sizeof(line) - 1 && !memchr(line, '\n', got)) {
+        int64_t left = deadline - clock_mono_ms();
+        ssize_t n;
+        if (left <= 0 || (poll(&pf, 1, (int)left) < 0 && errno != EINTR))
+            return -1;
+        n = read(fd, line + got, sizeof(line) - 1 - got);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (n <= 0)
+            return -1;
+        got += (size_t)n;
+    }
+    line[got] = '\0';
+    line[strcspn(line, "\n")] = '\0';
+    if (!(how = strchr(line, ' ')))
+        return -1;
+    *how++ = '\0';
+    if (parse_ll(line, 2, 1 << 30, &pid) != 0 ||
+        (strcmp(how, "zygote") != 0 && strcmp(how, "plain") != 0))
+        return -1;
+    *plain = strcmp(how, "plain") == 0;
+    return (pid_t)pid;
+}
+
+pid_t zygote_fork(const struct agent_conf *conf, const struct proto_job *job, char *const *argv,
+                  char *const *env, int in_fd, int out_fd, int err_fd, int *plain)
+{
+    struct buf m;
+    int ctl[2], fds[4];
+    pid_t pid = -1;
+
+    if (!cur || cur->state != Z_READY)
+        return -1;
+    buf_init(&m, ZYGOTE_MAX_MSG);
+    if (request(&m, conf, job, argv, env) != 0) {
+        buf_release(&m); /* too big for one message: a plain start */
+        return -1;
+    }
+    if (pipe2(ctl, O_CLOEXEC) != 0) {
+        buf_release(&m);
+        return -1;
+    }
+    fds[0] = in_fd, fds[1] = out_fd, fds[2] = err_fd, fds[3] = ctl[1];
+    if (send_request(&m, fds) == 0) {
+        close(ctl[1]);
+        ctl[1] = -1;
+        pid = read_pid(ctl[0], plain);
+    }
+    if (ctl[1] >= 0)
+        close(ctl[1]);
+    close(ctl[0]);
+    buf_release(&m);
+    if (pid < 0) {
+        fprintf(stderr, "llmsb-agent: the %s zygote did not start a job: %s\n",
+                profiles[cur - slots], errno ? strerror(errno) : "no answer");
+        end_zygote(cur, 1);
+        return -1;
+    }
+    cur->failures = 0;
+    return pid;
+}

@@ -1,0 +1,51 @@
+/* zygote.h - preloaded interpreters that fork one process per job
+ * (internal to agent/; the Python side is languages/hooks/llmsb_zygote.py). */
+#ifndef LLMSB_AGENT_ZYGOTE_H
+#define LLMSB_AGENT_ZYGOTE_H
+
+#include <sys/resource.h>
+#include <sys/types.h>
+#include "proto.h"
+#include "run.h"
+
+/* Below this cgroup memory limit no zygote is started: what it holds would
+ * be missing from the job's share (docs/benchmarks.md). */
+#define ZYGOTE_MIN_MEMORY ((long long)256 << 20)
+
+/* Before a job's files are unpacked: 1 when its run steps go through the
+ * zygote (one is up, ready, and was started for this job's interpreter,
+ * script and start-up environment), waiting for one that is still
+ * preloading.  Remembers what the job asked for, so that the next idle
+ * time starts it; a zygote still preloading that this job cannot use is
+ * ended, as it must not preload beside a job. */
+int zygote_for_job(const struct agent_conf *conf, const struct proto_job *job);
+/* After a cleanup that left the sandbox clean: starts the zygote the last
+ * job asked for, when none or another is running. */
+void zygote_idle(const struct agent_conf *conf);
+/* Starts the job's process argv/env through the zygote on the given
+ * descriptors (the child's ends).  Returns its pid (the agent's child by
+ * re-parenting), *plain set when the zygote handed the job to a plain
+ * interpreter (what it cannot mimic), or -1: nothing was started, the
+ * caller starts it itself. */
+pid_t zygote_fork(const struct agent_conf *conf, const struct proto_job *job, char *const *argv,
+                  char *const *env, int in_fd, int out_fd, int err_fd, int *plain);
+/* The socket to poll for the exit of a job the zygote started, -1 when
+ * there is none. */
+int zygote_socket(void);
+/* After zygote_socket() polled readable: 1 with the job's wait status and
+ * rusage, 0 when there is nothing yet, -1 when the zygote failed (it is
+ * ended; the job's process, its death signal fired, is the agent's to
+ * reap). */
+int zygote_exit(int *status, struct rusage *ru);
+/* The agent reaped pid: if it was the zygote, it is gone. */
+void zygote_reaped(pid_t pid);
+/* Ends a zygote whose answer for the last job never came. */
+void zygote_abandon(void);
+/* Ends the zygote (shutdown). */
+void zygote_stop(void);
+/* 1 when name (up to '=' or NUL) is read at interpreter start-up, so a job
+ * setting it differently cannot use a zygote started without it.
+ * Exposed for tests. */
+int zygote_env_sensitive(const char *kv);
+
+#endif

@@ -1,0 +1,423 @@
+"""llm-sandbox zygote for Python: an interpreter that has loaded the image's
+common libraries once and forks one child per job (docs/benchmarks.md, "The
+zygote").  Started by llmsb-agent as root with the agent's few capabilities,
+as `python3 llmsb_zygote.py PROFILE UID GID` with the environment a job's
+interpreter would start with, on a clean sandbox (right after a cleanup),
+stdin on /dev/null, stdout and stderr on the agent's log and fd 3 a
+SOCK_SEQPACKET socket to the agent.
+
+Preloading runs with the real and effective uid and gid of the sandbox
+user, so what the libraries write (matplotlib's cache under MPLCONFIGDIR)
+is the sandbox user's, as in a plain start.  Then the zygote says b"R" and serves requests:
+one message of NUL-separated fields (version, uid, gid, the agent's pid,
+RLIMIT_FSIZE, RLIMIT_NOFILE, RLIMIT_NPROC, the work dir, argc, argv...,
+env...) with four descriptors (the job's stdin, stdout, stderr and a control
+pipe).  Per request it forks; the job's process writes its pid to the
+control pipe (the agent kills its group and its uid, as any job's) and
+the zygote waits for it and answers its wait status and rusage on the
+socket.  The job's process becomes the job's user exactly as the agent's
+own child does (new session, the job's pipes, rlimits, oom_score_adj 1000,
+no groups, no new privileges, death signal), and runs the program as
+`python3 FILE ARGS` would: a fresh __main__, sys.argv, sys.path[0], the
+job's environment, new random seeds, the plot hooks when the job wants
+plots, tracebacks without a frame of this file.  Whatever it cannot mimic
+(interpreter options, a job file that shadows a preloaded module), it
+hands to a plain `python3` by exec, after dropping privileges.
+
+The zygote never reads anything a job can write: it starts on a clean
+sandbox before any job file is unpacked and preloads before it serves; the
+agent never asks it for anything else.  It refuses to fork while it has
+more than one thread (BLAS pools are kept to one thread by the agent's
+environment)."""
+import sys
+
+# What `python3 FILE` has loaded when FILE's first line runs: the same set,
+# since this file is started that way.
+_FRESH = frozenset(sys.modules)
+
+import builtins  # noqa: E402
+import ctypes  # noqa: E402
+import gc  # noqa: E402
+import importlib  # noqa: E402
+import importlib.machinery  # noqa: E402
+import os  # noqa: E402
+import resource  # noqa: E402
+import signal  # noqa: E402
+import socket  # noqa: E402
+import types  # noqa: E402
+
+PROTO_VERSION = b"1"
+# "base": the standard library programs commonly use; "data": numpy,
+# pandas and matplotlib (Agg, with the plot hooks) besides.  The smaller a
+# zygote, the faster it forks: the worker picks by what a job's code names.
+BASE = ("json", "re", "math", "random", "collections", "itertools", "functools", "datetime",
+        "decimal", "fractions", "statistics", "heapq", "bisect", "string", "typing",
+        "dataclasses", "copy", "textwrap", "csv", "io", "hashlib", "base64", "struct", "operator")
+PRELOAD = {"base": BASE, "data": BASE + ("numpy", "pandas", "matplotlib", "matplotlib.pyplot")}
+# What the job's frames sit on: the zygote's top frame and exec's entry
+# into the interpreter loop.  A plain start has neither; the recursion
+# limit is raised by as much (and sys.getrecursionlimit/setrecursionlimit
+# hide it) so RecursionError strikes at the same depth, with the same
+# traceback.
+RECURSION_OFFSET = 2
+PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
+PR_SET_NO_NEW_PRIVS = 38
+_libc = ctypes.CDLL(None, use_errno=True)
+# fork(2) itself, the GIL held: os.fork's after-fork hooks (threading's
+# bookkeeping, random's reseed, logging's locks) cost ~5 ms per job here and
+# fix what only another thread or a fork inside an import could break; the
+# zygote forks single-threaded, between imports, and reseeds between jobs.
+_fork = ctypes.PyDLL(None, use_errno=True).fork
+_SELF = os.path.abspath(__file__)
+
+
+def _say(msg):
+    try:
+        os.write(2, ("llmsb-zygote: %s\n" % msg).encode())
+    except OSError:
+        pass
+
+
+def _preload(names, uid, gid):
+    """As the sandbox user in all but the saved ids (the way back): what the
+    libraries create is the user's, and their access() checks (matplotlib's
+    of MPLCONFIGDIR) see the user's rights.  No job runs meanwhile."""
+    os.setresgid(gid, gid, 0)
+    os.setresuid(uid, uid, 0)
+    try:
+        for name in names:
+            try:
+                importlib.import_module(name)
+            except Exception as e:  # a library the image lacks: not preloaded
+                _say("preload %s: %s" % (name, e))
+    finally:
+        os.setresuid(0, 0, 0)
+        os.setresgid(0, 0, 0)
+    # what the libraries registered to run at exit is the zygote's, not
+    # every job's (a plain start registers it when the job imports them)
+    import atexit
+    atexit._clear()
+
+
+def _top_names(mods):
+    return {m.partition(".")[0] for m in mods}
+
+
+def _threads():
+    return len(os.listdir("/proc/self/task"))
+
+
+def _reseed():
+    """New seeds for the generators the next job inherits, here between
+    jobs (numpy's first reseed in a fresh fork costs ~6 ms)."""
+    sys.modules["random"].seed()
+    if "numpy.random" in sys.modules:
+        sys.modules["numpy.random"].seed()
+
+
+def _serve(sock):
+    """Returns (message, fds) in a job's process; never returns in the
+    zygote, which waits for each job's process and sends the agent its wait
+    status and resource use ("exit STATUS UTIME_US STIME_US MAXRSS_KB")."""
+    while True:
+        try:
+            msg, fds, _flags, _addr = socket.recv_fds(sock, 1 << 17, 4)
+        except InterruptedError:
+            continue
+        except OSError as e:
+            _say("recv: %s" % e)
+            os._exit(1)
+        if not msg:
+            os._exit(0)  # the agent closed the socket
+        if len(fds) != 4 or _threads() != 1:
+            _say("refusing: %d descriptors, %d threads" % (len(fds), _threads()))
+            os._exit(1)
+        pid = _fork()
+        if pid == 0:
+            return msg, fds
+        for fd in fds:
+            os.close(fd)
+        if pid < 0:
+            _say("fork: %s" % os.strerror(ctypes.get_errno()))
+            os._exit(1)  # the agent starts the job itself
+        while True:
+            try:
+                _pid, status, ru = os.wait4(pid, 0)
+                break
+            except InterruptedError:
+                continue
+        sock.send(b"exit %d %d %d %d" % (status, int(ru.ru_utime * 1e6), int(ru.ru_stime * 1e6),
+                                         ru.ru_maxrss))
+        _reseed()  # no two jobs share a generator's state
+
+
+def _prctl(option, value):
+    if _libc.prctl(option, ctypes.c_ulong(value), ctypes.c_ulong(0), ctypes.c_ulong(0),
+                   ctypes.c_ulong(0)) != 0:
+        raise OSError(ctypes.get_errno(), "prctl %d" % option)
+
+
+def _fail(msg):
+    _say(msg)
+    os._exit(127)
+
+
+def _set_limit(res, v):
+    if v:
+        resource.setrlimit(res, (v, v))
+
+
+def _become(sock, msg, fds):
+    """The job's process, still root: on the job's pipes, as the job's
+    user.  Returns (argv, the control pipe)."""
+    f = msg.split(b"\0")
+    if f[0] != PROTO_VERSION or len(f) < 10:
+        _fail("bad request")
+    uid, gid, _agent, fsize, nofile, nproc = (int(x) for x in f[1:7])
+    work, argc = f[7], int(f[8])
+    argv, env = f[9:9 + argc], [e for e in f[9 + argc:] if e]
+    if uid <= 0 or gid <= 0 or argc < 1:
+        _fail("bad request")
+    stdin, stdout, stderr, ctl = fds
+    zygote = os.getppid()
+    os.setsid()
+    os.dup2(stdin, 0)
+    os.dup2(stdout, 1)
+    os.dup2(stderr, 2)
+    sock.detach()
+    # the socket, the originals: all but the control pipe
+    for fd in [int(x) for x in os.listdir("/proc/self/fd")]:
+        if fd > 2 and fd != ctl:
+            try:
+                os.close(fd)
+            except OSError:
+                pass  # listdir's own, closed already
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    _set_limit(resource.RLIMIT_FSIZE, fsize)
+    _set_limit(resource.RLIMIT_NOFILE, nofile)
+    _set_limit(resource.RLIMIT_NPROC, nproc)
+    try:
+        with open("/proc/self/oom_score_adj", "w") as o:
+            o.write("1000")
+    except OSError:
+        pass  # best effort: the cgroup limit still holds
+    try:
+        os.setgroups([])
+        os.setgid(gid)
+        os.setuid(uid)
+        if os.getuid() != uid or os.geteuid() != uid or os.getgid() != gid:
+            raise OSError("ids did not change")
+        try:
+            os.setuid(0)
+            raise OSError("uid 0 is still reachable")
+        except PermissionError:
+            pass
+        _prctl(PR_SET_NO_NEW_PRIVS, 1)
+        # a uid change made the process undumpable (root's /proc files);
+        # an exec would have made it dumpable again, as the job's own
+        _prctl(PR_SET_DUMPABLE, 1)
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except OSError as e:
+        _fail("cannot switch to uid %d: %s" % (uid, e))
+    if os.getppid() != zygote:
+        os._exit(127)
+    try:
+        os.chdir(work)
+    except OSError:
+        os._exit(127)
+    os.environ.clear()
+    for kv in env:
+        k, _, v = kv.partition(b"=")
+        if k:
+            os.environb[k] = v
+    return argv, ctl
+
+
+def _tell(ctl, how):
+    """The agent learns the pid (and whether the zygote's interpreter runs
+    the job) only now: nothing of the job's has run yet."""
+    os.write(ctl, b"%d %s\n" % (os.getpid(), how))
+    os.close(ctl)
+
+
+def _plain(argv):
+    """Runs the job as a plain start would (the job's user already)."""
+    try:
+        os.execvp(argv[0], argv)
+    except OSError as e:
+        os.write(2, b"llmsb-agent: cannot run \"%s\": %s\n" % (argv[0], os.strerror(e.errno).encode()))
+    os._exit(127)
+
+
+def _shadows(dirname, names):
+    """1 when a file of dirname would be imported instead of a preloaded
+    module (a plain start would import the job's own)."""
+    try:
+        entries = os.listdir(dirname)
+    except OSError:
+        return True
+    for e in entries:
+        stem = e.partition(".")[0]
+        if stem in names:
+            return True
+    return False
+
+
+def _prepare(argv, preloaded, ctl):
+    """The job's code and globals, set up as `python3 FILE ARGS` would have
+    them; execs a plain start for what it cannot mimic."""
+    path = os.fsdecode(argv[1]) if len(argv) > 1 else ""
+    source = None
+    if path and not path.startswith("-") and os.path.isfile(path):
+        script = os.path.abspath(path)
+        sys_path0 = os.path.dirname(os.path.realpath(script))
+        if not _shadows(sys_path0, preloaded):
+            try:
+                with open(script, "rb") as f:
+                    source = f.read()
+            except OSError:
+                pass
+    if source is None:
+        _tell(ctl, b"plain")
+        _plain(argv)
+    _tell(ctl, b"zygote")
+    main = types.ModuleType("__main__")
+    main.__file__ = script
+    main.__cached__ = None
+    main.__loader__ = importlib.machinery.SourceFileLoader("__main__", script)
+    main.__spec__ = None
+    main.__package__ = None
+    main.__annotations__ = {}
+    main.__builtins__ = builtins
+    sys.modules["__main__"] = main
+    sys.argv = [os.fsdecode(a) for a in argv[1:]]
+    sys.orig_argv = [os.fsdecode(a) for a in argv]
+    sys.path[0] = sys_path0
+    plots = os.environ.get("SANDBOX_PLOTS_DIR")
+    if plots and "llmsb_plots" in sys.modules:
+        sys.modules["llmsb_plots"].activate(plots)
+    code = compile(source, script, "exec", dont_inherit=True)
+    _hide_recursion_offset(RECURSION_OFFSET)
+    return code, main.__dict__
+
+
+def _hide_recursion_offset(off):
+    get, put = sys.getrecursionlimit, sys.setrecursionlimit
+
+    def getrecursionlimit():
+        return get() - off
+
+    def setrecursionlimit(limit):
+        if not isinstance(limit, int) or limit < 1:
+            put(limit)  # the builtin's own error
+        put(limit + off)
+
+    for f, orig in ((getrecursionlimit, get), (setrecursionlimit, put)):
+        f.__doc__, f.__module__ = orig.__doc__, "sys"
+    put(get() + off)
+    sys.getrecursionlimit, sys.setrecursionlimit = getrecursionlimit, setrecursionlimit
+
+
+def _uncaught(e):
+    """What the interpreter does with an exception out of __main__: the
+    traceback (its frames of this file cut) through sys.excepthook; the
+    exit status is 1, or SIGINT for a KeyboardInterrupt."""
+    tb = e.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename == _SELF:
+        tb = tb.tb_next
+    sys.excepthook(type(e), e.with_traceback(tb), tb)
+    return -signal.SIGINT if isinstance(e, KeyboardInterrupt) else 1
+
+
+def _exit_status(e):
+    """sys.exit's argument as the interpreter reads it."""
+    code = e.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    try:
+        sys.stderr.write(str(code) + "\n")
+    except Exception:
+        pass
+    return 1
+
+
+def _finish(status, before):
+    """The interpreter's shutdown, less what would take a second with
+    numpy, pandas and matplotlib loaded (tearing down every module): the
+    program's threads, the exit handlers, the streams, then the program's
+    own objects (__main__ and the modules it imported, so files it left
+    open are flushed and closed as at a plain exit), then _exit."""
+    import atexit
+    import threading
+    if threading.active_count() > 1 or threading._threading_atexits:
+        try:
+            threading._shutdown()
+        except BaseException:
+            pass
+    atexit._run_exitfuncs()
+    for s in (sys.stdout, sys.stderr):
+        try:
+            s.flush()
+        except Exception:
+            if s is sys.stdout and status == 0:
+                status = 120
+    for name in [n for n in sys.modules if n not in before] + ["__main__"]:
+        mod = sys.modules.get(name)
+        d = getattr(mod, "__dict__", None)
+        if isinstance(d, dict) and mod is not builtins:
+            try:
+                d.clear()
+            except Exception:
+                pass
+    gc.collect()
+    for s in (sys.__stdout__, sys.__stderr__):
+        try:
+            s.flush()
+        except Exception:
+            pass
+    if status < 0:
+        signal.signal(-status, signal.SIG_DFL)
+        os.kill(os.getpid(), -status)
+    os._exit(status)
+
+
+def _main():
+    names, uid, gid = PRELOAD[sys.argv[1]], int(sys.argv[2]), int(sys.argv[3])
+    sock = socket.socket(fileno=3)
+    _preload(names, uid, gid)
+    preloaded = _top_names(sys.modules) - _top_names(_FRESH)
+    # nothing of a job's may be on the path the zygote imports from
+    for p in sys.path:
+        if p.startswith(("/work", "/tmp", "/var/tmp", "/dev/shm")):
+            _say("refusing: %s on sys.path" % p)
+            os._exit(1)
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the uid changes cleared it
+    _reseed()
+    gc.collect()
+    gc.freeze()  # the jobs' collections leave the preloaded objects' pages shared
+    if _threads() != 1:
+        _say("refusing: %d threads after preload" % _threads())
+        os._exit(1)
+    sock.send(b"R")
+    msg, fds = _serve(sock)
+    return sock, msg, fds, preloaded
+
+
+_sock, _msg, _fds, _preloaded = _main()
+_argv, _ctl = _become(_sock, _msg, _fds)
+del _sock, _msg, _fds
+_before = frozenset(sys.modules)
+try:
+    _code, _globals = _prepare(_argv, _preloaded, _ctl)
+    del _argv, _preloaded, _ctl
+    exec(_code, _globals)  # at the top: the job's frames sit on this one only
+    _status = 0
+except SystemExit as _e:
+    _status = _exit_status(_e)
+except BaseException as _e:
+    _status = _uncaught(_e)
+_finish(_status, _before)
