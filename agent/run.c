@@ -63,7 +63,8 @@ struct outcome {
     int err_trunc;
     int64_t duration_ms;
     struct rusage ru;
-    int zygote; /* forked by the zygote */
+    int zygote;      /* forked by the zygote */
+    int zygote_lost; /* which died before it answered for the job */
 };
 
 int agent_conf_init(struct agent_conf *conf)
@@ -330,7 +331,10 @@ int agent_cleanup(const struct agent_conf *conf)
     char msg[512];
     int tries;
 
-    for (tries = 0; tries < 5; tries++) {
+    /* only the agent starts processes of the sandbox uid: with none left
+     * (a job that left nothing running) there is nothing to kill */
+    reap_all();
+    for (tries = 0; tries < 5 && count_uid_procs(conf->uid) > 0; tries++) {
         kill_all(conf);
         kill_all(conf);
         reap_all();
@@ -589,6 +593,8 @@ static void zygote_main(struct pipes *pp, struct outcome *o, int64_t t0)
     pp->zsock = -1;
     if (rc > 0 && !o->exited)
         main_exited(o, st, &ru, t0);
+    else if (rc < 0)
+        o->zygote_lost = 1; /* the job dies with it: not the job's doing */
 }
 
 /* The poll loop of one step: returns when the main process is reaped and
@@ -703,6 +709,10 @@ static int run_step(const struct agent_conf *conf, const struct step *s, struct 
     supervise(conf, s, pid, &pp, o, t0);
     if (pp.zsock >= 0) /* its answer would come to the next job: out of step */
         zygote_abandon();
+    if (o->zygote_lost) {
+        snprintf(errmsg, errsz, "agent: the zygote died during the run");
+        goto out;
+    }
     rc = 0;
 out:
     close_fd(&pp.in_w), close_fd(&pp.out_r), close_fd(&pp.err_r), close_fd(&pp.sfd);

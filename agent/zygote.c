@@ -26,6 +26,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -38,7 +39,11 @@
 
 extern char **environ;
 
-#define ZYGOTE_READY_MS 30000 /* preloading numpy, pandas, matplotlib: ~1 s idle */
+/* Preloading numpy, pandas and matplotlib takes ~1 s on an idle sandbox; a
+ * job waits at most this long, for all zygotes still starting together,
+ * well inside the worker's backstop grace (10 s). */
+#define ZYGOTE_READY_MS 5000
+#define ZYGOTE_DIR "/usr/local/lib/llmsb/"
 #define ZYGOTE_PID_MS 5000
 #define ZYGOTE_MAX_MSG ((size_t)120 << 10)
 #define ZYGOTE_MAX_FAILURES 3
@@ -76,8 +81,9 @@ static int memory_checked, memory_fits;
 
 int zygote_env_sensitive(const char *kv)
 {
-    static const char *const prefixes[] = {"PYTHON", "LC_",  "MPL",     "OPENBLAS", "OMP_",
-                                           "MKL_",   "GOTO", "NUMEXPR", "LD_",      "MALLOC_"};
+    static const char *const prefixes[] = {"PYTHON",  "LC_",      "MPL",    "MATPLOTLIB", "NPY_",
+                                           "NUMPY",   "OPENBLAS", "OMP_",   "MKL_",       "GOTO",
+                                           "NUMEXPR", "LD_",      "MALLOC_"};
     static const char *const names[] = {"PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR"};
     size_t len = strcspn(kv, "=");
 
@@ -98,12 +104,46 @@ static void spec_free(struct zspec *s)
     memset(s, 0, sizeof(*s));
 }
 
-/* The spec of job into s; -1 when out of memory. */
+/* The start-up variables a zygote may be started with: those the worker
+ * sets for every job of the language and a job cannot replace (worker/job.c
+ * job_check_env).  A job that sets any other start-up variable (PYTHONPATH,
+ * LD_PRELOAD, ...) gets a plain start: what a job sets never reaches a
+ * process that runs as root. */
+static int env_allowed(const char *kv)
+{
+    static const char *const names[] = {"PATH",
+                                        "HOME",
+                                        "TMPDIR",
+                                        "LANG",
+                                        "LC_ALL",
+                                        "PYTHONDONTWRITEBYTECODE",
+                                        "PYTHONUNBUFFERED",
+                                        "MPLBACKEND",
+                                        "MPLCONFIGDIR",
+                                        "PYTHONUSERBASE"};
+    size_t len = strcspn(kv, "=");
+
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strlen(names[i]) == len && strncmp(kv, names[i], len) == 0)
+            return 1;
+    return 0;
+}
+
+/* The spec of job into s; -1 when it cannot have a zygote (or out of
+ * memory). */
 static int spec_of(const struct proto_job *job, struct zspec *s)
 {
     int rc = 0;
 
     memset(s, 0, sizeof(*s));
+    /* the agent runs nothing as root but the image's own zygote script
+     * with the interpreter the language names */
+    if (strncmp(job->zygote, ZYGOTE_DIR, strlen(ZYGOTE_DIR)) != 0 ||
+        strchr(job->zygote + strlen(ZYGOTE_DIR), '/') || strcmp(job->run_argv[0], "python3") != 0)
+        return -1;
+    for (size_t i = 0; i < job->nenv; i++)
+        if (zygote_env_sensitive(job->env[i]) && !env_allowed(job->env[i]))
+            return -1;
     for (size_t i = 0; i < NPROFILES; i++)
         if (strcmp(job->zygote_profile ? job->zygote_profile : "base", profiles[i]) == 0)
             s->profile = profiles[i];
@@ -260,13 +300,16 @@ exec_zygote(const struct agent_conf *conf, const struct zslot *z, int sock, char
     char *argv[] = {
         z->running.argv0, z->running.script, (char *)z->running.profile, uid, gid, NULL};
     sigset_t none;
-    int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    int in[2];
 
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     signal(SIGPIPE, SIG_DFL);
     setsid();
-    if (null < 0 || dup2(null, 0) < 0 || dup2(2, 1) < 0 || dup2(sock, 3) < 0)
+    /* stdin a pipe at its end, as every job's stdin is a pipe: the
+     * interpreter's stdin objects, made now, are what a job inherits */
+    if (pipe(in) != 0 || dup2(in[0], 0) < 0 || close(in[1]) != 0 || dup2(2, 1) < 0 ||
+        dup2(sock, 3) < 0 || chdir("/") != 0 || setgroups(0, NULL) != 0)
         _exit(127);
     closefrom(4);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -388,6 +431,7 @@ int zygote_for_job(const struct agent_conf *conf, const struct proto_job *job)
 {
     struct zspec want;
     struct zslot *z = NULL;
+    int64_t deadline;
 
     (void)conf;
     cur = NULL;
@@ -403,14 +447,17 @@ int zygote_for_job(const struct agent_conf *conf, const struct proto_job *job)
         }
     }
     /* no zygote preloads beside a job: each that is starting is waited
-     * for, or ended when this job cannot use it */
+     * for (all together within ZYGOTE_READY_MS), or ended when no job can
+     * use it */
+    deadline = clock_mono_ms() + ZYGOTE_READY_MS;
     for (size_t i = 0; i < NPROFILES; i++) {
         struct zslot *s = &slots[i];
+        int64_t left = deadline - clock_mono_ms();
         if (s->state != Z_STARTING)
             continue;
         if (s == z && !spec_eq(&s->running, &s->wanted)) {
             end_zygote(s, 0);
-        } else if (wait_ready(s, ZYGOTE_READY_MS) != 0) {
+        } else if (wait_ready(s, left > 0 ? (int)left : 0) != 0) {
             fprintf(stderr, "llmsb-agent: the %s zygote did not get ready in %d ms\n", profiles[i],
                     ZYGOTE_READY_MS);
             end_zygote(s, 1);
@@ -484,8 +531,13 @@ static pid_t read_pid(int fd, int *plain)
     while (got < sizeof(line) - 1 && !memchr(line, '\n', got)) {
         int64_t left = deadline - clock_mono_ms();
         ssize_t n;
-        if (left <= 0 || (poll(&pf, 1, (int)left) < 0 && errno != EINTR))
+        int pr;
+        if (left <= 0)
             return -1;
+        if ((pr = poll(&pf, 1, (int)left)) == 0 || (pr < 0 && errno != EINTR))
+            return -1;
+        if (pr < 0)
+            continue;
         n = read(fd, line + got, sizeof(line) - 1 - got);
         if (n < 0 && (errno == EINTR || errno == EAGAIN))
             continue;
@@ -495,6 +547,10 @@ static pid_t read_pid(int fd, int *plain)
     }
     line[got] = '\0';
     line[strcspn(line, "\n")] = '\0';
+    if (strncmp(line, "fail ", 5) == 0) {
+        fprintf(stderr, "llmsb-agent: the zygote's child: %s\n", line + 5);
+        return -1;
+    }
     if (!(how = strchr(line, ' ')))
         return -1;
     *how++ = '\0';
@@ -534,8 +590,7 @@ pid_t zygote_fork(const struct agent_conf *conf, const struct proto_job *job, ch
     close(ctl[0]);
     buf_release(&m);
     if (pid < 0) {
-        fprintf(stderr, "llmsb-agent: the %s zygote did not start a job: %s\n",
-                profiles[cur - slots], errno ? strerror(errno) : "no answer");
+        fprintf(stderr, "llmsb-agent: the %s zygote did not start a job\n", profiles[cur - slots]);
         end_zygote(cur, 1);
         return -1;
     }

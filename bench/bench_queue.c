@@ -172,8 +172,10 @@ static void sandbox_time(struct queue *q, int n, struct result *r)
         long long a = 0, b = 0;
         const char *s, *e, *z;
         snprintf(jid, sizeof(jid), "b%d", i);
-        if (queue_result_get(q, jid, &f, &err) != 0)
+        if (queue_result_get(q, jid, &f, &err) != 1) {
+            fields_release(&f);
             continue;
+        }
         s = fields_get(&f, "started_at", NULL);
         e = fields_get(&f, "finished_at", NULL);
         z = fields_get(&f, "zygote", NULL);

@@ -44,6 +44,7 @@ import os  # noqa: E402
 import resource  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
+import struct  # noqa: E402
 import types  # noqa: E402
 
 PROTO_VERSION = b"1"
@@ -94,10 +95,18 @@ def _preload(names, uid, gid):
     finally:
         os.setresuid(0, 0, 0)
         os.setresgid(0, 0, 0)
-    # what the libraries registered to run at exit is the zygote's, not
-    # every job's (a plain start registers it when the job imports them)
-    import atexit
-    atexit._clear()
+    # what the libraries registered to run at exit (logging.shutdown,
+    # multiprocessing's clean-up) runs at every job's exit, as it would
+    # have had the job imported them
+
+
+def _check_path():
+    """Nothing a job can write may be on the path the zygote imports from."""
+    for p in sys.path:
+        r = os.path.realpath(p) if p else os.getcwd()
+        if r == "/" or r.startswith(("/work", "/tmp", "/var/tmp", "/dev/shm", "/proc", "/run")):
+            _say("refusing: %s on sys.path" % p)
+            os._exit(1)
 
 
 def _top_names(mods):
@@ -116,26 +125,38 @@ def _reseed():
         sys.modules["numpy.random"].seed()
 
 
+_BUF = bytearray(1 << 17)  # requests land here only, and are wiped after each fork
+
+
 def _serve(sock):
-    """Returns (message, fds) in a job's process; never returns in the
+    """Returns (request, fds) in a job's process; never returns in the
     zygote, which waits for each job's process and sends the agent its wait
-    status and resource use ("exit STATUS UTIME_US STIME_US MAXRSS_KB")."""
+    status and resource use ("exit STATUS UTIME_US STIME_US MAXRSS_KB").
+    A request (a job's argv and environment) is read into _BUF and parsed
+    only in the job's process; the zygote zeroes _BUF after the fork, so
+    the next job, a copy of the zygote, finds nothing of this one's."""
+    cmsg_space = socket.CMSG_SPACE(4 * 4)
     while True:
         try:
-            msg, fds, _flags, _addr = socket.recv_fds(sock, 1 << 17, 4)
+            n, anc, _flags, _addr = sock.recvmsg_into([_BUF], cmsg_space)
         except InterruptedError:
             continue
         except OSError as e:
             _say("recv: %s" % e)
             os._exit(1)
-        if not msg:
+        fds = []
+        for level, kind, data in anc:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                fds += list(struct.unpack("%di" % (len(data) // 4), data[:len(data) - len(data) % 4]))
+        if n == 0:
             os._exit(0)  # the agent closed the socket
         if len(fds) != 4 or _threads() != 1:
             _say("refusing: %d descriptors, %d threads" % (len(fds), _threads()))
             os._exit(1)
         pid = _fork()
         if pid == 0:
-            return msg, fds
+            return bytes(_BUF[:n]), fds
+        _BUF[:n] = bytes(n)
         for fd in fds:
             os.close(fd)
         if pid < 0:
@@ -158,28 +179,43 @@ def _prctl(option, value):
         raise OSError(ctypes.get_errno(), "prctl %d" % option)
 
 
-def _fail(msg):
-    _say(msg)
+def _fail(ctl, msg):
+    """Before the job's code: the agent hears why on the control pipe (and
+    starts the job itself); the job's own streams get nothing of it."""
+    try:
+        os.write(ctl, b"fail %s\n" % msg.encode("utf-8", "replace")[:200])
+    except OSError:
+        pass
     os._exit(127)
 
 
 def _set_limit(res, v):
     if v:
-        resource.setrlimit(res, (v, v))
+        try:
+            resource.setrlimit(res, (v, v))
+        except (ValueError, OSError):
+            pass  # as the agent's own start: the container's limits hold
 
 
 def _become(sock, msg, fds):
     """The job's process, still root: on the job's pipes, as the job's
     user.  Returns (argv, the control pipe)."""
+    stdin, stdout, stderr, ctl = fds
+    try:
+        return _become_user(sock, msg, stdin, stdout, stderr, ctl)
+    except BaseException as e:  # nothing of the job's has run
+        _fail(ctl, "%s: %s" % (type(e).__name__, e))
+
+
+def _become_user(sock, msg, stdin, stdout, stderr, ctl):
     f = msg.split(b"\0")
     if f[0] != PROTO_VERSION or len(f) < 10:
-        _fail("bad request")
+        _fail(ctl, "bad request")
     uid, gid, _agent, fsize, nofile, nproc = (int(x) for x in f[1:7])
     work, argc = f[7], int(f[8])
     argv, env = f[9:9 + argc], [e for e in f[9 + argc:] if e]
     if uid <= 0 or gid <= 0 or argc < 1:
-        _fail("bad request")
-    stdin, stdout, stderr, ctl = fds
+        _fail(ctl, "bad request")
     zygote = os.getppid()
     os.setsid()
     os.dup2(stdin, 0)
@@ -203,30 +239,27 @@ def _become(sock, msg, fds):
             o.write("1000")
     except OSError:
         pass  # best effort: the cgroup limit still holds
+    os.setgroups([])
+    os.setgid(gid)
+    os.setuid(uid)
+    if os.getuid() != uid or os.geteuid() != uid or os.getgid() != gid:
+        _fail(ctl, "ids did not change")
     try:
-        os.setgroups([])
-        os.setgid(gid)
-        os.setuid(uid)
-        if os.getuid() != uid or os.geteuid() != uid or os.getgid() != gid:
-            raise OSError("ids did not change")
-        try:
-            os.setuid(0)
-            raise OSError("uid 0 is still reachable")
-        except PermissionError:
-            pass
-        _prctl(PR_SET_NO_NEW_PRIVS, 1)
-        # a uid change made the process undumpable (root's /proc files);
-        # an exec would have made it dumpable again, as the job's own
-        _prctl(PR_SET_DUMPABLE, 1)
-        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    except OSError as e:
-        _fail("cannot switch to uid %d: %s" % (uid, e))
+        os.setuid(0)
+        _fail(ctl, "uid 0 is still reachable")
+    except PermissionError:
+        pass
+    _prctl(PR_SET_NO_NEW_PRIVS, 1)
+    # a uid change made the process undumpable (root's /proc files); an
+    # exec would have made it dumpable again, as the job's own
+    _prctl(PR_SET_DUMPABLE, 1)
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != zygote:
-        os._exit(127)
+        _fail(ctl, "the zygote is gone")
     try:
         os.chdir(work)
     except OSError:
-        os._exit(127)
+        os._exit(127)  # as the agent's own start
     os.environ.clear()
     for kv in env:
         k, _, v = kv.partition(b"=")
@@ -273,7 +306,12 @@ def _prepare(argv, preloaded, ctl):
     if path and not path.startswith("-") and os.path.isfile(path):
         script = os.path.abspath(path)
         sys_path0 = os.path.dirname(os.path.realpath(script))
-        if not _shadows(sys_path0, preloaded):
+        # what a plain start would read at start-up that the zygote read
+        # long ago: the user site a job ships, a matplotlibrc in the work dir
+        user_site = os.environ.get("PYTHONUSERBASE")
+        if (not _shadows(sys_path0, preloaded) and
+                not (user_site and os.path.exists(user_site)) and
+                not ("matplotlib" in sys.modules and os.path.exists("matplotlibrc"))):
             try:
                 with open(script, "rb") as f:
                     source = f.read()
@@ -336,8 +374,8 @@ def _exit_status(e):
     code = e.code
     if code is None:
         return 0
-    if isinstance(code, int):
-        return code & 0xFF
+    if isinstance(code, int):  # C's exit() of a C long; past a long: -1
+        return code & 0xFF if -(1 << 63) <= code < (1 << 63) else 255
     try:
         sys.stderr.write(str(code) + "\n")
     except Exception:
@@ -349,8 +387,9 @@ def _finish(status, before):
     """The interpreter's shutdown, less what would take a second with
     numpy, pandas and matplotlib loaded (tearing down every module): the
     program's threads, the exit handlers, the streams, then the program's
-    own objects (__main__ and the modules it imported, so files it left
-    open are flushed and closed as at a plain exit), then _exit."""
+    own objects (__main__ and the modules it imported leave sys.modules and
+    are collected, so files it left open are flushed and closed and
+    finalizers run as at a plain exit), then _exit."""
     import atexit
     import threading
     if threading.active_count() > 1 or threading._threading_atexits:
@@ -366,13 +405,7 @@ def _finish(status, before):
             if s is sys.stdout and status == 0:
                 status = 120
     for name in [n for n in sys.modules if n not in before] + ["__main__"]:
-        mod = sys.modules.get(name)
-        d = getattr(mod, "__dict__", None)
-        if isinstance(d, dict) and mod is not builtins:
-            try:
-                d.clear()
-            except Exception:
-                pass
+        sys.modules.pop(name, None)  # the last references: they go as at exit
     gc.collect()
     for s in (sys.__stdout__, sys.__stderr__):
         try:
@@ -388,13 +421,10 @@ def _finish(status, before):
 def _main():
     names, uid, gid = PRELOAD[sys.argv[1]], int(sys.argv[2]), int(sys.argv[3])
     sock = socket.socket(fileno=3)
+    _check_path()
     _preload(names, uid, gid)
     preloaded = _top_names(sys.modules) - _top_names(_FRESH)
-    # nothing of a job's may be on the path the zygote imports from
-    for p in sys.path:
-        if p.startswith(("/work", "/tmp", "/var/tmp", "/dev/shm")):
-            _say("refusing: %s on sys.path" % p)
-            os._exit(1)
+    _check_path()
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the uid changes cleared it
     _reseed()
     gc.collect()
@@ -415,6 +445,7 @@ try:
     _code, _globals = _prepare(_argv, _preloaded, _ctl)
     del _argv, _preloaded, _ctl
     exec(_code, _globals)  # at the top: the job's frames sit on this one only
+    del _code, _globals
     _status = 0
 except SystemExit as _e:
     _status = _exit_status(_e)

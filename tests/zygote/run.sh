@@ -82,7 +82,7 @@ for s in ("corpus", "humaneval"):
             if f == "stdout" and i.startswith("rand-"):
                 continue
             if a.get(f) != b.get(f):
-                print("FAIL %s.%s: %s differs:\n  fresh:  %r\n  zygote: %r" % (s, i, f, a.get(f), b.get(f)))
+                print("FAIL %s.%s: %s differs:\n  fresh:  %.400r\n  zygote: %.400r" % (s, i, f, a.get(f), b.get(f)))
                 failed += 1
         if arts(a) != arts(b):
             print("FAIL %s.%s: artifacts differ: %r vs %r" % (s, i, [x[0] for x in arts(a)], [x[0] for x in arts(b)]))
