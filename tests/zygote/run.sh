@@ -90,10 +90,11 @@ for s in ("corpus", "humaneval"):
         if cases(a) != cases(b):
             print("FAIL %s.%s: cases differ:\n  %r\n  %r" % (s, i, cases(a), cases(b)))
             failed += 1
-    # a container replaced after a job (memory_limit, timeout) serves its
-    # first job plainly: a few may be unserved, never most
+    # the first job of each profile in a container runs plainly, and a
+    # container replaced after a job (timeout, memory_limit) starts over:
+    # a few may be unserved, never more than a tenth
     print("%s: %d jobs, %d through the zygote, unserved: %s" % (s, len(zyg), served, unserved or "none"))
-    if len(unserved) > max(2, len(zyg) // 20):
+    if len(unserved) > max(4, len(zyg) // 10):
         print("FAIL %s: %d jobs did not go through the zygote" % (s, len(unserved)))
         failed += 1
     for name, run in (("fresh", fresh), ("zygote", zyg)):
