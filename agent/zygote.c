@@ -79,21 +79,28 @@ static struct zslot slots[NPROFILES] = {{Z_NONE, -1, -1, {0}, {0}, 0},
 static struct zslot *cur; /* the zygote of the job being run, if any */
 static int memory_checked, memory_fits;
 
+/* 1 when the name of kv ("NAME=value") is one of names[0..n). */
+static int name_in(const char *kv, const char *const *names, size_t n)
+{
+    size_t len = strcspn(kv, "=");
+
+    for (size_t i = 0; i < n; i++)
+        if (strlen(names[i]) == len && strncmp(kv, names[i], len) == 0)
+            return 1;
+    return 0;
+}
+
 int zygote_env_sensitive(const char *kv)
 {
     static const char *const prefixes[] = {"PYTHON",  "LC_",      "MPL",    "MATPLOTLIB", "NPY_",
                                            "NUMPY",   "OPENBLAS", "OMP_",   "MKL_",       "GOTO",
                                            "NUMEXPR", "LD_",      "MALLOC_"};
     static const char *const names[] = {"PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR"};
-    size_t len = strcspn(kv, "=");
 
     for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
         if (strncmp(kv, prefixes[i], strlen(prefixes[i])) == 0)
             return 1;
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-        if (strlen(names[i]) == len && strncmp(kv, names[i], len) == 0)
-            return 1;
-    return 0;
+    return name_in(kv, names, sizeof(names) / sizeof(names[0]));
 }
 
 static void spec_free(struct zspec *s)
@@ -121,12 +128,8 @@ static int env_allowed(const char *kv)
                                         "MPLBACKEND",
                                         "MPLCONFIGDIR",
                                         "PYTHONUSERBASE"};
-    size_t len = strcspn(kv, "=");
 
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-        if (strlen(names[i]) == len && strncmp(kv, names[i], len) == 0)
-            return 1;
-    return 0;
+    return name_in(kv, names, sizeof(names) / sizeof(names[0]));
 }
 
 /* The spec of job into s; -1 when it cannot have a zygote (or out of

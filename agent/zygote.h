@@ -16,15 +16,15 @@
  * zygote (one is up, ready, and was started for this job's interpreter,
  * script and start-up environment), waiting for one that is still
  * preloading.  Remembers what the job asked for, so that the next idle
- * time starts it; a zygote still preloading that this job cannot use is
- * ended, as it must not preload beside a job. */
+ * time starts it.  No zygote preloads beside a job: every one still
+ * starting is waited for (ZYGOTE_READY_MS in all) or ended. */
 int zygote_for_job(const struct agent_conf *conf, const struct proto_job *job);
 /* After a cleanup that left the sandbox clean: starts the zygote the last
  * job asked for, when none or another is running. */
 void zygote_idle(const struct agent_conf *conf);
 /* Starts the job's process argv/env through the zygote on the given
- * descriptors (the child's ends).  Returns its pid (the agent's child by
- * re-parenting), *plain set when the zygote handed the job to a plain
+ * descriptors (the child's ends).  Returns its pid (the zygote's child;
+ * zygote_exit answers for it), *plain set when the zygote handed the job to a plain
  * interpreter (what it cannot mimic), or -1: nothing was started, the
  * caller starts it itself. */
 pid_t zygote_fork(const struct agent_conf *conf, const struct proto_job *job, char *const *argv,

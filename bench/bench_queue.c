@@ -129,7 +129,7 @@ static int baseline(const char *name, int n, int slots, const char *container, s
 
 /* ---- the queue ----------------------------------------------------------------- */
 
-/* Enqueues count trivial jobs (ids prefix0..) and waits for their results. */
+/* Enqueues one trivial job per slot and waits for their results. */
 static int warm(struct queue *q, int slots, char *last, size_t lastsz, const char *dir)
 {
     struct llmsb_err err = {0};
