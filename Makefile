@@ -22,9 +22,9 @@ LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fi
               backends/kubernetes.c backends/k8s_config.c backends/k8s_stream.c backends/seccomp.c \
               config/config.c config/jobfile.c queue/queue.c \
               scheduler/decide.c scheduler/scheduler.c \
-              worker/exec.c worker/job.c worker/jobparse.c worker/result.c worker/scan.c \
+              worker/exec.c worker/session.c worker/job.c worker/jobparse.c worker/result.c worker/scan.c \
               worker/worker.c worker/local.c images/images.c security/lex.c security/policy.c
-CLI_SRC     = cli/main.c cli/run.c cli/images.c cli/queue_cmds.c cli/submit.c cli/scan.c cli/artifacts.c cli/cancel.c cli/report.c cli/convert.c
+CLI_SRC     = cli/main.c cli/run.c cli/images.c cli/queue_cmds.c cli/submit.c cli/scan.c cli/artifacts.c cli/cancel.c cli/report.c cli/convert.c cli/mcp.c
 
 LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ   = $(CLI_SRC:%.c=$(BUILD)/%.o)
@@ -106,7 +106,7 @@ unit: $(UNIT_TESTS)
 	@sh tests/run-suite.sh unit $(UNIT_TESTS)
 
 integration: $(INTEG_TESTS) $(TBIN)/fake-agent
-	@FAKE_AGENT=$(CURDIR)/$(TBIN)/fake-agent sh tests/run-suite.sh integration $(INTEG_TESTS) tests/integration/test_cli.sh tests/integration/test_plots.sh tests/integration/test_libraries.sh tests/queue/test_queue.sh tests/compose/test_compose.sh tests/hostile/run.sh tests/faults/run.sh tests/eval/run.sh
+	@FAKE_AGENT=$(CURDIR)/$(TBIN)/fake-agent sh tests/run-suite.sh integration $(INTEG_TESTS) tests/integration/test_cli.sh tests/integration/test_plots.sh tests/integration/test_libraries.sh tests/queue/test_queue.sh tests/compose/test_compose.sh tests/hostile/run.sh tests/faults/run.sh tests/eval/run.sh tests/mcp/run.sh tests/sessions/run.sh
 
 # The zygote against fresh interpreters (a differential corpus and
 # HumanEval), then the hostile and integration suites with fresh

@@ -104,7 +104,7 @@ static void handle_job(const struct proto_frame *f, const struct agent_conf *con
     struct proto_job job;
     struct proto_result res;
     struct buf payload;
-    int clean;
+    int clean, session;
 
     proto_result_init(&res, PROTO_MAX_OUTPUT);
     if (proto_job_decode(f->payload, f->len, &job, &err) != 0) {
@@ -117,8 +117,15 @@ static void handle_job(const struct proto_frame *f, const struct agent_conf *con
     if (proto_result_encode(&res, &payload) != 0 || send_frame(PROTO_RESULT, &payload) != 0)
         _exit(3);
     buf_release(&payload);
+    /* a session's call leaves everything for the next: no cleanup while
+     * its process lives (the worker hands the sandbox to no one else) */
+    session = job.session && !res.session_ended;
     proto_result_release(&res);
     proto_job_release(&job);
+    if (session) {
+        send_hello(PROTO_READY, 1);
+        return;
+    }
     clean = agent_cleanup(conf) == 0;
     send_hello(PROTO_READY, clean);
     if (clean) /* idle and clean: the time to preload */

@@ -209,6 +209,31 @@ collector(const struct agent_conf *conf, const struct proto_job *job, int out_fd
     _exit(0);
 }
 
+/* 1 when path is no directory or one without entries: the collector would
+ * take nothing there, and the job costs no fork.  Only whether it has an
+ * entry is read here, as root; the files are read by the collector. */
+static int dir_is_empty(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct dirent *e;
+    DIR *d;
+    int empty = 1;
+
+    if (fd < 0)
+        return errno != EACCES && errno != EPERM;
+    if (!(d = fdopendir(fd))) {
+        close(fd);
+        return 0;
+    }
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+            empty = 0;
+            break;
+        }
+    closedir(d);
+    return empty;
+}
+
 void agent_collect_artifacts(const struct agent_conf *conf, const struct proto_job *job,
                              struct proto_result *res)
 {
@@ -217,7 +242,8 @@ void agent_collect_artifacts(const struct agent_conf *conf, const struct proto_j
     pid_t pid;
     char chunk[65536];
 
-    if ((job->nglobs == 0 && !job->plots_dir) || pipe2(p, O_CLOEXEC) != 0)
+    if ((job->nglobs == 0 && (!job->plots_dir || dir_is_empty(job->plots_dir))) ||
+        pipe2(p, O_CLOEXEC) != 0)
         return;
     if ((pid = fork()) < 0) {
         close(p[0]);

@@ -171,6 +171,7 @@ void proto_job_release(struct proto_job *j)
     free(j->plots_dir);
     free(j->zygote);
     free(j->zygote_profile);
+    free(j->session);
     free(j->stdin_data);
     proto_cases_free(j->cases, j->ncases);
     proto_job_init(j);
@@ -264,6 +265,8 @@ int proto_job_encode(const struct proto_job *j, struct buf *b)
         rc |= proto_put_str(b, TAG_ZYGOTE, j->zygote);
     if (j->zygote_profile)
         rc |= proto_put_str(b, TAG_ZYGOTE_PROFILE, j->zygote_profile);
+    if (j->session)
+        rc |= proto_put_str(b, TAG_SESSION, j->session);
     for (size_t i = 0; i < j->ninstall; i++)
         rc |= proto_put_str(b, TAG_INSTALL_ARG, j->install_argv[i]);
     for (size_t i = 0; i < j->ninstall_env; i++)
@@ -444,6 +447,13 @@ static int job_field(struct proto_job *j, uint16_t tag, const char *v, uint32_t 
             return llmsb_err_set(err, LLMSB_ERR_PROTO, "job: bad zygote profile");
         j->zygote_profile = xstrndup(v, n);
         return j->zygote_profile ? 0 : LLMSB_ERR_NOMEM;
+    case TAG_SESSION:
+        free(j->session);
+        j->session = NULL;
+        if (n == 0 || n > 256 || memchr(v, '\0', n))
+            return llmsb_err_set(err, LLMSB_ERR_PROTO, "job: bad session id");
+        j->session = xstrndup(v, n);
+        return j->session ? 0 : LLMSB_ERR_NOMEM;
     case TAG_STDIN:
         return bytes_dup(&j->stdin_data, &j->stdin_len, v, n);
     case TAG_CASE:
@@ -540,6 +550,8 @@ int proto_result_encode(const struct proto_result *r, struct buf *b)
     rc |= proto_put_u64(b, TAG_MAX_RSS_KB, (uint64_t)r->max_rss_kb);
     if (r->zygote)
         rc |= proto_put_u64(b, TAG_ZYGOTE_USED, 1);
+    if (r->session_ended)
+        rc |= proto_put_u64(b, TAG_SESSION_ENDED, 1);
     if (r->error[0])
         rc |= proto_put_str(b, TAG_ERROR, r->error);
     if (r->artifacts.len)
@@ -602,6 +614,9 @@ static int result_field(struct proto_result *r, uint16_t tag, const char *v, uin
         break;
     case TAG_ZYGOTE_USED:
         flag = &r->zygote;
+        break;
+    case TAG_SESSION_ENDED:
+        flag = &r->session_ended;
         break;
     default:
         return 0;

@@ -119,7 +119,11 @@ enum proto_tag {
     TAG_CASES = 56,            /* nested: one TAG_CASE_RESULT per case run */
     TAG_CASE_RESULT = 57,      /* nested: result tags of one case and TAG_CASE_PASSED */
     TAG_CASE_PASSED = 58,
-    TAG_ZYGOTE_USED = 59 /* 1: the program was forked by the zygote */
+    TAG_ZYGOTE_USED = 59, /* 1: the program was forked by the zygote */
+    /* a job: its session's id (the program runs in the session's process,
+     * whose state persists; no cleanup after it) */
+    TAG_SESSION = 60,
+    TAG_SESSION_ENDED = 61 /* a result: 1 when the session's process is gone */
 };
 
 /* The fields inside one TAG_CASE. */
@@ -212,6 +216,7 @@ struct proto_job {
     uint64_t stop_on_failure;
     char *zygote;         /* NULL: a plain start; else the zygote script (agent/zygote.c) */
     char *zygote_profile; /* NULL: "base" */
+    char *session;        /* NULL: no session; else its id */
 };
 
 struct proto_result {
@@ -226,7 +231,8 @@ struct proto_result {
     int64_t duration_ms;
     int64_t cpu_ms;
     int64_t max_rss_kb;
-    int zygote; /* the run went through the zygote */
+    int zygote;        /* the run went through the zygote */
+    int session_ended; /* the session's process is gone after this call */
     char error[256];
     struct buf artifacts; /* nested TLVs: TAG_ARTIFACT_NAME/DATA pairs, SKIPPED */
     struct buf cases;     /* TAG_CASE_RESULT entries, one per case run */

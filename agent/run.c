@@ -391,7 +391,9 @@ static int unpack_fn(const struct agent_conf *conf, const void *arg, int msgfd)
         dprintf(msgfd, "open %s: %s", conf->work_dir, strerror(errno));
         return 2;
     }
-    if (job->plots_dir && mkdir(job->plots_dir, 0700) != 0 && errno != EEXIST) {
+    /* readable by the agent (root without DAC capabilities), which looks
+     * whether anything was drawn before it forks a collector */
+    if (job->plots_dir && mkdir(job->plots_dir, 0755) != 0 && errno != EEXIST) {
         dprintf(msgfd, "mkdir %s: %s", job->plots_dir, strerror(errno));
         close(root);
         return 2;
@@ -402,6 +404,15 @@ static int unpack_fn(const struct agent_conf *conf, const void *arg, int msgfd)
         size_t left = f->len;
         int dir = open_parent(root, f->path, &base), fd = -1;
 
+        /* a session's call replaces what an earlier call left under the
+         * same name (its program's file, first of all) */
+        if (dir >= 0 && job->session && unlinkat(dir, base, 0) != 0 && errno != ENOENT &&
+            errno != EISDIR) {
+            dprintf(msgfd, "replace \"%s\": %s", f->path, strerror(errno));
+            close(dir);
+            close(root);
+            return 1;
+        }
         if (dir >= 0)
             fd = openat(dir, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                         f->mode ? f->mode : 0644);
@@ -618,12 +629,20 @@ static void supervise(const struct agent_conf *conf, const struct step *s, pid_t
             killnow = 1;
         if (o->exited && !exit_at)
             exit_at = now;
+        /* a session's call ended: its process, and what it started, live on
+         * (output after the grace is not this call's) */
+        if (s->job && s->job->session && o->exited && !killed_at &&
+            ((pp->out_r < 0 && pp->err_r < 0) || now - exit_at >= EXIT_GRACE_MS))
+            break;
         if (o->exited && !killed_at &&
             (now - exit_at >= EXIT_GRACE_MS || (pp->out_r < 0 && pp->err_r < 0)))
             killnow = 1; /* leftovers may hold the pipes; end them */
         if (killnow) {
             kill(-pid, SIGKILL);
-            kill_all(conf);
+            /* a job that left nothing running (the common end) costs no
+             * fork here; anything left is killed, as at a timeout */
+            if (!o->exited || count_uid_procs(conf->uid) > 0)
+                kill_all(conf);
             killed_at = now;
             if (!o->exited)
                 o->duration_ms = (clock_mono_us() - t0 + 500) / 1000;
@@ -689,6 +708,10 @@ static int run_step(const struct agent_conf *conf, const struct step *s, struct 
     o->zygote = pid > 0 && !plain;
     if (pid > 0)
         pp.zsock = zygote_socket();
+    if (pid < 0 && s->job && s->job->session) {
+        snprintf(errmsg, errsz, "the session's process did not take the call");
+        goto out;
+    }
     if (pid < 0 && (pid = fork()) < 0) {
         snprintf(errmsg, errsz, "agent: fork: %s", strerror(errno));
         goto out;
@@ -867,7 +890,8 @@ static void run(const struct agent_conf *conf, const struct proto_job *job, int 
 
     if (run_program(conf, job, zygote, job->run_argv, job->stdin_data, job->stdin_len, &res->out,
                     &res->err, &ro, res->error, sizeof(res->error)) != 0) {
-        res->status = STATUS_INTERNAL_ERROR;
+        /* a session's process that fails is the session's end, not ours */
+        res->status = job->session ? STATUS_SESSION_LOST : STATUS_INTERNAL_ERROR;
         return;
     }
     set_result(res, &ro);
@@ -973,7 +997,8 @@ static void run_cases(const struct agent_conf *conf, const struct proto_job *job
             buf_append(&res->err, err.data, err.len);
             shown = 1;
         }
-        kill_all(conf); /* nothing a case started lives on into the next */
+        if (count_uid_procs(conf->uid) > 0)
+            kill_all(conf); /* nothing a case started lives on into the next */
         if (!passed && job->stop_on_failure)
             break;
     }
@@ -989,8 +1014,15 @@ void agent_job_run(const struct agent_conf *conf, const struct proto_job *job,
     char msg[256];
     /* before the job's files are there: a zygote still preloading reads
      * nothing of this job's */
-    int zygote = zygote_for_job(conf, job);
-    int rc = as_sandbox_user(conf, unpack_fn, job, msg, sizeof(msg));
+    int zygote = job->session ? 1 : zygote_for_job(conf, job);
+    int rc;
+
+    if (job->session && zygote_session(conf, job, res->error, sizeof(res->error)) != 0) {
+        res->status = STATUS_SESSION_LOST;
+        res->session_ended = 1;
+        return;
+    }
+    rc = as_sandbox_user(conf, unpack_fn, job, msg, sizeof(msg));
 
     if (rc != 0) {
         res->status = rc == 1 ? STATUS_INVALID : STATUS_INTERNAL_ERROR;
@@ -1021,4 +1053,15 @@ void agent_job_run(const struct agent_conf *conf, const struct proto_job *job,
         run(conf, job, zygote, res);
     if (res->status != STATUS_INTERNAL_ERROR)
         agent_collect_artifacts(conf, job, res); /* also after a timeout: what it made */
+    if (job->session && (res->status == STATUS_SESSION_LOST || !zygote_session_alive())) {
+        zygote_session_end();
+        res->session_ended = 1;
+        if (!res->error[0])
+            snprintf(res->error, sizeof(res->error),
+                     "this call ended the session (its interpreter is gone: %s); later calls "
+                     "are session_lost",
+                     res->status == STATUS_OK || res->status == STATUS_RUNTIME_ERROR
+                         ? "it exited"
+                         : "killed with the call");
+    }
 }

@@ -62,8 +62,11 @@ struct zspec {
  * a program commonly uses, "data" numpy, pandas and matplotlib besides.
  * One zygote per profile at most; the worker picks the profile by the
  * modules the job's code names (a smaller zygote forks faster). */
-static const char *const profiles[] = {"base", "data"};
+static const char *const profiles[] = {"base", "data", "session"};
 #define NPROFILES (sizeof(profiles) / sizeof(profiles[0]))
+/* The session's slot: started by the session's first call, its one process
+ * runs every call ("done ..." per call); never started at idle time. */
+#define SESSION_SLOT (&slots[2])
 
 struct zslot {
     enum zstate state;
@@ -74,8 +77,12 @@ struct zslot {
     int failures;
 };
 
-static struct zslot slots[NPROFILES] = {{Z_NONE, -1, -1, {0}, {0}, 0},
-                                        {Z_NONE, -1, -1, {0}, {0}, 0}};
+static struct zslot slots[NPROFILES] = {
+    {Z_NONE, -1, -1, {0}, {0}, 0}, {Z_NONE, -1, -1, {0}, {0}, 0}, {Z_NONE, -1, -1, {0}, {0}, 0}};
+/* The session this sandbox holds (NULL: none yet), and whether its process
+ * finished its last call and waits for the next. */
+static char *session_id;
+static int session_idle;
 static struct zslot *cur; /* the zygote of the job being run, if any */
 static int memory_checked, memory_fits;
 
@@ -148,8 +155,13 @@ static int spec_of(const struct proto_job *job, struct zspec *s)
         if (zygote_env_sensitive(job->env[i]) && !env_allowed(job->env[i]))
             return -1;
     for (size_t i = 0; i < NPROFILES; i++)
-        if (strcmp(job->zygote_profile ? job->zygote_profile : "base", profiles[i]) == 0)
+        if (strcmp(job->session          ? "session"
+                   : job->zygote_profile ? job->zygote_profile
+                                         : "base",
+                   profiles[i]) == 0)
             s->profile = profiles[i];
+    if (!job->session && s->profile == profiles[2])
+        s->profile = NULL; /* only a session's call starts one */
     if (!s->profile)
         return -1;
     s->script = strdup(job->zygote);
@@ -250,8 +262,13 @@ int zygote_exit(int *status, struct rusage *ru)
         return 0;
     if (n > 0) {
         msg[n] = '\0';
-        if (sscanf(msg, "exit %lld %lld %lld %lld", &st, &ut, &stm, &rss) == 4 && st >= 0 &&
-            st <= 0xffff && ut >= 0 && stm >= 0 && rss >= 0) {
+        char word[8] = "";
+        if (sscanf(msg, "%4s %lld %lld %lld %lld", word, &st, &ut, &stm, &rss) == 5 &&
+            (strcmp(word, "exit") == 0 || (strcmp(word, "done") == 0 && cur == SESSION_SLOT)) &&
+            st >= 0 && st <= 0xffff && ut >= 0 && stm >= 0 && rss >= 0) {
+            /* "done": a session's call ended and its process lives on */
+            if (cur == SESSION_SLOT)
+                session_idle = strcmp(word, "done") == 0;
             memset(ru, 0, sizeof(*ru));
             ru->ru_utime.tv_sec = (time_t)(ut / 1000000);
             ru->ru_utime.tv_usec = (suseconds_t)(ut % 1000000);
@@ -397,7 +414,8 @@ void zygote_idle(const struct agent_conf *conf)
 {
     for (size_t i = 0; i < NPROFILES; i++) {
         struct zslot *z = &slots[i];
-        if (!z->wanted.script || z->failures >= ZYGOTE_MAX_FAILURES || !memory_ok())
+        if (z == SESSION_SLOT || !z->wanted.script || z->failures >= ZYGOTE_MAX_FAILURES ||
+            !memory_ok())
             continue;
         if (z->state != Z_NONE && spec_eq(&z->running, &z->wanted))
             continue;
@@ -428,6 +446,65 @@ static int wait_ready(struct zslot *z, int ms)
         return -1;
     z->state = Z_READY;
     return 0;
+}
+
+int zygote_session(const struct agent_conf *conf, const struct proto_job *job, char *why,
+                   size_t whysz)
+{
+    struct zslot *z = SESSION_SLOT;
+    struct zspec want;
+    char peek;
+
+    cur = NULL;
+    if (session_id && strcmp(session_id, job->session) != 0) {
+        snprintf(why, whysz, "agent: this sandbox holds another session");
+        return -1;
+    }
+    if (session_id) { /* a later call: its process must be there, idle */
+        if (z->state != Z_READY || !session_idle ||
+            recv(z->sock, &peek, 1, MSG_PEEK | MSG_DONTWAIT) >= 0 ||
+            (errno != EAGAIN && errno != EWOULDBLOCK)) {
+            snprintf(why, whysz,
+                     "the session's process is gone (a call timed out, ran out of "
+                     "memory or output, or ended it with exit)");
+            return -1;
+        }
+        cur = z;
+        return 0;
+    }
+    if (spec_of(job, &want) != 0) {
+        snprintf(why, whysz,
+                 "a session's environment may set no start-up variable (PYTHON*, "
+                 "LD_*, ...) but those the worker sets");
+        return -1;
+    }
+    spec_free(&z->wanted);
+    z->wanted = want;
+    start_zygote(conf, z);
+    if (z->state != Z_STARTING || wait_ready(z, ZYGOTE_READY_MS) != 0) {
+        end_zygote(z, 1);
+        snprintf(why, whysz, "agent: the session's interpreter did not start");
+        return -1;
+    }
+    if (!(session_id = strdup(job->session))) {
+        end_zygote(z, 1);
+        snprintf(why, whysz, "agent: out of memory");
+        return -1;
+    }
+    session_idle = 1;
+    cur = z;
+    return 0;
+}
+
+int zygote_session_alive(void)
+{
+    return session_id && SESSION_SLOT->state == Z_READY && session_idle;
+}
+
+void zygote_session_end(void)
+{
+    end_zygote(SESSION_SLOT, 0);
+    session_idle = 0;
 }
 
 int zygote_for_job(const struct agent_conf *conf, const struct proto_job *job)
@@ -583,6 +660,8 @@ pid_t zygote_fork(const struct agent_conf *conf, const struct proto_job *job, ch
         return -1;
     }
     fds[0] = in_fd, fds[1] = out_fd, fds[2] = err_fd, fds[3] = ctl[1];
+    if (cur == SESSION_SLOT)
+        session_idle = 0; /* "done" sets it again */
     if (send_request(&m, fds) == 0) {
         close(ctl[1]);
         ctl[1] = -1;

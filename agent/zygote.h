@@ -19,6 +19,17 @@
  * time starts it.  No zygote preloads beside a job: every one still
  * starting is waited for (ZYGOTE_READY_MS in all) or ended. */
 int zygote_for_job(const struct agent_conf *conf, const struct proto_job *job);
+/* Before a session's call (job->session) is unpacked: its process, started
+ * at the first call (as the zygote's one child, llmsb_zygote.py "session"),
+ * is the zygote all its calls go through.  Returns 0, or -1 with why when
+ * the session's process is gone (or cannot start): the call is
+ * session_lost.  A sandbox holds one session for its whole life. */
+int zygote_session(const struct agent_conf *conf, const struct proto_job *job, char *why,
+                   size_t whysz);
+/* 1 while the session's process lives and waits for its next call. */
+int zygote_session_alive(void);
+/* Ends the session's process (after a call that ended it). */
+void zygote_session_end(void);
 /* After a cleanup that left the sandbox clean: starts the zygote the last
  * job asked for, when none or another is running. */
 void zygote_idle(const struct agent_conf *conf);

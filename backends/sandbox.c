@@ -10,6 +10,8 @@
 
 #define POLL_SLICE_MS 100
 #define READY_TIMEOUT_MS 30000
+/* a READY younger than this stands for a health check */
+#define READY_FRESH_MS 200
 #define CHUNK 65536
 
 void sandbox_spec_key(const struct container_spec *s, char *out, size_t outsz)
@@ -173,6 +175,7 @@ static int await_ready(struct sandbox *s, struct llmsb_err *err)
             proto_get_u64(v, n, &clean);
     buf_consume(&s->in, used);
     s->need_ready = 0;
+    s->ready_ms = clock_mono_ms();
     if (!clean) {
         s->healthy = 0;
         return llmsb_err_set(err, LLMSB_ERR_BACKEND, "agent: cleanup after the last job failed");
@@ -312,6 +315,9 @@ int sandbox_ping(struct sandbox *s, int64_t timeout_ms, struct llmsb_err *err)
 
     if ((rc = ready_for_next(s, err)) != 0)
         return rc;
+    /* a READY read just now answered for the agent: no round trip more */
+    if (s->ready_ms && clock_mono_ms() - s->ready_ms < READY_FRESH_MS)
+        return 0;
     rc = send_frame(s, PROTO_PING, "", 0, err);
     if (rc == 0)
         rc = wait_frame(s, PROTO_PONG, clock_mono_ms() + timeout_ms, &f, &used, err);

@@ -24,11 +24,12 @@ struct sandbox {
     char id[BACKEND_ID_MAX];
     char image[256];
     struct backend_stream *stream;
-    struct buf in;  /* agent -> worker protocol bytes */
-    int open;       /* the container exists */
-    int need_ready; /* a RESULT came; READY not read yet */
-    int healthy;    /* 0: destroy rather than reuse */
-    int unremoved;  /* sandbox_close could not remove it: id names a container still */
+    struct buf in;    /* agent -> worker protocol bytes */
+    int open;         /* the container exists */
+    int need_ready;   /* a RESULT came; READY not read yet */
+    int64_t ready_ms; /* when the last READY was read (0: none) */
+    int healthy;      /* 0: destroy rather than reuse */
+    int unremoved;    /* sandbox_close could not remove it: id names a container still */
     int jobs;
     int64_t born_ms;
     struct container_spec spec; /* what it was created with (labels not kept) */

@@ -69,5 +69,6 @@ int cmd_status(struct cli_globals *g, int argc, char **argv);
 int cmd_cancel(struct cli_globals *g, int argc, char **argv);
 int cmd_scan(struct cli_globals *g, int argc, char **argv);
 int cmd_convert(struct cli_globals *g, int argc, char **argv);
+int cmd_mcp(struct cli_globals *g, int argc, char **argv);
 
 #endif

@@ -24,6 +24,7 @@ static const char usage[] =
     "  cancel ID...             cancel queued or running jobs (--file JOBFILE, --all)\n"
     "  scan [--policy P] FILE   run only the security check (exit 0 safe, 1 blocked)\n"
     "  convert DATASET.jsonl    a benchmark's rows (and samples) as a job file\n"
+    "  mcp [--queue]            a Model Context Protocol server on stdio (docs/mcp.md)\n"
     "\n"
     "global options (also as environment variables):\n"
     "  --config FILE      YAML config (LLMSB_CONFIG; default ./llm-sandbox.yaml)\n"
@@ -128,6 +129,7 @@ static const struct {
     {"run", cmd_run},       {"images", cmd_images}, {"worker", cmd_worker},
     {"submit", cmd_submit}, {"result", cmd_result}, {"status", cmd_status},
     {"cancel", cmd_cancel}, {"scan", cmd_scan},     {"convert", cmd_convert},
+    {"mcp", cmd_mcp},
 };
 
 int main(int argc, char **argv)

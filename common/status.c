@@ -25,6 +25,8 @@ static const struct status_info table[STATUS_COUNT] = {
     [STATUS_CANCELLED] = {"cancelled", 123, 1, 0, 0, FAULT_NONE, "cancelled on request"},
     [STATUS_INTERNAL_ERROR] = {"internal_error", 3, 1, 0, 1, FAULT_INFRA,
                                "the infrastructure failed max_attempts times"},
+    [STATUS_SESSION_LOST] = {"session_lost", 125, 1, 0, 1, FAULT_NONE,
+                             "the session's state is gone (ended, expired or its worker died)"},
 };
 
 /* clang-format on */

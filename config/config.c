@@ -82,6 +82,9 @@ static const struct ckey keys[] = {
     {"jobs.max_attempts", C_INT, 1, 20, O(max_attempts), 0, NULL, "tries after infrastructure failures"},
     {"jobs.allow_network", C_BOOL, 0, 1, O(allow_network), 0, NULL, "may a job set network: true"},
     {"jobs.fresh_interpreter", C_BOOL, 0, 1, O(fresh_interpreter), 0, NULL, "start a new interpreter per job instead of forking the image's zygote (jobs may say otherwise)"},
+    {"sessions.max", C_INT, 0, 256, O(sessions_max), 0, NULL, "sessions a worker holds at once (0: sessions off)"},
+    {"sessions.idle_ttl", C_SECONDS, 1, 86400, O(session_idle_ms), 0, NULL, "a session without a call this long is ended"},
+    {"sessions.max_lifetime", C_SECONDS, 1, 604800, O(session_life_ms), 0, NULL, "a session is ended this long after its first call"},
     {"jobs.image_prefix", C_STR, 0, 0, O(image_prefix), S(image_prefix), NULL, "images a job may name"},
     {"libraries.enabled", C_BOOL, 0, 1, O(libraries_enabled), 0, NULL, "may jobs list libraries to install"},
     {"libraries.network", C_STR, 0, 0, O(libraries_network), S(libraries_network), NULL, "install step network: egress (filtered internet), none, or an engine network name"},
@@ -139,6 +142,9 @@ void config_defaults(struct config *c)
     c->pool_max_age_ms = 3600000;
     c->pool_idle_timeout_ms = 300000;
     c->pool_wait_ms = 60000;
+    c->sessions_max = 8;
+    c->session_idle_ms = 600000;
+    c->session_life_ms = 3600000;
     snprintf(c->pool_on_exhausted, sizeof(c->pool_on_exhausted), "wait");
     snprintf(c->seccomp, sizeof(c->seccomp), "builtin");
     snprintf(c->kube.k8s_pull_policy, sizeof(c->kube.k8s_pull_policy), "IfNotPresent");

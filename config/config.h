@@ -53,6 +53,9 @@ struct config {
     int64_t pool_max_age_ms;
     int64_t pool_idle_timeout_ms;
     int64_t pool_wait_ms;
+    int64_t sessions_max;    /* sessions held at once; 0: off */
+    int64_t session_idle_ms; /* ended after this long without a call */
+    int64_t session_life_ms; /* ended this long after the first call */
     char pool_on_exhausted[16];
     int64_t artifact_max_count;
     int64_t artifact_max_file_mb;

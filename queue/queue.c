@@ -50,6 +50,43 @@ static const char lua_running[] =
     "redis.call('EXPIRE', KEYS[1], ARGV[1])\n"
     "return 1\n";
 
+/* KEYS: session hash, the holder's heartbeat key prefix ("P:worker:").
+ * ARGV: me, ttl.  Returns {0} ours now (it was free), {3} ours already,
+ * {1, holder} another live worker's, {2, why} lost (a holder without a
+ * heartbeat is gone: the session too). */
+static const char lua_session_claim[] =
+    "local st = redis.call('HGET', KEYS[1], 'state')\n"
+    "local w = redis.call('HGET', KEYS[1], 'worker')\n"
+    "if not st then\n"
+    "  redis.call('HSET', KEYS[1], 'state', 'open', 'worker', ARGV[1])\n"
+    "  redis.call('EXPIRE', KEYS[1], ARGV[2])\n"
+    "  return {0, ''}\n"
+    "end\n"
+    "if st == 'lost' then return {2, redis.call('HGET', KEYS[1], 'why') or 'ended'} end\n"
+    "if w == ARGV[1] then return {3, ''} end\n"
+    "if redis.call('EXISTS', KEYS[2] .. w) == 1 then return {1, w} end\n"
+    "local why = 'the worker that held it (' .. w .. ') is gone'\n"
+    "redis.call('HSET', KEYS[1], 'state', 'lost', 'why', why)\n"
+    "return {2, why}\n";
+
+/* KEYS: jobs stream. ARGV: group, entry id, session id.  1 when an entry
+ * before it in the stream, delivered and not acknowledged yet (running,
+ * waiting in some worker, or handed over), is a call of the same session:
+ * every entry before a delivered one was delivered, so these are all the
+ * session's calls that have to run first.  Looks at the first 1000. */
+static const char lua_session_earlier[] =
+    "local p = redis.call('XPENDING', KEYS[1], ARGV[1], '-', '(' .. ARGV[2], 1000)\n"
+    "for _, e in ipairs(p) do\n"
+    "  local r = redis.call('XRANGE', KEYS[1], e[1], e[1])\n"
+    "  if r[1] then\n"
+    "    local f = r[1][2]\n"
+    "    for i = 1, #f, 2 do\n"
+    "      if f[i] == 'session' and f[i + 1] == ARGV[3] then return 1 end\n"
+    "    end\n"
+    "  end\n"
+    "end\n"
+    "return 0\n";
+
 /* KEYS: jobs stream. ARGV: group, consumer, ids... Returns ids not ours. */
 static const char lua_renew[] =
     "local lost = {}\n"
@@ -1155,4 +1192,86 @@ int queue_stats(struct queue *q, struct queue_stats *st,
         freeReplyObject(r);
     } while (strcmp(cursor, "0") != 0);
     return 0;
+}
+
+/* ---- sessions ------------------------------------------------------------------ */
+
+int queue_session_claim(struct queue *q, const char *id, const char *me, long long ttl_s,
+                        char *text, size_t tsz, struct llmsb_err *err)
+{
+    struct args a;
+    char key[QUEUE_KEY_MAX], hb[QUEUE_KEY_MAX], ttl[24], nk[8];
+    const char *keys[2] = {key, hb};
+    redisReply *r;
+    int rc;
+
+    text[0] = '\0';
+    if ((rc = queue_key(q, "session", id, key, err)) != 0)
+        return rc;
+    snprintf(hb, sizeof(hb), "%s:worker:", q->prefix);
+    snprintf(ttl, sizeof(ttl), "%lld", ttl_s);
+    if ((rc = eval_begin(&a, lua_session_claim, 2, keys, 2, nk, err)) != 0)
+        return rc;
+    args_adds(&a, me);
+    args_adds(&a, ttl);
+    if ((rc = args_run(q, &a, &r, err)) != 0)
+        return rc;
+    if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
+        r->element[0]->type != REDIS_REPLY_INTEGER || r->element[1]->type != REDIS_REPLY_STRING) {
+        freeReplyObject(r);
+        return llmsb_err_set(err, LLMSB_ERR_PROTO, "redis: session claim: unexpected reply");
+    }
+    rc = (int)r->element[0]->integer;
+    snprintf(text, tsz, "%.*s", (int)r->element[1]->len, r->element[1]->str);
+    freeReplyObject(r);
+    return rc;
+}
+
+int queue_session_earlier(struct queue *q, const char *entry_id, const char *session,
+                          struct llmsb_err *err)
+{
+    struct args a;
+    const char *keys[1] = {q->k_jobs};
+    char nk[8];
+    long long v = 0;
+    int rc;
+
+    if ((rc = eval_begin(&a, lua_session_earlier, 1, keys, 3, nk, err)) != 0)
+        return rc;
+    args_adds(&a, q->group);
+    args_adds(&a, entry_id);
+    args_adds(&a, session);
+    rc = eval_run(q, &a, &v, err);
+    return rc ? rc : (int)v;
+}
+
+int queue_session_drop(struct queue *q, const char *id, struct llmsb_err *err)
+{
+    char key[QUEUE_KEY_MAX];
+    int rc = queue_key(q, "session", id, key, err);
+    return rc ? rc : simple(q, err, 2, "DEL", key);
+}
+
+int queue_session_lose(struct queue *q, const char *id, const char *why, long long ttl_s,
+                       struct llmsb_err *err)
+{
+    char key[QUEUE_KEY_MAX], ttl[24];
+    int rc = queue_key(q, "session", id, key, err);
+
+    if (rc)
+        return rc;
+    snprintf(ttl, sizeof(ttl), "%lld", ttl_s);
+    if ((rc = simple(q, err, 6, "HSET", key, "state", "lost", "why", why)) != 0)
+        return rc;
+    return simple(q, err, 3, "EXPIRE", key, ttl);
+}
+
+int queue_hand_over(struct queue *q, const char *entry_id, const char *consumer, long long idle_ms,
+                    long long count, struct llmsb_err *err)
+{
+    char idle[24], cnt[24];
+    snprintf(idle, sizeof(idle), "%lld", idle_ms);
+    snprintf(cnt, sizeof(cnt), "%lld", count < 0 ? 0 : count);
+    return simple(q, err, 11, "XCLAIM", q->k_jobs, q->group, consumer, "0", entry_id, "IDLE", idle,
+                  "RETRYCOUNT", cnt, "JUSTID");
 }

@@ -186,4 +186,24 @@ int queue_stats(struct queue *q, struct queue_stats *st,
                 void (*worker_fn)(void *, const char *, const struct fields *), void *ud,
                 struct llmsb_err *err);
 
+/* Sessions (worker/session.c): prefix:session:ID is a hash {state: open
+ * or lost, worker, why}.  claim: 0 it was free and is me's now, 3 it was
+ * me's already, 1 another live worker holds it (text: its name), 2 it is
+ * lost (text: why; a holder without a heartbeat makes it so).
+ * drop deletes the record (the id is free), lose marks it lost with why. */
+int queue_session_claim(struct queue *q, const char *id, const char *me, long long ttl_s,
+                        char *text, size_t tsz, struct llmsb_err *err);
+int queue_session_drop(struct queue *q, const char *id, struct llmsb_err *err);
+/* 1 when a call of session that comes before entry_id in the stream is
+ * delivered and not acknowledged yet (it must run first), 0 when none. */
+int queue_session_earlier(struct queue *q, const char *entry_id, const char *session,
+                          struct llmsb_err *err);
+int queue_session_lose(struct queue *q, const char *id, const char *why, long long ttl_s,
+                       struct llmsb_err *err);
+/* Moves a delivered entry to consumer (the worker holding its session),
+ * with its idle time set to idle_ms (that worker's recovery of its own
+ * deliveries picks it up) and its delivery count to count. */
+int queue_hand_over(struct queue *q, const char *entry_id, const char *consumer, long long idle_ms,
+                    long long count, struct llmsb_err *err);
+
 #endif

@@ -31,6 +31,9 @@ struct sched_decision scheduler_decide(enum sched_outcome o, long long attempt, 
     case SCHED_OUT_UNAVAILABLE:
         d.action = SCHED_PAUSE;
         break;
+    case SCHED_OUT_ELSEWHERE:
+        d.action = SCHED_HAND_OVER;
+        break;
     case SCHED_OUT_FAILED:
         if (attempt >= max_attempts) {
             d.action = SCHED_DEAD_LETTER;

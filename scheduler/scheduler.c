@@ -247,6 +247,11 @@ static int budget(struct scheduler *s)
     return b;
 }
 
+int64_t scheduler_own_idle_ms(int64_t block_ms)
+{
+    return block_ms * 3 > SCHED_MIN_OWN_IDLE_MS ? block_ms * 3 : SCHED_MIN_OWN_IDLE_MS;
+}
+
 /* Own deliveries that are not running here (a slot died between read and
  * start), dead workers' jobs, then any entry whose lease expired. */
 static int reclaim(struct scheduler *s, struct queue *q)
@@ -254,8 +259,7 @@ static int reclaim(struct scheduler *s, struct queue *q)
     struct llmsb_err err = {0};
     struct queue_entry *e;
     size_t n;
-    int64_t own_idle =
-        s->cfg.block_ms * 3 > SCHED_MIN_OWN_IDLE_MS ? s->cfg.block_ms * 3 : SCHED_MIN_OWN_IDLE_MS;
+    int64_t own_idle = scheduler_own_idle_ms(s->cfg.block_ms);
     int free_slots = budget(s);
 
     if (free_slots <= 0)

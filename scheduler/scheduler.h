@@ -24,12 +24,13 @@
 
 /* What executing one attempt of a job came to. */
 enum sched_outcome {
-    SCHED_OUT_FINAL = 0,  /* a final result (the program's or the job's fault included) */
-    SCHED_OUT_CANCELLED,  /* the user cancelled it while it ran */
-    SCHED_OUT_ABORTED,    /* we stopped it (drain, lease lost): no result */
-    SCHED_OUT_FAILED,     /* the infrastructure failed this attempt */
-    SCHED_OUT_UNAVAILABLE /* it failed while the engine did not answer: the worker's
-                           * problem, not the job's */
+    SCHED_OUT_FINAL = 0,   /* a final result (the program's or the job's fault included) */
+    SCHED_OUT_CANCELLED,   /* the user cancelled it while it ran */
+    SCHED_OUT_ABORTED,     /* we stopped it (drain, lease lost): no result */
+    SCHED_OUT_FAILED,      /* the infrastructure failed this attempt */
+    SCHED_OUT_UNAVAILABLE, /* it failed while the engine did not answer: the worker's
+                            * problem, not the job's */
+    SCHED_OUT_ELSEWHERE    /* another worker holds the job's session: it runs there */
 };
 
 /* What to do with it. */
@@ -37,6 +38,7 @@ enum sched_action {
     SCHED_FINISH = 0,  /* write the result (and acknowledge) */
     SCHED_RETRY,       /* give it back to be run again after delay_ms */
     SCHED_DEAD_LETTER, /* internal_error, plus an entry on the dead stream */
+    SCHED_HAND_OVER,   /* to the worker that holds the job's session */
     SCHED_GIVE_BACK,   /* give it back at once; this attempt does not count */
     SCHED_PAUSE        /* give it back uncounted and take no job until the engine answers */
 };
@@ -98,7 +100,10 @@ enum sched_cancel {
 
 #define SCHED_JOB_ID_MAX 256 /* above JOB_ID_MAX */
 #define SCHED_RECLAIM_EVERY_MS 1000
-#define SCHED_MIN_OWN_IDLE_MS 5000    /* own deliveries this idle and not running are lost */
+#define SCHED_MIN_OWN_IDLE_MS 5000 /* own deliveries this idle and not running are lost */
+/* How long an own delivery that is not running waits before the reclaim
+ * timer picks it up again: 3 blocks, at least SCHED_MIN_OWN_IDLE_MS. */
+int64_t scheduler_own_idle_ms(int64_t block_ms);
 #define SCHED_FINISH_GIVEUP_MS 120000 /* keep retrying a result write this long */
 #define SCHED_RENEW_BATCH 256
 

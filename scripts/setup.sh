@@ -30,6 +30,10 @@ if [ "$(id -u)" -ne 0 ]; then
     exit 1
 fi
 
+# Node.js and npm for the MCP test client (tests/mcp): the machine's own
+# when it has one, else Debian's
+command -v node >/dev/null && command -v npm >/dev/null || PKGS="$PKGS nodejs npm"
+
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -61,6 +65,11 @@ fi
 
 log "building"
 make -j"$(nproc)" all
+
+if [ ! -d tests/mcp/node_modules/@modelcontextprotocol/sdk ]; then
+    log "the MCP SDK for the test client (npm ci in tests/mcp)"
+    npm ci --prefix tests/mcp --no-audit --no-fund
+fi
 
 log "building sandbox images (cold: about 9 minutes; cached afterwards)"
 bin/llm-sandbox images build

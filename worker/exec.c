@@ -9,6 +9,7 @@
 
 #include "images/images.h"
 #include "security/security.h"
+#include "worker/session.h"
 
 #define IMAGE_CACHE 32
 #define IMAGE_CACHE_MS 60000
@@ -75,7 +76,9 @@ void exec_pool_config(const struct config *cfg, int slots, struct pool_config *p
 {
     memset(pc, 0, sizeof(*pc));
     pc->min_idle = (int)cfg->pool_min_idle;
-    pc->max_size = cfg->pool_max_size > 0 ? (int)cfg->pool_max_size : slots + 1;
+    /* a session holds its container from its first call to its end */
+    pc->max_size =
+        cfg->pool_max_size > 0 ? (int)cfg->pool_max_size : slots + 1 + (int)cfg->sessions_max;
     pc->max_uses = (int)cfg->pool_max_uses;
     pc->max_age_ms = cfg->pool_max_age_ms;
     pc->idle_timeout_ms = cfg->pool_idle_timeout_ms;
@@ -277,6 +280,60 @@ static enum sched_outcome conclude(struct pool *pool, struct pool_lease *lease, 
     return SCHED_OUT_FINAL;
 }
 
+/* A session's call: in the session's own sandbox (session.c), never
+ * retried elsewhere (a new sandbox would silently start afresh): a sandbox
+ * that fails during the call ends the session. */
+static enum sched_outcome session_call(struct pool *pool, const struct config *cfg,
+                                       const struct job *j, struct prepared *p, atomic_int *cancel,
+                                       struct job_result *r, struct llmsb_err *err)
+{
+    struct sandbox *sb;
+    char owner[160], why[400];
+    int rc = session_take(pool, cfg, j, &p->spec, &sb, r, owner, sizeof(owner), err);
+
+    if (rc == 1)
+        return SCHED_OUT_FINAL;
+    if (rc == 2) {
+        snprintf(r->worker, sizeof(r->worker), "%s", owner);
+        return SCHED_OUT_ELSEWHERE;
+    }
+    if (rc < 0)
+        return SCHED_OUT_FAILED; /* no session was made: the call may be tried again */
+    sb->cancel = cancel;
+    r->started_at = clock_wall_ms();
+    rc = sandbox_run(sb, &p->pj, exec_backstop_ms(cfg, j), &r->r, err);
+    r->finished_at = clock_wall_ms();
+    sb->cancel = NULL;
+    if (rc == LLMSB_ERR_INTERRUPTED) {
+        int user = cancel && atomic_load(cancel) == SCHED_CANCEL_USER;
+        session_put(pool, j->session, 1,
+                    user ? "a call was cancelled while it ran"
+                         : "the worker stopped during a call");
+        if (!user)
+            return SCHED_OUT_ABORTED;
+        job_result_set_status(r, STATUS_CANCELLED, "cancelled while running; the session ended");
+        return SCHED_OUT_CANCELLED;
+    }
+    if (rc != 0) {
+        snprintf(why, sizeof(why), "its sandbox failed during a call (%s)", err->msg);
+        session_put(pool, j->session, 1, why);
+        job_result_set_status(r, STATUS_SESSION_LOST, "session \"%s\": %s", j->session, why);
+        return SCHED_OUT_FINAL;
+    }
+    /* the agent's own word when the session was already gone; else which
+     * call ended it and how */
+    if (r->r.status == STATUS_SESSION_LOST)
+        snprintf(why, sizeof(why), "%s", r->r.error);
+    else
+        snprintf(why, sizeof(why), "call \"%s\" ended it (%s)", j->id ? j->id : "-",
+                 status_name(r->r.status));
+    session_put(pool, j->session, r->r.session_ended || !sb->healthy, why);
+    job_result_check(r, j);
+    if (job_result_artifacts(r) != 0)
+        log_warn("job=%s: artifacts could not be encoded", j->id ? j->id : "-");
+    return SCHED_OUT_FINAL;
+}
+
 enum sched_outcome exec_job(struct pool *pool, const struct backend *be, const struct config *cfg,
                             const struct job *j, atomic_int *cancel, struct job_result *r,
                             struct llmsb_err *err)
@@ -286,8 +343,18 @@ enum sched_outcome exec_job(struct pool *pool, const struct backend *be, const s
     enum sched_outcome out = SCHED_OUT_FAILED;
     int rc;
 
+    if (j->session_close) {
+        snprintf(r->backend, sizeof(r->backend), "%s", be->ops->name);
+        return session_close(pool, j->session, j->entry_id, r, r->worker, sizeof(r->worker))
+                   ? SCHED_OUT_ELSEWHERE
+                   : SCHED_OUT_FINAL;
+    }
     if ((rc = prepare(be, cfg, j, &p, r, err)) != 0) {
         out = rc > 0 ? SCHED_OUT_FINAL : SCHED_OUT_FAILED;
+        goto out;
+    }
+    if (j->session) {
+        out = session_call(pool, cfg, j, &p, cancel, r, err);
         goto out;
     }
     if (pool_acquire(pool, &p.spec, &lease, err) != 0)
@@ -354,6 +421,7 @@ enum sched_outcome exec_job_retrying(struct pool *pool, const struct backend *be
         struct sched_decision d;
 
         r->attempts = (int)attempt;
+        r->error[0] = r->r.error[0] = '\0'; /* a failed attempt's word is not the result's */
         llmsb_err_clear(&err);
         o = exec_job(pool, be, cfg, j, cancel, r, &err);
         if (o == SCHED_OUT_FAILED && !exec_engine_answers(be))
@@ -361,6 +429,7 @@ enum sched_outcome exec_job_retrying(struct pool *pool, const struct backend *be
         d = scheduler_decide(o, attempt, j->max_attempts, &backoff);
         switch (d.action) {
         case SCHED_FINISH:
+        case SCHED_HAND_OVER: /* only with a session store: a worker's */
             return o;
         case SCHED_GIVE_BACK:
             return SCHED_OUT_ABORTED;

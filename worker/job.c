@@ -39,6 +39,7 @@ void job_release(struct job *j)
     proto_cases_free(j->cases, j->ncases);
     free(j->meta);
     free(j->policy);
+    free(j->session);
     free(j->security);
     strlist_free(j->artifact_globs, j->nglobs);
     strlist_free(j->libraries, j->nlibraries);
@@ -330,8 +331,11 @@ int job_to_proto(const struct job *j, struct proto_job *pj, struct llmsb_err *er
     rc |= build_env(j, pj);
     if (j->plots && j->lang->plots && !(pj->plots_dir = strdup(LANG_PLOTS_DIR)))
         rc = -1;
-    /* a job with libraries gets what it installed: a plain start */
-    if (j->lang->zygote && !j->fresh_interpreter && !j->nlibraries &&
+    if (j->session && !(pj->session = strdup(j->session)))
+        rc = -1;
+    /* a job with libraries gets what it installed: a plain start; a
+     * session's call, its session's interpreter */
+    if (j->lang->zygote && (j->session || (!j->fresh_interpreter && !j->nlibraries)) &&
         (!(pj->zygote = strdup(j->lang->zygote)) ||
          !(pj->zygote_profile = strdup(names_data_module(j) ? "data" : "base"))))
         rc = -1;

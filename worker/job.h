@@ -20,6 +20,7 @@
 #define JOB_MAX_FILES_BYTES ((size_t)32 << 20)
 #define JOB_MAX_GLOBS 64
 #define JOB_MAX_FIELDS 64 /* fields of one job, at most */
+#define JOB_SESSION_MAX 128
 
 struct job_file {
     char *path;
@@ -66,6 +67,9 @@ struct job {
     struct compare compare;  /* for expect_stdout, the job's and each case's */
     int stop_on_failure;     /* cases: stop at the first that does not pass */
     struct lang_flags flags; /* compile_flags, link_flags (languages with flag_ok) */
+    char *session;           /* NULL: none; else the session the job is a call of */
+    const char *entry_id;    /* the stream entry it came in (the worker's), or NULL */
+    int session_close;       /* ends the session instead of running anything */
 };
 
 #define JOB_MAX_FIELD ((size_t)64 << 10) /* any field but code, stdin, files */

@@ -685,6 +685,57 @@ static int f_stop_on_failure(struct job *j, const struct config *cfg, const char
     return text_bool("stop_on_failure", v, n, &j->stop_on_failure, err) ? err->code : 0;
 }
 
+static int f_session(struct job *j, const struct config *cfg, const char *v, size_t n,
+                     struct llmsb_err *err)
+{
+    (void)cfg;
+    if (n == 0 || n > JOB_SESSION_MAX)
+        return shown_err(err, "session", v, n, "must be 1 to 128 bytes");
+    for (size_t i = 0; i < n; i++)
+        if (!((v[i] >= 'a' && v[i] <= 'z') || (v[i] >= 'A' && v[i] <= 'Z') ||
+              (v[i] >= '0' && v[i] <= '9') || strchr("-_.:@", v[i])) ||
+            v[i] == '\0')
+            return shown_err(err, "session", v, n, "may hold only letters, digits and - _ . : @");
+    free(j->session);
+    return (j->session = xstrndup(v, n)) ? 0 : LLMSB_ERR_NOMEM;
+}
+
+static int f_session_close(struct job *j, const struct config *cfg, const char *v, size_t n,
+                           struct llmsb_err *err)
+{
+    (void)cfg;
+    return text_bool("session_close", v, n, &j->session_close, err) ? err->code : 0;
+}
+
+/* A session's call runs in the session's own interpreter (Python's, the
+ * image's zygote); what it cannot take is refused here, by name. */
+static int check_session(struct job *j, const struct config *cfg, struct llmsb_err *err)
+{
+    const char *clash = j->nlibraries ? "libraries"
+                        : j->ncases   ? "cases"
+                        : j->image    ? "image"
+                        : j->network  ? "network"
+                                      : NULL;
+    if (j->session_close && !j->session)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "session_close: needs session (the id of the session to end)");
+    if (!j->session)
+        return 0;
+    if (cfg->sessions_max == 0)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "session: sessions are off on this worker (sessions.max: 0)");
+    if (!j->lang->zygote)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "session: \"%s\" has no sessions (Python has; see docs/jobs.md)",
+                             j->lang->name);
+    if (clash)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "%s: not with session (a session's sandbox is the same for all its "
+                             "calls; see docs/jobs.md)",
+                             clash);
+    return 0;
+}
+
 /* With cases, the job-level stdin and expectations would be ambiguous. */
 static int check_cases(const struct job *j, struct llmsb_err *err)
 {
@@ -718,7 +769,8 @@ static const struct {
     {"max_attempts", f_max_attempts, 16}, {"meta", f_meta, JOB_MAX_FIELD},
     {"cases", f_cases, JOB_MAX_STDIN}, {"compare", f_compare, 64},
     {"stop_on_failure", f_stop_on_failure, 16}, {"compile_flags", f_compile_flags, JOB_MAX_FIELD},
-    {"link_flags", f_link_flags, JOB_MAX_FIELD},
+    {"link_flags", f_link_flags, JOB_MAX_FIELD}, {"session", f_session, JOB_SESSION_MAX},
+    {"session_close", f_session_close, 16},
     /* clang-format on */
 };
 _Static_assert(sizeof(fields) / sizeof(fields[0]) <= 32, "one_field's seen mask holds 32 fields");
@@ -789,11 +841,17 @@ int job_from_fields(struct job *j, const struct config *cfg, const struct fields
                                  "field may have",
                                  f->oversized);
     }
+    /* ending a session needs no program */
+    if (!j->lang && j->session_close)
+        j->lang = language_find("python");
+    if (!have_code && j->session_close && (rc = job_set_code(j, "", 0, err)) != 0)
+        return rc;
     if (!j->lang)
         return llmsb_err_set(err, LLMSB_ERR_INVALID, "lang: is required");
-    if (!have_code)
+    if (!have_code && !j->session_close)
         return llmsb_err_set(err, LLMSB_ERR_INVALID, "code: is required");
-    if ((rc = check_cases(j, err)) != 0 || (rc = check_flags(j, err)) != 0)
+    if ((rc = check_cases(j, err)) != 0 || (rc = check_flags(j, err)) != 0 ||
+        (rc = check_session(j, cfg, err)) != 0)
         return rc;
     return job_check_libraries(j, err);
 }

@@ -10,6 +10,7 @@
 #include "backends/pool.h"
 #include "config/jobfile.h"
 #include "worker/exec.h"
+#include "worker/session.h"
 
 #define LOCAL_POLL_MS 50
 
@@ -20,6 +21,7 @@ struct local_run {
     cJSON *const *jobs;
     size_t n, next, finished;
     cJSON **results;
+    size_t *group; /* a session's calls: 1 + the index of its first call; 0: none */
     pthread_mutex_t mu;
     void (*progress)(void *, size_t, size_t, const cJSON *);
     void *ud;
@@ -34,6 +36,7 @@ static void local_one(struct local_run *lr, const struct backend *be, size_t i)
     struct job j;
     struct job_result r;
 
+    session_expire(&lr->pool, lr->cfg);
     snprintf(defid, sizeof(defid), "job-%zu", i + 1);
     fields_init(&f, JOB_MAX_FIELDS);
     job_init(&j, lr->cfg);
@@ -74,11 +77,18 @@ static void *local_main(void *arg)
     for (;;) {
         size_t i;
         pthread_mutex_lock(&lr->mu);
+        /* the calls of one session all go to the thread that takes the
+         * first, which runs them in the file's order */
+        while (lr->next < lr->n && lr->group[lr->next] && lr->group[lr->next] != lr->next + 1)
+            lr->next++;
         i = lr->next++;
         pthread_mutex_unlock(&lr->mu);
         if (i >= lr->n || atomic_load(&lr->cancel))
             break;
         local_one(lr, &be, i);
+        for (size_t k = i + 1; lr->group[i] && k < lr->n && !atomic_load(&lr->cancel); k++)
+            if (lr->group[k] == i + 1)
+                local_one(lr, &be, k);
     }
     backend_close(&be);
     return NULL;
@@ -117,6 +127,16 @@ int worker_run_local(const struct config *cfg, int slots, cJSON *const *jobs, si
     int started = 0, rc = 0;
 
     memset(&lr, 0, sizeof(lr));
+    if (!(lr.group = calloc(n ? n : 1, sizeof(*lr.group))))
+        return 3;
+    for (size_t i = 0; i < n; i++) {
+        const cJSON *si = cJSON_GetObjectItemCaseSensitive(jobs[i], "session");
+        for (size_t k = 0; cJSON_IsString(si) && k <= i && !lr.group[i]; k++) {
+            const cJSON *sk = cJSON_GetObjectItemCaseSensitive(jobs[k], "session");
+            if (cJSON_IsString(sk) && strcmp(sk->valuestring, si->valuestring) == 0)
+                lr.group[i] = k + 1;
+        }
+    }
     lr.cfg = cfg;
     lr.jobs = jobs;
     lr.n = n;
@@ -157,7 +177,9 @@ out:
     for (int i = 0; i < started; i++)
         pthread_join(th[i], NULL);
     free(th);
+    session_end_all(&lr.pool, "the run that held it ended");
     pool_release_all(&lr.pool);
+    free(lr.group);
     backend_close(&lr.be);
     return rc;
 }

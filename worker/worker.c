@@ -21,6 +21,7 @@
 #include "queue/queue.h"
 #include "scheduler/scheduler.h"
 #include "worker/exec.h"
+#include "worker/session.h"
 
 atomic_int worker_stop;
 
@@ -54,7 +55,107 @@ struct worker {
     atomic_int janitor_stop;
     pthread_t janitor;
     int64_t started_wall_ms;
+    /* the session store: who holds which session, on a connection of its own */
+    pthread_mutex_t store_mu;
+    struct queue store_q;
+    int store_open;
 };
+
+/* ---- sessions in Redis ---------------------------------------------------------- */
+
+#define SESSION_LOST_KEEP_S 86400 /* a lost session's record, for its late calls */
+
+static long long session_ttl_s(const struct worker *w)
+{
+    return w->cfg->session_life_ms / 1000 + SESSION_LOST_KEEP_S;
+}
+
+/* Runs one store command; one reconnect on a retryable failure. */
+static int store_call(struct worker *w, int (*fn)(struct worker *, void *, struct llmsb_err *),
+                      void *arg)
+{
+    struct llmsb_err err = {0};
+    int rc = -1;
+
+    pthread_mutex_lock(&w->store_mu);
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if (!w->store_open && queue_open(&w->store_q, w->cfg->redis_url, w->cfg->redis_prefix,
+                                         w->name, WORKER_CONTROL_TIMEOUT_MS, &err) != 0) {
+            queue_close(&w->store_q);
+            continue;
+        }
+        w->store_open = 1;
+        llmsb_err_clear(&err);
+        if ((rc = fn(w, arg, &err)) >= 0 || !queue_err_retryable(&err))
+            break;
+        queue_close(&w->store_q);
+        w->store_open = 0;
+    }
+    pthread_mutex_unlock(&w->store_mu);
+    if (rc < 0)
+        log_warn("sessions: redis: %s", err.msg);
+    return rc;
+}
+
+struct claim_args {
+    const char *id;
+    char *owner, *why;
+    size_t osz, wsz;
+};
+
+static int do_claim(struct worker *w, void *arg, struct llmsb_err *err)
+{
+    struct claim_args *a = arg;
+    char text[256];
+    int rc =
+        queue_session_claim(&w->store_q, a->id, w->name, session_ttl_s(w), text, sizeof(text), err);
+    snprintf(rc == 1 ? a->owner : a->why, rc == 1 ? a->osz : a->wsz, "%s", text);
+    return rc;
+}
+
+static int store_claim(void *ud, const char *id, char *owner, size_t osz, char *why, size_t wsz)
+{
+    struct claim_args a = {id, owner, why, osz, wsz};
+    return store_call(ud, do_claim, &a);
+}
+
+static int do_drop(struct worker *w, void *arg, struct llmsb_err *err)
+{
+    return queue_session_drop(&w->store_q, arg, err);
+}
+
+static int store_drop(void *ud, const char *id)
+{
+    return store_call(ud, do_drop, (void *)id);
+}
+
+struct id_text {
+    const char *id, *text; /* a session id and a why, or an entry id */
+};
+
+static int do_lose(struct worker *w, void *arg, struct llmsb_err *err)
+{
+    struct id_text *a = arg;
+    return queue_session_lose(&w->store_q, a->id, a->text, SESSION_LOST_KEEP_S, err);
+}
+
+static int store_lose(void *ud, const char *id, const char *why)
+{
+    struct id_text a = {id, why};
+    return store_call(ud, do_lose, &a);
+}
+
+static int do_earlier(struct worker *w, void *arg, struct llmsb_err *err)
+{
+    struct id_text *a = arg;
+    return queue_session_earlier(&w->store_q, a->text, a->id, err);
+}
+
+static int store_earlier(void *ud, const char *id, const char *entry_id)
+{
+    struct id_text a = {id, entry_id};
+    return store_call(ud, do_earlier, &a);
+}
 
 static void sleep_ms(int64_t ms)
 {
@@ -193,6 +294,24 @@ static void run_entry(struct slot *s, const struct queue_entry *e, const struct 
                  err.msg, (long long)d.delay_ms);
         scheduler_give_back(&s->w->sched, &s->q, e, d.delay_ms, 1);
         break;
+    case SCHED_HAND_OVER: {
+        /* the session's worker (or this one, "", when an earlier call of the
+         * session has to run first) picks it up among its own deliveries
+         * within a second.  Its count goes back to one delivery: a call
+         * that waits behind a long one may be claimed as stale meanwhile,
+         * which counts, and waiting is no attempt (a session's call is never
+         * tried again anyway: a lost sandbox ends the session) */
+        const char *to = r->worker[0] ? r->worker : s->w->name;
+        int64_t idle = scheduler_own_idle_ms(cfg->block_ms);
+        if (queue_hand_over(&s->q, e->id, to, idle, 1, &err) != 0)
+            log_warn("job=%s: cannot hand it to %s for session %s: %s", j->id, to, j->session,
+                     err.msg);
+        else if (r->worker[0])
+            log_info("job=%s: handed to %s, which holds session %s", j->id, to, j->session);
+        else
+            log_debug("job=%s: waits for an earlier call of session %s", j->id, j->session);
+        break;
+    }
     case SCHED_DEAD_LETTER: {
         char reason[400];
         snprintf(reason, sizeof(reason), "infrastructure failed %lld times; last: %.300s",
@@ -218,6 +337,7 @@ static void handle_entry(struct slot *s, struct queue_entry *e)
     }
     job_init(&j, cfg);
     invalid = job_from_fields(&j, cfg, &e->f, e->id, &err) != 0;
+    j.entry_id = e->id;
     job_result_init(&r, &j);
     if (!r.id[0])
         snprintf(r.id, sizeof(r.id), "%s", e->id);
@@ -389,6 +509,7 @@ static void *janitor_main(void *arg)
         if (!atomic_load(&worker_stop) && !atomic_load(&w->sched.paused) &&
             sched_timer_due(&maint, now)) {
             pool_maintain(&w->pool);
+            session_expire(&w->pool, w->cfg);
             reap(w, &q);
         }
         if (rc != 0) {
@@ -540,6 +661,11 @@ int worker_main(const struct config *cfg, int slots, const char *name)
     }
     exec_pool_config(cfg, slots, &pc);
     pool_init(&w.pool, &w.be, &pc);
+    {
+        struct session_store st = {store_claim, store_drop, store_lose, store_earlier, &w};
+        pthread_mutex_init(&w.store_mu, NULL);
+        session_store_set(&st);
+    }
     if (!(w.slots = calloc((size_t)slots, sizeof(*w.slots)))) {
         rc = 3;
         goto out;
@@ -564,8 +690,12 @@ out:
     atomic_store(&w.janitor_stop, 1);
     if (janitor)
         pthread_join(w.janitor, NULL);
+    session_end_all(&w.pool, "the worker that held it stopped");
     with_control(&w, w.name, give_back_held);
     with_control(&w, w.name, retire);
+    session_store_set(NULL);
+    if (w.store_open)
+        queue_close(&w.store_q);
     pool_release_all(&w.pool);
     log_info("worker %s stopped after %lld job(s)", w.name, (long long)atomic_load(&w.sched.done));
     free(w.slots);

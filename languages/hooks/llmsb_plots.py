@@ -147,6 +147,32 @@ class _Finder:
         return spec
 
 
+def cell_start():
+    """A session's call begins (llmsb_zygote.py): the last call's files
+    were collected; numbering starts again at plot-001."""
+    _state["n"] = 0
+    try:
+        for name in _os.listdir(_DIR):
+            if name.startswith("plot-"):
+                _os.unlink(_os.path.join(_DIR, name))
+    except OSError:
+        pass
+
+
+def cell_end():
+    """A session's call ended: its figures still open are saved and
+    closed, as at a program's exit, so the next call starts with none."""
+    plt = _sys.modules.get("matplotlib.pyplot")
+    if plt is None or _state["savefig"] is None:
+        return
+    for fig in _open_figures():
+        _capture_mpl(fig)
+    try:
+        plt.close("all")
+    except Exception:
+        pass
+
+
 def activate(directory):
     """Turns capture on in a process that started without SANDBOX_PLOTS_DIR
     (a job forked by the zygote, llmsb_zygote.py): the modules already

@@ -40,6 +40,7 @@ import ctypes  # noqa: E402
 import gc  # noqa: E402
 import importlib  # noqa: E402
 import importlib.machinery  # noqa: E402
+import mmap  # noqa: E402
 import os  # noqa: E402
 import resource  # noqa: E402
 import signal  # noqa: E402
@@ -54,7 +55,12 @@ PROTO_VERSION = b"1"
 BASE = ("json", "re", "math", "random", "collections", "itertools", "functools", "datetime",
         "decimal", "fractions", "statistics", "heapq", "bisect", "string", "typing",
         "dataclasses", "copy", "textwrap", "csv", "io", "hashlib", "base64", "struct", "operator")
-PRELOAD = {"base": BASE, "data": BASE + ("numpy", "pandas", "matplotlib", "matplotlib.pyplot")}
+PRELOAD = {"base": BASE, "data": BASE + ("numpy", "pandas", "matplotlib", "matplotlib.pyplot"),
+           "session": BASE}
+# "session": one process, forked at the first request, runs every call of a
+# session in one __main__ (names, imports and open files persist) and
+# answers each call itself ("done ..."); when it ends, so does the zygote.
+SESSION = sys.argv[1:2] == ["session"]
 # What the job's frames sit on: the zygote's top frame and exec's entry
 # into the interpreter loop.  A plain start has neither; the recursion
 # limit is raised by as much (and sys.getrecursionlimit/setrecursionlimit
@@ -125,52 +131,94 @@ def _reseed():
         sys.modules["numpy.random"].seed()
 
 
-_BUF = bytearray(1 << 17)  # requests land here only, and are wiped after each fork
+_BUF = bytearray(1 << 17)  # a request lands here, in the job's process only
+_WORK = "/work"  # the request's work dir (a session's program files are there)
+_SESSION_PID = 0  # a session's process
+
+
+# What the process forked ahead is doing, shared with the zygote: 0 waiting
+# for a request, 1 running one, 2 (a session's) idle between calls.
+_STATE = mmap.mmap(-1, 1)
+WAITING, RUNNING, IDLE = 0, 1, 2
 
 
 def _serve(sock):
     """Returns (request, fds) in a job's process; never returns in the
-    zygote, which waits for each job's process and sends the agent its wait
-    status and resource use ("exit STATUS UTIME_US STIME_US MAXRSS_KB").
-    A request (a job's argv and environment) is read into _BUF and parsed
-    only in the job's process; the zygote zeroes _BUF after the fork, so
-    the next job, a copy of the zygote, finds nothing of this one's."""
-    cmsg_space = socket.CMSG_SPACE(4 * 4)
+    zygote.  The zygote forks each job's process ahead of its request (the
+    fork is off the job's path): that process, still root and a bare copy
+    of the zygote, waits for the agent's request on the socket, marks that
+    it took one (_STATE) and becomes the job.  The zygote waits for it and
+    sends the agent its wait status and resource use ("exit STATUS
+    UTIME_US STIME_US MAXRSS_KB") when it ended running a request.  The
+    zygote itself never receives a request: nothing of a job's is ever in
+    its memory, so the next job, a copy of it, finds nothing of this
+    one's.  A session's zygote forks once and ends with its process."""
+    zygote = os.getpid()
     while True:
-        try:
-            n, anc, _flags, _addr = sock.recvmsg_into([_BUF], cmsg_space)
-        except InterruptedError:
-            continue
-        except OSError as e:
-            _say("recv: %s" % e)
+        if _threads() != 1:
+            _say("refusing: %d threads" % _threads())
             os._exit(1)
-        fds = []
-        for level, kind, data in anc:
-            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-                fds += list(struct.unpack("%di" % (len(data) // 4), data[:len(data) - len(data) % 4]))
-        if n == 0:
-            os._exit(0)  # the agent closed the socket
-        if len(fds) != 4 or _threads() != 1:
-            _say("refusing: %d descriptors, %d threads" % (len(fds), _threads()))
-            os._exit(1)
+        _STATE[0] = WAITING
         pid = _fork()
         if pid == 0:
-            return bytes(_BUF[:n]), fds
-        _BUF[:n] = bytes(n)
-        for fd in fds:
-            os.close(fd)
+            return _take(sock, zygote)
         if pid < 0:
             _say("fork: %s" % os.strerror(ctypes.get_errno()))
-            os._exit(1)  # the agent starts the job itself
+            os._exit(1)  # the agent starts its jobs itself
         while True:
             try:
                 _pid, status, ru = os.wait4(pid, 0)
                 break
             except InterruptedError:
                 continue
-        sock.send(b"exit %d %d %d %d" % (status, int(ru.ru_utime * 1e6), int(ru.ru_stime * 1e6),
-                                         ru.ru_maxrss))
+        state = _STATE[0]
+        if state == RUNNING:
+            sock.send(b"exit %d %d %d %d" % (status, int(ru.ru_utime * 1e6),
+                                             int(ru.ru_stime * 1e6), ru.ru_maxrss))
+        elif state == WAITING:  # the agent closed the socket, or it was killed
+            if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
+                os._exit(0)
+            _say("a waiting child ended (status %d)" % status)
+            os._exit(1)
+        if SESSION:
+            os._exit(0)  # the session is over (idle: the agent finds the zygote gone)
         _reseed()  # no two jobs share a generator's state
+
+
+def _recv(sock):
+    """The next request and its four descriptors; _exit(0) when the agent
+    closed the socket."""
+    cmsg_space = socket.CMSG_SPACE(4 * 4)
+    while True:
+        try:
+            n, anc, _flags, _addr = sock.recvmsg_into([_BUF], cmsg_space)
+            break
+        except InterruptedError:
+            continue
+        except OSError as e:
+            _say("recv: %s" % e)
+            os._exit(1)
+    fds = []
+    for level, kind, data in anc:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds += list(struct.unpack("%di" % (len(data) // 4), data[:len(data) - len(data) % 4]))
+    if n == 0:
+        os._exit(0)  # the agent closed the socket: the zygote ends too
+    if len(fds) != 4:
+        _say("refusing: %d descriptors" % len(fds))
+        os._exit(1)
+    _STATE[0] = RUNNING
+    if not SESSION:
+        _STATE.close()  # the job cannot tell the zygote otherwise (a session's own process can)
+    return bytes(_BUF[:n]), fds
+
+
+def _take(sock, zygote):
+    """In the process forked ahead: the next request."""
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # fork cleared it
+    if os.getppid() != zygote:
+        os._exit(1)
+    return _recv(sock)
 
 
 def _prctl(option, value):
@@ -213,6 +261,8 @@ def _become_user(sock, msg, stdin, stdout, stderr, ctl):
         _fail(ctl, "bad request")
     uid, gid, _agent, fsize, nofile, nproc = (int(x) for x in f[1:7])
     work, argc = f[7], int(f[8])
+    global _WORK
+    _WORK = os.fsdecode(work)
     argv, env = f[9:9 + argc], [e for e in f[9 + argc:] if e]
     if uid <= 0 or gid <= 0 or argc < 1:
         _fail(ctl, "bad request")
@@ -221,22 +271,27 @@ def _become_user(sock, msg, stdin, stdout, stderr, ctl):
     os.dup2(stdin, 0)
     os.dup2(stdout, 1)
     os.dup2(stderr, 2)
-    sock.detach()
-    # the socket, the originals: all but the control pipe
-    for fd in [int(x) for x in os.listdir("/proc/self/fd")]:
-        if fd > 2 and fd != ctl:
-            try:
-                os.close(fd)
-            except OSError:
-                pass  # listdir's own, closed already
+    # the socket (but a session's, which takes its next calls there), the
+    # originals: all but the control pipe (close_range(2))
+    keep = sorted({ctl, sock.fileno()} if SESSION else {ctl})
+    if not SESSION:
+        sock.detach()
+    low = 3
+    for fd in keep:
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, 1 << 20)
     signal.pthread_sigmask(signal.SIG_SETMASK, set())
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     _set_limit(resource.RLIMIT_FSIZE, fsize)
     _set_limit(resource.RLIMIT_NOFILE, nofile)
     _set_limit(resource.RLIMIT_NPROC, nproc)
     try:
-        with open("/proc/self/oom_score_adj", "w") as o:
-            o.write("1000")
+        o = os.open("/proc/self/oom_score_adj", os.O_WRONLY | os.O_CLOEXEC)
+        try:
+            os.write(o, b"1000")
+        finally:
+            os.close(o)
     except OSError:
         pass  # best effort: the cgroup limit still holds
     os.setgroups([])
@@ -244,11 +299,8 @@ def _become_user(sock, msg, stdin, stdout, stderr, ctl):
     os.setuid(uid)
     if os.getuid() != uid or os.geteuid() != uid or os.getgid() != gid:
         _fail(ctl, "ids did not change")
-    try:
-        os.setuid(0)
+    if _libc.setuid(0) == 0:  # the C call: no exception to build when refused
         _fail(ctl, "uid 0 is still reachable")
-    except PermissionError:
-        pass
     _prctl(PR_SET_NO_NEW_PRIVS, 1)
     # a uid change made the process undumpable (root's /proc files); an
     # exec would have made it dumpable again, as the job's own
@@ -321,15 +373,7 @@ def _prepare(argv, preloaded, ctl):
         _tell(ctl, b"plain")
         _plain(argv)
     _tell(ctl, b"zygote")
-    main = types.ModuleType("__main__")
-    main.__file__ = script
-    main.__cached__ = None
-    main.__loader__ = importlib.machinery.SourceFileLoader("__main__", script)
-    main.__spec__ = None
-    main.__package__ = None
-    main.__annotations__ = {}
-    main.__builtins__ = builtins
-    sys.modules["__main__"] = main
+    main = _new_main(script, importlib.machinery.SourceFileLoader("__main__", script))
     sys.argv = [os.fsdecode(a) for a in argv[1:]]
     sys.orig_argv = [os.fsdecode(a) for a in argv]
     sys.path[0] = sys_path0
@@ -339,6 +383,20 @@ def _prepare(argv, preloaded, ctl):
     code = compile(source, script, "exec", dont_inherit=True)
     _hide_recursion_offset(RECURSION_OFFSET)
     return code, main.__dict__
+
+
+def _new_main(script, loader):
+    """A fresh __main__, as `python3 FILE` makes it, in sys.modules."""
+    main = types.ModuleType("__main__")
+    main.__file__ = script
+    main.__cached__ = None
+    main.__loader__ = loader
+    main.__spec__ = None
+    main.__package__ = None
+    main.__annotations__ = {}
+    main.__builtins__ = builtins
+    sys.modules["__main__"] = main
+    return main
 
 
 def _hide_recursion_offset(off):
@@ -383,6 +441,18 @@ def _exit_status(e):
     return 1
 
 
+def _flush_streams(status):
+    """Flushes the program's streams: status 120 when stdout cannot take
+    what it holds (as the interpreter's exit), else status."""
+    for s in (sys.stdout, sys.stderr):
+        try:
+            s.flush()
+        except Exception:
+            if s is sys.stdout and status == 0:
+                status = 120
+    return status
+
+
 def _finish(status, before):
     """The interpreter's shutdown, less what would take a second with
     numpy, pandas and matplotlib loaded (tearing down every module): the
@@ -391,19 +461,17 @@ def _finish(status, before):
     are collected, so files it left open are flushed and closed and
     finalizers run as at a plain exit), then _exit."""
     import atexit
-    import threading
-    if threading.active_count() > 1 or threading._threading_atexits:
+    # as the interpreter's own shutdown: threading's, only when the program
+    # imported it (importing it here would cost a job ~7 ms)
+    threading = sys.modules.get("threading")
+    if threading is not None and (threading.active_count() > 1 or
+                                  threading._threading_atexits):
         try:
             threading._shutdown()
         except BaseException:
             pass
     atexit._run_exitfuncs()
-    for s in (sys.stdout, sys.stderr):
-        try:
-            s.flush()
-        except Exception:
-            if s is sys.stdout and status == 0:
-                status = 120
+    status = _flush_streams(status)
     for name in [n for n in sys.modules if n not in before] + ["__main__"]:
         sys.modules.pop(name, None)  # the last references: they go as at exit
     gc.collect()
@@ -437,10 +505,102 @@ def _main():
     return sock, msg, fds, preloaded
 
 
+def _session_start():
+    """The session's one __main__ (its names persist from call to call),
+    the recursion depth compensated, plots on when asked for."""
+    main = _new_main(None, None)
+    _hide_recursion_offset(RECURSION_OFFSET)
+    global _SESSION_PID
+    _SESSION_PID = os.getpid()
+    # a process the session forks has no business on the agent's socket
+    fd = _sock.fileno()
+    os.register_at_fork(after_in_child=lambda: os.close(fd))
+    plots = os.environ.get("SANDBOX_PLOTS_DIR")
+    if plots and "llmsb_plots" in sys.modules:
+        sys.modules["llmsb_plots"].activate(plots)
+    return main
+
+
+def _session_call(main, argv, ctl):
+    """One call: its program compiled (named as the file it came in, in the
+    work dir whatever the session's current directory), the agent told the
+    pid, sys.argv and sys.path[0] as for `python3 FILE`.  A program that
+    cannot be read fails this call, not the session."""
+    _tell(ctl, b"zygote")
+    script = os.path.join(_WORK, os.fsdecode(argv[1]) if len(argv) > 1 else "")
+    with open(script, "rb") as f:
+        source = f.read()
+    main.__file__ = script
+    sys.argv = [os.fsdecode(a) for a in argv[1:]]
+    sys.orig_argv = [os.fsdecode(a) for a in argv]
+    sys.path[0] = os.path.dirname(os.path.realpath(script))
+    plots = sys.modules.get("llmsb_plots")
+    if plots is not None and plots._DIR:
+        plots.cell_start()
+    return compile(source, script, "exec", dont_inherit=True)
+
+
+def _session_next(sock, main, status, ru0):
+    """Ends a call (its figures saved, its streams flushed and let go, its
+    status and resource use sent as "done ...") and waits for the next:
+    (argv, control pipe, resource use at its start)."""
+    plots = sys.modules.get("llmsb_plots")
+    if plots is not None and plots._DIR:
+        plots.cell_end()
+    status = _flush_streams(status)
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.close(null)
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    ut = ru.ru_utime + kids.ru_utime - ru0[0]
+    st = ru.ru_stime + kids.ru_stime - ru0[1]
+    sock.send(b"done %d %d %d %d" % ((status & 0xFF) << 8, int(ut * 1e6), int(st * 1e6),
+                                     max(ru.ru_maxrss, kids.ru_maxrss)))
+    _STATE[0] = IDLE
+    msg, fds = _recv(sock)
+    f = msg.split(b"\0")
+    if f[0] != PROTO_VERSION or len(f) < 10:
+        _fail(fds[3], "bad request")
+    argc = int(f[8])
+    for fd, to in zip(fds[:3], (0, 1, 2)):
+        os.dup2(fd, to)
+        os.close(fd)
+    # the new stdin's own buffer: nothing of the last call's input is left
+    sys.stdin = sys.__stdin__ = open(0, "r", closefd=False, encoding=sys.stdin.encoding,
+                                     errors=sys.stdin.errors)
+    return f[9:9 + argc], fds[3], _usage()
+
+
+def _usage():
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (ru.ru_utime + kids.ru_utime, ru.ru_stime + kids.ru_stime)
+
+
 _sock, _msg, _fds, _preloaded = _main()
 _argv, _ctl = _become(_sock, _msg, _fds)
-del _sock, _msg, _fds
+del _msg, _fds
 _before = frozenset(sys.modules)
+if SESSION:
+    # every call at the top, as a job's program: the same frames under it
+    _main_mod, _ru0 = _session_start(), _usage()
+    while True:
+        try:
+            _code = _session_call(_main_mod, _argv, _ctl)
+            exec(_code, _main_mod.__dict__)
+            _status = 0
+        except SystemExit as _e:  # the end of the session, as of a program
+            _finish(_exit_status(_e), _before)
+        except BaseException as _e:
+            _status = _uncaught(_e)
+            _status = 1 if _status < 0 else _status
+        if os.getpid() != _SESSION_PID:  # a child the call forked, at the call's end
+            _finish(_status, _before)
+        _code = _e = None
+        _argv, _ctl, _ru0 = _session_next(_sock, _main_mod, _status, _ru0)
+del _sock
 try:
     _code, _globals = _prepare(_argv, _preloaded, _ctl)
     del _argv, _preloaded, _ctl

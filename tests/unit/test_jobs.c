@@ -912,6 +912,68 @@ TEST(zygote_reaches_the_agent_job_when_it_can)
     job_release(&j);
 }
 
+/* A session's fields: checked by name; its calls reach the agent with the
+ * session's id and the zygote (whatever fresh_interpreter says); a close
+ * needs neither lang nor code; the frame round-trips. */
+TEST(session_fields_checked_and_reach_the_agent)
+{
+    const char *call[] = {"lang", "python", "code", "x = 1", "session", "s-1.a:b@c", NULL};
+    const char *close[] = {"session", "s-1", "session_close", "true", NULL};
+    const char *js[] = {"lang", "javascript", "code", "1", "session", "s", NULL};
+    const char *space[] = {"lang", "python", "code", "1", "session", "a b", NULL};
+    const char *libs[] = {"lang", "python",    "code",      "1", "session",
+                          "s",    "libraries", "[\"six\"]", NULL};
+    const char *cases[] = {"lang", "python", "code", "1", "session", "s", "cases", "[{}]", NULL};
+    const char *lone[] = {"lang", "python", "code", "1", "session_close", "true", NULL};
+    const char *nocode[] = {"lang", "python", "session", "s", NULL};
+    struct llmsb_err err = {0};
+    struct proto_job pj, back;
+    struct buf b;
+    struct job j;
+
+    ASSERT_EQ(fields_job(call, &j, &err), 0);
+    ASSERT_STR(j.session, "s-1.a:b@c");
+    cfg.fresh_interpreter = 1; /* a session's call goes to its interpreter all the same */
+    ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
+    cfg.fresh_interpreter = 0;
+    ASSERT_STR(pj.session, "s-1.a:b@c");
+    ASSERT(pj.zygote != NULL);
+    buf_init(&b, PROTO_MAX_PAYLOAD);
+    ASSERT_EQ(proto_job_encode(&pj, &b), 0);
+    ASSERT_EQ(proto_job_decode(b.data, b.len, &back, &err), 0);
+    ASSERT_STR(back.session, "s-1.a:b@c");
+    proto_job_release(&back);
+    buf_release(&b);
+    proto_job_release(&pj);
+    job_release(&j);
+    ASSERT_EQ(fields_job(close, &j, &err), 0);
+    ASSERT(j.session_close && j.lang && j.code);
+    job_release(&j);
+    ASSERT(fields_job(js, &j, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "session: \"javascript\" has no sessions");
+    job_release(&j);
+    ASSERT(fields_job(space, &j, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "session: \"a b\" may hold only");
+    job_release(&j);
+    ASSERT(fields_job(libs, &j, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "libraries: not with session");
+    job_release(&j);
+    ASSERT(fields_job(cases, &j, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "cases: not with session");
+    job_release(&j);
+    ASSERT(fields_job(lone, &j, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "session_close: needs session");
+    job_release(&j);
+    ASSERT(fields_job(nocode, &j, &err) != 0); /* a call, not a close: code is required */
+    ASSERT_CONTAINS(err.msg, "code: is required");
+    job_release(&j);
+    cfg.sessions_max = 0;
+    ASSERT(fields_job(call, &j, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "sessions are off");
+    job_release(&j);
+    cfg.sessions_max = 8;
+}
+
 static void setup(void) __attribute__((constructor));
 static void setup(void)
 {
@@ -928,4 +990,4 @@ TEST_MAIN("jobs", T(yaml_job_file_with_defaults), T(yaml_job_file_errors_name_th
           T(result_fields_roundtrip_to_json), T(plots_and_install_reach_the_agent_job),
           T(zygote_reaches_the_agent_job_when_it_can), T(dataset_ids_are_accepted),
           T(compare_modes), T(cases_parse_and_reach_the_agent), T(case_results_make_passed),
-          T(passk_estimator_and_task_ids))
+          T(passk_estimator_and_task_ids), T(session_fields_checked_and_reach_the_agent))

@@ -1,0 +1,99 @@
+#!/bin/bash
+# run.sh - `llm-sandbox mcp` driven by a real MCP client, the SDK's
+# (@modelcontextprotocol/sdk, installed from the npm registry by
+# scripts/setup.sh into tests/mcp/node_modules): tests/mcp/client.mjs
+# against the server running jobs in its own process, then again with
+# --queue through a real redis-server (temp port) and a worker.  A
+# missing node or SDK is a failure, never a skip.  The transcript of the
+# in-process run is kept in $LLMSB_MCP_TRANSCRIPT when set.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+B=${LLMSB_BIN:-$ROOT/bin/llm-sandbox}
+T=$(mktemp -d /tmp/llmsb-mcp.XXXXXX)
+PORT=$((17400 + $$ % 1000))
+pass=0; fail=0; WORKER=""
+
+cleanup() {
+    [ -n "$WORKER" ] && kill "$WORKER" 2>/dev/null && wait "$WORKER" 2>/dev/null
+    redis-cli -p "$PORT" shutdown nosave >/dev/null 2>&1
+    rm -rf "$T"
+}
+trap cleanup EXIT
+
+ok() { echo "ok   mcp.$1"; pass=$((pass + 1)); }
+bad() { echo "FAIL mcp.$1: $2"; fail=$((fail + 1)); }
+
+# client.mjs prints its own ok/FAIL lines; count them into ours
+client() {  # client TRANSCRIPT [SERVER ARGS...]
+    local out
+    out=$(cd "$ROOT/tests/mcp" && node client.mjs "$B" "$@" 2>"$T/client.err")
+    printf '%s\n' "$out"
+    pass=$((pass + $(printf '%s\n' "$out" | grep -c '^ok ')))
+    fail=$((fail + $(printf '%s\n' "$out" | grep -c '^FAIL ')))
+    if ! printf '%s\n' "$out" | grep -q '^ok '; then
+        bad client "no check ran: $(tail -5 "$T/client.err")"
+    fi
+}
+
+# the wire itself, without the SDK: CRLF, blank lines, a batch answered as
+# one array, errors with their JSON-RPC codes, a NUL in a string refused
+# (it would cut the code), a line over the 8 MiB cap refused and skipped,
+# and the server still answering after each
+{
+    printf '{"jsonrpc":"2.0","id":1,"method":"ping"}\r\n\n'
+    printf '[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":3,"method":"nope"}]\n'
+    printf 'not json\n{"jsonrpc":"1.0","id":4,"method":"ping"}\n'
+    printf '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"nope"}}\n'
+    printf '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"execute_code","arguments":{"code":"print(1)\\u0000x"}}}\n'
+    head -c 9000000 /dev/zero | tr '\0' 'x'
+    printf '\n{"jsonrpc":"2.0","id":6,"method":"initialize","params":{"protocolVersion":"2024-11-05"}}\n'
+} | "$B" mcp >"$T/wire.out" 2>"$T/wire.err"
+expect='{"jsonrpc":"2.0","id":1,"result":{}}
+[{"jsonrpc":"2.0","id":2,"result":{}},{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"Method not found: nope"}}]
+-32700 null
+-32600 4
+-32602 5
+-32602 7
+-32600 null
+2024-11-05 6'
+got=$(jq -c 'if type == "object" and .error then "\(.error.code) \(.id)"
+             elif type == "object" and .result.protocolVersion then "\(.result.protocolVersion) \(.id)"
+             else . end' "$T/wire.out" 2>&1 | sed 's/^"//; s/"$//')
+if [ "$got" = "$expect" ]; then
+    ok wire
+else
+    bad wire "got: $got (stderr: $(tail -3 "$T/wire.err"))"
+fi
+
+# the session test's idle time, for the server and the worker alike
+{ [ -n "${LLMSB_CONFIG:-}" ] && cat "$LLMSB_CONFIG"; echo "sessions: {idle_ttl: 3}"; } >"$T/config.yaml"
+export LLMSB_CONFIG=$T/config.yaml
+
+if ! command -v node >/dev/null; then
+    bad node "node is not installed (scripts/setup.sh installs it)"
+elif [ ! -d "$ROOT/tests/mcp/node_modules/@modelcontextprotocol/sdk" ]; then
+    bad sdk "the MCP SDK is not installed: npm ci --prefix tests/mcp (scripts/setup.sh does it)"
+else
+    client "${LLMSB_MCP_TRANSCRIPT:-$T/transcript.txt}"
+
+    # the same client, the jobs through Redis to a worker
+    redis-server --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
+        --logfile "$T/redis.log" --dir "$T"
+    for _ in $(seq 1 50); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+    export LLMSB_REDIS_URL=redis://127.0.0.1:$PORT LLMSB_PREFIX=mcptest
+    "$B" worker --name mcp-w1 --slots 2 >"$T/worker.log" 2>&1 &
+    WORKER=$!
+    client "$T/queue-transcript.txt" --queue
+    # the queue's own record: the calls were jobs of the stream, results of
+    # the result keys, done by the worker
+    n=$(redis-cli -p "$PORT" --scan --pattern 'mcptest:result:mcp-*' | wc -l)
+    w=$(for k in $(redis-cli -p "$PORT" --scan --pattern 'mcptest:result:mcp-*'); do
+            redis-cli -p "$PORT" hget "$k" worker; done | sort -u | tr '\n' ' ')
+    if [ "$n" -ge 16 ] && [ "$w" = "mcp-w1 " ]; then
+        ok queue_results_in_redis
+    else
+        bad queue_results_in_redis "$n results, workers: $w"
+    fi
+fi
+echo "mcp: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,214 @@
+#!/bin/bash
+# run.sh - sessions against the real engine and a real redis-server:
+#   local   submit --local: a 3-call session (define, use, plot) whose names,
+#           imports and open files persist; an exception does not end it;
+#           the security scan per call; close, then the id anew; a timeout
+#           ends it and its next call is session_lost; the max lifetime
+#   redis   two workers, calls sent one at a time: every call on the worker
+#           that holds the session (the other hands its calls over), state
+#           kept; kill -9 of the holder: the next call is session_lost with
+#           why; close frees the id; a session_close job with no code
+#   invalid what a session cannot take, by name
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+B=${LLMSB_BIN:-$ROOT/bin/llm-sandbox}
+T=$(mktemp -d /tmp/llmsb-sess.XXXXXX)
+PORT=$((18400 + $$ % 1000))
+pass=0; fail=0; PIDS=""
+
+cleanup() {
+    for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
+    redis-cli -p "$PORT" shutdown nosave >/dev/null 2>&1
+    sleep 0.3
+    for id in $(curl -s --unix-socket /var/run/docker.sock \
+        "http://d/v1.41/containers/json?all=1&filters=%7B%22label%22%3A%5B%22llmsb.kind%3Dworker%22%5D%7D" |
+        grep -o '"Id":"[0-9a-f]*"' | cut -d'"' -f4); do
+        curl -s -X DELETE --unix-socket /var/run/docker.sock "http://d/v1.41/containers/$id?force=1" >/dev/null
+    done
+    rm -rf "$T"
+}
+trap cleanup EXIT
+
+ok() { echo "ok   sessions.$1"; pass=$((pass + 1)); }
+bad() { echo "FAIL sessions.$1: $2"; fail=$((fail + 1)); }
+
+# expect NAME FILE PYTHON-EXPR: the expression over r (id -> result) must be true
+expect() {
+    local out
+    if out=$(python3 - "$2" "$3" 2>&1 <<'EOF'
+import json, sys
+r = {}
+for line in open(sys.argv[1]):
+    x = json.loads(line)
+    r[x["id"]] = x
+ok = eval("(" + sys.argv[2] + ")")
+if not ok:
+    print(json.dumps({k: {f: v.get(f) for f in ("status", "stdout", "stderr", "error", "worker",
+                                                "attempts")}
+                      for k, v in r.items()})[:1500])
+sys.exit(0 if ok else 1)
+EOF
+    ); then ok "$1"; else bad "$1" "$out"; fi
+}
+
+# ---- local ------------------------------------------------------------------
+cat >"$T/local.yaml" <<'EOF'
+defaults: {lang: python}
+jobs:
+  - {id: define, session: s1, code: "import math\nx = 41\nf = open('notes.txt', 'w')\nf.write('kept ')\nprint('defined')\n"}
+  - {id: use, session: s1, code: "x += 1\nf.write('open')\nf.flush()\nprint(x, math.pi > 3, open('notes.txt').read())\n"}
+  - {id: plot, session: s1, code: "import matplotlib.pyplot as plt\nplt.plot([1, x])\nplt.show()\nprint('plotted', x)\n"}
+  - {id: raises, session: s1, code: "print('before', x)\nraise ValueError('boom')\n"}
+  - {id: blocked, session: s1, code: "import os\nos.system('rm -rf /')\n"}
+  - {id: after, session: s1, code: "print('still', x, len(plt.get_fignums()))\n"}
+  - {id: other, code: "print('x' in globals())"}
+  - {id: close, session: s1, session_close: true}
+  - {id: anew, session: s1, code: "print('x' in globals())"}
+  - {id: fork1, session: s4, code: "import os, sys\npid = os.fork()\n# one write each: stdout is unbuffered, print would write the newline apart\nos.write(1, b'parent\\n' if pid else b'child\\n')"}
+  - {id: fork2, session: s4, code: "os.waitpid(pid, 0)\nos.chdir('/tmp')\nprint('after fork')"}
+  - {id: fork3, session: s4, code: "print(os.getcwd())"}
+  - {id: exit1, session: s5, code: "import sys\nsys.exit(3)"}
+  - {id: exit2, session: s5, code: "print(1)"}
+  - {id: t1, session: s2, code: "y = 1"}
+  - {id: t2, session: s2, timeout: 1, code: "while True: pass"}
+  - {id: t3, session: s2, code: "print(y)"}
+EOF
+cat >"$T/life.yaml" <<'EOF'
+defaults: {lang: python}
+jobs:
+  - {id: l1, session: s3, code: "z = 1"}
+  - {id: l2, session: s3, code: "import time\ntime.sleep(1.5)"}
+  - {id: l3, session: s3, code: "print(z)"}
+EOF
+{ [ -n "${LLMSB_CONFIG:-}" ] && cat "$LLMSB_CONFIG"; echo "sessions: {max_lifetime: 1}"; } >"$T/life.cfg"
+"$B" submit "$T/local.yaml" --local --slots 2 --out "$T/local.jsonl" >"$T/local.log" 2>&1
+LLMSB_CONFIG=$T/life.cfg "$B" submit "$T/life.yaml" --local --out "$T/life.jsonl" >"$T/life.log" 2>&1
+expect local_three_calls "$T/local.jsonl" \
+    "r['define']['stdout'] == 'defined\n' and r['use']['stdout'] == '42 True kept open\n' and
+     r['plot']['stdout'] == 'plotted 42\n' and
+     [a['name'] for a in r['plot']['artifacts']] == ['plot-001.png'] and
+     r['plot']['artifacts'][0]['base64'].startswith('iVBOR')"
+expect local_exception_keeps_it "$T/local.jsonl" \
+    "r['raises']['status'] == 'runtime_error' and r['raises']['stdout'] == 'before 42\n' and
+     r['raises']['stderr'].endswith('ValueError: boom\n') and r['raises']['artifacts'] == [] and
+     r['after']['stdout'] == 'still 42 0\n'"
+expect local_scan_per_call "$T/local.jsonl" \
+    "r['blocked']['status'] == 'blocked' and r['after']['status'] == 'ok'"
+expect local_no_session_no_state "$T/local.jsonl" "r['other']['stdout'] == 'False\n'"
+expect local_close_then_anew "$T/local.jsonl" \
+    "r['close']['status'] == 'ok' and r['anew']['status'] == 'ok' and r['anew']['stdout'] == 'False\n'"
+expect local_timeout_ends_it "$T/local.jsonl" \
+    "r['t2']['status'] == 'timeout' and r['t3']['status'] == 'session_lost' and
+     'call \"t2\" ended it (timeout)' in r['t3']['error']"
+expect local_fork_and_chdir_keep_it "$T/local.jsonl" \
+    "r['fork1']['status'] == 'ok' and sorted(r['fork1']['stdout'].split()) == ['child', 'parent'] and
+     r['fork2']['stdout'] == 'after fork\n' and r['fork3']['status'] == 'ok' and
+     r['fork3']['stdout'] == '/tmp\n'"
+expect local_exit_ends_it_and_says_so "$T/local.jsonl" \
+    "r['exit1']['status'] == 'runtime_error' and r['exit1']['exit_code'] == 3 and
+     'this call ended the session' in r['exit1']['error'] and
+     r['exit2']['status'] == 'session_lost'"
+expect local_max_lifetime "$T/life.jsonl" \
+    "r['l2']['status'] == 'ok' and r['l3']['status'] == 'session_lost' and
+     'max_lifetime' in r['l3']['error']"
+
+# a job forked by the zygote cannot reach the byte the zygote reads its
+# state from (writing it made the zygote take the job for a lost one, and
+# the job ran twice)
+cat >"$T/state.yaml" <<'EOF'
+defaults: {lang: python}
+jobs:
+  - {id: warm, code: "print(1)"}
+  - {id: warm2, code: "print(1)"}
+  - id: poke
+    code: |
+      import sys
+      f = sys._getframe(0)
+      while f.f_back:
+          f = f.f_back
+      try:
+          f.f_globals['_STATE'][0] = 0
+          print('wrote it')
+      except (ValueError, KeyError, TypeError) as e:
+          print('refused', type(e).__name__)
+EOF
+"$B" submit "$T/state.yaml" --local --slots 1 --out "$T/state.jsonl" >/dev/null 2>&1
+expect zygote_state_out_of_reach "$T/state.jsonl" \
+    "r['poke']['zygote'] is True and r['poke']['status'] == 'ok' and
+     r['poke']['stdout'].startswith('refused') and r['poke']['attempts'] == 1"
+
+# ---- invalid ----------------------------------------------------------------
+cat >"$T/invalid.yaml" <<'EOF'
+jobs:
+  - {id: i1, lang: javascript, session: a, code: "1"}
+  - {id: i2, lang: python, session: "a b", code: "1"}
+  - {id: i3, lang: python, session: a, libraries: [requests], code: "1"}
+  - {id: i4, lang: python, session_close: true}
+EOF
+"$B" submit "$T/invalid.yaml" --local --allow-invalid --out "$T/invalid.jsonl" >/dev/null 2>&1
+expect invalid_named "$T/invalid.jsonl" \
+    "all(r[i]['status'] == 'invalid' for i in ('i1', 'i2', 'i3', 'i4')) and
+     r['i1']['error'].startswith('session: \"javascript\" has no sessions') and
+     r['i2']['error'].startswith('session: \"a b\" may hold only') and
+     r['i3']['error'].startswith('libraries: not with session') and
+     r['i4']['error'].startswith('session_close: needs session')"
+
+# ---- redis: two workers ----------------------------------------------------------
+redis-server --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
+    --logfile "$T/redis.log" --dir "$T"
+for _ in $(seq 1 50); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+export LLMSB_REDIS_URL=redis://127.0.0.1:$PORT
+# a lease well above the wait of a deferred call (5 s): a stale claim by the
+# other worker would count an attempt
+printf 'worker: {block: 1, lease: 20, heartbeat_ttl: 2}\n' >"$T/w.yaml"
+for w in sw1 sw2; do
+    LLMSB_CONFIG=$T/w.yaml "$B" worker --name "$w" --slots 1 >"$T/$w.log" 2>&1 &
+    PIDS="$PIDS $!"
+    eval "PID_$w=$!"
+    disown $! 2>/dev/null
+done
+for _ in $(seq 1 50); do
+    [ "$(redis-cli -p "$PORT" exists llmsb:worker:sw1 llmsb:worker:sw2)" = 2 ] && break; sleep 0.1
+done
+call() {  # call ID [CODE]: one job of session rs, waited for
+    if [ $# -gt 1 ]; then
+        printf 'defaults: {lang: python, session: rs}\njobs:\n  - {id: %s, code: "%s"}\n' "$1" "$2"
+    else
+        printf 'jobs:\n  - {id: %s, session: rs, session_close: true}\n' "$1"
+    fi >"$T/call.yaml"
+    "$B" submit "$T/call.yaml" --wait --timeout 60 --out "$T/call.jsonl" >/dev/null 2>&1
+    cat "$T/call.jsonl" >>"$T/redis.jsonl"
+}
+for i in 1 2 3 4 5 6; do call "r$i" "n = globals().get('n', 0) + 1; print(n)"; done
+holder=$(redis-cli -p "$PORT" hget llmsb:session:rs worker)
+# calls of one session enqueued at once run in the stream's order, on two
+# workers of one slot each
+{
+    printf 'defaults: {lang: python, session: order}\njobs:\n  - {id: o0, code: "seq = []"}\n'
+    for i in 1 2 3 4 5 6; do printf '  - {id: o%d, code: "seq.append(%d)\\nprint(seq)"}\n' "$i" "$i"; done
+    printf '  - {id: oclose, session_close: true}\n'
+} >"$T/order.yaml"
+"$B" submit "$T/order.yaml" --wait --timeout 120 --out "$T/order.jsonl" >/dev/null 2>&1
+expect redis_calls_in_stream_order "$T/order.jsonl" \
+    "all(r['o%d' % i]['stdout'] == str(list(range(1, i + 1))) + '\n' for i in range(1, 7)) and
+     r['oclose']['status'] == 'ok' and all(x['attempts'] == 1 for x in r.values())"
+expect redis_one_worker_keeps_state "$T/redis.jsonl" \
+    "[r['r%d' % i]['stdout'] for i in range(1, 7)] == ['%d\n' % i for i in range(1, 7)] and
+     len({r['r%d' % i]['worker'] for i in range(1, 7)}) == 1 and r['r1']['worker'] == '$holder'"
+if grep -q "handed to $holder, which holds session rs" "$T"/sw*.log; then
+    ok redis_calls_handed_to_the_holder
+else
+    bad redis_calls_handed_to_the_holder "no hand-over logged (holder $holder)"
+fi
+eval "kill -9 \$PID_$holder"
+sleep 4 # its heartbeat (2 s) runs out
+call r7 "print(n)"
+expect redis_holder_killed_is_session_lost "$T/redis.jsonl" \
+    "r['r7']['status'] == 'session_lost' and 'the worker that held it ($holder) is gone' in r['r7']['error']"
+call rclose
+call r8 "print(globals().get('n'))"
+expect redis_close_then_anew "$T/redis.jsonl" \
+    "r['rclose']['status'] == 'ok' and r['r8']['status'] == 'ok' and r['r8']['stdout'] == 'None\n'"
+
+echo "sessions: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

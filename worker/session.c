@@ -1,0 +1,330 @@
+/* session.c - the sessions this process holds: a table of ids, each with
+ * its sandbox (a pool lease never given back), its times and whether a
+ * call runs; ended sessions stay as "lost" records (with why) until
+ * closed, so their later calls say so instead of starting afresh. */
+#include "worker/session.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/sandbox.h"
+#include "worker/exec.h"
+
+#define LOST_KEEP 1024 /* ended sessions remembered, at most */
+
+struct session {
+    char id[JOB_SESSION_MAX + 1];
+    struct pool_lease lease;
+    int held; /* lease is its sandbox */
+    int busy; /* a call runs */
+    int lost;
+    char why[256];
+    int64_t created_ms, used_ms;
+};
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t turn = PTHREAD_COND_INITIALIZER;
+static struct session **tab;
+static size_t ntab, captab;
+static struct session_store store;
+static int have_store;
+
+void session_store_set(const struct session_store *st)
+{
+    pthread_mutex_lock(&mu);
+    have_store = st != NULL;
+    if (st)
+        store = *st;
+    pthread_mutex_unlock(&mu);
+}
+
+/* Locked. */
+static struct session *find(const char *id, size_t *at)
+{
+    for (size_t i = 0; i < ntab; i++)
+        if (strcmp(tab[i]->id, id) == 0) {
+            if (at)
+                *at = i;
+            return tab[i];
+        }
+    return NULL;
+}
+
+/* Locked. */
+static void unlink_at(size_t i)
+{
+    free(tab[i]);
+    tab[i] = tab[--ntab];
+}
+
+/* Locked: a new record, the oldest lost ones dropped past LOST_KEEP. */
+static struct session *add(const char *id)
+{
+    struct session *s;
+    size_t lost = 0, oldest = 0;
+
+    for (size_t i = 0; i < ntab; i++)
+        if (tab[i]->lost && lost++ == 0)
+            oldest = i;
+    if (lost >= LOST_KEEP)
+        unlink_at(oldest);
+    if (ntab == captab) {
+        size_t nc = captab ? captab * 2 : 16;
+        struct session **nt = realloc(tab, nc * sizeof(*nt));
+        if (!nt)
+            return NULL;
+        tab = nt;
+        captab = nc;
+    }
+    if (!(s = calloc(1, sizeof(*s))))
+        return NULL;
+    snprintf(s->id, sizeof(s->id), "%s", id);
+    s->created_ms = s->used_ms = clock_mono_ms();
+    tab[ntab++] = s;
+    return s;
+}
+
+/* Locked: s ends with why; its sandbox is handed back in *lease for the
+ * caller to destroy unlocked. Returns 1 when there was one. */
+static int end_locked(struct session *s, const char *why, struct pool_lease *lease)
+{
+    int had = s->held;
+
+    if (had)
+        *lease = s->lease;
+    s->held = 0;
+    s->lost = 1;
+    snprintf(s->why, sizeof(s->why), "%s", why);
+    pthread_cond_broadcast(&turn);
+    return had;
+}
+
+static void ended(struct pool *pool, const char *id, const char *why, struct pool_lease *lease,
+                  int had)
+{
+    if (had)
+        pool_put(pool, lease, 0);
+    if (have_store && store.lose)
+        store.lose(store.ud, id, why);
+}
+
+/* 1 when s is past the config's idle time or lifetime (why written). */
+static int expired(const struct session *s, const struct config *cfg, int64_t now, char *why,
+                   size_t wsz)
+{
+    if (now - s->used_ms >= cfg->session_idle_ms)
+        snprintf(why, wsz, "expired: no call for %lld s (sessions.idle_ttl)",
+                 (long long)(cfg->session_idle_ms / 1000));
+    else if (now - s->created_ms >= cfg->session_life_ms)
+        snprintf(why, wsz, "expired: %lld s after its first call (sessions.max_lifetime)",
+                 (long long)(cfg->session_life_ms / 1000));
+    else
+        return 0;
+    return 1;
+}
+
+static int lost_result(struct job_result *r, const char *id, const char *why)
+{
+    job_result_set_status(r, STATUS_SESSION_LOST, "session \"%s\": %s", id, why);
+    return 1;
+}
+
+int session_take(struct pool *pool, const struct config *cfg, const struct job *j,
+                 const struct container_spec *spec, struct sandbox **sb, struct job_result *r,
+                 char *owner, size_t osz, struct llmsb_err *err)
+{
+    struct session *s;
+    char why[256] = "";
+    int rc;
+
+    /* in the stream's order: an earlier call, wherever it is, goes first */
+    if (have_store && store.earlier && j->entry_id &&
+        store.earlier(store.ud, j->session, j->entry_id) == 1) {
+        owner[0] = '\0';
+        return 2;
+    }
+    pthread_mutex_lock(&mu);
+    while ((s = find(j->session, NULL)) && s->busy && !s->lost)
+        pthread_cond_wait(&turn, &mu); /* calls of one session, one at a time */
+    if (s && !s->lost && expired(s, cfg, clock_mono_ms(), why, sizeof(why))) {
+        struct pool_lease lease;
+        int had = end_locked(s, why, &lease); /* the janitor had not come by yet */
+        pthread_mutex_unlock(&mu);
+        ended(pool, j->session, why, &lease, had);
+        return lost_result(r, j->session, why);
+    }
+    if (s && s->lost) {
+        snprintf(why, sizeof(why), "%s", s->why);
+        pthread_mutex_unlock(&mu);
+        return lost_result(r, j->session, why);
+    }
+    if (s) {
+        s->busy = 1;
+        s->used_ms = clock_mono_ms();
+        *sb = s->lease.sb;
+        pthread_mutex_unlock(&mu);
+        return 0;
+    }
+    /* a new session: ours to hold if no other worker does (asked with the
+     * table locked, so two slots of ours never both see it new) */
+    if (have_store) {
+        rc = store.claim(store.ud, j->session, owner, osz, why, sizeof(why));
+        if (rc == 3) { /* ours by name, not in this process: a worker of that name restarted */
+            snprintf(why, sizeof(why), "the worker that held it (%s) restarted",
+                     exec_worker_name());
+            if (store.lose)
+                store.lose(store.ud, j->session, why);
+            rc = 2;
+        }
+        if (rc != 0)
+            pthread_mutex_unlock(&mu);
+        if (rc < 0)
+            return llmsb_err_set(err, LLMSB_ERR_BACKEND, "session \"%s\": the queue failed",
+                                 j->session);
+        if (rc == 1)
+            return 2;
+        if (rc == 2)
+            return lost_result(r, j->session, why);
+    }
+    rc = 0;
+    for (size_t i = 0; i < ntab; i++)
+        rc += tab[i]->held || tab[i]->busy;
+    if (rc >= cfg->sessions_max) {
+        pthread_mutex_unlock(&mu);
+        if (have_store && store.drop)
+            store.drop(store.ud, j->session);
+        job_result_set_status(r, STATUS_SESSION_LOST,
+                              "session \"%s\": not started: this worker holds %lld sessions "
+                              "(sessions.max); close one first",
+                              j->session, (long long)cfg->sessions_max);
+        return 1;
+    }
+    if (!(s = add(j->session))) {
+        pthread_mutex_unlock(&mu);
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "session: out of memory");
+    }
+    s->busy = 1;
+    pthread_mutex_unlock(&mu);
+    if ((rc = pool_acquire(pool, spec, &s->lease, err)) != 0) {
+        size_t at;
+        pthread_mutex_lock(&mu);
+        if (find(j->session, &at) == s)
+            unlink_at(at); /* no sandbox, no session: the call may be tried again */
+        pthread_cond_broadcast(&turn);
+        if (have_store && store.drop)
+            store.drop(store.ud, j->session);
+        pthread_mutex_unlock(&mu);
+        return rc;
+    }
+    pthread_mutex_lock(&mu);
+    s->held = 1;
+    *sb = s->lease.sb;
+    pthread_mutex_unlock(&mu);
+    return 0;
+}
+
+void session_put(struct pool *pool, const char *id, int end, const char *why)
+{
+    struct pool_lease lease;
+    struct session *s;
+    int had = 0;
+
+    pthread_mutex_lock(&mu);
+    if ((s = find(id, NULL)) != NULL) {
+        s->busy = 0;
+        s->used_ms = clock_mono_ms();
+        if (end)
+            had = end_locked(s, why, &lease);
+        pthread_cond_broadcast(&turn);
+    }
+    pthread_mutex_unlock(&mu);
+    if (s && end)
+        ended(pool, id, why, &lease, had);
+}
+
+int session_close(struct pool *pool, const char *id, const char *entry_id, struct job_result *r,
+                  char *owner, size_t osz)
+{
+    struct pool_lease lease;
+    struct session *s;
+    size_t at;
+    int had = 0;
+
+    if (have_store && store.earlier && entry_id && store.earlier(store.ud, id, entry_id) == 1) {
+        owner[0] = '\0'; /* its earlier calls first */
+        return 1;
+    }
+    pthread_mutex_lock(&mu);
+    if (!find(id, NULL) && have_store) {
+        char why[256];
+        if (store.claim(store.ud, id, owner, osz, why, sizeof(why)) == 1) {
+            pthread_mutex_unlock(&mu);
+            return 1;
+        }
+    }
+    while ((s = find(id, &at)) && s->busy && !s->lost)
+        pthread_cond_wait(&turn, &mu);
+    if (s) {
+        had = s->held;
+        lease = s->lease;
+        unlink_at(at);
+        pthread_cond_broadcast(&turn);
+    }
+    /* the record goes before a first call of ours can look (it would take
+     * a record of ours with no session here for a restart) */
+    if (have_store && store.drop)
+        store.drop(store.ud, id);
+    pthread_mutex_unlock(&mu);
+    if (had)
+        pool_put(pool, &lease, 0);
+    job_result_set_status(r, STATUS_OK, NULL);
+    return 0;
+}
+
+/* Ends the sessions pick(s) chooses, each with its why. */
+static void end_some(struct pool *pool, const struct config *cfg, const char *all_why)
+{
+    struct {
+        char id[JOB_SESSION_MAX + 1];
+        char why[256];
+        struct pool_lease lease;
+        int had;
+    } *gone = NULL;
+    size_t ngone = 0;
+    int64_t now = clock_mono_ms();
+
+    pthread_mutex_lock(&mu);
+    if (ntab && !(gone = calloc(ntab, sizeof(*gone)))) {
+        pthread_mutex_unlock(&mu);
+        return;
+    }
+    for (size_t i = 0; i < ntab; i++) {
+        struct session *s = tab[i];
+        char why[256] = "";
+        if (s->lost || s->busy || !s->held)
+            continue;
+        if (all_why)
+            snprintf(why, sizeof(why), "%s", all_why);
+        else if (!expired(s, cfg, now, why, sizeof(why)))
+            continue;
+        snprintf(gone[ngone].id, sizeof(gone[ngone].id), "%s", s->id);
+        snprintf(gone[ngone].why, sizeof(gone[ngone].why), "%s", why);
+        gone[ngone].had = end_locked(s, why, &gone[ngone].lease);
+        ngone++;
+    }
+    pthread_mutex_unlock(&mu);
+    for (size_t i = 0; i < ngone; i++)
+        ended(pool, gone[i].id, gone[i].why, &gone[i].lease, gone[i].had);
+    free(gone);
+}
+
+void session_expire(struct pool *pool, const struct config *cfg)
+{
+    end_some(pool, cfg, NULL);
+}
+
+void session_end_all(struct pool *pool, const char *why)
+{
+    end_some(pool, NULL, why);
+}
