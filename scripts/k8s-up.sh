@@ -115,7 +115,9 @@ case "$POD_NETWORK" in none|bridge) ;; *) die "LLMSB_K8S_POD_NETWORK must be non
 apt_updated=0
 apt_install() {
     local missing="" p installed
-    installed=" $(dpkg-query -W -f='${Package} ${Status}\n' "$@" 2>/dev/null \
+    # dpkg-query fails when it knows none of a name (never installed):
+    # that is an answer here, not an error
+    installed=" $({ dpkg-query -W -f='${Package} ${Status}\n' "$@" 2>/dev/null || true; } \
         | awk '$NF == "installed" && $(NF-1) == "ok" { printf "%s ", $1 }')"
     for p in "$@"; do
         [[ $installed == *" $p "* ]] || missing="$missing $p"
