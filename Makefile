@@ -47,8 +47,17 @@ $(BUILD)/%.o: %.c
 	@$(if $(Q),echo "  CC      $<",:)
 	$(Q)$(CC) $(ALLCFLAGS) $(PIE) -c $< -o $@
 
-# hooks.c embeds the files of languages/hooks/ (.incbin)
-$(BUILD)/languages/hooks.o: $(wildcard languages/hooks/*)
+# hooks.c embeds the files of languages/hooks/ (.incbin) and the zygote's
+# library for R and Ruby
+$(BUILD)/languages/hooks.o: $(wildcard languages/hooks/*) bin/llmsb_zygote.so
+
+# The zygote's library (agent/zygote_lib.c), loaded by R and Ruby in the
+# images (Debian 12's libc, as here): fixed flags whatever CFLAGS say (a
+# sanitizer's runtime is not in the images), reproducible as the agent.
+bin/llmsb_zygote.so: agent/zygote_lib.c
+	@mkdir -p bin
+	@$(if $(Q),echo "  CC      $< (zygote library)",:)
+	$(Q)$(CC) $(WARN) -O2 -g -fPIC -shared -ffile-prefix-map=$(CURDIR)=. -Wl,--build-id=sha1 -o $@ $<
 
 # The agent is static and built without PIE so it needs nothing from the image.
 # Its bytes name the image tags, so the build is reproducible: no checkout

@@ -99,15 +99,60 @@ static int name_in(const char *kv, const char *const *names, size_t n)
 
 int zygote_env_sensitive(const char *kv)
 {
-    static const char *const prefixes[] = {"PYTHON",  "LC_",      "MPL",    "MATPLOTLIB", "NPY_",
-                                           "NUMPY",   "OPENBLAS", "OMP_",   "MKL_",       "GOTO",
-                                           "NUMEXPR", "LD_",      "MALLOC_"};
+    static const char *const prefixes[] = {"PYTHON",  "LC_",      "MPL",     "MATPLOTLIB", "NPY_",
+                                           "NUMPY",   "OPENBLAS", "OMP_",    "MKL_",       "GOTO",
+                                           "NUMEXPR", "LD_",      "MALLOC_", /* Python's */
+                                           "RUBY",    "GEM_",     "BUNDLE",  /* Ruby's */
+                                           "R_"}; /* R's (R_LIBS*, R_PROFILE*, R_ENVIRON*) */
     static const char *const names[] = {"PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR"};
 
     for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
         if (strncmp(kv, prefixes[i], strlen(prefixes[i])) == 0)
             return 1;
     return name_in(kv, names, sizeof(names) / sizeof(names[0]));
+}
+
+/* The interpreters with a zygote: the image's script, the interpreter a
+ * job's run step must name (it starts the zygote), the arguments before
+ * the script, and the start-up variables a zygote may be started with:
+ * those the worker sets for every job of the language and a job cannot
+ * replace (worker/job.c job_check_env).  A job that sets any other
+ * start-up variable (PYTHONPATH, RUBYOPT, R_PROFILE_USER, LD_PRELOAD, ...)
+ * gets a plain start: what a job sets never reaches a process that runs
+ * as root. */
+#define COMMON_ALLOWED "PATH", "HOME", "TMPDIR", "LANG", "LC_ALL"
+static const struct zlang {
+    const char *script, *argv0;
+    const char *allowed[10];
+} zlangs[] = {
+    {"llmsb_zygote.py",
+     "python3",
+     {COMMON_ALLOWED, "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "MPLBACKEND", "MPLCONFIGDIR",
+      "PYTHONUSERBASE"}},
+    {"llmsb_zygote.rb", "ruby", {COMMON_ALLOWED, "GEM_HOME"}},
+    {"llmsb_zygote.R", "Rscript", {COMMON_ALLOWED, "R_LIBS_USER"}},
+};
+
+static int env_allowed(const struct zlang *l, const char *kv)
+{
+    size_t n = 0;
+
+    while (n < sizeof(l->allowed) / sizeof(l->allowed[0]) && l->allowed[n])
+        n++;
+    return name_in(kv, l->allowed, n);
+}
+
+/* The interpreter of the image's zygote script path, NULL: none. */
+static const struct zlang *zlang_of(const char *script)
+{
+    const char *base = script + strlen(ZYGOTE_DIR);
+
+    if (strncmp(script, ZYGOTE_DIR, strlen(ZYGOTE_DIR)) != 0 || strchr(base, '/'))
+        return NULL;
+    for (size_t i = 0; i < sizeof(zlangs) / sizeof(zlangs[0]); i++)
+        if (strcmp(base, zlangs[i].script) == 0)
+            return &zlangs[i];
+    return NULL;
 }
 
 static void spec_free(struct zspec *s)
@@ -118,41 +163,20 @@ static void spec_free(struct zspec *s)
     memset(s, 0, sizeof(*s));
 }
 
-/* The start-up variables a zygote may be started with: those the worker
- * sets for every job of the language and a job cannot replace (worker/job.c
- * job_check_env).  A job that sets any other start-up variable (PYTHONPATH,
- * LD_PRELOAD, ...) gets a plain start: what a job sets never reaches a
- * process that runs as root. */
-static int env_allowed(const char *kv)
-{
-    static const char *const names[] = {"PATH",
-                                        "HOME",
-                                        "TMPDIR",
-                                        "LANG",
-                                        "LC_ALL",
-                                        "PYTHONDONTWRITEBYTECODE",
-                                        "PYTHONUNBUFFERED",
-                                        "MPLBACKEND",
-                                        "MPLCONFIGDIR",
-                                        "PYTHONUSERBASE"};
-
-    return name_in(kv, names, sizeof(names) / sizeof(names[0]));
-}
-
 /* The spec of job into s; -1 when it cannot have a zygote (or out of
  * memory). */
 static int spec_of(const struct proto_job *job, struct zspec *s)
 {
+    const struct zlang *l = zlang_of(job->zygote);
     int rc = 0;
 
     memset(s, 0, sizeof(*s));
     /* the agent runs nothing as root but the image's own zygote script
      * with the interpreter the language names */
-    if (strncmp(job->zygote, ZYGOTE_DIR, strlen(ZYGOTE_DIR)) != 0 ||
-        strchr(job->zygote + strlen(ZYGOTE_DIR), '/') || strcmp(job->run_argv[0], "python3") != 0)
+    if (!l || strcmp(job->run_argv[0], l->argv0) != 0)
         return -1;
     for (size_t i = 0; i < job->nenv; i++)
-        if (zygote_env_sensitive(job->env[i]) && !env_allowed(job->env[i]))
+        if (zygote_env_sensitive(job->env[i]) && !env_allowed(l, job->env[i]))
             return -1;
     for (size_t i = 0; i < NPROFILES; i++)
         if (strcmp(job->session          ? "session"

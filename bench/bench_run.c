@@ -1,5 +1,6 @@
 /* bench_run.c - per-job latency of three Python programs (trivial, numpy,
- * a matplotlib plot), all in one run on the same machine and image:
+ * a matplotlib plot), all in one run on the same machine and image, then
+ * of a trivial Ruby and R program (zygote and fresh only):
  *   zygote     a warm container, the job sent over the attached agent
  *              stream, the program forked by the image's preloaded zygote
  *   fresh      the same with fresh_interpreter: a new python3 per job
@@ -44,6 +45,11 @@ static const struct program programs[] = {
      "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.savefig('/tmp/p.png')\nprint(1)"},
 };
 
+/* The other languages with a zygote: a trivial program, zygote vs fresh. */
+static const struct other {
+    const char *lang, *image, *code;
+} others[] = {{"ruby", "llmsb/ruby:latest", "puts 1"}, {"r", "llmsb/r:latest", "cat(1, \"\\n\")"}};
+
 static int spawn_quiet(char *const argv[])
 {
     posix_spawn_file_actions_t fa;
@@ -82,6 +88,25 @@ static int api_exec(struct backend *be, const char *id)
     return rc;
 }
 
+/* A warm container of lang's image, or -1. */
+static int open_sandbox(struct sandbox *sb, struct backend *be, const struct config *cfg,
+                        const char *lang, const char *image)
+{
+    struct llmsb_err err = {0};
+    struct container_spec spec;
+    struct job j;
+
+    job_init(&j, cfg);
+    job_set_language(&j, lang, &err);
+    exec_spec_for_job(&spec, cfg, &j, image);
+    job_release(&j);
+    if (sandbox_open(sb, be, &spec, 60000, &err) != 0) {
+        fprintf(stderr, "bench: %s\n", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
 static double report(const char *prog, const char *name, double *v, int n, double base_p50)
 {
     double p50 = bench_pct(v, n, 0.5), p99 = bench_pct(v, n, 0.99);
@@ -95,8 +120,8 @@ static double report(const char *prog, const char *name, double *v, int n, doubl
 /* n runs of code through the agent; lat gets the round trips, prog the
  * program's own times.  Every run must end ok, through the zygote or not
  * as asked. */
-static int agent_runs(struct sandbox *sb, const struct config *cfg, const char *code, int fresh,
-                      int n, double *lat, double *prog)
+static int agent_runs(struct sandbox *sb, const struct config *cfg, const char *lang,
+                      const char *code, int fresh, int n, double *lat, double *prog)
 {
     struct llmsb_err err = {0};
     struct proto_job pj;
@@ -105,7 +130,7 @@ static int agent_runs(struct sandbox *sb, const struct config *cfg, const char *
 
     job_init(&j, cfg);
     j.fresh_interpreter = fresh;
-    if (job_set_language(&j, "python", &err) || job_set_code(&j, code, strlen(code), &err) ||
+    if (job_set_language(&j, lang, &err) || job_set_code(&j, code, strlen(code), &err) ||
         job_to_proto(&j, &pj, &err)) {
         fprintf(stderr, "bench: %s\n", err.msg);
         job_release(&j);
@@ -163,9 +188,7 @@ int main(void)
     struct config cfg;
     struct backend be;
     struct llmsb_err err = {0};
-    struct container_spec spec;
     struct sandbox sb;
-    struct job j;
     char version[64];
     const char *ns = getenv("BENCH_N");
     int n = ns ? atoi(ns) : 100; /* bench input, not untrusted */
@@ -181,25 +204,19 @@ int main(void)
         fprintf(stderr, "bench: %s\n", err.msg);
         return 1;
     }
-    job_init(&j, &cfg);
-    job_set_language(&j, "python", &err);
-    exec_spec_for_job(&spec, &cfg, &j, IMAGE);
-    job_release(&j);
-    if (sandbox_open(&sb, &be, &spec, 60000, &err) != 0) {
-        fprintf(stderr, "bench: %s\n", err.msg);
+    if (open_sandbox(&sb, &be, &cfg, "python", IMAGE) != 0)
         return 1;
-    }
     printf("bench: Python jobs, %s, Docker %s, one warm container\n", IMAGE, version);
     for (size_t p = 0; p < sizeof(programs) / sizeof(programs[0]); p++) {
         const struct program *pg = &programs[p];
         int m = p == 0 ? n : n / 3;
         double zyg, fresh, zprog, fprog, cli, rm, api = 0;
 
-        if (agent_runs(&sb, &cfg, pg->code, 0, m, lat, prog) != 0)
+        if (agent_runs(&sb, &cfg, "python", pg->code, 0, m, lat, prog) != 0)
             return 1;
         zprog = bench_pct(prog, m, 0.5);
         zyg = report(pg->name, "zygote", lat, m, 0);
-        if (agent_runs(&sb, &cfg, pg->code, 1, m, lat, prog) != 0)
+        if (agent_runs(&sb, &cfg, "python", pg->code, 1, m, lat, prog) != 0)
             return 1;
         fprog = bench_pct(prog, m, 0.5);
         fresh = report(pg->name, "fresh", lat, m, zyg);
@@ -229,6 +246,26 @@ int main(void)
     }
     printf("targets: plot job p50 <= 100 ms through the zygote; agent overhead <= 2 ms\n");
     sandbox_close(&sb);
+    /* Ruby's and R's zygotes (llmsb_zygote.rb, .R): a trivial program */
+    for (size_t l = 0; l < sizeof(others) / sizeof(others[0]); l++) {
+        const struct other *o = &others[l];
+        int m = n / 3;
+        double zyg, fresh, zprog, fprog;
+
+        if (open_sandbox(&sb, &be, &cfg, o->lang, o->image) != 0 ||
+            agent_runs(&sb, &cfg, o->lang, o->code, 0, m, lat, prog) != 0)
+            return 1;
+        zprog = bench_pct(prog, m, 0.5);
+        zyg = report(o->lang, "zygote", lat, m, 0);
+        if (agent_runs(&sb, &cfg, o->lang, o->code, 1, m, lat, prog) != 0)
+            return 1;
+        fprog = bench_pct(prog, m, 0.5);
+        fresh = report(o->lang, "fresh", lat, m, zyg);
+        printf("%-8s trivial: the program's own time p50: zygote %.1f ms, fresh %.1f ms; zygote "
+               "is %.1fx fresh\n",
+               o->lang, zprog, fprog, fresh / zyg);
+        sandbox_close(&sb);
+    }
     backend_close(&be);
     free(lat), free(prog);
     return 0;

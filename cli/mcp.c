@@ -214,10 +214,11 @@ static cJSON *tools_list(const struct mcp *m)
                       "Files the program writes to bring back, as patterns relative to its "
                       "working directory, e.g. [\"*.csv\"]; they come back as embedded "
                       "resources.");
-    prop(props, "session", "string",
-         "A session id of your choosing (letters, digits, - _ . : @; Python): calls with the "
-         "same id run in one interpreter whose variables, imports and files persist, until "
-         "close_session or its idle time runs out. Omit for a fresh sandbox.");
+    prop(
+        props, "session", "string",
+        "A session id of your choosing (letters, digits, - _ . : @; Python, Ruby, R): calls with the "
+        "same id run in one interpreter whose variables, imports and files persist, until "
+        "close_session or its idle time runs out. Omit for a fresh sandbox.");
     cJSON_AddItemToArray(
         tools, tool("execute_code", "Run code in a sandbox",
                     "Runs a program in a hardened, network-less container and returns its "

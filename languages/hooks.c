@@ -1,7 +1,8 @@
 /* hooks.c - the files each language image carries besides the agent: plot
- * capture hooks and library install helpers, kept as plain files under
- * languages/hooks/ and embedded in the binary here, so `images build` needs
- * nothing but the executable. */
+ * capture hooks, library install helpers and zygotes, kept as plain files
+ * under languages/hooks/ (and the zygote library for R and Ruby, built from
+ * agent/zygote_lib.c) and embedded in the binary here, so `images build`
+ * needs nothing but the executable. */
 #include "languages.h"
 
 #include <string.h>
@@ -15,6 +16,11 @@ EMBED(llmsb_hook_plots_py, "languages/hooks/llmsb_plots.py")
 EMBED(llmsb_hook_plots_pth, "languages/hooks/llmsb_plots.pth")
 EMBED(llmsb_hook_zygote_py, "languages/hooks/llmsb_zygote.py")
 EMBED(llmsb_hook_plots_r, "languages/hooks/plots.R")
+EMBED(llmsb_hook_zygote_r, "languages/hooks/llmsb_zygote.R")
+EMBED(llmsb_hook_session_r, "languages/hooks/llmsb_session.R")
+EMBED(llmsb_hook_zygote_rb, "languages/hooks/llmsb_zygote.rb")
+EMBED(llmsb_hook_session_rb, "languages/hooks/llmsb_session.rb")
+EMBED(llmsb_hook_zygote_so, "bin/llmsb_zygote.so")
 EMBED(llmsb_hook_go_get, "languages/hooks/go-get")
 EMBED(llmsb_hook_go_build, "languages/hooks/go-build")
 EMBED(llmsb_hook_go_prime, "languages/hooks/go-prime")
@@ -28,6 +34,11 @@ static const struct lang_hook_file files[] = {
     {"llmsb_plots.pth", llmsb_hook_plots_pth, llmsb_hook_plots_pth_end},
     {"llmsb_zygote.py", llmsb_hook_zygote_py, llmsb_hook_zygote_py_end},
     {"plots.R", llmsb_hook_plots_r, llmsb_hook_plots_r_end},
+    {"llmsb_zygote.R", llmsb_hook_zygote_r, llmsb_hook_zygote_r_end},
+    {"llmsb_session.R", llmsb_hook_session_r, llmsb_hook_session_r_end},
+    {"llmsb_zygote.rb", llmsb_hook_zygote_rb, llmsb_hook_zygote_rb_end},
+    {"llmsb_session.rb", llmsb_hook_session_rb, llmsb_hook_session_rb_end},
+    {"llmsb_zygote.so", llmsb_hook_zygote_so, llmsb_hook_zygote_so_end},
     {"go-get", llmsb_hook_go_get, llmsb_hook_go_get_end},
     {"go-build", llmsb_hook_go_build, llmsb_hook_go_build_end},
     {"go-prime", llmsb_hook_go_prime, llmsb_hook_go_prime_end},

@@ -469,7 +469,13 @@ const struct language languages[] = {
                        "'https://cloud.r-project.org'); install.packages(p, lib = "
                        "'/usr/local/lib/R/site-library', repos = repos); for (x in p) if ("
                        "!requireNamespace(x, quietly = TRUE)) stop('not installed: ', x)"},
-        .hooks = {{"plots.R", "/usr/local/lib/llmsb/plots.R", 0644}},
+        .hooks = {{"plots.R", "/usr/local/lib/llmsb/plots.R", 0644},
+                  {"llmsb_zygote.R", "/usr/local/lib/llmsb/llmsb_zygote.R", 0644},
+                  {"llmsb_session.R", "/usr/local/lib/llmsb/llmsb_session.R", 0644},
+                  {"llmsb_zygote.so", "/usr/local/lib/llmsb/llmsb_zygote.so", 0644}},
+        /* no "data" profile: loading ggplot2 (rlang) starts a thread, and
+         * a zygote forks only single-threaded */
+        .zygote = "/usr/local/lib/llmsb/llmsb_zygote.R",
         .image_setup = "cat /usr/local/lib/llmsb/plots.R >> /etc/R/Rprofile.site",
         .line_comment = "#", .block_comment = {NULL, NULL},
         .import_pattern = "(?:library|require|requireNamespace)\\s*\\(\\s*['\"]?MOD['\"]?\\s*[,)]|\\bMOD\\s*:::?",
@@ -507,7 +513,11 @@ const struct language languages[] = {
         .registry_key = "gem_source", .registry_env = "LLMSB_GEM_SOURCE",
         .preinstall = {"gem", "install", "--no-document"},
         .hooks = {{"gem-fetch", "/usr/local/lib/llmsb/gem-fetch", 0755},
-                  {"gem-build", "/usr/local/lib/llmsb/gem-build", 0755}},
+                  {"gem-build", "/usr/local/lib/llmsb/gem-build", 0755},
+                  {"llmsb_zygote.rb", "/usr/local/lib/llmsb/llmsb_zygote.rb", 0644},
+                  {"llmsb_session.rb", "/usr/local/lib/llmsb/llmsb_session.rb", 0644},
+                  {"llmsb_zygote.so", "/usr/local/lib/llmsb/llmsb_zygote.so", 0644}},
+        .zygote = "/usr/local/lib/llmsb/llmsb_zygote.rb",
         .line_comment = "#", .block_comment = {"=begin", "=end"},
         .import_pattern = "(?:^|[\\n;])\\s*require(?:_relative)?\\s*\\(?\\s*['\"]MOD['\"]",
         .scan = {

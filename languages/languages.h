@@ -16,7 +16,7 @@
 #define LANG_MAX_FLAGS 32
 #define LANG_MAX_FLAG_LEN 64 /* jobparse.c's message says 64 */
 #define LANG_MAX_ENV 12
-#define LANG_MAX_HOOKS 4
+#define LANG_MAX_HOOKS 6
 
 /* Where a job's plot hooks write (the agent makes it; /tmp is wiped after
  * every job, so plots of one job never reach the next).  The variable that

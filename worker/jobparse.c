@@ -725,9 +725,10 @@ static int check_session(struct job *j, const struct config *cfg, struct llmsb_e
         return llmsb_err_set(err, LLMSB_ERR_INVALID,
                              "session: sessions are off on this worker (sessions.max: 0)");
     if (!j->lang->zygote)
-        return llmsb_err_set(err, LLMSB_ERR_INVALID,
-                             "session: \"%s\" has no sessions (Python has; see docs/jobs.md)",
-                             j->lang->name);
+        return llmsb_err_set(
+            err, LLMSB_ERR_INVALID,
+            "session: \"%s\" has no sessions (Python, Ruby and R have; see docs/jobs.md)",
+            j->lang->name);
     if (clash)
         return llmsb_err_set(err, LLMSB_ERR_INVALID,
                              "%s: not with session (a session's sandbox is the same for all its "

@@ -1,7 +1,7 @@
 #!/bin/bash
 # run.sh - sessions against the real engine and a real redis-server:
 #   local   submit --local: a 3-call session (define, use, plot) whose names,
-#           imports and open files persist; an exception does not end it;
+#           imports and open files persist (Python, then Ruby and R); an exception does not end it;
 #           the security scan per call; close, then the id anew; a timeout
 #           ends it and its next call is session_lost; the max lifetime
 #   redis   two workers, calls sent one at a time: every call on the worker
@@ -42,10 +42,12 @@ for line in open(sys.argv[1]):
     x = json.loads(line)
     r[x["id"]] = x
 ok = eval("(" + sys.argv[2] + ")")
-if not ok:
-    print(json.dumps({k: {f: v.get(f) for f in ("status", "stdout", "stderr", "error", "worker",
-                                                "attempts")}
-                      for k, v in r.items()})[:1500])
+if not ok:  # the results the expression names
+    import re
+    named = set(re.findall(r"r\['([^']+)'\]", sys.argv[2]))
+    print(json.dumps({k: {f: v.get(f) for f in ("status", "exit_code", "stdout", "stderr", "error",
+                                                "worker", "attempts", "zygote")}
+                      for k, v in r.items() if k in named})[:3000])
 sys.exit(0 if ok else 1)
 EOF
     ); then ok "$1"; else bad "$1" "$out"; fi
@@ -69,6 +71,21 @@ jobs:
   - {id: fork3, session: s4, code: "print(os.getcwd())"}
   - {id: exit1, session: s5, code: "import sys\nsys.exit(3)"}
   - {id: exit2, session: s5, code: "print(1)"}
+  - {id: rb-define, lang: ruby, session: rb1, code: "x = 41\ndef twice(v) = v * 2\nrequire 'json'\nf = File.open('notes.txt', 'w')\nf.write('kept ')\nputs 'defined'"}
+  - {id: rb-use, lang: ruby, session: rb1, stdin: "line\n", code: "f.flush\nputs twice(x + 1), JSON.generate([x]), File.read('notes.txt'), gets"}
+  - {id: rb-raises, lang: ruby, session: rb1, code: "puts x\nraise ArgumentError, 'boom'"}
+  - {id: rb-blocked, lang: ruby, session: rb1, code: "system('rm -rf /')"}
+  - {id: rb-after, lang: ruby, session: rb1, code: "puts \"still #{x}\""}
+  - {id: rb-exit, lang: ruby, session: rb1, code: "exit 3"}
+  - {id: rb-lost, lang: ruby, session: rb1, code: "puts x"}
+  - {id: r-define, lang: r, session: r1, code: "x <- 41\nf <- function(v) v * 2\nlibrary(ggplot2)\ncat('defined\\n')"}
+  - {id: r-use, lang: r, session: r1, stdin: "line\n", code: "f(x + 1)\ncon <- file('stdin')\ncat(readLines(con), '\\n')\nclose(con)"}
+  - {id: r-plot, lang: r, session: r1, code: "print(ggplot(data.frame(a = 1:3, b = 3:1), aes(a, b)) + geom_point())\ncat('plotted', x, '\\n')"}
+  - {id: r-raises, lang: r, session: r1, code: "g <- function() stop('boom')\ncat('before\\n')\ng()\ncat('never\\n')"}
+  - {id: r-warns, lang: r, session: r1, code: "warning('careful')\nx"}
+  - {id: r-blocked, lang: r, session: r1, code: "system('rm -rf /')"}
+  - {id: r-quit, lang: r, session: r1, code: "cat(x, '\\n')\nquit(status = 4)"}
+  - {id: r-lost, lang: r, session: r1, code: "cat(x)"}
   - {id: t1, session: s2, code: "y = 1"}
   - {id: t2, session: s2, timeout: 1, code: "while True: pass"}
   - {id: t3, session: s2, code: "print(y)"}
@@ -108,6 +125,26 @@ expect local_exit_ends_it_and_says_so "$T/local.jsonl" \
     "r['exit1']['status'] == 'runtime_error' and r['exit1']['exit_code'] == 3 and
      'this call ended the session' in r['exit1']['error'] and
      r['exit2']['status'] == 'session_lost'"
+expect local_ruby_session "$T/local.jsonl" \
+    "r['rb-define']['stdout'] == 'defined\n' and
+     r['rb-use']['stdout'] == '84\n[41]\nkept \nline\n' and
+     r['rb-raises']['status'] == 'runtime_error' and r['rb-raises']['stdout'] == '41\n' and
+     r['rb-raises']['stderr'] == 'main.rb:2:in \x60<main>\x27: boom (ArgumentError)\n' and
+     r['rb-blocked']['status'] == 'blocked' and r['rb-after']['stdout'] == 'still 41\n' and
+     r['rb-exit']['exit_code'] == 3 and 'this call ended the session' in r['rb-exit']['error'] and
+     r['rb-lost']['status'] == 'session_lost' and
+     all(r[k].get('zygote') for k in ('rb-define', 'rb-use', 'rb-after'))"
+expect local_r_session "$T/local.jsonl" \
+    "r['r-define']['stdout'] == 'defined\n' and r['r-use']['stdout'] == '[1] 84\nline \n' and
+     r['r-plot']['stdout'] == 'plotted 41 \n' and
+     [a['name'] for a in r['r-plot']['artifacts']] == ['plot-001.png'] and
+     r['r-plot']['artifacts'][0]['base64'].startswith('iVBOR') and
+     r['r-raises']['status'] == 'runtime_error' and r['r-raises']['stdout'] == 'before\n' and
+     r['r-raises']['stderr'] == 'Error in g() : boom\n' and r['r-raises']['artifacts'] == [] and
+     r['r-warns']['status'] == 'ok' and r['r-warns']['stdout'] == '[1] 41\n' and
+     r['r-warns']['stderr'] == 'Warning message:\ncareful\n' and
+     r['r-blocked']['status'] == 'blocked' and r['r-quit']['exit_code'] == 4 and
+     r['r-quit']['stdout'] == '41 \n' and r['r-lost']['status'] == 'session_lost'"
 expect local_max_lifetime "$T/life.jsonl" \
     "r['l2']['status'] == 'ok' and r['l3']['status'] == 'session_lost' and
      'max_lifetime' in r['l3']['error']"

@@ -69,13 +69,33 @@ TEST(oom_count_reads_or_reports_unknown)
  * interpreter and the preloaded libraries read once, at start-up. */
 TEST(zygote_env_sensitive_names)
 {
-    static const char *const yes[] = {
-        "PYTHONPATH=/x",           "PYTHONHASHSEED=0", "LC_ALL=C",    "LANG=C",
-        "MPLBACKEND=Agg",          "TZ=UTC",           "PATH=/bin",   "OMP_NUM_THREADS=4",
-        "LD_PRELOAD=/x.so",        "HOME=/tmp",        "TMPDIR=/tmp", "MATPLOTLIBRC=/w",
-        "NPY_PROMOTION_STATE=weak"};
-    static const char *const no[] = {
-        "SANDBOX_PLOTS_DIR=/tmp/p", "FOO=1", "PATHX=1", "USER=x", "HOMEDIR=/", "MY_PYTHON=1"};
+    static const char *const yes[] = {"PYTHONPATH=/x",
+                                      "PYTHONHASHSEED=0",
+                                      "LC_ALL=C",
+                                      "LANG=C",
+                                      "MPLBACKEND=Agg",
+                                      "TZ=UTC",
+                                      "PATH=/bin",
+                                      "OMP_NUM_THREADS=4",
+                                      "LD_PRELOAD=/x.so",
+                                      "HOME=/tmp",
+                                      "TMPDIR=/tmp",
+                                      "MATPLOTLIBRC=/w",
+                                      "NPY_PROMOTION_STATE=weak",
+                                      "RUBYOPT=-rx",
+                                      "RUBYLIB=/w",
+                                      "GEM_PATH=/w",
+                                      "R_PROFILE_USER=/w/p",
+                                      "R_LIBS=/w",
+                                      "R_ENVIRON_USER=/w/e"};
+    static const char *const no[] = {"SANDBOX_PLOTS_DIR=/tmp/p",
+                                     "FOO=1",
+                                     "PATHX=1",
+                                     "USER=x",
+                                     "HOMEDIR=/",
+                                     "MY_PYTHON=1",
+                                     "RX=1",
+                                     "MY_RUBY=1"};
 
     for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
         ASSERT(zygote_env_sensitive(yes[i]));

@@ -866,6 +866,8 @@ TEST(zygote_reaches_the_agent_job_when_it_can)
     const char *fresh[] = {"lang", "python", "code", "print(1)", "fresh_interpreter", "true", NULL};
     const char *libs[] = {"lang", "python", "code", "print(1)", "libraries", "[\"six\"]", NULL};
     const char *ruby[] = {"lang", "ruby", "code", "puts 1", NULL};
+    const char *r[] = {"lang", "r", "code", "library(ggplot2)", NULL};
+    const char *node[] = {"lang", "javascript", "code", "console.log(1)", NULL};
     const char *bad[] = {"lang", "python", "code", "1", "fresh_interpreter", "sometimes", NULL};
     const char *data[] = {"lang", "python", "code", "import pandas as pd\nprint(1)", NULL};
     const char *datafile[] = {
@@ -899,10 +901,20 @@ TEST(zygote_reaches_the_agent_job_when_it_can)
     job_release(&j);
     cfg.fresh_interpreter = 0;
     for (int k = 0; k < 3; k++) {
-        const char **f = k == 0 ? fresh : k == 1 ? libs : ruby;
+        const char **f = k == 0 ? fresh : k == 1 ? libs : node; /* node: none */
         ASSERT_EQ(fields_job(f, &j, &err), 0);
         ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
         ASSERT(pj.zygote == NULL);
+        proto_job_release(&pj);
+        job_release(&j);
+    }
+    /* Ruby and R have one profile: nothing preloaded past the interpreter */
+    for (int k = 0; k < 2; k++) {
+        ASSERT_EQ(fields_job(k == 0 ? ruby : r, &j, &err), 0);
+        ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
+        ASSERT_STR(pj.zygote, k == 0 ? "/usr/local/lib/llmsb/llmsb_zygote.rb"
+                                     : "/usr/local/lib/llmsb/llmsb_zygote.R");
+        ASSERT_STR(pj.zygote_profile, "base");
         proto_job_release(&pj);
         job_release(&j);
     }

@@ -1,0 +1,136 @@
+# llm-sandbox zygote for Ruby (docs/benchmarks.md, "The zygote"): started
+# by llmsb-agent as root on a clean sandbox as `ruby THIS PROFILE UID GID`,
+# fd 3 its socket to the agent.  It forks one process per job, which becomes the job's user
+# (llmsb_zygote.so, agent/zygote_lib.c: the same hardening and protocol as
+# the Python zygote's) and runs the job's file as `ruby FILE ARGS` would:
+# at the top level, $0, ARGV, __FILE__, a new random seed, uncaught
+# exceptions printed and exit codes by Ruby itself, its backtraces without
+# a frame of this file.  What it cannot mimic (interpreter options, a file
+# with __END__, a syntax error, the job's own gems) runs in a plain `ruby`.
+llmsb_before = $LOADED_FEATURES.dup
+require "fiddle"
+
+module LlmsbZygote
+  LIB = Fiddle.dlopen("/usr/local/lib/llmsb/llmsb_zygote.so")
+  SELF = File.expand_path(__FILE__)
+  ARG_MAX = 4096
+
+  def self.int(v = 0)
+    p = Fiddle::Pointer.malloc(Fiddle::SIZEOF_INT, Fiddle::RUBY_FREE)
+    p[0, Fiddle::SIZEOF_INT] = [v].pack("i")
+    p
+  end
+
+  def self.val(p) = p[0, Fiddle::SIZEOF_INT].unpack1("i")
+
+  # f(ints...) with each int passed by pointer (agent/zygote_lib.c), the
+  # last one's value returned (the rc)
+  def self.call(name, *ints)
+    ptrs = ints.map { |v| int(v) }
+    Fiddle::Function.new(LIB[name], [Fiddle::TYPE_VOIDP] * ptrs.size, Fiddle::TYPE_VOID).call(*ptrs)
+    ptrs.empty? ? nil : val(ptrs.last)
+  end
+
+  def self.must(name, *ints)
+    exit!(1) unless call(name, *ints).zero?
+  end
+
+  def self.arg(i)
+    buf = Fiddle::Pointer.malloc(ARG_MAX, Fiddle::RUBY_FREE)
+    out = Fiddle::Pointer.malloc(Fiddle::SIZEOF_VOIDP, Fiddle::RUBY_FREE)
+    out[0, Fiddle::SIZEOF_VOIDP] = [buf.to_i].pack("J")
+    len = int(ARG_MAX)
+    Fiddle::Function.new(LIB["llmsb_z_arg"], [Fiddle::TYPE_VOIDP] * 3, Fiddle::TYPE_VOID)
+                    .call(int(i), out, len)
+    val(len) < 0 ? nil : buf.to_s
+  end
+
+  def self.argv
+    v = []
+    while (a = arg(v.size))
+      v << a
+    end
+    v
+  end
+
+  # Nothing is preloaded but the interpreter and what it loads at its start
+  # (RubyGems, did_you_mean, error_highlight): a library required here
+  # would define its constants for every job, so a program that forgot its
+  # `require "json"` would run here and fail in a plain ruby.
+  def self.init(profile, uid, gid)
+    must("llmsb_z_init", 3, uid, gid, profile == "session" ? 1 : 0, 0)
+    GC.start
+    must("llmsb_z_ready", 0)
+  end
+
+  # The zygote forks each job's process ahead of its request and waits for
+  # it; returns in that process only, the job's user by then.
+  def self.serve
+    loop do
+      call("llmsb_z_waiting")
+      pid = Process.fork
+      break unless pid
+      call("llmsb_z_wait", pid, 0)
+    end
+    must("llmsb_z_take", 0)
+    must("llmsb_z_become", 0)
+  end
+
+  def self.tell = call("llmsb_z_tell", 0)
+
+  # [path, args] of `ruby FILE ARGS`, or nil for a plain start
+  def self.job(argv)
+    return nil unless argv[0] == "ruby" && argv.size >= 2 && !argv[1].start_with?("-")
+    path = argv[1]
+    gems = ENV["GEM_HOME"]
+    return nil if !File.file?(path) || (gems && File.exist?(gems))
+    src = File.binread(path)
+    return nil if src.match?(/^__END__\r?$/)
+    [path, argv[2..], RubyVM::InstructionSequence.compile_file(path)]
+  rescue SyntaxError, ScriptError, SystemCallError
+    nil
+  end
+
+  # an exception's backtraces (its causes' too) without the zygote's frames
+  def self.trim(e)
+    x = e
+    while x
+      bt = x.backtrace
+      x.set_backtrace(bt.reject { |l| l.start_with?(File.dirname(SELF) + "/") }) if bt
+      x = x.cause
+    end
+    e
+  end
+
+  # What the zygote itself defined leaves the job's view: a plain ruby has
+  # no Fiddle and no LlmsbZygote until it requires one.
+  def self.hide(before)
+    Object.send(:remove_const, :LlmsbZygote)
+    Object.send(:remove_const, :Fiddle)
+    $LOADED_FEATURES.replace($LOADED_FEATURES & before)
+  end
+
+  def self.forked? = call("llmsb_z_forked", 0) != 0
+end
+
+LlmsbZygote.init(ARGV[0], Integer(ARGV[1]), Integer(ARGV[2]))
+LlmsbZygote.serve
+srand # no two jobs share a generator's state
+if ARGV[0] == "session"
+  require "/usr/local/lib/llmsb/llmsb_session.rb"
+  LlmsbSession.run # never returns
+end
+llmsb_job = LlmsbZygote.job(LlmsbZygote.argv)
+LlmsbZygote.call("llmsb_z_plain") unless llmsb_job
+LlmsbZygote.tell
+$0 = llmsb_job[0]
+ARGV.replace(llmsb_job[1])
+llmsb_trim = LlmsbZygote.method(:trim)
+LlmsbZygote.hide(llmsb_before)
+begin
+  llmsb_job.pop.eval
+rescue SystemExit
+  raise
+rescue Exception => e # rubocop:disable Lint/RescueException
+  raise llmsb_trim.call(e)
+end
