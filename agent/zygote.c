@@ -145,9 +145,10 @@ static int env_allowed(const struct zlang *l, const char *kv)
 /* The interpreter of the image's zygote script path, NULL: none. */
 static const struct zlang *zlang_of(const char *script)
 {
-    const char *base = script + strlen(ZYGOTE_DIR);
+    const char *base;
 
-    if (strncmp(script, ZYGOTE_DIR, strlen(ZYGOTE_DIR)) != 0 || strchr(base, '/'))
+    if (strncmp(script, ZYGOTE_DIR, strlen(ZYGOTE_DIR)) != 0 ||
+        strchr(base = script + strlen(ZYGOTE_DIR), '/'))
         return NULL;
     for (size_t i = 0; i < sizeof(zlangs) / sizeof(zlangs[0]); i++)
         if (strcmp(base, zlangs[i].script) == 0)

@@ -82,6 +82,7 @@ static struct rusage z_ru0;   /* a session's usage at its call's start */
  * the start-up variables (R's front end: R_HOME, LD_LIBRARY_PATH, ...), as
  * a plain start of the job would have it too. */
 static char **z_launch_env;
+static int z_launch_pwd; /* the launcher exported PWD */
 
 static void say(const char *what)
 {
@@ -126,8 +127,9 @@ static int threads(void)
 
 static int launch_env(void)
 {
+    /* PWD (R's shell front end exports it): the job's is its work dir */
     static const char *const agent_set[] = {
-        "OPENBLAS_NUM_THREADS=", "OMP_NUM_THREADS=", "MKL_NUM_THREADS="};
+        "OPENBLAS_NUM_THREADS=", "OMP_NUM_THREADS=", "MKL_NUM_THREADS=", "PWD=", "OLDPWD="};
     size_t n = 0, k = 0;
 
     while (environ[n])
@@ -138,6 +140,7 @@ static int launch_env(void)
         int skip = 0;
         for (size_t a = 0; a < sizeof(agent_set) / sizeof(agent_set[0]); a++)
             skip |= strncmp(environ[i], agent_set[a], strlen(agent_set[a])) == 0;
+        z_launch_pwd |= strncmp(environ[i], "PWD=", 4) == 0;
         if (!skip && strchr(environ[i], '=') && !(z_launch_env[k++] = strdup(environ[i])))
             return -1;
     }
@@ -362,9 +365,10 @@ void llmsb_z_become(int *rc)
         close(z_sock); /* only a session's process takes its next calls there */
         z_sock = -1;
     }
+    /* the interpreter's own signal dispositions stay (its SIGPIPE
+     * handling, as at its start) */
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    signal(SIGPIPE, SIG_DFL);
     struct rlimit core = {0, 0};
     setrlimit(RLIMIT_CORE, &core);
     set_limit(RLIMIT_FSIZE, z_limits[0]);
@@ -396,21 +400,28 @@ void llmsb_z_become(int *rc)
     for (size_t i = 0; z_launch_env && z_launch_env[i]; i++)
         if (set_kv(z_launch_env[i], 0) != 0)
             fail("setenv failed");
+    if (z_launch_pwd && setenv("PWD", z_work, 0) != 0)
+        fail("setenv failed");
     z_session_pid = getpid();
     getrusage(RUSAGE_SELF, &z_ru0);
     *rc = 0;
 }
 
 /* argv[*i] (-1: the work dir) into out (a buffer of *len bytes,
- * NUL-terminated); *len set to -1 past the last one or when it does not
- * fit. */
+ * NUL-terminated), *len set to its length; -1 past the last one.  When it
+ * does not fit, nothing is copied and *len is set to the size it needs
+ * (more than the buffer's: ask again with that). */
 void llmsb_z_arg(int *i, char **out, int *len)
 {
     const char *a = *i == -1 ? z_work : *i >= 0 && *i < z_argc ? z_argv[*i] : NULL;
     size_t n;
 
-    if (!a || (n = strlen(a)) >= (size_t)*len) {
+    if (!a) {
         *len = -1;
+        return;
+    }
+    if ((n = strlen(a)) >= (size_t)*len) {
+        *len = (int)n + 1;
         return;
     }
     memcpy(*out, a, n + 1);
@@ -435,8 +446,17 @@ void llmsb_z_tell(int *plain)
 void llmsb_z_plain(void)
 {
     int plain = 1;
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
 
     llmsb_z_tell(&plain);
+    /* the plain start gets 0-2 only, as from the agent (R's REPL has the
+     * zygote's script open) */
+    while (d && (e = readdir(d)))
+        if (atoi(e->d_name) > 2 && atoi(e->d_name) != dirfd(d))
+            fcntl(atoi(e->d_name), F_SETFD, FD_CLOEXEC);
+    if (d)
+        closedir(d);
     execvp(z_argv[0], z_argv);
     dprintf(2, "llmsb-agent: cannot run \"%s\": %s\n", z_argv[0], strerror(errno));
     _exit(127);
@@ -461,7 +481,8 @@ void llmsb_z_next(int *status, int *rc)
         _exit(1);
     for (int fd = 0; fd < 3; fd++)
         dup2(null, fd);
-    close(null);
+    if (null > 2)
+        close(null);
     getrusage(RUSAGE_SELF, &ru);
     getrusage(RUSAGE_CHILDREN, &kids);
     n = snprintf(msg, sizeof(msg), "done %d %lld %lld %ld", (*status & 0xff) << 8,

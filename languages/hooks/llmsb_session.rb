@@ -15,9 +15,11 @@ module LlmsbSession
     File.join(Z.arg(-1), v[i] || "")
   end
 
+  # the call, named by its full path (as the Python session's tracebacks):
+  # __dir__ and require_relative hold whatever the current directory
   def self.call(path)
     src = File.read(path)
-    TOPLEVEL_BINDING.eval(src, File.basename(path), 1)
+    TOPLEVEL_BINDING.eval(src, path, 1)
     0
   rescue SystemExit
     raise
@@ -32,12 +34,27 @@ module LlmsbSession
       path = script
       $0 = File.basename(path)
       status = call(path)
-      $stdout.flush
-      $stderr.flush
+      [$stdout, $stderr, STDOUT, STDERR].uniq.each do |io|
+        io.flush unless io.closed?
+      rescue IOError, SystemCallError
+        nil # the call's streams: what they failed to take is the call's loss
+      end
       exit(status) if Z.forked?
+      park
       Z.call("llmsb_z_next", status, 0)
-      # the new stdin's own buffer: nothing of the last call's input is left
-      $stdin = STDIN.reopen(IO.for_fd(0, autoclose: false))
     end
+  end
+
+  # Between calls the standard objects hold /dev/null on 0-2, where the
+  # next call's streams then land: their buffers emptied (what a call left
+  # unread of its stdin is not the next one's: reopening by descriptor
+  # keeps a pipe's buffer), open again if a call closed them.
+  def self.park
+    [[STDIN, "r"], [STDOUT, "w"], [STDERR, "w"]].each do |io, mode|
+      io.reopen(File::NULL, mode)
+    rescue IOError, SystemCallError
+      nil # output it could not flush: the last call's loss
+    end
+    $stdin, $stdout, $stderr = STDIN, STDOUT, STDERR
   end
 end

@@ -25,9 +25,9 @@ repeat {
 }
 ok(Z("llmsb_z_take", rc = 0L))
 ok(Z("llmsb_z_become", rc = 0L))
-arg <- function(i) {
-    r <- Z("llmsb_z_arg", as.integer(i), s = strrep(" ", 4096L), len = 4096L)
-    if (r$len < 0L) NULL else r$s
+arg <- function(i, size = 4096L) {
+    r <- Z("llmsb_z_arg", as.integer(i), s = strrep(" ", size), len = size)
+    if (r$len < 0L) NULL else if (r$len >= size) arg(i, r$len) else r$s
 }
 args <- function() {
     v <- character()

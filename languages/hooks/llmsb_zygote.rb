@@ -6,8 +6,11 @@
 # at the top level, $0, ARGV, __FILE__, a new random seed, uncaught
 # exceptions printed and exit codes by Ruby itself, its backtraces without
 # a frame of this file.  What it cannot mimic (interpreter options, a file
-# with __END__, a syntax error, the job's own gems) runs in a plain `ruby`.
-llmsb_before = $LOADED_FEATURES.dup
+# with __END__, options on its #! line, a syntax error, the job's own gems)
+# runs in a plain `ruby`.
+module LlmsbZygote
+  BEFORE = $LOADED_FEATURES.dup # a plain ruby's, before the zygote's Fiddle
+end
 require "fiddle"
 
 module LlmsbZygote
@@ -35,14 +38,19 @@ module LlmsbZygote
     exit!(1) unless call(name, *ints).zero?
   end
 
-  def self.arg(i)
-    buf = Fiddle::Pointer.malloc(ARG_MAX, Fiddle::RUBY_FREE)
+  # argv[i] (-1: the work dir) as ruby's own ARGV holds it (the locale's
+  # encoding), nil past the last
+  def self.arg(i, size = ARG_MAX)
+    buf = Fiddle::Pointer.malloc(size, Fiddle::RUBY_FREE)
     out = Fiddle::Pointer.malloc(Fiddle::SIZEOF_VOIDP, Fiddle::RUBY_FREE)
     out[0, Fiddle::SIZEOF_VOIDP] = [buf.to_i].pack("J")
-    len = int(ARG_MAX)
+    len = int(size)
     Fiddle::Function.new(LIB["llmsb_z_arg"], [Fiddle::TYPE_VOIDP] * 3, Fiddle::TYPE_VOID)
                     .call(int(i), out, len)
-    val(len) < 0 ? nil : buf.to_s
+    n = val(len)
+    return nil if n.negative?
+    return arg(i, n) if n >= size # did not fit: n is the size it needs
+    buf.to_s.force_encoding(Encoding.default_external)
   end
 
   def self.argv
@@ -78,15 +86,38 @@ module LlmsbZygote
 
   def self.tell = call("llmsb_z_tell", 0)
 
-  # [path, args] of `ruby FILE ARGS`, or nil for a plain start
+  # Collects what the compiler warns ($stderr's writes) until it is known
+  # to compile: a file that does not gets a plain start, which warns again.
+  HELD = Class.new do
+    attr_reader :text
+
+    def initialize = @text = +""
+
+    def write(*s)
+      s.each { |x| @text << x.to_s }
+      s.sum { |x| x.to_s.bytesize }
+    end
+  end
+
+  # [path, args, compiled] of `ruby FILE ARGS`, or nil for a plain start
   def self.job(argv)
     return nil unless argv[0] == "ruby" && argv.size >= 2 && !argv[1].start_with?("-")
     path = argv[1]
     gems = ENV["GEM_HOME"]
     return nil if !File.file?(path) || (gems && File.exist?(gems))
     src = File.binread(path)
-    return nil if src.match?(/^__END__\r?$/)
-    [path, argv[2..], RubyVM::InstructionSequence.compile_file(path)]
+    # DATA, and the options a #! line gives ruby
+    return nil if src.match?(/^__END__\r?$/) || src.match?(/\A#!.*ruby.*\s-/)
+    held = HELD.new
+    err = $stderr
+    begin
+      $stderr = held
+      iseq = RubyVM::InstructionSequence.compile_file(path)
+    ensure
+      $stderr = err
+    end
+    $stderr.write(held.text) unless held.text.empty?
+    [path, argv[2..], iseq]
   rescue SyntaxError, ScriptError, SystemCallError
     nil
   end
@@ -104,10 +135,28 @@ module LlmsbZygote
 
   # What the zygote itself defined leaves the job's view: a plain ruby has
   # no Fiddle and no LlmsbZygote until it requires one.
-  def self.hide(before)
+  def self.hide
     Object.send(:remove_const, :LlmsbZygote)
     Object.send(:remove_const, :Fiddle)
-    $LOADED_FEATURES.replace($LOADED_FEATURES & before)
+    $LOADED_FEATURES.replace($LOADED_FEATURES & BEFORE)
+  end
+
+  # The job's process: the job, as `ruby FILE ARGS` runs it (in a method:
+  # the top-level binding keeps no name of the zygote's).
+  def self.run_job
+    job = self.job(argv)
+    call("llmsb_z_plain") unless job
+    tell
+    $0 = job[0]
+    ARGV.replace(job[1])
+    hide
+    begin
+      job[2].eval
+    rescue SystemExit
+      raise
+    rescue Exception => e # rubocop:disable Lint/RescueException
+      raise trim(e)
+    end
   end
 
   def self.forked? = call("llmsb_z_forked", 0) != 0
@@ -120,17 +169,4 @@ if ARGV[0] == "session"
   require "/usr/local/lib/llmsb/llmsb_session.rb"
   LlmsbSession.run # never returns
 end
-llmsb_job = LlmsbZygote.job(LlmsbZygote.argv)
-LlmsbZygote.call("llmsb_z_plain") unless llmsb_job
-LlmsbZygote.tell
-$0 = llmsb_job[0]
-ARGV.replace(llmsb_job[1])
-llmsb_trim = LlmsbZygote.method(:trim)
-LlmsbZygote.hide(llmsb_before)
-begin
-  llmsb_job.pop.eval
-rescue SystemExit
-  raise
-rescue Exception => e # rubocop:disable Lint/RescueException
-  raise llmsb_trim.call(e)
-end
+LlmsbZygote.run_job

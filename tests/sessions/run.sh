@@ -76,6 +76,8 @@ jobs:
   - {id: rb-raises, lang: ruby, session: rb1, code: "puts x\nraise ArgumentError, 'boom'"}
   - {id: rb-blocked, lang: ruby, session: rb1, code: "system('rm -rf /')"}
   - {id: rb-after, lang: ruby, session: rb1, code: "puts \"still #{x}\""}
+  - {id: rb-in1, lang: ruby, session: rb1, stdin: "A\nB\n", code: "puts gets"}
+  - {id: rb-in2, lang: ruby, session: rb1, stdin: "NEW\n", code: "puts gets, $stdin.equal?(STDIN)"}
   - {id: rb-exit, lang: ruby, session: rb1, code: "exit 3"}
   - {id: rb-lost, lang: ruby, session: rb1, code: "puts x"}
   - {id: r-define, lang: r, session: r1, code: "x <- 41\nf <- function(v) v * 2\nlibrary(ggplot2)\ncat('defined\\n')"}
@@ -83,6 +85,7 @@ jobs:
   - {id: r-plot, lang: r, session: r1, code: "print(ggplot(data.frame(a = 1:3, b = 3:1), aes(a, b)) + geom_point())\ncat('plotted', x, '\\n')"}
   - {id: r-raises, lang: r, session: r1, code: "g <- function() stop('boom')\ncat('before\\n')\ng()\ncat('never\\n')"}
   - {id: r-warns, lang: r, session: r1, code: "warning('careful')\nx"}
+  - {id: r-warns2, lang: r, session: r1, code: "warning(simpleWarning('x', call = quote(foo(1))))\nfor (i in 1:2) warning(paste('w', i))\ng <- function() warning('inner')\ng()"}
   - {id: r-blocked, lang: r, session: r1, code: "system('rm -rf /')"}
   - {id: r-quit, lang: r, session: r1, code: "cat(x, '\\n')\nquit(status = 4)"}
   - {id: r-lost, lang: r, session: r1, code: "cat(x)"}
@@ -129,9 +132,10 @@ expect local_ruby_session "$T/local.jsonl" \
     "r['rb-define']['stdout'] == 'defined\n' and
      r['rb-use']['stdout'] == '84\n[41]\nkept \nline\n' and
      r['rb-raises']['status'] == 'runtime_error' and r['rb-raises']['stdout'] == '41\n' and
-     r['rb-raises']['stderr'] == 'main.rb:2:in \x60<main>\x27: boom (ArgumentError)\n' and
+     r['rb-raises']['stderr'] == '/work/main.rb:2:in \x60<main>\x27: boom (ArgumentError)\n' and
      r['rb-blocked']['status'] == 'blocked' and r['rb-after']['stdout'] == 'still 41\n' and
      r['rb-exit']['exit_code'] == 3 and 'this call ended the session' in r['rb-exit']['error'] and
+     r['rb-in1']['stdout'] == 'A\n' and r['rb-in2']['stdout'] == 'NEW\ntrue\n' and
      r['rb-lost']['status'] == 'session_lost' and
      all(r[k].get('zygote') for k in ('rb-define', 'rb-use', 'rb-after'))"
 expect local_r_session "$T/local.jsonl" \
@@ -142,7 +146,9 @@ expect local_r_session "$T/local.jsonl" \
      r['r-raises']['status'] == 'runtime_error' and r['r-raises']['stdout'] == 'before\n' and
      r['r-raises']['stderr'] == 'Error in g() : boom\n' and r['r-raises']['artifacts'] == [] and
      r['r-warns']['status'] == 'ok' and r['r-warns']['stdout'] == '[1] 41\n' and
-     r['r-warns']['stderr'] == 'Warning message:\ncareful\n' and
+     r['r-warns']['stderr'] == 'Warning message:\ncareful \n' and
+     r['r-warns2']['stderr'] == 'Warning message:\nIn foo(1) : x\n' +
+         'Warning messages:\n1: w 1 \n2: w 2 \n' + 'Warning message:\nIn g() : inner\n' and
      r['r-blocked']['status'] == 'blocked' and r['r-quit']['exit_code'] == 4 and
      r['r-quit']['stdout'] == '41 \n' and r['r-lost']['status'] == 'session_lost'"
 expect local_max_lifetime "$T/life.jsonl" \
