@@ -15,10 +15,12 @@ module LlmsbSession
     File.join(Z.arg(-1), v[i] || "")
   end
 
-  # the call, named by its full path (as the Python session's tracebacks):
-  # __dir__ and require_relative hold whatever the current directory
+  # the call, named by its full path in __FILE__ and $0 alike (as the
+  # Python session's tracebacks; `if __FILE__ == $0` holds): __dir__ and
+  # require_relative hold whatever the current directory
   def self.call(path)
     src = File.read(path)
+    TOPLEVEL_BINDING.eval("$_ = $~ = nil") # the last line read and match: none yet
     TOPLEVEL_BINDING.eval(src, path, 1)
     0
   rescue SystemExit
@@ -32,29 +34,50 @@ module LlmsbSession
     loop do
       Z.tell
       path = script
-      $0 = File.basename(path)
+      $0 = path
       status = call(path)
-      [$stdout, $stderr, STDOUT, STDERR].uniq.each do |io|
-        io.flush unless io.closed?
-      rescue IOError, SystemCallError
-        nil # the call's streams: what they failed to take is the call's loss
-      end
+      flush
       exit(status) if Z.forked?
       park
       Z.call("llmsb_z_next", status, 0)
     end
   end
 
+  # the call's streams, whatever objects it put in $stdout and $stderr:
+  # what they failed to take is the call's loss
+  def self.flush
+    [$stdout, $stderr, STDOUT, STDERR].uniq.each do |io|
+      io.flush if io.respond_to?(:flush) && !(io.respond_to?(:closed?) && io.closed?)
+    rescue StandardError
+      nil
+    end
+  end
+
+  CLOSE = Fiddle::Function.new(Fiddle::Handle::DEFAULT["close"], [Fiddle::TYPE_INT],
+                               Fiddle::TYPE_INT)
+
   # Between calls the standard objects hold /dev/null on 0-2, where the
   # next call's streams then land: their buffers emptied (what a call left
   # unread of its stdin is not the next one's: reopening by descriptor
-  # keeps a pipe's buffer), open again if a call closed them.
+  # keeps a pipe's buffer), their modes kept (STDERR's sync), line counts
+  # ($.) at 0, and open again if a call closed them (Ruby keeps 0-2 open
+  # under a closed one: that descriptor is closed first, so the reopen
+  # lands on it).
   def self.park
-    [[STDIN, "r"], [STDOUT, "w"], [STDERR, "w"]].each do |io, mode|
-      io.reopen(File::NULL, mode)
+    [[STDIN, "r"], [STDOUT, "w"], [STDERR, "w"]].each_with_index do |(io, mode), fd|
+      if io.closed?
+        CLOSE.call(fd)
+        io.reopen(File::NULL, mode)
+      else
+        io.reopen(File::NULL)
+      end
     rescue IOError, SystemCallError
       nil # output it could not flush: the last call's loss
     end
     $stdin, $stdout, $stderr = STDIN, STDOUT, STDERR
+    STDERR.sync = true
+    STDIN.lineno = ARGF.lineno = 0
+  rescue IOError
+    nil # a stream that could not be reopened: closed in the next call too
   end
 end

@@ -103,6 +103,37 @@ EOF
 { [ -n "${LLMSB_CONFIG:-}" ] && cat "$LLMSB_CONFIG"; echo "sessions: {max_lifetime: 1}"; } >"$T/life.cfg"
 "$B" submit "$T/local.yaml" --local --slots 2 --out "$T/local.jsonl" >"$T/local.log" 2>&1
 LLMSB_CONFIG=$T/life.cfg "$B" submit "$T/life.yaml" --local --out "$T/life.jsonl" >"$T/life.log" 2>&1
+# the same programs as calls of one session and as plain jobs (ruby FILE,
+# Rscript FILE): equal stdout and stderr (a plain Rscript ends a failed run
+# with "Execution halted", where the session goes on); the Ruby ones
+# follow each other in one session: a call that closed its streams, a
+# $stdout of its own, input read
+python3 - "$T/same.jsonl" <<'PY'
+import json, sys
+rb = [("puts __FILE__ == $0, $_.inspect, $.", ""),
+      ("STDOUT.close\nSTDIN.close\n$stderr.puts 'closed'", ""),
+      ("puts 'back'\np STDERR.sync, gets, $.\n$stderr.puts 'e'\nwarn 'w'", "a\nb\n"),
+      ("o = Object.new\ndef o.write(*a) = STDOUT.write(*a)\n$stdout = o\nputs 1", ""),
+      ("puts gets, $.\n$stderr.puts 'a'\nwarn 'b'", "x\n")]
+r = ["f <- function() g()\ng <- function() stop('boom')\nf()",
+     "print.foo <- function(x, ...) stop('bad')\nstructure(1, class = 'foo')",
+     "stop('bad\\n')",
+     "h <- function() stop('bad2\\n')\nh()",
+     "print.bar <- function(x, ...) { warning('pw'); cat('bar\\n') }\nstructure(1, class = 'bar')",
+     "sapply(1:2, function(i) if (i == 2) stop('two') else i)",
+     "k <- function() .Call('no_such_symbol_xyz')\nk()",
+     "deep <- function(n) if (n == 0) stop('bottom') else deep(n - 1)\ndeep(30)",
+     "y <- log(-1)\nas.integer('z')\nf2 <- function() { warning('fw'); stop('fe') }\nf2()",
+     "options(show.error.messages = FALSE)\nstop('hidden')"]
+with open(sys.argv[1], "w") as out:
+    for i, (code, stdin) in enumerate(rb):
+        for kind, extra in (("s", {"session": "rb2"}), ("p", {"fresh_interpreter": True})):
+            out.write(json.dumps(dict(id="rb%s%d" % (kind, i), lang="ruby", code=code, stdin=stdin, **extra)) + "\n")
+    for i, code in enumerate(r):
+        for kind, extra in (("s", {"session": "r2"}), ("p", {"fresh_interpreter": True})):
+            out.write(json.dumps(dict(id="r%s%d" % (kind, i), lang="r", code=code, **extra)) + "\n")
+PY
+"$B" submit "$T/same.jsonl" --local --slots 2 --out "$T/same.out.jsonl" >"$T/same.log" 2>&1
 expect local_three_calls "$T/local.jsonl" \
     "r['define']['stdout'] == 'defined\n' and r['use']['stdout'] == '42 True kept open\n' and
      r['plot']['stdout'] == 'plotted 42\n' and
@@ -151,6 +182,21 @@ expect local_r_session "$T/local.jsonl" \
          'Warning messages:\n1: w 1 \n2: w 2 \n' + 'Warning message:\nIn g() : inner\n' and
      r['r-blocked']['status'] == 'blocked' and r['r-quit']['exit_code'] == 4 and
      r['r-quit']['stdout'] == '41 \n' and r['r-lost']['status'] == 'session_lost'"
+for lang in rb r; do
+    if out=$(python3 - "$T/same.out.jsonl" "$lang" 2>&1 <<'PY'
+import json, sys
+r = {x["id"]: x for x in map(json.loads, open(sys.argv[1]))}
+lang, bad = sys.argv[2], []
+for i in range(len([k for k in r if k.startswith(lang + "s")])):
+    s, p = r[lang + "s%d" % i], r[lang + "p%d" % i]
+    halted = "Execution halted\n" if lang == "r" and p["exit_code"] else ""
+    if not s.get("zygote") or s["stdout"] != p["stdout"] or s["stderr"] + halted != p["stderr"]:
+        bad.append({f: (s.get(f), p.get(f)) for f in ("status", "stdout", "stderr", "error")})
+print(json.dumps(bad)[:3000])
+sys.exit(1 if bad or i < 4 else 0)
+PY
+    ); then ok "local_${lang}_session_prints_as_a_plain_run"; else bad "local_${lang}_session_prints_as_a_plain_run" "$out"; fi
+done
 expect local_max_lifetime "$T/life.jsonl" \
     "r['l2']['status'] == 'ok' and r['l3']['status'] == 'session_lost' and
      'max_lifetime' in r['l3']['error']"
