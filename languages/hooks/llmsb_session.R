@@ -58,7 +58,7 @@ error_frames <- function(calls, cond) {
     if (!length(ours)) return(list())
     from <- max(ours) + 1L
     hse <- which(vapply(calls, function(x) identical(x[[1L]], quote(.handleSimpleError)), NA))
-    to <- if (length(hse <- hse[hse > from])) min(hse) - 1L else length(calls) - 1L
+    to <- if (length(hse <- hse[hse >= from])) min(hse) - 1L else length(calls) - 1L
     frames <- if (to >= from) calls[from:to] else list()
     cc <- conditionCall(cond)
     foreign <- c(".C", ".Fortran", ".External", ".External2", ".Call", ".External.graphics",

@@ -26,8 +26,17 @@ module LlmsbSession
   rescue SystemExit
     raise
   rescue Exception => e # rubocop:disable Lint/RescueException
-    $stderr.write(Z.trim(e).full_message(highlight: false, order: :top))
+    report(e)
     1
+  end
+
+  # the exception as Ruby prints an uncaught one; an exception whose
+  # message fails, or a $stderr the call broke, loses the text, not the
+  # session
+  def self.report(err)
+    $stderr.write(Z.trim(err).full_message(highlight: false, order: :top))
+  rescue Exception # rubocop:disable Lint/RescueException
+    nil
   end
 
   def self.run

@@ -124,6 +124,8 @@ r = ["f <- function() g()\ng <- function() stop('boom')\nf()",
      "k <- function() .Call('no_such_symbol_xyz')\nk()",
      "deep <- function(n) if (n == 0) stop('bottom') else deep(n - 1)\ndeep(30)",
      "y <- log(-1)\nas.integer('z')\nf2 <- function() { warning('fw'); stop('fe') }\nf2()",
+     "1 + 'a'",
+     "f3 <- function() 1 + 'a'\nf3()",
      "options(show.error.messages = FALSE)\nstop('hidden')"]
 with open(sys.argv[1], "w") as out:
     for i, (code, stdin) in enumerate(rb):
