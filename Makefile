@@ -54,7 +54,7 @@ $(BUILD)/languages/hooks.o: $(wildcard languages/hooks/*) bin/llmsb_zygote.so
 # The zygote's library (agent/zygote_lib.c), loaded by R and Ruby in the
 # images (Debian 12's libc, as here): fixed flags whatever CFLAGS say (a
 # sanitizer's runtime is not in the images), reproducible as the agent.
-bin/llmsb_zygote.so: agent/zygote_lib.c
+bin/llmsb_zygote.so: agent/zygote_lib.c agent/job_limits.h
 	@mkdir -p bin
 	@$(if $(Q),echo "  CC      $< (zygote library)",:)
 	$(Q)$(CC) $(WARN) -O2 -g -fPIC -shared -ffile-prefix-map=$(CURDIR)=. -Wl,--build-id=sha1 -o $@ $<

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "common/compare.h"
+#include "job_limits.h"
 #include "zygote.h"
 
 extern char **environ;
@@ -469,21 +470,10 @@ long long agent_oom_count(void)
 
 /* ---- one step -------------------------------------------------------------- */
 
-static void set_limit(int res, uint64_t v)
-{
-    struct rlimit rl;
-    if (v == 0)
-        return;
-    rl.rlim_cur = rl.rlim_max = (rlim_t)v;
-    setrlimit(res, &rl);
-}
-
 static void __attribute__((noreturn))
 child_exec(const struct agent_conf *conf, const struct step *s, int in_fd, int out_fd, int err_fd)
 {
-    struct rlimit core = {0, 0};
     sigset_t none;
-    int fd;
 
     setsid();
     if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
@@ -492,16 +482,8 @@ child_exec(const struct agent_conf *conf, const struct step *s, int in_fd, int o
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     signal(SIGPIPE, SIG_DFL);
-    setrlimit(RLIMIT_CORE, &core);
-    set_limit(RLIMIT_FSIZE, s->job->fsize_limit);
-    set_limit(RLIMIT_NOFILE, s->job->nofile);
-    set_limit(RLIMIT_NPROC, s->job->nproc);
-    if ((fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC)) >= 0) {
-        if (write(fd, "1000", 4) < 0) {
-            /* best effort: the cgroup limit still holds */
-        }
-        close(fd);
-    }
+    job_limits(s->job->fsize_limit, s->job->nofile, s->job->nproc);
+    job_oom_first(); /* best effort: the cgroup limit still holds */
     if (drop_privileges(conf) != 0) {
         dprintf(2, "llmsb-agent: cannot switch to uid %u: %s\n", (unsigned)conf->uid,
                 strerror(errno));

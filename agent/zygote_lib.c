@@ -41,6 +41,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "job_limits.h"
+
 extern char **environ;
 
 /* Exported to the interpreters; declared here, as nothing includes them. */
@@ -75,8 +77,8 @@ static char z_buf[MAX_MSG + 1];
 static int z_fds[4] = {-1, -1, -1, -1}; /* stdin, stdout, stderr, control */
 static char *z_argv[MAX_ARGS + 1], *z_env[MAX_ENV + 1], *z_work;
 static int z_argc, z_nenv;
-static long long z_limits[3]; /* fsize, nofile, nproc */
-static struct rusage z_ru0;   /* a session's usage at its call's start */
+static unsigned long long z_limits[3]; /* fsize, nofile, nproc, as the agent sent them */
+static struct rusage z_ru0;            /* a session's usage at its call's start */
 /* The zygote's environment at its start, less what the agent added (the
  * BLAS pools' one thread): what the interpreter's launcher set besides
  * the start-up variables (R's front end: R_HOME, LD_LIBRARY_PATH, ...), as
@@ -253,7 +255,7 @@ static void recv_request(void)
         atoi(f[1]) != z_uid || atoi(f[2]) != z_gid)
         fail("bad request");
     for (int i = 0; i < 3; i++)
-        z_limits[i] = strtoll(f[4 + i], NULL, 10);
+        z_limits[i] = strtoull(f[4 + i], NULL, 10);
     z_work = f[7];
     for (z_argc = 0; z_argc < argc; z_argc++) {
         if (p >= end)
@@ -314,25 +316,6 @@ void llmsb_z_wait(int *pid, int *rc)
     *rc = 0;
 }
 
-static void set_limit(int res, long long v)
-{
-    struct rlimit r = {(rlim_t)v, (rlim_t)v};
-
-    if (v > 0)
-        setrlimit(res, &r); /* as the agent's own start: the container's limits hold */
-}
-
-static void write_file(const char *path, const char *what)
-{
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-
-    if (fd >= 0) {
-        if (write(fd, what, strlen(what)) < 0)
-            say("oom_score_adj not set"); /* best effort: the cgroup limit holds */
-        close(fd);
-    }
-}
-
 /* setenv of "NAME=value" (an entry without a name or '=' is skipped). */
 static int set_kv(char *kv, int overwrite)
 {
@@ -369,12 +352,9 @@ void llmsb_z_become(int *rc)
      * handling, as at its start) */
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    struct rlimit core = {0, 0};
-    setrlimit(RLIMIT_CORE, &core);
-    set_limit(RLIMIT_FSIZE, z_limits[0]);
-    set_limit(RLIMIT_NOFILE, z_limits[1]);
-    set_limit(RLIMIT_NPROC, z_limits[2]);
-    write_file("/proc/self/oom_score_adj", "1000");
+    job_limits(z_limits[0], z_limits[1], z_limits[2]);
+    if (job_oom_first() != 0)
+        say("oom_score_adj not set"); /* best effort: the cgroup limit holds */
     if (setgroups(0, NULL) != 0 || setgid((gid_t)z_gid) != 0 || setuid((uid_t)z_uid) != 0)
         fail("cannot change ids");
     if (getuid() != (uid_t)z_uid || geteuid() != (uid_t)z_uid || getgid() != (gid_t)z_gid ||

@@ -7,6 +7,7 @@
 # --json and dead letters; SIGTERM under load; submit --local.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$ROOT/tests/lib.sh"
 B=${LLMSB_BIN:-$ROOT/bin/llm-sandbox}
 FAKE=${FAKE_AGENT:-$ROOT/bin/tests/fake-agent}
 T=$(mktemp -d /tmp/llmsb-qtest.XXXXXX)
@@ -27,11 +28,7 @@ cleanup() {
     $R shutdown nosave >/dev/null 2>&1
     sleep 0.5
     # containers our killed workers left behind
-    for id in $(curl -s --unix-socket /var/run/docker.sock \
-        "http://d/v1.41/containers/json?all=1&filters=%7B%22label%22%3A%5B%22llmsb.kind%3Dworker%22%5D%7D" |
-        grep -o '"Id":"[0-9a-f]*"' | cut -d'"' -f4); do
-        curl -s -X DELETE --unix-socket /var/run/docker.sock "http://d/v1.41/containers/$id?force=1" >/dev/null
-    done
+    remove_worker_containers
     rm -rf "$T"
 }
 trap cleanup EXIT

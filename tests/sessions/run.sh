@@ -11,6 +11,7 @@
 #   invalid what a session cannot take, by name
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$ROOT/tests/lib.sh"
 B=${LLMSB_BIN:-$ROOT/bin/llm-sandbox}
 T=$(mktemp -d /tmp/llmsb-sess.XXXXXX)
 PORT=$((18400 + $$ % 1000))
@@ -20,11 +21,7 @@ cleanup() {
     for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
     redis-cli -p "$PORT" shutdown nosave >/dev/null 2>&1
     sleep 0.3
-    for id in $(curl -s --unix-socket /var/run/docker.sock \
-        "http://d/v1.41/containers/json?all=1&filters=%7B%22label%22%3A%5B%22llmsb.kind%3Dworker%22%5D%7D" |
-        grep -o '"Id":"[0-9a-f]*"' | cut -d'"' -f4); do
-        curl -s -X DELETE --unix-socket /var/run/docker.sock "http://d/v1.41/containers/$id?force=1" >/dev/null
-    done
+    remove_worker_containers
     rm -rf "$T"
 }
 trap cleanup EXIT
