@@ -16,7 +16,7 @@ COMMON_SRC  = common/common.c common/status.c common/strlist.c common/compare.c
 PROTO_SRC   = agent/proto.c
 AGENT_SRC   = agent/agent.c agent/run.c agent/artifacts.c agent/zygote.c
 LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fields.c common/passk.c \
-              languages/languages.c languages/hooks.c \
+              languages/languages.c languages/java.c languages/hooks.c \
               backends/backend.c backends/http.c backends/sandbox.c backends/pool.c \
               backends/docker.c backends/docker_stream.c backends/docker_egress.c backends/podman.c \
               backends/kubernetes.c backends/k8s_config.c backends/k8s_stream.c backends/seccomp.c \

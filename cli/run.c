@@ -127,14 +127,15 @@ static int save_one(void *ud, const char *name, const char *data, size_t len)
 static int save_artifacts(const struct run_opts *o, const struct job *j, const struct job_result *r)
 {
     struct save_ctx c = {o->artifacts_dir, "", 0, 0};
-    char src[160];
+    struct lang_source src;
+    struct llmsb_err err = {0};
 
     if (mkdir(o->artifacts_dir, 0755) != 0 && errno != EEXIST) {
         cli_error("--artifacts: cannot create \"%s\": %s", o->artifacts_dir, strerror(errno));
         return -1;
     }
-    if (language_file_name(j->lang, j->code, j->code_len, src, sizeof(src)) == 0)
-        c.skip = src;
+    if (language_source(j->lang, j->code, j->code_len, &src, &err) == 0)
+        c.skip = src.file;
     job_result_each_artifact(r, save_one, &c);
     fprintf(stderr, "llm-sandbox: %d artifact(s) saved in %s\n", c.saved, o->artifacts_dir);
     return c.failed ? -1 : 0;

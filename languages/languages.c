@@ -346,12 +346,12 @@ const struct language languages[] = {
     },
     {
         .name = "java", .aliases = {"jdk"}, .image = "llmsb/java", .ext = "java",
-        .default_stem = "Main", .stem_from_public_class = 1,
+        .default_stem = "Main", .source = language_java_source,
         .compile = {"javac", "-J-XX:+UseSerialGC", "-J-XX:TieredStopAtLevel=1", "-J-Xshare:auto",
                     "-J-XX:SharedArchiveFile=" JAVAC_CDS, "-encoding", "UTF-8", "-cp",
                     JAVA_CLASSPATH, "-d", ".", "{file}"},
         /* -ea: the `assert` of a test harness checks, as graders expect */
-        .run = {"java", "-ea", "-XX:+UseSerialGC", "-Xshare:auto", "-cp", JAVA_CLASSPATH, "{stem}"},
+        .run = {"java", "-ea", "-XX:+UseSerialGC", "-Xshare:auto", "-cp", JAVA_CLASSPATH, "{class}"},
         /* the jars evaluation harnesses import (MultiPL-E: javatuples) */
         .packages = "default-jdk-headless libjavatuples-java",
         /* a library is a Debian package of jars (libgson-java), unpacked
@@ -608,107 +608,34 @@ void language_names(char *out, size_t outsz)
     }
 }
 
-/* Skips a comment or string literal starting at i; returns the index after
- * it, or i when there is none. */
-static size_t java_skip(const char *s, size_t len, size_t i)
+int language_source(const struct language *l, const char *code, size_t len, struct lang_source *src,
+                    struct llmsb_err *err)
 {
-    if (i + 1 < len && s[i] == '/' && s[i + 1] == '/') {
-        while (i < len && s[i] != '\n')
-            i++;
-        return i;
-    }
-    if (i + 1 < len && s[i] == '/' && s[i + 1] == '*') {
-        for (i += 2; i + 1 < len && !(s[i] == '*' && s[i + 1] == '/'); i++)
-            ;
-        return i + 2 <= len ? i + 2 : len;
-    }
-    if (s[i] == '"' || s[i] == '\'') {
-        char q = s[i];
-        int text_block = q == '"' && i + 2 < len && s[i + 1] == '"' && s[i + 2] == '"';
-        if (text_block) {
-            for (i += 3; i + 2 < len && !(s[i] == '"' && s[i + 1] == '"' && s[i + 2] == '"'); i++)
-                if (s[i] == '\\')
-                    i++;
-            return i + 3 <= len ? i + 3 : len;
-        }
-        for (i++; i < len && s[i] != q && s[i] != '\n'; i++)
-            if (s[i] == '\\')
-                i++;
-        return i + 1 <= len ? i + 1 : len;
-    }
-    return i;
-}
-
-int language_java_public_class(const char *s, size_t len, char *out, size_t outsz)
-{
-    static const char *kinds[] = {"class", "interface", "enum", "record"};
-    int depth = 0, seen_public = 0;
-    size_t i = 0;
-
-    while (i < len) {
-        size_t j = java_skip(s, len, i);
-        if (j != i) {
-            i = j;
-            continue;
-        }
-        if (s[i] == '{')
-            depth++, seen_public = 0;
-        else if (s[i] == '}')
-            depth--, seen_public = 0;
-        if (!isalpha((unsigned char)s[i]) && s[i] != '_' && s[i] != '$') {
-            if (s[i] == ';')
-                seen_public = 0;
-            i++;
-            continue;
-        }
-        size_t start = i;
-        while (i < len && (isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == '$'))
-            i++;
-        size_t wl = i - start;
-        if (depth != 0)
-            continue;
-        if (wl == 6 && memcmp(s + start, "public", 6) == 0) {
-            seen_public = 1;
-            continue;
-        }
-        for (int k = 0; k < 4 && seen_public; k++) {
-            if (wl != strlen(kinds[k]) || memcmp(s + start, kinds[k], wl) != 0)
-                continue;
-            while (i < len && isspace((unsigned char)s[i]))
-                i++;
-            size_t ns = i;
-            while (i < len && (isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == '$'))
-                i++;
-            if (i == ns || i - ns >= outsz)
-                return LLMSB_ERR_NOTFOUND;
-            memcpy(out, s + ns, i - ns);
-            out[i - ns] = '\0';
-            return 0;
-        }
-    }
-    return LLMSB_ERR_NOTFOUND;
-}
-
-int language_file_name(const struct language *l, const char *code, size_t len, char *out,
-                       size_t outsz)
-{
-    char stem[128];
     int n;
 
-    snprintf(stem, sizeof(stem), "%s", l->default_stem);
-    if (l->stem_from_public_class)
-        language_java_public_class(code, len, stem, sizeof(stem));
-    n = snprintf(out, outsz, "%s.%s", stem, l->ext);
-    return (n < 0 || (size_t)n >= outsz) ? LLMSB_ERR_LIMIT : 0;
+    memset(src, 0, sizeof(*src));
+    if (l->source)
+        return l->source(code, len, src, err);
+    n = snprintf(src->file, sizeof(src->file), "%s.%s", l->default_stem, l->ext);
+    if (n < 0 || (size_t)n >= sizeof(src->file))
+        return llmsb_err_set(err, LLMSB_ERR_LIMIT, "code: cannot name the source file");
+    return 0;
 }
 
-/* Replaces every "{file}" and "{stem}" in t. Returns a new string. */
-static char *expand(const char *t, const char *file)
+/* Replaces every "{file}", "{stem}" and "{class}" in t. Returns a new
+ * string. */
+static char *expand(const char *t, const struct lang_source *src)
 {
-    const char *dot = strrchr(file, '.');
-    size_t stem_len = dot ? (size_t)(dot - file) : strlen(file);
+    static const struct lang_source none;
+    const char *file, *dot;
+    size_t stem_len;
     struct buf b;
 
+    if (!src)
+        src = &none;
+    file = src->file;
+    dot = strrchr(file, '.');
+    stem_len = dot ? (size_t)(dot - file) : strlen(file);
     buf_init(&b, 8192);
     while (*t) {
         if (strncmp(t, "{file}", 6) == 0) {
@@ -717,6 +644,9 @@ static char *expand(const char *t, const char *file)
         } else if (strncmp(t, "{stem}", 6) == 0) {
             buf_append(&b, file, stem_len);
             t += 6;
+        } else if (strncmp(t, "{class}", 7) == 0) {
+            buf_append_str(&b, src->main_class);
+            t += 7;
         } else {
             buf_append(&b, t++, 1);
         }
@@ -732,8 +662,8 @@ static int add_all(char ***argv, size_t *n, char *const *v, size_t nv)
     return 0;
 }
 
-int language_argv(const char *const *tmpl, const char *file, const struct lang_flags *flags,
-                  char ***argv, size_t *n)
+int language_argv(const char *const *tmpl, const struct lang_source *src,
+                  const struct lang_flags *flags, char ***argv, size_t *n)
 {
     static const struct lang_flags none;
 
@@ -748,7 +678,7 @@ int language_argv(const char *const *tmpl, const char *file, const struct lang_f
         } else if (strcmp(tmpl[i], LANG_LINK_FLAGS) == 0) {
             rc = add_all(argv, n, flags->link, flags->nlink);
         } else {
-            char *s = expand(tmpl[i], file);
+            char *s = expand(tmpl[i], src);
             rc = s ? strlist_add(argv, n, s, strlen(s)) : LLMSB_ERR_NOMEM;
             free(s);
         }

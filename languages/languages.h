@@ -1,7 +1,8 @@
 /* languages.h - one table row per language: how its source file is named,
  * compiled and run, and the patterns the security scanner will use.
  * Command templates are argv arrays; "{file}" is replaced by the source file
- * name and "{stem}" by that name without its extension. */
+ * name, "{stem}" by that name without its extension and "{class}" by the
+ * class that declares main (Java). */
 #ifndef LLMSB_LANGUAGES_H
 #define LLMSB_LANGUAGES_H
 
@@ -24,6 +25,14 @@
  * shows in a job's environment (the hardening audit checks that). */
 #define LANG_PLOTS_DIR "/tmp/.llmsb-plots"
 #define LANG_PLOTS_ENV "SANDBOX_PLOTS_DIR=" LANG_PLOTS_DIR
+
+/* How a job's code is saved and started: its file name, and for Java the
+ * class whose main runs (package-qualified; "" for other languages). */
+#define LANG_JAVA_NAME 128
+struct lang_source {
+    char file[160];
+    char main_class[2 * LANG_JAVA_NAME];
+};
 
 /* A file of languages/hooks/ embedded in the binary (hooks.c). */
 struct lang_hook_file {
@@ -57,12 +66,14 @@ enum lang_scan {
 enum lang_lexer { LEX_PYTHON, LEX_C, LEX_JS, LEX_GO, LEX_RUBY, LEX_R };
 
 struct language {
-    const char *name;                   /* "python" */
-    const char *aliases[4];             /* other names accepted on input */
-    const char *image;                  /* default image, "llmsb/python" */
-    const char *ext;                    /* "py" */
-    const char *default_stem;           /* "main" ("Main" for Java) */
-    int stem_from_public_class;         /* Java: the public class names the file */
+    const char *name;         /* "python" */
+    const char *aliases[4];   /* other names accepted on input */
+    const char *image;        /* default image, "llmsb/python" */
+    const char *ext;          /* "py" */
+    const char *default_stem; /* "main" ("Main" for Java) */
+    /* NULL: the file is default_stem.ext; else it names the file from the
+     * code (language_source's contract) */
+    int (*source)(const char *code, size_t len, struct lang_source *src, struct llmsb_err *err);
     const char *compile[LANG_MAX_ARGV]; /* empty: no compile step */
     /* NULL when the language takes no compile_flags/link_flags; else
      * whether flag is allowed (link: a link flag), with the reason when
@@ -130,9 +141,12 @@ const struct language *language_from_path(const char *path);
 /* Writes the comma-separated list of names, for error messages. */
 void language_names(char *out, size_t outsz);
 
-/* Picks the source file name for code, e.g. "main.py" or "Hello.java". */
-int language_file_name(const struct language *l, const char *code, size_t len, char *out,
-                       size_t outsz);
+/* Names code's source file ("main.py", "Problem.java") and the class to
+ * run. Returns 0; LLMSB_ERR_NOTFOUND when the code declares nothing the
+ * language can start (Java: no top-level class with main; err says why,
+ * src->file is set); LLMSB_ERR_LIMIT when a name is too long. */
+int language_source(const struct language *l, const char *code, size_t len, struct lang_source *src,
+                    struct llmsb_err *err);
 
 /* A job's extra compiler flags: what LANG_COMPILE_FLAGS and LANG_LINK_FLAGS
  * expand to. */
@@ -142,14 +156,28 @@ struct lang_flags {
 };
 
 /* Expands a command template into a new argv (NULL-terminated, strings
- * owned by the list); flags may be NULL (no flags). Returns the count or a
- * negative code. */
-int language_argv(const char *const *tmpl, const char *file, const struct lang_flags *flags,
-                  char ***argv, size_t *n);
+ * owned by the list) for the source src; src may be NULL (no file), flags
+ * too (no flags). Returns the count or a negative code. */
+int language_argv(const char *const *tmpl, const struct lang_source *src,
+                  const struct lang_flags *flags, char ***argv, size_t *n);
 
-/* Java: the name of the first top-level public class/interface/enum/record,
- * skipping comments and string literals. Returns 0 and writes the name, or
- * LLMSB_ERR_NOTFOUND. */
-int language_java_public_class(const char *code, size_t len, char *out, size_t outsz);
+/* java.c: what a Java source declares at its top level, comments and
+ * literals skipped.  main_type is the type that declares the launcher's
+ * `public static void main(String[])` (static void with one String[],
+ * String... or String x[] parameter; public, or in an interface): the
+ * public type when it does, else the first in source order.  odd_main is
+ * the first type with some other `void main(...)`.  Names are "" when
+ * there is none (or one is LANG_JAVA_NAME bytes or more). */
+struct lang_java_types {
+    char package[LANG_JAVA_NAME];
+    char public_type[LANG_JAVA_NAME];
+    char main_type[LANG_JAVA_NAME];
+    char odd_main[LANG_JAVA_NAME];
+};
+void language_java_scan(const char *code, size_t len, struct lang_java_types *out);
+/* The java row's source: the public type names the file (javac's rule),
+ * else the main type, else "Main"; main_class is the main type. */
+int language_java_source(const char *code, size_t len, struct lang_source *src,
+                         struct llmsb_err *err);
 
 #endif

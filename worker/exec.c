@@ -220,7 +220,15 @@ static int prepare(const struct backend *be, const struct config *cfg, const str
     p->install = j->nlibraries &&
                  (j->image || !config_preinstalled(cfg, j->lang, j->libraries, j->nlibraries));
     if (job_to_proto(j, &p->pj, err) != 0 || (p->install && job_add_install(j, cfg, &p->pj, err))) {
-        job_result_set_status(r, STATUS_INVALID, "%s", err->msg);
+        /* code with nothing to start (Java without main) fails as a
+         * compiler's error would (judged alike), before any container */
+        if (err->code == LLMSB_ERR_NOTFOUND) {
+            job_result_set_status(r, STATUS_COMPILE_ERROR, NULL);
+            buf_printf(&r->r.compile_output, "%s\n", err->msg);
+            job_result_check(r, j);
+        } else {
+            job_result_set_status(r, STATUS_INVALID, "%s", err->msg);
+        }
         return 1;
     }
     if ((rc = image_present(be, p->image, err)) <= 0)

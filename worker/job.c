@@ -304,27 +304,27 @@ static int names_data_module(const struct job *j)
 
 int job_to_proto(const struct job *j, struct proto_job *pj, struct llmsb_err *err)
 {
-    char file[160];
+    struct lang_source src;
     int rc = 0;
 
     proto_job_init(pj);
     if (!j->lang || !j->code)
         return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: is required", j->lang ? "code" : "lang");
-    if (language_file_name(j->lang, j->code, j->code_len, file, sizeof(file)) != 0)
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "code: cannot name the source file");
+    if ((rc = language_source(j->lang, j->code, j->code_len, &src, err)) != 0)
+        return rc;
     for (size_t i = 0; i < j->nfiles; i++)
-        if (strcmp(j->files[i].path, file) == 0)
+        if (strcmp(j->files[i].path, src.file) == 0)
             return llmsb_err_set(err, LLMSB_ERR_INVALID,
                                  "files: \"%s\" would overwrite the program's own source file",
-                                 file);
+                                 src.file);
     pj->id = j->id ? strdup(j->id) : NULL;
-    rc |= add_proto_file(pj, file, j->code, j->code_len);
+    rc |= add_proto_file(pj, src.file, j->code, j->code_len);
     for (size_t i = 0; i < j->nfiles; i++)
         rc |= add_proto_file(pj, j->files[i].path, j->files[i].data, j->files[i].len);
     if (j->lang->compile[0] &&
-        language_argv(j->lang->compile, file, &j->flags, &pj->compile_argv, &pj->ncompile) < 0)
+        language_argv(j->lang->compile, &src, &j->flags, &pj->compile_argv, &pj->ncompile) < 0)
         rc = -1;
-    if (language_argv(j->lang->run, file, NULL, &pj->run_argv, &pj->nrun) < 0)
+    if (language_argv(j->lang->run, &src, NULL, &pj->run_argv, &pj->nrun) < 0)
         rc = -1;
     for (size_t i = 0; i < j->nargs; i++)
         rc |= strlist_add(&pj->run_argv, &pj->nrun, j->args[i], strlen(j->args[i]));
@@ -391,11 +391,11 @@ int job_add_install(const struct job *j, const struct config *cfg, struct proto_
                              "libraries: %s jobs cannot install "
                              "libraries",
                              j->lang->name);
-    if (language_argv(j->lang->install, "", NULL, &pj->install_argv, &pj->ninstall) < 0)
+    if (language_argv(j->lang->install, NULL, NULL, &pj->install_argv, &pj->ninstall) < 0)
         rc = -1;
     /* the offline half, where the language has one, gets the names too */
     if (j->lang->install_build[0] &&
-        language_argv(j->lang->install_build, "", NULL, &pj->build_argv, &pj->nbuild) < 0)
+        language_argv(j->lang->install_build, NULL, NULL, &pj->build_argv, &pj->nbuild) < 0)
         rc = -1;
     for (size_t i = 0; i < j->nlibraries; i++) {
         size_t len = strlen(j->libraries[i]);

@@ -109,7 +109,10 @@ struct sec_result;
 int job_scan(const struct config *cfg, const struct job *j, struct sec_result *res,
              struct llmsb_err *err);
 
-/* Builds the agent's job: source file, files, argv, env, limits, plots. */
+/* Builds the agent's job: source file, files, argv, env, limits, plots.
+ * Returns 0, LLMSB_ERR_NOTFOUND when the code has nothing to start (a Java
+ * file without main: a compile_error, err says why), or another negative
+ * code (invalid). */
 int job_to_proto(const struct job *j, struct proto_job *pj, struct llmsb_err *err);
 /* Adds the library install step (the language's installer argv, then one
  * argument per name) with cfg's registries and timeout. */

@@ -249,6 +249,39 @@ check go_test_exit_0_before_the_end_fails 2 $? "$T/err" 'unexpected call to os.E
 printf '%s\n' 'import org.javatuples.Pair;' 'public class Main { public static void main(String[] a) { System.out.println(Pair.with(1, "x")); } }' > "$T/Main.java"
 $B run "$T/Main.java" </dev/null >"$T/out" 2>"$T/err"; check java_javatuples_on_class_path 0 $? "$T/out" '^\[1, x\]$'
 
+# --- Java as MultiPL-E and CRUXEval-X write it: `class Problem` without
+# public, javatuples imported; it runs by the class that declares main, in
+# a run and in a job with cases.  A file without main is a compile_error
+# saying why.
+cat > "$T/problem.java" <<'EOF'
+import java.util.*;
+import org.javatuples.*;
+
+class Problem {
+    public static Pair<Long, String> f(ArrayList<Long> xs) {
+        return Pair.with(xs.stream().mapToLong(Long::longValue).sum(), "sum");
+    }
+    public static void main(String[] args) {
+        assert(f((new ArrayList<Long>(Arrays.asList((long)1l, (long)2l)))).equals((Pair.with(3l, "sum"))));
+        System.out.println(f(new ArrayList<Long>(Arrays.asList(4L))));
+    }
+}
+EOF
+$B run "$T/problem.java" </dev/null >"$T/out" 2>"$T/err"; check java_class_problem_without_public 0 $? "$T/out" '^\[4, sum\]$'
+{
+    printf '%s\n' 'jobs:' '  - id: jcases' '    lang: java' '    code: |'
+    printf '      %s\n' 'import java.util.Scanner;' 'class Problem { public static void main(String[] a) {' \
+        '  System.out.println(new Scanner(System.in).nextInt() * 2); } }'
+    printf '%s\n' '    cases: [{stdin: "1", expect_stdout: "2"}, {stdin: "21", expect_stdout: "42"}]'
+} > "$T/jcases.yaml"
+$B submit "$T/jcases.yaml" --local --out "$T/jcases.jsonl" </dev/null >"$T/out" 2>"$T/err"; rc=$?
+if python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read()); assert d["passed"] and d["cases_passed"] == 2, d' "$T/jcases.jsonl" 2>>"$T/err"; then
+    check java_class_problem_with_cases 0 $rc
+else check java_class_problem_with_cases "2 cases passed" "$rc"; fi
+printf '%s\n' 'class Problem { static int f() { return 1; } }' > "$T/nomain.java"
+$B run "$T/nomain.java" </dev/null >"$T/out" 2>"$T/err"
+check java_without_main_is_compile_error 118 $? "$T/err" 'no top-level class declares `public static void main(String\[\] args)`'
+
 # --- C++: compile_flags and link_flags reach g++ (C++20, OpenSSL); a flag
 # naming a path is refused before anything runs
 cat > "$T/fl.yaml" <<'EOF'

@@ -806,8 +806,9 @@ TEST(plots_and_install_reach_the_agent_job)
         "lang", "python", "code", "print(1)", "libraries", "[\"requests==2.31\", \"numpy\"]", NULL};
     const char *off[] = {"lang", "python", "code", "print(1)", "plots", "false", NULL};
     const char *ruby[] = {"lang", "ruby", "code", "puts 1", NULL};
-    const char *java[] = {"lang",      "java",        "code", "class Main {}",
-                          "libraries", "[\"guava\"]", NULL};
+    const char *java[] = {
+        "lang",      "java",        "code", "class Main { public static void main(String[] a) {} }",
+        "libraries", "[\"guava\"]", NULL};
     struct llmsb_err err = {0};
     struct proto_job pj;
     struct config c2;
@@ -855,6 +856,48 @@ TEST(plots_and_install_reach_the_agent_job)
     ASSERT_STR(pj.install_argv[1], "/work/.llmsb-lib/java");
     ASSERT_STR(pj.install_argv[2], "guava");
     proto_job_release(&pj);
+    job_release(&j);
+}
+
+/* Java as benchmarks write it (MultiPL-E, CRUXEval-X: `class Problem`
+ * without public): saved under the main class's name and run by it; a
+ * public class names the file while another class's main runs; a file
+ * with no main has nothing to start (a compile_error, saying why). */
+TEST(java_runs_the_class_that_declares_main)
+{
+    static const struct {
+        const char *code, *file, *run;
+    } cases[] = {
+        {"import org.javatuples.*;\nclass Problem {\n    public static Pair<Long, Long> f(long x)"
+         " { return Pair.with(x, x); }\n    public static void main(String[] args) {\n"
+         "    assert(f(1L).equals(Pair.with(1L, 1L)));\n    }\n}\n",
+         "Problem.java", "Problem"},
+        {"public class Solution { int f() { return 1; } }\n"
+         "class Main { public static void main(String... a) {} }\n",
+         "Solution.java", "Main"},
+        {"package app.util;\nclass Tool { static public void main(String args[]) {} }\n",
+         "Tool.java", "app.util.Tool"},
+    };
+    const char *kv[] = {"lang", "java", "code", NULL, NULL};
+    struct llmsb_err err = {0};
+    struct proto_job pj;
+    struct job j;
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        kv[3] = cases[i].code;
+        ASSERT_EQ(fields_job(kv, &j, &err), 0);
+        ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
+        ASSERT_STR(pj.files[0].path, cases[i].file);
+        ASSERT_STR(pj.run_argv[pj.nrun - 1], cases[i].run);
+        ASSERT_STR(pj.compile_argv[pj.ncompile - 1], cases[i].file);
+        proto_job_release(&pj);
+        job_release(&j);
+    }
+    kv[3] = "class Problem { static int f() { return 1; } }\n";
+    ASSERT_EQ(fields_job(kv, &j, &err), 0);
+    ASSERT_EQ(job_to_proto(&j, &pj, &err), LLMSB_ERR_NOTFOUND);
+    ASSERT_CONTAINS(err.msg,
+                    "no top-level class declares `public static void main(String[] args)`");
     job_release(&j);
 }
 
@@ -1000,6 +1043,7 @@ TEST_MAIN("jobs", T(yaml_job_file_with_defaults), T(yaml_job_file_errors_name_th
           T(too_many_fields_are_invalid_not_cut), T(field_names_with_nul_are_unknown),
           T(artifact_names_from_the_agent_are_checked), T(base64_roundtrip_and_rejects),
           T(result_fields_roundtrip_to_json), T(plots_and_install_reach_the_agent_job),
-          T(zygote_reaches_the_agent_job_when_it_can), T(dataset_ids_are_accepted),
-          T(compare_modes), T(cases_parse_and_reach_the_agent), T(case_results_make_passed),
-          T(passk_estimator_and_task_ids), T(session_fields_checked_and_reach_the_agent))
+          T(java_runs_the_class_that_declares_main), T(zygote_reaches_the_agent_job_when_it_can),
+          T(dataset_ids_are_accepted), T(compare_modes), T(cases_parse_and_reach_the_agent),
+          T(case_results_make_passed), T(passk_estimator_and_task_ids),
+          T(session_fields_checked_and_reach_the_agent))

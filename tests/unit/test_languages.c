@@ -1,10 +1,12 @@
 /* test_languages.c - the language table: lookup, file naming (Java's public
- * class), command templates. */
+ * class, the class that declares main), command templates. */
 #include "test.h"
 
 #include "common/strlist.h"
 #include "images/images.h"
 #include "languages/languages.h"
+
+static const struct lang_source main_cpp = {"main.cpp", ""};
 
 TEST(all_languages_present)
 {
@@ -35,7 +37,7 @@ TEST(compile_flags_expand_where_the_row_says)
     size_t n;
     int i_std = -1, i_job_std = -1, i_file = -1, i_lib = -1;
 
-    ASSERT(language_argv(cpp->compile, "main.cpp", &flags, &argv, &n) > 0);
+    ASSERT(language_argv(cpp->compile, &main_cpp, &flags, &argv, &n) > 0);
     for (size_t i = 0; i < n; i++) {
         if (strcmp(argv[i], "-std=c++17") == 0)
             i_std = (int)i;
@@ -50,7 +52,7 @@ TEST(compile_flags_expand_where_the_row_says)
     ASSERT(i_std >= 0 && i_job_std > i_std && i_file > i_job_std && i_lib > i_file);
     strlist_free(argv, n);
     /* no flags: the placeholders vanish */
-    ASSERT(language_argv(cpp->compile, "main.cpp", NULL, &argv, &n) > 0);
+    ASSERT(language_argv(cpp->compile, &main_cpp, NULL, &argv, &n) > 0);
     for (size_t i = 0; i < n; i++)
         ASSERT(strchr(argv[i], '{') == NULL);
     strlist_free(argv, n);
@@ -128,7 +130,8 @@ TEST(compiled_languages_have_compile_steps)
 TEST(java_public_class_names_the_file)
 {
     const struct language *java = language_find("java");
-    char name[128];
+    struct llmsb_err err = {0};
+    struct lang_source src;
     const char *code = "// public class Wrong {}\n"
                        "/* public class AlsoWrong */\n"
                        "import java.util.*;\n"
@@ -138,34 +141,162 @@ TEST(java_public_class_names_the_file)
                        "  public static void main(String[] a) {}\n"
                        "}\n";
 
-    ASSERT_EQ(language_file_name(java, code, strlen(code), name, sizeof(name)), 0);
-    ASSERT_STR(name, "Solution.java");
-    ASSERT_EQ(language_file_name(java, "class A {}", 10, name, sizeof(name)), 0);
-    ASSERT_STR(name, "Main.java");
-    ASSERT_EQ(language_java_public_class("public record Point(int x) {}", 29, name, sizeof(name)),
-              0);
-    ASSERT_STR(name, "Point");
-    ASSERT(language_java_public_class("public", 6, name, sizeof(name)) != 0);
-    ASSERT_EQ(language_file_name(language_find("python"), "x", 1, name, sizeof(name)), 0);
-    ASSERT_STR(name, "main.py");
+    ASSERT_EQ(language_source(java, code, strlen(code), &src, &err), 0);
+    ASSERT_STR(src.file, "Solution.java");
+    ASSERT_STR(src.main_class, "Solution");
+    code = "public record Point(int x) { public static void main(String[] a) {} }";
+    ASSERT_EQ(language_source(java, code, strlen(code), &src, &err), 0);
+    ASSERT_STR(src.file, "Point.java");
+    ASSERT_EQ(language_source(language_find("python"), "x", 1, &src, &err), 0);
+    ASSERT_STR(src.file, "main.py");
+    ASSERT_STR(src.main_class, "");
+}
+
+/* What java.c finds, written as benchmarks and models write Java. */
+static const char *java_main(const char *code)
+{
+    static struct lang_java_types t;
+
+    language_java_scan(code, strlen(code), &t);
+    return t.main_type;
+}
+
+TEST(java_main_class_is_the_top_level_one_declaring_main)
+{
+    struct lang_java_types t;
+    const char *code;
+
+    /* MultiPL-E / CRUXEval-X: no public anywhere */
+    ASSERT_STR(
+        java_main("import java.util.*;\nimport org.javatuples.*;\n"
+                  "class Problem {\n    public static long f(ArrayList<Long> l) { return 1L; }\n"
+                  "    public static void main(String[] args) {\n"
+                  "    assert(f((new ArrayList<Long>(Arrays.asList(1L)))) == (1L));\n    }\n\n}\n"),
+        "Problem");
+    /* modifiers in any order, final, varargs, C-style arrays, java.lang.,
+     * annotations on the method and the parameter, throws */
+    ASSERT_STR(java_main("class A { static public void main(String... a) {} }"), "A");
+    ASSERT_STR(java_main("final class A { public final static void main(final String args[]) {} }"),
+               "A");
+    ASSERT_STR(java_main("class A { @SuppressWarnings({\"x\", \"y\"}) public static synchronized "
+                         "void main(@Deprecated final java.lang.String[] a) throws Exception {} }"),
+               "A");
+    ASSERT_STR(java_main("class A { public static <T> void main(String[] a) {} }"), "A");
+    /* generics, extends/implements, annotations on the class */
+    ASSERT_STR(java_main("@FunctionalInterface\ninterface F<T extends Comparable<? super T>> { int "
+                         "f(T t); }\n@SuppressWarnings(\"unchecked\") abstract class Problem<K, V> "
+                         "extends java.util.HashMap<K, V> implements java.io.Serializable {\n"
+                         "  public static void main(String[] args) {}\n}\n"),
+               "Problem");
+    /* in an interface every member is public; enums and records have main too */
+    ASSERT_STR(java_main("interface Main { static void main(String[] a) {} }"), "Main");
+    ASSERT_STR(java_main("enum E { A { void f() {} }, B; public static void main(String[] a) {} }"),
+               "E");
+    ASSERT_STR(java_main("record R(int x, String[] y) { public static void main(String[] a) {} }"),
+               "R");
+    /* comments, strings, char and text-block literals hide nothing and fake nothing */
+    ASSERT_STR(
+        java_main("// class X { public static void main(String[] a) {} }\n"
+                  "/* class Y { public static void main(String[] a) {} } */\n"
+                  "class Z { String s = \"}}} class W { public static void main(String[] a) {\";\n"
+                  "  char c = '}'; char d = '\\''; String t = \"\"\"\n    } } \\\"\"\" }\"\"\";\n"
+                  "  public static void main(String[] a) {}\n}\n"),
+        "Z");
+    /* a nested class's main is not a top-level one */
+    ASSERT_STR(java_main("class Outer { static class Inner { public static void main(String[] a) "
+                         "{} } }"),
+               "");
+    ASSERT_STR(java_main("class Outer { static class Inner { public static void main(String[] a) "
+                         "{} } }\nclass Runner { public static void main(String[] a) {} }"),
+               "Runner");
+    /* a field initialiser with braces, lambdas and anonymous classes before main */
+    ASSERT_STR(
+        java_main("class A { static int[] xs = {1, 2}; static Runnable r = () -> { int y; };\n"
+                  "  static Object o = new Object() { public void main(int x) {} };\n"
+                  "  static { System.out.println(); }\n"
+                  "  public static void main(String[] a) {} }"),
+        "A");
+    /* several top-level classes: the public one when it declares main,
+     * else the first in source order */
+    ASSERT_STR(java_main("class A { public static void main(String[] a) {} }\n"
+                         "public class B { public static void main(String[] a) {} }\n"),
+               "B");
+    ASSERT_STR(java_main("class A { public static void main(String[] a) {} }\n"
+                         "class B { public static void main(String[] a) {} }\n"),
+               "A");
+    /* not the launcher's main: instance, not public, wrong parameters or
+     * return type, a call rather than a declaration */
+    ASSERT_STR(java_main("class A { public void main(String[] a) {} }"), "");
+    ASSERT_STR(java_main("class A { static void main(String[] a) {} }"), "");
+    ASSERT_STR(java_main("class A { public static void main() {} }"), "");
+    ASSERT_STR(java_main("class A { public static void main(String a) {} }"), "");
+    ASSERT_STR(java_main("class A { public static void main(String[] a, int b) {} }"), "");
+    ASSERT_STR(java_main("class A { public static int main(String[] a) { return 0; } }"), "");
+    ASSERT_STR(java_main("class A { static int x = main(null); static int main(String[] a) "
+                         "{ return 0; } }"),
+               "");
+    code = "class Problem { static void main(String[] args) {} }";
+    language_java_scan(code, strlen(code), &t);
+    ASSERT_STR(t.odd_main, "Problem");
+    /* import and package words that look like declarations */
+    language_java_scan("package a . record;\nimport record.Foo;\nimport static x.Y.*;\n"
+                       "class C { public static void main(String[] a) {} }",
+                       strlen("package a . record;\nimport record.Foo;\nimport static x.Y.*;\n"
+                              "class C { public static void main(String[] a) {} }"),
+                       &t);
+    ASSERT_STR(t.package, "a.record");
+    ASSERT_STR(t.main_type, "C");
+    ASSERT_STR(t.public_type, "");
+    /* cut input never reads past its end */
+    code = "class A { public static void main(String";
+    for (size_t n = 0; n <= strlen(code); n++)
+        language_java_scan(code, n, &t);
+    ASSERT_STR(java_main("public"), "");
+    ASSERT_STR(java_main("class"), "");
+}
+
+/* The file a Java job is saved as and the class its run names. */
+TEST(java_source_and_run_argv)
+{
+    const struct language *java = language_find("java");
+    struct llmsb_err err = {0};
+    struct lang_source src;
+    char **argv = NULL;
+    size_t n = 0;
+    const char *code = "class Problem { public static void main(String[] a) {} }";
+
+    ASSERT_EQ(language_source(java, code, strlen(code), &src, &err), 0);
+    ASSERT_STR(src.file, "Problem.java");
+    ASSERT(language_argv(java->run, &src, NULL, &argv, &n) > 0);
+    ASSERT_STR(argv[n - 1], "Problem");
+    ASSERT(argv[n] == NULL);
+    strlist_free(argv, n);
+    code = "public class Solution {}\nclass Main { public static void main(String[] a) {} }";
+    ASSERT_EQ(language_source(java, code, strlen(code), &src, &err), 0);
+    ASSERT_STR(src.file, "Solution.java");
+    ASSERT_STR(src.main_class, "Main");
+    /* no main: the reason, and still a file name */
+    code = "class Problem { static void main(String[] a) {} }";
+    ASSERT_EQ(language_source(java, code, strlen(code), &src, &err), LLMSB_ERR_NOTFOUND);
+    ASSERT_STR(src.file, "Main.java");
+    ASSERT_CONTAINS(err.msg,
+                    "no top-level class declares `public static void main(String[] args)`");
+    ASSERT_CONTAINS(err.msg, "the main of Problem is not public static void with one String[]");
+    ASSERT_EQ(language_source(java, "", 0, &src, &err), LLMSB_ERR_NOTFOUND);
 }
 
 TEST(argv_templates_expand)
 {
     char **argv = NULL;
     size_t n = 0;
-    const struct language *java = language_find("java"), *cpp = language_find("cpp");
+    const struct language *cpp = language_find("cpp");
 
-    ASSERT(language_argv(java->run, "Solution.java", NULL, &argv, &n) > 0);
-    ASSERT_STR(argv[n - 1], "Solution");
-    ASSERT(argv[n] == NULL);
-    for (size_t i = 0; i < n; i++)
-        free(argv[i]);
-    free(argv);
-    ASSERT(language_argv(cpp->run, "main.cpp", NULL, &argv, &n) == 1);
+    ASSERT(language_argv(cpp->run, &main_cpp, NULL, &argv, &n) == 1);
     ASSERT_STR(argv[0], "./main");
     free(argv[0]);
     free(argv);
+    ASSERT(language_argv(language_find("java")->install, NULL, NULL, &argv, &n) == 2);
+    strlist_free(argv, n);
 }
 
 /* Every hook a language names is embedded byte for byte as it is in
@@ -214,5 +345,6 @@ TEST(hooks_are_embedded_and_copied)
 
 TEST_MAIN("languages", T(all_languages_present), T(compile_flags_expand_where_the_row_says),
           T(aliases_and_extensions), T(compiled_languages_have_compile_steps),
-          T(java_public_class_names_the_file), T(argv_templates_expand),
-          T(hooks_are_embedded_and_copied))
+          T(java_public_class_names_the_file),
+          T(java_main_class_is_the_top_level_one_declaring_main), T(java_source_and_run_argv),
+          T(argv_templates_expand), T(hooks_are_embedded_and_copied))
