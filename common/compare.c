@@ -1,10 +1,12 @@
-/* compare.c - output comparison modes (see compare.h). */
+/* compare.c - output comparison modes (see compare.h).  Runs in the
+ * worker (a job's expectations) and in the agent (each test case's). */
 #include "compare.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *const names[] = {"trailing_whitespace", "exact", "tokens", "float"};
 
@@ -111,17 +113,64 @@ static int next_token(const char *s, size_t n, size_t *off, const char **tok, si
     return 1;
 }
 
-/* A whole token as a finite number. */
+/* Longer tokens are words (a number token is held for strtod). */
+#define NUMBER_MAX 512
+
+static size_t digits(const char *t, size_t n, size_t *i)
+{
+    size_t from = *i;
+
+    while (*i < n && t[*i] >= '0' && t[*i] <= '9')
+        (*i)++;
+    return *i - from;
+}
+
+static int word_is(const char *t, size_t n, const char *w)
+{
+    return n == strlen(w) && strncasecmp(t, w, n) == 0;
+}
+
+/* A whole token as a number, by compare.h's grammar: decimal only (strtod
+ * alone would read "0x10" and "0x1p4" too), overflow as an infinity. */
 static int number(const char *t, size_t n, double *v)
 {
-    char buf[64], *end;
+    char buf[NUMBER_MAX + 1];
+    size_t i = 0, whole, frac = 0;
+    int neg;
 
-    if (n == 0 || n >= sizeof(buf))
+    if (n == 0 || n > NUMBER_MAX)
+        return 0;
+    neg = t[0] == '-';
+    if (t[0] == '+' || t[0] == '-')
+        i++;
+    if (word_is(t + i, n - i, "inf") || word_is(t + i, n - i, "infinity")) {
+        *v = neg ? -INFINITY : INFINITY;
+        return 1;
+    }
+    if (word_is(t + i, n - i, "nan")) {
+        *v = NAN;
+        return 1;
+    }
+    whole = digits(t, n, &i);
+    if (i < n && t[i] == '.') {
+        i++;
+        frac = digits(t, n, &i);
+    }
+    if (whole + frac == 0)
+        return 0;
+    if (i < n && (t[i] == 'e' || t[i] == 'E')) {
+        i++;
+        if (i < n && (t[i] == '+' || t[i] == '-'))
+            i++;
+        if (digits(t, n, &i) == 0)
+            return 0;
+    }
+    if (i != n)
         return 0;
     memcpy(buf, t, n);
     buf[n] = '\0';
-    *v = strtod(buf, &end);
-    return end == buf + n && isfinite(*v);
+    *v = strtod(buf, NULL); /* +-HUGE_VAL, an infinity, when it overflows */
+    return 1;
 }
 
 static int same_token(const struct compare *c, const char *a, size_t an, const char *b, size_t bn)
@@ -132,6 +181,10 @@ static int same_token(const struct compare *c, const char *a, size_t an, const c
         return 1;
     if (c->mode != COMPARE_FLOAT || !number(a, an, &x) || !number(b, bn, &y))
         return 0;
+    if (isnan(x) || isnan(y))
+        return isnan(x) && isnan(y);
+    if (isinf(x) || isinf(y))
+        return x == y;
     return fabs(x - y) <= c->tol || fabs(x - y) <= c->tol * fabs(y);
 }
 

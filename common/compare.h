@@ -8,11 +8,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* White space is space, tab, newline, CR, VT and FF (C's isspace). */
 enum compare_mode {
-    COMPARE_TRAILING_WS = 0, /* each line's trailing blanks and final blank lines ignored */
-    COMPARE_EXACT = 1,       /* byte for byte */
-    COMPARE_TOKENS = 2,      /* the same tokens between any whitespace */
-    COMPARE_FLOAT = 3        /* tokens; numbers within tol (absolute or relative) */
+    /* each line's trailing white space (so CRLF ends match LF), and the
+     * white space and blank lines at the end, ignored */
+    COMPARE_TRAILING_WS = 0,
+    COMPARE_EXACT = 1,  /* byte for byte */
+    COMPARE_TOKENS = 2, /* the same tokens between any white space */
+    /* tokens; where both are numbers, equal within tol (absolute, or
+     * relative to the expected one).  A number is decimal: an optional
+     * sign, then digits with an optional fraction (or a fraction alone)
+     * and an optional exponent (1, -2.5, .5, 5., 1e-3, 6.02E+23), or inf,
+     * infinity or nan in any case.  An overflow (1e999) is an infinity,
+     * equal to an infinity of its sign; NaN equals NaN.  Other tokens
+     * (0x10, 1_000, nan(1)) are words, equal only as the same text. */
+    COMPARE_FLOAT = 3
 };
 
 #define COMPARE_DEFAULT_TOL 1e-6

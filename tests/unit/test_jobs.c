@@ -634,33 +634,84 @@ TEST(passk_estimator_and_task_ids)
     ASSERT_EQ(passk_task_len("x#"), (size_t)2);
 }
 
+/* 1 when got matches want under mode (as a job's compare field). */
+static int same(const char *mode, const char *got, const char *want)
+{
+    struct compare c;
+    const char *why = NULL;
+
+    return compare_parse(mode, strlen(mode), &c, &why) == 0 &&
+           compare_output(&c, got, strlen(got), want, strlen(want));
+}
+
 /* The comparison modes on the outputs that tell them apart. */
 TEST(compare_modes)
 {
     struct compare c;
     const char *why = NULL;
 
-#define SAME(mode, got, want)                            \
-    (compare_parse(mode, strlen(mode), &c, &why) == 0 && \
-     compare_output(&c, got, strlen(got), want, strlen(want)))
-    ASSERT(SAME("trailing_whitespace", "1 2 \n3\t\n\n\n", "1 2\n3"));
-    ASSERT(!SAME("trailing_whitespace", "1  2\n", "1 2\n"));
-    ASSERT(!SAME("trailing_whitespace", "1\n\n2\n", "1\n2\n"));
-    ASSERT(!SAME("exact", "1\n", "1"));
-    ASSERT(SAME("exact", "1\n", "1\n"));
-    ASSERT(SAME("tokens", " 1\n\n 2   3 ", "1 2 3\n"));
-    ASSERT(!SAME("tokens", "1 2", "1 2 3"));
-    ASSERT(!SAME("tokens", "0.30000000000000004", "0.3"));
-    ASSERT(SAME("float", "0.30000000000000004 x", "0.3 x"));
-    ASSERT(SAME("float:1e-2", "100.5", "100"));  /* relative */
-    ASSERT(!SAME("float:1e-9", "1.00001", "1")); /* outside the tolerance */
-    ASSERT(SAME("float", "nan", "nan"));
-    ASSERT(!SAME("float", "inf", "1e308"));
-#undef SAME
+    ASSERT(same("trailing_whitespace", "1 2 \n3\t\n\n\n", "1 2\n3"));
+    ASSERT(!same("trailing_whitespace", "1  2\n", "1 2\n"));
+    ASSERT(!same("trailing_whitespace", "1\n\n2\n", "1\n2\n"));
+    ASSERT(!same("exact", "1\n", "1"));
+    ASSERT(same("exact", "1\n", "1\n"));
+    ASSERT(same("tokens", " 1\n\n 2   3 ", "1 2 3\n"));
+    ASSERT(!same("tokens", "1 2", "1 2 3"));
+    ASSERT(!same("tokens", "0.30000000000000004", "0.3"));
+    ASSERT(same("float", "0.30000000000000004 x", "0.3 x"));
+    ASSERT(same("float:1e-2", "100.5", "100"));  /* relative */
+    ASSERT(!same("float:1e-9", "1.00001", "1")); /* outside the tolerance */
+    ASSERT(same("float", "nan", "nan"));
+    ASSERT(!same("float", "inf", "1e308"));
+    /* trailing_whitespace: spaces, tabs, CR, VT and FF end a line alike
+     * (CRLF output against LF expectations); elsewhere in a line they count */
+    ASSERT(same("trailing_whitespace", "1 2\r\n3\r\n", "1 2\n3\n"));
+    ASSERT(same("trailing_whitespace", "1\v\f \n", "1"));
+    ASSERT(!same("trailing_whitespace", "1\r2\n", "12\n"));
+    ASSERT(!same("trailing_whitespace", " 1\n", "1\n"));
+    ASSERT(same("tokens", "1\r\n2\v3\f", "1 2 3"));
     ASSERT(compare_parse("float:2", 7, &c, &why) != 0);
     ASSERT_CONTAINS(why, "tolerance");
     ASSERT(compare_parse("fuzzy", 5, &c, &why) != 0);
     ASSERT_CONTAINS(why, "exact, trailing_whitespace, tokens, float");
+}
+
+/* compare: float reads decimal numbers only, by one grammar: an optional
+ * sign, digits with an optional fraction (or a fraction alone), an
+ * optional exponent; inf, infinity and nan in any case.  Overflow is
+ * infinite; NaN equals NaN; anything else is a word, equal only as text. */
+TEST(compare_float_numbers_are_decimal)
+{
+    /* hex integers and C99 hex floats are not numbers, nor is 1_000 */
+    ASSERT(!same("float", "0x10", "16"));
+    ASSERT(!same("float", "0X1p4", "16"));
+    ASSERT(!same("float", "16", "0x10"));
+    ASSERT(same("float", "0x10", "0x10")); /* equal as text */
+    ASSERT(!same("float", "1_000", "1000"));
+    ASSERT(!same("float", "1e", "1"));
+    ASSERT(!same("float", "e5", "100000"));
+    ASSERT(!same("float", ".", "0"));
+    ASSERT(!same("float", "--1", "1"));
+    ASSERT(!same("float", "nan(1)", "nan"));
+    ASSERT(!same("float", "infinit", "inf"));
+    /* decimal forms */
+    ASSERT(same("float", "+5 5. .5 1.5E+2 -0", "5 5.0 0.5 150 0"));
+    ASSERT(same("float", "1e5", "100000"));
+    /* infinities: every spelling, overflow included, sign kept */
+    ASSERT(same("float", "Infinity", "inf"));
+    ASSERT(same("float", "1e999", "inf"));
+    ASSERT(same("float", "-1e999 -INF +inf", "-Infinity -inf inf"));
+    ASSERT(!same("float", "-inf", "inf"));
+    ASSERT(!same("float", "1.7976931348623157e308", "inf"));
+    /* NaN equals NaN in any spelling, and nothing else */
+    ASSERT(same("float", "NaN -nan", "nan nan"));
+    ASSERT(!same("float", "nan", "0"));
+    ASSERT(!same("float", "nan", "inf"));
+    /* tokens mode compares text only */
+    ASSERT(!same("tokens", "Infinity", "inf"));
+    /* a long decimal is still a number */
+    ASSERT(same("float", "0.1000000000000000000000000000000000000000000000000000000000000000000001",
+                "0.1"));
 }
 
 /* cases: parsed with errors naming the case and key; the job-level stdin
@@ -1044,6 +1095,6 @@ TEST_MAIN("jobs", T(yaml_job_file_with_defaults), T(yaml_job_file_errors_name_th
           T(artifact_names_from_the_agent_are_checked), T(base64_roundtrip_and_rejects),
           T(result_fields_roundtrip_to_json), T(plots_and_install_reach_the_agent_job),
           T(java_runs_the_class_that_declares_main), T(zygote_reaches_the_agent_job_when_it_can),
-          T(dataset_ids_are_accepted), T(compare_modes), T(cases_parse_and_reach_the_agent),
-          T(case_results_make_passed), T(passk_estimator_and_task_ids),
-          T(session_fields_checked_and_reach_the_agent))
+          T(dataset_ids_are_accepted), T(compare_modes), T(compare_float_numbers_are_decimal),
+          T(cases_parse_and_reach_the_agent), T(case_results_make_passed),
+          T(passk_estimator_and_task_ids), T(session_fields_checked_and_reach_the_agent))

@@ -1,0 +1,27 @@
+/* fuzz_compare.c - the output comparisons on arbitrary output and
+ * expectation (split at the first NUL; the mode from the first byte):
+ * never a read past either, and every mode says a text equals itself. */
+#include "common/compare.h"
+
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
+{
+    struct compare c = {COMPARE_FLOAT, COMPARE_DEFAULT_TOL};
+    const char *got, *nul, *want;
+    size_t gn, wn;
+
+    if (size < 1)
+        return 0;
+    c.mode = (enum compare_mode)(data[0] % 4);
+    got = (const char *)data + 1;
+    nul = memchr(got, '\0', size - 1);
+    gn = nul ? (size_t)(nul - got) : size - 1;
+    want = nul ? nul + 1 : got + gn;
+    wn = size - 1 - gn - (nul ? 1 : 0);
+    compare_output(&c, got, gn, want, wn);
+    if (!compare_output(&c, got, gn, got, gn) || !compare_output(&c, want, wn, want, wn))
+        __builtin_trap();
+    return 0;
+}
