@@ -43,21 +43,27 @@ line=$(printf '%s\n' "$out" | tail -1)
 
 # a sandbox that never starts says why, within kubernetes.pod_start_timeout:
 # with no node named on this cluster without a scheduler the pod is never
-# bound; an image that is not on the node with pull policy Never
+# bound; an image that is not on the node with pull policy Never. Neither
+# leaves a pod (counted by the run's own worker label)
+own_pods() {  # own_pods PID -> pods of `run` process PID not being deleted
+    kubectl --kubeconfig "$LLMSB_K8S_WORKER_KUBECONFIG" -n llmsb get pods -l "llmsb.worker=$(hostname)-$1" --no-headers 2>/dev/null | grep -vc Terminating
+}
 sed -e '/^  node:/d' -e 's/^  image_pull_policy: Never$/&\n  pod_start_timeout: 5/' "$T/llm-sandbox.yaml" >"$T/nonode.yaml"
 t0=$(date +%s)
-env -u LLMSB_K8S_NODE LLMSB_CONFIG="$T/nonode.yaml" "$B" run examples/hello.py </dev/null >"$T/out" 2>"$T/err"; rc=$?
+env -u LLMSB_K8S_NODE LLMSB_CONFIG="$T/nonode.yaml" "$B" run examples/hello.py </dev/null >"$T/out" 2>"$T/err" &
+pid=$!; wait $pid; rc=$?
 took=$(( $(date +%s) - t0 ))
-if [ "$rc" = 3 ] && [ "$took" -le 12 ] && grep -q 'not running after 5 s (kubernetes.pod_start_timeout): Pending: not scheduled: no node is assigned' "$T/err"; then
+if [ "$rc" = 3 ] && [ "$took" -le 12 ] && [ "$(own_pods $pid)" = 0 ] && grep -q 'not running after 5 s (kubernetes.pod_start_timeout): Pending: not scheduled: no node is assigned' "$T/err"; then
     ok unscheduled_pod_says_why
-else bad unscheduled_pod_says_why "exit $rc after ${took}s: $(head -c 400 "$T/err")"; fi
+else bad unscheduled_pod_says_why "exit $rc after ${took}s, $(own_pods $pid) pods left: $(head -c 400 "$T/err")"; fi
 sed -e 's/^  image_pull_policy: Never$/&\n  pod_start_timeout: 5/' "$T/llm-sandbox.yaml" >"$T/short.yaml"
 t0=$(date +%s)
-LLMSB_CONFIG="$T/short.yaml" "$B" run --image llmsb/no-such-image:1 examples/hello.py </dev/null >"$T/out" 2>"$T/err"; rc=$?
+LLMSB_CONFIG="$T/short.yaml" "$B" run --image llmsb/no-such-image:1 examples/hello.py </dev/null >"$T/out" 2>"$T/err" &
+pid=$!; wait $pid; rc=$?
 took=$(( $(date +%s) - t0 ))
-if [ "$rc" = 3 ] && [ "$took" -le 12 ] && grep -q 'did not start: ErrImageNeverPull: Container image "llmsb/no-such-image:1" is not present' "$T/err"; then
+if [ "$rc" = 3 ] && [ "$took" -le 12 ] && [ "$(own_pods $pid)" = 0 ] && grep -q 'did not start: ErrImageNeverPull: Container image "llmsb/no-such-image:1" is not present' "$T/err"; then
     ok missing_image_says_why
-else bad missing_image_says_why "exit $rc after ${took}s: $(head -c 400 "$T/err")"; fi
+else bad missing_image_says_why "exit $rc after ${took}s, $(own_pods $pid) pods left: $(head -c 400 "$T/err")"; fi
 
 # every sandbox pod is gone (the worker's account may list pods)
 left=$(kubectl --kubeconfig "$LLMSB_K8S_WORKER_KUBECONFIG" -n llmsb get pods -l llmsb.managed=1 --no-headers 2>/dev/null | grep -vc Terminating)
