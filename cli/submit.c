@@ -456,7 +456,10 @@ static int parse_submit(struct cli_globals *g, int argc, char **argv, struct sub
                 "--wait shows progress and a summary and exits 1 unless every job ended ok\n"
                 "and passed its expectations; --out writes one JSON result per job, in input\n"
                 "order; --artifacts saves each job's plots and files under DIR/<id>/;\n"
-                "--local runs the file in this process with no Redis. Jobs with expectations\n"
+                "--local runs the file in this process with no Redis. --timeout S ends the\n"
+                "wait (with --local, the run) after S seconds, exit 124; Ctrl-C or SIGTERM,\n"
+                "exit 130; either way the summary is printed and --out written, unfinished\n"
+                "jobs as not_finished (--local stops them). Jobs with expectations\n"
                 "are grouped into tasks (--group-by meta.FIELD or id; by default meta.task_id,\n"
                 "else the id less a trailing #N) for pass@1/10/100; --report FILE writes them\n"
                 "as JSON to FILE and as Markdown to FILE.md.");
