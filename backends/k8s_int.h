@@ -1,8 +1,10 @@
 /* k8s_int.h - shared inside the Kubernetes backend (kubernetes.c,
- * k8s_config.c): who we are to the API server. */
+ * k8s_config.c): who we are to the API server, and what a pod's status
+ * says of its start. */
 #ifndef LLMSB_K8S_INT_H
 #define LLMSB_K8S_INT_H
 
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include "backends/backend.h"
 
@@ -18,5 +20,14 @@ struct k8s_auth {
  * account, ~/.kube/config, in that order). */
 int k8s_auth_load(const char *kubeconfig, struct k8s_auth *a, struct llmsb_err *err);
 void k8s_auth_release(struct k8s_auth *a);
+
+/* Reads a pod object (kubernetes.c): st as a container_state; fatal gets
+ * why it will never start by itself ("" if it may: an image it cannot get,
+ * a container that ended, a Failed pod, an eviction), pending why it is not
+ * running (yet), in the pod's own words: the container's waiting reason,
+ * the False conditions (Unschedulable and the scheduler's message), the
+ * pod's reason, or that no node was assigned and no scheduler answered. */
+void k8s_pod_state(const cJSON *pod, struct container_state *st, char *fatal, size_t fsz,
+                   char *pending, size_t psz);
 
 #endif

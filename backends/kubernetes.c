@@ -35,6 +35,7 @@
 #define RESP_CAP ((size_t)4 << 20)
 #define LIST_CAP ((size_t)64 << 20)
 #define POLL_MS 250
+#define POD_WARN_MS 10000 /* a pod not running yet after this is reported */
 #define CONTAINER "agent"
 
 struct kube {
@@ -150,11 +151,13 @@ static int call(struct backend *b, const char *method, const char *path, const c
     if (status != ok && (!ok2 || status != ok2)) {
         char msg[300];
         http_error_message(resp, msg, sizeof(msg)); /* a Status object */
+        /* a 403 of a ResourceQuota or LimitRange says so itself */
+        int rights = status == 401 || (status == 403 && !strstr(msg, "quota") &&
+                                       !strstr(msg, "maximum") && !strstr(msg, "minimum"));
         return llmsb_err_set(err, status == 404 ? LLMSB_ERR_NOTFOUND : LLMSB_ERR_BACKEND,
                              "kubernetes: %s: HTTP %ld: %s%s", what, status, msg,
-                             status == 401 || status == 403 ? " (check the credentials and the "
-                                                              "Role of deploy/kubernetes)"
-                                                            : "");
+                             rights ? " (check the credentials and the Role of deploy/kubernetes)"
+                                    : "");
     }
     return 0;
 }
@@ -360,9 +363,70 @@ static int kube_create(struct backend *b, const struct container_spec *spec, cha
     return rc;
 }
 
-/* The pod's state as a container_state; *waiting gets a waiting reason
- * that will not pass by itself ("" if none). */
-static void pod_state(const cJSON *pod, struct container_state *st, char *fatal, size_t fsz)
+/* "[WHAT: ]REASON: MESSAGE" (or the one there is) appended to out after a
+ * "; "; nothing when there is neither. */
+static void add_reason(char *out, size_t osz, const char *what, const cJSON *reason,
+                       const cJSON *msg)
+{
+    const char *r = cJSON_IsString(reason) ? reason->valuestring : "";
+    const char *m = cJSON_IsString(msg) ? msg->valuestring : "";
+
+    if (!*r && !*m)
+        return;
+    llmsb_append(out, osz, "%s%s%s%s%s%s", *out ? "; " : "", what, *what ? ": " : "", r,
+                 *r && *m ? ": " : "", m);
+}
+
+/* Why a pod that is not running is not, in its own words: the container's
+ * waiting reason, the conditions that are False (PodScheduled's
+ * Unschedulable names the scheduler's reasons) but the readiness ones,
+ * which only repeat the container's, the pod's own reason; a pod no
+ * scheduler has looked at says so. */
+static void pod_pending(const cJSON *pod, const cJSON *waiting, char *out, size_t osz)
+{
+    const cJSON *status = cJSON_GetObjectItemCaseSensitive(pod, "status"), *c;
+    const cJSON *phase = cJSON_GetObjectItemCaseSensitive(status, "phase");
+    const cJSON *node =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(pod, "spec"), "nodeName");
+    int scheduled_known = 0;
+    char what[64];
+
+    snprintf(out, osz, "%s", "");
+    if (waiting)
+        add_reason(out, osz, "", cJSON_GetObjectItemCaseSensitive(waiting, "reason"),
+                   cJSON_GetObjectItemCaseSensitive(waiting, "message"));
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(status, "conditions")) {
+        const cJSON *type = cJSON_GetObjectItemCaseSensitive(c, "type");
+        const cJSON *cst = cJSON_GetObjectItemCaseSensitive(c, "status");
+        if (!cJSON_IsString(type))
+            continue;
+        if (strcmp(type->valuestring, "PodScheduled") == 0)
+            scheduled_known = 1;
+        if (!cJSON_IsString(cst) || strcmp(cst->valuestring, "False") != 0 ||
+            strcmp(type->valuestring, "Ready") == 0 ||
+            strcmp(type->valuestring, "ContainersReady") == 0)
+            continue;
+        snprintf(what, sizeof(what), "%.40s false", type->valuestring);
+        add_reason(out, osz, what, cJSON_GetObjectItemCaseSensitive(c, "reason"),
+                   cJSON_GetObjectItemCaseSensitive(c, "message"));
+    }
+    add_reason(out, osz, "", cJSON_GetObjectItemCaseSensitive(status, "reason"),
+               cJSON_GetObjectItemCaseSensitive(status, "message"));
+    if (!(cJSON_IsString(node) && node->valuestring[0]) && !scheduled_known)
+        llmsb_append(out, osz,
+                     "%snot scheduled: no node is assigned and no scheduler has reported on "
+                     "the pod (a cluster without a scheduler needs kubernetes.node, or "
+                     "$LLMSB_K8S_NODE)",
+                     *out ? "; " : "");
+    else if (!*out && cJSON_IsString(node))
+        llmsb_append(out, osz, "on node %s, whose kubelet has not reported on it",
+                     node->valuestring);
+    if (!*out)
+        llmsb_append(out, osz, "phase %s", cJSON_IsString(phase) ? phase->valuestring : "unknown");
+}
+
+void k8s_pod_state(const cJSON *pod, struct container_state *st, char *fatal, size_t fsz,
+                   char *pending, size_t psz)
 {
     const cJSON *status = cJSON_GetObjectItemCaseSensitive(pod, "status");
     const cJSON *phase = cJSON_GetObjectItemCaseSensitive(status, "phase");
@@ -412,10 +476,11 @@ static void pod_state(const cJSON *pod, struct container_state *st, char *fatal,
         (strcmp(phase->valuestring, "Failed") == 0 || strcmp(phase->valuestring, "Succeeded") == 0))
         snprintf(fatal, fsz, "the pod is %s%s%s", phase->valuestring,
                  cJSON_IsString(msg) ? ": " : "", cJSON_IsString(msg) ? msg->valuestring : "");
+    pod_pending(pod, w, pending, psz);
 }
 
 static int get_pod(struct backend *b, const char *id, struct container_state *st, char *fatal,
-                   size_t fsz, struct llmsb_err *err)
+                   size_t fsz, char *pending, size_t psz, struct llmsb_err *err)
 {
     struct buf resp;
     char path[300], what[200];
@@ -428,7 +493,7 @@ static int get_pod(struct backend *b, const char *id, struct container_state *st
     rc = call(b, "GET", path, NULL, NULL, 200, 0, &resp, NULL, what, err);
     if (rc == 0) {
         j = cJSON_ParseWithLength(resp.data, resp.len);
-        pod_state(j, st, fatal, fsz);
+        k8s_pod_state(j, st, fatal, fsz, pending, psz);
         cJSON_Delete(j);
     }
     buf_release(&resp);
@@ -438,22 +503,25 @@ static int get_pod(struct backend *b, const char *id, struct container_state *st
 static int kube_inspect(struct backend *b, const char *id, struct container_state *st,
                         struct llmsb_err *err)
 {
-    char fatal[300];
-    return get_pod(b, id, st, fatal, sizeof(fatal), err);
+    char fatal[300], pending[300];
+    return get_pod(b, id, st, fatal, sizeof(fatal), pending, sizeof(pending), err);
 }
 
-/* Waits for the pod's container to run, then opens the attach stream. */
+/* Waits for the pod's container to run, then opens the attach stream.  A
+ * pod that will not start ends the attempt at once; one still pending is
+ * reported (a warning after POD_WARN_MS, the error at the start timeout)
+ * in its own words: the scheduler's, the kubelet's. */
 static int kube_attach(struct backend *b, const char *id, struct backend_stream **out,
                        struct llmsb_err *err)
 {
     struct kube *k = kube_of(b);
     struct container_state st;
-    char fatal[300], path[400];
-    int64_t deadline = clock_mono_ms() + k->start_ms;
-    int rc;
+    char fatal[400], pending[400], path[400];
+    int64_t started = clock_mono_ms(), deadline = started + k->start_ms;
+    int rc, warned = 0;
 
     for (;;) {
-        if ((rc = get_pod(b, id, &st, fatal, sizeof(fatal), err)) != 0)
+        if ((rc = get_pod(b, id, &st, fatal, sizeof(fatal), pending, sizeof(pending), err)) != 0)
             return rc;
         if (st.running)
             break;
@@ -466,10 +534,17 @@ static int kube_attach(struct backend *b, const char *id, struct backend_stream 
                                                         : "");
         if (clock_mono_ms() >= deadline)
             return llmsb_err_set(err, LLMSB_ERR_TIMEOUT,
-                                 "kubernetes: pod %s not running after %lld s (phase %s; "
-                                 "kubernetes.pod_start_timeout)",
+                                 "kubernetes: pod %s not running after %lld s "
+                                 "(kubernetes.pod_start_timeout): %s: %s",
                                  id, (long long)(k->start_ms / 1000),
-                                 st.status[0] ? st.status : "unknown");
+                                 st.status[0] ? st.status : "unknown phase", pending);
+        if (!warned && clock_mono_ms() - started >= POD_WARN_MS) {
+            log_warn("kubernetes: pod %s not running after %d s: %s: %s; waiting up to %lld s "
+                     "(kubernetes.pod_start_timeout)",
+                     id, POD_WARN_MS / 1000, st.status[0] ? st.status : "unknown phase", pending,
+                     (long long)(k->start_ms / 1000));
+            warned = 1;
+        }
         if (llmsb_interrupted)
             return llmsb_err_set(err, LLMSB_ERR_INTERRUPTED, "interrupted");
         usleep(POLL_MS * 1000);

@@ -6,16 +6,22 @@
  * kept between calls (the --local path), or with --queue through Redis on
  * the workers.  Plots come back as image content, other files as embedded
  * resources.  Requests are answered one at a time, in order; stdout carries
- * nothing but the protocol, logs go to stderr. */
+ * nothing but the protocol, logs go to stderr.  While a call runs, stdin is
+ * still read (what arrives waits for its turn): its end means the client is
+ * gone, and the call is stopped, its container removed, and the server
+ * exits. */
 #include "cli.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backends/backend.h"
@@ -59,6 +65,11 @@ struct mcp {
     char scope[24]; /* --queue: "mcp-XXXXXXXX-", before the session ids it is given */
     struct queue q;
     unsigned long calls;
+    /* stdin while a call runs (watch_stdin) */
+    atomic_int cancel;  /* SCHED_CANCEL_ABORT once stdin ended during a call */
+    int stdin_ended;    /* seen by the watcher: nothing more is answered */
+    int stdin_file;     /* a regular file: its end is no client leaving */
+    struct buf pending; /* read during a call, for the main loop */
 };
 
 /* ---- output ------------------------------------------------------------- */
@@ -441,7 +452,7 @@ static cJSON *run_here(struct mcp *m, const struct job *j, struct llmsb_err *err
         return NULL;
     session_expire(&m->pool, &m->g->cfg);
     job_result_init(&r, j);
-    if (exec_job_retrying(&m->pool, &m->be, &m->g->cfg, j, NULL, &r) == SCHED_OUT_ABORTED) {
+    if (exec_job_retrying(&m->pool, &m->be, &m->g->cfg, j, &m->cancel, &r) == SCHED_OUT_ABORTED) {
         job_result_release(&r);
         llmsb_err_set(err, LLMSB_ERR_INTERRUPTED, "interrupted");
         return NULL;
@@ -452,11 +463,37 @@ static cJSON *run_here(struct mcp *m, const struct job *j, struct llmsb_err *err
     return out;
 }
 
+/* Waits up to --wait for id's done notification, a second at a time: when
+ * stdin ends (or a signal comes) the job is cancelled on its worker, which
+ * removes its container. Returns 1 done, 0 not in time, or a negative code. */
+static int wait_queued(struct mcp *m, const char *id, struct llmsb_err *err)
+{
+    int64_t until = clock_mono_ms() + (int64_t)(m->wait_s * 1000);
+    char status[32];
+
+    for (;;) {
+        int64_t left = until - clock_mono_ms();
+        int rc;
+        if (left <= 0)
+            return 0;
+        rc = queue_wait_done(&m->q, id, left < 1000 ? (double)left / 1000 : 1.0, status,
+                             sizeof(status), err);
+        if (rc != 0)
+            return rc;
+        if (llmsb_interrupted || atomic_load(&m->cancel) != SCHED_GO) {
+            if (queue_cancel(&m->q, id, m->g->cfg.result_ttl_s, err) != 0)
+                return llmsb_err_wrap(err, "cancel job \"%s\"", id);
+            return llmsb_err_set(err, LLMSB_ERR_INTERRUPTED, "interrupted; job \"%s\" cancelled",
+                                 id);
+        }
+    }
+}
+
 /* Through Redis: enqueued as any producer's job, then its result. */
 static cJSON *run_queued(struct mcp *m, const struct fields *f, const char *id,
                          struct llmsb_err *err)
 {
-    char entry[64], status[32];
+    char entry[64];
     cJSON *r;
 
     if (!m->queue_open) {
@@ -470,7 +507,7 @@ static cJSON *run_queued(struct mcp *m, const struct fields *f, const char *id,
     r = cli_fetch_result(&m->q, id);
     if (!cli_result_final(r)) {
         cJSON_Delete(r);
-        if (queue_wait_done(&m->q, id, m->wait_s, status, sizeof(status), err) < 0)
+        if (wait_queued(m, id, err) < 0)
             return NULL;
         r = cli_fetch_result(&m->q, id);
     }
@@ -484,7 +521,70 @@ static cJSON *run_queued(struct mcp *m, const struct fields *f, const char *id,
     }
     return r;
 }
+
+struct watch {
+    struct mcp *m;
+    pthread_t th;
+    atomic_int done; /* the call ended: stop watching */
+    int running;
+};
+
+/* Reads stdin while a call runs, into m->pending (up to its cap; the rest
+ * waits in the pipe); at its end, asks the call to stop. */
+static void *watch_stdin(void *arg)
+{
+    struct watch *w = arg;
+    struct mcp *m = w->m;
+    char chunk[65536];
+
+    while (!atomic_load(&w->done)) {
+        struct pollfd pfd = {STDIN_FILENO, POLLIN, 0};
+        size_t room = m->pending.cap - m->pending.len;
+        ssize_t n;
+        if (room == 0)
+            break;
+        if (poll(&pfd, 1, 100) <= 0)
+            continue;
+        n = read(STDIN_FILENO, chunk, room < sizeof(chunk) ? room : sizeof(chunk));
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (n <= 0) {
+            m->stdin_ended = 1;
+            atomic_store(&m->cancel, SCHED_CANCEL_ABORT);
+            break;
+        }
+        buf_append(&m->pending, chunk, (size_t)n); /* fits: room */
+    }
+    return NULL;
+}
+
+static void watch_start(struct mcp *m, struct watch *w)
+{
+    w->m = m;
+    atomic_init(&w->done, 0);
+    w->running = !m->stdin_file && pthread_create(&w->th, NULL, watch_stdin, w) == 0;
+}
+
+static void watch_stop(struct watch *w)
+{
+    if (!w->running)
+        return;
+    atomic_store(&w->done, 1);
+    pthread_join(w->th, NULL);
+}
 #else
+struct watch {
+    int running;
+};
+static void watch_start(struct mcp *m, struct watch *w)
+{
+    (void)m;
+    w->running = 0;
+}
+static void watch_stop(struct watch *w)
+{
+    (void)w;
+}
 /* tests/fuzz/fuzz_mcp.c: the protocol and the answers, with results made
  * up from the job instead of an engine or Redis */
 static cJSON *run_here(struct mcp *m, const struct job *j, struct llmsb_err *err);
@@ -610,8 +710,12 @@ static cJSON *run_fields(struct mcp *m, const struct fields *f, const char *id, 
     cJSON *r = NULL, *out;
 
     job_init(&j, &m->g->cfg);
-    if (!err->msg[0] && job_from_fields(&j, &m->g->cfg, f, id, err) == 0)
+    if (!err->msg[0] && job_from_fields(&j, &m->g->cfg, f, id, err) == 0) {
+        struct watch w;
+        watch_start(m, &w);
         r = m->queue_mode ? run_queued(m, f, id, err) : run_here(m, &j, err);
+        watch_stop(&w);
+    }
     if (r && closing && strcmp(str_of(r, "status"), "ok") == 0) {
         char line[300];
         cJSON *content = cJSON_CreateArray();
@@ -827,14 +931,72 @@ static void mcp_close(struct mcp *m)
     }
     if (m->queue_open)
         queue_close(&m->q);
+    buf_release(&m->pending);
+}
+
+/* The input as lines: one message per line; a line past the cap is
+ * answered with an error and skipped to its end.  Nothing more is
+ * answered once stdin ended during a call. */
+struct reader {
+    struct buf line;
+    int skipping;
+};
+
+static void feed(struct mcp *m, struct reader *rd, const char *data, size_t n)
+{
+    size_t start = 0;
+
+    for (size_t k = 0; k <= n && !m->stdin_ended; k++) {
+        int eol = k < n && data[k] == '\n';
+        if (k < n && !eol)
+            continue;
+        if (!rd->skipping && buf_append(&rd->line, data + start, k - start) != 0) {
+            send_error(NULL, -32600, "Invalid Request: a message over %zu bytes", MCP_MAX_MESSAGE);
+            buf_reset(&rd->line);
+            rd->skipping = 1;
+        }
+        if (eol) {
+            if (!rd->skipping)
+                message(m, &rd->line);
+            buf_reset(&rd->line);
+            rd->skipping = 0;
+        }
+        start = k + 1;
+    }
+}
+
+/* Reads stdin to its end (or a signal), first what was read during a call. */
+static void serve(struct mcp *m)
+{
+    struct reader rd = {{0}, 0};
+    char chunk[65536];
+
+    buf_init(&rd.line, MCP_MAX_MESSAGE);
+    while (!llmsb_interrupted && !m->stdin_ended) {
+        ssize_t n;
+        if (m->pending.len) {
+            size_t len = m->pending.len;
+            char *data = buf_steal(&m->pending);
+            feed(m, &rd, data, len);
+            free(data);
+            continue;
+        }
+        n = read(STDIN_FILENO, chunk, sizeof(chunk));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        feed(m, &rd, chunk, (size_t)n);
+    }
+    if (!rd.skipping && !m->stdin_ended && !llmsb_interrupted)
+        message(m, &rd.line);
+    buf_release(&rd.line);
 }
 
 int cmd_mcp(struct cli_globals *g, int argc, char **argv)
 {
     struct mcp m = {0};
-    struct buf line;
-    char chunk[65536];
-    int skipping = 0;
+    struct stat st;
 
     m.g = g;
     m.wait_s = MCP_QUEUE_WAIT_S;
@@ -871,38 +1033,10 @@ int cmd_mcp(struct cli_globals *g, int argc, char **argv)
     }
     cli_signals();
     signal(SIGPIPE, SIG_IGN);
-    buf_init(&line, MCP_MAX_MESSAGE);
-    /* one message per line; a line past the cap is answered with an error
-     * and skipped to its end */
-    while (!llmsb_interrupted) {
-        ssize_t n = read(STDIN_FILENO, chunk, sizeof(chunk));
-        size_t start = 0;
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        for (size_t k = 0; k <= (size_t)n; k++) {
-            int eol = k < (size_t)n && chunk[k] == '\n';
-            if (k < (size_t)n && !eol)
-                continue;
-            if (!skipping && buf_append(&line, chunk + start, k - start) != 0) {
-                send_error(NULL, -32600, "Invalid Request: a message over %zu bytes",
-                           MCP_MAX_MESSAGE);
-                buf_reset(&line);
-                skipping = 1;
-            }
-            if (eol) {
-                if (!skipping)
-                    message(&m, &line);
-                buf_reset(&line);
-                skipping = 0;
-            }
-            start = k + 1;
-        }
-    }
-    if (!skipping)
-        message(&m, &line);
-    buf_release(&line);
+    atomic_init(&m.cancel, SCHED_GO);
+    m.stdin_file = fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode);
+    buf_init(&m.pending, 2 * MCP_MAX_MESSAGE);
+    serve(&m);
     mcp_close(&m);
     return 0;
 }

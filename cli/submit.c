@@ -5,7 +5,6 @@
  * not run or did not pass is never left out of the numbers. */
 #include "cli.h"
 
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -457,7 +456,10 @@ static int parse_submit(struct cli_globals *g, int argc, char **argv, struct sub
                 "--wait shows progress and a summary and exits 1 unless every job ended ok\n"
                 "and passed its expectations; --out writes one JSON result per job, in input\n"
                 "order; --artifacts saves each job's plots and files under DIR/<id>/;\n"
-                "--local runs the file in this process with no Redis. Jobs with expectations\n"
+                "--local runs the file in this process with no Redis. --timeout S ends the\n"
+                "wait (with --local, the run) after S seconds, exit 124; Ctrl-C or SIGTERM,\n"
+                "exit 130; either way the summary is printed and --out written, unfinished\n"
+                "jobs as not_finished (--local stops them). Jobs with expectations\n"
                 "are grouped into tasks (--group-by meta.FIELD or id; by default meta.task_id,\n"
                 "else the id less a trailing #N) for pass@1/10/100; --report FILE writes them\n"
                 "as JSON to FILE and as Markdown to FILE.md.");
@@ -566,25 +568,57 @@ static int finish_submit(const struct submit_opts *o, const struct jobfile *jf,
     return rc;
 }
 
+/* A wait cut short (wrc: EXIT_INTERRUPTED or EXIT_WAIT_TIMEOUT): what
+ * happens to the unfinished jobs, then the summary and --out as always.
+ * Returns the exit code: wrc, or EXIT_INTERNAL on a write error. */
+static int finish_early(const struct submit_opts *o, const struct jobfile *jf, const struct plan *p,
+                        cJSON **results, int wrc, const char *fate)
+{
+    size_t left = 0;
+    int rc;
+
+    for (size_t i = 0; i < jf->n; i++)
+        left += results[i] == NULL;
+    fprintf(stderr, "\nsubmit: %s with %zu of %zu jobs unfinished; %s\n",
+            wrc == EXIT_INTERRUPTED ? "interrupted" : "--timeout reached", left, jf->n, fate);
+    rc = finish_submit(o, jf, p, results);
+    return rc == EXIT_INTERNAL ? rc : wrc;
+}
+
 static int submit_local(struct cli_globals *g, const struct submit_opts *o, struct jobfile *jf,
                         const struct plan *p)
 {
     cJSON **results = calloc(jf->n ? jf->n : 1, sizeof(*results));
     struct progress c = {isatty(STDERR_FILENO), 0, 0, clock_mono_ms(), 0};
+    struct worker_local wl = {o->slots ? (int)o->slots : (int)g->cfg.slots,
+                              o->timeout_s > 0 ? c.started_ms + (int64_t)(o->timeout_s * 1000) : 0,
+                              local_progress, &c};
+    struct llmsb_err err = {0};
     int rc;
 
     if (!results)
         return EXIT_INTERNAL;
-    rc = worker_run_local(&g->cfg, o->slots ? (int)o->slots : (int)g->cfg.slots, jf->jobs, jf->n,
-                          results, local_progress, &c);
-    if (rc == 0) {
-        for (size_t i = 0; i < jf->n; i++) /* default ids (job-N) as the results say */
-            if (!p->explicit_[i] && results[i]) {
-                free(p->ids[i]);
-                p->ids[i] = strdup(jstr(results[i], "id", ""));
-            }
-        rc = finish_submit(o, jf, p, results);
+    cli_signals(); /* Ctrl-C and SIGTERM stop the run; the summary follows */
+    rc = worker_run_local(&g->cfg, &wl, jf->jobs, jf->n, results, &err);
+    if (rc < 0) {
+        cli_error("%s", err.msg);
+        rc = EXIT_INTERNAL;
+        goto out;
     }
+    for (size_t i = 0; i < jf->n; i++) /* default ids (job-N) as the results say */
+        if (!p->explicit_[i]) {
+            char defid[32];
+            snprintf(defid, sizeof(defid), "job-%zu", i + 1);
+            free(p->ids[i]);
+            p->ids[i] = strdup(results[i] ? jstr(results[i], "id", "") : defid);
+        }
+    if (rc == WORKER_LOCAL_DONE)
+        rc = finish_submit(o, jf, p, results);
+    else
+        rc = finish_early(o, jf, p, results,
+                          rc == WORKER_LOCAL_STOPPED ? EXIT_INTERRUPTED : EXIT_WAIT_TIMEOUT,
+                          "they were stopped and their containers removed");
+out:
     for (size_t i = 0; i < jf->n; i++)
         cJSON_Delete(results[i]);
     free(results);
@@ -697,12 +731,6 @@ static int enqueue_all(struct queue *q, const struct jobfile *jf, struct plan *p
     return 0;
 }
 
-static void on_interrupt(int sig)
-{
-    (void)sig;
-    llmsb_interrupted = 1;
-}
-
 static int submit_redis(struct cli_globals *g, const struct submit_opts *o, struct jobfile *jf,
                         struct plan *p)
 {
@@ -732,20 +760,14 @@ static int submit_redis(struct cli_globals *g, const struct submit_opts *o, stru
             printf("%s\n", p->ids[i]);
         goto out;
     }
-    llmsb_signals(on_interrupt);
+    cli_signals();
     wrc = wait_results(&q, p, last, o->timeout_s, results);
-    if (wrc != 0) {
-        size_t left = 0;
-        for (size_t i = 0; i < jf->n; i++)
-            left += results[i] == NULL;
-        fprintf(stderr,
-                "\nsubmit: %s with %zu of %zu jobs unfinished; they stay queued and keep "
-                "running (llm-sandbox result ID, or cancel them)\n",
-                wrc == EXIT_INTERRUPTED ? "interrupted" : "--timeout reached", left, jf->n);
-    }
-    rc = finish_submit(o, jf, p, results);
-    if (wrc != 0 && rc != EXIT_INTERNAL)
-        rc = wrc;
+    if (wrc != 0)
+        rc = finish_early(o, jf, p, results, wrc,
+                          "they stay queued and keep running (llm-sandbox result ID, or "
+                          "cancel them)");
+    else
+        rc = finish_submit(o, jf, p, results);
 out:
     for (size_t i = 0; i < jf->n; i++)
         cJSON_Delete(results[i]);

@@ -377,11 +377,20 @@ out:
     return out;
 }
 
-static void sleep_ms(int64_t ms)
+static int stop_asked(const atomic_int *cancel)
 {
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
-    while (nanosleep(&ts, &ts) != 0 && !llmsb_interrupted)
-        ;
+    return llmsb_interrupted || (cancel && atomic_load(cancel) != SCHED_GO);
+}
+
+/* Sleeps ms, or less when a stop is asked (looked at every 100 ms). */
+static void sleep_ms(int64_t ms, const atomic_int *cancel)
+{
+    int64_t until = clock_mono_ms() + ms;
+
+    for (int64_t left = ms; left > 0 && !stop_asked(cancel); left = until - clock_mono_ms()) {
+        struct timespec ts = {0, (long)(left < 100 ? left : 100) * 1000000};
+        nanosleep(&ts, NULL);
+    }
 }
 
 int exec_engine_answers(const struct backend *be)
@@ -406,9 +415,9 @@ static int await_engine(const struct backend *be, atomic_int *cancel)
     log_warn("%s engine does not answer; waiting up to %d s for it", be->ops->name,
              EXEC_ENGINE_WAIT_MS / 1000);
     while (clock_mono_ms() < until) {
-        if (llmsb_interrupted || (cancel && atomic_load(cancel) != SCHED_GO))
+        if (stop_asked(cancel))
             return 0;
-        sleep_ms(1000);
+        sleep_ms(1000, cancel);
         if (exec_engine_answers(be)) {
             log_info("%s engine answers again", be->ops->name);
             return 1;
@@ -443,7 +452,7 @@ enum sched_outcome exec_job_retrying(struct pool *pool, const struct backend *be
             return SCHED_OUT_ABORTED;
         case SCHED_PAUSE:
             if (!await_engine(be, cancel)) {
-                if (llmsb_interrupted || (cancel && atomic_load(cancel) != SCHED_GO))
+                if (stop_asked(cancel))
                     return SCHED_OUT_ABORTED;
                 job_result_set_status(r, STATUS_INTERNAL_ERROR,
                                       "the engine did not answer for %d s; last: %s",
@@ -461,8 +470,8 @@ enum sched_outcome exec_job_retrying(struct pool *pool, const struct backend *be
         case SCHED_RETRY:
             log_warn("job=%s attempt %lld failed: %s; retrying in %lld ms", j->id ? j->id : "-",
                      attempt, err.msg, (long long)d.delay_ms);
-            sleep_ms(d.delay_ms);
-            if (llmsb_interrupted || (cancel && atomic_load(cancel) != SCHED_GO))
+            sleep_ms(d.delay_ms, cancel);
+            if (stop_asked(cancel))
                 return SCHED_OUT_ABORTED;
             break;
         }

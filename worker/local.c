@@ -1,5 +1,8 @@
 /* local.c - `submit --local`: a job file run in this process with no Redis,
- * through the same execution path and retry policy as the worker. */
+ * through the same execution path and retry policy as the worker.  Ctrl-C
+ * (the caller's handler sets llmsb_interrupted) or the deadline stops it:
+ * no job starts after, running ones end and their containers go, and
+ * their results stay unset (not finished) while finished ones are kept. */
 #include "worker.h"
 
 #include <pthread.h>
@@ -28,6 +31,11 @@ struct local_run {
     atomic_int cancel;
 };
 
+static int stopping(struct local_run *lr)
+{
+    return llmsb_interrupted || atomic_load(&lr->cancel) != SCHED_GO;
+}
+
 static void local_one(struct local_run *lr, const struct backend *be, size_t i)
 {
     struct fields f;
@@ -48,7 +56,7 @@ static void local_one(struct local_run *lr, const struct backend *be, size_t i)
     } else {
         job_result_init(&r, &j);
         if (exec_job_retrying(&lr->pool, be, lr->cfg, &j, &lr->cancel, &r) == SCHED_OUT_ABORTED)
-            job_result_set_status(&r, STATUS_INTERNAL_ERROR, "interrupted");
+            goto out; /* stopped: not finished, no result */
     }
     if (!r.id[0])
         snprintf(r.id, sizeof(r.id), "%s", defid);
@@ -59,6 +67,7 @@ static void local_one(struct local_run *lr, const struct backend *be, size_t i)
     if (lr->progress)
         lr->progress(lr->ud, lr->finished, lr->n, lr->results[i]);
     pthread_mutex_unlock(&lr->mu);
+out:
     job_result_release(&r);
     job_release(&j);
     fields_release(&f);
@@ -83,21 +92,15 @@ static void *local_main(void *arg)
             lr->next++;
         i = lr->next++;
         pthread_mutex_unlock(&lr->mu);
-        if (i >= lr->n || atomic_load(&lr->cancel))
+        if (i >= lr->n || stopping(lr))
             break;
         local_one(lr, &be, i);
-        for (size_t k = i + 1; lr->group[i] && k < lr->n && !atomic_load(&lr->cancel); k++)
+        for (size_t k = i + 1; lr->group[i] && k < lr->n && !stopping(lr); k++)
             if (lr->group[k] == i + 1)
                 local_one(lr, &be, k);
     }
     backend_close(&be);
     return NULL;
-}
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    llmsb_interrupted = 1; /* running jobs stop, their containers go */
 }
 
 static void sleep_ms(int64_t ms)
@@ -115,20 +118,18 @@ static int all_done(struct local_run *lr)
     return all;
 }
 
-int worker_run_local(const struct config *cfg, int slots, cJSON *const *jobs, size_t n,
-                     cJSON **results, void (*progress)(void *, size_t, size_t, const cJSON *),
-                     void *ud)
+int worker_run_local(const struct config *cfg, const struct worker_local *o, cJSON *const *jobs,
+                     size_t n, cJSON **results, struct llmsb_err *err)
 {
     static struct local_run lr;
     struct pool_config pc;
-    struct llmsb_err err = {0};
     pthread_t *th = NULL;
     char version[64];
-    int started = 0, rc = 0;
+    int started = 0, rc = WORKER_LOCAL_DONE;
 
     memset(&lr, 0, sizeof(lr));
     if (!(lr.group = calloc(n ? n : 1, sizeof(*lr.group))))
-        return 3;
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "submit --local: out of memory");
     for (size_t i = 0; i < n; i++) {
         const cJSON *si = cJSON_GetObjectItemCaseSensitive(jobs[i], "session");
         for (size_t k = 0; cJSON_IsString(si) && k <= i && !lr.group[i]; k++) {
@@ -141,37 +142,35 @@ int worker_run_local(const struct config *cfg, int slots, cJSON *const *jobs, si
     lr.jobs = jobs;
     lr.n = n;
     lr.results = results;
-    lr.progress = progress;
-    lr.ud = ud;
+    lr.progress = o->progress;
+    lr.ud = o->ud;
     atomic_init(&lr.cancel, SCHED_GO);
     pthread_mutex_init(&lr.mu, NULL);
     exec_identity(NULL, "local", NULL);
-    llmsb_signals(on_signal);
-    if (backend_open(&lr.be, cfg->backend, cfg->backend_host, &cfg->kube, &err) != 0 ||
-        lr.be.ops->ping(&lr.be, version, sizeof(version), &err) != 0) {
-        log_error("%s", err.msg);
+    if ((rc = backend_open(&lr.be, cfg->backend, cfg->backend_host, &cfg->kube, err)) != 0 ||
+        (rc = lr.be.ops->ping(&lr.be, version, sizeof(version), err)) != 0) {
         backend_close(&lr.be);
-        return 3;
+        free(lr.group);
+        return rc;
     }
-    exec_pool_config(cfg, slots, &pc);
+    exec_pool_config(cfg, o->slots, &pc);
     pc.min_idle = 0; /* nothing to keep warm for after the file */
     pool_init(&lr.pool, &lr.be, &pc);
-    if (!(th = calloc((size_t)slots, sizeof(*th)))) {
-        rc = 3;
+    if (!(th = calloc((size_t)o->slots, sizeof(*th)))) {
+        rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "submit --local: out of memory");
         goto out;
     }
-    for (; started < slots; started++)
-        if (pthread_create(&th[started], NULL, local_main, &lr) != 0) {
-            log_error("submit --local: cannot start thread %d", started);
+    for (; started < o->slots; started++)
+        if (pthread_create(&th[started], NULL, local_main, &lr) != 0)
             break;
-        }
     if (started == 0)
-        rc = 3;
-    while (started && !llmsb_interrupted && !all_done(&lr))
+        rc = llmsb_err_set(err, LLMSB_ERR_SYS, "submit --local: cannot start a thread");
+    while (started && !llmsb_interrupted && !all_done(&lr) &&
+           !(o->deadline_ms && clock_mono_ms() >= o->deadline_ms))
         sleep_ms(LOCAL_POLL_MS);
-    if (llmsb_interrupted) {
-        atomic_store(&lr.cancel, SCHED_CANCEL_ABORT);
-        rc = 130;
+    if (started && !all_done(&lr)) {
+        atomic_store(&lr.cancel, SCHED_CANCEL_ABORT); /* running jobs stop, their containers go */
+        rc = llmsb_interrupted ? WORKER_LOCAL_STOPPED : WORKER_LOCAL_TIMED_OUT;
     }
 out:
     for (int i = 0; i < started; i++)

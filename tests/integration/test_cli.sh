@@ -342,5 +342,71 @@ if [ $rc = 1 ] && grep -q '^python  *1  *3  *0.6667 ' "$T/out" && grep -q '^cpp 
    grep -q 'add#2 .*: ok: 0 of 2 cases passed' "$T/out" && [ -s "$T/ex.json.md" ]; then check example_cases_yaml 0 0
 else cat "$T/out" >>"$T/err"; check example_cases_yaml "1 with python pass@1 0.6667" "$rc"; fi
 
+# --- submit --local cut short by Ctrl-C or --timeout keeps what finished:
+# the summary, --out with the unfinished as not_finished, exit 130 / 124,
+# and no container of this run left (counted by its own worker label)
+own_containers() {  # own_containers PID -> containers labelled with that run
+    curl -s --unix-socket /var/run/docker.sock "http://d/v1.41/containers/json?all=1&filters=%7B%22label%22%3A%5B%22llmsb.worker%3D$(hostname)-$1%22%5D%7D" | grep -o '"Id"' | wc -l
+}
+cat > "$T/stop.yaml" <<'EOF'
+defaults: {lang: python, timeout: 60}
+jobs:
+  - {id: quick, code: "print(1)", expect_stdout: "1"}
+  - {id: slow1, code: "import time; time.sleep(60)"}
+  - {id: slow2, code: "import time; time.sleep(60)"}
+  - {id: slow3, code: "import time; time.sleep(60)"}
+EOF
+$B submit "$T/stop.yaml" --local --slots 2 --out "$T/stop.jsonl" </dev/null >"$T/out" 2>"$T/err" &
+pid=$!
+for _ in $(seq 1 300); do grep -q 'progress: 1/4' "$T/err" 2>/dev/null && break; sleep 0.1; done
+for _ in $(seq 1 50); do [ "$(own_containers $pid)" -ge 2 ] && break; sleep 0.1; done
+before=$(own_containers $pid); t0=$(date +%s)
+kill -INT $pid; wait $pid; rc=$?; took=$(( $(date +%s) - t0 ))
+after=$(own_containers $pid)
+if [ "$rc" = 130 ] && [ "$before" -ge 1 ] && [ "$after" = 0 ] && [ "$took" -le 5 ] &&
+   grep -q '^not_finished  *3$' "$T/out" && grep -q 'slow1 (.*stop.yaml:4): not finished' "$T/out" &&
+   grep -q 'interrupted with 3 of 4 jobs unfinished' "$T/err" &&
+   [ "$(jq -r '"\(.id) \(.status)"' "$T/stop.jsonl" 2>/dev/null | tr '\n' ,)" = "quick ok,slow1 not_finished,slow2 not_finished,slow3 not_finished," ]; then
+    check submit_local_ctrl_c_keeps_results 0 0
+else
+    echo "  rc=$rc containers before=$before after=$after, ${took}s; out: $(tr '\n' '|' <"$T/out" | head -c 400); --out: $(tr '\n' '|' <"$T/stop.jsonl" 2>&1 | head -c 300)"
+    check submit_local_ctrl_c_keeps_results "130 with summary and --out" "$rc"
+fi
+
+t0=$(date +%s)
+$B submit "$T/stop.yaml" --local --slots 2 --timeout 3 --out "$T/stop.jsonl" </dev/null >"$T/out" 2>"$T/err" &
+pid=$!; wait $pid; rc=$?; took=$(( $(date +%s) - t0 ))
+after=$(own_containers $pid)
+if [ "$rc" = 124 ] && [ "$took" -le 8 ] && [ "$after" = 0 ] && grep -q '^not_finished  *3$' "$T/out" &&
+   grep -q -- '--timeout reached with 3 of 4 jobs unfinished' "$T/err" &&
+   [ "$(jq -r '"\(.id) \(.status)"' "$T/stop.jsonl" 2>/dev/null | tr '\n' ,)" = "quick ok,slow1 not_finished,slow2 not_finished,slow3 not_finished," ]; then
+    check submit_local_timeout 0 0
+else
+    echo "  rc=$rc after ${took}s, containers left=$after; out: $(tr '\n' '|' <"$T/out" | head -c 400)"
+    check submit_local_timeout "124 within 8 s" "$rc"
+fi
+
+# --- submit --wait (through Redis, no worker: nothing finishes) keeps the
+# same promise: --timeout and Ctrl-C print the summary and write --out
+RPORT=$((18400 + $$ % 1000))
+if redis-server --port "$RPORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
+       --pidfile "$T/redis.pid" --logfile "$T/redis.log" >/dev/null 2>&1; then
+    for _ in $(seq 1 50); do redis-cli -p "$RPORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+    RURL=redis://127.0.0.1:$RPORT
+    $B submit "$T/stop.yaml" --redis "$RURL" --prefix wt1 --wait --timeout 2 --out "$T/w.jsonl" </dev/null >"$T/out" 2>"$T/err"; rc=$?
+    if [ "$(jq -r .status "$T/w.jsonl" 2>/dev/null | sort -u)" = not_finished ] && grep -q '^not_finished  *4$' "$T/out"; then
+        check submit_wait_timeout 124 $rc; else check submit_wait_timeout "124 with summary and --out" "$rc"; fi
+    $B submit "$T/stop.yaml" --redis "$RURL" --prefix wt2 --wait --out "$T/w.jsonl" </dev/null >"$T/out" 2>"$T/err" &
+    pid=$!
+    for _ in $(seq 1 50); do grep -q submitted "$T/err" 2>/dev/null && break; sleep 0.1; done
+    sleep 0.3
+    kill -INT $pid; wait $pid; rc=$?
+    if [ "$(jq -r .status "$T/w.jsonl" 2>/dev/null | sort -u)" = not_finished ] && grep -q '^not_finished  *4$' "$T/out"; then
+        check submit_wait_ctrl_c 130 $rc; else check submit_wait_ctrl_c "130 with summary and --out" "$rc"; fi
+    redis-cli -p "$RPORT" shutdown nosave >/dev/null 2>&1
+else
+    check submit_wait_redis "redis-server started" "not started"
+fi
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

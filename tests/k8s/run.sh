@@ -2,7 +2,8 @@
 # run.sh - backend kubernetes against a real API server and kubelet (the
 # one-node cluster of scripts/k8s-up.sh), as the worker's least-rights
 # service account: the hello/status suite and hardening audit
-# (integration_kubernetes), `run` printing hello, a plot, no pod left,
+# (integration_kubernetes), `run` printing hello, a plot, a pod that never
+# starts (no node, no image) saying why within the start timeout, no pod left,
 # kill -9 of a worker mid-job (one result, its pods reaped), least rights,
 # the manifests of deploy/kubernetes.
 set -u
@@ -39,6 +40,30 @@ line=$(printf '%s\n' "$out" | tail -1)
 "$B" run --artifacts "$T/art" examples/plot.py </dev/null >"$T/out" 2>"$T/err"; rc=$?
 [ "$rc" = 0 ] && [ -s "$T/art/plot-001.png" ] && head -c 8 "$T/art/plot-001.png" | grep -q PNG && ok plot_comes_back ||
     bad plot_comes_back "exit $rc, $(ls "$T/art" 2>&1)"
+
+# a sandbox that never starts says why, within kubernetes.pod_start_timeout:
+# with no node named on this cluster without a scheduler the pod is never
+# bound; an image that is not on the node with pull policy Never. Neither
+# leaves a pod (counted by the run's own worker label)
+own_pods() {  # own_pods PID -> pods of `run` process PID not being deleted
+    kubectl --kubeconfig "$LLMSB_K8S_WORKER_KUBECONFIG" -n llmsb get pods -l "llmsb.worker=$(hostname)-$1" --no-headers 2>/dev/null | grep -vc Terminating
+}
+sed -e '/^  node:/d' -e 's/^  image_pull_policy: Never$/&\n  pod_start_timeout: 5/' "$T/llm-sandbox.yaml" >"$T/nonode.yaml"
+t0=$(date +%s)
+env -u LLMSB_K8S_NODE LLMSB_CONFIG="$T/nonode.yaml" "$B" run examples/hello.py </dev/null >"$T/out" 2>"$T/err" &
+pid=$!; wait $pid; rc=$?
+took=$(( $(date +%s) - t0 ))
+if [ "$rc" = 3 ] && [ "$took" -le 12 ] && [ "$(own_pods $pid)" = 0 ] && grep -q 'not running after 5 s (kubernetes.pod_start_timeout): Pending: not scheduled: no node is assigned' "$T/err"; then
+    ok unscheduled_pod_says_why
+else bad unscheduled_pod_says_why "exit $rc after ${took}s, $(own_pods $pid) pods left: $(head -c 400 "$T/err")"; fi
+sed -e 's/^  image_pull_policy: Never$/&\n  pod_start_timeout: 5/' "$T/llm-sandbox.yaml" >"$T/short.yaml"
+t0=$(date +%s)
+LLMSB_CONFIG="$T/short.yaml" "$B" run --image llmsb/no-such-image:1 examples/hello.py </dev/null >"$T/out" 2>"$T/err" &
+pid=$!; wait $pid; rc=$?
+took=$(( $(date +%s) - t0 ))
+if [ "$rc" = 3 ] && [ "$took" -le 12 ] && [ "$(own_pods $pid)" = 0 ] && grep -q 'did not start: ErrImageNeverPull: Container image "llmsb/no-such-image:1" is not present' "$T/err"; then
+    ok missing_image_says_why
+else bad missing_image_says_why "exit $rc after ${took}s, $(own_pods $pid) pods left: $(head -c 400 "$T/err")"; fi
 
 # every sandbox pod is gone (the worker's account may list pods)
 left=$(kubectl --kubeconfig "$LLMSB_K8S_WORKER_KUBECONFIG" -n llmsb get pods -l llmsb.managed=1 --no-headers 2>/dev/null | grep -vc Terminating)

@@ -65,6 +65,40 @@ else
     bad wire "got: $got (stderr: $(tail -3 "$T/wire.err"))"
 fi
 
+# stdin's end during a call (the client is gone): the call stops, its
+# container goes and the server exits at once, not at the call's timeout.
+# eof_mid_call LABEL [SERVER ARGS...]: a 30 s call, stdin closed 1 s after a
+# container labelled llmsb.worker=LABEL (default: the server's) runs;
+# sets EOF_RC, EOF_MS (exit after the close), EOF_DURING and EOF_AFTER
+# (containers with that label, during the call and after the exit)
+own_containers() {  # own_containers WORKER-LABEL
+    curl -s --unix-socket /var/run/docker.sock "http://d/v1.41/containers/json?all=1&filters=%7B%22label%22%3A%5B%22llmsb.worker%3D$1%22%5D%7D" | grep -o '"Id"' | wc -l
+}
+eof_mid_call() {
+    local label=$1 t0 mpid; shift
+    rm -f "$T/in"; mkfifo "$T/in"
+    "$B" mcp "$@" <"$T/in" >"$T/eof.out" 2>"$T/eof.err" &
+    mpid=$!; EOF_PID=$mpid
+    [ -n "$label" ] || label=$(hostname)-$mpid
+    exec 7>"$T/in"
+    printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
+        '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"execute_code","arguments":{"code":"import time; time.sleep(30)","timeout":60}}}' >&7
+    EOF_DURING=0
+    for _ in $(seq 1 300); do
+        EOF_DURING=$(own_containers "$label")
+        [ "$EOF_DURING" -ge 1 ] && break; sleep 0.1
+    done
+    sleep 1
+    t0=$(date +%s%N)
+    exec 7>&-
+    wait $mpid; EOF_RC=$?; EOF_MS=$(( ($(date +%s%N) - t0) / 1000000 ))
+    EOF_AFTER=$(own_containers "$label")
+}
+eof_mid_call ""
+if [ "$EOF_DURING" -ge 1 ] && [ "$EOF_RC" = 0 ] && [ "$EOF_MS" -le 3000 ] && [ "$EOF_AFTER" = 0 ]; then
+    ok stdin_end_stops_the_call
+else bad stdin_end_stops_the_call "exit $EOF_RC $EOF_MS ms after stdin closed; containers during the call $EOF_DURING, after $EOF_AFTER; $(tail -2 "$T/eof.err")"; fi
+
 # the session test's idle time, for the server and the worker alike
 { [ -n "${LLMSB_CONFIG:-}" ] && cat "$LLMSB_CONFIG"; echo "sessions: {idle_ttl: 3}"; } >"$T/config.yaml"
 export LLMSB_CONFIG=$T/config.yaml
@@ -94,6 +128,18 @@ else
     else
         bad queue_results_in_redis "$n results, workers: $w"
     fi
+    # --queue: stdin's end cancels the call on its worker (which removes its
+    # container) and the server exits at once
+    eof_mid_call mcp-w1 --queue
+    id=$(redis-cli -p "$PORT" --scan --pattern "mcptest:result:mcp-$EOF_PID-*" | head -1)
+    id=${id#mcptest:result:}
+    for _ in $(seq 1 50); do
+        [ -z "$id" ] || [ "$(redis-cli -p "$PORT" hget "mcptest:result:$id" status)" = cancelled ] && break; sleep 0.1
+    done
+    st=$(redis-cli -p "$PORT" hget "mcptest:result:$id" status)
+    if [ "$EOF_RC" = 0 ] && [ "$EOF_MS" -le 3000 ] && [ -n "$id" ] && [ "$st" = cancelled ]; then
+        ok stdin_end_cancels_the_queued_call
+    else bad stdin_end_cancels_the_queued_call "exit $EOF_RC $EOF_MS ms after stdin closed; job ${id:-none} $st; $(tail -2 "$T/eof.err")"; fi
 fi
 echo "mcp: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
