@@ -1099,6 +1099,41 @@ TEST(session_first_call_names_its_language)
     }
 }
 
+/* exit_code is the program's: null when it never ran (invalid, blocked,
+ * session_lost, compile_error, install_error, cancelled, internal_error),
+ * a number when it ran, to an exit or killed by a limit. */
+TEST(exit_code_is_null_when_the_program_never_ran)
+{
+    static const struct {
+        enum job_status st;
+        int has;
+    } cases[] = {{STATUS_INVALID, 0},        {STATUS_BLOCKED, 0},
+                 {STATUS_SESSION_LOST, 0},   {STATUS_COMPILE_ERROR, 0},
+                 {STATUS_INSTALL_ERROR, 0},  {STATUS_CANCELLED, 0},
+                 {STATUS_INTERNAL_ERROR, 0}, {STATUS_OK, 1},
+                 {STATUS_RUNTIME_ERROR, 1},  {STATUS_TIMEOUT, 1},
+                 {STATUS_MEMORY_LIMIT, 1},   {STATUS_OUTPUT_LIMIT, 1}};
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct job_result r;
+        cJSON *o, *e;
+
+        job_result_init(&r, NULL);
+        r.r.status = cases[i].st;
+        r.r.exit_code = cases[i].st == STATUS_COMPILE_ERROR ? 1 : 0; /* the compiler's */
+        o = job_result_json(&r);
+        ASSERT(o != NULL);
+        e = cJSON_GetObjectItem(o, "exit_code");
+        ASSERT(e != NULL);
+        if (cases[i].has)
+            ASSERT(cJSON_IsNumber(e));
+        else
+            ASSERT(cJSON_IsNull(e));
+        cJSON_Delete(o);
+        job_result_release(&r);
+    }
+}
+
 static void setup(void) __attribute__((constructor));
 static void setup(void)
 {
@@ -1117,4 +1152,4 @@ TEST_MAIN("jobs", T(yaml_job_file_with_defaults), T(yaml_job_file_errors_name_th
           T(compare_modes), T(cases_parse_and_reach_the_agent), T(case_results_make_passed),
           T(passk_estimator_and_task_ids), T(session_fields_checked_and_reach_the_agent),
           T(session_calls_keep_the_sessions_language_env_and_limits),
-          T(session_first_call_names_its_language))
+          T(session_first_call_names_its_language), T(exit_code_is_null_when_the_program_never_ran))
