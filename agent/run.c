@@ -792,6 +792,7 @@ static int prep_step(const struct agent_conf *conf, const struct proto_job *job,
     }
     if (oom0 >= 0 && agent_oom_count() > oom0) {
         res->status = oom_status;
+        res->not_run = 1; /* memory_limit, of the compiler's */
         buf_printf(&res->compile_output, "\n[llm-sandbox: the %s ran out of memory]\n", what);
         return -1;
     }

@@ -213,7 +213,8 @@ int job_result_to_fields(const struct job_result *r, char nums[RESULT_NUMS][32],
         snprintf(nums[i], 32, "%lld", (long long)numv[i].v);
         if (strcmp(numv[i].name, "signal") == 0 && !numv[i].v)
             continue;
-        if (strcmp(numv[i].name, "exit_code") == 0 && !status_info(p->status)->has_exit)
+        if (strcmp(numv[i].name, "exit_code") == 0 &&
+            (!status_info(p->status)->has_exit || p->not_run))
             continue; /* a program that never ran has none (null) */
         rc |= fields_adds(out, numv[i].name, nums[i]);
     }

@@ -1132,6 +1132,18 @@ TEST(exit_code_is_null_when_the_program_never_ran)
         cJSON_Delete(o);
         job_result_release(&r);
     }
+    { /* the compiler ran out of memory: memory_limit, and nothing ran */
+        struct job_result r;
+        cJSON *o;
+
+        job_result_init(&r, NULL);
+        r.r.status = STATUS_MEMORY_LIMIT;
+        r.r.not_run = 1;
+        o = job_result_json(&r);
+        ASSERT(o && cJSON_IsNull(cJSON_GetObjectItem(o, "exit_code")));
+        cJSON_Delete(o);
+        job_result_release(&r);
+    }
 }
 
 static void setup(void) __attribute__((constructor));
