@@ -717,9 +717,7 @@ static int check_session(struct job *j, const struct config *cfg, struct llmsb_e
                         : j->ncases   ? "cases"
                         : j->image    ? "image"
                         : j->network  ? "network"
-                        : j->fresh_interpreter && job_given(j, "fresh_interpreter")
-                            ? "fresh_interpreter"
-                            : NULL;
+                                      : NULL;
     if (j->session_close && !j->session)
         return llmsb_err_set(err, LLMSB_ERR_INVALID,
                              "session_close: needs session (the id of the session to end)");
@@ -733,6 +731,10 @@ static int check_session(struct job *j, const struct config *cfg, struct llmsb_e
             err, LLMSB_ERR_INVALID,
             "session: \"%s\" has no sessions (Python, Ruby and R have; see docs/jobs.md)",
             j->lang->name);
+    if (j->fresh_interpreter && job_given(j, "fresh_interpreter"))
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "fresh_interpreter: not with session (a session's calls all run in "
+                             "its one interpreter; see docs/jobs.md)");
     if (clash)
         return llmsb_err_set(err, LLMSB_ERR_INVALID,
                              "%s: not with session (a session's sandbox is the same for all its "
