@@ -54,9 +54,11 @@ struct agent_snapshot {
     size_t n;
 };
 /* Reads what the wipe dirs hold now (the work dir, /tmp, /var/tmp,
- * /dev/shm; the job's installed libraries by reference) into s.  Returns
- * 0, 1 when it is over AGENT_SNAPSHOT_MAX bytes (msg says so), -1 when it
- * failed (msg says why).  s is released either way on failure. */
+ * /dev/shm) into s: the contents of their files up to AGENT_SNAPSHOT_MAX
+ * bytes in all, the work dir's first; later files, and the job's installed
+ * libraries, are kept as they are.  Returns 0, 1 when they hold too many
+ * entries to keep (msg says so), -1 when it failed (msg says why).  s is
+ * released either way on failure. */
 #define AGENT_SNAPSHOT_MAX ((size_t)64 << 20)
 int agent_snapshot_take(const struct agent_conf *conf, struct agent_snapshot *s, char *msg,
                         size_t msgsz);

@@ -8,7 +8,9 @@
  * a ctime cannot be set by the job) and removes the uid's SysV IPC objects
  * and POSIX message queues, so each case sees what a separate run of the
  * same binary would.  The libraries a job installed (the work dir's
- * .llmsb-lib) are kept as they are, never read. */
+ * .llmsb-lib), and the files past the first AGENT_SNAPSHOT_MAX bytes
+ * (caches an install step left in /tmp, say), are kept as they are, never
+ * read. */
 #include "run.h"
 
 #include <dirent.h>
@@ -26,6 +28,7 @@
 #define MQUEUE_MAGIC 0x19800202
 #define SNAP_MAX_DEPTH 64
 #define SNAP_PATH_MAX 4096
+#define SNAP_ENTRIES_MAX ((size_t)16 << 20) /* bytes of entries, contents aside */
 #define SNAP_ROOTS (sizeof(((struct agent_conf *)0)->wipe_dirs) / sizeof(char *))
 
 enum { SNAP_DIR = 1, SNAP_FILE, SNAP_LINK, SNAP_KEEP };
@@ -111,9 +114,17 @@ static int put_file(int out, int dirfd, const char *name, const struct snap_hdr 
     return rc;
 }
 
-static int take_dir(int out, int fd, uint32_t root, int libs_here, char *path, size_t plen,
+/* Entries below fd into t->out; file contents while t->budget lasts (past
+ * it a file is kept as it is, SNAP_KEEP). */
+struct take {
+    int out;
+    uint64_t budget;
+};
+
+static int take_dir(struct take *t, int fd, uint32_t root, int libs_here, char *path, size_t plen,
                     int depth)
 {
+    int out = t->out;
     DIR *d = dir_of(fd, depth);
     struct dirent *e;
     int rc = 0;
@@ -149,13 +160,17 @@ static int take_dir(int out, int fd, uint32_t root, int libs_here, char *path, s
             h.type = SNAP_DIR;
             rc = write_all(out, &h, sizeof(h)) || write_all(out, path, h.path_len);
             sub = openat(fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-            rc = rc || sub < 0 || take_dir(out, sub, root, 0, path, strlen(path), depth + 1);
+            rc = rc || sub < 0 || take_dir(t, sub, root, 0, path, strlen(path), depth + 1);
             if (sub >= 0)
                 close(sub);
-        } else if (S_ISREG(st.st_mode)) {
+        } else if (S_ISREG(st.st_mode) && h.size <= t->budget) {
             h.type = SNAP_FILE;
             h.data_len = h.size;
+            t->budget -= h.size;
             rc = put_file(out, fd, e->d_name, &h, path);
+        } else if (S_ISREG(st.st_mode)) {
+            h.type = SNAP_KEEP;
+            rc = write_all(out, &h, sizeof(h)) || write_all(out, path, h.path_len);
         } else if (S_ISLNK(st.st_mode) &&
                    (tn = readlinkat(fd, e->d_name, target, sizeof(target) - 1)) >= 0) {
             target[tn] = '\0';
@@ -180,6 +195,7 @@ static int is_mqueue(int fd)
 
 static int take_fn(const struct agent_conf *conf, const void *arg, int out)
 {
+    struct take t = {out, AGENT_SNAPSHOT_MAX};
     char path[SNAP_PATH_MAX] = "";
     int rc = 0;
 
@@ -189,7 +205,7 @@ static int take_fn(const struct agent_conf *conf, const void *arg, int out)
         if (fd < 0)
             continue; /* a dir the image lacks holds nothing */
         if (!is_mqueue(fd))
-            rc = take_dir(out, fd, i, strcmp(conf->wipe_dirs[i], conf->work_dir) == 0, path, 0, 0);
+            rc = take_dir(&t, fd, i, strcmp(conf->wipe_dirs[i], conf->work_dir) == 0, path, 0, 0);
         close(fd);
     }
     return rc ? 2 : 0;
@@ -248,13 +264,12 @@ int agent_snapshot_take(const struct agent_conf *conf, struct agent_snapshot *s,
     int over = 0, rc;
 
     memset(s, 0, sizeof(*s));
-    buf_init(&s->data, AGENT_SNAPSHOT_MAX);
+    buf_init(&s->data, AGENT_SNAPSHOT_MAX + SNAP_ENTRIES_MAX);
     rc = agent_as_user(conf, take_fn, NULL, &s->data, &over);
     if (over) {
         snprintf(msg, msgsz,
-                 "cases: the work dir, /tmp and /dev/shm hold more than %zu MiB after the compile "
-                 "step (each case starts from a copy of them)",
-                 AGENT_SNAPSHOT_MAX >> 20);
+                 "cases: the work dir, /tmp and /dev/shm hold too many files after the compile "
+                 "step (each case starts from a copy of them)");
         agent_snapshot_release(s);
         return 1;
     }
