@@ -14,7 +14,7 @@ PIELD   = -pie
 
 COMMON_SRC  = common/common.c common/status.c common/strlist.c common/compare.c
 PROTO_SRC   = agent/proto.c
-AGENT_SRC   = agent/agent.c agent/run.c agent/artifacts.c agent/zygote.c
+AGENT_SRC   = agent/agent.c agent/run.c agent/artifacts.c agent/zygote.c agent/snapshot.c
 LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fields.c common/passk.c \
               languages/languages.c languages/java.c languages/hooks.c \
               backends/backend.c backends/http.c backends/sandbox.c backends/pool.c \
@@ -85,7 +85,7 @@ $(CLI_BIN): $(CLI_OBJ) $(LIB_OBJ)
 	@$(if $(Q),echo "  LINK    $@",:)
 	$(Q)$(CC) $(PIELD) -o $@ $^ $(LDLIBS)
 
-AGENT_LIB_OBJ = $(BUILD)/agent/run.o $(BUILD)/agent/artifacts.o $(BUILD)/agent/zygote.o
+AGENT_LIB_OBJ = $(BUILD)/agent/run.o $(BUILD)/agent/artifacts.o $(BUILD)/agent/zygote.o $(BUILD)/agent/snapshot.o
 $(TBIN)/test_%: tests/unit/test_%.c $(LIB_OBJ) $(AGENT_LIB_OBJ)
 	@mkdir -p $(TBIN)
 	@$(if $(Q),echo "  LINK    $@",:)
@@ -115,7 +115,7 @@ unit: $(UNIT_TESTS)
 	@sh tests/run-suite.sh unit $(UNIT_TESTS)
 
 integration: $(INTEG_TESTS) $(TBIN)/fake-agent
-	@FAKE_AGENT=$(CURDIR)/$(TBIN)/fake-agent sh tests/run-suite.sh integration $(INTEG_TESTS) tests/integration/test_cli.sh tests/integration/test_plots.sh tests/integration/test_libraries.sh tests/queue/test_queue.sh tests/compose/test_compose.sh tests/hostile/run.sh tests/faults/run.sh tests/eval/run.sh tests/mcp/run.sh tests/sessions/run.sh
+	@FAKE_AGENT=$(CURDIR)/$(TBIN)/fake-agent sh tests/run-suite.sh integration $(INTEG_TESTS) tests/integration/test_cli.sh tests/integration/test_cases_state.sh tests/integration/test_plots.sh tests/integration/test_libraries.sh tests/queue/test_queue.sh tests/compose/test_compose.sh tests/hostile/run.sh tests/faults/run.sh tests/eval/run.sh tests/mcp/run.sh tests/sessions/run.sh
 
 # The zygote against fresh interpreters (a differential corpus and
 # HumanEval), then the hostile and integration suites with fresh

@@ -552,6 +552,8 @@ int proto_result_encode(const struct proto_result *r, struct buf *b)
         rc |= proto_put_u64(b, TAG_ZYGOTE_USED, 1);
     if (r->session_ended)
         rc |= proto_put_u64(b, TAG_SESSION_ENDED, 1);
+    if (r->not_run)
+        rc |= proto_put_u64(b, TAG_NOT_RUN, 1);
     if (r->error[0])
         rc |= proto_put_str(b, TAG_ERROR, r->error);
     if (r->artifacts.len)
@@ -617,6 +619,9 @@ static int result_field(struct proto_result *r, uint16_t tag, const char *v, uin
         break;
     case TAG_SESSION_ENDED:
         flag = &r->session_ended;
+        break;
+    case TAG_NOT_RUN:
+        flag = &r->not_run;
         break;
     default:
         return 0;

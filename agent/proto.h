@@ -123,7 +123,10 @@ enum proto_tag {
     /* a job: its session's id (the program runs in the session's process,
      * whose state persists; no cleanup after it) */
     TAG_SESSION = 60,
-    TAG_SESSION_ENDED = 61 /* a result: 1 when the session's process is gone */
+    TAG_SESSION_ENDED = 61, /* a result: 1 when the session's process is gone */
+    /* a result: 1 when the program never ran though its status may say it
+     * did (the compiler ran out of memory: memory_limit) */
+    TAG_NOT_RUN = 62
 };
 
 /* The fields inside one TAG_CASE. */
@@ -233,6 +236,7 @@ struct proto_result {
     int64_t max_rss_kb;
     int zygote;        /* the run went through the zygote */
     int session_ended; /* the session's process is gone after this call */
+    int not_run;       /* the program never ran (a step before it failed) */
     char error[256];
     struct buf artifacts; /* nested TLVs: TAG_ARTIFACT_NAME/DATA pairs, SKIPPED */
     struct buf cases;     /* TAG_CASE_RESULT entries, one per case run */

@@ -98,18 +98,17 @@ static int drop_privileges(const struct agent_conf *conf)
     return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 }
 
-/* Runs fn as the sandbox user in a child and waits for it; the child's
- * stderr-style message, if any, lands in msg. Returns the exit status. */
-static int as_sandbox_user(const struct agent_conf *conf,
-                           int (*fn)(const struct agent_conf *, const void *, int), const void *arg,
-                           char *msg, size_t msgsz)
+int agent_as_user(const struct agent_conf *conf,
+                  int (*fn)(const struct agent_conf *, const void *, int), const void *arg,
+                  struct buf *out, int *over)
 {
     int p[2], status = 0;
     pid_t pid;
     ssize_t n;
+    char chunk[16384];
 
-    if (msg && msgsz)
-        msg[0] = '\0';
+    if (over)
+        *over = 0;
     if (pipe2(p, O_CLOEXEC) != 0)
         return -1;
     pid = fork();
@@ -127,16 +126,39 @@ static int as_sandbox_user(const struct agent_conf *conf,
         _exit(fn(conf, arg, p[1]));
     }
     close(p[1]);
-    if (msg && msgsz) {
-        size_t got = 0;
-        while (got + 1 < msgsz && (n = read(p[0], msg + got, msgsz - 1 - got)) > 0)
-            got += (size_t)n;
-        msg[got] = '\0';
+    while (out && (n = read(p[0], chunk, sizeof(chunk))) != 0) {
+        size_t room = out->cap > out->len ? out->cap - out->len : 0;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            break;
+        if (buf_append(out, chunk, (size_t)n < room ? (size_t)n : room) != 0 || (size_t)n > room) {
+            if (over)
+                *over = 1;
+            break; /* the child's next write fails: it ends */
+        }
     }
     close(p[0]);
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* agent_as_user with the child's message (cut to msgsz) in msg. */
+static int as_sandbox_user(const struct agent_conf *conf,
+                           int (*fn)(const struct agent_conf *, const void *, int), const void *arg,
+                           char *msg, size_t msgsz)
+{
+    struct buf b;
+    int rc;
+
+    if (!msg || !msgsz)
+        return agent_as_user(conf, fn, arg, NULL, NULL);
+    buf_init(&b, msgsz - 1);
+    rc = agent_as_user(conf, fn, arg, &b, NULL);
+    snprintf(msg, msgsz, "%s", b.len ? b.data : "");
+    buf_release(&b);
+    return rc;
 }
 
 static int kill_fn(const struct agent_conf *conf, const void *arg, int msgfd)
@@ -304,16 +326,24 @@ static int remove_sysv(const struct sysv_kind *k, uid_t uid, int msgfd)
     return left;
 }
 
-static int wipe_fn(const struct agent_conf *conf, const void *arg, int msgfd)
+int agent_remove_ipc(const struct agent_conf *conf, int msgfd)
 {
     static const struct sysv_kind sysv[] = {{"/proc/sysvipc/shm", "shmid", rm_shm},
                                             {"/proc/sysvipc/msg", "msqid", rm_msg},
                                             {"/proc/sysvipc/sem", "semid", rm_sem}};
     int rc = 0;
-    (void)arg;
+
     for (size_t i = 0; i < sizeof(sysv) / sizeof(sysv[0]); i++)
         if (remove_sysv(&sysv[i], conf->uid, msgfd) != 0)
             rc = 1;
+    return rc;
+}
+
+static int wipe_fn(const struct agent_conf *conf, const void *arg, int msgfd)
+{
+    int rc = agent_remove_ipc(conf, msgfd);
+
+    (void)arg;
     for (int i = 0; conf->wipe_dirs[i]; i++) {
         int fd = open(conf->wipe_dirs[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0)
@@ -327,9 +357,9 @@ static int wipe_fn(const struct agent_conf *conf, const void *arg, int msgfd)
     return rc;
 }
 
-int agent_cleanup(const struct agent_conf *conf)
+/* Kills every process of the sandbox uid; -1 when some survive. */
+static int kill_uid_procs(const struct agent_conf *conf)
 {
-    char msg[512];
     int tries;
 
     /* only the agent starts processes of the sandbox uid: with none left
@@ -348,6 +378,15 @@ int agent_cleanup(const struct agent_conf *conf)
         fprintf(stderr, "llmsb-agent: processes of uid %u survive cleanup\n", (unsigned)conf->uid);
         return -1;
     }
+    return 0;
+}
+
+int agent_cleanup(const struct agent_conf *conf)
+{
+    char msg[512];
+
+    if (kill_uid_procs(conf) != 0)
+        return -1;
     if (as_sandbox_user(conf, wipe_fn, NULL, msg, sizeof(msg)) != 0) {
         fprintf(stderr, "llmsb-agent: cleanup: %s\n", msg);
         return -1;
@@ -753,6 +792,7 @@ static int prep_step(const struct agent_conf *conf, const struct proto_job *job,
     }
     if (oom0 >= 0 && agent_oom_count() > oom0) {
         res->status = oom_status;
+        res->not_run = 1; /* memory_limit, of the compiler's */
         buf_printf(&res->compile_output, "\n[llm-sandbox: the %s ran out of memory]\n", what);
         return -1;
     }
@@ -930,16 +970,42 @@ static char **case_argv(const struct proto_job *job, const struct proto_case *c,
     return argv;
 }
 
+/* After a case: nothing it started lives on, and (when another case
+ * follows) the dirs hold what they held after the compile step again.
+ * Returns 0, or -1 with res->error (the agent failed). */
+static int case_done(const struct agent_conf *conf, const struct agent_snapshot *snap, int last,
+                     struct proto_result *res)
+{
+    if (kill_uid_procs(conf) != 0) {
+        snprintf(res->error, sizeof(res->error), "agent: cases: processes of a case survive");
+        return -1;
+    }
+    return last ? 0 : agent_snapshot_restore(conf, snap, res->error, sizeof(res->error));
+}
+
 /* Each test case against the one compiled program, each with the job's
- * limits.  The job's status, exit code and output are those of the first
- * case that did not pass (else the last), its times the sums, its RSS the
- * largest. */
+ * limits, each from the state right after the compile step (snapshot.c).
+ * The job's status, exit code and output are those of the first case that
+ * did not pass (else the last), its times the sums, its RSS the largest. */
 static void run_cases(const struct agent_conf *conf, const struct proto_job *job, int zygote,
                       struct proto_result *res)
 {
+    struct agent_snapshot snap = {0};
     struct buf out, err;
-    int shown = 0, failed = 0;
+    int shown = 0, failed = 0, rc;
 
+    if (job->ncases > 1) {
+        rc = kill_uid_procs(conf) != 0
+                 ? -1
+                 : agent_snapshot_take(conf, &snap, res->error, sizeof(res->error));
+        if (rc != 0) {
+            if (!res->error[0])
+                snprintf(res->error, sizeof(res->error),
+                         "agent: cases: processes of the compile step survive");
+            res->status = rc > 0 ? STATUS_INVALID : STATUS_INTERNAL_ERROR;
+            return;
+        }
+    }
     buf_init(&out, PROTO_MAX_OUTPUT);
     buf_init(&err, PROTO_MAX_OUTPUT);
     for (size_t i = 0; i < job->ncases; i++) {
@@ -979,13 +1045,17 @@ static void run_cases(const struct agent_conf *conf, const struct proto_job *job
             buf_append(&res->err, err.data, err.len);
             shown = 1;
         }
-        if (count_uid_procs(conf->uid) > 0)
-            kill_all(conf); /* nothing a case started lives on into the next */
+        if (case_done(conf, &snap, i + 1 == job->ncases || (!passed && job->stop_on_failure),
+                      res) != 0) {
+            failed = 1;
+            break;
+        }
         if (!passed && job->stop_on_failure)
             break;
     }
     if (failed)
         res->status = STATUS_INTERNAL_ERROR;
+    agent_snapshot_release(&snap);
     buf_release(&out);
     buf_release(&err);
 }

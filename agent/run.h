@@ -34,6 +34,41 @@ int agent_rm_tree_at(int dirfd, int depth);
  * (artifacts.c). */
 void agent_collect_artifacts(const struct agent_conf *conf, const struct proto_job *job,
                              struct proto_result *res);
+/* Runs fn(conf, arg, fd) as the sandbox user in a child and waits for it;
+ * what the child writes to fd lands in out (up to its cap: *over set when
+ * there was more, and the child's next write fails).  out may be NULL.
+ * Returns the child's exit status (128 + N for signal N), -1 when it
+ * could not start. */
+int agent_as_user(const struct agent_conf *conf,
+                  int (*fn)(const struct agent_conf *, const void *, int), const void *arg,
+                  struct buf *out, int *over);
+/* As the sandbox user: removes the SysV IPC objects it owns; what could
+ * not be removed is written to msgfd.  Returns 0, or 1 when some is left. */
+int agent_remove_ipc(const struct agent_conf *conf, int msgfd);
+
+/* The state a job's test cases start from (snapshot.c). */
+struct agent_snapshot {
+    struct buf data;                      /* the entries as the child wrote them */
+    struct agent_snapshot_entry **index;  /* by root and path */
+    struct agent_snapshot_entry *entries; /* in walk order: a dir before its contents */
+    size_t n;
+};
+/* Reads what the wipe dirs hold now (the work dir, /tmp, /var/tmp,
+ * /dev/shm) into s: the contents of their files up to AGENT_SNAPSHOT_MAX
+ * bytes in all, the work dir's first; later files, and the job's installed
+ * libraries, are kept as they are.  Returns 0, 1 when they hold too many
+ * entries to keep (msg says so), -1 when it failed (msg says why).  s is
+ * released either way on failure. */
+#define AGENT_SNAPSHOT_MAX ((size_t)64 << 20)
+int agent_snapshot_take(const struct agent_conf *conf, struct agent_snapshot *s, char *msg,
+                        size_t msgsz);
+/* Makes the wipe dirs hold what s does again (no process of the sandbox
+ * uid may run), and removes the uid's SysV IPC objects and POSIX message
+ * queues.  Returns 0, or -1 with msg. */
+int agent_snapshot_restore(const struct agent_conf *conf, const struct agent_snapshot *s, char *msg,
+                           size_t msgsz);
+void agent_snapshot_release(struct agent_snapshot *s);
+
 /* Reads the cgroup's OOM-kill counter; -1 when unknown. */
 long long agent_oom_count(void);
 

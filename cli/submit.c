@@ -351,6 +351,7 @@ static int write_out(const char *path, cJSON **results, const struct plan *p)
             cJSON *nf = cJSON_CreateObject();
             cJSON_AddStringToObject(nf, "id", p->ids[i]);
             cJSON_AddStringToObject(nf, "status", "not_finished");
+            cJSON_AddNullToObject(nf, "exit_code"); /* it never ran (to an end) */
             t = cJSON_PrintUnformatted(nf);
             cJSON_Delete(nf);
         }

@@ -39,6 +39,8 @@ struct status_info {
     int run_exit;     /* exit code of `run`, or STATUS_EXIT_PROGRAM */
     int final;        /* a job ends with it */
     int ran;          /* the program ran to an exit (passed may be true) */
+    int has_exit;     /* exit_code is the program's: it ran (to an exit, or killed by a
+                         limit); else the result's exit_code is null */
     int from_agent;   /* an agent may report it in a RESULT */
     enum status_fault fault;
     const char *meaning; /* one line for summaries and docs */

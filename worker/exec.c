@@ -290,15 +290,22 @@ static enum sched_outcome conclude(struct pool *pool, struct pool_lease *lease, 
 
 /* A session's call: in the session's own sandbox (session.c), never
  * retried elsewhere (a new sandbox would silently start afresh): a sandbox
- * that fails during the call ends the session. */
-static enum sched_outcome session_call(struct pool *pool, const struct config *cfg,
-                                       const struct job *j, struct prepared *p, atomic_int *cancel,
-                                       struct job_result *r, struct llmsb_err *err)
+ * that fails during the call ends the session.  The call runs, and is
+ * scanned, in the session's language, whatever it named (a call that
+ * names another is invalid, session_take). */
+static enum sched_outcome session_call(struct pool *pool, const struct backend *be,
+                                       const struct config *cfg, const struct job *j,
+                                       atomic_int *cancel, struct job_result *r,
+                                       struct llmsb_err *err)
 {
+    struct job call = *j; /* a view: owns nothing */
+    struct prepared p;
     struct sandbox *sb;
     char owner[160], why[400];
-    int rc = session_take(pool, cfg, j, &p->spec, &sb, r, owner, sizeof(owner), err);
+    enum sched_outcome out = SCHED_OUT_FINAL;
+    int rc = session_take(pool, cfg, j, &call.lang, &sb, r, owner, sizeof(owner), err);
 
+    proto_job_init(&p.pj);
     if (rc == 1)
         return SCHED_OUT_FINAL;
     if (rc == 2) {
@@ -307,9 +314,18 @@ static enum sched_outcome session_call(struct pool *pool, const struct config *c
     }
     if (rc < 0)
         return SCHED_OUT_FAILED; /* no session was made: the call may be tried again */
+    if ((rc = prepare(be, cfg, &call, &p, r, err)) != 0) {
+        session_put(pool, j->session, 0, NULL); /* nothing ran: the session goes on */
+        out = rc > 0 ? SCHED_OUT_FINAL : SCHED_OUT_FAILED;
+        goto out;
+    }
+    if (!sb && session_start(pool, j->session, &p.spec, &sb, err) != 0) {
+        out = SCHED_OUT_FAILED; /* no session was made: the call may be tried again */
+        goto out;
+    }
     sb->cancel = cancel;
     r->started_at = clock_wall_ms();
-    rc = sandbox_run(sb, &p->pj, exec_backstop_ms(cfg, j), &r->r, err);
+    rc = sandbox_run(sb, &p.pj, exec_backstop_ms(cfg, &call), &r->r, err);
     r->finished_at = clock_wall_ms();
     sb->cancel = NULL;
     if (rc == LLMSB_ERR_INTERRUPTED) {
@@ -317,16 +333,19 @@ static enum sched_outcome session_call(struct pool *pool, const struct config *c
         session_put(pool, j->session, 1,
                     user ? "a call was cancelled while it ran"
                          : "the worker stopped during a call");
-        if (!user)
-            return SCHED_OUT_ABORTED;
+        if (!user) {
+            out = SCHED_OUT_ABORTED;
+            goto out;
+        }
         job_result_set_status(r, STATUS_CANCELLED, "cancelled while running; the session ended");
-        return SCHED_OUT_CANCELLED;
+        out = SCHED_OUT_CANCELLED;
+        goto out;
     }
     if (rc != 0) {
         snprintf(why, sizeof(why), "its sandbox failed during a call (%s)", err->msg);
         session_put(pool, j->session, 1, why);
         job_result_set_status(r, STATUS_SESSION_LOST, "session \"%s\": %s", j->session, why);
-        return SCHED_OUT_FINAL;
+        goto out;
     }
     /* the agent's own word when the session was already gone; else which
      * call ended it and how */
@@ -336,10 +355,12 @@ static enum sched_outcome session_call(struct pool *pool, const struct config *c
         snprintf(why, sizeof(why), "call \"%s\" ended it (%s)", j->id ? j->id : "-",
                  status_name(r->r.status));
     session_put(pool, j->session, r->r.session_ended || !sb->healthy, why);
-    job_result_check(r, j);
+    job_result_check(r, &call);
     if (job_result_artifacts(r) != 0)
         log_warn("job=%s: artifacts could not be encoded", j->id ? j->id : "-");
-    return SCHED_OUT_FINAL;
+out:
+    proto_job_release(&p.pj);
+    return out;
 }
 
 enum sched_outcome exec_job(struct pool *pool, const struct backend *be, const struct config *cfg,
@@ -357,12 +378,10 @@ enum sched_outcome exec_job(struct pool *pool, const struct backend *be, const s
                    ? SCHED_OUT_ELSEWHERE
                    : SCHED_OUT_FINAL;
     }
+    if (j->session)
+        return session_call(pool, be, cfg, j, cancel, r, err);
     if ((rc = prepare(be, cfg, j, &p, r, err)) != 0) {
         out = rc > 0 ? SCHED_OUT_FINAL : SCHED_OUT_FAILED;
-        goto out;
-    }
-    if (j->session) {
-        out = session_call(pool, cfg, j, &p, cancel, r, err);
         goto out;
     }
     if (pool_acquire(pool, &p.spec, &lease, err) != 0)

@@ -70,6 +70,7 @@ struct job {
     char *session;           /* NULL: none; else the session the job is a call of */
     const char *entry_id;    /* the stream entry it came in (the worker's), or NULL */
     int session_close;       /* ends the session instead of running anything */
+    unsigned long given;     /* the fields the job named (job_given), not defaults */
 };
 
 #define JOB_MAX_FIELD ((size_t)64 << 10) /* any field but code, stdin, files */
@@ -80,6 +81,9 @@ struct job {
  * and meta are kept when they parsed). */
 int job_from_fields(struct job *j, const struct config *cfg, const struct fields *f,
                     const char *default_id, struct llmsb_err *err);
+
+/* 1 when j named field (job_from_fields), 0 when it holds a default. */
+int job_given(const struct job *j, const char *field);
 
 void job_init(struct job *j, const struct config *cfg);
 void job_release(struct job *j);

@@ -375,10 +375,10 @@ static int check_flags(const struct job *j, struct llmsb_err *err)
         const char *why = NULL;
         char text[200];
 
-        if (n && !j->lang->flag_ok)
+        if (n && (!j->lang || !j->lang->flag_ok))
             return llmsb_err_set(err, LLMSB_ERR_INVALID,
                                  "%s: %s jobs take no compiler flags (only cpp does)", field,
-                                 j->lang->name);
+                                 j->lang ? j->lang->name : "session");
         for (size_t i = 0; i < n; i++)
             if (!j->lang->flag_ok(v[i], link, &why)) {
                 snprintf(text, sizeof(text), "is not allowed (%s)", why);
@@ -707,8 +707,10 @@ static int f_session_close(struct job *j, const struct config *cfg, const char *
     return text_bool("session_close", v, n, &j->session_close, err) ? err->code : 0;
 }
 
-/* A session's call runs in the session's own interpreter (Python's, the
- * image's zygote); what it cannot take is refused here, by name. */
+/* A session's call runs in the session's own interpreter (the image's
+ * zygote); what it cannot take is refused here, by name.  Its language may
+ * be left out: the session's (what the session fixed is checked where it
+ * runs, worker/session.c). */
 static int check_session(struct job *j, const struct config *cfg, struct llmsb_err *err)
 {
     const char *clash = j->nlibraries ? "libraries"
@@ -724,11 +726,15 @@ static int check_session(struct job *j, const struct config *cfg, struct llmsb_e
     if (cfg->sessions_max == 0)
         return llmsb_err_set(err, LLMSB_ERR_INVALID,
                              "session: sessions are off on this worker (sessions.max: 0)");
-    if (!j->lang->zygote)
+    if (j->lang && !j->lang->zygote)
         return llmsb_err_set(
             err, LLMSB_ERR_INVALID,
             "session: \"%s\" has no sessions (Python, Ruby and R have; see docs/jobs.md)",
             j->lang->name);
+    if (j->fresh_interpreter && job_given(j, "fresh_interpreter"))
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "fresh_interpreter: not with session (a session's calls all run in "
+                             "its one interpreter; see docs/jobs.md)");
     if (clash)
         return llmsb_err_set(err, LLMSB_ERR_INVALID,
                              "%s: not with session (a session's sandbox is the same for all its "
@@ -801,6 +807,14 @@ static int one_field(struct job *j, const struct config *cfg, const struct field
     return fields[k].fn(j, cfg, f->value, f->len, err);
 }
 
+int job_given(const struct job *j, const char *field)
+{
+    for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++)
+        if (strcmp(fields[k].name, field) == 0)
+            return (j->given >> k) & 1;
+    return 0;
+}
+
 /* Which pass a field is read in: the id before anything (the result is
  * filed under it whatever else is wrong), then meta (an invalid job's
  * result still carries it), then the rest. */
@@ -842,12 +856,13 @@ int job_from_fields(struct job *j, const struct config *cfg, const struct fields
                                  "field may have",
                                  f->oversized);
     }
+    j->given = seen;
     /* ending a session needs no program */
     if (!j->lang && j->session_close)
         j->lang = language_find("python");
     if (!have_code && j->session_close && (rc = job_set_code(j, "", 0, err)) != 0)
         return rc;
-    if (!j->lang)
+    if (!j->lang && !j->session) /* a session's call: the session's */
         return llmsb_err_set(err, LLMSB_ERR_INVALID, "lang: is required");
     if (!have_code && !j->session_close)
         return llmsb_err_set(err, LLMSB_ERR_INVALID, "code: is required");

@@ -28,7 +28,7 @@ static const struct {
 } schema[] = {
     {"id", RT_TEXT},
     {"status", RT_TEXT},
-    {"exit_code", RT_INT},
+    {"exit_code", RT_INT_OR_NULL}, /* absent: the program never ran */
     {"signal", RT_INT_OR_NULL},
     {"stdout", RT_TEXT},
     {"stderr", RT_TEXT},
@@ -211,8 +211,12 @@ int job_result_to_fields(const struct job_result *r, char nums[RESULT_NUMS][32],
     rc |= fields_adds(out, "status", status_name(p->status));
     for (size_t i = 0; i < sizeof(numv) / sizeof(numv[0]); i++) {
         snprintf(nums[i], 32, "%lld", (long long)numv[i].v);
-        if (strcmp(numv[i].name, "signal") != 0 || numv[i].v)
-            rc |= fields_adds(out, numv[i].name, nums[i]);
+        if (strcmp(numv[i].name, "signal") == 0 && !numv[i].v)
+            continue;
+        if (strcmp(numv[i].name, "exit_code") == 0 &&
+            (!status_info(p->status)->has_exit || p->not_run))
+            continue; /* a program that never ran has none (null) */
+        rc |= fields_adds(out, numv[i].name, nums[i]);
     }
     rc |= fields_add(out, "stdout", p->out.data, p->out.len);
     rc |= fields_add(out, "stderr", p->err.data, p->err.len);

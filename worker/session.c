@@ -1,9 +1,11 @@
 /* session.c - the sessions this process holds: a table of ids, each with
- * its sandbox (a pool lease never given back), its times and whether a
- * call runs; ended sessions stay as "lost" records (with why) until
- * closed, so their later calls say so instead of starting afresh. */
+ * its sandbox (a pool lease never given back), what its first call fixed
+ * (language, environment, limits), its times and whether a call runs;
+ * ended sessions stay as "lost" records (with why) until closed, so their
+ * later calls say so instead of starting afresh. */
 #include "worker/session.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,7 @@ struct session {
     int lost;
     char why[256];
     int64_t created_ms, used_ms;
+    struct session_conf conf;
 };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -29,6 +32,73 @@ static struct session **tab;
 static size_t ntab, captab;
 static struct session_store store;
 static int have_store;
+
+int session_conf_from_job(struct session_conf *c, const struct job *j)
+{
+    memset(c, 0, sizeof(*c));
+    c->lang = j->lang;
+    c->plots = j->plots;
+    c->memory_mb = j->limits.memory_mb;
+    c->pids = j->limits.pids;
+    c->cpus = j->limits.cpus;
+    for (size_t i = 0; i < j->nenv; i++)
+        if (strlist_add(&c->env, &c->nenv, j->env[i], strlen(j->env[i])) != 0) {
+            session_conf_release(c);
+            return LLMSB_ERR_NOMEM;
+        }
+    return 0;
+}
+
+void session_conf_release(struct session_conf *c)
+{
+    strlist_free(c->env, c->nenv);
+    memset(c, 0, sizeof(*c));
+}
+
+/* 1 when the two "K=V" lists hold the same entries (in any order). */
+static int env_same(char *const *a, size_t na, char *const *b, size_t nb)
+{
+    if (na != nb)
+        return 0;
+    for (size_t i = 0; i < na; i++)
+        if (!strlist_has(b, nb, a[i]))
+            return 0;
+    return 1;
+}
+
+int session_conf_check(const struct session_conf *c, const struct job *j, struct llmsb_err *err)
+{
+    static const char why[] = "a session's first call fixes it for all its calls";
+    const struct {
+        const char *field, *unit;
+        double call, session;
+    } lim[] = {
+        {"memory", "MB", (double)j->limits.memory_mb, (double)c->memory_mb},
+        {"cpus", "CPUs", j->limits.cpus, c->cpus},
+        {"pids", "processes", (double)j->limits.pids, (double)c->pids},
+    };
+
+    if (job_given(j, "lang") && j->lang != c->lang)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "lang: session \"%s\" runs %s, the call names %s (a session has "
+                             "one language; leave lang out, or start a session of its own)",
+                             j->session, c->lang->name, j->lang->name);
+    if (job_given(j, "env") && !env_same(j->env, j->nenv, c->env, c->nenv))
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "env: differs from the environment session \"%s\"'s interpreter "
+                             "started with (%s; repeat it or leave env out)",
+                             j->session, why);
+    if (job_given(j, "plots") && !j->plots != !c->plots)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "plots: %s, session \"%s\" has them %s (%s)",
+                             j->plots ? "true" : "false", j->session, c->plots ? "on" : "off", why);
+    for (size_t i = 0; i < sizeof(lim) / sizeof(lim[0]); i++)
+        if (job_given(j, lim[i].field) && lim[i].call != lim[i].session)
+            return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                 "%s: %g %s, session \"%s\"'s sandbox has %g %s (%s)", lim[i].field,
+                                 lim[i].call, lim[i].unit, j->session, lim[i].session, lim[i].unit,
+                                 why);
+    return 0;
+}
 
 void session_store_set(const struct session_store *st)
 {
@@ -54,6 +124,7 @@ static struct session *find(const char *id, size_t *at)
 /* Locked. */
 static void unlink_at(size_t i)
 {
+    session_conf_release(&tab[i]->conf);
     free(tab[i]);
     tab[i] = tab[--ntab];
 }
@@ -130,14 +201,69 @@ static int lost_result(struct job_result *r, const char *id, const char *why)
     return 1;
 }
 
+/* Locked: s's call is j (s busy): 0 to run it, 1 when r is final
+ * (invalid: j differs from what s fixed; s is free again). */
+static int call_fits(struct session *s, const struct job *j, struct job_result *r)
+{
+    struct llmsb_err e = {0};
+
+    if (session_conf_check(&s->conf, j, &e) == 0)
+        return 0;
+    s->busy = 0;
+    pthread_cond_broadcast(&turn);
+    job_result_set_status(r, STATUS_INVALID, "%s", e.msg);
+    return 1;
+}
+
+/* Locked, then unlocked: a first call's session, new in this process
+ * (claimed in the store already when there is one).  0 with s busy (not
+ * started); 1 when r is final; <0. */
+static int add_new(const struct config *cfg, const struct job *j, struct job_result *r,
+                   struct llmsb_err *err)
+{
+    struct session *s = NULL;
+    int n = 0;
+
+    for (size_t i = 0; i < ntab; i++)
+        n += tab[i]->held || tab[i]->busy;
+    if (!j->lang)
+        job_result_set_status(r, STATUS_INVALID,
+                              "lang: is required in a session's first call (session \"%s\" is "
+                              "not running: its first call fixes its language)",
+                              j->session);
+    else if (n >= cfg->sessions_max)
+        job_result_set_status(r, STATUS_SESSION_LOST,
+                              "session \"%s\": not started: this worker holds %lld sessions "
+                              "(sessions.max); close one first",
+                              j->session, (long long)cfg->sessions_max);
+    else if ((s = add(j->session)) != NULL && session_conf_from_job(&s->conf, j) != 0) {
+        size_t at;
+        if (find(j->session, &at) == s)
+            unlink_at(at);
+        s = NULL;
+    }
+    if (s)
+        s->busy = 1;
+    else if (have_store && store.drop)
+        store.drop(store.ud, j->session); /* locked: our next first call may claim it anew */
+    pthread_mutex_unlock(&mu);
+    if (s)
+        return 0;
+    if (r->r.status != STATUS_NONE)
+        return 1;
+    return llmsb_err_set(err, LLMSB_ERR_NOMEM, "session: out of memory");
+}
+
 int session_take(struct pool *pool, const struct config *cfg, const struct job *j,
-                 const struct container_spec *spec, struct sandbox **sb, struct job_result *r,
+                 const struct language **lang, struct sandbox **sb, struct job_result *r,
                  char *owner, size_t osz, struct llmsb_err *err)
 {
     struct session *s;
     char why[256] = "";
     int rc;
 
+    *sb = NULL;
+    *lang = j->lang;
     /* in the stream's order: an earlier call, wherever it is, goes first */
     if (have_store && store.earlier && j->entry_id &&
         store.earlier(store.ud, j->session, j->entry_id) == 1) {
@@ -161,10 +287,14 @@ int session_take(struct pool *pool, const struct config *cfg, const struct job *
     }
     if (s) {
         s->busy = 1;
-        s->used_ms = clock_mono_ms();
-        *sb = s->lease.sb;
+        rc = call_fits(s, j, r);
+        if (rc == 0) {
+            s->used_ms = clock_mono_ms();
+            *sb = s->lease.sb;
+            *lang = s->conf.lang;
+        }
         pthread_mutex_unlock(&mu);
-        return 0;
+        return rc;
     }
     /* a new session: ours to hold if no other worker does (asked with the
      * table locked, so two slots of ours never both see it new) */
@@ -187,39 +317,26 @@ int session_take(struct pool *pool, const struct config *cfg, const struct job *
         if (rc == 2)
             return lost_result(r, j->session, why);
     }
-    rc = 0;
-    for (size_t i = 0; i < ntab; i++)
-        rc += tab[i]->held || tab[i]->busy;
-    if (rc >= cfg->sessions_max) {
-        pthread_mutex_unlock(&mu);
-        if (have_store && store.drop)
-            store.drop(store.ud, j->session);
-        job_result_set_status(r, STATUS_SESSION_LOST,
-                              "session \"%s\": not started: this worker holds %lld sessions "
-                              "(sessions.max); close one first",
-                              j->session, (long long)cfg->sessions_max);
-        return 1;
-    }
-    if (!(s = add(j->session))) {
-        pthread_mutex_unlock(&mu);
-        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "session: out of memory");
-    }
-    s->busy = 1;
-    pthread_mutex_unlock(&mu);
-    if ((rc = pool_acquire(pool, spec, &s->lease, err)) != 0) {
-        size_t at;
-        pthread_mutex_lock(&mu);
-        if (find(j->session, &at) == s)
-            unlink_at(at); /* no sandbox, no session: the call may be tried again */
-        pthread_cond_broadcast(&turn);
-        if (have_store && store.drop)
-            store.drop(store.ud, j->session);
-        pthread_mutex_unlock(&mu);
+    return add_new(cfg, j, r, err);
+}
+
+int session_start(struct pool *pool, const char *id, const struct container_spec *spec,
+                  struct sandbox **sb, struct llmsb_err *err)
+{
+    struct pool_lease lease;
+    struct session *s;
+    int rc = pool_acquire(pool, spec, &lease, err);
+
+    if (rc != 0) {
+        session_put(pool, id, 0, NULL); /* no sandbox, no session */
         return rc;
     }
     pthread_mutex_lock(&mu);
+    s = find(id, NULL);
+    assert(s && s->busy && !s->held); /* the call's own until it ends */
+    s->lease = lease;
     s->held = 1;
-    *sb = s->lease.sb;
+    *sb = lease.sb;
     pthread_mutex_unlock(&mu);
     return 0;
 }
@@ -228,14 +345,21 @@ void session_put(struct pool *pool, const char *id, int end, const char *why)
 {
     struct pool_lease lease;
     struct session *s;
+    size_t at;
     int had = 0;
 
     pthread_mutex_lock(&mu);
-    if ((s = find(id, NULL)) != NULL) {
+    if ((s = find(id, &at)) != NULL) {
         s->busy = 0;
         s->used_ms = clock_mono_ms();
-        if (end)
+        if (!s->held && !s->lost) { /* its first call never started it */
+            unlink_at(at);
+            s = NULL;
+            if (have_store && store.drop)
+                store.drop(store.ud, id); /* locked, as in add_new */
+        } else if (end) {
             had = end_locked(s, why, &lease);
+        }
         pthread_cond_broadcast(&turn);
     }
     pthread_mutex_unlock(&mu);

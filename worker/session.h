@@ -31,17 +31,48 @@ struct session_store {
 
 void session_store_set(const struct session_store *st);
 
+/* What a session's first call fixes for all its calls: the language that
+ * runs every call (and that every call is scanned as), the environment and
+ * plot hooks its interpreter started with, its container's limits. */
+struct session_conf {
+    const struct language *lang;
+    char **env; /* the job's own "K=V", NULL-terminated */
+    size_t nenv;
+    int plots;
+    int64_t memory_mb, pids;
+    double cpus;
+};
+
+/* c from j's call (a first call); 0, or <0 out of memory. */
+int session_conf_from_job(struct session_conf *c, const struct job *j);
+void session_conf_release(struct session_conf *c);
+/* 0 when j's call may run in a session c fixed: every one of these fields
+ * that j names is c's (a field it leaves out is c's anyway); else
+ * LLMSB_ERR_INVALID, the message naming the field, the session's value
+ * and the call's. */
+int session_conf_check(const struct session_conf *c, const struct job *j, struct llmsb_err *err);
+
 /* Takes the session's sandbox for j's call, waiting while another call of
- * it runs; the first call takes one for spec from the pool.  Returns 0
- * with *sb; 1 when r is final (session_lost, or too many sessions); 2 when
+ * it runs, and checks the call against what the session fixed.  Returns 0
+ * with *lang the language the call runs in (the session's) and *sb its
+ * sandbox, or *sb NULL for a first call: the session is then this call's
+ * to start (session_start), or to give up (session_put: it never was).  1
+ * when r is final (session_lost, too many sessions, or invalid: a call
+ * that differs from its session, a first call without lang); 2 when
  * another worker holds the session (owner written) or, owner "" with a
  * store, an earlier call of it has to run first (the caller comes back to
  * it); <0 with err set. */
 int session_take(struct pool *pool, const struct config *cfg, const struct job *j,
-                 const struct container_spec *spec, struct sandbox **sb, struct job_result *r,
+                 const struct language **lang, struct sandbox **sb, struct job_result *r,
                  char *owner, size_t osz, struct llmsb_err *err);
+/* A first call's: the session's sandbox for spec from the pool.  On
+ * failure (err set) there is no session: the call may be tried again. */
+int session_start(struct pool *pool, const char *id, const struct container_spec *spec,
+                  struct sandbox **sb, struct llmsb_err *err);
 /* After the call: ended (the agent said the process is gone, or the run
- * failed) destroys the sandbox and makes the session lost with why. */
+ * failed) destroys the sandbox and makes the session lost with why.  A
+ * session that was never started (a first call refused before it ran) is
+ * forgotten, its id free. */
 void session_put(struct pool *pool, const char *id, int ended, const char *why);
 /* A session_close job: ends the session (if this process holds it) and
  * frees its id; r gets status ok.  Returns 1 (nothing done) when another

@@ -148,6 +148,14 @@ try {
   check("session_define", !r.isError && texts(r)[0] === "defined\n", shorten(r));
   r = await call(client, "execute_code", { session: sid, code: "print(x * 7, math.sqrt(x * x))" });
   check("session_use", !r.isError && texts(r)[0] === "42 6.0\n", shorten(r));
+  // a session has one language: a Ruby call to it runs nothing (it was
+  // scanned as Ruby and ran as Python)
+  r = await call(client, "execute_code", {
+    session: sid, language: "ruby", code: "import subprocess\nprint(subprocess.run(['id']))",
+  });
+  check("session_one_language", r.isError && statusLine(r).startsWith("status: invalid") &&
+    /runs python, the call names ruby/.test(statusLine(r)) && !/uid=/.test(texts(r).join("")),
+    shorten(r));
   r = await call(client, "execute_code", {
     session: sid,
     code: "import matplotlib.pyplot as plt\nplt.bar(['a', 'b'], [x, x * 7])\nplt.show()\nprint('plotted')",

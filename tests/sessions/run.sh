@@ -8,7 +8,10 @@
 #           that holds the session (the other hands its calls over), state
 #           kept; kill -9 of the holder: the next call is session_lost with
 #           why; close frees the id; a session_close job with no code
-#   invalid what a session cannot take, by name
+#   invalid what a session cannot take, by name; a call in another language
+#           than its session's (under policy strict: scanned as one language,
+#           it would run as the other), another env or limit: invalid, not
+#           run; a call without lang runs, and is scanned, as the session's
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/tests/lib.sh"
@@ -241,6 +244,47 @@ expect invalid_named "$T/invalid.jsonl" \
      r['i3']['error'].startswith('libraries: not with session') and
      r['i4']['error'].startswith('session_close: needs session')"
 
+# one language per session: the code of each bypass is blocked in the
+# session's language; sent as the other it used to be scanned as that one
+# and run in the session's interpreter (ok, uid=10001)
+cat >"$T/onelang.yaml" <<'EOF'
+defaults: {policy: strict}
+jobs:
+  - {id: py1, lang: python, session: lp, env: {A: "1"}, memory: 512, code: "x = 1\nprint('py')"}
+  - {id: py-as-rb, lang: ruby, session: lp, code: "import subprocess; subprocess.run(['id'])"}
+  - {id: py-nolang, session: lp, code: "import subprocess; subprocess.run(['id'])"}
+  - {id: py-env, session: lp, env: {A: "2"}, code: "print(x)"}
+  - {id: py-mem, session: lp, memory: 256, code: "print(x)"}
+  - {id: py-fresh, session: lp, fresh_interpreter: true, code: "print(x)"}
+  - {id: py-same, lang: python, session: lp, env: {A: "1"}, memory: 512, timeout: 5, code: "print(x, 1)"}
+  - {id: rb1, lang: ruby, session: lr, code: "y = 2\nputs 'rb'"}
+  - {id: rb-as-py, lang: python, session: lr, code: "puts IO.popen(['id']).read"}
+  - {id: rb-nolang, session: lr, code: "puts IO.popen(['id']).read"}
+  - {id: rb-after, session: lr, code: "puts y"}
+  - {id: first-nolang, session: ln, code: "print(1)"}
+  - {id: first-after, lang: python, session: ln, code: "print(2)"}
+EOF
+"$B" submit "$T/onelang.yaml" --local --allow-invalid --out "$T/onelang.jsonl" >/dev/null 2>&1
+expect one_language_per_session "$T/onelang.jsonl" \
+    "r['py1']['status'] == 'ok' and r['rb1']['status'] == 'ok' and
+     r['py-as-rb']['status'] == 'invalid' and r['py-as-rb']['stdout'] == '' and
+     r['py-as-rb']['error'].startswith('lang: session \"lp\" runs python, the call names ruby') and
+     r['rb-as-py']['status'] == 'invalid' and r['rb-as-py']['stdout'] == '' and
+     r['rb-as-py']['error'].startswith('lang: session \"lr\" runs ruby, the call names python')"
+expect call_without_lang_is_the_sessions "$T/onelang.jsonl" \
+    "r['py-nolang']['status'] == 'blocked' and r['rb-nolang']['status'] == 'blocked' and
+     r['rb-after']['status'] == 'ok' and r['rb-after']['stdout'] == '2\n' and
+     r['first-nolang']['status'] == 'invalid' and
+     'lang: is required in a session' in r['first-nolang']['error'] and
+     r['first-after']['status'] == 'ok'"
+expect session_env_and_limits_fixed "$T/onelang.jsonl" \
+    "r['py-env']['status'] == 'invalid' and r['py-env']['error'].startswith('env: differs') and
+     r['py-mem']['status'] == 'invalid' and
+     r['py-mem']['error'].startswith('memory: 256 MB, session \"lp\"') and
+     r['py-fresh']['status'] == 'invalid' and
+     r['py-fresh']['error'].startswith('fresh_interpreter: not with session') and
+     r['py-same']['status'] == 'ok' and r['py-same']['stdout'] == '1 1\n'"
+
 # ---- redis: two workers ----------------------------------------------------------
 redis-server --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
     --logfile "$T/redis.log" --dir "$T"
@@ -269,6 +313,20 @@ call() {  # call ID [CODE]: one job of session rs, waited for
 }
 for i in 1 2 3 4 5 6; do call "r$i" "n = globals().get('n', 0) + 1; print(n)"; done
 holder=$(redis-cli -p "$PORT" hget llmsb:session:rs worker)
+# the holder checks a call against its session, whichever worker read it
+for i in 1 2 3; do
+    cat >"$T/call.yaml" <<EOF
+jobs:
+  - {id: rx$i, lang: ruby, policy: strict, session: rs, code: "import subprocess; subprocess.run(['id'])"}
+  - {id: ry$i, session: rs, code: "print(n)"}
+EOF
+    "$B" submit "$T/call.yaml" --wait --timeout 60 --allow-invalid --out "$T/call.jsonl" >/dev/null 2>&1
+    cat "$T/call.jsonl" >>"$T/redis.jsonl"
+done
+expect redis_one_language_per_session "$T/redis.jsonl" \
+    "all(r['rx%d' % i]['status'] == 'invalid' and r['rx%d' % i]['stdout'] == '' and
+         'runs python, the call names ruby' in r['rx%d' % i]['error'] and
+         r['ry%d' % i]['stdout'] == '6\n' for i in (1, 2, 3))"
 # calls of one session enqueued at once run in the stream's order, on two
 # workers of one slot each
 {

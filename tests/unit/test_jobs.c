@@ -7,6 +7,8 @@
 #include "common/passk.h"
 #include "worker/job.h"
 #include "worker/result.h"
+#include "worker/session.h"
+#include "security/security.h"
 
 static struct config cfg;
 
@@ -1080,6 +1082,164 @@ TEST(session_fields_checked_and_reach_the_agent)
     cfg.sessions_max = 8;
 }
 
+/* A session has one language, environment and set of container limits,
+ * fixed by its first call: a later call that names another is invalid,
+ * naming the field and both values (a Python session's call sent as Ruby
+ * would be scanned as Ruby and run as Python); one that leaves them out
+ * takes the session's, and is scanned in it; fresh_interpreter is refused. */
+TEST(session_calls_keep_the_sessions_language_env_and_limits)
+{
+    const char *first[] = {"lang",    "python", "code", "x = 1",
+                           "session", "s",      "env",  "{\"A\": \"1\", \"B\": \"2\"}",
+                           "memory",  "512",    NULL};
+    const char *as_ruby[] = {"lang",    "ruby", "policy",
+                             "strict",  "code", "import subprocess; subprocess.run(['id'])",
+                             "session", "s",    NULL};
+    const char *no_lang[] = {
+        "policy",  "strict", "code", "import subprocess; subprocess.run(['id'])",
+        "session", "s",      NULL};
+    const char *same[] = {"lang",    "python", "code", "1",
+                          "session", "s",      "env",  "{\"B\": \"2\", \"A\": \"1\"}",
+                          "memory",  "512",    NULL};
+    const char *env[] = {"code", "1", "session", "s", "env", "{\"A\": \"9\"}", NULL};
+    const char *mem[] = {"code", "1", "session", "s", "memory", "256", NULL};
+    const char *cpus[] = {"code", "1", "session", "s", "cpus", "0.5", NULL};
+    const char *plots[] = {"code", "1", "session", "s", "plots", "false", NULL};
+    const char *timeout[] = {"code", "1", "session", "s", "timeout", "3", NULL};
+    const char *fresh[] = {"code", "1", "session", "s", "fresh_interpreter", "true", NULL};
+    const char *nolang[] = {"code", "1", NULL};
+    struct llmsb_err err = {0};
+    struct session_conf c;
+    struct sec_result *sr = calloc(1, sizeof(*sr));
+    struct job j;
+
+    ASSERT(sr != NULL);
+    ASSERT_EQ(fields_job(first, &j, &err), 0);
+    ASSERT_EQ(session_conf_from_job(&c, &j), 0);
+    ASSERT_EQ(session_conf_check(&c, &j, &err), 0);
+    job_release(&j);
+    ASSERT_EQ(fields_job(as_ruby, &j, &err), 0); /* parses: the session is not known here */
+    ASSERT_EQ(session_conf_check(&c, &j, &err), LLMSB_ERR_INVALID);
+    ASSERT_CONTAINS(err.msg, "lang: session \"s\" runs python, the call names ruby");
+    job_release(&j);
+    ASSERT_EQ(fields_job(no_lang, &j, &err), 0);
+    ASSERT(j.lang == NULL);
+    ASSERT_EQ(session_conf_check(&c, &j, &err), 0);
+    j.lang = c.lang; /* as exec.c runs it: scanned as the session's language */
+    ASSERT_EQ(job_scan(&cfg, &j, sr, &err), 0);
+    ASSERT(sr->blocked);
+    job_release(&j);
+    ASSERT_EQ(fields_job(same, &j, &err), 0);
+    ASSERT_EQ(session_conf_check(&c, &j, &err), 0);
+    job_release(&j);
+    ASSERT_EQ(fields_job(env, &j, &err), 0);
+    ASSERT_EQ(session_conf_check(&c, &j, &err), LLMSB_ERR_INVALID);
+    ASSERT_CONTAINS(err.msg, "env: differs from the environment");
+    job_release(&j);
+    ASSERT_EQ(fields_job(mem, &j, &err), 0);
+    ASSERT_EQ(session_conf_check(&c, &j, &err), LLMSB_ERR_INVALID);
+    ASSERT_CONTAINS(err.msg, "memory: 256 MB, session \"s\"'s sandbox has 512 MB");
+    job_release(&j);
+    ASSERT_EQ(fields_job(cpus, &j, &err), 0);
+    ASSERT_EQ(session_conf_check(&c, &j, &err), LLMSB_ERR_INVALID);
+    ASSERT_CONTAINS(err.msg, "cpus: 0.5 CPUs");
+    job_release(&j);
+    ASSERT_EQ(fields_job(plots, &j, &err), 0);
+    ASSERT_EQ(session_conf_check(&c, &j, &err), LLMSB_ERR_INVALID);
+    ASSERT_CONTAINS(err.msg, "plots: false, session \"s\" has them on");
+    job_release(&j);
+    ASSERT_EQ(fields_job(timeout, &j, &err), 0); /* each call's own */
+    ASSERT_EQ(session_conf_check(&c, &j, &err), 0);
+    job_release(&j);
+    ASSERT(fields_job(fresh, &j, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "fresh_interpreter: not with session");
+    job_release(&j);
+    ASSERT(fields_job(nolang, &j, &err) != 0); /* only a session's call may leave it out */
+    ASSERT_CONTAINS(err.msg, "lang: is required");
+    job_release(&j);
+    session_conf_release(&c);
+    free(sr);
+}
+
+/* In-process: a first call without lang starts nothing (invalid); a first
+ * call that is refused before it runs leaves no session behind. */
+TEST(session_first_call_names_its_language)
+{
+    const char *no_lang[] = {"code", "1", "session", "t", NULL};
+    const char *python[] = {"lang", "python", "code", "1", "session", "t", NULL};
+    struct llmsb_err err = {0};
+    const struct language *lang = NULL;
+    struct sandbox *sb = (struct sandbox *)&lang;
+    struct job_result r;
+    char owner[64];
+    struct job j;
+
+    ASSERT_EQ(fields_job(no_lang, &j, &err), 0);
+    job_result_init(&r, &j);
+    ASSERT_EQ(session_take(NULL, &cfg, &j, &lang, &sb, &r, owner, sizeof(owner), &err), 1);
+    ASSERT_EQ(r.r.status, STATUS_INVALID);
+    ASSERT_CONTAINS(r.error, "lang: is required in a session's first call");
+    job_result_release(&r);
+    job_release(&j);
+    for (int k = 0; k < 2; k++) { /* new both times: the first was given up */
+        ASSERT_EQ(fields_job(python, &j, &err), 0);
+        job_result_init(&r, &j);
+        ASSERT_EQ(session_take(NULL, &cfg, &j, &lang, &sb, &r, owner, sizeof(owner), &err), 0);
+        ASSERT(sb == NULL);
+        ASSERT_STR(lang->name, "python");
+        session_put(NULL, "t", 0, NULL);
+        job_result_release(&r);
+        job_release(&j);
+    }
+}
+
+/* exit_code is the program's: null when it never ran (invalid, blocked,
+ * session_lost, compile_error, install_error, cancelled, internal_error),
+ * a number when it ran, to an exit or killed by a limit. */
+TEST(exit_code_is_null_when_the_program_never_ran)
+{
+    static const struct {
+        enum job_status st;
+        int has;
+    } cases[] = {{STATUS_INVALID, 0},        {STATUS_BLOCKED, 0},
+                 {STATUS_SESSION_LOST, 0},   {STATUS_COMPILE_ERROR, 0},
+                 {STATUS_INSTALL_ERROR, 0},  {STATUS_CANCELLED, 0},
+                 {STATUS_INTERNAL_ERROR, 0}, {STATUS_OK, 1},
+                 {STATUS_RUNTIME_ERROR, 1},  {STATUS_TIMEOUT, 1},
+                 {STATUS_MEMORY_LIMIT, 1},   {STATUS_OUTPUT_LIMIT, 1}};
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct job_result r;
+        cJSON *o, *e;
+
+        job_result_init(&r, NULL);
+        r.r.status = cases[i].st;
+        r.r.exit_code = cases[i].st == STATUS_COMPILE_ERROR ? 1 : 0; /* the compiler's */
+        o = job_result_json(&r);
+        ASSERT(o != NULL);
+        e = cJSON_GetObjectItem(o, "exit_code");
+        ASSERT(e != NULL);
+        if (cases[i].has)
+            ASSERT(cJSON_IsNumber(e));
+        else
+            ASSERT(cJSON_IsNull(e));
+        cJSON_Delete(o);
+        job_result_release(&r);
+    }
+    { /* the compiler ran out of memory: memory_limit, and nothing ran */
+        struct job_result r;
+        cJSON *o;
+
+        job_result_init(&r, NULL);
+        r.r.status = STATUS_MEMORY_LIMIT;
+        r.r.not_run = 1;
+        o = job_result_json(&r);
+        ASSERT(o && cJSON_IsNull(cJSON_GetObjectItem(o, "exit_code")));
+        cJSON_Delete(o);
+        job_result_release(&r);
+    }
+}
+
 static void setup(void) __attribute__((constructor));
 static void setup(void)
 {
@@ -1097,4 +1257,6 @@ TEST_MAIN("jobs", T(yaml_job_file_with_defaults), T(yaml_job_file_errors_name_th
           T(java_runs_the_class_that_declares_main), T(zygote_reaches_the_agent_job_when_it_can),
           T(dataset_ids_are_accepted), T(compare_modes), T(compare_float_numbers_are_decimal),
           T(cases_parse_and_reach_the_agent), T(case_results_make_passed),
-          T(passk_estimator_and_task_ids), T(session_fields_checked_and_reach_the_agent))
+          T(passk_estimator_and_task_ids), T(session_fields_checked_and_reach_the_agent),
+          T(session_calls_keep_the_sessions_language_env_and_limits),
+          T(session_first_call_names_its_language), T(exit_code_is_null_when_the_program_never_ran))

@@ -204,6 +204,7 @@ TEST(result_roundtrip_and_cap)
     r.out_truncated = 1;
     r.duration_ms = 12;
     r.max_rss_kb = 4096;
+    r.not_run = 1;
     buf_init(&b, 0);
     ASSERT_EQ(proto_result_encode(&r, &b), 0);
     proto_result_init(&d, 1024);
@@ -216,6 +217,7 @@ TEST(result_roundtrip_and_cap)
     ASSERT_EQ(d.out_truncated, 1);
     ASSERT_EQ(d.err_truncated, 0);
     ASSERT_EQ(d.max_rss_kb, 4096);
+    ASSERT_EQ(d.not_run, 1);
     /* a decoder with a smaller cap than the output refuses it */
     proto_result_init(&small, 4);
     ASSERT(proto_result_decode(b.data, b.len, &small, &err) != 0);

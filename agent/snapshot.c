@@ -1,0 +1,464 @@
+/* snapshot.c - the state each test case of a job starts from (docs/jobs.md,
+ * `cases`): right after the compile step, what the work dir, /tmp,
+ * /var/tmp and /dev/shm hold is read into the agent's memory, out of the
+ * job's reach (by a child as the sandbox user, through a pipe: the agent's
+ * root has no DAC override).  Before each later case a child as the
+ * sandbox user removes what is not in it, writes back what a case changed
+ * (a file is unchanged while its inode, ctime and size are the snapshot's:
+ * a ctime cannot be set by the job) and removes the uid's SysV IPC objects
+ * and POSIX message queues, so each case sees what a separate run of the
+ * same binary would.  The libraries a job installed (the work dir's
+ * .llmsb-lib), and the files past the first AGENT_SNAPSHOT_MAX bytes
+ * (caches an install step left in /tmp, say), are kept as they are, never
+ * read. */
+#include "run.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#define LIB_DIR ".llmsb-lib" /* where a job's libraries go (languages.c) */
+#define MQUEUE_MAGIC 0x19800202
+#define SNAP_MAX_DEPTH 64
+#define SNAP_PATH_MAX 4096
+#define SNAP_ENTRIES_MAX ((size_t)16 << 20) /* bytes of entries, contents aside */
+#define SNAP_ROOTS (sizeof(((struct agent_conf *)0)->wipe_dirs) / sizeof(char *))
+
+enum { SNAP_DIR = 1, SNAP_FILE, SNAP_LINK, SNAP_KEEP };
+
+/* One entry as the child writes it: this header, the path relative to its
+ * root (path_len bytes, NUL included), then data_len bytes: a file's
+ * contents, a link's target (NUL included). */
+struct snap_hdr {
+    uint32_t root, type, mode, path_len;
+    uint64_t data_len, ino, size;
+    int64_t ctime_s, ctime_ns, mtime_s, mtime_ns;
+};
+
+struct agent_snapshot_entry {
+    struct snap_hdr h;
+    const char *path;
+    const char *data;
+};
+
+static int write_all(int fd, const void *p, size_t n)
+{
+    const char *c = p;
+
+    while (n) {
+        ssize_t w = write(fd, c, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        c += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* A DIR over a copy of fd (fd stays open), NULL past the depth or on
+ * failure. */
+static DIR *dir_of(int fd, int depth)
+{
+    DIR *d;
+    int dfd;
+
+    if (depth > SNAP_MAX_DEPTH || (dfd = dup(fd)) < 0)
+        return NULL;
+    if (!(d = fdopendir(dfd)))
+        close(dfd);
+    return d;
+}
+
+/* path (plen bytes) + "/" + name, or -1 when it is too long. */
+static int join(char *path, size_t plen, const char *name)
+{
+    if (plen + 1 + strlen(name) >= SNAP_PATH_MAX)
+        return -1;
+    snprintf(path + plen, SNAP_PATH_MAX - plen, "%s%s", plen ? "/" : "", name);
+    return 0;
+}
+
+/* ---- taking it (the child, as the sandbox user) -------------------------------- */
+
+/* The contents of the regular file name in dirfd, size bytes, after h. */
+static int put_file(int out, int dirfd, const char *name, const struct snap_hdr *h,
+                    const char *path)
+{
+    char chunk[16384];
+    uint64_t left = h->data_len;
+    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), rc = 0;
+
+    if (fd < 0)
+        return -1;
+    if (write_all(out, h, sizeof(*h)) != 0 || write_all(out, path, h->path_len) != 0)
+        rc = -1;
+    while (rc == 0 && left) {
+        ssize_t n = read(fd, chunk, left < sizeof(chunk) ? (size_t)left : sizeof(chunk));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0 || write_all(out, chunk, (size_t)n) != 0)
+            rc = -1; /* nothing runs that could change it: a short file is a failure */
+        else
+            left -= (uint64_t)n;
+    }
+    close(fd);
+    return rc;
+}
+
+/* Entries below fd into t->out; file contents while t->budget lasts (past
+ * it a file is kept as it is, SNAP_KEEP). */
+struct take {
+    int out;
+    uint64_t budget;
+};
+
+static int take_dir(struct take *t, int fd, uint32_t root, int libs_here, char *path, size_t plen,
+                    int depth)
+{
+    int out = t->out;
+    DIR *d = dir_of(fd, depth);
+    struct dirent *e;
+    int rc = 0;
+
+    if (!d)
+        return -1;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        struct snap_hdr h = {0};
+        struct stat st;
+        char target[SNAP_PATH_MAX];
+        ssize_t tn;
+        int sub;
+
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if (join(path, plen, e->d_name) != 0) {
+            rc = -1;
+            break;
+        }
+        if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            continue;
+        h.root = root;
+        h.mode = st.st_mode & 07777;
+        h.path_len = (uint32_t)strlen(path) + 1;
+        h.ino = st.st_ino;
+        h.size = (uint64_t)st.st_size;
+        h.ctime_s = st.st_ctim.tv_sec, h.ctime_ns = st.st_ctim.tv_nsec;
+        h.mtime_s = st.st_mtim.tv_sec, h.mtime_ns = st.st_mtim.tv_nsec;
+        if (libs_here && depth == 0 && strcmp(e->d_name, LIB_DIR) == 0) {
+            h.type = SNAP_KEEP;
+            rc = write_all(out, &h, sizeof(h)) || write_all(out, path, h.path_len);
+        } else if (S_ISDIR(st.st_mode)) {
+            h.type = SNAP_DIR;
+            rc = write_all(out, &h, sizeof(h)) || write_all(out, path, h.path_len);
+            sub = openat(fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            rc = rc || sub < 0 || take_dir(t, sub, root, 0, path, strlen(path), depth + 1);
+            if (sub >= 0)
+                close(sub);
+        } else if (S_ISREG(st.st_mode) && h.size <= t->budget) {
+            h.type = SNAP_FILE;
+            h.data_len = h.size;
+            t->budget -= h.size;
+            rc = put_file(out, fd, e->d_name, &h, path);
+        } else if (S_ISREG(st.st_mode)) {
+            h.type = SNAP_KEEP;
+            rc = write_all(out, &h, sizeof(h)) || write_all(out, path, h.path_len);
+        } else if (S_ISLNK(st.st_mode) &&
+                   (tn = readlinkat(fd, e->d_name, target, sizeof(target) - 1)) >= 0) {
+            target[tn] = '\0';
+            h.type = SNAP_LINK;
+            h.data_len = (uint64_t)tn + 1;
+            rc = write_all(out, &h, sizeof(h)) || write_all(out, path, h.path_len) ||
+                 write_all(out, target, (size_t)tn + 1);
+        } /* a FIFO or socket: a case starts without it */
+        path[plen] = '\0';
+    }
+    closedir(d);
+    return rc ? -1 : 0;
+}
+
+/* 1 when fd's file system is POSIX message queues (nothing to keep). */
+static int is_mqueue(int fd)
+{
+    struct statfs sf;
+
+    return fstatfs(fd, &sf) == 0 && (unsigned long)sf.f_type == MQUEUE_MAGIC;
+}
+
+static int take_fn(const struct agent_conf *conf, const void *arg, int out)
+{
+    struct take t = {out, AGENT_SNAPSHOT_MAX};
+    char path[SNAP_PATH_MAX] = "";
+    int rc = 0;
+
+    (void)arg;
+    for (uint32_t i = 0; rc == 0 && i < SNAP_ROOTS && conf->wipe_dirs[i]; i++) {
+        int fd = open(conf->wipe_dirs[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+            continue; /* a dir the image lacks holds nothing */
+        if (!is_mqueue(fd))
+            rc = take_dir(&t, fd, i, strcmp(conf->wipe_dirs[i], conf->work_dir) == 0, path, 0, 0);
+        close(fd);
+    }
+    return rc ? 2 : 0;
+}
+
+static int by_root_path(const void *a, const void *b)
+{
+    const struct agent_snapshot_entry *x = *(const struct agent_snapshot_entry *const *)a;
+    const struct agent_snapshot_entry *y = *(const struct agent_snapshot_entry *const *)b;
+
+    if (x->h.root != y->h.root)
+        return x->h.root < y->h.root ? -1 : 1;
+    return strcmp(x->path, y->path);
+}
+
+/* The entries of s->data (our own child's, checked all the same). */
+static int parse(struct agent_snapshot *s)
+{
+    size_t off = 0, cap = 0;
+
+    while (off < s->data.len) {
+        struct agent_snapshot_entry e;
+        if (s->data.len - off < sizeof(e.h))
+            return -1;
+        memcpy(&e.h, s->data.data + off, sizeof(e.h));
+        off += sizeof(e.h);
+        if (e.h.root >= SNAP_ROOTS || e.h.path_len == 0 || e.h.path_len > s->data.len - off ||
+            e.h.data_len > s->data.len - off - e.h.path_len ||
+            s->data.data[off + e.h.path_len - 1] != '\0')
+            return -1;
+        e.path = s->data.data + off;
+        e.data = s->data.data + off + e.h.path_len;
+        off += e.h.path_len + e.h.data_len;
+        if (s->n == cap) {
+            size_t nc = cap ? cap * 2 : 64;
+            struct agent_snapshot_entry *ne = realloc(s->entries, nc * sizeof(*ne));
+            if (!ne)
+                return -1;
+            s->entries = ne;
+            cap = nc;
+        }
+        s->entries[s->n++] = e;
+    }
+    if (s->n && !(s->index = malloc(s->n * sizeof(*s->index))))
+        return -1;
+    for (size_t i = 0; i < s->n; i++)
+        s->index[i] = &s->entries[i];
+    if (s->n)
+        qsort(s->index, s->n, sizeof(*s->index), by_root_path);
+    return 0;
+}
+
+int agent_snapshot_take(const struct agent_conf *conf, struct agent_snapshot *s, char *msg,
+                        size_t msgsz)
+{
+    int over = 0, rc;
+
+    memset(s, 0, sizeof(*s));
+    buf_init(&s->data, AGENT_SNAPSHOT_MAX + SNAP_ENTRIES_MAX);
+    rc = agent_as_user(conf, take_fn, NULL, &s->data, &over);
+    if (over) {
+        snprintf(msg, msgsz,
+                 "cases: the work dir, /tmp and /dev/shm hold too many files after the compile "
+                 "step (each case starts from a copy of them)");
+        agent_snapshot_release(s);
+        return 1;
+    }
+    if (rc != 0 || parse(s) != 0) {
+        snprintf(msg, msgsz, "agent: cases: could not read the state after the compile step");
+        agent_snapshot_release(s);
+        return -1;
+    }
+    return 0;
+}
+
+void agent_snapshot_release(struct agent_snapshot *s)
+{
+    buf_release(&s->data);
+    free(s->entries);
+    free(s->index);
+    memset(s, 0, sizeof(*s));
+}
+
+/* ---- restoring it (the child, as the sandbox user) ----------------------------- */
+
+static const struct agent_snapshot_entry *find(const struct agent_snapshot *s, uint32_t root,
+                                               const char *path)
+{
+    struct agent_snapshot_entry key = {.h = {.root = root}, .path = path}, *kp = &key;
+    struct agent_snapshot_entry **hit;
+
+    if (!s->n)
+        return NULL;
+    hit = bsearch(&kp, s->index, s->n, sizeof(*s->index), by_root_path);
+    return hit ? *hit : NULL;
+}
+
+/* 1 when name (st) in dirfd is still x as the snapshot saw it. */
+static int unchanged(const struct agent_snapshot_entry *x, const struct stat *st, int dirfd,
+                     const char *name)
+{
+    char target[SNAP_PATH_MAX];
+    ssize_t n;
+
+    if (x->h.type == SNAP_FILE)
+        return S_ISREG(st->st_mode) && st->st_ino == x->h.ino &&
+               (uint64_t)st->st_size == x->h.size && st->st_ctim.tv_sec == x->h.ctime_s &&
+               st->st_ctim.tv_nsec == x->h.ctime_ns;
+    if (x->h.type != SNAP_LINK || !S_ISLNK(st->st_mode) ||
+        (n = readlinkat(dirfd, name, target, sizeof(target) - 1)) < 0)
+        return 0;
+    target[n] = '\0';
+    return strcmp(target, x->data) == 0;
+}
+
+static int remove_at(int dirfd, const char *name, const struct stat *st)
+{
+    int sub;
+
+    if (!S_ISDIR(st->st_mode))
+        return unlinkat(dirfd, name, 0) != 0 && errno != ENOENT ? -1 : 0;
+    sub = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (sub < 0 && errno == EACCES && fchmodat(dirfd, name, 0700, 0) == 0)
+        sub = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (sub >= 0) {
+        if ((st->st_mode & 0700) != 0700)
+            fchmod(sub, 0700);
+        agent_rm_tree_at(sub, 0);
+        close(sub);
+    }
+    return unlinkat(dirfd, name, AT_REMOVEDIR) != 0 && errno != ENOENT ? -1 : 0;
+}
+
+/* Removes what is below fd and not in s, or changed since. */
+static int clean_dir(const struct agent_snapshot *s, int fd, uint32_t root, char *path, size_t plen,
+                     int depth, int msgfd)
+{
+    DIR *d = dir_of(fd, depth);
+    struct dirent *e;
+    int rc = 0;
+
+    if (!d)
+        return -1;
+    while ((e = readdir(d)) != NULL) {
+        const struct agent_snapshot_entry *x;
+        struct stat st;
+        int sub;
+
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if (join(path, plen, e->d_name) != 0) {
+            rc = -1;
+            continue;
+        }
+        if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+            path[plen] = '\0';
+            continue;
+        }
+        x = find(s, root, path);
+        if (x && x->h.type == SNAP_KEEP) {
+            /* as installed */
+        } else if (x && x->h.type == SNAP_DIR && S_ISDIR(st.st_mode)) {
+            if (fchmodat(fd, e->d_name, x->h.mode | 0700, 0) != 0)
+                rc = -1;
+            sub = openat(fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (sub < 0 || clean_dir(s, sub, root, path, strlen(path), depth + 1, msgfd) != 0)
+                rc = -1;
+            if (sub >= 0)
+                close(sub);
+        } else if (!(x && unchanged(x, &st, fd, e->d_name)) && remove_at(fd, e->d_name, &st) != 0) {
+            dprintf(msgfd, "cannot remove %s: %s; ", path, strerror(errno));
+            rc = -1;
+        }
+        path[plen] = '\0';
+    }
+    closedir(d);
+    return rc;
+}
+
+/* Writes entry x back under rootfd when it is not there. */
+static int make_entry(int rootfd, const struct agent_snapshot_entry *x)
+{
+    struct timespec times[2] = {{0, UTIME_OMIT}, {x->h.mtime_s, x->h.mtime_ns}};
+    struct stat st;
+    int fd, rc = 0;
+
+    if (fstatat(rootfd, x->path, &st, AT_SYMLINK_NOFOLLOW) == 0)
+        return x->h.type == SNAP_DIR ? fchmodat(rootfd, x->path, x->h.mode | 0700, 0) : 0;
+    if (errno != ENOENT)
+        return -1;
+    switch (x->h.type) {
+    case SNAP_DIR:
+        return mkdirat(rootfd, x->path, 0700);
+    case SNAP_LINK:
+        return symlinkat(x->data, rootfd, x->path);
+    case SNAP_FILE:
+        fd = openat(rootfd, x->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0)
+            return -1;
+        if (write_all(fd, x->data, (size_t)x->h.data_len) != 0 || fchmod(fd, x->h.mode) != 0 ||
+            futimens(fd, times) != 0)
+            rc = -1;
+        close(fd);
+        return rc;
+    }
+    return 0; /* kept as it is */
+}
+
+static int restore_fn(const struct agent_conf *conf, const void *arg, int msgfd)
+{
+    const struct agent_snapshot *s = arg;
+    int rootfd[SNAP_ROOTS], rc = agent_remove_ipc(conf, msgfd);
+    char path[SNAP_PATH_MAX] = "";
+
+    for (uint32_t i = 0; i < SNAP_ROOTS; i++) {
+        rootfd[i] = conf->wipe_dirs[i]
+                        ? open(conf->wipe_dirs[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                        : -1;
+        if (rootfd[i] >= 0 && clean_dir(s, rootfd[i], i, path, 0, 0, msgfd) != 0)
+            rc = 1;
+    }
+    /* a dir before its contents; its own mode once they are in */
+    for (size_t i = 0; i < s->n; i++) {
+        const struct agent_snapshot_entry *x = &s->entries[i];
+        if (rootfd[x->h.root] >= 0 && make_entry(rootfd[x->h.root], x) != 0) {
+            dprintf(msgfd, "cannot write %s/%s back: %s; ", conf->wipe_dirs[x->h.root], x->path,
+                    strerror(errno));
+            rc = 1;
+        }
+    }
+    for (size_t i = s->n; i-- > 0;) {
+        const struct agent_snapshot_entry *x = &s->entries[i];
+        if (x->h.type == SNAP_DIR && rootfd[x->h.root] >= 0 &&
+            fchmodat(rootfd[x->h.root], x->path, x->h.mode, 0) != 0)
+            rc = 1;
+    }
+    for (uint32_t i = 0; i < SNAP_ROOTS; i++)
+        if (rootfd[i] >= 0)
+            close(rootfd[i]);
+    return rc;
+}
+
+int agent_snapshot_restore(const struct agent_conf *conf, const struct agent_snapshot *s, char *msg,
+                           size_t msgsz)
+{
+    struct buf why;
+    int rc;
+
+    buf_init(&why, 200);
+    rc = agent_as_user(conf, restore_fn, s, &why, NULL);
+    if (rc != 0)
+        snprintf(msg, msgsz, "agent: cases: could not restore the state after the compile step: %s",
+                 why.len ? why.data : "the child failed");
+    buf_release(&why);
+    return rc ? -1 : 0;
+}

@@ -1,0 +1,101 @@
+#!/bin/sh
+# test_cases_state.sh - each test case of a job starts from the state right
+# after the compile step, as a separate run of the same binary would: what
+# case 1 leaves in the work dir, /tmp and /dev/shm (new files, a dir, a job
+# file changed and made unreadable, a class file the compiler made and the
+# case deleted) is gone or back in case 2, and the compiled program is
+# still there.  C++ and Java (compiled), Python through the zygote.
+# Against the real dockerd and the llmsb images.
+B=${LLMSB_BIN:-bin/llm-sandbox}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0; fail=0
+
+cat >"$T/cases.yaml" <<'EOF'
+jobs:
+  - id: cpp
+    lang: cpp
+    files: {data.txt: "orig"}
+    code: |
+      #include <fstream>
+      #include <iostream>
+      #include <iterator>
+      #include <string>
+      #include <sys/stat.h>
+      static int there(const char *p) { struct stat st; return stat(p, &st) == 0; }
+      int main(int argc, char **argv) {
+          std::string m;
+          std::cin >> m;
+          if (m == "write") {
+              std::ofstream("/tmp/x") << 1;
+              std::ofstream("y") << 1;
+              std::ofstream("/dev/shm/z") << 1;
+              std::ofstream("data.txt", std::ios::app) << "+changed";
+              chmod("data.txt", 0);
+              mkdir("d", 0700);
+              std::ofstream("d/e") << 1;
+              std::cout << "wrote\n";
+              return 0;
+          }
+          std::ifstream f("data.txt");
+          std::string s((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+          std::cout << there("/tmp/x") << there("y") << there("/dev/shm/z") << there("d")
+                    << there(argv[0]) << " " << s << "\n";
+      }
+    cases:
+      - {stdin: "write", expect_stdout: "wrote\n"}
+      - {stdin: "check", expect_stdout: "00001 orig\n"}
+      - {stdin: "write", expect_stdout: "wrote\n"}
+      - {stdin: "check", expect_stdout: "00001 orig\n"}
+  - id: java
+    lang: java
+    code: |
+      import java.io.*;
+      class Helper { static String hi() { return "helper"; } }
+      public class Main {
+          public static void main(String[] a) throws IOException {
+              String m = new BufferedReader(new InputStreamReader(System.in)).readLine();
+              if (m.equals("write")) {
+                  new FileWriter("/tmp/x").close();
+                  new FileWriter("y").close();
+                  new FileWriter("/dev/shm/z").close();
+                  System.out.println("deleted " + new File("Helper.class").delete());
+                  return;
+              }
+              System.out.println(Helper.hi() + " " + new File("/tmp/x").exists() + " "
+                  + new File("y").exists() + " " + new File("/dev/shm/z").exists());
+          }
+      }
+    cases:
+      - {stdin: "write", expect_stdout: "deleted true\n"}
+      - {stdin: "check", expect_stdout: "helper false false false\n"}
+  - id: python
+    lang: python
+    files: {data.txt: "orig"}
+    code: |
+      import os, sys
+      if sys.stdin.read().strip() == "write":
+          for p in ("/tmp/x", "y", "/dev/shm/z"):
+              open(p, "w").close()
+          open("data.txt", "a").write("+changed")
+          print("wrote")
+      else:
+          print([os.path.exists(p) for p in ("/tmp/x", "y", "/dev/shm/z")], open("data.txt").read())
+    cases:
+      - {stdin: "write", expect_stdout: "wrote\n"}
+      - {stdin: "check", expect_stdout: "[False, False, False] orig\n"}
+EOF
+$B submit "$T/cases.yaml" --local --out "$T/cases.jsonl" </dev/null >"$T/out" 2>&1
+for id in cpp java python; do
+    if python3 - "$T/cases.jsonl" "$id" >"$T/py" 2>&1 <<'PY'
+import json, sys
+r = {x["id"]: x for x in map(json.loads, open(sys.argv[1]))}[sys.argv[2]]
+cases = [(c["status"], c["stdout"], c["stderr"][:200]) for c in r.get("cases") or []]
+assert r["status"] == "ok" and r["passed"], ({k: r.get(k) for k in ("status", "error")}, cases)
+PY
+    then echo "ok   cases_state.each_case_starts_after_compile_$id"; pass=$((pass + 1))
+    else echo "FAIL cases_state.each_case_starts_after_compile_$id:"; sed 's/^/  | /' "$T/py" | head -8; fail=$((fail + 1))
+    fi
+done
+echo "cases_state: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
