@@ -52,6 +52,10 @@ static const char mcp_usage[] =
     "               config) to the workers and wait for their results\n"
     "  --wait S     with --queue: how long to wait for a result (default 600)\n";
 
+/* Sessions whose language the server remembers; past that, the oldest is
+ * forgotten and a call to it without "language" is Python's again. */
+#define MCP_SESSIONS_KEPT 64
+
 struct mcp {
     struct cli_globals *g;
     int queue_mode;
@@ -70,6 +74,13 @@ struct mcp {
     int stdin_ended;    /* seen by the watcher: nothing more is answered */
     int stdin_file;     /* a regular file: its end is no client leaving */
     struct buf pending; /* read during a call, for the main loop */
+    /* the language of each session this server's calls opened, so that a
+     * later call without "language" runs in it (a session has one) */
+    struct mcp_session {
+        char sid[JOB_SESSION_MAX + 1];
+        char lang[16];
+    } sessions[MCP_SESSIONS_KEPT];
+    unsigned next_session; /* the slot a new session takes (the oldest) */
 };
 
 /* ---- output ------------------------------------------------------------- */
@@ -213,7 +224,7 @@ static cJSON *tools_list(const struct mcp *m)
     language_names(names, sizeof(names));
     props = cJSON_CreateObject();
     prop(props, "code", "string", "The program's source code.");
-    snprintf(desc, sizeof(desc), "The language: one of %s (default python).", names);
+    snprintf(desc, sizeof(desc), "The language: one of %s (default python, or in a session the session's).", names);
     prop(props, "language", "string", desc);
     string_array_prop(props, "libraries",
                       "Packages to install first from the language's registry (pip, npm, gem, "
@@ -337,7 +348,7 @@ static const char *scoped(const char *scope, const char *sid, char *out, size_t 
  * any job's.  Strings in out point into args or into the kept buffers. */
 static int args_to_fields(const cJSON *args, struct fields *f, char *timeout, size_t tsz,
                           char *lists[2], const char *id, const char *scope, char *sid,
-                          size_t sidsz, struct llmsb_err *err)
+                          size_t sidsz, const char *lang_default, struct llmsb_err *err)
 {
     const cJSON *code = cJSON_GetObjectItemCaseSensitive(args, "code");
     const cJSON *lang = cJSON_GetObjectItemCaseSensitive(args, "language");
@@ -388,7 +399,7 @@ static int args_to_fields(const cJSON *args, struct fields *f, char *timeout, si
         }
     }
     fields_adds(f, "id", id);
-    fields_adds(f, "lang", cJSON_IsString(lang) ? lang->valuestring : "python");
+    fields_adds(f, "lang", cJSON_IsString(lang) ? lang->valuestring : lang_default);
     fields_adds(f, "code", code->valuestring);
     if (cJSON_IsNumber(t)) {
         snprintf(timeout, tsz, "%.17g", t->valuedouble);
@@ -704,7 +715,7 @@ static cJSON *result_content(const cJSON *r)
  * tool's answer (closing: one line), or a tool error.  err may say why
  * the fields could not be made. */
 static cJSON *run_fields(struct mcp *m, const struct fields *f, const char *id, int closing,
-                         struct llmsb_err *err)
+                         char *status, size_t statussz, struct llmsb_err *err)
 {
     struct job j;
     cJSON *r = NULL, *out;
@@ -716,6 +727,7 @@ static cJSON *run_fields(struct mcp *m, const struct fields *f, const char *id, 
         r = m->queue_mode ? run_queued(m, f, id, err) : run_here(m, &j, err);
         watch_stop(&w);
     }
+    snprintf(status, statussz, "%s", r ? str_of(r, "status") : "");
     if (r && closing && strcmp(str_of(r, "status"), "ok") == 0) {
         char line[300];
         cJSON *content = cJSON_CreateArray();
@@ -735,18 +747,55 @@ static cJSON *run_fields(struct mcp *m, const struct fields *f, const char *id, 
     return out;
 }
 
+/* The remembered session sid (as the client names it), or NULL. */
+static struct mcp_session *session_known(struct mcp *m, const char *sid)
+{
+    for (size_t i = 0; i < MCP_SESSIONS_KEPT; i++)
+        if (m->sessions[i].sid[0] && strcmp(m->sessions[i].sid, sid) == 0)
+            return &m->sessions[i];
+    return NULL;
+}
+
+/* Remembers (or forgets, lang NULL) the language of session sid. */
+static void session_remember(struct mcp *m, const char *sid, const char *lang)
+{
+    struct mcp_session *s = session_known(m, sid);
+
+    if (!lang) {
+        if (s)
+            s->sid[0] = '\0';
+        return;
+    }
+    if (!s && strlen(sid) < sizeof(s->sid)) {
+        s = &m->sessions[m->next_session++ % MCP_SESSIONS_KEPT];
+        snprintf(s->sid, sizeof(s->sid), "%s", sid);
+    }
+    if (s && s->lang != lang)
+        snprintf(s->lang, sizeof(s->lang), "%s", lang);
+}
+
 static cJSON *execute_code(struct mcp *m, const cJSON *args)
 {
+    const cJSON *sess = cJSON_GetObjectItemCaseSensitive(args, "session");
+    const cJSON *lang = cJSON_GetObjectItemCaseSensitive(args, "language");
+    const struct mcp_session *known =
+        cJSON_IsString(sess) ? session_known(m, sess->valuestring) : NULL;
+    const struct language *l = cJSON_IsString(lang) ? language_find(lang->valuestring) : NULL;
     struct fields f;
     struct llmsb_err err = {0};
-    char id[64], timeout[40], sid[JOB_SESSION_MAX + 64];
+    char id[64], timeout[40], sid[JOB_SESSION_MAX + 64], status[32];
     char *lists[2] = {NULL, NULL};
     cJSON *out;
 
     call_id(m, id, sizeof(id));
     fields_init(&f, JOB_MAX_FIELDS);
-    args_to_fields(args, &f, timeout, sizeof(timeout), lists, id, m->scope, sid, sizeof(sid), &err);
-    out = run_fields(m, &f, id, 0, &err);
+    /* a session's call without a language runs in the session's */
+    args_to_fields(args, &f, timeout, sizeof(timeout), lists, id, m->scope, sid, sizeof(sid),
+                   known ? known->lang : "python", &err);
+    out = run_fields(m, &f, id, 0, status, sizeof(status), &err);
+    if (cJSON_IsString(sess) && status[0] && strcmp(status, "invalid") != 0 &&
+        strcmp(status, "session_lost") != 0)
+        session_remember(m, sess->valuestring, l ? l->name : known ? known->lang : "python");
     fields_release(&f);
     free(lists[0]);
     free(lists[1]);
@@ -758,7 +807,7 @@ static cJSON *close_session(struct mcp *m, const cJSON *args)
     const cJSON *sess = cJSON_GetObjectItemCaseSensitive(args, "session");
     struct fields f;
     struct llmsb_err err = {0};
-    char id[64], sid[JOB_SESSION_MAX + 64];
+    char id[64], sid[JOB_SESSION_MAX + 64], status[32];
     cJSON *out;
 
     if (!cJSON_IsString(sess))
@@ -768,7 +817,9 @@ static cJSON *close_session(struct mcp *m, const cJSON *args)
     fields_adds(&f, "id", id);
     fields_adds(&f, "session", scoped(m->scope, sess->valuestring, sid, sizeof(sid)));
     fields_adds(&f, "session_close", "true");
-    out = run_fields(m, &f, id, 1, &err);
+    out = run_fields(m, &f, id, 1, status, sizeof(status), &err);
+    if (strcmp(status, "ok") == 0)
+        session_remember(m, sess->valuestring, NULL);
     fields_release(&f);
     return out;
 }

@@ -176,6 +176,13 @@ try {
     /expired: no call for 3 s/.test(statusLine(r)), shorten(r));
   await call(client, "close_session", { session: eid });
 
+  // a session's later call without "language" runs in the session's
+  const rid = `${sid}-rb`;
+  r = await call(client, "execute_code", { session: rid, language: "ruby", code: "x = 6" });
+  r = await call(client, "execute_code", { session: rid, code: "puts x * 7" });
+  check("session_call_takes_its_language", !r.isError && texts(r)[0] === "42\n", shorten(r));
+  await call(client, "close_session", { session: rid });
+
   // still answering after all that
   r = await call(client, "execute_code", { code: "print('still here')" });
   check("after_errors", !r.isError && texts(r)[0] === "still here\n", shorten(r));
