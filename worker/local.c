@@ -29,6 +29,8 @@ struct local_run {
     void (*progress)(void *, size_t, size_t, const cJSON *);
     void *ud;
     atomic_int cancel;
+    int alive;               /* runner threads not yet ended (under mu) */
+    struct llmsb_err failed; /* why a runner thread could not start */
 };
 
 static int stopping(struct local_run *lr)
@@ -81,6 +83,10 @@ static void *local_main(void *arg)
 
     if (backend_clone(&be, &lr->be, &err) != 0) {
         log_error("%s", err.msg);
+        pthread_mutex_lock(&lr->mu);
+        lr->failed = err;
+        lr->alive--;
+        pthread_mutex_unlock(&lr->mu);
         return NULL;
     }
     for (;;) {
@@ -100,6 +106,9 @@ static void *local_main(void *arg)
                 local_one(lr, &be, k);
     }
     backend_close(&be);
+    pthread_mutex_lock(&lr->mu);
+    lr->alive--;
+    pthread_mutex_unlock(&lr->mu);
     return NULL;
 }
 
@@ -109,11 +118,12 @@ static void sleep_ms(int64_t ms)
     nanosleep(&ts, NULL);
 }
 
+/* Every job has a result, or no runner thread is left to give one. */
 static int all_done(struct local_run *lr)
 {
     int all;
     pthread_mutex_lock(&lr->mu);
-    all = lr->finished >= lr->n;
+    all = lr->finished >= lr->n || lr->alive == 0;
     pthread_mutex_unlock(&lr->mu);
     return all;
 }
@@ -125,7 +135,7 @@ int worker_run_local(const struct config *cfg, const struct worker_local *o, cJS
     struct pool_config pc;
     pthread_t *th = NULL;
     char version[64];
-    int started = 0, rc = WORKER_LOCAL_DONE;
+    int started = 0, rc = WORKER_LOCAL_DONE, unfinished, no_runner;
 
     memset(&lr, 0, sizeof(lr));
     if (!(lr.group = calloc(n ? n : 1, sizeof(*lr.group))))
@@ -160,15 +170,33 @@ int worker_run_local(const struct config *cfg, const struct worker_local *o, cJS
         rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "submit --local: out of memory");
         goto out;
     }
-    for (; started < o->slots; started++)
-        if (pthread_create(&th[started], NULL, local_main, &lr) != 0)
+    for (; started < o->slots; started++) {
+        pthread_mutex_lock(&lr.mu);
+        lr.alive++;
+        pthread_mutex_unlock(&lr.mu);
+        if (pthread_create(&th[started], NULL, local_main, &lr) != 0) {
+            pthread_mutex_lock(&lr.mu);
+            lr.alive--;
+            pthread_mutex_unlock(&lr.mu);
             break;
+        }
+    }
     if (started == 0)
         rc = llmsb_err_set(err, LLMSB_ERR_SYS, "submit --local: cannot start a thread");
     while (started && !llmsb_interrupted && !all_done(&lr) &&
            !(o->deadline_ms && clock_mono_ms() >= o->deadline_ms))
         sleep_ms(LOCAL_POLL_MS);
-    if (started && !all_done(&lr)) {
+    pthread_mutex_lock(&lr.mu);
+    unfinished = lr.finished < lr.n;
+    no_runner = lr.alive == 0 && !llmsb_interrupted &&
+                !(o->deadline_ms && clock_mono_ms() >= o->deadline_ms);
+    pthread_mutex_unlock(&lr.mu);
+    if (started && unfinished && no_runner) {
+        /* no thread could reach the engine: an error, not a stopped run */
+        rc = llmsb_err_set(
+            err, lr.failed.code ? lr.failed.code : LLMSB_ERR_SYS, "submit --local: %s",
+            lr.failed.code ? lr.failed.msg : "every runner thread ended with jobs left");
+    } else if (started && unfinished) {
         atomic_store(&lr.cancel, SCHED_CANCEL_ABORT); /* running jobs stop, their containers go */
         rc = llmsb_interrupted ? WORKER_LOCAL_STOPPED : WORKER_LOCAL_TIMED_OUT;
     }
