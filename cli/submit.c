@@ -45,6 +45,20 @@ static const char *jstr(const cJSON *o, const char *k, const char *dflt)
     return cJSON_IsString(v) ? v->valuestring : dflt;
 }
 
+/* Job i's language: its lang, else (a session's later call) that of the
+ * session's first call that names one, else "?". */
+static const char *job_lang(const struct jobfile *jf, size_t i)
+{
+    const char *sess = jstr(jf->jobs[i], "session", NULL);
+
+    if (jstr(jf->jobs[i], "lang", NULL) || !sess)
+        return jstr(jf->jobs[i], "lang", "?");
+    for (size_t k = 0; k < i; k++)
+        if (strcmp(jstr(jf->jobs[k], "session", ""), sess) == 0 && jstr(jf->jobs[k], "lang", NULL))
+            return jstr(jf->jobs[k], "lang", "?");
+    return "?";
+}
+
 static void plan_release(struct plan *p)
 {
     for (size_t i = 0; p->ids && i < p->n; i++)
@@ -305,7 +319,7 @@ static size_t summary(const struct jobfile *jf, const struct plan *p, cJSON **re
     memset(lg, 0, sizeof(lg));
     for (size_t i = 0; i < jf->n; i++) {
         const char *status = results[i] ? jstr(results[i], "status", "unknown") : "not_finished";
-        struct tally *l = tally_of(lg, &nlg, jstr(jf->jobs[i], "lang", "?"));
+        struct tally *l = tally_of(lg, &nlg, job_lang(jf, i));
         tally_of(st, &nst, status)->jobs++;
         l->jobs++, total.jobs++;
         if (strcmp(status, status_name(STATUS_OK)) == 0)
@@ -529,7 +543,7 @@ static int passk_summary(const struct submit_opts *o, const struct jobfile *jf,
     for (size_t i = 0; i < jf->n; i++) {
         if (!p->checked[i])
             continue;
-        rows[n].lang = jstr(jf->jobs[i], "lang", "?");
+        rows[n].lang = job_lang(jf, i);
         rows[n].passed = results[i] && cJSON_IsTrue(cJSON_GetObjectItem(results[i], "passed"));
         if (!(rows[n].key = task_key(jf->jobs[i], p->ids[i], o->group_by))) {
             rc = -1;

@@ -264,7 +264,11 @@ jobs:
   - {id: first-nolang, session: ln, code: "print(1)"}
   - {id: first-after, lang: python, session: ln, code: "print(2)"}
 EOF
-"$B" submit "$T/onelang.yaml" --local --allow-invalid --out "$T/onelang.jsonl" >/dev/null 2>&1
+"$B" submit "$T/onelang.yaml" --local --allow-invalid --out "$T/onelang.jsonl" >"$T/onelang.log" 2>&1
+# the summary counts a call without lang under its session's language
+if grep -Eq '^python +8 ' "$T/onelang.log" && grep -Eq '^ruby +4 ' "$T/onelang.log" &&
+    grep -Eq '^\? +1 ' "$T/onelang.log"; then ok summary_counts_a_call_in_its_sessions_language
+else bad summary_counts_a_call_in_its_sessions_language "$(cat "$T/onelang.log")"; fi
 expect one_language_per_session "$T/onelang.jsonl" \
     "r['py1']['status'] == 'ok' and r['rb1']['status'] == 'ok' and
      r['py-as-rb']['status'] == 'invalid' and r['py-as-rb']['stdout'] == '' and
