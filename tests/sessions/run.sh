@@ -68,6 +68,9 @@ jobs:
   - {id: fork3, session: s4, code: "print(os.getcwd())"}
   - {id: exit1, session: s5, code: "import sys\nsys.exit(3)"}
   - {id: exit2, session: s5, code: "print(1)"}
+  - {id: rebind1, session: s7, code: "import os, gc, resource, sys\nfor n in ('open', 'dup2', 'close', 'write', 'getpid', 'fsdecode'):\n    setattr(os, n, None)\ngc.collect = resource.getrusage = None\nsys.modules['resource'] = None\nprint('rebound')"}
+  - {id: rebind2, session: s7, code: "print('next call')\nraise KeyboardInterrupt"}
+  - {id: rebind3, session: s7, code: "print('still here')"}
   - {id: rb-define, lang: ruby, session: rb1, code: "x = 41\ndef twice(v) = v * 2\nrequire 'json'\nf = File.open('notes.txt', 'w')\nf.write('kept ')\nputs 'defined'"}
   - {id: rb-use, lang: ruby, session: rb1, stdin: "line\n", code: "f.flush\nputs twice(x + 1), JSON.generate([x]), File.read('notes.txt'), gets"}
   - {id: rb-raises, lang: ruby, session: rb1, code: "puts x\nraise ArgumentError, 'boom'"}
@@ -158,6 +161,12 @@ expect local_exit_ends_it_and_says_so "$T/local.jsonl" \
     "r['exit1']['status'] == 'runtime_error' and r['exit1']['exit_code'] == 3 and
      'this call ended the session' in r['exit1']['error'] and
      r['exit2']['status'] == 'session_lost'"
+# what a call rebinds (os.dup2, resource.getrusage...) is not what the
+# session calls between calls
+expect local_rebound_modules_keep_it "$T/local.jsonl" \
+    "r['rebind1']['stdout'] == 'rebound\n' and r['rebind2']['stdout'] == 'next call\n' and
+     r['rebind2']['exit_code'] == 1 and r['rebind3']['status'] == 'ok' and
+     r['rebind3']['stdout'] == 'still here\n'"
 expect local_ruby_session "$T/local.jsonl" \
     "r['rb-define']['stdout'] == 'defined\n' and
      r['rb-use']['stdout'] == '84\n[41]\nkept \nline\n' and
