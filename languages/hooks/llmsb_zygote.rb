@@ -160,13 +160,14 @@ module LlmsbZygote
     job = self.job(argv)
     call("llmsb_z_plain") unless job
     tell
-    $0 = job[0]
-    ARGV.replace(job[1])
+    path, args, iseq = job
+    $0 = path
+    ARGV.replace(args)
     hide
     begin
-      job[2].eval
+      iseq.eval
     ensure
-      trim($!, job[0]) if $! # the exception on its way out, which Ruby prints
+      trim($!, path) if $! # the exception on its way out, which Ruby prints
     end
   end
 
