@@ -5,6 +5,7 @@
 # not the session; exit ends the session.
 module LlmsbSession
   Z = LlmsbZygote
+  RAISE = Kernel.instance_method(:raise)
 
   # the call's file, in the work dir (whatever the session's current one),
   # its arguments in ARGV
@@ -23,8 +24,8 @@ module LlmsbSession
     TOPLEVEL_BINDING.eval("$_ = $~ = nil") # the last line read and match: none yet
     TOPLEVEL_BINDING.eval(src, path, 1)
     0
-  rescue SystemExit
-    raise
+  rescue SystemExit => e # the end of the session: Kernel#raise as at load, not the call's
+    RAISE.bind_call(self, e)
   rescue Exception => e # rubocop:disable Lint/RescueException
     report(e)
     1

@@ -35,6 +35,8 @@ import sys
 # since this file is started that way.
 _FRESH = frozenset(sys.modules)
 
+import _signal  # noqa: E402
+import atexit  # noqa: E402
 import builtins  # noqa: E402
 import ctypes  # noqa: E402
 import gc  # noqa: E402
@@ -47,6 +49,49 @@ import signal  # noqa: E402
 import socket  # noqa: E402
 import struct  # noqa: E402
 import types  # noqa: E402
+
+# What the zygote calls once the job's code has run (its finish, its exit,
+# a session's next call) is what it finds here, at load: a program may
+# rebind os._exit, os.kill, gc.collect, sys.modules["atexit"], builtins...
+# (HumanEval's reliability_guard() does) and changes only what it calls
+# itself, as in a plain python3, whose exit is C.  The zygote's functions
+# look up builtins in a copy (a function takes its globals' __builtins__
+# when defined); the modules it calls are copies of their names.
+__builtins__ = dict(vars(builtins))
+
+
+def _frozen(module):
+    return types.SimpleNamespace(**vars(module))
+
+
+os, gc, resource, signal, socket, struct = map(_frozen, (os, gc, resource, signal, socket, struct))
+os.path = _frozen(os.path)
+_set_handler, _run_exitfuncs = _signal.signal, atexit._run_exitfuncs  # signal.signal is Python
+_modules = sys.modules  # the interpreter's own (sys.modules may be rebound)
+_display = sys.__excepthook__  # PyErr_Display
+_default_unraisable = sys.__unraisablehook__
+# the module level's names after the job (its frame's builtins are the real ones)
+_SystemExit, _BaseException = SystemExit, BaseException
+
+
+def _unraisable_args_type():
+    """sys.UnraisableHookArgs, which sys does not name: the type of what
+    an unraisable exception passes to sys.unraisablehook."""
+    got = []
+    hook, sys.unraisablehook = sys.unraisablehook, got.append
+
+    class Raises:
+        def __del__(self):
+            raise ValueError
+
+    try:
+        Raises()
+    finally:
+        sys.unraisablehook = hook
+    return type(got[0])
+
+
+_UnraisableHookArgs = _unraisable_args_type()
 
 PROTO_VERSION = b"1"
 # "base": the standard library programs commonly use; "data": numpy,
@@ -416,74 +461,155 @@ def _hide_recursion_offset(off):
     sys.getrecursionlimit, sys.setrecursionlimit = getrecursionlimit, setrecursionlimit
 
 
-def _uncaught(e):
-    """What the interpreter does with an exception out of __main__: the
-    traceback (its frames of this file cut) through sys.excepthook; the
-    exit status is 1, or SIGINT for a KeyboardInterrupt."""
-    tb = e.__traceback__
+def _trim(tb):
+    """tb without its first frames, those of this file."""
     while tb is not None and tb.tb_frame.f_code.co_filename == _SELF:
         tb = tb.tb_next
-    sys.excepthook(type(e), e.with_traceback(tb), tb)
-    return -signal.SIGINT if isinstance(e, KeyboardInterrupt) else 1
+    return tb
+
+
+def _write_stderr(text):
+    """PySys_WriteStderr: to sys.stderr, else to descriptor 2."""
+    try:
+        sys.stderr.write(text)
+    except BaseException:
+        try:
+            os.write(2, text.encode("utf-8", "backslashreplace"))
+        except OSError:
+            pass
+
+
+def _uncaught(e):
+    """PyErr_Print of an exception out of __main__: sys.last_*, then the
+    program's sys.excepthook (its own failure and the exception shown by
+    the interpreter's display, a SystemExit out of it obeyed).  Returns the
+    exit status: 1, or -SIGINT when it is KeyboardInterrupt itself (the
+    interpreter compares the type: a subclass exits 1)."""
+    tb = _trim(e.__traceback__)
+    BaseException.with_traceback(e, tb)
+    t = type(e)
+    sys.last_type, sys.last_value, sys.last_traceback = t, e, tb
+    status = -signal.SIGINT if t is KeyboardInterrupt else 1
+    try:
+        hook = sys.excepthook
+    except AttributeError:
+        _write_stderr("sys.excepthook is missing\n")
+        _display(t, e, tb)
+        return status
+    try:
+        hook(t, e, tb)
+    except SystemExit as e2:
+        return _exit_status(e2)
+    except BaseException as e2:
+        tb2 = _trim(e2.__traceback__)
+        _write_stderr("Error in sys.excepthook:\n")
+        _display(type(e2), BaseException.with_traceback(e2, tb2), tb2)
+        _write_stderr("\nOriginal exception was:\n")
+        _display(t, e, tb)
+    return status
 
 
 def _exit_status(e):
-    """sys.exit's argument as the interpreter reads it."""
+    """sys.exit's argument as the interpreter reads it (_Py_HandleSystemExit):
+    an int is the status, None 0, anything else is printed and exits 1."""
     code = e.code
     if code is None:
         return 0
     if isinstance(code, int):  # C's exit() of a C long; past a long: -1
         return code & 0xFF if -(1 << 63) <= code < (1 << 63) else 255
+    err = getattr(sys, "stderr", None)
     try:
-        sys.stderr.write(str(code) + "\n")
-    except Exception:
+        if err is None:
+            os.write(2, str(code).encode("utf-8", "backslashreplace"))
+        else:
+            err.write(str(code))
+    except BaseException:
         pass
+    _write_stderr("\n")
     return 1
 
 
-def _flush_streams(status):
-    """Flushes the program's streams: status 120 when stdout cannot take
-    what it holds (as the interpreter's exit), else status."""
-    for s in (sys.stdout, sys.stderr):
+def _unraisable(e, obj):
+    """PyErr_WriteUnraisable(obj): the program's sys.unraisablehook, the
+    interpreter's own when there is none or it fails."""
+    tb = _trim(e.__traceback__)
+    args = _UnraisableHookArgs((type(e), BaseException.with_traceback(e, tb), tb, None, obj))
+    hook = getattr(sys, "unraisablehook", None)
+    if hook is not None:
         try:
-            s.flush()
-        except Exception:
-            if s is sys.stdout and status == 0:
-                status = 120
-    return status
+            hook(args)
+            return
+        except BaseException as e2:
+            tb = _trim(e2.__traceback__)
+            args = _UnraisableHookArgs((type(e2), BaseException.with_traceback(e2, tb), tb, None,
+                                        hook))
+    try:
+        _default_unraisable(args)
+    except BaseException:
+        pass
+
+
+def _closed(f):
+    try:
+        return bool(f.closed)
+    except BaseException:
+        return False  # as the interpreter: a stream that cannot say is open
+
+
+def _flush_std_files(names=("stdout", "stderr")):
+    """flush_std_files() of the interpreter's exit: each stream that is
+    there and not closed is flushed; False when one could not be (stdout's
+    error goes to sys.unraisablehook, stderr's is dropped)."""
+    ok = True
+    for name in names:
+        f = getattr(sys, name, None)
+        if f is None or _closed(f):
+            continue
+        try:
+            f.flush()
+        except BaseException as e:
+            ok = False
+            if name.strip("_") == "stdout":
+                _unraisable(e, f)
+    return ok
+
+
+def _shutdown_threads():
+    """wait_for_thread_shutdown(): threading's _shutdown, when the program
+    or the zygote imported threading."""
+    if "threading" not in _modules:
+        return
+    threading = _modules["threading"]
+    try:
+        threading._shutdown()
+    except BaseException as e:
+        _unraisable(e, threading)
 
 
 def _finish(status, before):
-    """The interpreter's shutdown, less what would take a second with
-    numpy, pandas and matplotlib loaded (tearing down every module): the
-    program's threads, the exit handlers, the streams, then the program's
-    own objects (__main__ and the modules it imported leave sys.modules and
-    are collected, so files it left open are flushed and closed and
-    finalizers run as at a plain exit), then _exit."""
-    import atexit
-    # as the interpreter's own shutdown: threading's, only when the program
-    # imported it (importing it here would cost a job ~7 ms)
-    threading = sys.modules.get("threading")
-    if threading is not None and (threading.active_count() > 1 or
-                                  threading._threading_atexits):
-        try:
-            threading._shutdown()
-        except BaseException:
-            pass
-    atexit._run_exitfuncs()
-    status = _flush_streams(status)
-    for name in [n for n in sys.modules if n not in before] + ["__main__"]:
-        sys.modules.pop(name, None)  # the last references: they go as at exit
+    """Py_FinalizeEx, less what would take a second with numpy, pandas and
+    matplotlib loaded (tearing down every module): the program's threads,
+    the exit handlers, the streams, then the program's own objects
+    (__main__ and the modules it imported leave sys.modules and are
+    collected, so files it left open are flushed and closed and finalizers
+    run as at a plain exit), the original streams, then _exit: status, 120
+    when a stream could not be flushed, death by SIGINT for status
+    -SIGINT (130 should the signal be blocked)."""
+    _shutdown_threads()
+    try:
+        _run_exitfuncs()
+    except BaseException:
+        pass  # each handler's error is reported by atexit itself
+    flushed = _flush_std_files()
+    for name in [n for n in _modules if n not in before] + ["__main__"]:
+        _modules.pop(name, None)  # the last references: they go as at exit
     gc.collect()
-    for s in (sys.__stdout__, sys.__stderr__):
-        try:
-            s.flush()
-        except Exception:
-            pass
+    flushed = _flush_std_files(("__stdout__", "__stderr__")) and flushed
     if status < 0:
-        signal.signal(-status, signal.SIG_DFL)
+        _set_handler(-status, _signal.SIG_DFL)
         os.kill(os.getpid(), -status)
-    os._exit(status)
+        os._exit(128 - status)
+    os._exit(status if flushed else 120)
 
 
 def _main():
@@ -534,7 +660,7 @@ def _session_call(main, argv, ctl):
     sys.argv = [os.fsdecode(a) for a in argv[1:]]
     sys.orig_argv = [os.fsdecode(a) for a in argv]
     sys.path[0] = os.path.dirname(os.path.realpath(script))
-    plots = sys.modules.get("llmsb_plots")
+    plots = _modules.get("llmsb_plots")
     if plots is not None and plots._DIR:
         plots.cell_start()
     return compile(source, script, "exec", dont_inherit=True)
@@ -544,10 +670,10 @@ def _session_next(sock, main, status, ru0):
     """Ends a call (its figures saved, its streams flushed and let go, its
     status and resource use sent as "done ...") and waits for the next:
     (argv, control pipe, resource use at its start)."""
-    plots = sys.modules.get("llmsb_plots")
+    plots = _modules.get("llmsb_plots")
     if plots is not None and plots._DIR:
         plots.cell_end()
-    status = _flush_streams(status)
+    status = status if _flush_std_files() else 120
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
@@ -587,28 +713,36 @@ if SESSION:
     # every call at the top, as a job's program: the same frames under it
     _main_mod, _ru0 = _session_start(), _usage()
     while True:
+        _exc = _ending = None
         try:
             _code = _session_call(_main_mod, _argv, _ctl)
             exec(_code, _main_mod.__dict__)
             _status = 0
-        except SystemExit as _e:  # the end of the session, as of a program
-            _finish(_exit_status(_e), _before)
-        except BaseException as _e:
-            _status = _uncaught(_e)
+        except _SystemExit as _e:  # the end of the session, as of a program
+            _ending, _status = True, _exit_status(_e)
+        except _BaseException as _e:
+            _exc = _e
+        if _ending:
+            _finish(_status, _before)
+        if _exc is not None:  # out of the handler: the hook's errors have no context
+            _status = _uncaught(_exc)
             _status = 1 if _status < 0 else _status
         if os.getpid() != _SESSION_PID:  # a child the call forked, at the call's end
             _finish(_status, _before)
-        _code = _e = None
+        _code = _exc = None
         _argv, _ctl, _ru0 = _session_next(_sock, _main_mod, _status, _ru0)
 del _sock
+_exc = None
 try:
     _code, _globals = _prepare(_argv, _preloaded, _ctl)
     del _argv, _preloaded, _ctl
     exec(_code, _globals)  # at the top: the job's frames sit on this one only
     del _code, _globals
     _status = 0
-except SystemExit as _e:
+except _SystemExit as _e:
     _status = _exit_status(_e)
-except BaseException as _e:
-    _status = _uncaught(_e)
+except _BaseException as _e:
+    _exc = _e
+if _exc is not None:  # out of the handler: the hook's errors have no context
+    _status = _uncaught(_exc)
 _finish(_status, _before)

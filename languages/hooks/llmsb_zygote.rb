@@ -122,13 +122,26 @@ module LlmsbZygote
     nil
   end
 
-  # an exception's backtraces (its causes' too) without the zygote's frames
-  def self.trim(e)
+  # What trim calls, as it is now: it runs after the job's code, which may
+  # have redefined any of these (or Kernel#raise, which the zygote never
+  # calls after the job: Ruby itself prints and exits).
+  BACKTRACE = Exception.instance_method(:backtrace)
+  SET_BACKTRACE = Exception.instance_method(:set_backtrace)
+  CAUSE = Exception.instance_method(:cause)
+  REJECT = Array.instance_method(:reject)
+  STARTS = String.instance_method(:start_with?)
+  DIR = "#{File.dirname(SELF)}/".freeze
+
+  # an exception's backtraces (its causes' too) without the zygote's
+  # frames; one without any (the program's set_backtrace dropped it) is
+  # where Ruby places it, at the top frame: the job's file, not ours
+  def self.trim(e, path = nil)
+    SET_BACKTRACE.bind_call(e, [path]) if path && !BACKTRACE.bind_call(e)
     x = e
     while x
-      bt = x.backtrace
-      x.set_backtrace(bt.reject { |l| l.start_with?(File.dirname(SELF) + "/") }) if bt
-      x = x.cause
+      bt = BACKTRACE.bind_call(x)
+      SET_BACKTRACE.bind_call(x, REJECT.bind_call(bt) { |l| STARTS.bind_call(l, DIR) }) if bt
+      x = CAUSE.bind_call(x)
     end
     e
   end
@@ -147,15 +160,14 @@ module LlmsbZygote
     job = self.job(argv)
     call("llmsb_z_plain") unless job
     tell
-    $0 = job[0]
-    ARGV.replace(job[1])
+    path, args, iseq = job
+    $0 = path
+    ARGV.replace(args)
     hide
     begin
-      job[2].eval
-    rescue SystemExit
-      raise
-    rescue Exception => e # rubocop:disable Lint/RescueException
-      raise trim(e)
+      iseq.eval
+    ensure
+      trim($!, path) if $! # the exception on its way out, which Ruby prints
     end
   end
 

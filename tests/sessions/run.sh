@@ -71,6 +71,9 @@ jobs:
   - {id: fork3, session: s4, code: "print(os.getcwd())"}
   - {id: exit1, session: s5, code: "import sys\nsys.exit(3)"}
   - {id: exit2, session: s5, code: "print(1)"}
+  - {id: rebind1, session: s7, code: "import os, gc, resource, sys\nfor n in ('open', 'dup2', 'close', 'write', 'getpid', 'fsdecode'):\n    setattr(os, n, None)\ngc.collect = resource.getrusage = None\nsys.modules['resource'] = None\nprint('rebound')"}
+  - {id: rebind2, session: s7, code: "print('next call')\nraise KeyboardInterrupt"}
+  - {id: rebind3, session: s7, code: "print('still here')"}
   - {id: rb-define, lang: ruby, session: rb1, code: "x = 41\ndef twice(v) = v * 2\nrequire 'json'\nf = File.open('notes.txt', 'w')\nf.write('kept ')\nputs 'defined'"}
   - {id: rb-use, lang: ruby, session: rb1, stdin: "line\n", code: "f.flush\nputs twice(x + 1), JSON.generate([x]), File.read('notes.txt'), gets"}
   - {id: rb-raises, lang: ruby, session: rb1, code: "puts x\nraise ArgumentError, 'boom'"}
@@ -80,6 +83,9 @@ jobs:
   - {id: rb-in2, lang: ruby, session: rb1, stdin: "NEW\n", code: "puts gets, $stdin.equal?(STDIN)"}
   - {id: rb-exit, lang: ruby, session: rb1, code: "exit 3"}
   - {id: rb-lost, lang: ruby, session: rb1, code: "puts x"}
+  - {id: rb-rebind1, lang: ruby, session: rb2, code: "def raise(*) = nil\ndef fail(*) = nil\nputs 'rebound'"}
+  - {id: rb-rebind2, lang: ruby, session: rb2, code: "puts 'next'\n1 / 0"}
+  - {id: rb-rebind3, lang: ruby, session: rb2, code: "exit 3"}
   - {id: r-define, lang: r, session: r1, code: "x <- 41\nf <- function(v) v * 2\nlibrary(ggplot2)\ncat('defined\\n')"}
   - {id: r-use, lang: r, session: r1, stdin: "line\n", code: "f(x + 1)\ncon <- file('stdin')\ncat(readLines(con), '\\n')\nclose(con)"}
   - {id: r-plot, lang: r, session: r1, code: "print(ggplot(data.frame(a = 1:3, b = 3:1), aes(a, b)) + geom_point())\ncat('plotted', x, '\\n')"}
@@ -161,6 +167,12 @@ expect local_exit_ends_it_and_says_so "$T/local.jsonl" \
     "r['exit1']['status'] == 'runtime_error' and r['exit1']['exit_code'] == 3 and
      'this call ended the session' in r['exit1']['error'] and
      r['exit2']['status'] == 'session_lost'"
+# what a call rebinds (os.dup2, resource.getrusage...) is not what the
+# session calls between calls
+expect local_rebound_modules_keep_it "$T/local.jsonl" \
+    "r['rebind1']['stdout'] == 'rebound\n' and r['rebind2']['stdout'] == 'next call\n' and
+     r['rebind2']['exit_code'] == 1 and r['rebind3']['status'] == 'ok' and
+     r['rebind3']['stdout'] == 'still here\n'"
 expect local_ruby_session "$T/local.jsonl" \
     "r['rb-define']['stdout'] == 'defined\n' and
      r['rb-use']['stdout'] == '84\n[41]\nkept \nline\n' and
@@ -171,6 +183,11 @@ expect local_ruby_session "$T/local.jsonl" \
      r['rb-in1']['stdout'] == 'A\n' and r['rb-in2']['stdout'] == 'NEW\ntrue\n' and
      r['rb-lost']['status'] == 'session_lost' and
      all(r[k].get('zygote') for k in ('rb-define', 'rb-use', 'rb-after'))"
+# a call that redefined raise still ends the session with its exit
+expect local_ruby_rebound_raise "$T/local.jsonl" \
+    "r['rb-rebind1']['stdout'] == 'rebound\n' and r['rb-rebind2']['exit_code'] == 1 and
+     r['rb-rebind2']['stdout'] == 'next\n' and 'ZeroDivisionError' in r['rb-rebind2']['stderr'] and
+     r['rb-rebind3']['exit_code'] == 3 and 'this call ended the session' in r['rb-rebind3']['error']"
 expect local_r_session "$T/local.jsonl" \
     "r['r-define']['stdout'] == 'defined\n' and r['r-use']['stdout'] == '[1] 84\nline \n' and
      r['r-plot']['stdout'] == 'plotted 41 \n' and
