@@ -18,7 +18,7 @@ case ${LLMSB_BACKEND:-docker} in
 esac
 ENGINE_SOCK=$SOCK
 T=$(mktemp -d)
-trap 'kill "$WATCH_PID" 2>/dev/null; rm -rf "$T"' EXIT
+trap 'kill "${WATCH_PID:-}" 2>/dev/null; rm -rf "$T"' EXIT
 pass=0; fail=0
 
 watch_containers "$T/created"
