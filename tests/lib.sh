@@ -41,9 +41,33 @@ containers_of() {
 # PID... (what workers a test killed with -9 left behind).
 remove_containers_of() {
     local id
-    for id in $(containers_of "$@"); do
-        curl -s -X DELETE --unix-socket "$ENGINE_SOCK" "http://d/v1.41/containers/$id?force=1" >/dev/null
-    done
+    for id in $(containers_of "$@"); do remove_container "$id"; done
+}
+
+# decoy_container IMAGE: starts a container labelled as another run's
+# sandbox on this host (llmsb.pid of this shell, which no suite tracks) with
+# a process of the sandbox uid in it, removed when it ends (10 minutes), and
+# prints its id: a suite runs one while it checks the host, to show that it
+# counts only its own.  (A sandbox's rlimits: Podman cannot start one with
+# its defaults on every host.)
+decoy_container() {
+    local body id
+    body=$(jq -cn --arg img "$1" --arg h "$(hostname)" --arg p "$$" '{Image: $img,
+        Entrypoint: ["sleep", "600"], User: "10001:10001",
+        HostConfig: {AutoRemove: true, Ulimits: [{Name: "nofile", Soft: 1024, Hard: 1024},
+            {Name: "nproc", Soft: 256, Hard: 256}, {Name: "core", Soft: 0, Hard: 0}]},
+        Labels: {"llmsb.managed": "1", "llmsb.kind": "local", "llmsb.host": $h, "llmsb.pid": $p}}')
+    id=$(curl -fs -X POST -H 'Content-Type: application/json' -d "$body" --unix-socket "$ENGINE_SOCK" \
+        "http://d/v1.41/containers/create" | jq -r .Id)
+    [ -n "$id" ] || return 1
+    curl -fs -X POST --unix-socket "$ENGINE_SOCK" "http://d/v1.41/containers/$id/start" >/dev/null ||
+        { remove_container "$id"; return 1; }
+    echo "$id"
+}
+
+# remove_container ID: removes it, running or not.
+remove_container() {
+    curl -s -X DELETE --unix-socket "$ENGINE_SOCK" "http://d/v1.41/containers/$1?force=1" >/dev/null
 }
 
 # watch_containers FILE: writes to FILE the engine's create event (one JSON

@@ -4,7 +4,7 @@
 # result checked against meta.expect; then the host: no container of this
 # run left, no process left in one nor of the sandbox uid outside every
 # container, dockerd answering.  Other runs on the host are not counted
-# (tests/lib.sh).
+# (tests/lib.sh): a decoy, another run's sandbox, runs meanwhile.
 # LLMSB_BACKEND=podman runs it against the Podman service (suite
 # hostile_podman).
 set -u
@@ -18,10 +18,14 @@ case ${LLMSB_BACKEND:-docker} in
 esac
 ENGINE_SOCK=$SOCK
 T=$(mktemp -d)
-trap 'kill "${WATCH_PID:-}" 2>/dev/null; rm -rf "$T"' EXIT
+trap 'kill "${WATCH_PID:-}" 2>/dev/null; [ -n "${decoy:-}" ] && remove_container "$decoy"; rm -rf "$T"' EXIT
 pass=0; fail=0
 
 watch_containers "$T/created"
+# another run's sandbox, with a process of the sandbox uid, which the host
+# checks must not count
+decoy=$(decoy_container llmsb/python:latest) ||
+    { echo "FAIL $SUITE.decoy: cannot start a container of llmsb/python:latest"; echo "$SUITE: 0 passed, 1 failed"; exit 1; }
 track "$B" submit tests/hostile/hostile.yaml --local --slots 2 --allow-invalid --out "$T/out.jsonl" >"$T/run.log" 2>&1
 rc=$?
 if [ "$rc" -gt 1 ] || [ ! -s "$T/out.jsonl" ]; then  # 1: jobs did not pass, as hostile ones do
@@ -67,6 +71,9 @@ else
     echo "FAIL $SUITE.no_sandbox_process_left: $(wc -l <"$T/stray") in $(echo "$made" | wc -l) containers ($(head -3 "$T/stray"))"
     fail=$((fail + 1))
 fi
+[ -n "$(processes_in "$decoy")" ] ||
+    { echo "FAIL $SUITE.decoy: the other run's container had no process while the host was checked"; fail=$((fail + 1)); }
+remove_container "$decoy"; decoy=
 curl -fs --max-time 5 --unix-socket "$SOCK" http://d/_ping >/dev/null &&
     { echo "ok   $SUITE.engine_healthy"; pass=$((pass + 1)); } ||
     { echo "FAIL $SUITE.engine_healthy"; fail=$((fail + 1)); }
