@@ -1,12 +1,117 @@
 # lib.sh - shell helpers the suites share (sourced).
+#
+# Suites share a host with each other and with production workers, so a
+# "nothing left" check counts only what its own run started.  Every sandbox
+# carries the labels llmsb.host and llmsb.pid (the process that made it: a
+# `run`, a `submit --local`, a worker, a test binary); a suite keeps the
+# pids of the processes it starts (track, or $! of a worker) and asks for
+# their containers, and for the processes inside those containers.
+# ENGINE_SOCK is the engine's socket (default: the system dockerd).
 
-# Removes the containers of every llm-sandbox worker on the local dockerd
-# (label llmsb.kind=worker): what workers a test killed with -9 left behind.
-remove_worker_containers() {
+ENGINE_SOCK=${ENGINE_SOCK:-/var/run/docker.sock}
+RUN_PIDS=${RUN_PIDS:-}
+
+# engine_get PATH: the engine's answer to GET /v1.41PATH; fails if it does not answer.
+engine_get() {
+    curl -fs --max-time 10 --unix-socket "$ENGINE_SOCK" "http://d/v1.41$1"
+}
+
+# track CMD...: runs CMD (in the background, to learn its pid, with this
+# shell's stdin), adds its pid to RUN_PIDS and returns CMD's status.
+track() {
+    "$@" 0<&0 &
+    RUN_PIDS="$RUN_PIDS $!"
+    wait $!
+}
+
+# containers_of PID...: the ids of the containers (any state) the processes
+# PID... of this host made, one a line; "engine-unreachable" if the engine
+# does not answer, so that a count of them is not 0.
+containers_of() {
+    local p f list
+    for p in "$@"; do
+        f=$(jq -rn --arg h "$(hostname)" --arg p "$p" \
+            '{label: ["llmsb.host=" + $h, "llmsb.pid=" + $p]} | tojson | @uri')
+        list=$(engine_get "/containers/json?all=1&filters=$f") || { echo engine-unreachable; continue; }
+        printf '%s' "$list" | jq -r '.[].Id'
+    done
+}
+
+# remove_containers_of PID...: removes the containers of the processes
+# PID... (what workers a test killed with -9 left behind).
+remove_containers_of() {
     local id
-    for id in $(curl -s --unix-socket /var/run/docker.sock \
-        "http://d/v1.41/containers/json?all=1&filters=%7B%22label%22%3A%5B%22llmsb.kind%3Dworker%22%5D%7D" |
-        grep -o '"Id":"[0-9a-f]*"' | cut -d'"' -f4); do
-        curl -s -X DELETE --unix-socket /var/run/docker.sock "http://d/v1.41/containers/$id?force=1" >/dev/null
+    for id in $(containers_of "$@"); do remove_container "$id"; done
+}
+
+# decoy_container IMAGE: starts a container labelled as another run's
+# sandbox on this host (llmsb.pid of this shell, which no suite tracks) with
+# a process of the sandbox uid in it, removed when it ends (10 minutes), and
+# prints its id: a suite runs one while it checks the host, to show that it
+# counts only its own.  (A sandbox's rlimits: Podman cannot start one with
+# its defaults on every host.)
+decoy_container() {
+    local body id
+    body=$(jq -cn --arg img "$1" --arg h "$(hostname)" --arg p "$$" '{Image: $img,
+        Entrypoint: ["sleep", "600"], User: "10001:10001",
+        HostConfig: {AutoRemove: true, Ulimits: [{Name: "nofile", Soft: 1024, Hard: 1024},
+            {Name: "nproc", Soft: 256, Hard: 256}, {Name: "core", Soft: 0, Hard: 0}]},
+        Labels: {"llmsb.managed": "1", "llmsb.kind": "local", "llmsb.host": $h, "llmsb.pid": $p}}')
+    id=$(curl -fs -X POST -H 'Content-Type: application/json' -d "$body" --unix-socket "$ENGINE_SOCK" \
+        "http://d/v1.41/containers/create" | jq -r .Id)
+    [ -n "$id" ] || return 1
+    curl -fs -X POST --unix-socket "$ENGINE_SOCK" "http://d/v1.41/containers/$id/start" >/dev/null ||
+        { remove_container "$id"; return 1; }
+    echo "$id"
+}
+
+# remove_container ID: removes it, running or not.
+remove_container() {
+    curl -s -X DELETE --unix-socket "$ENGINE_SOCK" "http://d/v1.41/containers/$1?force=1" >/dev/null
+}
+
+# watch_containers FILE: writes to FILE the engine's create event (one JSON
+# a line) of every sandbox container made from now on, until the watcher
+# (pid WATCH_PID) is killed: the record of a run's containers after they
+# are gone.
+watch_containers() {
+    local f
+    f=$(jq -rn '{type: ["container"], event: ["create"], label: ["llmsb.managed=1"]} | tojson | @uri')
+    # since a second ago: the events between this call and the connection are replayed
+    curl -sN --unix-socket "$ENGINE_SOCK" "http://d/v1.41/events?since=$(($(date +%s) - 1))&filters=$f" \
+        >"$1" 2>/dev/null &
+    WATCH_PID=$!
+    for _ in $(seq 1 50); do [ -e "$1" ] && return 0; sleep 0.1; done
+}
+
+# watched_containers FILE PID...: the ids of the containers in FILE the
+# processes PID... of this host made, one a line.
+watched_containers() {
+    local file=$1
+    shift
+    jq -Rr --arg h "$(hostname)" 'fromjson? | .Actor.Attributes as $a
+        | select($a["llmsb.host"] == $h and ($a["llmsb.pid"] | IN($ARGS.positional[]))) | .Actor.ID' \
+        "$file" --args "$@"
+}
+
+# processes_in ID...: the processes (pid and command line) whose cgroup is
+# one of the containers ID..., one a line.
+processes_in() {
+    local f d
+    [ $# -gt 0 ] || return 0
+    printf '%s\n' "$@" | grep -lFf - /proc/[0-9]*/cgroup 2>/dev/null | while read -r f; do
+        d=${f%/cgroup}
+        echo "${d#/proc/} $(tr '\0' ' ' <"$d/cmdline" 2>/dev/null | head -c 100)"
+    done
+}
+
+# processes_outside_containers UID: the processes of UID (pid and command
+# line) in no container's cgroup: a sandbox process that got out of its
+# container, whichever run it came from.
+processes_outside_containers() {
+    local p
+    for p in $(ps -u "$1" -o pid= 2>/dev/null); do
+        grep -qE '[0-9a-f]{64}' "/proc/$p/cgroup" 2>/dev/null ||
+            [ ! -e "/proc/$p" ] || echo "$p $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | head -c 100)"
     done
 }

@@ -1,23 +1,32 @@
 #!/bin/bash
 # run.sh - the hostile suite: every case of hostile.yaml through the real
 # engine (submit --local, 2 slots, the default policy "minimal"), each
-# result checked against meta.expect; then the host: no sandbox container
-# left, no process of the sandbox uid, dockerd answering.
+# result checked against meta.expect; then the host: no container of this
+# run left, no process left in one nor of the sandbox uid outside every
+# container, dockerd answering.  Other runs on the host are not counted
+# (tests/lib.sh): a decoy, another run's sandbox, runs meanwhile.
 # LLMSB_BACKEND=podman runs it against the Podman service (suite
 # hostile_podman).
 set -u
 cd "$(dirname "$0")/../.."
+. tests/lib.sh
 B=${LLMSB_BIN:-$PWD/bin/llm-sandbox}
 case ${LLMSB_BACKEND:-docker} in
     docker) SUITE=hostile; SOCK=/var/run/docker.sock ;;
     podman) SUITE=hostile_podman; SOCK=/run/podman/podman.sock ;;
     *) echo "FAIL hostile: LLMSB_BACKEND=$LLMSB_BACKEND has no host check here"; echo "hostile: 0 passed, 1 failed"; exit 1 ;;
 esac
+ENGINE_SOCK=$SOCK
 T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+trap 'kill "${WATCH_PID:-}" 2>/dev/null; [ -n "${decoy:-}" ] && remove_container "$decoy"; rm -rf "$T"' EXIT
 pass=0; fail=0
 
-"$B" submit tests/hostile/hostile.yaml --local --slots 2 --allow-invalid --out "$T/out.jsonl" >"$T/run.log" 2>&1
+watch_containers "$T/created"
+# another run's sandbox, with a process of the sandbox uid, which the host
+# checks must not count
+decoy=$(decoy_container llmsb/python:latest) ||
+    { echo "FAIL $SUITE.decoy: cannot start a container of llmsb/python:latest"; echo "$SUITE: 0 passed, 1 failed"; exit 1; }
+track "$B" submit tests/hostile/hostile.yaml --local --slots 2 --allow-invalid --out "$T/out.jsonl" >"$T/run.log" 2>&1
 rc=$?
 if [ "$rc" -gt 1 ] || [ ! -s "$T/out.jsonl" ]; then  # 1: jobs did not pass, as hostile ones do
     echo "FAIL $SUITE.suite_ran: exit $rc"; tail -20 "$T/run.log"; echo "$SUITE: 0 passed, 1 failed"; exit 1
@@ -38,24 +47,33 @@ done <"$T/out.jsonl"
 
 # a huge code field (2 MB, over the 1 MiB cap) is invalid, nothing runs
 { printf '{"id": "huge-code", "lang": "python", "code": "'; head -c 2000000 /dev/zero | tr '\0' 'x'; printf '"}\n'; } > "$T/huge.jsonl"
-"$B" submit "$T/huge.jsonl" --local --out "$T/huge.out" >/dev/null 2>"$T/huge.err"; hrc=$?
+track "$B" submit "$T/huge.jsonl" --local --out "$T/huge.out" >/dev/null 2>"$T/huge.err"; hrc=$?
 # refused before anything runs, naming file, line, field and cap; with
 # --allow-invalid it becomes an invalid result
-"$B" submit "$T/huge.jsonl" --local --allow-invalid --out "$T/huge.out" >/dev/null 2>&1
+track "$B" submit "$T/huge.jsonl" --local --allow-invalid --out "$T/huge.out" >/dev/null 2>&1
 if [ "$hrc" = 2 ] && grep -q "huge.jsonl:1: code: 2000000 bytes is over the 1048576 byte cap" "$T/huge.err" &&
    jq -e '.status == "invalid" and (.error | test("code: 2000000 bytes is over the 1048576 byte cap"))' "$T/huge.out" >/dev/null; then
     echo "ok   $SUITE.huge-code (invalid)"; pass=$((pass + 1))
 else echo "FAIL $SUITE.huge-code: $(jq -c '{status, error}' "$T/huge.out")"; fail=$((fail + 1)); fi
 
-# the host after the suite
-left=$(curl -s --unix-socket "$SOCK" \
-    "http://d/v1.41/containers/json?all=1&filters=%7B%22label%22%3A%5B%22llmsb.kind%3Dlocal%22%5D%7D" | grep -c '"Id"')
+# the host after the suite: what this run's processes made
+left=$(containers_of $RUN_PIDS | wc -l)
 [ "$left" = 0 ] && { echo "ok   $SUITE.no_container_left"; pass=$((pass + 1)); } ||
     { echo "FAIL $SUITE.no_container_left: $left"; fail=$((fail + 1)); }
 sleep 1
-stray=$(ps -u 10001 -o pid= 2>/dev/null | wc -l)
-[ "$stray" = 0 ] && { echo "ok   $SUITE.no_sandbox_process_left"; pass=$((pass + 1)); } ||
-    { echo "FAIL $SUITE.no_sandbox_process_left: $stray ($(ps -u 10001 -o pid=,args= | head -3))"; fail=$((fail + 1)); }
+kill "$WATCH_PID" 2>/dev/null; wait "$WATCH_PID" 2>/dev/null
+made=$(watched_containers "$T/created" $RUN_PIDS)
+{ processes_in $made; processes_outside_containers 10001; } >"$T/stray"
+if [ -z "$made" ]; then
+    echo "FAIL $SUITE.no_sandbox_process_left: no container of this run seen on the engine's events"; fail=$((fail + 1))
+elif [ ! -s "$T/stray" ]; then echo "ok   $SUITE.no_sandbox_process_left"; pass=$((pass + 1))
+else
+    echo "FAIL $SUITE.no_sandbox_process_left: $(wc -l <"$T/stray") in $(echo "$made" | wc -l) containers ($(head -3 "$T/stray"))"
+    fail=$((fail + 1))
+fi
+[ -n "$(processes_in "$decoy")" ] ||
+    { echo "FAIL $SUITE.decoy: the other run's container had no process while the host was checked"; fail=$((fail + 1)); }
+remove_container "$decoy"; decoy=
 curl -fs --max-time 5 --unix-socket "$SOCK" http://d/_ping >/dev/null &&
     { echo "ok   $SUITE.engine_healthy"; pass=$((pass + 1)); } ||
     { echo "FAIL $SUITE.engine_healthy"; fail=$((fail + 1)); }

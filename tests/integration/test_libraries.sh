@@ -10,7 +10,7 @@
 #  - a container that installed libraries is not handed to the next job.
 B=${LLMSB_BIN:-bin/llm-sandbox}
 T=$(mktemp -d)
-NET=llmsb-test-pypi
+NET=llmsb-test-pypi-$$ # the index's network and container: this run's alone
 cleanup() {
     docker rm -f "$NET" >/dev/null 2>&1
     docker network rm "$NET" >/dev/null 2>&1
@@ -133,7 +133,7 @@ jobs:
       import llmsb_demo
       print(llmsb_demo.answer())
       try:
-          urllib.request.urlopen("http://llmsb-test-pypi:8080/simple/", timeout=5)
+          urllib.request.urlopen("http://INDEX:8080/simple/", timeout=5)
           print("online")
       except Exception:
           print("offline")
@@ -148,6 +148,7 @@ jobs:
       except ImportError:
           print("clean")
 YAML
+sed -i "s/INDEX/$NET/" "$T/pip-jobs.yaml"
 t0=$(date +%s%N)
 $B submit "$T/pip-jobs.yaml" --local --slots 1 --config "$T/pip.yaml" --out "$T/pip.jsonl" </dev/null >"$T/o" 2>"$T/err"
 echo "  (pip jobs took $(( ($(date +%s%N) - t0) / 1000000 )) ms)"

@@ -8,6 +8,7 @@
 # the manifests of deploy/kubernetes.
 set -u
 cd "$(dirname "$0")/../.."
+. tests/lib.sh
 B=${LLMSB_BIN:-$PWD/bin/llm-sandbox}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -29,45 +30,49 @@ kubernetes:
 YEOF
 export LLMSB_CONFIG=$T/llm-sandbox.yaml LLMSB_BACKEND=kubernetes
 
-out=$("${LLMSB_TBIN:-$PWD/bin/tests}/test_integ_docker" 2>&1); rc=$?
-printf '%s\n' "$out" | grep -v '^ok' | head -20
-line=$(printf '%s\n' "$out" | tail -1)
+track "${LLMSB_TBIN:-$PWD/bin/tests}/test_integ_docker" >"$T/status.out" 2>&1; rc=$?
+grep -v '^ok' "$T/status.out" | head -20
+line=$(tail -1 "$T/status.out")
 [ "$rc" = 0 ] && ok "status_suite ($line)" || bad status_suite "$line"
 
-"$B" run examples/hello.py </dev/null >"$T/out" 2>"$T/err"; rc=$?
+track "$B" run examples/hello.py </dev/null >"$T/out" 2>"$T/err"; rc=$?
 [ "$rc" = 0 ] && grep -q '^hello world from Python' "$T/out" && ok run_hello || bad run_hello "exit $rc: $(head -c 300 "$T/out")"
 
-"$B" run --artifacts "$T/art" examples/plot.py </dev/null >"$T/out" 2>"$T/err"; rc=$?
+track "$B" run --artifacts "$T/art" examples/plot.py </dev/null >"$T/out" 2>"$T/err"; rc=$?
 [ "$rc" = 0 ] && [ -s "$T/art/plot-001.png" ] && head -c 8 "$T/art/plot-001.png" | grep -q PNG && ok plot_comes_back ||
     bad plot_comes_back "exit $rc, $(ls "$T/art" 2>&1)"
+
+# pods_of PID...: the pods of those processes of this host still there
+# (the worker's account may list pods); another run's are not counted
+pods_of() {
+    kubectl --kubeconfig "$LLMSB_K8S_WORKER_KUBECONFIG" -n llmsb get pods \
+        -l "llmsb.pid in ($(echo "$@" | tr ' ' ','))" --no-headers 2>&1 | grep -v -e Terminating -e '^No resources found'
+}
 
 # a sandbox that never starts says why, within kubernetes.pod_start_timeout:
 # with no node named on this cluster without a scheduler the pod is never
 # bound; an image that is not on the node with pull policy Never. Neither
-# leaves a pod (counted by the run's own worker label)
-own_pods() {  # own_pods PID -> pods of `run` process PID not being deleted
-    kubectl --kubeconfig "$LLMSB_K8S_WORKER_KUBECONFIG" -n llmsb get pods -l "llmsb.worker=$(hostname)-$1" --no-headers 2>/dev/null | grep -vc Terminating
-}
+# leaves a pod
 sed -e '/^  node:/d' -e 's/^  image_pull_policy: Never$/&\n  pod_start_timeout: 5/' "$T/llm-sandbox.yaml" >"$T/nonode.yaml"
 t0=$(date +%s)
 env -u LLMSB_K8S_NODE LLMSB_CONFIG="$T/nonode.yaml" "$B" run examples/hello.py </dev/null >"$T/out" 2>"$T/err" &
-pid=$!; wait $pid; rc=$?
+pid=$!; RUN_PIDS="$RUN_PIDS $pid"; wait $pid; rc=$?
 took=$(( $(date +%s) - t0 ))
-if [ "$rc" = 3 ] && [ "$took" -le 12 ] && [ "$(own_pods $pid)" = 0 ] && grep -q 'not running after 5 s (kubernetes.pod_start_timeout): Pending: not scheduled: no node is assigned' "$T/err"; then
+if [ "$rc" = 3 ] && [ "$took" -le 12 ] && [ -z "$(pods_of $pid)" ] && grep -q 'not running after 5 s (kubernetes.pod_start_timeout): Pending: not scheduled: no node is assigned' "$T/err"; then
     ok unscheduled_pod_says_why
-else bad unscheduled_pod_says_why "exit $rc after ${took}s, $(own_pods $pid) pods left: $(head -c 400 "$T/err")"; fi
+else bad unscheduled_pod_says_why "exit $rc after ${took}s, $(pods_of $pid | wc -l) pods left: $(head -c 400 "$T/err")"; fi
 sed -e 's/^  image_pull_policy: Never$/&\n  pod_start_timeout: 5/' "$T/llm-sandbox.yaml" >"$T/short.yaml"
 t0=$(date +%s)
 LLMSB_CONFIG="$T/short.yaml" "$B" run --image llmsb/no-such-image:1 examples/hello.py </dev/null >"$T/out" 2>"$T/err" &
-pid=$!; wait $pid; rc=$?
+pid=$!; RUN_PIDS="$RUN_PIDS $pid"; wait $pid; rc=$?
 took=$(( $(date +%s) - t0 ))
-if [ "$rc" = 3 ] && [ "$took" -le 12 ] && [ "$(own_pods $pid)" = 0 ] && grep -q 'did not start: ErrImageNeverPull: Container image "llmsb/no-such-image:1" is not present' "$T/err"; then
+if [ "$rc" = 3 ] && [ "$took" -le 12 ] && [ -z "$(pods_of $pid)" ] && grep -q 'did not start: ErrImageNeverPull: Container image "llmsb/no-such-image:1" is not present' "$T/err"; then
     ok missing_image_says_why
-else bad missing_image_says_why "exit $rc after ${took}s, $(own_pods $pid) pods left: $(head -c 400 "$T/err")"; fi
+else bad missing_image_says_why "exit $rc after ${took}s, $(pods_of $pid | wc -l) pods left: $(head -c 400 "$T/err")"; fi
 
-# every sandbox pod is gone (the worker's account may list pods)
-left=$(kubectl --kubeconfig "$LLMSB_K8S_WORKER_KUBECONFIG" -n llmsb get pods -l llmsb.managed=1 --no-headers 2>/dev/null | grep -vc Terminating)
-[ "$left" = 0 ] && ok no_pod_left || bad no_pod_left "$left pods: $(kubectl --kubeconfig "$LLMSB_K8S_WORKER_KUBECONFIG" -n llmsb get pods --no-headers 2>&1 | head -3)"
+# every sandbox pod of the runs above is gone
+pods_of $RUN_PIDS >"$T/pods"
+[ ! -s "$T/pods" ] && ok no_pod_left || bad no_pod_left "$(wc -l <"$T/pods") pods: $(head -3 "$T/pods")"
 
 # the worker's account cannot read secrets (least rights)
 if kubectl --kubeconfig "$LLMSB_K8S_WORKER_KUBECONFIG" -n llmsb get secrets >/dev/null 2>&1; then
@@ -107,14 +112,14 @@ if [ "$($R hget llmsb:result:k9 status)" = ok ] && [ "$($R hget llmsb:result:k9 
 else bad kill9_worker_job_finished_once "owner=$owner status=$($R hget llmsb:result:k9 status) now=$($R hget llmsb:result:k9 worker) results=$n"; fi
 left=1
 for _ in $(seq 1 60); do
-    left=$(kubectl --kubeconfig "$LLMSB_K8S_WORKER_KUBECONFIG" -n llmsb get pods -l "llmsb.worker=$owner" --no-headers 2>/dev/null | grep -vc Terminating)
+    left=$(pods_of "$victim" | wc -l)
     [ "$left" = 0 ] && break
     sleep 1
 done
 [ "$left" = 0 ] && ok kill9_worker_pods_reaped || bad kill9_worker_pods_reaped "$left pods of $owner after 60 s; $(grep -h reaper "$T"/kw*.log | head -3)"
 kill -TERM "$other" 2>/dev/null; wait "$other" 2>/dev/null
 $R shutdown nosave >/dev/null 2>&1
-left=$(kubectl --kubeconfig "$LLMSB_K8S_WORKER_KUBECONFIG" -n llmsb get pods -l llmsb.managed=1 --no-headers 2>/dev/null | grep -vc Terminating)
+left=$(pods_of "$p1" "$p2" | wc -l)
 [ "$left" = 0 ] && ok no_pod_left_after_workers || bad no_pod_left_after_workers "$left pods"
 unset LLMSB_REDIS_URL
 

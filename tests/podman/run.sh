@@ -7,9 +7,10 @@
 # with LLMSB_BACKEND=podman (integration_podman, hostile_podman).
 set -u
 cd "$(dirname "$0")/../.."
+. tests/lib.sh
 B=${LLMSB_BIN:-$PWD/bin/llm-sandbox}
 export LLMSB_BACKEND=podman
-SOCK=/run/podman/podman.sock
+SOCK=/run/podman/podman.sock ENGINE_SOCK=/run/podman/podman.sock
 T=$(mktemp -d)
 trap 'rm -rf "$T"; [ -n "${lpid:-}" ] && kill "$lpid" 2>/dev/null' EXIT
 pass=0; fail=0
@@ -24,13 +25,13 @@ fi
 "$B" run examples/hello.py </dev/null >"$T/out" 2>"$T/err"; rc=$?
 [ "$rc" = 0 ] && grep -q '^hello world from Python' "$T/out" && ok run_hello || bad run_hello "exit $rc: $(head -c 200 "$T/out")"
 
-# the container was Podman's, not Docker's: its label is on Podman's list
-# while it runs
+# the container was Podman's, not Docker's: this run's container (its
+# llmsb.pid label) is on Podman's list while it runs
 printf 'import time\nprint("up", flush=True)\ntime.sleep(12)\n' > "$T/slow.py"
 "$B" run "$T/slow.py" </dev/null >"$T/out" 2>"$T/err" & rpid=$!
 n=0
 for _ in $(seq 1 40); do
-    n=$(curl -s --unix-socket "$SOCK" "http://d/v1.41/containers/json?filters=%7B%22label%22%3A%5B%22llmsb.kind%3Drun%22%5D%7D" | grep -o '"Id"' | wc -l)
+    n=$(containers_of "$rpid" | grep -vc engine-unreachable)
     [ "$n" -ge 1 ] && break
     sleep 0.25
 done

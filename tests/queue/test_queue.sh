@@ -28,7 +28,7 @@ cleanup() {
     $R shutdown nosave >/dev/null 2>&1
     sleep 0.5
     # containers our killed workers left behind
-    remove_worker_containers
+    remove_containers_of $WORKERS
     rm -rf "$T"
 }
 trap cleanup EXIT

@@ -24,7 +24,7 @@ cleanup() {
     for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
     redis-cli -p "$PORT" shutdown nosave >/dev/null 2>&1
     sleep 0.3
-    remove_worker_containers
+    remove_containers_of $PIDS
     rm -rf "$T"
 }
 trap cleanup EXIT
