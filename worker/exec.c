@@ -460,6 +460,15 @@ enum sched_outcome exec_job_retrying(struct pool *pool, const struct backend *be
         r->error[0] = r->r.error[0] = '\0'; /* a failed attempt's word is not the result's */
         llmsb_err_clear(&err);
         o = exec_job(pool, be, cfg, j, cancel, r, &err);
+        if (o == SCHED_OUT_FAILED && stop_asked(cancel)) {
+            /* the stop broke the attempt (a start cut short, say): the
+             * job's fault no more than the engine's */
+            if (cancel && atomic_load(cancel) == SCHED_CANCEL_USER) {
+                job_result_set_status(r, STATUS_CANCELLED, "cancelled while its sandbox started");
+                return SCHED_OUT_CANCELLED;
+            }
+            return SCHED_OUT_ABORTED;
+        }
         if (o == SCHED_OUT_FAILED && !exec_engine_answers(be))
             o = SCHED_OUT_UNAVAILABLE;
         d = scheduler_decide(o, attempt, j->max_attempts, &backoff);

@@ -373,6 +373,22 @@ else
     check submit_local_ctrl_c_keeps_results "130 with summary and --out" "$rc"
 fi
 
+# Ctrl-C while the sandboxes start, on a job's last attempt: not finished,
+# never an internal_error the stop made
+cat > "$T/start.yaml" <<'EOF'
+defaults: {lang: python, timeout: 60, max_attempts: 1}
+jobs:
+  - {id: s1, code: "import time; time.sleep(60)"}
+  - {id: s2, code: "import time; time.sleep(60)"}
+EOF
+$B submit "$T/start.yaml" --local --slots 2 --out "$T/start.jsonl" </dev/null >"$T/out" 2>"$T/err" &
+pid=$!
+for _ in $(seq 1 300); do [ "$(own_containers $pid)" -ge 1 ] && break; sleep 0.02; done
+kill -INT $pid; wait $pid; rc=$?
+got=$(jq -r '"\(.id) \(.status)"' "$T/start.jsonl" 2>/dev/null | tr '\n' ,)
+if [ "$rc" = 130 ] && [ "$got" = "s1 not_finished,s2 not_finished," ]; then check submit_local_ctrl_c_while_starting 0 0
+else echo "  rc=$rc --out: $got"; check submit_local_ctrl_c_while_starting "130, both not_finished" "$rc"; fi
+
 t0=$(date +%s)
 $B submit "$T/stop.yaml" --local --slots 2 --timeout 3 --out "$T/stop.jsonl" </dev/null >"$T/out" 2>"$T/err" &
 pid=$!; wait $pid; rc=$?; took=$(( $(date +%s) - t0 ))
