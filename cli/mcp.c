@@ -224,7 +224,8 @@ static cJSON *tools_list(const struct mcp *m)
     language_names(names, sizeof(names));
     props = cJSON_CreateObject();
     prop(props, "code", "string", "The program's source code.");
-    snprintf(desc, sizeof(desc), "The language: one of %s (default python, or in a session the session's).", names);
+    snprintf(desc, sizeof(desc),
+             "The language: one of %s (default python, or in a session the session's).", names);
     prop(props, "language", "string", desc);
     string_array_prop(props, "libraries",
                       "Packages to install first from the language's registry (pip, npm, gem, "
@@ -739,6 +740,11 @@ static cJSON *run_fields(struct mcp *m, const struct fields *f, const char *id, 
         out = result_content(r);
     } else if (err->code == LLMSB_ERR_INVALID) {
         out = tool_error("invalid: %s", err->msg);
+    } else if (err->code == LLMSB_ERR_INTERRUPTED) {
+        /* we stopped it: not the sandbox failing */
+        out =
+            tool_error("cancelled: %s; the call was stopped and its sandbox removed",
+                       m->stdin_ended ? "stdin ended (the client left)" : "the server was stopped");
     } else {
         out = tool_error("internal_error: %s", err->msg[0] ? err->msg : "the job did not run");
     }

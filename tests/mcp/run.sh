@@ -95,9 +95,13 @@ eof_mid_call() {
     EOF_AFTER=$(own_containers "$label")
 }
 eof_mid_call ""
-if [ "$EOF_DURING" -ge 1 ] && [ "$EOF_RC" = 0 ] && [ "$EOF_MS" -le 3000 ] && [ "$EOF_AFTER" = 0 ]; then
+# the stopped call's answer, if the client still reads, says why: never an
+# internal_error (the sandbox did not fail)
+if [ "$EOF_DURING" -ge 1 ] && [ "$EOF_RC" = 0 ] && [ "$EOF_MS" -le 3000 ] && [ "$EOF_AFTER" = 0 ] &&
+    ! grep -q internal_error "$T/eof.out" && { ! grep -q '"id":2' "$T/eof.out" ||
+    grep '"id":2' "$T/eof.out" | grep -q 'cancelled: stdin ended (the client left)'; }; then
     ok stdin_end_stops_the_call
-else bad stdin_end_stops_the_call "exit $EOF_RC $EOF_MS ms after stdin closed; containers during the call $EOF_DURING, after $EOF_AFTER; $(tail -2 "$T/eof.err")"; fi
+else bad stdin_end_stops_the_call "exit $EOF_RC $EOF_MS ms after stdin closed; containers during the call $EOF_DURING, after $EOF_AFTER; $(tail -2 "$T/eof.err"); answer: $(grep '"id":2' "$T/eof.out" | head -c 300)"; fi
 
 # the session test's idle time, for the server and the worker alike
 { [ -n "${LLMSB_CONFIG:-}" ] && cat "$LLMSB_CONFIG"; echo "sessions: {idle_ttl: 3}"; } >"$T/config.yaml"
