@@ -4,6 +4,7 @@
 
 #include <signal.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,9 +47,18 @@ void cli_error(const char *fmt, ...)
     fputc('\n', stderr);
 }
 
+/* The first signal asks every wait to stop (the summary and the clean-up
+ * follow); a second one, when that clean-up hangs, exits at once. */
 static void on_signal(int sig)
 {
+    static const char msg[] = "\nsecond signal: exiting now; containers being removed may be left "
+                              "(labels llmsb.managed=1, llmsb.worker=<host>-<pid>)\n";
     (void)sig;
+    if (llmsb_interrupted) {
+        ssize_t w = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+        (void)w;
+        _exit(130);
+    }
     llmsb_interrupted = 1;
 }
 
