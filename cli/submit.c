@@ -712,6 +712,9 @@ static int wait_results(struct queue *q, const struct plan *p, char *last, doubl
     return 0;
 }
 
+/* Enqueues the jobs not reused. Returns 0, -1 on an error (said), or 1
+ * when Ctrl-C or SIGTERM stopped it: the ids of those enqueued (they will
+ * run) are printed and the rest are not sent. */
 static int enqueue_all(struct queue *q, const struct jobfile *jf, struct plan *p)
 {
     struct llmsb_err err = {0};
@@ -722,6 +725,14 @@ static int enqueue_all(struct queue *q, const struct jobfile *jf, struct plan *p
         char entry[QUEUE_ENTRY_ID_MAX];
         int rc;
 
+        if (llmsb_interrupted) {
+            cli_error("interrupted: %zu of %zu jobs were enqueued and will run; their ids follow",
+                      sent, jf->n);
+            for (size_t k = 0; k < i; k++)
+                if (!p->reused[k])
+                    printf("%s\n", p->ids[k]);
+            return 1;
+        }
         if (p->reused[i])
             continue;
         fields_init(&f, QUEUE_MAX_FIELDS);
@@ -765,8 +776,9 @@ static int submit_redis(struct cli_globals *g, const struct submit_opts *o, stru
         rc = EXIT_USAGE;
         goto out;
     }
-    if (enqueue_all(&q, jf, p) != 0) {
-        rc = EXIT_INTERNAL;
+    cli_signals(); /* from here Ctrl-C and SIGTERM are answered, not fatal */
+    if ((wrc = enqueue_all(&q, jf, p)) != 0) {
+        rc = wrc > 0 ? EXIT_INTERRUPTED : EXIT_INTERNAL;
         goto out;
     }
     warn_if_no_worker(&q);
@@ -775,7 +787,6 @@ static int submit_redis(struct cli_globals *g, const struct submit_opts *o, stru
             printf("%s\n", p->ids[i]);
         goto out;
     }
-    cli_signals();
     wrc = wait_results(&q, p, last, o->timeout_s, results);
     if (wrc != 0)
         rc = finish_early(o, jf, p, results, wrc,
