@@ -236,6 +236,12 @@ else check float_cases_read_decimal_numbers "cases [false, true, false, true]" "
 printf '%s\n' 'public class Main { public static void main(String[] a) { assert 1 > 2 : "asserts on"; System.out.println("off"); } }' > "$T/Main.java"
 $B run "$T/Main.java" </dev/null >"$T/out" 2>"$T/err"; check java_assertions_on 1 $? "$T/err" 'AssertionError: asserts on'
 
+# --- Java names of any length a file name holds: a 130-byte class (no public)
+# in a 159-byte package runs as written
+jname=$(python3 -c 'print("C" * 130)'); jpkg=$(python3 -c 'print(".".join(["p" * 9] * 16))')
+printf 'package %s;\nclass %s { public static void main(String[] a) { System.out.println("long names"); } }\n' "$jpkg" "$jname" > "$T/long.java"
+$B run "$T/long.java" </dev/null >"$T/out" 2>"$T/err"; check java_long_names 0 $? "$T/out" '^long names$'
+
 # --- Go: a package other than main is a compile_error that says so (not a
 # program that cannot start); a go_test file runs under `go test` with
 # testify from the image; its exit code is the verdict
