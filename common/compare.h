@@ -18,10 +18,17 @@ enum compare_mode {
     /* tokens; where both are numbers, equal within tol (absolute, or
      * relative to the expected one).  A number is decimal: an optional
      * sign, then digits with an optional fraction (or a fraction alone)
-     * and an optional exponent (1, -2.5, .5, 5., 1e-3, 6.02E+23), or inf,
-     * infinity or nan in any case.  An overflow (1e999) is an infinity,
-     * equal to an infinity of its sign; NaN equals NaN.  Other tokens
-     * (0x10, 1_000, nan(1)) are words, equal only as the same text. */
+     * and an optional exponent of at most 18 digits, leading zeros aside
+     * (1, -2.5, .5, 5., 1e-3, 6.02E+23), of any length; or inf, infinity
+     * or nan in any case.  The same value however written is equal
+     * (10.0e399 and 1 followed by 400 zeros).  Numbers within a double's
+     * range compare as doubles; beyond it (10**400, 1e999) by value,
+     * their first 40 significant digits within tol relative, so two
+     * different big integers differ.  An infinity word equals an infinity
+     * word or a decimal beyond a double's range of its sign (1e999 is
+     * inf; 1e400 is inf too but not 1e999); NaN equals NaN.  Other tokens
+     * (0x10, 1_000, nan(1), 1e1000000000000000000) are words, equal only
+     * as the same text. */
     COMPARE_FLOAT = 3
 };
 
@@ -33,7 +40,7 @@ struct compare {
 };
 
 /* Parses "exact", "trailing_whitespace", "tokens", "float" or "float:TOL"
- * (TOL from 0 to 1, e.g. 1e-9).  Returns 0, or -1 with why set to a
+ * (TOL a decimal number of the grammar above from 0 to 1, e.g. 1e-9).  Returns 0, or -1 with why set to a
  * static text. */
 int compare_parse(const char *s, size_t n, struct compare *c, const char **why);
 /* 1 when got matches want under c. */

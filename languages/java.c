@@ -160,34 +160,33 @@ static int main_params(struct lexer *lx)
     return array && t.kind == TK_END;
 }
 
-static void copy_name(char *dst, size_t dstsz, const char *s, size_t len)
+static int name_is(struct lang_java_name a, struct lang_java_name b)
 {
-    snprintf(dst, dstsz, "%.*s", len < dstsz ? (int)len : 0, s);
+    return a.len == b.len && memcmp(a.s, b.s, a.len) == 0;
 }
 
 /* What the scan knows at the point it has reached. */
 struct scan_state {
-    char type[LANG_JAVA_NAME]; /* the top-level type it is in, or "" */
+    struct lang_java_name type; /* the top-level type it is in (len 0: none) */
     int type_public, type_interface;
     int want_name; /* after class/interface/enum/record */
     int pub, stat; /* modifiers since the last ; { or } at this level */
 };
 
-/* "package a.b;": the name as javac reads it, without spaces. */
+/* "package a.b;": the name as javac reads it, without spaces; its length
+ * counted whole even when it does not fit. */
 static void package_name(struct lexer *lx, struct lang_java_types *out)
 {
     size_t n = 0;
     struct tok t;
 
     while ((t = lex_next(lx)).kind == TK_WORD || tok_is(t, ".")) {
-        if (n + t.len >= sizeof(out->package)) {
-            n = 0;
-            break;
-        }
-        memcpy(out->package + n, t.s, t.len);
+        if (n + t.len < sizeof(out->package))
+            memcpy(out->package + n, t.s, t.len);
         n += t.len;
     }
-    out->package[n] = '\0';
+    out->package_len = n;
+    out->package[n < sizeof(out->package) ? n : 0] = '\0';
 }
 
 /* At the top level: the package, modifiers and type declarations. */
@@ -198,9 +197,9 @@ static void top_level_word(struct scan_state *st, struct tok prev, struct tok t,
 
     if (st->want_name) {
         st->want_name = 0;
-        copy_name(st->type, sizeof(st->type), t.s, t.len);
-        if (st->type_public && !out->public_type[0])
-            snprintf(out->public_type, sizeof(out->public_type), "%s", st->type);
+        st->type.s = t.s, st->type.len = t.len;
+        if (st->type_public && !out->public_type.len)
+            out->public_type = st->type;
         return;
     }
     if (tok_is(prev, ".") || tok_is(prev, "import"))
@@ -241,10 +240,10 @@ static void member_word(struct scan_state *st, struct tok prev, struct tok t, st
     params.len = close;
     /* every member of an interface is public */
     if (main_params(&params) && st->stat && (st->pub || st->type_interface)) {
-        if (!out->main_type[0] || (st->type_public && strcmp(out->public_type, st->type) == 0))
-            snprintf(out->main_type, sizeof(out->main_type), "%s", st->type);
-    } else if (!out->odd_main[0]) {
-        snprintf(out->odd_main, sizeof(out->odd_main), "%s", st->type);
+        if (!out->main_type.len || (st->type_public && name_is(out->public_type, st->type)))
+            out->main_type = st->type;
+    } else if (!out->odd_main.len) {
+        out->odd_main = st->type;
     }
 }
 
@@ -268,13 +267,13 @@ void language_java_scan(const char *code, size_t len, struct lang_java_types *ou
         if (parens == 0 && (tok_is(t, "{") || tok_is(t, "}") || tok_is(t, ";"))) {
             st.pub = st.stat = st.want_name = 0;
             if (depth == 0 && tok_is(t, "}"))
-                st.type[0] = '\0';
+                st.type.len = 0;
         } else if (parens == 0 && depth == 0 && (t.kind == TK_WORD || st.want_name)) {
             if (t.kind == TK_WORD)
                 top_level_word(&st, prev, t, &lx, out);
             else
                 st.want_name = 0; /* not a declaration after all */
-        } else if (parens == 0 && depth == 1 && t.kind == TK_WORD && st.type[0]) {
+        } else if (parens == 0 && depth == 1 && t.kind == TK_WORD && st.type.len) {
             member_word(&st, prev, t, &lx, out);
         }
         prev = t;
@@ -285,25 +284,43 @@ int language_java_source(const char *code, size_t len, struct lang_source *src,
                          struct llmsb_err *err)
 {
     struct lang_java_types t;
-    const char *stem;
+    struct lang_java_name stem = {"Main", 4};
     int n;
 
     language_java_scan(code, len, &t);
-    stem = t.public_type[0] ? t.public_type : t.main_type[0] ? t.main_type : "Main";
-    n = snprintf(src->file, sizeof(src->file), "%s.java", stem);
-    if (n < 0 || (size_t)n >= sizeof(src->file))
-        return llmsb_err_set(err, LLMSB_ERR_LIMIT, "code: the class name %.60s... is too long",
-                             stem);
-    if (!t.main_type[0])
+    if (t.public_type.len)
+        stem = t.public_type;
+    else if (t.main_type.len)
+        stem = t.main_type;
+    if (stem.len > sizeof(src->file) - sizeof(".java"))
+        return llmsb_err_set(
+            err, LLMSB_ERR_LIMIT,
+            "code: the class %.40s... is %zu bytes; the source file is named after "
+            "it (with .java) and a file name holds at most %zu",
+            stem.s, stem.len, sizeof(src->file) - 1);
+    snprintf(src->file, sizeof(src->file), "%.*s.java", (int)stem.len, stem.s);
+    if (t.package_len >= sizeof(t.package))
+        return llmsb_err_set(err, LLMSB_ERR_LIMIT,
+                             "code: the package is %zu bytes; javac makes it a path of "
+                             "directories, which holds at most %zu",
+                             t.package_len, sizeof(t.package) - 1);
+    if (!t.main_type.len)
         return llmsb_err_set(err, LLMSB_ERR_NOTFOUND,
                              "java: no top-level class declares `public static void main(String[] "
-                             "args)`, so there is nothing to run%s%s%s",
-                             t.odd_main[0] ? " (the main of " : "", t.odd_main,
-                             t.odd_main[0] ? " is not public static void with one String[])" : "");
-    n = snprintf(src->main_class, sizeof(src->main_class), "%s%s%s", t.package,
-                 t.package[0] ? "." : "", t.main_type);
+                             "args)`, so there is nothing to run%s%.*s%s",
+                             t.odd_main.len ? " (the main of " : "",
+                             t.odd_main.len > 200 ? 200 : (int)t.odd_main.len,
+                             t.odd_main.len ? t.odd_main.s : "",
+                             t.odd_main.len ? " is not public static void with one String[])" : "");
+    if (t.main_type.len > sizeof(src->file) - sizeof(".class"))
+        return llmsb_err_set(
+            err, LLMSB_ERR_LIMIT,
+            "code: the class %.40s... that declares main is %zu bytes; javac names "
+            "its class file after it (with .class) and a file name holds at most %zu",
+            t.main_type.s, t.main_type.len, sizeof(src->file) - 1);
+    n = snprintf(src->main_class, sizeof(src->main_class), "%s%s%.*s", t.package,
+                 t.package[0] ? "." : "", (int)t.main_type.len, t.main_type.s);
     if (n < 0 || (size_t)n >= sizeof(src->main_class))
-        return llmsb_err_set(err, LLMSB_ERR_LIMIT, "code: the class name %.60s... is too long",
-                             src->main_class);
+        return llmsb_err_set(err, LLMSB_ERR_LIMIT, "code: cannot name the main class");
     return 0;
 }

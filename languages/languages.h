@@ -26,12 +26,15 @@
 #define LANG_PLOTS_DIR "/tmp/.llmsb-plots"
 #define LANG_PLOTS_ENV "SANDBOX_PLOTS_DIR=" LANG_PLOTS_DIR
 
-/* How a job's code is saved and started: its file name, and for Java the
- * class whose main runs (package-qualified; "" for other languages). */
-#define LANG_JAVA_NAME 128
+/* How a job's code is saved and started: its file name (a file name holds
+ * 255 bytes), and for Java the class whose main runs (package-qualified;
+ * "" for other languages).  A Java package is at most LANG_JAVA_PACKAGE - 1
+ * bytes: javac -d makes it a path of directories, and a path holds 4095. */
+#define LANG_FILE_NAME 256
+#define LANG_JAVA_PACKAGE 4096
 struct lang_source {
-    char file[160];
-    char main_class[2 * LANG_JAVA_NAME];
+    char file[LANG_FILE_NAME];
+    char main_class[LANG_JAVA_PACKAGE + LANG_FILE_NAME];
 };
 
 /* A file of languages/hooks/ embedded in the binary (hooks.c). */
@@ -166,17 +169,24 @@ int language_argv(const char *const *tmpl, const struct lang_source *src,
  * `public static void main(String[])` (static void with one String[],
  * String... or String x[] parameter; public, or in an interface): the
  * public type when it does, else the first in source order.  odd_main is
- * the first type with some other `void main(...)`.  Names are "" when
- * there is none (or one is LANG_JAVA_NAME bytes or more). */
+ * the first type with some other `void main(...)`.  Type names point into
+ * the scanned code, of any length (len 0: none).  package is the package
+ * as javac reads it (without spaces) and package_len its length: "" when
+ * there is none or it is LANG_JAVA_PACKAGE bytes or more. */
+struct lang_java_name {
+    const char *s;
+    size_t len;
+};
 struct lang_java_types {
-    char package[LANG_JAVA_NAME];
-    char public_type[LANG_JAVA_NAME];
-    char main_type[LANG_JAVA_NAME];
-    char odd_main[LANG_JAVA_NAME];
+    char package[LANG_JAVA_PACKAGE];
+    size_t package_len;
+    struct lang_java_name public_type, main_type, odd_main;
 };
 void language_java_scan(const char *code, size_t len, struct lang_java_types *out);
 /* The java row's source: the public type names the file (javac's rule),
- * else the main type, else "Main"; main_class is the main type. */
+ * else the main type, else "Main"; main_class is the main type.  A name
+ * too long for a file name or a package too long for a path is
+ * LLMSB_ERR_LIMIT naming it, its length and the limit. */
 int language_java_source(const char *code, size_t len, struct lang_source *src,
                          struct llmsb_err *err);
 

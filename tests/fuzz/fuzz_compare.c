@@ -1,6 +1,7 @@
 /* fuzz_compare.c - the output comparisons on arbitrary output and
  * expectation (split at the first NUL; the mode from the first byte):
- * never a read past either, and every mode says a text equals itself. */
+ * never a read past either, and every mode says a text equals itself;
+ * the output read as a comparison (float:TOL) too. */
 #include "common/compare.h"
 
 #include <string.h>
@@ -8,8 +9,8 @@
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
-    struct compare c = {COMPARE_FLOAT, COMPARE_DEFAULT_TOL};
-    const char *got, *nul, *want;
+    struct compare c = {COMPARE_FLOAT, COMPARE_DEFAULT_TOL}, parsed;
+    const char *got, *nul, *want, *why = NULL;
     size_t gn, wn;
 
     if (size < 1)
@@ -21,6 +22,9 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     want = nul ? nul + 1 : got + gn;
     wn = size - 1 - gn - (nul ? 1 : 0);
     compare_output(&c, got, gn, want, wn);
+    if (compare_parse(got, gn, &parsed, &why) == 0 && parsed.mode == COMPARE_FLOAT &&
+        !(parsed.tol >= 0 && parsed.tol <= 1))
+        __builtin_trap();
     if (!compare_output(&c, got, gn, got, gn) || !compare_output(&c, want, wn, want, wn))
         __builtin_trap();
     return 0;

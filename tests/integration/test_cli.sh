@@ -215,23 +215,32 @@ PY2
 else cat "$T/py" "$T/out" >>"$T/err"; check cases_compile_once_run_many "1 with sq/20 and exit/3 passed" "$rc"; fi
 
 # --- compare: float judges each case in the agent by the documented number
-# grammar: decimal only (0x10 is not 16), overflow and Infinity are inf
-cat > "$T/fl.yaml" <<'EOF'
+# grammar: decimal only (0x10 is not 16), overflow and Infinity are inf;
+# integers too big for a double (10**400) compare by value, not as inf
+big1=$(python3 -c 'print(10**400)'); big2=$(python3 -c 'print(2 * 10**400)')
+cat > "$T/fl.yaml" <<EOF
 jobs:
   - id: fl
     lang: python
     compare: float
     code: "print(input())"
-    cases: [{stdin: "0x10", expect_stdout: "16"}, {stdin: "Infinity 1e999 NaN", expect_stdout: "inf inf nan"}]
+    cases: [{stdin: "0x10", expect_stdout: "16"}, {stdin: "Infinity 1e999 NaN", expect_stdout: "inf inf nan"},
+            {stdin: "$big1", expect_stdout: "$big2"}, {stdin: "$big1", expect_stdout: "1e400"}]
 EOF
 $B submit "$T/fl.yaml" --local --out "$T/fl.jsonl" </dev/null >"$T/out" 2>"$T/err"; rc=$?
-if python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read()); assert [c["passed"] for c in d["cases"]] == [False, True], d["cases"]' "$T/fl.jsonl" 2>>"$T/err"; then
+if python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read()); assert [c["passed"] for c in d["cases"]] == [False, True, False, True], d["cases"]' "$T/fl.jsonl" 2>>"$T/err"; then
     check float_cases_read_decimal_numbers 1 $rc
-else check float_cases_read_decimal_numbers "cases [false, true]" "$rc"; fi
+else check float_cases_read_decimal_numbers "cases [false, true, false, true]" "$rc"; fi
 
 # --- Java runs with assertions on (-ea), as test harnesses expect
 printf '%s\n' 'public class Main { public static void main(String[] a) { assert 1 > 2 : "asserts on"; System.out.println("off"); } }' > "$T/Main.java"
 $B run "$T/Main.java" </dev/null >"$T/out" 2>"$T/err"; check java_assertions_on 1 $? "$T/err" 'AssertionError: asserts on'
+
+# --- Java names of any length a file name holds: a 130-byte class (no public)
+# in a 159-byte package runs as written
+jname=$(python3 -c 'print("C" * 130)'); jpkg=$(python3 -c 'print(".".join(["p" * 9] * 16))')
+printf 'package %s;\nclass %s { public static void main(String[] a) { System.out.println("long names"); } }\n' "$jpkg" "$jname" > "$T/long.java"
+$B run "$T/long.java" </dev/null >"$T/out" 2>"$T/err"; check java_long_names 0 $? "$T/out" '^long names$'
 
 # --- Go: a package other than main is a compile_error that says so (not a
 # program that cannot start); a go_test file runs under `go test` with

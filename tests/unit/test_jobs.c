@@ -716,6 +716,74 @@ TEST(compare_float_numbers_are_decimal)
                 "0.1"));
 }
 
+/* Decimals too big for a double compare by value, exactly as written:
+ * big-integer answers (10**400, factorials) are where this matters. */
+TEST(compare_float_big_decimals_compare_by_value)
+{
+    char a[1024], b[1024], c[1024];
+
+    /* 10**400, another 401-digit number, and 10**400 again */
+    memset(a, '0', 401), a[0] = '1', a[401] = '\0';
+    memset(b, '0', 401), b[0] = '2', b[401] = '\0';
+    memcpy(c, a, 402);
+    ASSERT(!same("float", a, b));
+    ASSERT(same("float", a, c));
+    ASSERT(same("float", "1e400", a));
+    ASSERT(same("float", "+0010.0e399", a));
+    /* the last digit of 401 is within the relative tolerance; the fourth is not */
+    c[400] = '1';
+    ASSERT(same("float", c, a));
+    c[400] = '0', c[3] = '1';
+    ASSERT(!same("float", c, a));
+    ASSERT(same("float:1e-2", c, a));
+    ASSERT(!same("float", "1e400", "1e999"));
+    ASSERT(!same("float", "1e400", "-1e400"));
+    ASSERT(!same("float", "1e309", "1.7976931348623157e308"));
+    ASSERT(same("float", "1.0000000001e400", "1e400"));
+    ASSERT(!same("float", "1e-400", "1e400"));
+    /* an overflow equals an infinity of its sign, as the words do */
+    ASSERT(same("float", "1e999", "inf"));
+    ASSERT(same("float", a, "Infinity"));
+    ASSERT(same("float", "-1e999", "-inf"));
+    ASSERT(!same("float", "-1e999", "inf"));
+    /* no length at which a decimal becomes a word: 600 digits */
+    memset(a, '9', 600), a[600] = '\0';
+    memset(b, '9', 600), b[0] = '8', b[600] = '\0';
+    ASSERT(!same("float", a, b));
+    ASSERT(same("float", a, "1e600"));
+    memset(a, '0', 600), a[1] = '.', a[599] = '5', a[600] = '\0';
+    ASSERT(same("float", a, "0"));
+    ASSERT(same("float", a, "5e-598"));
+    /* an exponent of more than 18 digits is a word (the documented cap) */
+    ASSERT(!same("float", "1e1000000000000000000", "inf"));
+    ASSERT(same("float", "1e0000000000000000000001", "10"));
+}
+
+/* float:TOL reads TOL by the same decimal grammar: 0 to 1, no hex, inf
+ * or nan, and the reason says which. */
+TEST(compare_float_tolerance_is_decimal)
+{
+    struct compare c;
+    const char *why = NULL;
+    static const char *const bad[] = {"float:0x1p-3", "float:inf", "float:nan", "float:-1e-3",
+                                      "float:2",      "float:1e",  "float:",    "float:1e-3x"};
+
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        why = NULL;
+        ASSERT(compare_parse(bad[i], strlen(bad[i]), &c, &why) != 0);
+        ASSERT_CONTAINS(why, "tolerance");
+    }
+    ASSERT(compare_parse("float:0x1p-3", 12, &c, &why) != 0);
+    ASSERT_CONTAINS(why, "decimal");
+    ASSERT(compare_parse("float:nan", 9, &c, &why) != 0);
+    ASSERT_CONTAINS(why, "from 0 to 1");
+    ASSERT(compare_parse("float:.125", 10, &c, &why) == 0 && c.tol == 0.125);
+    ASSERT(compare_parse("float:1E-9", 10, &c, &why) == 0 && c.tol == 1e-9);
+    ASSERT(compare_parse("float:0", 7, &c, &why) == 0 && c.tol == 0);
+    ASSERT(compare_parse("float:0.000000000000000000000000000000000000000001", 50, &c, &why) == 0 &&
+           c.tol == 1e-42);
+}
+
 /* cases: parsed with errors naming the case and key; the job-level stdin
  * and expectations clash with them; they reach the agent's JOB and back. */
 TEST(cases_parse_and_reach_the_agent)
@@ -1256,6 +1324,7 @@ TEST_MAIN("jobs", T(yaml_job_file_with_defaults), T(yaml_job_file_errors_name_th
           T(result_fields_roundtrip_to_json), T(plots_and_install_reach_the_agent_job),
           T(java_runs_the_class_that_declares_main), T(zygote_reaches_the_agent_job_when_it_can),
           T(dataset_ids_are_accepted), T(compare_modes), T(compare_float_numbers_are_decimal),
+          T(compare_float_big_decimals_compare_by_value), T(compare_float_tolerance_is_decimal),
           T(cases_parse_and_reach_the_agent), T(case_results_make_passed),
           T(passk_estimator_and_task_ids), T(session_fields_checked_and_reach_the_agent),
           T(session_calls_keep_the_sessions_language_env_and_limits),

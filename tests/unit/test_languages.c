@@ -153,12 +153,20 @@ TEST(java_public_class_names_the_file)
 }
 
 /* What java.c finds, written as benchmarks and models write Java. */
+static const char *java_name(struct lang_java_name n)
+{
+    static char out[1024];
+
+    snprintf(out, sizeof(out), "%.*s", (int)n.len, n.s ? n.s : "");
+    return out;
+}
+
 static const char *java_main(const char *code)
 {
     static struct lang_java_types t;
 
     language_java_scan(code, strlen(code), &t);
-    return t.main_type;
+    return java_name(t.main_type);
 }
 
 TEST(java_main_class_is_the_top_level_one_declaring_main)
@@ -237,7 +245,7 @@ TEST(java_main_class_is_the_top_level_one_declaring_main)
                "");
     code = "class Problem { static void main(String[] args) {} }";
     language_java_scan(code, strlen(code), &t);
-    ASSERT_STR(t.odd_main, "Problem");
+    ASSERT_STR(java_name(t.odd_main), "Problem");
     /* import and package words that look like declarations */
     language_java_scan("package a . record;\nimport record.Foo;\nimport static x.Y.*;\n"
                        "class C { public static void main(String[] a) {} }",
@@ -245,14 +253,65 @@ TEST(java_main_class_is_the_top_level_one_declaring_main)
                               "class C { public static void main(String[] a) {} }"),
                        &t);
     ASSERT_STR(t.package, "a.record");
-    ASSERT_STR(t.main_type, "C");
-    ASSERT_STR(t.public_type, "");
+    ASSERT_STR(java_name(t.main_type), "C");
+    ASSERT_STR(java_name(t.public_type), "");
     /* cut input never reads past its end */
     code = "class A { public static void main(String";
     for (size_t n = 0; n <= strlen(code); n++)
         language_java_scan(code, n, &t);
     ASSERT_STR(java_main("public"), "");
     ASSERT_STR(java_main("class"), "");
+}
+
+/* Java names of any length a file name and a path can hold: a 130-byte
+ * class, a 159-byte package; longer ones are refused naming the limit. */
+TEST(java_long_names)
+{
+    const struct language *java = language_find("java");
+    struct llmsb_err err = {0};
+    struct lang_source src;
+    static char name[300], pkg[4200], code[9000], want[4500];
+
+    memset(name, 'C', 130);
+    memset(pkg, 'p', 159);
+    for (size_t i = 9; i < 159; i += 10)
+        pkg[i] = '.';
+    snprintf(code, sizeof(code), "package %s;\nclass %s { public static void main(String[] a) {} }",
+             pkg, name);
+    ASSERT_EQ(language_source(java, code, strlen(code), &src, &err), 0);
+    snprintf(want, sizeof(want), "%s.java", name);
+    ASSERT_STR(src.file, want);
+    snprintf(want, sizeof(want), "%s.%s", pkg, name);
+    ASSERT_STR(src.main_class, want);
+    /* 249 bytes: Name.class is the longest file name there is */
+    memset(name, 'C', 249);
+    snprintf(code, sizeof(code), "public class %s { public static void main(String[] a) {} }",
+             name);
+    ASSERT_EQ(language_source(java, code, strlen(code), &src, &err), 0);
+    ASSERT_STR(src.main_class, name);
+    memset(name, 'C', 251);
+    snprintf(code, sizeof(code), "public class %s { public static void main(String[] a) {} }",
+             name);
+    ASSERT_EQ(language_source(java, code, strlen(code), &src, &err), LLMSB_ERR_LIMIT);
+    ASSERT_CONTAINS(err.msg, "is 251 bytes; the source file is named after it (with .java) and a "
+                             "file name holds at most 255");
+    name[250] = '\0';
+    snprintf(code, sizeof(code), "class %s { public static void main(String[] a) {} }", name);
+    ASSERT_EQ(language_source(java, code, strlen(code), &src, &err), LLMSB_ERR_LIMIT);
+    ASSERT_CONTAINS(err.msg, "that declares main is 250 bytes");
+    /* the package: up to a path's 4095 bytes */
+    memset(pkg, 'p', 4096);
+    for (size_t i = 9; i < 4096; i += 10)
+        pkg[i] = '.';
+    snprintf(code, sizeof(code), "package %s;\nclass A { public static void main(String[] a) {} }",
+             pkg);
+    ASSERT_EQ(language_source(java, code, strlen(code), &src, &err), LLMSB_ERR_LIMIT);
+    ASSERT_CONTAINS(err.msg, "the package is 4096 bytes");
+    pkg[4095] = '\0';
+    snprintf(code, sizeof(code), "package %s;\nclass A { public static void main(String[] a) {} }",
+             pkg);
+    ASSERT_EQ(language_source(java, code, strlen(code), &src, &err), 0);
+    ASSERT_EQ(strlen(src.main_class), (size_t)4097);
 }
 
 /* The file a Java job is saved as and the class its run names. */
@@ -347,4 +406,4 @@ TEST_MAIN("languages", T(all_languages_present), T(compile_flags_expand_where_th
           T(aliases_and_extensions), T(compiled_languages_have_compile_steps),
           T(java_public_class_names_the_file),
           T(java_main_class_is_the_top_level_one_declaring_main), T(java_source_and_run_argv),
-          T(argv_templates_expand), T(hooks_are_embedded_and_copied))
+          T(java_long_names), T(argv_templates_expand), T(hooks_are_embedded_and_copied))
