@@ -298,22 +298,30 @@ static enum sched_outcome session_call(struct pool *pool, const struct backend *
                                        atomic_int *cancel, struct job_result *r,
                                        struct llmsb_err *err)
 {
-    struct job call = *j; /* a view: owns nothing */
+    struct job call = *j; /* a view: owns nothing but policy and security below */
     struct prepared p;
     struct sandbox *sb;
-    char owner[160], why[400];
+    char owner[160], why[400], *policy = NULL, *security = NULL;
     enum sched_outcome out = SCHED_OUT_FINAL;
-    int rc = session_take(pool, cfg, j, &call.lang, &sb, r, owner, sizeof(owner), err);
+    int rc = session_take(pool, cfg, j, &call.lang, &policy, &security, &sb, r, owner,
+                          sizeof(owner), err);
 
     proto_job_init(&p.pj);
     if (rc == 1)
-        return SCHED_OUT_FINAL;
+        goto out;
     if (rc == 2) {
         snprintf(r->worker, sizeof(r->worker), "%s", owner);
-        return SCHED_OUT_ELSEWHERE;
+        out = SCHED_OUT_ELSEWHERE;
+        goto out;
     }
-    if (rc < 0)
-        return SCHED_OUT_FAILED; /* no session was made: the call may be tried again */
+    if (rc < 0) {
+        out = SCHED_OUT_FAILED; /* no session was made: the call may be tried again */
+        goto out;
+    }
+    if (policy) { /* a later call: scanned as the session's calls all are */
+        call.policy = policy;
+        call.security = security;
+    }
     if ((rc = prepare(be, cfg, &call, &p, r, err)) != 0) {
         session_put(pool, j->session, 0, NULL); /* nothing ran: the session goes on */
         out = rc > 0 ? SCHED_OUT_FINAL : SCHED_OUT_FAILED;
@@ -360,6 +368,8 @@ static enum sched_outcome session_call(struct pool *pool, const struct backend *
         log_warn("job=%s: artifacts could not be encoded", j->id ? j->id : "-");
 out:
     proto_job_release(&p.pj);
+    free(policy);
+    free(security);
     return out;
 }
 

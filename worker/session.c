@@ -33,10 +33,15 @@ static size_t ntab, captab;
 static struct session_store store;
 static int have_store;
 
-int session_conf_from_job(struct session_conf *c, const struct job *j)
+int session_conf_from_job(struct session_conf *c, const struct job *j, const char *default_policy)
 {
     memset(c, 0, sizeof(*c));
     c->lang = j->lang;
+    if (!(c->policy = strdup(j->policy ? j->policy : default_policy)) ||
+        (j->security && !(c->security = strdup(j->security)))) {
+        session_conf_release(c);
+        return LLMSB_ERR_NOMEM;
+    }
     c->plots = j->plots;
     c->memory_mb = j->limits.memory_mb;
     c->pids = j->limits.pids;
@@ -52,6 +57,8 @@ int session_conf_from_job(struct session_conf *c, const struct job *j)
 void session_conf_release(struct session_conf *c)
 {
     strlist_free(c->env, c->nenv);
+    free(c->policy);
+    free(c->security);
     memset(c, 0, sizeof(*c));
 }
 
@@ -83,6 +90,18 @@ int session_conf_check(const struct session_conf *c, const struct job *j, struct
                              "lang: session \"%s\" runs %s, the call names %s (a session has "
                              "one language; leave lang out, or start a session of its own)",
                              j->session, c->lang->name, j->lang->name);
+    /* what its interpreter holds was scanned with these: a call under
+     * another policy could use what a laxer one let in */
+    if (job_given(j, "policy") && strcmp(j->policy, c->policy) != 0)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "policy: \"%s\", session \"%s\"'s calls are scanned with \"%s\" (%s; "
+                             "repeat it or leave policy out)",
+                             j->policy, j->session, c->policy, why);
+    if (job_given(j, "security") && (!c->security || strcmp(j->security, c->security) != 0))
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "security: differs from the inline policy session \"%s\"'s calls are "
+                             "scanned with (%s; repeat it or leave security out)",
+                             j->session, why);
     if (job_given(j, "env") && !env_same(j->env, j->nenv, c->env, c->nenv))
         return llmsb_err_set(err, LLMSB_ERR_INVALID,
                              "env: differs from the environment session \"%s\"'s interpreter "
@@ -236,7 +255,8 @@ static int add_new(const struct config *cfg, const struct job *j, struct job_res
                               "session \"%s\": not started: this worker holds %lld sessions "
                               "(sessions.max); close one first",
                               j->session, (long long)cfg->sessions_max);
-    else if ((s = add(j->session)) != NULL && session_conf_from_job(&s->conf, j) != 0) {
+    else if ((s = add(j->session)) != NULL &&
+             session_conf_from_job(&s->conf, j, cfg->default_policy) != 0) {
         size_t at;
         if (find(j->session, &at) == s)
             unlink_at(at);
@@ -255,8 +275,8 @@ static int add_new(const struct config *cfg, const struct job *j, struct job_res
 }
 
 int session_take(struct pool *pool, const struct config *cfg, const struct job *j,
-                 const struct language **lang, struct sandbox **sb, struct job_result *r,
-                 char *owner, size_t osz, struct llmsb_err *err)
+                 const struct language **lang, char **policy, char **security, struct sandbox **sb,
+                 struct job_result *r, char *owner, size_t osz, struct llmsb_err *err)
 {
     struct session *s;
     char why[256] = "";
@@ -264,6 +284,7 @@ int session_take(struct pool *pool, const struct config *cfg, const struct job *
 
     *sb = NULL;
     *lang = j->lang;
+    *policy = *security = NULL;
     /* in the stream's order: an earlier call, wherever it is, goes first */
     if (have_store && store.earlier && j->entry_id &&
         store.earlier(store.ud, j->session, j->entry_id) == 1) {
@@ -288,6 +309,15 @@ int session_take(struct pool *pool, const struct config *cfg, const struct job *
     if (s) {
         s->busy = 1;
         rc = call_fits(s, j, r);
+        if (rc == 0 && (!(*policy = strdup(s->conf.policy)) ||
+                        (s->conf.security && !(*security = strdup(s->conf.security))))) {
+            free(*policy);
+            *policy = NULL;
+            s->busy = 0;
+            pthread_cond_broadcast(&turn);
+            pthread_mutex_unlock(&mu);
+            return llmsb_err_set(err, LLMSB_ERR_NOMEM, "session: out of memory");
+        }
         if (rc == 0) {
             s->used_ms = clock_mono_ms();
             *sb = s->lease.sb;

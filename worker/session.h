@@ -41,10 +41,13 @@ struct session_conf {
     int plots;
     int64_t memory_mb, pids;
     double cpus;
+    char *policy;   /* the policy its calls are scanned with (the default named) */
+    char *security; /* its inline policy (JSON), or NULL */
 };
 
-/* c from j's call (a first call); 0, or <0 out of memory. */
-int session_conf_from_job(struct session_conf *c, const struct job *j);
+/* c from j's call (a first call), default_policy the worker's
+ * security.default_policy; 0, or <0 out of memory. */
+int session_conf_from_job(struct session_conf *c, const struct job *j, const char *default_policy);
 void session_conf_release(struct session_conf *c);
 /* 0 when j's call may run in a session c fixed: every one of these fields
  * that j names is c's (a field it leaves out is c's anyway); else
@@ -54,7 +57,9 @@ int session_conf_check(const struct session_conf *c, const struct job *j, struct
 
 /* Takes the session's sandbox for j's call, waiting while another call of
  * it runs, and checks the call against what the session fixed.  Returns 0
- * with *lang the language the call runs in (the session's) and *sb its
+ * with *lang the language the call runs in (the session's), *policy and
+ * *security what it is scanned with (the session's: new strings, caller
+ * frees; both NULL for a first call, scanned as it says) and *sb its
  * sandbox, or *sb NULL for a first call: the session is then this call's
  * to start (session_start), or to give up (session_put: it never was).  1
  * when r is final (session_lost, too many sessions, or invalid: a call
@@ -63,8 +68,8 @@ int session_conf_check(const struct session_conf *c, const struct job *j, struct
  * store, an earlier call of it has to run first (the caller comes back to
  * it); <0 with err set. */
 int session_take(struct pool *pool, const struct config *cfg, const struct job *j,
-                 const struct language **lang, struct sandbox **sb, struct job_result *r,
-                 char *owner, size_t osz, struct llmsb_err *err);
+                 const struct language **lang, char **policy, char **security, struct sandbox **sb,
+                 struct job_result *r, char *owner, size_t osz, struct llmsb_err *err);
 /* A first call's: the session's sandbox for spec from the pool.  On
  * failure (err set) there is no session: the call may be tried again. */
 int session_start(struct pool *pool, const char *id, const struct container_spec *spec,

@@ -280,10 +280,12 @@ jobs:
   - {id: rb-after, session: lr, code: "puts y"}
   - {id: first-nolang, session: ln, code: "print(1)"}
   - {id: first-after, lang: python, session: ln, code: "print(2)"}
+  - {id: lax1, lang: python, session: lx, policy: development, code: "import subprocess, builtins; builtins.sp = subprocess"}
+  - {id: lax-strict, session: lx, policy: strict, code: "print(sp.run(['id'], capture_output=True).stdout)"}
 EOF
 "$B" submit "$T/onelang.yaml" --local --allow-invalid --out "$T/onelang.jsonl" >"$T/onelang.log" 2>&1
 # the summary counts a call without lang under its session's language
-if grep -Eq '^python +8 ' "$T/onelang.log" && grep -Eq '^ruby +4 ' "$T/onelang.log" &&
+if grep -Eq '^python +10 ' "$T/onelang.log" && grep -Eq '^ruby +4 ' "$T/onelang.log" &&
     grep -Eq '^\? +1 ' "$T/onelang.log"; then ok summary_counts_a_call_in_its_sessions_language
 else bad summary_counts_a_call_in_its_sessions_language "$(cat "$T/onelang.log")"; fi
 expect one_language_per_session "$T/onelang.jsonl" \
@@ -298,6 +300,11 @@ expect call_without_lang_is_the_sessions "$T/onelang.jsonl" \
      r['first-nolang']['status'] == 'invalid' and
      'lang: is required in a session' in r['first-nolang']['error'] and
      r['first-after']['status'] == 'ok'"
+# a strict call cannot use what a lax call of its session let in
+expect session_policy_fixed "$T/onelang.jsonl" \
+    "r['lax1']['status'] == 'ok' and r['lax-strict']['status'] == 'invalid' and
+     r['lax-strict']['stdout'] == '' and
+     r['lax-strict']['error'].startswith('policy: \"strict\", session \"lx\"')"
 expect session_env_and_limits_fixed "$T/onelang.jsonl" \
     "r['py-env']['status'] == 'invalid' and r['py-env']['error'].startswith('env: differs') and
      r['py-mem']['status'] == 'invalid' and

@@ -1150,16 +1150,23 @@ TEST(session_fields_checked_and_reach_the_agent)
     cfg.sessions_max = 8;
 }
 
-/* A session has one language, environment and set of container limits,
- * fixed by its first call: a later call that names another is invalid,
- * naming the field and both values (a Python session's call sent as Ruby
- * would be scanned as Ruby and run as Python); one that leaves them out
- * takes the session's, and is scanned in it; fresh_interpreter is refused. */
+/* A session has one language, policy, environment and set of container
+ * limits, fixed by its first call: a later call that names another is
+ * invalid, naming the field and both values (a Python session's call sent
+ * as Ruby would be scanned as Ruby and run as Python; one under a laxer
+ * policy could leave a module for a strict call to use); one that leaves
+ * them out takes the session's, and is scanned in it; fresh_interpreter is
+ * refused. */
 TEST(session_calls_keep_the_sessions_language_env_and_limits)
 {
-    const char *first[] = {"lang",    "python", "code", "x = 1",
-                           "session", "s",      "env",  "{\"A\": \"1\", \"B\": \"2\"}",
-                           "memory",  "512",    NULL};
+    const char *first[] = {"lang",    "python", "code",   "x = 1",
+                           "session", "s",      "env",    "{\"A\": \"1\", \"B\": \"2\"}",
+                           "memory",  "512",    "policy", "strict",
+                           NULL};
+    const char *no_policy[] = {"code", "import subprocess; subprocess.run(['id'])", "session", "s",
+                               NULL};
+    const char *lax[] = {"code", "1", "session", "s", "policy", "development", NULL};
+    const char *inline_sec[] = {"code", "1", "session", "s", "security", "{}", NULL};
     const char *as_ruby[] = {"lang",    "ruby", "policy",
                              "strict",  "code", "import subprocess; subprocess.run(['id'])",
                              "session", "s",    NULL};
@@ -1183,7 +1190,7 @@ TEST(session_calls_keep_the_sessions_language_env_and_limits)
 
     ASSERT(sr != NULL);
     ASSERT_EQ(fields_job(first, &j, &err), 0);
-    ASSERT_EQ(session_conf_from_job(&c, &j), 0);
+    ASSERT_EQ(session_conf_from_job(&c, &j, cfg.default_policy), 0);
     ASSERT_EQ(session_conf_check(&c, &j, &err), 0);
     job_release(&j);
     ASSERT_EQ(fields_job(as_ruby, &j, &err), 0); /* parses: the session is not known here */
@@ -1199,6 +1206,23 @@ TEST(session_calls_keep_the_sessions_language_env_and_limits)
     job_release(&j);
     ASSERT_EQ(fields_job(same, &j, &err), 0);
     ASSERT_EQ(session_conf_check(&c, &j, &err), 0);
+    job_release(&j);
+    ASSERT_EQ(fields_job(no_policy, &j, &err), 0);
+    ASSERT_EQ(session_conf_check(&c, &j, &err), 0);
+    j.lang = c.lang; /* as exec.c runs it: scanned with the session's policy */
+    j.policy = c.policy;
+    ASSERT_EQ(job_scan(&cfg, &j, sr, &err), 0);
+    ASSERT(sr->blocked);
+    j.policy = NULL;
+    job_release(&j);
+    ASSERT_EQ(fields_job(lax, &j, &err), 0);
+    ASSERT_EQ(session_conf_check(&c, &j, &err), LLMSB_ERR_INVALID);
+    ASSERT_CONTAINS(err.msg, "policy: \"development\", session \"s\"'s calls are scanned with "
+                             "\"strict\"");
+    job_release(&j);
+    ASSERT_EQ(fields_job(inline_sec, &j, &err), 0);
+    ASSERT_EQ(session_conf_check(&c, &j, &err), LLMSB_ERR_INVALID);
+    ASSERT_CONTAINS(err.msg, "security: differs from the inline policy");
     job_release(&j);
     ASSERT_EQ(fields_job(env, &j, &err), 0);
     ASSERT_EQ(session_conf_check(&c, &j, &err), LLMSB_ERR_INVALID);
@@ -1237,6 +1261,7 @@ TEST(session_first_call_names_its_language)
     const char *python[] = {"lang", "python", "code", "1", "session", "t", NULL};
     struct llmsb_err err = {0};
     const struct language *lang = NULL;
+    char *policy = NULL, *security = NULL;
     struct sandbox *sb = (struct sandbox *)&lang;
     struct job_result r;
     char owner[64];
@@ -1244,7 +1269,9 @@ TEST(session_first_call_names_its_language)
 
     ASSERT_EQ(fields_job(no_lang, &j, &err), 0);
     job_result_init(&r, &j);
-    ASSERT_EQ(session_take(NULL, &cfg, &j, &lang, &sb, &r, owner, sizeof(owner), &err), 1);
+    ASSERT_EQ(session_take(NULL, &cfg, &j, &lang, &policy, &security, &sb, &r, owner, sizeof(owner),
+                           &err),
+              1);
     ASSERT_EQ(r.r.status, STATUS_INVALID);
     ASSERT_CONTAINS(r.error, "lang: is required in a session's first call");
     job_result_release(&r);
@@ -1252,7 +1279,9 @@ TEST(session_first_call_names_its_language)
     for (int k = 0; k < 2; k++) { /* new both times: the first was given up */
         ASSERT_EQ(fields_job(python, &j, &err), 0);
         job_result_init(&r, &j);
-        ASSERT_EQ(session_take(NULL, &cfg, &j, &lang, &sb, &r, owner, sizeof(owner), &err), 0);
+        ASSERT_EQ(session_take(NULL, &cfg, &j, &lang, &policy, &security, &sb, &r, owner,
+                               sizeof(owner), &err),
+                  0);
         ASSERT(sb == NULL);
         ASSERT_STR(lang->name, "python");
         session_put(NULL, "t", 0, NULL);
