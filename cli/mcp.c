@@ -52,9 +52,10 @@ static const char mcp_usage[] =
     "               config) to the workers and wait for their results\n"
     "  --wait S     with --queue: how long to wait for a result (default 600)\n";
 
-/* Sessions whose language the server remembers; past that, the oldest is
- * forgotten and a call to it without "language" is Python's again. */
-#define MCP_SESSIONS_KEPT 64
+/* Sessions whose language the server remembers; past that, the one used
+ * least recently is forgotten and a call to it without "language" is
+ * Python's again (invalid for a session of another language). */
+#define MCP_SESSIONS_KEPT 256
 
 struct mcp {
     struct cli_globals *g;
@@ -79,8 +80,8 @@ struct mcp {
     struct mcp_session {
         char sid[JOB_SESSION_MAX + 1];
         char lang[16];
+        unsigned long used; /* m->calls at its last call */
     } sessions[MCP_SESSIONS_KEPT];
-    unsigned next_session; /* the slot a new session takes (the oldest) */
 };
 
 /* ---- output ------------------------------------------------------------- */
@@ -754,11 +755,14 @@ static cJSON *run_fields(struct mcp *m, const struct fields *f, const char *id, 
 }
 
 /* The remembered session sid (as the client names it), or NULL. */
+/* The remembered session sid, or NULL; a hit counts as a use. */
 static struct mcp_session *session_known(struct mcp *m, const char *sid)
 {
     for (size_t i = 0; i < MCP_SESSIONS_KEPT; i++)
-        if (m->sessions[i].sid[0] && strcmp(m->sessions[i].sid, sid) == 0)
+        if (m->sessions[i].sid[0] && strcmp(m->sessions[i].sid, sid) == 0) {
+            m->sessions[i].used = m->calls;
             return &m->sessions[i];
+        }
     return NULL;
 }
 
@@ -773,8 +777,12 @@ static void session_remember(struct mcp *m, const char *sid, const char *lang)
         return;
     }
     if (!s && strlen(sid) < sizeof(s->sid)) {
-        s = &m->sessions[m->next_session++ % MCP_SESSIONS_KEPT];
+        s = &m->sessions[0]; /* a free slot, else the one used least recently */
+        for (size_t i = 1; i < MCP_SESSIONS_KEPT && s->sid[0]; i++)
+            if (!m->sessions[i].sid[0] || m->sessions[i].used < s->used)
+                s = &m->sessions[i];
         snprintf(s->sid, sizeof(s->sid), "%s", sid);
+        s->used = m->calls;
     }
     if (s && s->lang != lang)
         snprintf(s->lang, sizeof(s->lang), "%s", lang);
