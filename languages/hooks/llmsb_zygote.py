@@ -588,6 +588,44 @@ def _shutdown_threads():
         _unraisable(e, threading)
 
 
+def _run_exit_handlers():
+    """atexit's handlers, an error out of one told as the interpreter's own
+    exit tells it: that runs them from C, so an error without a traceback
+    (a C callback's: atexit.register(sys.exit, 5)) gets none, where here
+    the unraisable report would add _finish's frame.  The program's
+    sys.unraisablehook (or the interpreter's) is handed the error with
+    this file's frames trimmed, then is back in its place, unless a
+    handler set another."""
+    d = vars(sys)
+    program = d.get("unraisablehook")
+
+    def hook(args):
+        tb = _trim(args.exc_traceback)
+        if args.exc_value is not None:
+            BaseException.with_traceback(args.exc_value, tb)
+        args = _UnraisableHookArgs((args.exc_type, args.exc_value, tb, args.err_msg, args.object))
+        if program is None:
+            _default_unraisable(args)
+            return
+        try:
+            program(args)
+        except BaseException as e:
+            tb = _trim(e.__traceback__)
+            _default_unraisable(_UnraisableHookArgs((type(e), BaseException.with_traceback(e, tb), tb,
+                                                     None, program)))
+
+    d["unraisablehook"] = hook
+    try:
+        _run_exitfuncs()
+    except BaseException:
+        pass  # each handler's error is reported by atexit itself
+    if d.get("unraisablehook") is hook:
+        if program is None:
+            d.pop("unraisablehook", None)
+        else:
+            d["unraisablehook"] = program
+
+
 # finalize_modules_delete_special(): what the interpreter sets to None
 # before it lets the modules go (sys.last_* hold the frames, so the
 # globals, of an uncaught exception)
@@ -616,10 +654,7 @@ def _finish(status, before):
     when a stream could not be flushed, death by SIGINT for status
     -SIGINT (130 should the signal be blocked)."""
     _shutdown_threads()
-    try:
-        _run_exitfuncs()
-    except BaseException:
-        pass  # each handler's error is reported by atexit itself
+    _run_exit_handlers()
     flushed = _flush_std_files()
     _delete_special()
     for name in [n for n in _modules if n not in before] + ["__main__"]:
