@@ -657,6 +657,11 @@ def _finish(status, before):
     _run_exit_handlers()
     flushed = _flush_std_files()
     _delete_special()
+    # one collection while __main__ still holds the job's objects: it
+    # puts each file's objects in the order a plain exit finalizes them
+    # (the text wrapper before its buffer; the buffer closed first drops
+    # what the wrapper still holds, when __main__'s names are in a cycle)
+    gc.collect()
     for name in [n for n in _modules if n not in before] + ["__main__"]:
         _modules.pop(name, None)  # the last references: they go as at exit
     gc.collect()
