@@ -630,7 +630,8 @@ def _run_exit_handlers():
 # before it lets the modules go (sys.last_* hold the frames, so the
 # globals, of an uncaught exception)
 _SYS_DELETES = ("path", "argv", "ps1", "ps2") + (("last_exc",) if sys.version_info >= (3, 12) else ()) + (
-    "last_type", "last_value", "last_traceback", "path_importer_cache", "meta_path", "path_hooks")
+    "last_type", "last_value", "last_traceback", "path_hooks", "path_importer_cache", "meta_path",
+    "__interactivehook__")
 
 
 def _delete_special():
@@ -647,10 +648,11 @@ def _delete_special():
 def _finish(status, before):
     """Py_FinalizeEx, less what would take a second with numpy, pandas and
     matplotlib loaded (tearing down every module): the program's threads,
-    the exit handlers, the streams, then the program's own objects
-    (__main__ and the modules it imported leave sys.modules and are
-    collected, so files it left open are flushed and closed and finalizers
-    run as at a plain exit), the original streams, then _exit: status, 120
+    the exit handlers, the streams, sys.last_* and the rest of
+    _SYS_DELETES, then the program's own objects (nothing of the
+    zygote's holds them: __main__ and the modules it imported leave
+    sys.modules and are collected, so files it left open are flushed and
+    closed and finalizers run as at a plain exit), the original streams, then _exit: status, 120
     when a stream could not be flushed, death by SIGINT for status
     -SIGINT (130 should the signal be blocked)."""
     _shutdown_threads()
