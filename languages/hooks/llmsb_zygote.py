@@ -489,6 +489,8 @@ def _uncaught(e):
     BaseException.with_traceback(e, tb)
     t = type(e)
     sys.last_type, sys.last_value, sys.last_traceback = t, e, tb
+    if "last_exc" in _SYS_DELETES:
+        sys.last_exc = e
     status = -signal.SIGINT if t is KeyboardInterrupt else 1
     try:
         hook = sys.excepthook
@@ -586,21 +588,82 @@ def _shutdown_threads():
         _unraisable(e, threading)
 
 
-def _finish(status, before):
-    """Py_FinalizeEx, less what would take a second with numpy, pandas and
-    matplotlib loaded (tearing down every module): the program's threads,
-    the exit handlers, the streams, then the program's own objects
-    (__main__ and the modules it imported leave sys.modules and are
-    collected, so files it left open are flushed and closed and finalizers
-    run as at a plain exit), the original streams, then _exit: status, 120
-    when a stream could not be flushed, death by SIGINT for status
-    -SIGINT (130 should the signal be blocked)."""
-    _shutdown_threads()
+def _run_exit_handlers():
+    """atexit's handlers, an error out of one told as the interpreter's own
+    exit tells it: that runs them from C, so an error without a traceback
+    (a C callback's: atexit.register(sys.exit, 5)) gets none, where here
+    the unraisable report would add _finish's frame.  The program's
+    sys.unraisablehook (or the interpreter's) is handed the error with
+    this file's frames trimmed, then is back in its place, unless a
+    handler set another."""
+    d = vars(sys)
+    program = d.get("unraisablehook")
+
+    def hook(args):
+        tb = _trim(args.exc_traceback)
+        if args.exc_value is not None:
+            BaseException.with_traceback(args.exc_value, tb)
+        args = _UnraisableHookArgs((args.exc_type, args.exc_value, tb, args.err_msg, args.object))
+        if program is None:
+            _default_unraisable(args)
+            return
+        try:
+            program(args)
+        except BaseException as e:
+            tb = _trim(e.__traceback__)
+            _default_unraisable(_UnraisableHookArgs((type(e), BaseException.with_traceback(e, tb), tb,
+                                                     None, program)))
+
+    d["unraisablehook"] = hook
     try:
         _run_exitfuncs()
     except BaseException:
         pass  # each handler's error is reported by atexit itself
+    if d.get("unraisablehook") is hook:
+        if program is None:
+            d.pop("unraisablehook", None)
+        else:
+            d["unraisablehook"] = program
+
+
+# finalize_modules_delete_special(): what the interpreter sets to None
+# before it lets the modules go (sys.last_* hold the frames, so the
+# globals, of an uncaught exception)
+_SYS_DELETES = ("path", "argv", "ps1", "ps2") + (("last_exc",) if sys.version_info >= (3, 12) else ()) + (
+    "last_type", "last_value", "last_traceback", "path_hooks", "path_importer_cache", "meta_path",
+    "__interactivehook__")
+
+
+def _delete_special():
+    """builtins._ and _SYS_DELETES to None, sys.stdin, stdout and stderr
+    back to sys.__stdin__... (None when gone), as the interpreter's exit."""
+    vars(builtins)["_"] = None
+    d = vars(sys)
+    for name in _SYS_DELETES:
+        d[name] = None
+    for name in ("stdin", "stdout", "stderr"):
+        d[name] = d.get("__%s__" % name)
+
+
+def _finish(status, before):
+    """Py_FinalizeEx, less what would take a second with numpy, pandas and
+    matplotlib loaded (tearing down every module): the program's threads,
+    the exit handlers, the streams, sys.last_* and the rest of
+    _SYS_DELETES, then the program's own objects (nothing of the
+    zygote's holds them: __main__ and the modules it imported leave
+    sys.modules and are collected, so files it left open are flushed and
+    closed and finalizers run as at a plain exit), the original streams, then _exit: status, 120
+    when a stream could not be flushed, death by SIGINT for status
+    -SIGINT (130 should the signal be blocked)."""
+    _shutdown_threads()
+    _run_exit_handlers()
     flushed = _flush_std_files()
+    _delete_special()
+    # one collection while __main__ still holds the job's objects: it
+    # puts each file's objects in the order a plain exit finalizes them
+    # (the text wrapper before its buffer; the buffer closed first drops
+    # what the wrapper still holds, when __main__'s names are in a cycle)
+    gc.collect()
     for name in [n for n in _modules if n not in before] + ["__main__"]:
         _modules.pop(name, None)  # the last references: they go as at exit
     gc.collect()
@@ -722,27 +785,32 @@ if SESSION:
             _ending, _status = True, _exit_status(_e)
         except _BaseException as _e:
             _exc = _e
+        _code = None
         if _ending:
+            _main_mod = None  # its names go at the exit, as a program's
             _finish(_status, _before)
         if _exc is not None:  # out of the handler: the hook's errors have no context
-            _status = _uncaught(_exc)
+            _status, _exc = _uncaught(_exc), None
             _status = 1 if _status < 0 else _status
         if os.getpid() != _SESSION_PID:  # a child the call forked, at the call's end
+            _main_mod = None
             _finish(_status, _before)
-        _code = _exc = None
         _argv, _ctl, _ru0 = _session_next(_sock, _main_mod, _status, _ru0)
 del _sock
-_exc = None
+_code = _globals = _exc = None
 try:
     _code, _globals = _prepare(_argv, _preloaded, _ctl)
     del _argv, _preloaded, _ctl
     exec(_code, _globals)  # at the top: the job's frames sit on this one only
-    del _code, _globals
     _status = 0
 except _SystemExit as _e:
     _status = _exit_status(_e)
 except _BaseException as _e:
     _exc = _e
+finally:
+    # nothing of the zygote's may keep the job's names or frames alive:
+    # _finish lets them go as a plain exit does (files flushed, finalizers run)
+    _code = _globals = None
 if _exc is not None:  # out of the handler: the hook's errors have no context
-    _status = _uncaught(_exc)
+    _status, _exc = _uncaught(_exc), None
 _finish(_status, _before)

@@ -74,6 +74,8 @@ jobs:
   - {id: rebind1, session: s7, code: "import os, gc, resource, sys\nfor n in ('open', 'dup2', 'close', 'write', 'getpid', 'fsdecode'):\n    setattr(os, n, None)\ngc.collect = resource.getrusage = None\nsys.modules['resource'] = None\nprint('rebound')"}
   - {id: rebind2, session: s7, code: "print('next call')\nraise KeyboardInterrupt"}
   - {id: rebind3, session: s7, code: "print('still here')"}
+  - {id: fin1, session: s8, code: "class A:\n    def __del__(self):\n        print('bye')\na = A()\nprint('hi')"}
+  - {id: fin2, session: s8, code: "import sys\nout = open(1, 'w', closefd=False)\nout.write('answer 42\\n')\nsys.exit(0)"}
   - {id: rb-define, lang: ruby, session: rb1, code: "x = 41\ndef twice(v) = v * 2\nrequire 'json'\nf = File.open('notes.txt', 'w')\nf.write('kept ')\nputs 'defined'"}
   - {id: rb-use, lang: ruby, session: rb1, stdin: "line\n", code: "f.flush\nputs twice(x + 1), JSON.generate([x]), File.read('notes.txt'), gets"}
   - {id: rb-raises, lang: ruby, session: rb1, code: "puts x\nraise ArgumentError, 'boom'"}
@@ -167,6 +169,11 @@ expect local_exit_ends_it_and_says_so "$T/local.jsonl" \
     "r['exit1']['status'] == 'runtime_error' and r['exit1']['exit_code'] == 3 and
      'this call ended the session' in r['exit1']['error'] and
      r['exit2']['status'] == 'session_lost'"
+# a call that ends the session lets the session's names go as a program's
+# exit does: a writer left open is flushed, a finalizer runs
+expect local_exit_lets_names_go "$T/local.jsonl" \
+    "r['fin1']['stdout'] == 'hi\n' and r['fin2']['exit_code'] == 0 and
+     sorted(r['fin2']['stdout'].splitlines()) == ['answer 42', 'bye']"
 # what a call rebinds (os.dup2, resource.getrusage...) is not what the
 # session calls between calls
 expect local_rebound_modules_keep_it "$T/local.jsonl" \
