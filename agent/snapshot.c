@@ -124,6 +124,7 @@ static int put_file(int out, int dirfd, const char *name, const struct snap_hdr 
 struct take {
     int out;
     uint64_t budget;
+    int too_deep; /* a dir past SNAP_MAX_DEPTH, a path past SNAP_PATH_MAX */
 };
 
 /* Makes name in dirfd (st its lstat) read-only to the job, st updated
@@ -160,8 +161,10 @@ static int take_dir(struct take *t, int fd, uint32_t root, int libs_here, int ke
     struct dirent *e;
     int rc = 0;
 
-    if (!d)
+    if (!d) {
+        t->too_deep = depth > SNAP_MAX_DEPTH;
         return -1;
+    }
     while (rc == 0 && (e = readdir(d)) != NULL) {
         struct snap_hdr h = {0};
         struct stat st;
@@ -172,6 +175,7 @@ static int take_dir(struct take *t, int fd, uint32_t root, int libs_here, int ke
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
         if (join(path, plen, e->d_name) != 0) {
+            t->too_deep = 1;
             rc = -1;
             break;
         }
@@ -228,7 +232,7 @@ static int is_mqueue(int fd)
 
 static int take_fn(const struct agent_conf *conf, const void *arg, int out)
 {
-    struct take t = {out, AGENT_SNAPSHOT_MAX};
+    struct take t = {out, AGENT_SNAPSHOT_MAX, 0};
     char path[SNAP_PATH_MAX] = "";
     int rc = 0;
 
@@ -242,7 +246,7 @@ static int take_fn(const struct agent_conf *conf, const void *arg, int out)
                 take_dir(&t, fd, i, strcmp(conf->wipe_dirs[i], conf->work_dir) == 0, 0, path, 0, 0);
         close(fd);
     }
-    return rc ? 2 : 0;
+    return rc == 0 ? 0 : t.too_deep ? 3 : 2;
 }
 
 static int by_root_path(const void *a, const void *b)
@@ -301,10 +305,16 @@ int agent_snapshot_take(const struct agent_conf *conf, struct agent_snapshot *s,
     memset(s, 0, sizeof(*s));
     buf_init(&s->data, AGENT_SNAPSHOT_MAX + SNAP_ENTRIES_MAX);
     rc = agent_as_user(conf, take_fn, NULL, &s->data, &over);
-    if (over) {
+    if (over)
         snprintf(msg, msgsz,
                  "cases: the work dir, /tmp and /dev/shm hold too many files after the compile "
                  "step (each case starts from a copy of them)");
+    else if (rc == 3)
+        snprintf(msg, msgsz,
+                 "cases: the work dir, /tmp and /dev/shm nest dirs deeper than %d, or paths longer "
+                 "than %d bytes, after the compile step (each case starts from a copy of them)",
+                 SNAP_MAX_DEPTH, SNAP_PATH_MAX - 1);
+    if (over || rc == 3) {
         agent_snapshot_release(s);
         return 1;
     }

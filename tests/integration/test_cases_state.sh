@@ -8,7 +8,8 @@
 # file changed through a shared mmap (no time moves on tmpfs) is put back;
 # a tree 700 dirs deep is removed; an installed library (not copied) is
 # read-only to the cases, and a case that changes one all the same ends
-# the cases with an error, not a wrong verdict for the next.
+# the cases with an error, not a wrong verdict for the next; job files
+# nested deeper than the copy goes make the job invalid, not retried.
 # Against the real dockerd and the llmsb images.
 B=${LLMSB_BIN:-bin/llm-sandbox}
 T=$(mktemp -d)
@@ -160,15 +161,23 @@ jobs:
       - {stdin: "try", expect_stdout: "read-only\n"}
       - {stdin: "force", expect_stdout: "forced\n"}
       - {stdin: "check", expect_stdout: "AAAA\n"}
+  - id: deepfile
+    lang: cpp
+    files: {"a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/x.txt": "1"}
+    code: "int main() {}\n"
+    cases: [{}, {}]
 EOF
 $B submit "$T/cases.yaml" --local --out "$T/cases.jsonl" </dev/null >"$T/out" 2>&1
-for id in cpp java python mmap deep kept; do
+for id in cpp java python mmap deep kept deepfile; do
     if python3 - "$T/cases.jsonl" "$id" >"$T/py" 2>&1 <<'PY'
 import json, sys
 r = {x["id"]: x for x in map(json.loads, open(sys.argv[1]))}[sys.argv[2]]
 cases = [(c["status"], c["stdout"], c["stderr"][:200]) for c in r.get("cases") or []]
 shown = ({k: r.get(k) for k in ("status", "error")}, cases)
-if sys.argv[2] != "kept":
+if sys.argv[2] == "deepfile":
+    # a state the copy cannot hold is the job's to fix, not a retried failure
+    assert r["status"] == "invalid" and "nest dirs deeper than 64" in r["error"], shown
+elif sys.argv[2] != "kept":
     assert r["status"] == "ok" and r["passed"], shown
 else:
     # case 2 changed a library the copy does not hold: case 3 is not run
