@@ -451,7 +451,6 @@ static int kill_uid_procs(const struct agent_conf *conf)
 int agent_cleanup(const struct agent_conf *conf)
 {
     char msg[512];
-
     int dirty = leave_dirty;
 
     leave_dirty = 0;
@@ -1060,12 +1059,18 @@ static int case_done(const struct agent_conf *conf, const struct agent_snapshot 
 static void cases_cut(const struct proto_job *job, size_t n, const char *why,
                       struct proto_result *res)
 {
+    char rest[48];
+
     if (res->status == STATUS_OK)
         res->status = STATUS_RUNTIME_ERROR;
+    if (n + 1 == job->ncases)
+        snprintf(rest, sizeof(rest), "case %zu was", n + 1);
+    else
+        snprintf(rest, sizeof(rest), "cases %zu-%zu were", n + 1, job->ncases);
     llmsb_fmt(res->error, sizeof(res->error),
               "cases: case %zu left what cannot be put back as it was after the compile step, so "
-              "cases %zu-%zu were not run: %s",
-              n, n + 1, job->ncases, why);
+              "%s not run: %s",
+              n, rest, why);
     leave_dirty = 1;
 }
 
