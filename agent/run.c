@@ -38,7 +38,11 @@ extern char **environ;
 
 #define EXIT_GRACE_MS 200  /* leftovers holding a pipe after main exits */
 #define KILL_GRACE_MS 2000 /* after SIGKILL, stop waiting for EOF */
-#define RM_MAX_DEPTH 512
+#define RM_MAX_DEPTH 128   /* past it a dir is moved up (agent_rm_tree_at) */
+
+/* A job's case left what the agent could not undo: the cleanup after it
+ * says the container is not clean, whatever it manages (not reused). */
+static int leave_dirty;
 
 struct step {
     char *const *argv;
@@ -206,20 +210,52 @@ static void reap_all(void)
 
 /* ---- tree removal ------------------------------------------------------ */
 
-int agent_rm_tree_at(int dirfd, int depth)
+/* Opens the subdirectory name of dirfd (st its stat) to empty it, making
+ * it ours to search and write first; -1 when it cannot be. */
+static int open_to_empty(int dirfd, const char *name, const struct stat *st)
+{
+    int sub = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+    if (sub < 0 && errno == EACCES && fchmodat(dirfd, name, 0700, 0) == 0)
+        sub = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (sub >= 0 && (st->st_mode & 0700) != 0700)
+        fchmod(sub, 0700);
+    return sub;
+}
+
+/* Moves the directory name of dirfd to top under a fresh name, for a
+ * later pass to remove; 0 or -1. */
+static int move_up(int top, int dirfd, const char *name)
+{
+    static unsigned seq;
+
+    for (int tries = 0; tries < 100; tries++) {
+        char fresh[64];
+        snprintf(fresh, sizeof(fresh), ".llmsb-rm-%d-%u", (int)getpid(), seq++);
+        if (renameat2(dirfd, name, top, fresh, RENAME_NOREPLACE) == 0)
+            return 0;
+        if (errno != EEXIST)
+            return -1;
+    }
+    return -1;
+}
+
+/* Removes what is below dirfd, depth levels under top: a directory deeper
+ * than RM_MAX_DEPTH is moved up to top instead (*moved set), so neither
+ * the stack nor the open descriptors grow with the tree's depth. */
+static int rm_tree(int top, int dirfd, int depth, int *moved)
 {
     DIR *d;
     struct dirent *e;
     int rc = 0, fd;
 
-    if (depth > RM_MAX_DEPTH)
-        return -1;
     if ((fd = dup(dirfd)) < 0)
         return -1;
     if (!(d = fdopendir(fd))) {
         close(fd);
         return -1;
     }
+    rewinddir(d); /* the copy shares the offset an earlier pass moved */
     while ((e = readdir(d)) != NULL) {
         struct stat st;
         int sub;
@@ -233,16 +269,21 @@ int agent_rm_tree_at(int dirfd, int depth)
                 rc = -1;
             continue;
         }
-        sub = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (sub < 0 && errno == EACCES && fchmodat(dirfd, e->d_name, 0700, 0) == 0)
-            sub = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (sub < 0) {
+        if (unlinkat(dirfd, e->d_name, AT_REMOVEDIR) == 0)
+            continue; /* it was empty */
+        if ((sub = open_to_empty(dirfd, e->d_name, &st)) < 0) {
             rc = -1;
             continue;
         }
-        if ((st.st_mode & 0700) != 0700)
-            fchmod(sub, 0700);
-        if (agent_rm_tree_at(sub, depth + 1) != 0)
+        if (depth >= RM_MAX_DEPTH) {
+            close(sub);
+            if (move_up(top, dirfd, e->d_name) != 0)
+                rc = -1;
+            else
+                *moved = 1;
+            continue;
+        }
+        if (rm_tree(top, sub, depth + 1, moved) != 0)
             rc = -1;
         close(sub);
         if (unlinkat(dirfd, e->d_name, AT_REMOVEDIR) != 0 && errno != ENOENT)
@@ -250,6 +291,32 @@ int agent_rm_tree_at(int dirfd, int depth)
     }
     closedir(d);
     return rc;
+}
+
+int agent_rm_tree_at(int dirfd)
+{
+    int rc, moved;
+
+    /* each pass leaves what it moved up at depth 1, where the next one
+     * starts: every move shortens some path, so the passes end */
+    do {
+        moved = 0;
+        rc = rm_tree(dirfd, dirfd, 0, &moved);
+    } while (rc == 0 && moved);
+    return rc;
+}
+
+int agent_rm_at(int dirfd, const char *name, const struct stat *st)
+{
+    int sub;
+
+    if (!S_ISDIR(st->st_mode))
+        return unlinkat(dirfd, name, 0) != 0 && errno != ENOENT ? -1 : 0;
+    if ((sub = open_to_empty(dirfd, name, st)) >= 0) {
+        agent_rm_tree_at(sub);
+        close(sub);
+    }
+    return unlinkat(dirfd, name, AT_REMOVEDIR) != 0 && errno != ENOENT ? -1 : 0;
 }
 
 /* SysV IPC: /proc/sysvipc/<kind> lists the objects of the container's IPC
@@ -348,7 +415,7 @@ static int wipe_fn(const struct agent_conf *conf, const void *arg, int msgfd)
         int fd = open(conf->wipe_dirs[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0)
             continue; /* a dir the image lacks is clean by definition */
-        if (agent_rm_tree_at(fd, 0) != 0) {
+        if (agent_rm_tree_at(fd) != 0) {
             dprintf(msgfd, "could not empty %s; ", conf->wipe_dirs[i]);
             rc = 1;
         }
@@ -384,14 +451,16 @@ static int kill_uid_procs(const struct agent_conf *conf)
 int agent_cleanup(const struct agent_conf *conf)
 {
     char msg[512];
+    int dirty = leave_dirty;
 
+    leave_dirty = 0;
     if (kill_uid_procs(conf) != 0)
         return -1;
     if (as_sandbox_user(conf, wipe_fn, NULL, msg, sizeof(msg)) != 0) {
         fprintf(stderr, "llmsb-agent: cleanup: %s\n", msg);
         return -1;
     }
-    return 0;
+    return dirty ? -1 : 0;
 }
 
 /* ---- files --------------------------------------------------------------- */
@@ -972,15 +1041,37 @@ static char **case_argv(const struct proto_job *job, const struct proto_case *c,
 
 /* After a case: nothing it started lives on, and (when another case
  * follows) the dirs hold what they held after the compile step again.
- * Returns 0, or -1 with res->error (the agent failed). */
+ * Returns 0; 1 when what the case left cannot be undone (why in why); -1
+ * with res->error when the agent failed. */
 static int case_done(const struct agent_conf *conf, const struct agent_snapshot *snap, int last,
-                     struct proto_result *res)
+                     struct proto_result *res, char *why, size_t whysz)
 {
     if (kill_uid_procs(conf) != 0) {
         snprintf(res->error, sizeof(res->error), "agent: cases: processes of a case survive");
         return -1;
     }
-    return last ? 0 : agent_snapshot_restore(conf, snap, res->error, sizeof(res->error));
+    return last || agent_snapshot_restore(conf, snap, why, whysz) == 0 ? 0 : 1;
+}
+
+/* The cases end after case n of the job's, which left what cannot be
+ * undone: the job does not pass (the rest did not run), and is not ours to
+ * retry; its container is not reused. */
+static void cases_cut(const struct proto_job *job, size_t n, const char *why,
+                      struct proto_result *res)
+{
+    char rest[48];
+
+    if (res->status == STATUS_OK)
+        res->status = STATUS_RUNTIME_ERROR;
+    if (n + 1 == job->ncases)
+        snprintf(rest, sizeof(rest), "case %zu was", n + 1);
+    else
+        snprintf(rest, sizeof(rest), "cases %zu-%zu were", n + 1, job->ncases);
+    llmsb_fmt(res->error, sizeof(res->error),
+              "cases: case %zu left what cannot be put back as it was after the compile step, so "
+              "%s not run: %s",
+              n, rest, why);
+    leave_dirty = 1;
 }
 
 /* Each test case against the one compiled program, each with the job's
@@ -992,6 +1083,7 @@ static void run_cases(const struct agent_conf *conf, const struct proto_job *job
 {
     struct agent_snapshot snap = {0};
     struct buf out, err;
+    char why[200];
     int shown = 0, failed = 0, rc;
 
     if (job->ncases > 1) {
@@ -1039,15 +1131,20 @@ static void run_cases(const struct agent_conf *conf, const struct proto_job *job
         res->cpu_ms += ro.cpu_ms;
         if (ro.max_rss_kb > res->max_rss_kb)
             res->max_rss_kb = ro.max_rss_kb;
-        if (!shown && (!passed || i + 1 == job->ncases)) {
+        rc = case_done(conf, &snap, i + 1 == job->ncases || (!passed && job->stop_on_failure), res,
+                       why, sizeof(why));
+        if (!shown && (!passed || i + 1 == job->ncases || rc > 0)) {
             set_result(res, &ro);
             buf_append(&res->out, out.data, out.len);
             buf_append(&res->err, err.data, err.len);
             shown = 1;
         }
-        if (case_done(conf, &snap, i + 1 == job->ncases || (!passed && job->stop_on_failure),
-                      res) != 0) {
+        if (rc < 0) {
             failed = 1;
+            break;
+        }
+        if (rc > 0) {
+            cases_cut(job, i + 1, why, res);
             break;
         }
         if (!passed && job->stop_on_failure)

@@ -27,9 +27,14 @@ void agent_job_run(const struct agent_conf *conf, const struct proto_job *job,
  * owns. Returns 0 when all is clean, -1 when something could not be
  * removed. */
 int agent_cleanup(const struct agent_conf *conf);
-/* Removes everything below dirfd without following symlinks; exposed for
- * tests. Returns 0 or -1. */
-int agent_rm_tree_at(int dirfd, int depth);
+/* Removes everything below dirfd without following symlinks, however deep
+ * (a directory past a depth is moved up to dirfd and removed from there).
+ * Returns 0 or -1. */
+int agent_rm_tree_at(int dirfd);
+/* Removes name in dirfd (st: its lstat), a directory with all below it.
+ * Returns 0 or -1 (errno set). */
+struct stat;
+int agent_rm_at(int dirfd, const char *name, const struct stat *st);
 /* Collects the files job->artifact_globs ask for into res->artifacts
  * (artifacts.c). */
 void agent_collect_artifacts(const struct agent_conf *conf, const struct proto_job *job,
@@ -56,7 +61,7 @@ struct agent_snapshot {
 /* Reads what the wipe dirs hold now (the work dir, /tmp, /var/tmp,
  * /dev/shm) into s: the contents of their files up to AGENT_SNAPSHOT_MAX
  * bytes in all, the work dir's first; later files, and the job's installed
- * libraries, are kept as they are.  Returns 0, 1 when they hold too many
+ * libraries, are kept where they are, made read-only, their stat noted.  Returns 0, 1 when they hold too many
  * entries to keep (msg says so), -1 when it failed (msg says why).  s is
  * released either way on failure. */
 #define AGENT_SNAPSHOT_MAX ((size_t)64 << 20)
@@ -64,7 +69,9 @@ int agent_snapshot_take(const struct agent_conf *conf, struct agent_snapshot *s,
                         size_t msgsz);
 /* Makes the wipe dirs hold what s does again (no process of the sandbox
  * uid may run), and removes the uid's SysV IPC objects and POSIX message
- * queues.  Returns 0, or -1 with msg. */
+ * queues.  Returns 0, or -1 with msg saying what could not be put back (a
+ * kept file a case changed or removed, what it left that could not be
+ * removed). */
 int agent_snapshot_restore(const struct agent_conf *conf, const struct agent_snapshot *s, char *msg,
                            size_t msgsz);
 void agent_snapshot_release(struct agent_snapshot *s);

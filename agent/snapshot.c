@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #define LIB_DIR ".llmsb-lib" /* where a job's libraries go (languages.c) */
@@ -114,38 +115,78 @@ static int put_file(int out, int dirfd, const char *name, const struct snap_hdr 
     return rc;
 }
 
-/* Entries below fd into t->out; file contents while t->budget lasts (past
- * it a file is kept as it is, SNAP_KEEP). */
+/* Entries below fd into t->out; file contents while t->budget lasts.
+ * What is not copied (a file past the budget; the installed libraries, all
+ * below LIB_DIR) is a SNAP_KEEP entry: made read-only to the job (it owns
+ * it: a case must chmod it, which moves its ctime, before any write, a
+ * shared mmap's among them), and its stat taken after that, for the
+ * restore to see whether a case changed it. */
 struct take {
     int out;
     uint64_t budget;
+    int too_deep; /* a dir past SNAP_MAX_DEPTH, a path past SNAP_PATH_MAX */
 };
 
-static int take_dir(struct take *t, int fd, uint32_t root, int libs_here, char *path, size_t plen,
+/* Makes name in dirfd (st its lstat) read-only to the job, st updated
+ * (one the job does not own it could not chmod back either). */
+static int read_only(int dirfd, const char *name, struct stat *st)
+{
+    if ((st->st_mode & 0222) && !S_ISLNK(st->st_mode) && st->st_uid == geteuid() &&
+        fchmodat(dirfd, name, st->st_mode & 07555, 0) != 0)
+        return -1;
+    return fstatat(dirfd, name, st, AT_SYMLINK_NOFOLLOW);
+}
+
+static int take_dir(struct take *t, int fd, uint32_t root, int libs_here, int keep, char *path,
+                    size_t plen, int depth);
+
+/* The entries below the dir name in fd. */
+static int take_sub(struct take *t, int fd, const char *name, uint32_t root, int keep, char *path,
                     int depth)
+{
+    int sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc;
+
+    if (sub < 0)
+        return -1;
+    rc = take_dir(t, sub, root, 0, keep, path, strlen(path), depth + 1);
+    close(sub);
+    return rc;
+}
+
+static int take_dir(struct take *t, int fd, uint32_t root, int libs_here, int keep, char *path,
+                    size_t plen, int depth)
 {
     int out = t->out;
     DIR *d = dir_of(fd, depth);
     struct dirent *e;
     int rc = 0;
 
-    if (!d)
+    if (!d) {
+        t->too_deep = depth > SNAP_MAX_DEPTH;
         return -1;
+    }
     while (rc == 0 && (e = readdir(d)) != NULL) {
         struct snap_hdr h = {0};
         struct stat st;
         char target[SNAP_PATH_MAX];
         ssize_t tn;
-        int sub;
+        int kept;
 
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
         if (join(path, plen, e->d_name) != 0) {
+            t->too_deep = 1;
             rc = -1;
             break;
         }
         if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
             continue;
+        kept = keep || (libs_here && depth == 0 && strcmp(e->d_name, LIB_DIR) == 0) ||
+               (S_ISREG(st.st_mode) && (uint64_t)st.st_size > t->budget);
+        if (kept && read_only(fd, e->d_name, &st) != 0) {
+            rc = -1;
+            break;
+        }
         h.root = root;
         h.mode = st.st_mode & 07777;
         h.path_len = (uint32_t)strlen(path) + 1;
@@ -153,24 +194,20 @@ static int take_dir(struct take *t, int fd, uint32_t root, int libs_here, char *
         h.size = (uint64_t)st.st_size;
         h.ctime_s = st.st_ctim.tv_sec, h.ctime_ns = st.st_ctim.tv_nsec;
         h.mtime_s = st.st_mtim.tv_sec, h.mtime_ns = st.st_mtim.tv_nsec;
-        if (libs_here && depth == 0 && strcmp(e->d_name, LIB_DIR) == 0) {
-            h.type = SNAP_KEEP;
-            rc = write_all(out, &h, sizeof(h)) || write_all(out, path, h.path_len);
+        if (kept) {
+            h.type = SNAP_KEEP; /* contents not held: the restore checks its stat */
+            h.mode = st.st_mode;
+            rc = write_all(out, &h, sizeof(h)) || write_all(out, path, h.path_len) ||
+                 (S_ISDIR(st.st_mode) && take_sub(t, fd, e->d_name, root, 1, path, depth));
         } else if (S_ISDIR(st.st_mode)) {
             h.type = SNAP_DIR;
-            rc = write_all(out, &h, sizeof(h)) || write_all(out, path, h.path_len);
-            sub = openat(fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-            rc = rc || sub < 0 || take_dir(t, sub, root, 0, path, strlen(path), depth + 1);
-            if (sub >= 0)
-                close(sub);
-        } else if (S_ISREG(st.st_mode) && h.size <= t->budget) {
+            rc = write_all(out, &h, sizeof(h)) || write_all(out, path, h.path_len) ||
+                 take_sub(t, fd, e->d_name, root, 0, path, depth);
+        } else if (S_ISREG(st.st_mode)) {
             h.type = SNAP_FILE;
             h.data_len = h.size;
             t->budget -= h.size;
             rc = put_file(out, fd, e->d_name, &h, path);
-        } else if (S_ISREG(st.st_mode)) {
-            h.type = SNAP_KEEP;
-            rc = write_all(out, &h, sizeof(h)) || write_all(out, path, h.path_len);
         } else if (S_ISLNK(st.st_mode) &&
                    (tn = readlinkat(fd, e->d_name, target, sizeof(target) - 1)) >= 0) {
             target[tn] = '\0';
@@ -195,7 +232,7 @@ static int is_mqueue(int fd)
 
 static int take_fn(const struct agent_conf *conf, const void *arg, int out)
 {
-    struct take t = {out, AGENT_SNAPSHOT_MAX};
+    struct take t = {out, AGENT_SNAPSHOT_MAX, 0};
     char path[SNAP_PATH_MAX] = "";
     int rc = 0;
 
@@ -205,10 +242,11 @@ static int take_fn(const struct agent_conf *conf, const void *arg, int out)
         if (fd < 0)
             continue; /* a dir the image lacks holds nothing */
         if (!is_mqueue(fd))
-            rc = take_dir(&t, fd, i, strcmp(conf->wipe_dirs[i], conf->work_dir) == 0, path, 0, 0);
+            rc =
+                take_dir(&t, fd, i, strcmp(conf->wipe_dirs[i], conf->work_dir) == 0, 0, path, 0, 0);
         close(fd);
     }
-    return rc ? 2 : 0;
+    return rc == 0 ? 0 : t.too_deep ? 3 : 2;
 }
 
 static int by_root_path(const void *a, const void *b)
@@ -261,15 +299,22 @@ static int parse(struct agent_snapshot *s)
 int agent_snapshot_take(const struct agent_conf *conf, struct agent_snapshot *s, char *msg,
                         size_t msgsz)
 {
-    int over = 0, rc;
+    struct timespec tick;
+    int over = 0, kept = 0, rc;
 
     memset(s, 0, sizeof(*s));
     buf_init(&s->data, AGENT_SNAPSHOT_MAX + SNAP_ENTRIES_MAX);
     rc = agent_as_user(conf, take_fn, NULL, &s->data, &over);
-    if (over) {
+    if (over)
         snprintf(msg, msgsz,
                  "cases: the work dir, /tmp and /dev/shm hold too many files after the compile "
                  "step (each case starts from a copy of them)");
+    else if (rc == 3)
+        snprintf(msg, msgsz,
+                 "cases: the work dir, /tmp and /dev/shm nest dirs deeper than %d, or paths longer "
+                 "than %d bytes, after the compile step (each case starts from a copy of them)",
+                 SNAP_MAX_DEPTH, SNAP_PATH_MAX - 1);
+    if (over || rc == 3) {
         agent_snapshot_release(s);
         return 1;
     }
@@ -277,6 +322,14 @@ int agent_snapshot_take(const struct agent_conf *conf, struct agent_snapshot *s,
         snprintf(msg, msgsz, "agent: cases: could not read the state after the compile step");
         agent_snapshot_release(s);
         return -1;
+    }
+    /* a ctime is the coarse clock's: a case that changed a kept file
+     * within the tick of our chmod would leave it as we saw it */
+    for (size_t i = 0; i < s->n; i++)
+        kept |= s->entries[i].h.type == SNAP_KEEP;
+    if (kept && clock_getres(CLOCK_REALTIME_COARSE, &tick) == 0) {
+        tick.tv_nsec = tick.tv_nsec * 2 + 1000000;
+        nanosleep(&tick, NULL);
     }
     return 0;
 }
@@ -303,6 +356,32 @@ static const struct agent_snapshot_entry *find(const struct agent_snapshot *s, u
     return hit ? *hit : NULL;
 }
 
+/* 1 when st is the inode x's stat saw, as it saw it. */
+static int same_stat(const struct agent_snapshot_entry *x, const struct stat *st)
+{
+    return st->st_ino == x->h.ino && (uint64_t)st->st_size == x->h.size &&
+           st->st_ctim.tv_sec == x->h.ctime_s && st->st_ctim.tv_nsec == x->h.ctime_ns &&
+           st->st_mtim.tv_sec == x->h.mtime_s && st->st_mtim.tv_nsec == x->h.mtime_ns;
+}
+
+/* 1 when the regular file name in dirfd holds x's contents.  Its stat
+ * alone cannot tell: a write through a shared mmap moves no time on tmpfs. */
+static int same_contents(const struct agent_snapshot_entry *x, int dirfd, const char *name)
+{
+    char chunk[16384];
+    uint64_t off = 0;
+    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    ssize_t n;
+
+    if (fd < 0)
+        return 0;
+    while ((n = read(fd, chunk, sizeof(chunk))) > 0 && (uint64_t)n <= x->h.data_len - off &&
+           memcmp(chunk, x->data + off, (size_t)n) == 0)
+        off += (uint64_t)n;
+    close(fd);
+    return n == 0 && off == x->h.data_len;
+}
+
 /* 1 when name (st) in dirfd is still x as the snapshot saw it. */
 static int unchanged(const struct agent_snapshot_entry *x, const struct stat *st, int dirfd,
                      const char *name)
@@ -311,9 +390,9 @@ static int unchanged(const struct agent_snapshot_entry *x, const struct stat *st
     ssize_t n;
 
     if (x->h.type == SNAP_FILE)
-        return S_ISREG(st->st_mode) && st->st_ino == x->h.ino &&
-               (uint64_t)st->st_size == x->h.size && st->st_ctim.tv_sec == x->h.ctime_s &&
-               st->st_ctim.tv_nsec == x->h.ctime_ns;
+        return S_ISREG(st->st_mode) && same_stat(x, st) && same_contents(x, dirfd, name);
+    if (x->h.type == SNAP_KEEP)
+        return st->st_mode == x->h.mode && same_stat(x, st);
     if (x->h.type != SNAP_LINK || !S_ISLNK(st->st_mode) ||
         (n = readlinkat(dirfd, name, target, sizeof(target) - 1)) < 0)
         return 0;
@@ -321,25 +400,24 @@ static int unchanged(const struct agent_snapshot_entry *x, const struct stat *st
     return strcmp(target, x->data) == 0;
 }
 
-static int remove_at(int dirfd, const char *name, const struct stat *st)
-{
-    int sub;
+static int clean_dir(const struct agent_snapshot *s, int fd, uint32_t root, char *path, size_t plen,
+                     int depth, int msgfd);
 
-    if (!S_ISDIR(st->st_mode))
-        return unlinkat(dirfd, name, 0) != 0 && errno != ENOENT ? -1 : 0;
-    sub = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (sub < 0 && errno == EACCES && fchmodat(dirfd, name, 0700, 0) == 0)
-        sub = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (sub >= 0) {
-        if ((st->st_mode & 0700) != 0700)
-            fchmod(sub, 0700);
-        agent_rm_tree_at(sub, 0);
-        close(sub);
-    }
-    return unlinkat(dirfd, name, AT_REMOVEDIR) != 0 && errno != ENOENT ? -1 : 0;
+/* clean_dir of the dir name in fd. */
+static int clean_sub(const struct agent_snapshot *s, int fd, const char *name, uint32_t root,
+                     char *path, int depth, int msgfd)
+{
+    int sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc;
+
+    if (sub < 0)
+        return -1;
+    rc = clean_dir(s, sub, root, path, strlen(path), depth + 1, msgfd);
+    close(sub);
+    return rc;
 }
 
-/* Removes what is below fd and not in s, or changed since. */
+/* Removes what is below fd and not in s, or changed since; a SNAP_KEEP
+ * entry that changed cannot be put back: -1, said on msgfd. */
 static int clean_dir(const struct agent_snapshot *s, int fd, uint32_t root, char *path, size_t plen,
                      int depth, int msgfd)
 {
@@ -352,7 +430,6 @@ static int clean_dir(const struct agent_snapshot *s, int fd, uint32_t root, char
     while ((e = readdir(d)) != NULL) {
         const struct agent_snapshot_entry *x;
         struct stat st;
-        int sub;
 
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
@@ -366,16 +443,19 @@ static int clean_dir(const struct agent_snapshot *s, int fd, uint32_t root, char
         }
         x = find(s, root, path);
         if (x && x->h.type == SNAP_KEEP) {
-            /* as installed */
+            if (!unchanged(x, &st, fd, e->d_name)) {
+                dprintf(msgfd, "%s changed, and the copy does not hold it; ", path);
+                rc = -1;
+            } else if (S_ISDIR(st.st_mode) &&
+                       clean_sub(s, fd, e->d_name, root, path, depth, msgfd) != 0) {
+                rc = -1;
+            }
         } else if (x && x->h.type == SNAP_DIR && S_ISDIR(st.st_mode)) {
-            if (fchmodat(fd, e->d_name, x->h.mode | 0700, 0) != 0)
+            if (fchmodat(fd, e->d_name, x->h.mode | 0700, 0) != 0 ||
+                clean_sub(s, fd, e->d_name, root, path, depth, msgfd) != 0)
                 rc = -1;
-            sub = openat(fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-            if (sub < 0 || clean_dir(s, sub, root, path, strlen(path), depth + 1, msgfd) != 0)
-                rc = -1;
-            if (sub >= 0)
-                close(sub);
-        } else if (!(x && unchanged(x, &st, fd, e->d_name)) && remove_at(fd, e->d_name, &st) != 0) {
+        } else if (!(x && unchanged(x, &st, fd, e->d_name)) &&
+                   agent_rm_at(fd, e->d_name, &st) != 0) {
             dprintf(msgfd, "cannot remove %s: %s; ", path, strerror(errno));
             rc = -1;
         }
@@ -394,8 +474,8 @@ static int make_entry(int rootfd, const struct agent_snapshot_entry *x)
 
     if (fstatat(rootfd, x->path, &st, AT_SYMLINK_NOFOLLOW) == 0)
         return x->h.type == SNAP_DIR ? fchmodat(rootfd, x->path, x->h.mode | 0700, 0) : 0;
-    if (errno != ENOENT)
-        return -1;
+    if (errno != ENOENT || x->h.type == SNAP_KEEP)
+        return -1; /* one the copy does not hold is gone for good */
     switch (x->h.type) {
     case SNAP_DIR:
         return mkdirat(rootfd, x->path, 0700);
@@ -411,7 +491,7 @@ static int make_entry(int rootfd, const struct agent_snapshot_entry *x)
         close(fd);
         return rc;
     }
-    return 0; /* kept as it is */
+    return 0;
 }
 
 static int restore_fn(const struct agent_conf *conf, const void *arg, int msgfd)
@@ -431,8 +511,12 @@ static int restore_fn(const struct agent_conf *conf, const void *arg, int msgfd)
     for (size_t i = 0; i < s->n; i++) {
         const struct agent_snapshot_entry *x = &s->entries[i];
         if (rootfd[x->h.root] >= 0 && make_entry(rootfd[x->h.root], x) != 0) {
-            dprintf(msgfd, "cannot write %s/%s back: %s; ", conf->wipe_dirs[x->h.root], x->path,
-                    strerror(errno));
+            if (x->h.type == SNAP_KEEP)
+                dprintf(msgfd, "%s/%s was removed, and the copy does not hold it; ",
+                        conf->wipe_dirs[x->h.root], x->path);
+            else
+                dprintf(msgfd, "cannot write %s/%s back: %s; ", conf->wipe_dirs[x->h.root], x->path,
+                        strerror(errno));
             rc = 1;
         }
     }
@@ -456,9 +540,10 @@ int agent_snapshot_restore(const struct agent_conf *conf, const struct agent_sna
 
     buf_init(&why, 200);
     rc = agent_as_user(conf, restore_fn, s, &why, NULL);
+    while (why.len >= 2 && memcmp(why.data + why.len - 2, "; ", 2) == 0)
+        why.len -= 2; /* each reason ends so */
     if (rc != 0)
-        snprintf(msg, msgsz, "agent: cases: could not restore the state after the compile step: %s",
-                 why.len ? why.data : "the child failed");
+        snprintf(msg, msgsz, "%.*s", (int)why.len, why.len ? why.data : "the child failed");
     buf_release(&why);
     return rc ? -1 : 0;
 }

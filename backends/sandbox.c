@@ -199,13 +199,17 @@ static int classify_loss(struct sandbox *s, struct proto_result *res, int timed_
     struct container_state st;
     struct llmsb_err e = {0};
 
+    /* the agent's RESULT never came: whether the program ran, and how it
+     * ended, is unknown (exit_code null) */
     if (s->be.ops->inspect(&s->be, s->id, &st, &e) == 0 && st.oom_killed) {
         res->status = STATUS_MEMORY_LIMIT;
+        res->not_run = 1;
         snprintf(res->error, sizeof(res->error), "the container hit its memory limit");
         return 0;
     }
     if (timed_out) {
         res->status = STATUS_TIMEOUT;
+        res->not_run = 1;
         snprintf(res->error, sizeof(res->error),
                  "the agent did not answer within the backstop; container destroyed");
         return 0;

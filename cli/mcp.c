@@ -699,7 +699,8 @@ static cJSON *result_content(const cJSON *r)
         size_t n = 0;
         status_parse(status, strlen(status), &st);
         n += (size_t)snprintf(line + n, sizeof(line) - n, "status: %s", status);
-        if (status_info(st)->ran)
+        if (status_info(st)->ran &&
+            cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(r, "exit_code")))
             n += (size_t)snprintf(line + n, sizeof(line) - n, ", exit code %lld",
                                   num_of(r, "exit_code"));
         if (num_of(r, "duration_ms") > 0 && n < sizeof(line))

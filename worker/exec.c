@@ -384,6 +384,7 @@ enum sched_outcome exec_job(struct pool *pool, const struct backend *be, const s
 
     if (j->session_close) {
         snprintf(r->backend, sizeof(r->backend), "%s", be->ops->name);
+        r->r.not_run = 1; /* ok, and no program ran: exit_code null */
         return session_close(pool, j->session, j->entry_id, r, r->worker, sizeof(r->worker))
                    ? SCHED_OUT_ELSEWHERE
                    : SCHED_OUT_FINAL;

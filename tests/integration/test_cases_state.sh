@@ -4,7 +4,12 @@
 # case 1 leaves in the work dir, /tmp and /dev/shm (new files, a dir, a job
 # file changed and made unreadable, a class file the compiler made and the
 # case deleted) is gone or back in case 2, and the compiled program is
-# still there.  C++ and Java (compiled), Python through the zygote.
+# still there.  C++ and Java (compiled), Python through the zygote.  A
+# file changed through a shared mmap (no time moves on tmpfs) is put back;
+# a tree 700 dirs deep is removed; an installed library (not copied) is
+# read-only to the cases, and a case that changes one all the same ends
+# the cases with an error, not a wrong verdict for the next; job files
+# nested deeper than the copy goes make the job invalid, not retried.
 # Against the real dockerd and the llmsb images.
 B=${LLMSB_BIN:-bin/llm-sandbox}
 T=$(mktemp -d)
@@ -84,14 +89,102 @@ jobs:
     cases:
       - {stdin: "write", expect_stdout: "wrote\n"}
       - {stdin: "check", expect_stdout: "[False, False, False] orig\n"}
+  - id: mmap
+    lang: cpp
+    files: {data.txt: "AAAA"}
+    code: |
+      #include <sys/mman.h>
+      #include <fcntl.h>
+      #include <unistd.h>
+      #include <cstdio>
+      int main() {
+          int n = 0, fd = open("data.txt", O_RDWR);
+          if (scanf("%d", &n) != 1 || fd < 0) return 9;
+          char *p = (char *)mmap(0, 4, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+          if (p == MAP_FAILED) return 8;
+          printf("%.4s\n", p);
+          if (n == 1) { p[0] = 'B'; msync(p, 4, MS_SYNC); }
+          return 0;
+      }
+    cases:
+      - {stdin: "1", expect_stdout: "AAAA\n"}
+      - {stdin: "2", expect_stdout: "AAAA\n"}
+  - id: deep
+    lang: cpp
+    code: |
+      #include <sys/stat.h>
+      #include <unistd.h>
+      #include <cstdio>
+      int main() {
+          int n = 0;
+          if (scanf("%d", &n) != 1) return 9;
+          printf("%d\n", access("/tmp/d", F_OK) == 0);
+          if (n == 1 && chdir("/tmp") == 0)
+              for (int i = 0; i < 700; i++)
+                  if (mkdir("d", 0700) != 0 || chdir("d") != 0) return 1;
+          return 0;
+      }
+    cases:
+      - {stdin: "1", expect_stdout: "0\n"}
+      - {stdin: "2", expect_stdout: "0\n"}
+  - id: kept
+    lang: cpp
+    files: {".llmsb-lib/lib.txt": "AAAA"}
+    code: |
+      #include <sys/mman.h>
+      #include <sys/stat.h>
+      #include <fcntl.h>
+      #include <unistd.h>
+      #include <cstdio>
+      #include <string>
+      #include <iostream>
+      int main() {
+          std::string m;
+          std::cin >> m;
+          const char *lib = ".llmsb-lib/lib.txt";
+          if (m == "try") { puts(open(lib, O_RDWR) < 0 ? "read-only" : "writable"); return 0; }
+          if (m == "force") {
+              chmod(lib, 0644);
+              int fd = open(lib, O_RDWR);
+              char *p = (char *)mmap(0, 4, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+              if (p == MAP_FAILED) return 8;
+              p[0] = 'B';
+              chmod(lib, 0444);
+              puts("forced");
+              return 0;
+          }
+          char b[5] = {0};
+          if (read(open(lib, O_RDONLY), b, 4) != 4) return 7;
+          puts(b);
+      }
+    cases:
+      - {stdin: "try", expect_stdout: "read-only\n"}
+      - {stdin: "force", expect_stdout: "forced\n"}
+      - {stdin: "check", expect_stdout: "AAAA\n"}
+  - id: deepfile
+    lang: cpp
+    files: {"a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/x.txt": "1"}
+    code: "int main() {}\n"
+    cases: [{}, {}]
 EOF
 $B submit "$T/cases.yaml" --local --out "$T/cases.jsonl" </dev/null >"$T/out" 2>&1
-for id in cpp java python; do
+for id in cpp java python mmap deep kept deepfile; do
     if python3 - "$T/cases.jsonl" "$id" >"$T/py" 2>&1 <<'PY'
 import json, sys
 r = {x["id"]: x for x in map(json.loads, open(sys.argv[1]))}[sys.argv[2]]
 cases = [(c["status"], c["stdout"], c["stderr"][:200]) for c in r.get("cases") or []]
-assert r["status"] == "ok" and r["passed"], ({k: r.get(k) for k in ("status", "error")}, cases)
+shown = ({k: r.get(k) for k in ("status", "error")}, cases)
+if sys.argv[2] == "deepfile":
+    # a state the copy cannot hold is the job's to fix, not a retried failure
+    assert r["status"] == "invalid" and "nest dirs deeper than 64" in r["error"], shown
+elif sys.argv[2] != "kept":
+    assert r["status"] == "ok" and r["passed"], shown
+else:
+    # case 2 changed a library the copy does not hold: case 3 is not run
+    assert r["status"] == "runtime_error" and not r["passed"], shown
+    assert [c[1] for c in cases] == ["read-only\n", "forced\n"], shown
+    for part in ("case 2 left", "so case 3 was not run", ".llmsb-lib/lib.txt changed"):
+        assert part in r["error"], shown
 PY
     then echo "ok   cases_state.each_case_starts_after_compile_$id"; pass=$((pass + 1))
     else echo "FAIL cases_state.each_case_starts_after_compile_$id:"; sed 's/^/  | /' "$T/py" | head -8; fail=$((fail + 1))

@@ -147,6 +147,12 @@ jobs:
           print("leaked")
       except ImportError:
           print("clean")
+  - id: pip-cases
+    libraries: ["llmsb-demo==1.0"]
+    code: |
+      import llmsb_demo
+      print(llmsb_demo.answer() + int(input()))
+    cases: [{stdin: "0", expect_stdout: "42"}, {stdin: "1", expect_stdout: "43"}, {stdin: "2", expect_stdout: "44"}]
 YAML
 sed -i "s/INDEX/$NET/" "$T/pip-jobs.yaml"
 t0=$(date +%s%N)
@@ -160,6 +166,8 @@ else
     bad pip_failed_install_is_install_error "$(sed -n 2p "$T/pip.jsonl" | head -c 800)"
 fi
 expect pip_container_not_reused "$T/pip.jsonl" 3 ok clean
+# the installed library is read-only to the cases (not copied between them)
+expect pip_library_with_cases "$T/pip.jsonl" 4 ok 44
 
 # --- what runs at install time, and with which network: nothing of a
 # package's own with the network (npm lifecycle scripts never, pip sdists

@@ -2,7 +2,9 @@
  * wiped dir, removes unreadable subtrees, leaves the dir itself. */
 #include "test.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -45,7 +47,7 @@ TEST(rm_tree_does_not_follow_symlinks)
 
     fd = open(wipe, O_RDONLY | O_DIRECTORY);
     ASSERT(fd >= 0);
-    ASSERT_EQ(agent_rm_tree_at(fd, 0), 0);
+    ASSERT_EQ(agent_rm_tree_at(fd), 0);
     close(fd);
 
     ASSERT(exists(wipe));
@@ -57,6 +59,42 @@ TEST(rm_tree_does_not_follow_symlinks)
     ASSERT(exists(p)); /* the symlink's target survived */
     snprintf(p, sizeof(p), "rm -rf %s", base);
     ASSERT_EQ(system(p), 0);
+}
+
+/* A job can nest directories deeper than any stack: 700 levels (a case's
+ * mkdir("d"); chdir("d") loop), one of them read-only, a file at the
+ * bottom, are all removed. */
+TEST(rm_tree_removes_a_tree_of_any_depth)
+{
+    char base[] = "/tmp/llmsb-test-XXXXXX";
+    int top, fd, n = 0;
+    DIR *d;
+
+    ASSERT(mkdtemp(base) != NULL);
+    top = open(base, O_RDONLY | O_DIRECTORY);
+    ASSERT(top >= 0);
+    fd = dup(top);
+    for (int i = 0; i < 700; i++) {
+        int next;
+        ASSERT_EQ(mkdirat(fd, "d", 0700), 0);
+        next = openat(fd, "d", O_RDONLY | O_DIRECTORY);
+        ASSERT(next >= 0);
+        close(fd);
+        fd = next;
+        if (i == 350)
+            ASSERT_EQ(fchmod(fd, 0500), 0);
+    }
+    close(fd);
+    ASSERT_EQ(agent_rm_tree_at(top), 0);
+    d = fdopendir(dup(top));
+    ASSERT(d != NULL);
+    rewinddir(d);
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    ASSERT_EQ(n, 0);
+    close(top);
+    ASSERT_EQ(rmdir(base), 0);
 }
 
 TEST(oom_count_reads_or_reports_unknown)
@@ -103,5 +141,5 @@ TEST(zygote_env_sensitive_names)
         ASSERT(!zygote_env_sensitive(no[i]));
 }
 
-TEST_MAIN("agent", T(rm_tree_does_not_follow_symlinks), T(oom_count_reads_or_reports_unknown),
-          T(zygote_env_sensitive_names))
+TEST_MAIN("agent", T(rm_tree_does_not_follow_symlinks), T(rm_tree_removes_a_tree_of_any_depth),
+          T(oom_count_reads_or_reports_unknown), T(zygote_env_sensitive_names))

@@ -5,6 +5,7 @@
 #include "common/base64.h"
 #include "config/jobfile.h"
 #include "common/passk.h"
+#include "worker/exec.h"
 #include "worker/job.h"
 #include "worker/result.h"
 #include "worker/session.h"
@@ -1337,15 +1338,39 @@ TEST(exit_code_is_null_when_the_program_never_ran)
     }
 }
 
+/* A session_close is ok, and no program ran: exit_code null. */
+TEST(session_close_has_no_exit_code)
+{
+    static const struct backend_ops ops = {.name = "fake"};
+    const struct backend be = {.ops = &ops};
+    const char *close[] = {"session", "s-unknown", "session_close", "true", NULL};
+    struct llmsb_err err = {0};
+    struct job_result r;
+    struct job j;
+    cJSON *o;
+
+    ASSERT_EQ(fields_job(close, &j, &err), 0);
+    job_result_init(&r, NULL);
+    ASSERT_EQ(exec_job(NULL, &be, &cfg, &j, NULL, &r, &err), SCHED_OUT_FINAL);
+    o = job_result_json(&r);
+    ASSERT(o != NULL);
+    ASSERT_STR(cJSON_GetObjectItem(o, "status")->valuestring, "ok");
+    ASSERT(cJSON_IsNull(cJSON_GetObjectItem(o, "exit_code")));
+    cJSON_Delete(o);
+    job_result_release(&r);
+    job_release(&j);
+}
+
 static void setup(void) __attribute__((constructor));
 static void setup(void)
 {
     config_defaults(&cfg);
 }
 
-TEST_MAIN("jobs", T(yaml_job_file_with_defaults), T(yaml_job_file_errors_name_the_line),
-          T(yaml_alias_bomb_and_duplicate_keys), T(jobfile_input_is_not_nul_terminated),
-          T(json_lines), T(job_fields_are_validated_by_name), T(registry_package_names_pass),
+TEST_MAIN("jobs", T(session_close_has_no_exit_code), T(yaml_job_file_with_defaults),
+          T(yaml_job_file_errors_name_the_line), T(yaml_alias_bomb_and_duplicate_keys),
+          T(jobfile_input_is_not_nul_terminated), T(json_lines),
+          T(job_fields_are_validated_by_name), T(registry_package_names_pass),
           T(id_first_and_nul_escapes), T(fields_given_twice_are_invalid),
           T(compile_and_link_flags_checked_against_the_language),
           T(too_many_fields_are_invalid_not_cut), T(field_names_with_nul_are_unknown),
