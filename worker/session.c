@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "backends/sandbox.h"
 #include "worker/exec.h"
 
@@ -62,6 +64,18 @@ void session_conf_release(struct session_conf *c)
     memset(c, 0, sizeof(*c));
 }
 
+/* 1 when the JSON texts a and b (b may be NULL) are the same object, key
+ * order and white space aside. */
+static int json_same(const char *a, const char *b)
+{
+    cJSON *pa = cJSON_Parse(a), *pb = b ? cJSON_Parse(b) : NULL;
+    int same = pa && pb && cJSON_Compare(pa, pb, 1);
+
+    cJSON_Delete(pa);
+    cJSON_Delete(pb);
+    return same;
+}
+
 /* 1 when the two "K=V" lists hold the same entries (in any order). */
 static int env_same(char *const *a, size_t na, char *const *b, size_t nb)
 {
@@ -92,12 +106,12 @@ int session_conf_check(const struct session_conf *c, const struct job *j, struct
                              j->session, c->lang->name, j->lang->name);
     /* what its interpreter holds was scanned with these: a call under
      * another policy could use what a laxer one let in */
-    if (job_given(j, "policy") && strcmp(j->policy, c->policy) != 0)
+    if (job_given(j, "policy") && j->policy && strcmp(j->policy, c->policy) != 0)
         return llmsb_err_set(err, LLMSB_ERR_INVALID,
                              "policy: \"%s\", session \"%s\"'s calls are scanned with \"%s\" (%s; "
                              "repeat it or leave policy out)",
                              j->policy, j->session, c->policy, why);
-    if (job_given(j, "security") && (!c->security || strcmp(j->security, c->security) != 0))
+    if (job_given(j, "security") && j->security && !json_same(j->security, c->security))
         return llmsb_err_set(err, LLMSB_ERR_INVALID,
                              "security: differs from the inline policy session \"%s\"'s calls are "
                              "scanned with (%s; repeat it or leave security out)",

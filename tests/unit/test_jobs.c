@@ -1167,7 +1167,22 @@ TEST(session_calls_keep_the_sessions_language_env_and_limits)
     const char *no_policy[] = {"code", "import subprocess; subprocess.run(['id'])", "session", "s",
                                NULL};
     const char *lax[] = {"code", "1", "session", "s", "policy", "development", NULL};
-    const char *inline_sec[] = {"code", "1", "session", "s", "security", "{}", NULL};
+    const char *inline_sec[] = {
+        "code", "1", "session", "s", "security", "{\"restricted_modules\": [\"socket\"]}", NULL};
+    /* "" and {} mean "none named": the session's, no crash on the NULL */
+    const char *empty_policy[] = {"code", "1",        "session", "s", "policy",
+                                  "",     "security", "{}",      NULL};
+    const char *sec_first[] = {
+        "lang",     "python",
+        "code",     "1",
+        "session",  "t",
+        "security", "{\"restricted_modules\":[\"socket\"],\"threshold\":\"high\"}",
+        NULL};
+    const char *sec_same[] = {
+        "code", "1",        "session",
+        "t",    "security", "{ \"threshold\": \"high\", \"restricted_modules\": [\"socket\"] }",
+        NULL};
+    const char *sec_empty[] = {"code", "1", "session", "t", "security", "", NULL};
     const char *as_ruby[] = {"lang",    "ruby", "policy",
                              "strict",  "code", "import subprocess; subprocess.run(['id'])",
                              "session", "s",    NULL};
@@ -1224,6 +1239,27 @@ TEST(session_calls_keep_the_sessions_language_env_and_limits)
     ASSERT_EQ(fields_job(inline_sec, &j, &err), 0);
     ASSERT_EQ(session_conf_check(&c, &j, &err), LLMSB_ERR_INVALID);
     ASSERT_CONTAINS(err.msg, "security: differs from the inline policy");
+    job_release(&j);
+    ASSERT_EQ(fields_job(empty_policy, &j, &err), 0);
+    ASSERT_EQ(session_conf_check(&c, &j, &err), 0);
+    job_release(&j);
+    session_conf_release(&c);
+    ASSERT_EQ(fields_job(sec_first, &j, &err), 0); /* a session with an inline policy */
+    ASSERT_EQ(session_conf_from_job(&c, &j, cfg.default_policy), 0);
+    job_release(&j);
+    ASSERT_EQ(fields_job(sec_same, &j, &err), 0); /* the same object written otherwise */
+    ASSERT_EQ(session_conf_check(&c, &j, &err), 0);
+    job_release(&j);
+    ASSERT_EQ(fields_job(sec_empty, &j, &err), 0);
+    ASSERT_EQ(session_conf_check(&c, &j, &err), 0);
+    job_release(&j);
+    ASSERT_EQ(fields_job(inline_sec, &j, &err), 0);
+    j.session[0] = 't';
+    ASSERT_EQ(session_conf_check(&c, &j, &err), LLMSB_ERR_INVALID);
+    job_release(&j);
+    session_conf_release(&c);
+    ASSERT_EQ(fields_job(first, &j, &err), 0);
+    ASSERT_EQ(session_conf_from_job(&c, &j, cfg.default_policy), 0);
     job_release(&j);
     ASSERT_EQ(fields_job(env, &j, &err), 0);
     ASSERT_EQ(session_conf_check(&c, &j, &err), LLMSB_ERR_INVALID);
