@@ -755,8 +755,8 @@ static cJSON *run_fields(struct mcp *m, const struct fields *f, const char *id, 
     return out;
 }
 
-/* The remembered session sid (as the client names it), or NULL. */
-/* The remembered session sid, or NULL; a hit counts as a use. */
+/* The remembered session sid (as the client names it), or NULL; a hit
+ * counts as a use. */
 static struct mcp_session *session_known(struct mcp *m, const char *sid)
 {
     for (size_t i = 0; i < MCP_SESSIONS_KEPT; i++)
@@ -833,7 +833,7 @@ static cJSON *close_session(struct mcp *m, const cJSON *args)
     fields_adds(&f, "session", scoped(m->scope, sess->valuestring, sid, sizeof(sid)));
     fields_adds(&f, "session_close", "true");
     out = run_fields(m, &f, id, 1, status, sizeof(status), &err);
-    if (strcmp(status, "ok") == 0)
+    if (strcmp(status, "ok") == 0 || strcmp(status, "session_lost") == 0) /* it is gone */
         session_remember(m, sess->valuestring, NULL);
     fields_release(&f);
     return out;
