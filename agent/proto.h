@@ -124,8 +124,11 @@ enum proto_tag {
      * whose state persists; no cleanup after it) */
     TAG_SESSION = 60,
     TAG_SESSION_ENDED = 61, /* a result: 1 when the session's process is gone */
-    /* a result: 1 when the program never ran though its status may say it
-     * did (the compiler ran out of memory: memory_limit) */
+    /* a result: 1 when its exit code is not known though its status has
+     * one: the program never ran (the compiler ran out of memory:
+     * memory_limit; a session's close), or whether and how it ran is
+     * unknown (the agent's result never came: a backstop timeout, the
+     * container's OOM kill); exit_code null */
     TAG_NOT_RUN = 62
 };
 
@@ -236,7 +239,7 @@ struct proto_result {
     int64_t max_rss_kb;
     int zygote;        /* the run went through the zygote */
     int session_ended; /* the session's process is gone after this call */
-    int not_run;       /* the program never ran (a step before it failed) */
+    int not_run;       /* no exit code: never ran, or unknown (TAG_NOT_RUN) */
     char error[256];
     struct buf artifacts; /* nested TLVs: TAG_ARTIFACT_NAME/DATA pairs, SKIPPED */
     struct buf cases;     /* TAG_CASE_RESULT entries, one per case run */

@@ -1041,16 +1041,24 @@ static char **case_argv(const struct proto_job *job, const struct proto_case *c,
 
 /* After a case: nothing it started lives on, and (when another case
  * follows) the dirs hold what they held after the compile step again.
- * Returns 0; 1 when what the case left cannot be undone (why in why); -1
- * with res->error when the agent failed. */
+ * Returns 0; 1 when what the case did cannot be undone (why in why); -1
+ * with res->error when the agent failed (an internal_error, retried). */
 static int case_done(const struct agent_conf *conf, const struct agent_snapshot *snap, int last,
                      struct proto_result *res, char *why, size_t whysz)
 {
+    int rc;
+
     if (kill_uid_procs(conf) != 0) {
         snprintf(res->error, sizeof(res->error), "agent: cases: processes of a case survive");
         return -1;
     }
-    return last || agent_snapshot_restore(conf, snap, why, whysz) == 0 ? 0 : 1;
+    if (last || (rc = agent_snapshot_restore(conf, snap, why, whysz)) == 0)
+        return 0;
+    if (rc < 0)
+        llmsb_fmt(res->error, sizeof(res->error),
+                  "agent: cases: could not put back the state after the compile step: %s", why);
+    leave_dirty = 1; /* either way, what is left is not a fresh sandbox */
+    return rc;
 }
 
 /* The cases end after case n of the job's, which left what cannot be

@@ -2,6 +2,7 @@
 #ifndef LLMSB_AGENT_RUN_H
 #define LLMSB_AGENT_RUN_H
 
+#include <sys/stat.h>
 #include <sys/types.h>
 #include "proto.h"
 
@@ -33,7 +34,6 @@ int agent_cleanup(const struct agent_conf *conf);
 int agent_rm_tree_at(int dirfd);
 /* Removes name in dirfd (st: its lstat), a directory with all below it.
  * Returns 0 or -1 (errno set). */
-struct stat;
 int agent_rm_at(int dirfd, const char *name, const struct stat *st);
 /* Collects the files job->artifact_globs ask for into res->artifacts
  * (artifacts.c). */
@@ -61,17 +61,18 @@ struct agent_snapshot {
 /* Reads what the wipe dirs hold now (the work dir, /tmp, /var/tmp,
  * /dev/shm) into s: the contents of their files up to AGENT_SNAPSHOT_MAX
  * bytes in all, the work dir's first; later files, and the job's installed
- * libraries, are kept where they are, made read-only, their stat noted.  Returns 0, 1 when they hold too many
- * entries to keep (msg says so), -1 when it failed (msg says why).  s is
- * released either way on failure. */
+ * libraries (one entry, of any size and depth), are kept where they are,
+ * made read-only, their stat noted.  Returns 0, 1 when the rest holds too
+ * many entries, or too deep, to keep (msg says so), -1 when it failed (msg
+ * says why).  s is released either way on failure. */
 #define AGENT_SNAPSHOT_MAX ((size_t)64 << 20)
 int agent_snapshot_take(const struct agent_conf *conf, struct agent_snapshot *s, char *msg,
                         size_t msgsz);
 /* Makes the wipe dirs hold what s does again (no process of the sandbox
  * uid may run), and removes the uid's SysV IPC objects and POSIX message
- * queues.  Returns 0, or -1 with msg saying what could not be put back (a
- * kept file a case changed or removed, what it left that could not be
- * removed). */
+ * queues.  Returns 0; 1 when what the job did cannot be put back (a kept
+ * file or library it changed or removed); -1 when we failed (what could
+ * not be removed or written back, the child itself): msg says which. */
 int agent_snapshot_restore(const struct agent_conf *conf, const struct agent_snapshot *s, char *msg,
                            size_t msgsz);
 void agent_snapshot_release(struct agent_snapshot *s);

@@ -9,7 +9,8 @@
 # a tree 700 dirs deep is removed; an installed library (not copied) is
 # read-only to the cases, and a case that changes one all the same ends
 # the cases with an error, not a wrong verdict for the next; job files
-# nested deeper than the copy goes make the job invalid, not retried.
+# nested deeper than the copy goes make the job invalid, not retried; an
+# installed library has no such cap (one kept root: 70 dirs deep is ok).
 # Against the real dockerd and the llmsb images.
 B=${LLMSB_BIN:-bin/llm-sandbox}
 T=$(mktemp -d)
@@ -166,9 +167,18 @@ jobs:
     files: {"a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/x.txt": "1"}
     code: "int main() {}\n"
     cases: [{}, {}]
+  - id: deeplib
+    lang: python
+    files: {".llmsb-lib/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/x.txt": "lib"}
+    code: |
+      import glob
+      print(open(glob.glob(".llmsb-lib/**/x.txt", recursive=True)[0]).read())
+    cases:
+      - {expect_stdout: "lib\n"}
+      - {expect_stdout: "lib\n"}
 EOF
 $B submit "$T/cases.yaml" --local --out "$T/cases.jsonl" </dev/null >"$T/out" 2>&1
-for id in cpp java python mmap deep kept deepfile; do
+for id in cpp java python mmap deep kept deepfile deeplib; do
     if python3 - "$T/cases.jsonl" "$id" >"$T/py" 2>&1 <<'PY'
 import json, sys
 r = {x["id"]: x for x in map(json.loads, open(sys.argv[1]))}[sys.argv[2]]

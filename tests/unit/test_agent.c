@@ -141,5 +141,163 @@ TEST(zygote_env_sensitive_names)
         ASSERT(!zygote_env_sensitive(no[i]));
 }
 
+/* ---- the per-case state restore (snapshot.c), run as root: a throwaway
+ * uid owns a work dir and a tmp dir below a fresh base ---- */
+
+#define SNAP_UID 64999
+
+struct snap_dirs {
+    char base[32], work[64], tmp[64];
+    struct agent_conf conf;
+};
+
+static int snap_setup(struct snap_dirs *d)
+{
+    snprintf(d->base, sizeof(d->base), "/tmp/llmsb-snap-XXXXXX");
+    if (!mkdtemp(d->base) || chmod(d->base, 0755) != 0)
+        return -1;
+    snprintf(d->work, sizeof(d->work), "%s/work", d->base);
+    snprintf(d->tmp, sizeof(d->tmp), "%s/tmp", d->base);
+    if (mkdir(d->work, 0755) != 0 || mkdir(d->tmp, 0777) != 0 ||
+        chown(d->work, SNAP_UID, SNAP_UID) != 0 || chown(d->tmp, SNAP_UID, SNAP_UID) != 0)
+        return -1;
+    memset(&d->conf, 0, sizeof(d->conf));
+    d->conf.uid = SNAP_UID;
+    d->conf.gid = SNAP_UID;
+    d->conf.work_dir = d->work;
+    d->conf.wipe_dirs[0] = d->work;
+    d->conf.wipe_dirs[1] = d->tmp;
+    return 0;
+}
+
+static void snap_teardown(struct snap_dirs *d)
+{
+    char cmd[80];
+
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", d->base);
+    if (system(cmd) != 0)
+        fprintf(stderr, "  could not remove %s\n", d->base);
+}
+
+/* Runs sh as the sandbox uid in the work dir, as a job would. */
+static int snap_sh(const struct snap_dirs *d, const char *sh)
+{
+    char cmd[4096];
+
+    snprintf(cmd, sizeof(cmd), "cd %s && setpriv --reuid=%d --regid=%d --clear-groups sh -c '%s'",
+             d->work, SNAP_UID, SNAP_UID, sh);
+    return system(cmd);
+}
+
+/* Under dir: n nested dirs of 59-byte names, file at the bottom holding
+ * text (written when text is not NULL, else chmod u+w and "changed"), all
+ * the sandbox uid's. */
+static int snap_deep(const char *dir, int n, const char *text)
+{
+    char name[60];
+    int fd = open(dir, O_RDONLY | O_DIRECTORY), rc = 0;
+
+    memset(name, 'd', sizeof(name) - 1);
+    name[sizeof(name) - 1] = '\0';
+    for (int i = 0; fd >= 0 && i < n; i++) {
+        int next;
+        if (text && mkdirat(fd, name, 0755) != 0)
+            rc = -1;
+        if (text && fchownat(fd, name, SNAP_UID, SNAP_UID, 0) != 0)
+            rc = -1;
+        next = openat(fd, name, O_RDONLY | O_DIRECTORY);
+        close(fd);
+        fd = next;
+    }
+    if (fd < 0)
+        return -1;
+    if (!text)
+        rc |= fchmodat(fd, "bottom.txt", 0644, 0);
+    int f = openat(fd, "bottom.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (f < 0 || write(f, text ? text : "changed", strlen(text ? text : "changed")) < 0 ||
+        fchown(f, SNAP_UID, SNAP_UID) != 0)
+        rc = -1;
+    if (f >= 0)
+        close(f);
+    close(fd);
+    return rc;
+}
+
+/* What the job did (a kept library file changed) and what is the agent's
+ * (a file the sandbox user cannot remove) are told apart: 1 against -1,
+ * the job's verdict against an internal_error retried. */
+TEST(restore_tells_the_jobs_doing_from_ours)
+{
+    struct snap_dirs d;
+    struct agent_snapshot s;
+    char msg[512] = "", cmd[256];
+
+    if (geteuid() != 0) {
+        fprintf(stderr, "  (skipped: needs root)\n");
+        return;
+    }
+    ASSERT_EQ(snap_setup(&d), 0);
+    ASSERT_EQ(snap_sh(&d, "mkdir -p .llmsb-lib/pkg && echo A > .llmsb-lib/pkg/lib.txt && "
+                          "echo D > data.txt"),
+              0);
+    ASSERT_EQ(agent_snapshot_take(&d.conf, &s, msg, sizeof(msg)), 0);
+    /* a case changes its data and makes a file: put back */
+    ASSERT_EQ(snap_sh(&d, "echo X > data.txt && echo new > new.txt"), 0);
+    ASSERT_EQ(agent_snapshot_restore(&d.conf, &s, msg, sizeof(msg)), 0);
+    /* what the agent cannot remove (a root-owned dir with a file): ours */
+    snprintf(cmd, sizeof(cmd), "mkdir %s/rootdir && touch %s/rootdir/f", d.tmp, d.tmp);
+    ASSERT_EQ(system(cmd), 0);
+    msg[0] = '\0';
+    ASSERT_EQ(agent_snapshot_restore(&d.conf, &s, msg, sizeof(msg)), -1);
+    ASSERT_CONTAINS(msg, "cannot remove");
+    snprintf(cmd, sizeof(cmd), "rm -rf %s/rootdir", d.tmp);
+    ASSERT_EQ(system(cmd), 0);
+    /* a library file a case changed: the job's */
+    ASSERT_EQ(snap_sh(&d, "chmod u+w .llmsb-lib/pkg/lib.txt && echo B > .llmsb-lib/pkg/lib.txt"),
+              0);
+    msg[0] = '\0';
+    ASSERT_EQ(agent_snapshot_restore(&d.conf, &s, msg, sizeof(msg)), 1);
+    ASSERT_CONTAINS(msg, ".llmsb-lib/pkg/lib.txt changed");
+    agent_snapshot_release(&s);
+    snap_teardown(&d);
+}
+
+/* An installed library is one kept root: nested deeper than 64 dirs, with
+ * paths over 4095 bytes and many files, it is taken (read-only, not
+ * copied), an unchanged one restores, and a change deep down is seen. */
+TEST(snapshot_keeps_a_library_of_any_shape)
+{
+    struct snap_dirs d;
+    struct agent_snapshot s;
+    char msg[512] = "";
+    struct stat st;
+    char path[256];
+
+    if (geteuid() != 0) {
+        fprintf(stderr, "  (skipped: needs root)\n");
+        return;
+    }
+    ASSERT_EQ(snap_setup(&d), 0);
+    /* 100 dirs of 60 bytes each: a path of 6000 bytes */
+    ASSERT_EQ(snap_sh(&d, "mkdir -p .llmsb-lib/many && cd .llmsb-lib/many && "
+                          "for i in $(seq 1 3000); do echo $i > f$i; done"),
+              0);
+    snprintf(path, sizeof(path), "%s/.llmsb-lib", d.work);
+    ASSERT_EQ(snap_deep(path, 100, "deep"), 0);
+    ASSERT_EQ(agent_snapshot_take(&d.conf, &s, msg, sizeof(msg)), 0);
+    snprintf(path, sizeof(path), "%s/.llmsb-lib/many/f7", d.work);
+    ASSERT_EQ(stat(path, &st), 0);
+    ASSERT_EQ(st.st_mode & 0222, 0); /* read-only to the cases */
+    ASSERT_EQ(agent_snapshot_restore(&d.conf, &s, msg, sizeof(msg)), 0);
+    snprintf(path, sizeof(path), "%s/.llmsb-lib", d.work);
+    ASSERT_EQ(snap_deep(path, 100, NULL), 0);
+    msg[0] = '\0';
+    ASSERT_EQ(agent_snapshot_restore(&d.conf, &s, msg, sizeof(msg)), 1);
+    ASSERT_CONTAINS(msg, "bottom.txt changed");
+    agent_snapshot_release(&s);
+    snap_teardown(&d);
+}
+
 TEST_MAIN("agent", T(rm_tree_does_not_follow_symlinks), T(rm_tree_removes_a_tree_of_any_depth),
-          T(oom_count_reads_or_reports_unknown), T(zygote_env_sensitive_names))
+          T(oom_count_reads_or_reports_unknown), T(zygote_env_sensitive_names),
+          T(restore_tells_the_jobs_doing_from_ours), T(snapshot_keeps_a_library_of_any_shape))
