@@ -4,8 +4,9 @@
  * job's reach (by a child as the sandbox user, through a pipe: the agent's
  * root has no DAC override).  Before each later case a child as the
  * sandbox user removes what is not in it, writes back what a case changed
- * (a file is unchanged while its inode, ctime and size are the snapshot's:
- * a ctime cannot be set by the job) and removes the uid's SysV IPC objects
+ * (a file is unchanged while its inode, times and size are the snapshot's
+ * and so are its contents: a write through a shared mapping moves no time)
+ * and removes the uid's SysV IPC objects
  * and POSIX message queues, so each case sees what a separate run of the
  * same binary would.  The libraries a job installed (the work dir's
  * .llmsb-lib, one kept root of any size and depth: see lib_walk), and the
