@@ -493,7 +493,7 @@ static int wait_queued(struct mcp *m, const char *id, struct llmsb_err *err)
                              sizeof(status), err);
         if (rc != 0)
             return rc;
-        if (llmsb_interrupted || atomic_load(&m->cancel) != SCHED_GO) {
+        if (exec_stop_asked(&m->cancel)) {
             if (queue_cancel(&m->q, id, m->g->cfg.result_ttl_s, err) != 0)
                 return llmsb_err_wrap(err, "cancel job \"%s\"", id);
             return llmsb_err_set(err, LLMSB_ERR_INTERRUPTED, "interrupted; job \"%s\" cancelled",

@@ -407,7 +407,7 @@ out:
     return out;
 }
 
-static int stop_asked(const atomic_int *cancel)
+int exec_stop_asked(const atomic_int *cancel)
 {
     return llmsb_interrupted || (cancel && atomic_load(cancel) != SCHED_GO);
 }
@@ -417,7 +417,7 @@ static void sleep_ms(int64_t ms, const atomic_int *cancel)
 {
     int64_t until = clock_mono_ms() + ms;
 
-    for (int64_t left = ms; left > 0 && !stop_asked(cancel); left = until - clock_mono_ms()) {
+    for (int64_t left = ms; left > 0 && !exec_stop_asked(cancel); left = until - clock_mono_ms()) {
         struct timespec ts = {0, (long)(left < 100 ? left : 100) * 1000000};
         nanosleep(&ts, NULL);
     }
@@ -445,7 +445,7 @@ static int await_engine(const struct backend *be, atomic_int *cancel)
     log_warn("%s engine does not answer; waiting up to %d s for it", be->ops->name,
              EXEC_ENGINE_WAIT_MS / 1000);
     while (clock_mono_ms() < until) {
-        if (stop_asked(cancel))
+        if (exec_stop_asked(cancel))
             return 0;
         sleep_ms(1000, cancel);
         if (exec_engine_answers(be)) {
@@ -471,7 +471,7 @@ enum sched_outcome exec_job_retrying(struct pool *pool, const struct backend *be
         r->error[0] = r->r.error[0] = '\0'; /* a failed attempt's word is not the result's */
         llmsb_err_clear(&err);
         o = exec_job(pool, be, cfg, j, cancel, r, &err);
-        if (o == SCHED_OUT_FAILED && stop_asked(cancel)) {
+        if (o == SCHED_OUT_FAILED && exec_stop_asked(cancel)) {
             /* the stop broke the attempt (a start cut short, say): the
              * job's fault no more than the engine's */
             if (cancel && atomic_load(cancel) == SCHED_CANCEL_USER) {
@@ -491,7 +491,7 @@ enum sched_outcome exec_job_retrying(struct pool *pool, const struct backend *be
             return SCHED_OUT_ABORTED;
         case SCHED_PAUSE:
             if (!await_engine(be, cancel)) {
-                if (stop_asked(cancel))
+                if (exec_stop_asked(cancel))
                     return SCHED_OUT_ABORTED;
                 job_result_set_status(r, STATUS_INTERNAL_ERROR,
                                       "the engine did not answer for %d s; last: %s",
@@ -510,7 +510,7 @@ enum sched_outcome exec_job_retrying(struct pool *pool, const struct backend *be
             log_warn("job=%s attempt %lld failed: %s; retrying in %lld ms", j->id ? j->id : "-",
                      attempt, err.msg, (long long)d.delay_ms);
             sleep_ms(d.delay_ms, cancel);
-            if (stop_asked(cancel))
+            if (exec_stop_asked(cancel))
                 return SCHED_OUT_ABORTED;
             break;
         }

@@ -49,6 +49,10 @@ enum sched_outcome exec_job(struct pool *pool, const struct backend *be, const s
  * a failure of the job's own attempt. */
 int exec_engine_answers(const struct backend *be);
 
+/* 1 when a stop is asked: a signal (llmsb_interrupted) or cancel (NULL:
+ * none) no longer SCHED_GO. */
+int exec_stop_asked(const atomic_int *cancel);
+
 #define EXEC_ENGINE_WAIT_MS 300000 /* run/--local: how long to wait for a lost engine */
 
 /* Runs j with the scheduler's retry policy (the --local path and `run`):

@@ -33,11 +33,6 @@ struct local_run {
     struct llmsb_err failed; /* why a runner thread could not start */
 };
 
-static int stopping(struct local_run *lr)
-{
-    return llmsb_interrupted || atomic_load(&lr->cancel) != SCHED_GO;
-}
-
 static void local_one(struct local_run *lr, const struct backend *be, size_t i)
 {
     struct fields f;
@@ -98,10 +93,10 @@ static void *local_main(void *arg)
             lr->next++;
         i = lr->next++;
         pthread_mutex_unlock(&lr->mu);
-        if (i >= lr->n || stopping(lr))
+        if (i >= lr->n || exec_stop_asked(&lr->cancel))
             break;
         local_one(lr, &be, i);
-        for (size_t k = i + 1; lr->group[i] && k < lr->n && !stopping(lr); k++)
+        for (size_t k = i + 1; lr->group[i] && k < lr->n && !exec_stop_asked(&lr->cancel); k++)
             if (lr->group[k] == i + 1)
                 local_one(lr, &be, k);
     }
