@@ -1,6 +1,6 @@
 /* session.c - the sessions this process holds: a table of ids, each with
  * its sandbox (a pool lease never given back), what its first call fixed
- * (language, environment, limits), its times and whether a call runs;
+ * (language, policy, environment, limits), its times and whether a call runs;
  * ended sessions stay as "lost" records (with why) until closed, so their
  * later calls say so instead of starting afresh. */
 #include "worker/session.h"
