@@ -13,18 +13,22 @@ PIE     = -fPIE
 PIELD   = -pie
 
 COMMON_SRC  = common/common.c common/status.c common/strlist.c common/compare.c
-PROTO_SRC   = agent/proto.c
+PROTO_SRC   = proto/proto.c
 AGENT_SRC   = agent/agent.c agent/run.c agent/artifacts.c agent/zygote.c agent/snapshot.c
-LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fields.c common/passk.c \
+LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fields.c \
               languages/languages.c languages/java.c languages/hooks.c \
-              backends/backend.c backends/http.c backends/sandbox.c backends/pool.c \
-              backends/docker.c backends/docker_stream.c backends/docker_egress.c backends/podman.c \
-              backends/kubernetes.c backends/k8s_config.c backends/k8s_stream.c backends/seccomp.c \
-              config/config.c config/jobfile.c queue/queue.c \
-              scheduler/decide.c scheduler/scheduler.c \
-              worker/exec.c worker/session.c worker/job.c worker/jobparse.c worker/result.c worker/scan.c \
-              worker/worker.c worker/local.c images/images.c security/lex.c security/policy.c
-CLI_SRC     = cli/main.c cli/run.c cli/images.c cli/queue_cmds.c cli/submit.c cli/scan.c cli/artifacts.c cli/cancel.c cli/report.c cli/convert.c cli/mcp.c
+              security/lex.c security/policy.c config/config.c config/jobfile.c \
+              backends/backend.c backends/seccomp.c backends/http/http.c \
+              backends/docker/docker.c backends/docker/stream.c backends/docker/egress.c \
+              backends/docker/podman.c backends/kubernetes/kubernetes.c \
+              backends/kubernetes/config.c backends/kubernetes/stream.c \
+              sandbox/sandbox.c sandbox/pool.c images/images.c \
+              job/job.c job/parse.c job/result.c \
+              queue/queue.c scheduler/decide.c scheduler/scheduler.c \
+              exec/exec.c exec/session.c exec/scan.c exec/local.c \
+              worker/worker.c eval/passk.c
+CLI_SRC     = cli/main.c cli/run.c cli/images.c cli/queue_cmds.c cli/submit.c cli/scan.c cli/artifacts.c cli/cancel.c \
+              eval/report.c eval/convert.c mcp/server.c
 
 LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ   = $(CLI_SRC:%.c=$(BUILD)/%.o)
@@ -36,7 +40,7 @@ UNIT_TESTS = $(patsubst tests/unit/%.c,$(TBIN)/%,$(wildcard tests/unit/test_*.c)
 INTEG_TESTS = $(patsubst tests/integration/%.c,$(TBIN)/%,$(wildcard tests/integration/test_*.c))
 
 .SECONDARY:
-.PHONY: fuzzers all clean test test-zygote test-podman test-k8s unit integration sanitize fuzz bench images images-current format
+.PHONY: check-layers fuzzers all clean test test-zygote test-podman test-k8s unit integration sanitize fuzz bench images images-current format
 all: bin/llm-sandbox bin/llmsb-agent
 
 V ?= 0
@@ -113,6 +117,12 @@ images-current: all
 
 unit: $(UNIT_TESTS)
 	@sh tests/run-suite.sh unit $(UNIT_TESTS)
+
+# The dependency rule of the source tree (docs/architecture.md), over the
+# #include lines; its self-test shows a forbidden include fails it.
+check-layers:
+	@sh scripts/check-layers.sh --self-test
+	@sh scripts/check-layers.sh
 
 integration: $(INTEG_TESTS) $(TBIN)/fake-agent
 	@FAKE_AGENT=$(CURDIR)/$(TBIN)/fake-agent sh tests/run-suite.sh integration $(INTEG_TESTS) tests/integration/test_cli.sh tests/integration/test_cases_state.sh tests/integration/test_plots.sh tests/integration/test_libraries.sh tests/queue/test_queue.sh tests/compose/test_compose.sh tests/hostile/run.sh tests/faults/run.sh tests/eval/run.sh tests/mcp/run.sh tests/sessions/run.sh

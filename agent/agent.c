@@ -12,7 +12,7 @@
  * runs as root and never shares the agent's uid, so it can neither signal
  * nor trace the agent.  Linked statically: no libc or loader in the image is
  * trusted or needed. */
-#include "proto.h"
+#include "proto/proto.h"
 #include "run.h"
 #include "zygote.h"
 

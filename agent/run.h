@@ -4,7 +4,7 @@
 
 #include <sys/stat.h>
 #include <sys/types.h>
-#include "proto.h"
+#include "proto/proto.h"
 
 #define AGENT_DEFAULT_UID 10001
 #define AGENT_WORK_DIR "/work"

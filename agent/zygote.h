@@ -5,7 +5,7 @@
 
 #include <sys/resource.h>
 #include <sys/types.h>
-#include "proto.h"
+#include "proto/proto.h"
 #include "run.h"
 
 /* Below this cgroup memory limit no zygote is started: what it holds would

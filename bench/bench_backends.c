@@ -15,10 +15,10 @@
 #include <string.h>
 
 #include "backends/backend.h"
-#include "backends/sandbox.h"
+#include "sandbox/sandbox.h"
 #include "bench/stats.h"
-#include "worker/exec.h"
-#include "worker/job.h"
+#include "exec/exec.h"
+#include "job/job.h"
 
 #define PROGRAM "print(1)"
 #define IMAGE "llmsb/python:latest"

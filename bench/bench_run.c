@@ -22,10 +22,10 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
-#include "backends/sandbox.h"
+#include "sandbox/sandbox.h"
 #include "bench/stats.h"
-#include "worker/exec.h"
-#include "worker/job.h"
+#include "exec/exec.h"
+#include "job/job.h"
 
 extern char **environ;
 

@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent/proto.h"
+#include "proto/proto.h"
 #include "common/base64.h"
-#include "worker/result.h"
+#include "job/result.h"
 
 int cli_save_file(const char *dir, const char *name, const char *data, size_t len)
 {

@@ -10,7 +10,7 @@
 
 #include "config/jobfile.h"
 #include "queue/queue.h"
-#include "worker/result.h"
+#include "job/result.h"
 #include "worker/worker.h"
 
 /* ---- worker ------------------------------------------------------------- */

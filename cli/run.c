@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
-#include "backends/pool.h"
-#include "worker/exec.h"
-#include "worker/job.h"
-#include "worker/result.h"
+#include "sandbox/pool.h"
+#include "exec/exec.h"
+#include "job/job.h"
+#include "job/result.h"
 
 static const char run_usage[] =
     "usage: llm-sandbox run [options] FILE|- [-- ARGS...]\n"

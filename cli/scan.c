@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "security/security.h"
-#include "worker/job.h"
+#include "job/job.h"
 
 struct scan_opts {
     const char *file, *lang, *policy;

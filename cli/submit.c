@@ -10,13 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/passk.h"
+#include "eval/passk.h"
 #include "common/status.h"
 #include "config/jobfile.h"
 #include "queue/queue.h"
-#include "worker/job.h"
-#include "worker/result.h"
-#include "worker/worker.h"
+#include "job/job.h"
+#include "job/result.h"
+#include "exec/local.h"
 
 #define SHOW_MAX 20 /* problems and failures listed before "... and N more" */
 

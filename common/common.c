@@ -386,3 +386,15 @@ void llmsb_signals(void (*handler)(int))
     sa.sa_handler = SIG_IGN;
     sigaction(SIGPIPE, &sa, NULL);
 }
+
+uint64_t hash_fnv1a(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *u = p;
+    if (h == 0)
+        h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++) {
+        h ^= u[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}

@@ -135,4 +135,9 @@ void llmsb_signals(void (*handler)(int));
  * may be NULL when n is 0.  Aborting is not allowed: NULL on ENOMEM. */
 char *xstrndup(const char *s, size_t n);
 
+/* 64-bit FNV-1a of n bytes at p, continued from h (0: start): for tags
+ * and labels that name contents, not for anything an attacker must not
+ * collide. */
+uint64_t hash_fnv1a(uint64_t h, const void *p, size_t n);
+
 #endif

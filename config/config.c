@@ -3,7 +3,7 @@
  * path ("limits.max.timeout").  libyaml's problem_mark becomes file:line. */
 #include "config.h"
 
-#include "agent/proto.h"
+#include "proto/proto.h"
 #include "common/strlist.h"
 
 #include <errno.h>

@@ -26,18 +26,6 @@ extern char **environ;
 #define BASE_REPO "llmsb/base"
 #define BASE_RECIPE "debootstrap --variant=minbase bookworm"
 
-uint64_t images_hash(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *u = p;
-    if (h == 0)
-        h = 1469598103934665603ULL;
-    for (size_t i = 0; i < n; i++) {
-        h ^= u[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
-
 /* The preinstall layer: the registry settings as ENV (the agent gives
  * jobs an environment of their own, so these reach only the build), then
  * RUN in exec form (a JSON array: no shell sees the names) of the
@@ -456,7 +444,7 @@ static int ensure_base(struct backend *be, const struct config *cfg, const struc
     int rc;
 
     snprintf(tag, sizeof(tag), "bookworm-%08llx",
-             (unsigned long long)(images_hash(0, BASE_RECIPE, strlen(BASE_RECIPE)) & 0xffffffffu));
+             (unsigned long long)(hash_fnv1a(0, BASE_RECIPE, strlen(BASE_RECIPE)) & 0xffffffffu));
     snprintf(ref, refsz, "%s:%s", BASE_REPO, tag);
     if ((rc = be->ops->image_exists(be, ref, err)) != 0)
         return rc < 0 ? rc : 0;
@@ -496,15 +484,15 @@ static int build_one(struct backend *be, const struct config *cfg, const struct 
 
     if (!df)
         return llmsb_err_set(err, LLMSB_ERR_NOMEM, "images: out of memory");
-    h = images_hash(0, df, strlen(df));
-    h = images_hash(h, agent->data, agent->len);
+    h = hash_fnv1a(0, df, strlen(df));
+    h = hash_fnv1a(h, agent->data, agent->len);
     for (int i = 0; i < LANG_MAX_HOOKS && l->hooks[i].file; i++) {
         const struct lang_hook_file *hf = language_hook_file(l->hooks[i].file);
         if (hf)
-            h = images_hash(h, hf->data, (size_t)(hf->end - hf->data));
+            h = hash_fnv1a(h, hf->data, (size_t)(hf->end - hf->data));
     }
     for (int i = 0; i < cas->n; i++)
-        h = images_hash(h, cas->data[i].data ? cas->data[i].data : "", cas->data[i].len);
+        h = hash_fnv1a(h, cas->data[i].data ? cas->data[i].data : "", cas->data[i].len);
     /* the configured image (images.<lang>) names the repository, so a
      * config with its own preinstall set builds images of its own */
     config_image(cfg, l, latest, sizeof(latest));

@@ -32,7 +32,4 @@ int images_build(struct backend *be, const struct config *cfg, const char *const
 char *images_dockerfile(const struct language *l, const char *base, int64_t uid, int with_ca,
                         const struct config *cfg);
 
-/* FNV-1a 64 over bytes, chained through h (start with 0). */
-uint64_t images_hash(uint64_t h, const void *p, size_t n);
-
 #endif

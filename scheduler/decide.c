@@ -1,7 +1,7 @@
 /* decide.c - the scheduler's decisions: pure functions of their
  * arguments, so every rule can be tested alone (tests/unit/test_scheduler.c)
  * and the Redis worker and `submit --local` follow the same ones. */
-#include "scheduler.h"
+#include "decide.h"
 
 int64_t scheduler_backoff_ms(long long attempt, const struct sched_backoff *b)
 {

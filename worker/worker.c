@@ -17,11 +17,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backends/pool.h"
+#include "sandbox/pool.h"
 #include "queue/queue.h"
 #include "scheduler/scheduler.h"
-#include "worker/exec.h"
-#include "worker/session.h"
+#include "exec/exec.h"
+#include "exec/session.h"
 
 atomic_int worker_stop;
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent/proto.h"
+#include "proto/proto.h"
 
 static int send_frame(int type, const struct buf *payload)
 {

@@ -1,6 +1,6 @@
 /* fuzz_demux.c - Docker stream demultiplexing: fed in two pieces split at
  * the first byte's value, the result must equal feeding it whole. */
-#include "backends/docker_int.h"
+#include "backends/docker/internal.h"
 #include "common/common.h"
 
 #include <string.h>

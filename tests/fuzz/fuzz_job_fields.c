@@ -1,7 +1,7 @@
 /* fuzz_job_fields.c - job fields from a stream entry: the input is split
  * into NUL-separated name/value pairs and parsed as a job; an accepted job
  * must also turn into an agent JOB frame. */
-#include "worker/job.h"
+#include "job/job.h"
 
 #include <string.h>
 

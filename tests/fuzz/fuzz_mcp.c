@@ -5,7 +5,7 @@
  * a status, an image, a file and a skipped one), so the answer's building
  * runs too. */
 #define MCP_FUZZ 1
-#include "cli/mcp.c"
+#include "mcp/server.c"
 #include "common/base64.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);

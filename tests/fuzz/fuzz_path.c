@@ -1,6 +1,6 @@
 /* fuzz_path.c - job file path validation: an accepted path never escapes
  * the work dir (no "..", not absolute, no empty parts). */
-#include "agent/proto.h"
+#include "proto/proto.h"
 
 #include <string.h>
 

@@ -1,9 +1,9 @@
 /* fuzz_proto_frames.c - frame parsing and RESULT decoding (artifacts and
  * test-case results too), as the worker does on the bytes a (possibly
  * hostile) container sends. */
-#include "agent/proto.h"
-#include "worker/job.h"
-#include "worker/result.h"
+#include "proto/proto.h"
+#include "job/job.h"
+#include "job/result.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)

@@ -1,6 +1,6 @@
 /* fuzz_proto_job.c - the agent's JOB decoder on arbitrary payloads; a
  * decoded job must re-encode and decode to the same shape. */
-#include "agent/proto.h"
+#include "proto/proto.h"
 
 #include <string.h>
 

@@ -2,7 +2,7 @@
  * server bytes: fed whole, in two pieces split at the first byte's value,
  * and byte by byte, it must report the same events (data per channel in
  * order, message ends, control frames) and fail alike. */
-#include "backends/k8s_stream.h"
+#include "backends/kubernetes/stream.h"
 #include "common/common.h"
 
 #include <string.h>

@@ -3,16 +3,16 @@
  * residue between two jobs of one container.  A missing engine or image is
  * a failure, not a skip.  LLMSB_BACKEND=podman (or kubernetes) runs the
  * same cases against that engine, as suite integration_<name>. */
-#include "../unit/test.h"
+#include "tests/unit/test.h"
 
 #include <cjson/cJSON.h>
 #include <unistd.h>
 
 #include "backends/backend.h"
-#include "backends/pool.h"
-#include "worker/exec.h"
-#include "worker/job.h"
-#include "worker/result.h"
+#include "sandbox/pool.h"
+#include "exec/exec.h"
+#include "job/job.h"
+#include "job/result.h"
 
 static struct config cfg;
 static struct backend be;

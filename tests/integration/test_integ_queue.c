@@ -7,7 +7,7 @@
  * sleeps stand in for synchronisation: idle times are set with XCLAIM IDLE
  * where a test needs an entry to look old.  A missing redis-server is a
  * failure. */
-#include "../unit/test.h"
+#include "tests/unit/test.h"
 
 #include <errno.h>
 #include <fcntl.h>

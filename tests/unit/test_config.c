@@ -5,8 +5,8 @@
 
 #include "common/json.h"
 #include "config/config.h"
-#include "worker/job.h"
-#include "worker/result.h"
+#include "job/job.h"
+#include "job/result.h"
 
 static int load(struct config *c, const char *yaml, struct llmsb_err *err)
 {

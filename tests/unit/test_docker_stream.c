@@ -1,7 +1,7 @@
 /* test_stream.c - Docker stream demultiplexing under every split. */
 #include "test.h"
 
-#include "backends/docker_int.h"
+#include "backends/docker/internal.h"
 #include "common/common.h"
 
 struct sink {

@@ -4,11 +4,11 @@
 
 #include "common/base64.h"
 #include "config/jobfile.h"
-#include "common/passk.h"
-#include "worker/exec.h"
-#include "worker/job.h"
-#include "worker/result.h"
-#include "worker/session.h"
+#include "eval/passk.h"
+#include "exec/exec.h"
+#include "job/job.h"
+#include "job/result.h"
+#include "exec/session.h"
 #include "security/security.h"
 
 static struct config cfg;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "backends/k8s_int.h"
+#include "backends/kubernetes/internal.h"
 
 static char dir[] = "/tmp/llmsb-k8scfg-XXXXXX";
 

@@ -5,7 +5,7 @@
  * still being created, a running one, one that ended. */
 #include "test.h"
 
-#include "backends/k8s_int.h"
+#include "backends/kubernetes/internal.h"
 
 struct reading {
     struct container_state st;

@@ -15,7 +15,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "backends/k8s_stream.h"
+#include "backends/kubernetes/stream.h"
 #include "common/base64.h"
 
 #define PATH "/api/v1/namespaces/llmsb/pods/p1/attach?container=agent&stdin=true&stdout=true"

@@ -2,7 +2,7 @@
  * and job file path validation. */
 #include "test.h"
 
-#include "agent/proto.h"
+#include "proto/proto.h"
 
 TEST(frame_roundtrip_and_partial)
 {

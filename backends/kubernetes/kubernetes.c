@@ -20,9 +20,9 @@
  *
  * Label values must be short and plain; the llmsb.* values (a queue name
  * may hold ':') are also kept verbatim as annotations, which list() reads. */
-#include "k8s_int.h"
-#include "k8s_stream.h"
-#include "http.h"
+#include "internal.h"
+#include "stream.h"
+#include "backends/http/http.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>

@@ -7,9 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "images/images.h"
 #include "security/security.h"
-#include "worker/session.h"
+#include "exec/session.h"
 
 #define IMAGE_CACHE 32
 #define IMAGE_CACHE_MS 60000
@@ -52,10 +51,10 @@ const char *exec_worker_name(void)
 
 void exec_queue_label(const char *redis_url, const char *prefix, char out[24])
 {
-    uint64_t h = images_hash(0, redis_url, strlen(redis_url));
+    uint64_t h = hash_fnv1a(0, redis_url, strlen(redis_url));
 
-    h = images_hash(h, "\n", 1);
-    h = images_hash(h, prefix, strlen(prefix));
+    h = hash_fnv1a(h, "\n", 1);
+    h = hash_fnv1a(h, prefix, strlen(prefix));
     snprintf(out, 24, "q%016llx", (unsigned long long)h);
 }
 

@@ -4,7 +4,7 @@
  * exactly as the benchmark's own harness does (prompt, solution, test), so
  * `submit --wait` grades it by its exit code and reports pass@k per task.
  * No jq, no Python: the same binary that runs the jobs. */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
  * still read (what arrives waits for its turn): its end means the client is
  * gone, and the call is stopped, its container removed, and the server
  * exits. */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,13 +25,13 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
-#include "backends/pool.h"
+#include "sandbox/pool.h"
 #include "common/status.h"
 #include "queue/queue.h"
-#include "worker/exec.h"
-#include "worker/job.h"
-#include "worker/result.h"
-#include "worker/session.h"
+#include "exec/exec.h"
+#include "job/job.h"
+#include "job/result.h"
+#include "exec/session.h"
 
 #define MCP_MAX_MESSAGE ((size_t)8 << 20) /* a line: code (1 MiB) escaped, and more */
 #define MCP_QUEUE_WAIT_S 600              /* --queue: default wait for a result */

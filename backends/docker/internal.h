@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "backends/backend.h"
-#include "backends/http.h"
+#include "backends/http/http.h"
 
 #define DOCKER_API_PREFIX "/v1.41"
 #define DOCKER_DEFAULT_HOST "unix:///var/run/docker.sock"

@@ -15,8 +15,8 @@
  *   - rm -f of a container that is exiting fails: remove tries again;
  *   - OOMKilled is not set under cgroup v1 with runc: the agent's own
  *     cgroup OOM counter (agent/run.c) is what reports memory_limit. */
-#include "docker_int.h"
-#include "seccomp.h"
+#include "internal.h"
+#include "backends/seccomp.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,8 +26,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include "images/images.h"
 
 #define PODMAN_HOST_ENV "CONTAINER_HOST"
 #define PODMAN_ROOT_SOCKET "unix:///run/podman/podman.sock"
@@ -96,7 +94,7 @@ static int seccomp_file(char **out)
     pthread_mutex_lock(&profile_mu);
     if (profile_dir(dir, sizeof(dir)) == 0) {
         size_t n = strlen(profile);
-        unsigned long long h = (unsigned long long)images_hash(0, profile, n);
+        unsigned long long h = (unsigned long long)hash_fnv1a(0, profile, n);
         int fd;
 
         snprintf(path, sizeof(path), "%s/seccomp-%016llx.json", dir, h);

@@ -10,10 +10,10 @@
 #define LLMSB_SESSION_H
 
 #include <stdint.h>
-#include "backends/pool.h"
+#include "sandbox/pool.h"
 #include "config/config.h"
-#include "worker/job.h"
-#include "worker/result.h"
+#include "job/job.h"
+#include "job/result.h"
 
 /* Where a worker's sessions are recorded for the other workers (Redis);
  * NULL in-process.  claim: 0 this process holds id now (it was free), 3

@@ -3,8 +3,8 @@
  * error naming the call, the object, the HTTP status and the daemon's own
  * message.  Nothing here shells out to the docker CLI.  The attach stream's
  * framing is in docker_stream.c, the egress firewall in docker_egress.c. */
-#include "docker_int.h"
-#include "seccomp.h"
+#include "internal.h"
+#include "backends/seccomp.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>

@@ -3,17 +3,17 @@
  * (the caller's handler sets llmsb_interrupted) or the deadline stops it:
  * no job starts after, running ones end and their containers go, and
  * their results stay unset (not finished) while finished ones are kept. */
-#include "worker.h"
+#include "local.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "backends/pool.h"
+#include "sandbox/pool.h"
 #include "config/jobfile.h"
-#include "worker/exec.h"
-#include "worker/session.h"
+#include "exec/exec.h"
+#include "exec/session.h"
 
 #define LOCAL_POLL_MS 50
 

@@ -10,7 +10,7 @@
 
 #include "common/base64.h"
 #include "common/json.h"
-#include "worker/job.h"
+#include "job/job.h"
 
 enum rtype {
     RT_TEXT,

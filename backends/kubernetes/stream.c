@@ -4,7 +4,7 @@
  * payloads streamed through, so a frame of any size up to the cap passes
  * whole and in order with bounded memory; our frames are masked and at
  * most 64 KiB. */
-#include "k8s_stream.h"
+#include "stream.h"
 
 #include <cjson/cJSON.h>
 #include <openssl/sha.h>

@@ -9,11 +9,11 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include "backends/backend.h"
-#include "backends/pool.h"
+#include "sandbox/pool.h"
 #include "config/config.h"
-#include "scheduler/scheduler.h"
-#include "worker/job.h"
-#include "worker/result.h"
+#include "scheduler/decide.h"
+#include "job/job.h"
+#include "job/result.h"
 
 /* Fills a container spec for a job from the config and the job's limits
  * (no labels: the pool adds its own). */

@@ -19,7 +19,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
-#include "backends/sandbox.h"
+#include "sandbox/sandbox.h"
 
 enum pool_exhausted { POOL_WAIT = 0, POOL_FAIL_FAST, POOL_TEMPORARY };
 

@@ -2,13 +2,13 @@
  * estimator per task, averaged per language and over all, printed in the
  * summary and, with --report FILE, written as JSON (FILE) and a Markdown
  * table (FILE.md). */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/passk.h"
+#include "eval/passk.h"
 
 static const int ks[] = {1, 10, 100};
 #define NK ((int)(sizeof(ks) / sizeof(ks[0])))

@@ -3,7 +3,7 @@
  * (language, policy, environment, limits), its times and whether a call runs;
  * ended sessions stay as "lost" records (with why) until closed, so their
  * later calls say so instead of starting afresh. */
-#include "worker/session.h"
+#include "exec/session.h"
 
 #include <assert.h>
 #include <pthread.h>
@@ -12,8 +12,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "backends/sandbox.h"
-#include "worker/exec.h"
+#include "sandbox/sandbox.h"
+#include "exec/exec.h"
 
 #define LOST_KEEP 1024 /* ended sessions remembered, at most */
 

@@ -12,7 +12,7 @@
  * netavark puts its own ACCEPTing jump at the top of FORWARD whenever it
  * finds it missing, so Podman's blocks are DROPs in the raw table's
  * PREROUTING, which no engine orders; its DNS answers on the bridge. */
-#include "docker_int.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

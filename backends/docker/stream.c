@@ -2,7 +2,7 @@
  * hijacked HTTP connection whose output is multiplexed with 8-byte frame
  * headers.  Stream 1 (the agent's stdout) carries protocol bytes to the
  * reader; stream 2 (its stderr) goes to the stream's log. */
-#include "docker_int.h"
+#include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * token or client certificate, namespace), or, inside a pod, the service
  * account's files.  Certificates are kept as PEM text (the http client
  * hands them to libcurl as blobs); nothing is written to disk. */
-#include "k8s_int.h"
+#include "internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

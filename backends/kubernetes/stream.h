@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "backends/backend.h"
-#include "backends/http.h"
+#include "backends/http/http.h"
 
 /* ---- the stream --------------------------------------------------------- */
 

@@ -9,7 +9,7 @@
 
 #include <cjson/cJSON.h>
 #include <stdint.h>
-#include "agent/proto.h"
+#include "proto/proto.h"
 #include "common/fields.h"
 #include "common/status.h"
 

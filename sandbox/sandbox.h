@@ -8,7 +8,7 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
-#include "agent/proto.h"
+#include "proto/proto.h"
 #include "backends/backend.h"
 
 /* Values of a sandbox's cancel flag (0: carry on). */

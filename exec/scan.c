@@ -2,7 +2,7 @@
  * the job's own (inline `security`, else `policy`, else the config's
  * default), over the code and every file in the job's language.  Runs
  * before anything touches a container. */
-#include "job.h"
+#include "job/job.h"
 
 #include <stdlib.h>
 #include <string.h>

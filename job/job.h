@@ -5,7 +5,7 @@
 #define LLMSB_JOB_H
 
 #include <stdint.h>
-#include "agent/proto.h"
+#include "proto/proto.h"
 #include "common/common.h"
 #include "common/compare.h"
 #include "common/fields.h"

@@ -1,0 +1,89 @@
+/* decide.h - the scheduler's decisions about one job's life, pure
+ * functions of their arguments with no Redis and no containers: what an
+ * attempt came to (enum sched_outcome), what to do next (finish, retry
+ * after a back-off, dead-letter, hand over, pause), admission, the
+ * backstop, the claim budget, and the values of a slot's cancel flag.
+ * The Redis worker (scheduler.h) and the in-process runner (exec/) follow
+ * the same rules; tests/unit/test_scheduler.c tests each. */
+#ifndef LLMSB_SCHEDULER_DECIDE_H
+#define LLMSB_SCHEDULER_DECIDE_H
+
+#include <stdint.h>
+
+/* ---- decisions ------------------------------------------------------------- */
+
+/* What executing one attempt of a job came to. */
+enum sched_outcome {
+    SCHED_OUT_FINAL = 0,   /* a final result (the program's or the job's fault included) */
+    SCHED_OUT_CANCELLED,   /* the user cancelled it while it ran */
+    SCHED_OUT_ABORTED,     /* we stopped it (drain, lease lost): no result */
+    SCHED_OUT_FAILED,      /* the infrastructure failed this attempt */
+    SCHED_OUT_UNAVAILABLE, /* it failed while the engine did not answer: the worker's
+                            * problem, not the job's */
+    SCHED_OUT_ELSEWHERE    /* another worker holds the job's session: it runs there */
+};
+
+/* What to do with it. */
+enum sched_action {
+    SCHED_FINISH = 0,  /* write the result (and acknowledge) */
+    SCHED_RETRY,       /* give it back to be run again after delay_ms */
+    SCHED_DEAD_LETTER, /* internal_error, plus an entry on the dead stream */
+    SCHED_HAND_OVER,   /* to the worker that holds the job's session */
+    SCHED_GIVE_BACK,   /* give it back at once; this attempt does not count */
+    SCHED_PAUSE        /* give it back uncounted and take no job until the engine answers */
+};
+
+struct sched_decision {
+    enum sched_action action;
+    int64_t delay_ms;
+};
+
+/* Retry back-off: base * 2^(attempt-1), at most max_ms. */
+struct sched_backoff {
+    int64_t base_ms;
+    int64_t max_ms;
+};
+
+#define SCHED_BACKOFF_BASE_MS 1000
+#define SCHED_BACKOFF_DOUBLINGS 6 /* base << 6 at most, before max_ms */
+
+int64_t scheduler_backoff_ms(long long attempt, const struct sched_backoff *b);
+/* attempt: 1 for the first try (for a stream entry, its delivery count). */
+struct sched_decision scheduler_decide(enum sched_outcome o, long long attempt, int max_attempts,
+                                       const struct sched_backoff *b);
+
+/* Before a delivered job runs. */
+enum sched_admit {
+    SCHED_ADMIT_RUN = 0,
+    SCHED_ADMIT_ACK,         /* a final result exists already: the first one stands */
+    SCHED_ADMIT_DEAD_LETTER, /* delivered more times than max_attempts */
+    SCHED_ADMIT_CANCEL       /* cancelled before it started */
+};
+
+enum sched_admit scheduler_admit(long long deliveries, int max_attempts, int already_final,
+                                 int cancel_requested);
+
+/* How long the worker waits for a job's result before it destroys the
+ * container: every step's limit plus the grace. */
+int64_t scheduler_backstop_ms(int64_t run_ms, int64_t compile_ms, int64_t install_ms,
+                              int64_t grace_ms);
+
+/* How many more jobs a worker may take now (never below 0). */
+int scheduler_claim_budget(int slots, int busy, int held);
+
+/* A periodic timer: due once per every_ms (the first time at once). */
+struct sched_timer {
+    int64_t every_ms;
+    int64_t next_ms;
+};
+/* 1 and re-armed when due at now. */
+int sched_timer_due(struct sched_timer *t, int64_t now);
+
+/* Values of a slot's cancel flag. */
+enum sched_cancel {
+    SCHED_GO = 0,
+    SCHED_CANCEL_USER = 1, /* cancel key seen */
+    SCHED_CANCEL_ABORT = 2 /* drain deadline or lease lost: give it back */
+};
+
+#endif
