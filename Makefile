@@ -26,9 +26,9 @@ LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fi
               job/job.c job/parse.c job/result.c \
               queue/queue.c scheduler/decide.c scheduler/scheduler.c \
               exec/exec.c exec/session.c exec/scan.c exec/local.c \
-              worker/worker.c eval/passk.c
+              worker/worker.c eval/passk.c mcp/jsonrpc.c mcp/tools.c mcp/server.c
 CLI_SRC     = cli/main.c cli/run.c cli/images.c cli/queue_cmds.c cli/submit.c cli/scan.c cli/artifacts.c cli/cancel.c \
-              eval/report.c eval/convert.c mcp/server.c
+              cli/mcp.c eval/report.c eval/convert.c
 
 LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ   = $(CLI_SRC:%.c=$(BUILD)/%.o)

@@ -64,10 +64,7 @@ cJSON *cli_fetch_result(struct queue *q, const char *id)
 
 int cli_result_final(const cJSON *r)
 {
-    const cJSON *s = r ? cJSON_GetObjectItemCaseSensitive(r, "status") : NULL;
-    enum job_status st;
-    return cJSON_IsString(s) && status_parse(s->valuestring, strlen(s->valuestring), &st) == 0 &&
-           status_final(st);
+    return result_json_final(r);
 }
 
 /* ---- result, status ------------------------------------------------------------- */

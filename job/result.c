@@ -312,6 +312,14 @@ cJSON *job_result_json(const struct job_result *r)
     return o;
 }
 
+int result_json_final(const cJSON *r)
+{
+    const cJSON *s = r ? cJSON_GetObjectItemCaseSensitive(r, "status") : NULL;
+    enum job_status st;
+    return cJSON_IsString(s) && status_parse(s->valuestring, strlen(s->valuestring), &st) == 0 &&
+           status_final(st);
+}
+
 /* ---- artifacts --------------------------------------------------------------- */
 
 static const char *mime_of(const char *name)

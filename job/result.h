@@ -69,5 +69,8 @@ int job_result_to_fields(const struct job_result *r, char nums[RESULT_NUMS][32],
 cJSON *result_fields_json(const struct fields *f);
 /* Both in one: r as a JSON object. New cJSON; caller deletes. */
 cJSON *job_result_json(const struct job_result *r);
+/* 1 when a result object (result_fields_json's form; NULL is none) has a
+ * final status: it will not change. */
+int result_json_final(const cJSON *r);
 
 #endif

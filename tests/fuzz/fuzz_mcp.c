@@ -1,42 +1,23 @@
-/* fuzz_mcp.c - the MCP server's messages (cli/mcp.c, built in here with
- * MCP_FUZZ): the input is one line from the client, parsed and answered
- * as `llm-sandbox mcp` does (answers to /dev/null).  A tool call that
- * would run a job gets a result made up from the job (its code as stdout,
- * a status, an image, a file and a skipped one), so the answer's building
- * runs too. */
-#define MCP_FUZZ 1
-#include "mcp/server.c"
+/* fuzz_mcp.c - the MCP server's pure parts on one line from the client: the
+ * JSON-RPC framing (mcp/jsonrpc.c) fed the input as a stream (lines, a
+ * small cap so over-long lines happen), answering through the tools
+ * (mcp/tools.c) to /dev/null.  A call that would run a job makes its job
+ * fields and job, and gets a result made up from the job (its code as
+ * stdout, a status, an image, a file and a skipped one), so the answer's
+ * building and the session memory run too. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "common/base64.h"
+#include "job/job.h"
+#include "mcp/jsonrpc.h"
+#include "mcp/tools.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 
-/* what cli/mcp.c takes from the rest of the CLI */
-int cli_global_opt(struct cli_globals *g, int argc, char **argv, int *i)
-{
-    (void)g, (void)argc, (void)argv, (void)i;
-    return 0;
-}
-int cli_config_finish(struct cli_globals *g)
-{
-    (void)g;
-    return 0;
-}
-void cli_signals(void)
-{
-}
-void cli_error(const char *fmt, ...)
-{
-    (void)fmt;
-}
-cJSON *cli_fetch_result(struct queue *q, const char *id)
-{
-    (void)q, (void)id;
-    return NULL;
-}
-int cli_result_final(const cJSON *r)
-{
-    return r != NULL;
-}
+static struct config cfg;
+static struct mcp_sessions sessions;
+static unsigned long calls;
 
 static cJSON *made_up(const char *id, const char *code, size_t len)
 {
@@ -77,35 +58,77 @@ static cJSON *made_up(const char *id, const char *code, size_t len)
     return r;
 }
 
-static cJSON *run_here(struct mcp *m, const struct job *j, struct llmsb_err *err)
+/* execute_code (closing 0) or close_session (1), as mcp/server.c maps them,
+ * with a made-up result in place of running the job */
+static cJSON *call(const cJSON *args, int closing)
 {
-    (void)m, (void)err;
-    return made_up(j->id, j->code, j->code_len);
+    const cJSON *sess = cJSON_GetObjectItemCaseSensitive(args, "session");
+    struct mcp_session *known =
+        cJSON_IsString(sess) ? mcp_session_known(&sessions, sess->valuestring, calls) : NULL;
+    struct mcp_call c;
+    struct llmsb_err err = {0};
+    struct job j;
+    cJSON *r = NULL, *out;
+    char id[32];
+
+    snprintf(id, sizeof(id), "mcp-1-%lu-00000000", ++calls);
+    mcp_call_init(&c);
+    if (!closing)
+        mcp_execute_fields(&c, args, id, calls % 2 ? "mcp-0000abcd-" : "",
+                           known ? known->lang : "python", &err);
+    else if (cJSON_IsString(sess))
+        mcp_close_fields(&c, sess->valuestring, id, "");
+    job_init(&j, &cfg);
+    if (!err.msg[0] && job_from_fields(&j, &cfg, &c.f, id, &err) == 0)
+        r = made_up(j.id, j.code ? j.code : "", j.code_len);
+    if (r && closing)
+        out = mcp_session_closed(j.session ? j.session : "");
+    else
+        out = r ? mcp_result_content(r) : mcp_call_failed(&err, (int)(calls % 2));
+    if (cJSON_IsString(sess))
+        mcp_session_remember(&sessions, sess->valuestring, closing ? NULL : "python", calls);
+    cJSON_Delete(r);
+    job_release(&j);
+    mcp_call_release(&c);
+    return out;
 }
 
-static cJSON *run_queued(struct mcp *m, const struct fields *f, const char *id,
-                         struct llmsb_err *err)
+static void method(void *ud, struct jsonrpc *rpc, const cJSON *id, const char *name,
+                   const cJSON *params)
 {
-    size_t n = 0;
-    const char *code = fields_get(f, "code", &n);
-    (void)m, (void)err;
-    return made_up(id, code ? code : "", n);
+    const cJSON *tool = cJSON_GetObjectItemCaseSensitive(params, "name");
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
+    const char *t = cJSON_IsString(tool) ? tool->valuestring : "";
+
+    (void)ud;
+    if (strcmp(name, "initialize") == 0)
+        jsonrpc_reply(rpc, id, mcp_initialize(params));
+    else if (strcmp(name, "tools/list") == 0)
+        jsonrpc_reply(rpc, id, mcp_tools_list(&cfg));
+    else if (strcmp(t, "execute_code") == 0 || strcmp(t, "close_session") == 0)
+        jsonrpc_reply(rpc, id, call(args, t[0] == 'c'));
+    else if (strcmp(t, "get_supported_languages") == 0)
+        jsonrpc_reply(rpc, id, mcp_supported_languages());
+    else if (strcmp(t, "get_language_details") == 0)
+        jsonrpc_reply(rpc, id, mcp_language_details(&cfg, args));
+    else
+        jsonrpc_error(rpc, id, JSONRPC_METHOD_NOT_FOUND, "Method not found: %.40s", name);
 }
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
-    static struct cli_globals g;
-    static struct mcp m;
-    static int ready;
+    static FILE *null;
+    struct jsonrpc rpc;
 
-    if (!ready) {
-        config_defaults(&g.cfg);
-        m.g = &g;
-        if (!freopen("/dev/null", "w", stdout))
+    if (!null) {
+        config_defaults(&cfg);
+        if (!(null = fopen("/dev/null", "w")))
             return 0;
-        ready = 1;
     }
-    m.queue_mode = size % 2;
-    handle_line(&m, (const char *)data, size);
+    /* a cap the input can pass: the over-long line's path runs too */
+    jsonrpc_init(&rpc, null, 4096, method, NULL);
+    jsonrpc_feed(&rpc, (const char *)data, size);
+    jsonrpc_finish(&rpc);
+    jsonrpc_release(&rpc);
     return 0;
 }

@@ -1,0 +1,62 @@
+/* jsonrpc.h - JSON-RPC 2.0 over newline-delimited text, the framing of the
+ * MCP server: input read as lines under a hard cap, each line a message or
+ * a batch (answered as one array), the envelope checked, and replies and
+ * errors written one per line.  No I/O of its own but writing to out; the
+ * methods are the caller's (one callback), so it can be driven from a
+ * string in a test or a fuzzer. */
+#ifndef LLMSB_JSONRPC_H
+#define LLMSB_JSONRPC_H
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include "common/common.h"
+
+/* JSON-RPC 2.0 error codes */
+enum jsonrpc_code {
+    JSONRPC_PARSE_ERROR = -32700,
+    JSONRPC_INVALID_REQUEST = -32600,
+    JSONRPC_METHOD_NOT_FOUND = -32601,
+    JSONRPC_INVALID_PARAMS = -32602
+};
+
+struct jsonrpc;
+
+/* Answers one request (notifications never reach it) with exactly one
+ * jsonrpc_reply or jsonrpc_error for id.  params is NULL, an object or an
+ * array. */
+typedef void (*jsonrpc_method_fn)(void *ud, struct jsonrpc *rpc, const cJSON *id,
+                                  const char *method, const cJSON *params);
+
+struct jsonrpc {
+    FILE *out;            /* replies, one per line, flushed each */
+    jsonrpc_method_fn fn; /* the methods */
+    void *ud;             /* fn's */
+    int closed;           /* set by the owner: nothing more is read or answered */
+    /* private */
+    size_t max_message; /* a line's cap in bytes */
+    struct buf line;    /* the line being read */
+    int skipping;       /* past the cap: the rest of the line is dropped */
+    cJSON *batch;       /* while a batch is answered, its replies */
+};
+
+void jsonrpc_init(struct jsonrpc *rpc, FILE *out, size_t max_message, jsonrpc_method_fn fn,
+                  void *ud);
+void jsonrpc_release(struct jsonrpc *rpc);
+
+/* Reads n bytes of input: each complete line is handled as it ends (a line
+ * over max_message is answered with an error and skipped to its end).
+ * Stops at once when rpc->closed is set. */
+void jsonrpc_feed(struct jsonrpc *rpc, const char *data, size_t n);
+/* The input ended: handles a last line that had no newline. */
+void jsonrpc_finish(struct jsonrpc *rpc);
+/* Handles one line without its newline: a message, or a batch; a CR and
+ * blanks at its end are dropped, a blank line is no message. */
+void jsonrpc_line(struct jsonrpc *rpc, const char *line, size_t len);
+
+/* Replies result (consumed) to the request id. */
+void jsonrpc_reply(struct jsonrpc *rpc, const cJSON *id, cJSON *result);
+/* Replies an error to id (NULL: null, as for a message without a usable id). */
+void jsonrpc_error(struct jsonrpc *rpc, const cJSON *id, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+#endif

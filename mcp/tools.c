@@ -1,0 +1,496 @@
+/* tools.c - the MCP server's tools, pure: the initialize reply, the tool
+ * schemas, arguments as job fields, results as content, and the language
+ * each session was opened in (mcp/tools.h). */
+#include "mcp/tools.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/status.h"
+
+/* Newest first: the answer to an initialize that asks for none of these. */
+static const char *const versions[] = {"2025-06-18", "2025-03-26", "2024-11-05"};
+
+static void add_text(cJSON *content, const char *text)
+{
+    cJSON *t = cJSON_CreateObject();
+
+    cJSON_AddStringToObject(t, "type", "text");
+    cJSON_AddStringToObject(t, "text", text);
+    cJSON_AddItemToArray(content, t);
+}
+
+cJSON *mcp_tool_result(cJSON *content, int is_error)
+{
+    cJSON *r = cJSON_CreateObject();
+
+    cJSON_AddItemToObject(r, "content", content);
+    cJSON_AddBoolToObject(r, "isError", is_error);
+    return r;
+}
+
+cJSON *mcp_tool_error(const char *fmt, ...)
+{
+    cJSON *content = cJSON_CreateArray();
+    char msg[1024];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    add_text(content, msg);
+    return mcp_tool_result(content, 1);
+}
+
+/* ---- initialize, tools/list ------------------------------------------------ */
+
+cJSON *mcp_initialize(const cJSON *params)
+{
+    const cJSON *want = cJSON_GetObjectItemCaseSensitive(params, "protocolVersion");
+    const char *v = versions[0];
+    cJSON *r = cJSON_CreateObject(), *caps, *info;
+
+    for (size_t i = 0; cJSON_IsString(want) && i < sizeof(versions) / sizeof(versions[0]); i++)
+        if (strcmp(want->valuestring, versions[i]) == 0)
+            v = versions[i];
+    cJSON_AddStringToObject(r, "protocolVersion", v);
+    caps = cJSON_AddObjectToObject(r, "capabilities");
+    cJSON_AddBoolToObject(cJSON_AddObjectToObject(caps, "tools"), "listChanged", 0);
+    info = cJSON_AddObjectToObject(r, "serverInfo");
+    cJSON_AddStringToObject(info, "name", "llm-sandbox");
+    cJSON_AddStringToObject(info, "version", LLMSB_VERSION);
+    cJSON_AddStringToObject(r, "instructions",
+                            "execute_code runs a program in a fresh hardened sandbox without "
+                            "network; print what you want to see. Plots drawn with "
+                            "matplotlib (plt.show) or R graphics come back as images.");
+    return r;
+}
+
+static cJSON *prop(cJSON *props, const char *name, const char *type, const char *desc)
+{
+    cJSON *p = cJSON_CreateObject();
+
+    cJSON_AddStringToObject(p, "type", type);
+    cJSON_AddStringToObject(p, "description", desc);
+    cJSON_AddItemToObject(props, name, p);
+    return p;
+}
+
+static void string_array_prop(cJSON *props, const char *name, const char *desc)
+{
+    cJSON *items = cJSON_CreateObject();
+
+    cJSON_AddStringToObject(items, "type", "string");
+    cJSON_AddItemToObject(prop(props, name, "array", desc), "items", items);
+}
+
+static cJSON *tool(const char *name, const char *title, const char *desc, cJSON *props,
+                   const char *required)
+{
+    cJSON *t = cJSON_CreateObject(), *schema = cJSON_CreateObject(), *ann;
+
+    cJSON_AddStringToObject(t, "name", name);
+    cJSON_AddStringToObject(t, "title", title);
+    cJSON_AddStringToObject(t, "description", desc);
+    cJSON_AddStringToObject(schema, "type", "object");
+    cJSON_AddItemToObject(schema, "properties", props);
+    if (required) {
+        cJSON *req = cJSON_CreateArray();
+        cJSON_AddItemToArray(req, cJSON_CreateString(required));
+        cJSON_AddItemToObject(schema, "required", req);
+    }
+    cJSON_AddItemToObject(t, "inputSchema", schema);
+    ann = cJSON_AddObjectToObject(t, "annotations");
+    cJSON_AddBoolToObject(ann, "readOnlyHint", strncmp(name, "get_", 4) == 0);
+    cJSON_AddBoolToObject(ann, "openWorldHint", 0);
+    return t;
+}
+
+cJSON *mcp_tools_list(const struct config *cfg)
+{
+    cJSON *tools = cJSON_CreateArray(), *props, *r = cJSON_CreateObject();
+    char names[256], desc[600];
+
+    language_names(names, sizeof(names));
+    props = cJSON_CreateObject();
+    prop(props, "code", "string", "The program's source code.");
+    snprintf(desc, sizeof(desc),
+             "The language: one of %s (default python, or in a session the session's).", names);
+    prop(props, "language", "string", desc);
+    string_array_prop(props, "libraries",
+                      "Packages to install first from the language's registry (pip, npm, gem, "
+                      "CRAN, go get; Debian packages for C++), e.g. [\"requests\"].");
+    snprintf(desc, sizeof(desc), "Wall-clock limit in seconds (default %.3g, at most %.3g).",
+             (double)cfg->defaults.timeout_ms / 1000, (double)cfg->max.timeout_ms / 1000);
+    prop(props, "timeout", "number", desc);
+    string_array_prop(props, "artifacts",
+                      "Files the program writes to bring back, as patterns relative to its "
+                      "working directory, e.g. [\"*.csv\"]; they come back as embedded "
+                      "resources.");
+    prop(
+        props, "session", "string",
+        "A session id of your choosing (letters, digits, - _ . : @; Python, Ruby, R): calls with the "
+        "same id run in one interpreter whose variables, imports and files persist, until "
+        "close_session or its idle time runs out. Omit for a fresh sandbox.");
+    cJSON_AddItemToArray(
+        tools, tool("execute_code", "Run code in a sandbox",
+                    "Runs a program in a hardened, network-less container and returns its "
+                    "standard output and error, its status and exit code; plots it draws "
+                    "(matplotlib, R graphics) come back as images, files as resources. "
+                    "Each call starts from a clean sandbox unless it names a session.",
+                    props, "code"));
+    props = cJSON_CreateObject();
+    prop(props, "session", "string", "The id given to execute_code.");
+    cJSON_AddItemToArray(tools, tool("close_session", "End a session",
+                                     "Ends a session: its interpreter and files are gone and its "
+                                     "id may start a new one.",
+                                     props, "session"));
+    cJSON_AddItemToArray(tools, tool("get_supported_languages", "Supported languages",
+                                     "The languages execute_code runs, as a JSON array.",
+                                     cJSON_CreateObject(), NULL));
+    props = cJSON_CreateObject();
+    prop(props, "language", "string", "A language name, as get_supported_languages lists.");
+    cJSON_AddItemToArray(tools, tool("get_language_details", "Language details",
+                                     "How execute_code runs a language: file name, compile and "
+                                     "run commands, image, library installer, plot capture.",
+                                     props, "language"));
+    cJSON_AddItemToObject(r, "tools", tools);
+    return r;
+}
+
+/* ---- the language tools ----------------------------------------------------- */
+
+static cJSON *argv_json(const char *const *argv, size_t max)
+{
+    cJSON *a = cJSON_CreateArray();
+
+    for (size_t i = 0; i < max && argv[i]; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateString(argv[i]));
+    return a;
+}
+
+static cJSON *json_text_result(cJSON *value)
+{
+    cJSON *content = cJSON_CreateArray();
+    char *text = cJSON_PrintUnformatted(value);
+
+    add_text(content, text ? text : "null");
+    free(text);
+    cJSON_Delete(value);
+    return mcp_tool_result(content, 0);
+}
+
+cJSON *mcp_supported_languages(void)
+{
+    cJSON *names = cJSON_CreateArray();
+
+    for (size_t i = 0; i < languages_count; i++)
+        cJSON_AddItemToArray(names, cJSON_CreateString(languages[i].name));
+    return json_text_result(names);
+}
+
+cJSON *mcp_language_details(const struct config *cfg, const cJSON *args)
+{
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(args, "language");
+    const struct language *l;
+    cJSON *d, *aliases;
+    char file[64], names[256], img[300];
+    const char *image;
+
+    if (!cJSON_IsString(name)) {
+        return mcp_tool_error("language: required, a string (one of get_supported_languages)");
+    }
+    if (!(l = language_find(name->valuestring))) {
+        language_names(names, sizeof(names));
+        return mcp_tool_error("language: \"%.100s\" is not supported (supported: %s)",
+                              name->valuestring, names);
+    }
+    d = cJSON_CreateObject();
+    cJSON_AddStringToObject(d, "name", l->name);
+    aliases = cJSON_AddArrayToObject(d, "aliases");
+    for (size_t i = 0; i < sizeof(l->aliases) / sizeof(l->aliases[0]) && l->aliases[i]; i++)
+        cJSON_AddItemToArray(aliases, cJSON_CreateString(l->aliases[i]));
+    snprintf(file, sizeof(file), "%s.%s", l->default_stem, l->ext);
+    cJSON_AddStringToObject(d, "file", file);
+    cJSON_AddItemToObject(d, "compile", argv_json(l->compile, LANG_MAX_ARGV));
+    cJSON_AddItemToObject(d, "run", argv_json(l->run, LANG_MAX_ARGV));
+    image = config_image(cfg, l, img, sizeof(img));
+    cJSON_AddStringToObject(d, "image", image ? image : l->image);
+    if (l->install[0])
+        cJSON_AddStringToObject(d, "libraries", l->install_what ? l->install_what : l->install[0]);
+    else
+        cJSON_AddNullToObject(d, "libraries");
+    cJSON_AddBoolToObject(d, "plots", l->plots);
+    cJSON_AddBoolToObject(d, "preloaded_interpreter", l->zygote != NULL);
+    return json_text_result(d);
+}
+
+/* ---- execute_code, close_session ------------------------------------------- */
+
+/* A session id as the queue knows it: with --queue, scope (this server's
+ * own) before it, so two servers' "s1" are two sessions. */
+static const char *scoped(const char *scope, const char *sid, char *out, size_t outsz)
+{
+    snprintf(out, outsz, "%s%s", scope, sid);
+    return out;
+}
+
+void mcp_call_init(struct mcp_call *c)
+{
+    memset(c, 0, sizeof(*c));
+    fields_init(&c->f, JOB_MAX_FIELDS);
+}
+
+void mcp_call_release(struct mcp_call *c)
+{
+    fields_release(&c->f);
+    free(c->lists[0]);
+    free(c->lists[1]);
+    c->lists[0] = c->lists[1] = NULL;
+}
+
+/* The tool's arguments as job fields, checked as any job's once they are
+ * made a job. */
+int mcp_execute_fields(struct mcp_call *c, const cJSON *args, const char *id, const char *scope,
+                       const char *lang_default, struct llmsb_err *err)
+{
+    struct fields *f = &c->f;
+    const cJSON *code = cJSON_GetObjectItemCaseSensitive(args, "code");
+    const cJSON *lang = cJSON_GetObjectItemCaseSensitive(args, "language");
+    const cJSON *l = cJSON_GetObjectItemCaseSensitive(args, "libraries");
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(args, "timeout");
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(args, "artifacts");
+    const cJSON *sess = cJSON_GetObjectItemCaseSensitive(args, "session");
+    const cJSON *it;
+
+    if (args && !cJSON_IsObject(args))
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "arguments: an object is expected");
+    cJSON_ArrayForEach(it, args) {
+        static const char *known[] = {"code",    "language",  "libraries",
+                                      "timeout", "artifacts", "session"};
+        size_t k = 0;
+        while (k < sizeof(known) / sizeof(known[0]) && strcmp(it->string, known[k]) != 0)
+            k++;
+        if (k == sizeof(known) / sizeof(known[0]))
+            return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                 "%.60s: unknown argument (execute_code takes code, language, "
+                                 "libraries, timeout, artifacts, session)",
+                                 it->string);
+    }
+    if (!cJSON_IsString(code))
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "code: required, a string");
+    if (lang && !cJSON_IsString(lang) && !cJSON_IsNull(lang))
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "language: a string is expected");
+    if (t && !cJSON_IsNumber(t) && !cJSON_IsNull(t))
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "timeout: a number of seconds is expected");
+    if (l && !cJSON_IsArray(l) && !cJSON_IsNull(l))
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "libraries: an array of package names is expected");
+    if (sess && !cJSON_IsString(sess) && !cJSON_IsNull(sess))
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "session: a string (the session's id) is "
+                             "expected");
+    if (a && !cJSON_IsArray(a) && !cJSON_IsNull(a))
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "artifacts: an array of file name patterns is expected");
+    for (int k = 0; k < 2; k++) {
+        const cJSON *list = k ? a : l;
+        if (!cJSON_IsArray(list))
+            continue;
+        cJSON_ArrayForEach(it, list) {
+            if (!cJSON_IsString(it))
+                return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: every item must be a string",
+                                     k ? "artifacts" : "libraries");
+        }
+    }
+    fields_adds(f, "id", id);
+    fields_adds(f, "lang", cJSON_IsString(lang) ? lang->valuestring : lang_default);
+    fields_adds(f, "code", code->valuestring);
+    if (cJSON_IsNumber(t)) {
+        snprintf(c->timeout, sizeof(c->timeout), "%.17g", t->valuedouble);
+        fields_adds(f, "timeout", c->timeout);
+    }
+    if (cJSON_IsArray(l) && cJSON_GetArraySize(l) > 0 && (c->lists[0] = cJSON_PrintUnformatted(l)))
+        fields_adds(f, "libraries", c->lists[0]);
+    if (cJSON_IsArray(a) && cJSON_GetArraySize(a) > 0 && (c->lists[1] = cJSON_PrintUnformatted(a)))
+        fields_adds(f, "artifacts", c->lists[1]);
+    if (cJSON_IsString(sess))
+        fields_adds(f, "session", scoped(scope, sess->valuestring, c->sid, sizeof(c->sid)));
+    return 0;
+}
+
+void mcp_close_fields(struct mcp_call *c, const char *session, const char *id, const char *scope)
+{
+    fields_adds(&c->f, "id", id);
+    fields_adds(&c->f, "session", scoped(scope, session, c->sid, sizeof(c->sid)));
+    fields_adds(&c->f, "session_close", "true");
+}
+
+/* ---- results ---------------------------------------------------------------- */
+
+const char *mcp_str_of(const cJSON *o, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static long long num_of(const cJSON *o, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+    return cJSON_IsNumber(v) ? (long long)v->valuedouble : 0;
+}
+
+static void add_labelled(cJSON *content, const char *label, const char *text)
+{
+    size_t n = strlen(label) + strlen(text) + 2;
+    char *s = malloc(n);
+
+    if (!s)
+        return;
+    snprintf(s, n, "%s\n%s", label, text);
+    add_text(content, s);
+    free(s);
+}
+
+/* The files a job brought back: images as image content, the rest as
+ * embedded resources (base64 blobs) named sandbox://ID/NAME. */
+static void add_artifacts(cJSON *content, const cJSON *r, const char *id)
+{
+    const cJSON *a, *arts = cJSON_GetObjectItemCaseSensitive(r, "artifacts");
+
+    cJSON_ArrayForEach(a, arts) {
+        const char *name = mcp_str_of(a, "name"), *mime = mcp_str_of(a, "mime"),
+                   *b64 = mcp_str_of(a, "base64");
+        cJSON *c;
+        if (!*b64) {
+            const char *why = mcp_str_of(a, "skipped");
+            if (*why) {
+                char line[600];
+                snprintf(line, sizeof(line), "file %s not returned: %s", name, why);
+                add_text(content, line);
+            }
+            continue;
+        }
+        c = cJSON_CreateObject();
+        if (strncmp(mime, "image/", 6) == 0) {
+            cJSON_AddStringToObject(c, "type", "image");
+            cJSON_AddStringToObject(c, "data", b64);
+            cJSON_AddStringToObject(c, "mimeType", mime);
+        } else {
+            cJSON *res = cJSON_CreateObject();
+            size_t n = strlen(id) + strlen(name) + 16;
+            char *uri = malloc(n);
+            if (uri)
+                snprintf(uri, n, "sandbox://%s/%s", id, name);
+            cJSON_AddStringToObject(c, "type", "resource");
+            cJSON_AddStringToObject(res, "uri", uri ? uri : name);
+            cJSON_AddStringToObject(res, "mimeType", *mime ? mime : "application/octet-stream");
+            cJSON_AddStringToObject(res, "blob", b64);
+            cJSON_AddItemToObject(c, "resource", res);
+            free(uri);
+        }
+        cJSON_AddItemToArray(content, c);
+    }
+}
+
+/* A result object (result_fields_json's form) as the tool's answer: the
+ * program's stdout, its stderr, compile output and the policy's findings
+ * when they matter, one status line, then its plots and files.  isError
+ * unless the status is ok. */
+cJSON *mcp_result_content(const cJSON *r)
+{
+    cJSON *content = cJSON_CreateArray();
+    const char *status = mcp_str_of(r, "status"), *out = mcp_str_of(r, "stdout"),
+               *err = mcp_str_of(r, "stderr"), *comp = mcp_str_of(r, "compile_output"),
+               *why = mcp_str_of(r, "error");
+    const cJSON *v, *viol = cJSON_GetObjectItemCaseSensitive(r, "violations");
+    char line[1024];
+    int ok = strcmp(status, "ok") == 0;
+
+    if (*out)
+        add_text(content, out);
+    if (*err)
+        add_labelled(content, "stderr:", err);
+    if (*comp && !ok)
+        add_labelled(content, "compile output:", comp);
+    cJSON_ArrayForEach(v, viol) {
+        snprintf(line, sizeof(line), "blocked by the security policy: line %lld: %s (%s)",
+                 num_of(v, "line"), mcp_str_of(v, "rule"), mcp_str_of(v, "severity"));
+        add_text(content, line);
+    }
+    {
+        enum job_status st = STATUS_NONE;
+        size_t n = 0;
+        status_parse(status, strlen(status), &st);
+        n += (size_t)snprintf(line + n, sizeof(line) - n, "status: %s", status);
+        if (status_info(st)->ran &&
+            cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(r, "exit_code")))
+            n += (size_t)snprintf(line + n, sizeof(line) - n, ", exit code %lld",
+                                  num_of(r, "exit_code"));
+        if (num_of(r, "duration_ms") > 0 && n < sizeof(line))
+            n +=
+                (size_t)snprintf(line + n, sizeof(line) - n, ", %lld ms", num_of(r, "duration_ms"));
+        if (*why && n < sizeof(line))
+            snprintf(line + n, sizeof(line) - n, "; %s", why);
+    }
+    add_text(content, line);
+    add_artifacts(content, r, mcp_str_of(r, "id"));
+    return mcp_tool_result(content, !ok);
+}
+
+cJSON *mcp_session_closed(const char *session)
+{
+    char line[300];
+    cJSON *content = cJSON_CreateArray();
+
+    snprintf(line, sizeof(line), "session \"%s\" ended; its id is free again", session);
+    add_text(content, line);
+    return mcp_tool_result(content, 0);
+}
+
+cJSON *mcp_call_failed(const struct llmsb_err *err, int client_left)
+{
+    if (err->code == LLMSB_ERR_INVALID)
+        return mcp_tool_error("invalid: %s", err->msg);
+    if (err->code == LLMSB_ERR_INTERRUPTED) /* we stopped it: not the sandbox failing */
+        return mcp_tool_error("cancelled: %s; the call was stopped and its sandbox removed",
+                              client_left ? "stdin ended (the client left)"
+                                          : "the server was stopped");
+    return mcp_tool_error("internal_error: %s", err->msg[0] ? err->msg : "the job did not run");
+}
+
+/* ---- sessions ---------------------------------------------------------------- */
+
+struct mcp_session *mcp_session_known(struct mcp_sessions *ss, const char *sid, unsigned long now)
+{
+    for (size_t i = 0; i < MCP_SESSIONS_KEPT; i++)
+        if (ss->s[i].sid[0] && strcmp(ss->s[i].sid, sid) == 0) {
+            ss->s[i].used = now;
+            return &ss->s[i];
+        }
+    return NULL;
+}
+
+void mcp_session_remember(struct mcp_sessions *ss, const char *sid, const char *lang,
+                          unsigned long now)
+{
+    struct mcp_session *s = mcp_session_known(ss, sid, now);
+
+    if (!lang) {
+        if (s)
+            s->sid[0] = '\0';
+        return;
+    }
+    if (!s && strlen(sid) < sizeof(s->sid)) {
+        s = &ss->s[0]; /* a free slot, else the one used least recently */
+        for (size_t i = 1; i < MCP_SESSIONS_KEPT && s->sid[0]; i++)
+            if (!ss->s[i].sid[0] || ss->s[i].used < s->used)
+                s = &ss->s[i];
+        snprintf(s->sid, sizeof(s->sid), "%s", sid);
+        s->used = now;
+    }
+    if (s && s->lang != lang)
+        snprintf(s->lang, sizeof(s->lang), "%s", lang);
+}

@@ -1,0 +1,84 @@
+/* tools.h - the MCP server's tools as pure mappings (no engine, no Redis,
+ * no I/O): the initialize reply and the tool schemas, execute_code's and
+ * close_session's arguments as job fields (checked as any job's once made
+ * a job), a result object as the tool's content, and the language each
+ * session was opened in.  mcp/server.c runs what these describe. */
+#ifndef LLMSB_MCP_TOOLS_H
+#define LLMSB_MCP_TOOLS_H
+
+#include <cjson/cJSON.h>
+#include "common/common.h"
+#include "common/fields.h"
+#include "config/config.h"
+#include "job/job.h"
+
+/* The result of initialize: the protocol version asked for when it is one
+ * we speak, else our newest.  New cJSON; caller deletes. */
+cJSON *mcp_initialize(const cJSON *params);
+/* The result of tools/list: execute_code, close_session,
+ * get_supported_languages, get_language_details; limits from cfg. */
+cJSON *mcp_tools_list(const struct config *cfg);
+
+/* Tool results: {content, isError}.  New cJSON; caller deletes. */
+cJSON *mcp_tool_result(cJSON *content, int is_error); /* consumes content */
+cJSON *mcp_tool_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* get_supported_languages: the names as a JSON array in one text. */
+cJSON *mcp_supported_languages(void);
+/* get_language_details: args' "language", its file, commands and image. */
+cJSON *mcp_language_details(const struct config *cfg, const cJSON *args);
+
+/* One call's job fields.  Values point into the arguments (which must
+ * outlive it) and into its own buffers. */
+struct mcp_call {
+    struct fields f;
+    char timeout[40];
+    char *lists[2]; /* libraries and artifacts as JSON text; owned */
+    char sid[JOB_SESSION_MAX + 64];
+};
+
+void mcp_call_init(struct mcp_call *c);
+void mcp_call_release(struct mcp_call *c);
+/* execute_code's arguments as the job fields of job id: a session id gets
+ * scope before it (the server's own, so two servers' "s1" are two
+ * sessions); without "language" it is lang_default.  Returns 0, or
+ * LLMSB_ERR_INVALID with err naming the argument. */
+int mcp_execute_fields(struct mcp_call *c, const cJSON *args, const char *id, const char *scope,
+                       const char *lang_default, struct llmsb_err *err);
+/* close_session's job fields: session (as the client names it), scoped. */
+void mcp_close_fields(struct mcp_call *c, const char *session, const char *id, const char *scope);
+
+/* A result object (result_fields_json's form) as the tool's answer: the
+ * program's stdout, its stderr, compile output and the policy's findings
+ * when they matter, one status line, then its plots and files.  isError
+ * unless the status is ok. */
+cJSON *mcp_result_content(const cJSON *r);
+/* close_session's answer once the session is gone. */
+cJSON *mcp_session_closed(const char *session);
+/* The answer to a call that brought no result, from why (err): invalid,
+ * cancelled (client_left: because stdin ended) or internal_error. */
+cJSON *mcp_call_failed(const struct llmsb_err *err, int client_left);
+/* A string member of o, or "" when there is none. */
+const char *mcp_str_of(const cJSON *o, const char *name);
+
+/* The language of each session this server's calls opened, so that a
+ * later call without "language" runs in it (a session has one).  Past
+ * MCP_SESSIONS_KEPT the one used least recently is forgotten, and a call
+ * to it without "language" is Python's again (invalid for a session of
+ * another language).  `now` is a clock of calls. */
+#define MCP_SESSIONS_KEPT 256
+struct mcp_sessions {
+    struct mcp_session {
+        char sid[JOB_SESSION_MAX + 1];
+        char lang[16];
+        unsigned long used; /* `now` at its last call */
+    } s[MCP_SESSIONS_KEPT];
+};
+
+/* The remembered session sid (as the client names it), or NULL; a hit
+ * counts as a use at now. */
+struct mcp_session *mcp_session_known(struct mcp_sessions *ss, const char *sid, unsigned long now);
+/* Remembers (or forgets, lang NULL) the language of session sid. */
+void mcp_session_remember(struct mcp_sessions *ss, const char *sid, const char *lang,
+                          unsigned long now);
+
+#endif

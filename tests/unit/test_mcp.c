@@ -1,0 +1,248 @@
+/* test_mcp.c - the MCP server's pure parts: the JSON-RPC framing
+ * (mcp/jsonrpc.c) driven from strings, and the tools (mcp/tools.c):
+ * arguments as job fields and their errors, the initialize reply, a
+ * result as content, the sessions' languages.  No engine, no Redis. */
+#include "test.h"
+
+#include "job/job.h"
+#include "mcp/jsonrpc.h"
+#include "mcp/tools.h"
+
+static struct config cfg;
+
+/* The methods of these tests: initialize and ping, as the server's. */
+static void method(void *ud, struct jsonrpc *rpc, const cJSON *id, const char *name,
+                   const cJSON *params)
+{
+    (void)ud;
+    if (strcmp(name, "initialize") == 0)
+        jsonrpc_reply(rpc, id, mcp_initialize(params));
+    else if (strcmp(name, "ping") == 0)
+        jsonrpc_reply(rpc, id, cJSON_CreateObject());
+    else
+        jsonrpc_error(rpc, id, JSONRPC_METHOD_NOT_FOUND, "Method not found: %s", name);
+}
+
+/* Feeds input (then its end) to a framing capped at cap, in pieces of
+ * chunk bytes as reads would bring it; returns the replies, one per line
+ * (caller frees). */
+static char *converse_chunked(const char *input, size_t cap, size_t chunk)
+{
+    struct jsonrpc rpc;
+    char *out = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&out, &n);
+
+    jsonrpc_init(&rpc, f, cap, method, NULL);
+    for (size_t k = 0, n_in = strlen(input); k < n_in; k += chunk)
+        jsonrpc_feed(&rpc, input + k, n_in - k < chunk ? n_in - k : chunk);
+    jsonrpc_finish(&rpc);
+    jsonrpc_release(&rpc);
+    fclose(f);
+    return out;
+}
+
+static char *converse(const char *input, size_t cap)
+{
+    return converse_chunked(input, cap, 65536);
+}
+
+TEST(initialize_reply)
+{
+    char *out = converse("{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"initialize\","
+                         "\"params\":{\"protocolVersion\":\"2024-11-05\"}}\n",
+                         1024);
+    cJSON *r = cJSON_Parse(out), *res = cJSON_GetObjectItem(r, "result");
+
+    ASSERT(res != NULL);
+    ASSERT_EQ(cJSON_GetObjectItem(r, "id")->valueint, 6);
+    ASSERT_STR(cJSON_GetObjectItem(res, "protocolVersion")->valuestring, "2024-11-05");
+    ASSERT_STR(cJSON_GetObjectItem(cJSON_GetObjectItem(res, "serverInfo"), "name")->valuestring,
+               "llm-sandbox");
+    ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(res, "capabilities"), "tools"), "listChanged")));
+    cJSON_Delete(r);
+    free(out);
+    /* a version we do not speak: our newest */
+    out = converse("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
+                   "\"params\":{\"protocolVersion\":\"1999-01-01\"}}",
+                   1024);
+    ASSERT_CONTAINS(out, "\"protocolVersion\":\"2025-06-18\"");
+    free(out);
+}
+
+TEST(framing_lines_batches_errors)
+{
+    char *out = converse("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n\n"
+                         "[{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"},"
+                         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"},"
+                         "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"nope\"}]\n"
+                         "not json\n"
+                         "{\"jsonrpc\":\"1.0\",\"id\":4,\"method\":\"ping\"}\n"
+                         "[]\n"
+                         "{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"method\":\"ping\",\"params\":1}\n"
+                         "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\","
+                         "\"params\":{\"a\":\"x\\u0000\"}}\n",
+                         1024);
+
+    ASSERT_STR(out, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n"
+                    "[{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}},{\"jsonrpc\":\"2.0\",\"id\":3,"
+                    "\"error\":{\"code\":-32601,\"message\":\"Method not found: nope\"}}]\n"
+                    "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":"
+                    "\"Parse error: not JSON\"}}\n"
+                    "{\"jsonrpc\":\"2.0\",\"id\":4,\"error\":{\"code\":-32600,\"message\":"
+                    "\"Invalid Request: a JSON-RPC 2.0 object is expected\"}}\n"
+                    "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":"
+                    "\"Invalid Request: an empty batch\"}}\n"
+                    "{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"error\":{\"code\":-32602,\"message\":"
+                    "\"Invalid params: an object is expected\"}}\n"
+                    "{\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32602,\"message\":"
+                    "\"Invalid params: a string holds a NUL character (\\\\u0000), which no "
+                    "argument may\"}}\n");
+    free(out);
+}
+
+TEST(over_long_line_refused_and_skipped)
+{
+    char input[400];
+    char *out;
+
+    memset(input, 'x', 200);
+    snprintf(input + 200, sizeof(input) - 200,
+             "\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}");
+    out = converse_chunked(input, 64, 50); /* the line over several reads */
+    ASSERT_STR(out, "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":"
+                    "\"Invalid Request: a message over 64 bytes\"}}\n"
+                    "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n");
+    free(out);
+}
+
+/* execute_code's arguments (JSON text) as fields of job "mcp-1", scope
+ * "mcp-abc-"; 0 or the error. */
+static int fields_of(const char *args_json, struct mcp_call *c, struct llmsb_err *err)
+{
+    cJSON *args = cJSON_Parse(args_json);
+    int rc;
+
+    mcp_call_init(c);
+    rc = mcp_execute_fields(c, args, "mcp-1", "mcp-abc-", "python", err);
+    if (rc == 0) {
+        struct job j;
+        job_init(&j, &cfg);
+        rc = job_from_fields(&j, &cfg, &c->f, "mcp-1", err);
+        if (rc == 0) {
+            snprintf(err->msg, sizeof(err->msg), "%s|%s|%lld|%s|%s", j.id, j.lang->name,
+                     (long long)j.limits.timeout_ms, j.session ? j.session : "-", j.code);
+        }
+        job_release(&j);
+    }
+    cJSON_Delete(args);
+    return rc;
+}
+
+TEST(execute_code_call_as_job)
+{
+    struct mcp_call c;
+    struct llmsb_err err = {0};
+    size_t n;
+
+    /* err.msg: the job's id, language, timeout, session and code, or why not */
+    fields_of("{\"code\":\"puts 1\",\"language\":\"ruby\",\"timeout\":2.5,"
+              "\"artifacts\":[\"*.csv\"],\"session\":\"s1\"}",
+              &c, &err);
+    ASSERT_STR(err.msg, "mcp-1|ruby|2500|mcp-abc-s1|puts 1");
+    ASSERT_STR(fields_get(&c.f, "timeout", &n), "2.5");
+    ASSERT_STR(fields_get(&c.f, "artifacts", &n), "[\"*.csv\"]");
+    mcp_call_release(&c);
+    /* without a language: the default given (a session's, or python) */
+    err.msg[0] = '\0';
+    fields_of("{\"code\":\"print(1)\"}", &c, &err);
+    ASSERT_STR(err.msg, "mcp-1|python|10000|-|print(1)");
+    mcp_call_release(&c);
+}
+
+TEST(bad_argument_names_it)
+{
+    static const struct {
+        const char *args, *msg;
+    } rows[] = {
+        {"{\"code\":\"x\",\"timeout\":\"soon\"}", "timeout: a number of seconds is expected"},
+        {"{\"language\":\"python\"}", "code: required, a string"},
+        {"{\"code\":\"x\",\"colour\":1}",
+         "colour: unknown argument (execute_code takes code, language, libraries, timeout, "
+         "artifacts, session)"},
+        {"{\"code\":\"x\",\"libraries\":[1]}", "libraries: every item must be a string"},
+        {"{\"code\":\"x\",\"session\":7}", "session: a string (the session's id) is expected"},
+    };
+
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        struct mcp_call c;
+        struct llmsb_err err = {0};
+        cJSON *out;
+        ASSERT_MSG(fields_of(rows[i].args, &c, &err) == LLMSB_ERR_INVALID, rows[i].args);
+        ASSERT_STR(err.msg, rows[i].msg);
+        out = mcp_call_failed(&err, 0);
+        ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(out, "isError")));
+        ASSERT_CONTAINS(
+            cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(out, "content"), 0), "text")
+                ->valuestring,
+            "invalid: ");
+        cJSON_Delete(out);
+        mcp_call_release(&c);
+    }
+}
+
+TEST(result_as_content)
+{
+    cJSON *r = cJSON_Parse("{\"id\":\"j1\",\"status\":\"runtime_error\",\"stdout\":\"hi\\n\","
+                           "\"stderr\":\"boom\",\"exit_code\":1,\"duration_ms\":12,"
+                           "\"artifacts\":[{\"name\":\"p.png\",\"mime\":\"image/png\","
+                           "\"base64\":\"AA==\"},{\"name\":\"d.csv\",\"mime\":\"text/csv\","
+                           "\"base64\":\"AA==\"},{\"name\":\"big\",\"skipped\":\"too big\"}]}");
+    cJSON *out = mcp_result_content(r), *c = cJSON_GetObjectItem(out, "content");
+    char *text = cJSON_PrintUnformatted(c);
+
+    ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(out, "isError")));
+    ASSERT_STR(text, "[{\"type\":\"text\",\"text\":\"hi\\n\"},"
+                     "{\"type\":\"text\",\"text\":\"stderr:\\nboom\"},"
+                     "{\"type\":\"text\",\"text\":\"status: runtime_error, exit code 1, 12 ms\"},"
+                     "{\"type\":\"image\",\"data\":\"AA==\",\"mimeType\":\"image/png\"},"
+                     "{\"type\":\"resource\",\"resource\":{\"uri\":\"sandbox://j1/d.csv\","
+                     "\"mimeType\":\"text/csv\",\"blob\":\"AA==\"}},"
+                     "{\"type\":\"text\",\"text\":\"file big not returned: too big\"}]");
+    free(text);
+    cJSON_Delete(out);
+    cJSON_Delete(r);
+}
+
+TEST(sessions_remember_their_language)
+{
+    static struct mcp_sessions ss;
+    char sid[32];
+
+    mcp_session_remember(&ss, "a", "ruby", 1);
+    ASSERT_STR(mcp_session_known(&ss, "a", 2)->lang, "ruby");
+    ASSERT(mcp_session_known(&ss, "b", 2) == NULL);
+    mcp_session_remember(&ss, "a", NULL, 3); /* closed */
+    ASSERT(mcp_session_known(&ss, "a", 3) == NULL);
+    /* full: the one used least recently is forgotten */
+    for (unsigned long i = 0; i < MCP_SESSIONS_KEPT; i++) {
+        snprintf(sid, sizeof(sid), "s%lu", i);
+        mcp_session_remember(&ss, sid, "r", 10 + i);
+    }
+    ASSERT(mcp_session_known(&ss, "s0", 1000) != NULL); /* s1 is now the oldest */
+    mcp_session_remember(&ss, "new", "python", 1001);
+    ASSERT(mcp_session_known(&ss, "s1", 1002) == NULL);
+    ASSERT(mcp_session_known(&ss, "s0", 1002) != NULL);
+    ASSERT_STR(mcp_session_known(&ss, "new", 1002)->lang, "python");
+}
+
+static void setup(void) __attribute__((constructor));
+static void setup(void)
+{
+    config_defaults(&cfg);
+}
+
+TEST_MAIN("mcp", T(initialize_reply), T(framing_lines_batches_errors),
+          T(over_long_line_refused_and_skipped), T(execute_code_call_as_job),
+          T(bad_argument_names_it), T(result_as_content), T(sessions_remember_their_language))
