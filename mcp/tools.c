@@ -251,6 +251,57 @@ void mcp_call_release(struct mcp_call *c)
     c->lists[0] = c->lists[1] = NULL;
 }
 
+/* execute_code's arguments, in the order they are checked: each of its
+ * type or absent (null), code required. */
+static const struct {
+    const char *name;
+    cJSON_bool (*is)(const cJSON *const item);
+    const char *expected;
+} args_known[] = {
+    {"code", cJSON_IsString, "required, a string"},
+    {"language", cJSON_IsString, "a string is expected"},
+    {"timeout", cJSON_IsNumber, "a number of seconds is expected"},
+    {"libraries", cJSON_IsArray, "an array of package names is expected"},
+    {"session", cJSON_IsString, "a string (the session's id) is expected"},
+    {"artifacts", cJSON_IsArray, "an array of file name patterns is expected"},
+};
+#define ARGS_KNOWN (sizeof(args_known) / sizeof(args_known[0]))
+
+static int args_check(const cJSON *args, struct llmsb_err *err)
+{
+    const cJSON *it;
+
+    if (args && !cJSON_IsObject(args))
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "arguments: an object is expected");
+    cJSON_ArrayForEach(it, args) {
+        size_t k = 0;
+        while (k < ARGS_KNOWN && strcmp(it->string, args_known[k].name) != 0)
+            k++;
+        if (k == ARGS_KNOWN)
+            return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                 "%.60s: unknown argument (execute_code takes code, language, "
+                                 "libraries, timeout, artifacts, session)",
+                                 it->string);
+    }
+    for (size_t k = 0; k < ARGS_KNOWN; k++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, args_known[k].name);
+        if (k == 0 ? !args_known[k].is(v) : v && !args_known[k].is(v) && !cJSON_IsNull(v))
+            return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: %s", args_known[k].name,
+                                 args_known[k].expected);
+    }
+    for (int k = 0; k < 2; k++) {
+        const cJSON *list = cJSON_GetObjectItemCaseSensitive(args, k ? "artifacts" : "libraries");
+        if (!cJSON_IsArray(list))
+            continue;
+        cJSON_ArrayForEach(it, list) {
+            if (!cJSON_IsString(it))
+                return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: every item must be a string",
+                                     k ? "artifacts" : "libraries");
+        }
+    }
+    return 0;
+}
+
 /* The tool's arguments as job fields, checked as any job's once they are
  * made a job. */
 int mcp_execute_fields(struct mcp_call *c, const cJSON *args, const char *id, const char *scope,
@@ -263,48 +314,10 @@ int mcp_execute_fields(struct mcp_call *c, const cJSON *args, const char *id, co
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(args, "timeout");
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(args, "artifacts");
     const cJSON *sess = cJSON_GetObjectItemCaseSensitive(args, "session");
-    const cJSON *it;
+    int rc;
 
-    if (args && !cJSON_IsObject(args))
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "arguments: an object is expected");
-    cJSON_ArrayForEach(it, args) {
-        static const char *known[] = {"code",    "language",  "libraries",
-                                      "timeout", "artifacts", "session"};
-        size_t k = 0;
-        while (k < sizeof(known) / sizeof(known[0]) && strcmp(it->string, known[k]) != 0)
-            k++;
-        if (k == sizeof(known) / sizeof(known[0]))
-            return llmsb_err_set(err, LLMSB_ERR_INVALID,
-                                 "%.60s: unknown argument (execute_code takes code, language, "
-                                 "libraries, timeout, artifacts, session)",
-                                 it->string);
-    }
-    if (!cJSON_IsString(code))
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "code: required, a string");
-    if (lang && !cJSON_IsString(lang) && !cJSON_IsNull(lang))
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "language: a string is expected");
-    if (t && !cJSON_IsNumber(t) && !cJSON_IsNull(t))
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "timeout: a number of seconds is expected");
-    if (l && !cJSON_IsArray(l) && !cJSON_IsNull(l))
-        return llmsb_err_set(err, LLMSB_ERR_INVALID,
-                             "libraries: an array of package names is expected");
-    if (sess && !cJSON_IsString(sess) && !cJSON_IsNull(sess))
-        return llmsb_err_set(err, LLMSB_ERR_INVALID,
-                             "session: a string (the session's id) is "
-                             "expected");
-    if (a && !cJSON_IsArray(a) && !cJSON_IsNull(a))
-        return llmsb_err_set(err, LLMSB_ERR_INVALID,
-                             "artifacts: an array of file name patterns is expected");
-    for (int k = 0; k < 2; k++) {
-        const cJSON *list = k ? a : l;
-        if (!cJSON_IsArray(list))
-            continue;
-        cJSON_ArrayForEach(it, list) {
-            if (!cJSON_IsString(it))
-                return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: every item must be a string",
-                                     k ? "artifacts" : "libraries");
-        }
-    }
+    if ((rc = args_check(args, err)) != 0)
+        return rc;
     fields_adds(f, "id", id);
     fields_adds(f, "lang", cJSON_IsString(lang) ? lang->valuestring : lang_default);
     fields_adds(f, "code", code->valuestring);
