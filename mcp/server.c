@@ -276,8 +276,9 @@ static cJSON *run_fields(struct mcp *m, const struct fields *f, const char *id, 
     return out;
 }
 
-static cJSON *execute_code(struct mcp *m, const cJSON *args)
+static cJSON *execute_code(void *ud, const cJSON *args)
 {
+    struct mcp *m = ud;
     const cJSON *sess = cJSON_GetObjectItemCaseSensitive(args, "session");
     const cJSON *lang = cJSON_GetObjectItemCaseSensitive(args, "language");
     const struct mcp_session *known =
@@ -304,8 +305,9 @@ static cJSON *execute_code(struct mcp *m, const cJSON *args)
     return out;
 }
 
-static cJSON *close_session(struct mcp *m, const cJSON *args)
+static cJSON *close_session(void *ud, const cJSON *args)
 {
+    struct mcp *m = ud;
     const cJSON *sess = cJSON_GetObjectItemCaseSensitive(args, "session");
     struct mcp_call c;
     struct llmsb_err err = {0};
@@ -324,53 +326,14 @@ static cJSON *close_session(struct mcp *m, const cJSON *args)
     return out;
 }
 
-/* ---- dispatch --------------------------------------------------------------- */
-
-static void tools_call(struct mcp *m, struct jsonrpc *rpc, const cJSON *id, const cJSON *params)
-{
-    const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
-    const cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
-
-    if (!cJSON_IsString(name)) {
-        jsonrpc_error(rpc, id, JSONRPC_INVALID_PARAMS,
-                      "Invalid params: name (the tool's) is required");
-    } else if (strcmp(name->valuestring, "execute_code") == 0) {
-        jsonrpc_reply(rpc, id, execute_code(m, args));
-    } else if (strcmp(name->valuestring, "close_session") == 0) {
-        jsonrpc_reply(rpc, id, close_session(m, args));
-    } else if (strcmp(name->valuestring, "get_supported_languages") == 0) {
-        jsonrpc_reply(rpc, id, mcp_supported_languages());
-    } else if (strcmp(name->valuestring, "get_language_details") == 0) {
-        jsonrpc_reply(rpc, id, mcp_language_details(m->cfg, args));
-    } else {
-        char shown[120];
-        llmsb_escape(shown, sizeof(shown), name->valuestring, strlen(name->valuestring));
-        jsonrpc_error(rpc, id, JSONRPC_INVALID_PARAMS,
-                      "Unknown tool: %s (tools: execute_code, close_session, "
-                      "get_supported_languages, get_language_details)",
-                      shown);
-    }
-}
-
-/* The methods (jsonrpc_method_fn): MCP's, over the framing's checks. */
+/* The methods (jsonrpc_method_fn): MCP's, the calls that run a job here. */
 static void method(void *ud, struct jsonrpc *rpc, const cJSON *id, const char *name,
                    const cJSON *params)
 {
     struct mcp *m = ud;
+    const struct mcp_runner run = {execute_code, close_session, m};
 
-    if (strcmp(name, "initialize") == 0) {
-        jsonrpc_reply(rpc, id, mcp_initialize(params));
-    } else if (strcmp(name, "ping") == 0) {
-        jsonrpc_reply(rpc, id, cJSON_CreateObject());
-    } else if (strcmp(name, "tools/list") == 0) {
-        jsonrpc_reply(rpc, id, mcp_tools_list(m->cfg));
-    } else if (strcmp(name, "tools/call") == 0) {
-        tools_call(m, rpc, id, params);
-    } else {
-        char shown[120];
-        llmsb_escape(shown, sizeof(shown), name, strlen(name));
-        jsonrpc_error(rpc, id, JSONRPC_METHOD_NOT_FOUND, "Method not found: %s", shown);
-    }
+    mcp_method(m->cfg, &run, rpc, id, name, params);
 }
 
 /* Reads stdin to its end (or a signal), first what was read during a call;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/status.h"
+#include "mcp/jsonrpc.h"
 
 /* Newest first: the answer to an initialize that asks for none of these. */
 static const char *const versions[] = {"2025-06-18", "2025-03-26", "2024-11-05"};
@@ -472,6 +473,53 @@ cJSON *mcp_call_failed(const struct llmsb_err *err, int client_left)
                               client_left ? "stdin ended (the client left)"
                                           : "the server was stopped");
     return mcp_tool_error("internal_error: %s", err->msg[0] ? err->msg : "the job did not run");
+}
+
+/* ---- dispatch --------------------------------------------------------------- */
+
+static void tools_call(const struct config *cfg, const struct mcp_runner *run, struct jsonrpc *rpc,
+                       const cJSON *id, const cJSON *params)
+{
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
+
+    if (!cJSON_IsString(name)) {
+        jsonrpc_error(rpc, id, JSONRPC_INVALID_PARAMS,
+                      "Invalid params: name (the tool's) is required");
+    } else if (strcmp(name->valuestring, "execute_code") == 0) {
+        jsonrpc_reply(rpc, id, run->execute_code(run->ud, args));
+    } else if (strcmp(name->valuestring, "close_session") == 0) {
+        jsonrpc_reply(rpc, id, run->close_session(run->ud, args));
+    } else if (strcmp(name->valuestring, "get_supported_languages") == 0) {
+        jsonrpc_reply(rpc, id, mcp_supported_languages());
+    } else if (strcmp(name->valuestring, "get_language_details") == 0) {
+        jsonrpc_reply(rpc, id, mcp_language_details(cfg, args));
+    } else {
+        char shown[120];
+        llmsb_escape(shown, sizeof(shown), name->valuestring, strlen(name->valuestring));
+        jsonrpc_error(rpc, id, JSONRPC_INVALID_PARAMS,
+                      "Unknown tool: %s (tools: execute_code, close_session, "
+                      "get_supported_languages, get_language_details)",
+                      shown);
+    }
+}
+
+void mcp_method(const struct config *cfg, const struct mcp_runner *run, struct jsonrpc *rpc,
+                const cJSON *id, const char *name, const cJSON *params)
+{
+    if (strcmp(name, "initialize") == 0) {
+        jsonrpc_reply(rpc, id, mcp_initialize(params));
+    } else if (strcmp(name, "ping") == 0) {
+        jsonrpc_reply(rpc, id, cJSON_CreateObject());
+    } else if (strcmp(name, "tools/list") == 0) {
+        jsonrpc_reply(rpc, id, mcp_tools_list(cfg));
+    } else if (strcmp(name, "tools/call") == 0) {
+        tools_call(cfg, run, rpc, id, params);
+    } else {
+        char shown[120];
+        llmsb_escape(shown, sizeof(shown), name, strlen(name));
+        jsonrpc_error(rpc, id, JSONRPC_METHOD_NOT_FOUND, "Method not found: %s", shown);
+    }
 }
 
 /* ---- sessions ---------------------------------------------------------------- */

@@ -57,6 +57,20 @@ cJSON *mcp_session_closed(const char *session);
 /* The answer to a call that brought no result, from why (err): invalid,
  * cancelled (client_left: because stdin ended) or internal_error. */
 cJSON *mcp_call_failed(const struct llmsb_err *err, int client_left);
+struct jsonrpc;
+/* The calls that run a job (the server's: in this process or queued); each
+ * returns the tool's result, a new cJSON. */
+struct mcp_runner {
+    cJSON *(*execute_code)(void *ud, const cJSON *args);
+    cJSON *(*close_session)(void *ud, const cJSON *args);
+    void *ud;
+};
+/* MCP's methods (initialize, ping, tools/list, tools/call) answering the
+ * request id through rpc: a jsonrpc_method_fn's body.  The tools that run
+ * a job go to run. */
+void mcp_method(const struct config *cfg, const struct mcp_runner *run, struct jsonrpc *rpc,
+                const cJSON *id, const char *method, const cJSON *params);
+
 /* A string member of o, or "" when there is none. */
 const char *mcp_str_of(const cJSON *o, const char *name);
 

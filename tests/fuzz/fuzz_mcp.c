@@ -1,7 +1,7 @@
 /* fuzz_mcp.c - the MCP server's pure parts on one line from the client: the
  * JSON-RPC framing (mcp/jsonrpc.c) fed the input as a stream (lines, a
  * small cap so over-long lines happen), answering through the tools
- * (mcp/tools.c) to /dev/null.  A call that would run a job makes its job
+ * (mcp/tools.c, its dispatch included) to /dev/null.  A call that would run a job makes its job
  * fields and job, and gets a result made up from the job (its code as
  * stdout, a status, an image, a file and a skipped one), so the answer's
  * building and the session memory run too. */
@@ -93,26 +93,25 @@ static cJSON *call(const cJSON *args, int closing)
     return out;
 }
 
+static cJSON *execute_code(void *ud, const cJSON *args)
+{
+    (void)ud;
+    return call(args, 0);
+}
+
+static cJSON *close_session(void *ud, const cJSON *args)
+{
+    (void)ud;
+    return call(args, 1);
+}
+
 static void method(void *ud, struct jsonrpc *rpc, const cJSON *id, const char *name,
                    const cJSON *params)
 {
-    const cJSON *tool = cJSON_GetObjectItemCaseSensitive(params, "name");
-    const cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
-    const char *t = cJSON_IsString(tool) ? tool->valuestring : "";
+    static const struct mcp_runner run = {execute_code, close_session, NULL};
 
     (void)ud;
-    if (strcmp(name, "initialize") == 0)
-        jsonrpc_reply(rpc, id, mcp_initialize(params));
-    else if (strcmp(name, "tools/list") == 0)
-        jsonrpc_reply(rpc, id, mcp_tools_list(&cfg));
-    else if (strcmp(t, "execute_code") == 0 || strcmp(t, "close_session") == 0)
-        jsonrpc_reply(rpc, id, call(args, t[0] == 'c'));
-    else if (strcmp(t, "get_supported_languages") == 0)
-        jsonrpc_reply(rpc, id, mcp_supported_languages());
-    else if (strcmp(t, "get_language_details") == 0)
-        jsonrpc_reply(rpc, id, mcp_language_details(&cfg, args));
-    else
-        jsonrpc_error(rpc, id, JSONRPC_METHOD_NOT_FOUND, "Method not found: %.40s", name);
+    mcp_method(&cfg, &run, rpc, id, name, params);
 }
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)

@@ -10,17 +10,28 @@
 
 static struct config cfg;
 
-/* The methods of these tests: initialize and ping, as the server's. */
+/* execute_code as the tests run it: its arguments back as text */
+static cJSON *echo_call(void *ud, const cJSON *args)
+{
+    cJSON *content = cJSON_CreateArray(), *t = cJSON_CreateObject();
+    char *text = cJSON_PrintUnformatted(args);
+
+    (void)ud;
+    cJSON_AddStringToObject(t, "type", "text");
+    cJSON_AddStringToObject(t, "text", text ? text : "none");
+    cJSON_AddItemToArray(content, t);
+    free(text);
+    return mcp_tool_result(content, 0);
+}
+
+/* The methods of these tests: MCP's, with echo_call running the calls. */
 static void method(void *ud, struct jsonrpc *rpc, const cJSON *id, const char *name,
                    const cJSON *params)
 {
+    static const struct mcp_runner run = {echo_call, echo_call, NULL};
+
     (void)ud;
-    if (strcmp(name, "initialize") == 0)
-        jsonrpc_reply(rpc, id, mcp_initialize(params));
-    else if (strcmp(name, "ping") == 0)
-        jsonrpc_reply(rpc, id, cJSON_CreateObject());
-    else
-        jsonrpc_error(rpc, id, JSONRPC_METHOD_NOT_FOUND, "Method not found: %s", name);
+    mcp_method(&cfg, &run, rpc, id, name, params);
 }
 
 /* Feeds input (then its end) to a framing capped at cap, in pieces of
@@ -99,6 +110,25 @@ TEST(framing_lines_batches_errors)
                     "{\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32602,\"message\":"
                     "\"Invalid params: a string holds a NUL character (\\\\u0000), which no "
                     "argument may\"}}\n");
+    free(out);
+}
+
+TEST(tools_call_dispatch)
+{
+    char *out = converse(
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":"
+        "\"execute_code\",\"arguments\":{\"code\":\"1\"}}}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"rm\\n\"}}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{}}\n",
+        1024);
+
+    ASSERT_STR(out, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[{\"type\":\"text\","
+                    "\"text\":\"{\\\"code\\\":\\\"1\\\"}\"}],\"isError\":false}}\n"
+                    "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32602,\"message\":"
+                    "\"Unknown tool: rm\\\\n (tools: execute_code, close_session, "
+                    "get_supported_languages, get_language_details)\"}}\n"
+                    "{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-32602,\"message\":"
+                    "\"Invalid params: name (the tool's) is required\"}}\n");
     free(out);
 }
 
@@ -243,6 +273,6 @@ static void setup(void)
     config_defaults(&cfg);
 }
 
-TEST_MAIN("mcp", T(initialize_reply), T(framing_lines_batches_errors),
+TEST_MAIN("mcp", T(initialize_reply), T(framing_lines_batches_errors), T(tools_call_dispatch),
           T(over_long_line_refused_and_skipped), T(execute_code_call_as_job),
           T(bad_argument_names_it), T(result_as_content), T(sessions_remember_their_language))
