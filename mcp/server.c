@@ -248,6 +248,7 @@ static void watch_stop(struct watch *w)
     if (w->m->stdin_ended)
         w->m->rpc.closed = 1; /* nothing more is answered */
 }
+
 /* The fields as a job, checked as any job's, then run: its result as the
  * tool's answer (closing: one line), or a tool error.  err may say why
  * the fields could not be made. */

@@ -1,6 +1,7 @@
 /* tools.c - the MCP server's tools, pure: the initialize reply, the tool
- * schemas, arguments as job fields, results as content, and the language
- * each session was opened in (mcp/tools.h). */
+ * schemas, arguments as job fields, results as content, the dispatch of
+ * methods and tools, and the language each session was opened in
+ * (mcp/tools.h). */
 #include "mcp/tools.h"
 
 #include <stdarg.h>

@@ -1,8 +1,9 @@
 /* tools.h - the MCP server's tools as pure mappings (no engine, no Redis,
  * no I/O): the initialize reply and the tool schemas, execute_code's and
  * close_session's arguments as job fields (checked as any job's once made
- * a job), a result object as the tool's content, and the language each
- * session was opened in.  mcp/server.c runs what these describe. */
+ * a job), a result object as the tool's content, the dispatch of methods
+ * and tools, and the language each session was opened in.  mcp/server.c
+ * runs the calls these describe. */
 #ifndef LLMSB_MCP_TOOLS_H
 #define LLMSB_MCP_TOOLS_H
 
