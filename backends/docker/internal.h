@@ -35,6 +35,11 @@ struct docker {
     const struct docker_flavor *fl;
 };
 
+/* The create body of a sandbox: the hardening spec of s (hardening.h) in
+ * the Engine API's words.  Returns a new string, caller frees; NULL out of
+ * memory or without the seccomp profile fl asks for. */
+char *docker_create_body(const struct docker_flavor *fl, const struct container_spec *s);
+
 int docker_open_flavor(struct backend *b, const char *host, const struct docker_flavor *fl,
                        struct llmsb_err *err);
 

@@ -7,6 +7,22 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include "backends/backend.h"
+#include "backends/http/http.h"
+
+/* The backend's state (b->priv). */
+struct kube {
+    struct http_client http;
+    char ns[64];
+    char node[254];
+    char pull[16];
+    int64_t start_ms;
+    char source[600];
+};
+
+/* The pod of a sandbox: the hardening spec of s (hardening.h) in the pod
+ * API's words, in k's namespace, on k's node.  Returns a new string,
+ * caller frees; NULL out of memory. */
+char *kube_pod_body(const struct kube *k, const struct container_spec *s);
 
 struct k8s_auth {
     char server[256]; /* https://host:port */

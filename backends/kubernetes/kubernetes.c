@@ -22,6 +22,7 @@
  * may hold ':') are also kept verbatim as annotations, which list() reads. */
 #include "internal.h"
 #include "stream.h"
+#include "backends/hardening.h"
 #include "backends/http/http.h"
 
 #include <cjson/cJSON.h>
@@ -37,15 +38,6 @@
 #define POLL_MS 250
 #define POD_WARN_MS 10000 /* a pod not running yet after this is reported */
 #define CONTAINER "agent"
-
-struct kube {
-    struct http_client http;
-    char ns[64];
-    char node[254];
-    char pull[16];
-    int64_t start_ms;
-    char source[600];
-};
 
 static struct kube *kube_of(struct backend *b)
 {
@@ -214,33 +206,32 @@ static void label_value(const char *v, char *out, size_t outsz)
         out[0] = 'x';
 }
 
-static void add_volume(cJSON *vols, cJSON *mounts, const char *name, const char *path,
-                       int64_t bytes)
+/* A hardening mount as a memory-backed emptyDir: its size is the
+ * sizeLimit; its flags and mode have no field (hardening_gap). */
+static void add_volume(cJSON *vols, cJSON *mounts, const struct hardening_mount *hm)
 {
     cJSON *v = cJSON_CreateObject(), *ed, *m = cJSON_CreateObject();
     char q[32];
 
-    cJSON_AddStringToObject(v, "name", name);
+    cJSON_AddStringToObject(v, "name", hm->name);
     ed = cJSON_AddObjectToObject(v, "emptyDir");
     cJSON_AddStringToObject(ed, "medium", "Memory");
-    snprintf(q, sizeof(q), "%lld", (long long)bytes);
+    snprintf(q, sizeof(q), "%lld", (long long)hm->bytes);
     cJSON_AddStringToObject(ed, "sizeLimit", q);
     cJSON_AddItemToArray(vols, v);
-    cJSON_AddStringToObject(m, "name", name);
-    cJSON_AddStringToObject(m, "mountPath", path);
+    cJSON_AddStringToObject(m, "name", hm->name);
+    cJSON_AddStringToObject(m, "mountPath", hm->path);
     cJSON_AddItemToArray(mounts, m);
 }
 
-static char *pod_body(struct kube *k, const struct container_spec *s)
+/* metadata: the spec's labels (values cut to what a label may hold, and
+ * verbatim as annotations), and llmsb.network for the NetworkPolicy. */
+static void render_metadata(cJSON *md, const struct kube *k, const struct container_spec *s,
+                            const struct hardening *h)
 {
-    static const char *caps[] = {"SETUID", "SETGID", "KILL"};
-    cJSON *root = cJSON_CreateObject(), *md, *labels, *ann, *spec, *c, *arr, *sc, *res, *lim, *e;
-    char v[64], q[32];
-    char *out;
+    cJSON *labels, *ann;
+    char v[64];
 
-    cJSON_AddStringToObject(root, "apiVersion", "v1");
-    cJSON_AddStringToObject(root, "kind", "Pod");
-    md = cJSON_AddObjectToObject(root, "metadata");
     cJSON_AddStringToObject(md, "generateName", "llmsb-");
     cJSON_AddStringToObject(md, "namespace", k->ns);
     labels = cJSON_AddObjectToObject(md, "labels");
@@ -250,80 +241,111 @@ static char *pod_body(struct kube *k, const struct container_spec *s)
         cJSON_AddStringToObject(labels, s->labels[i][0], v);
         cJSON_AddStringToObject(ann, s->labels[i][0], s->labels[i][1]);
     }
-    cJSON_AddStringToObject(labels, "llmsb.network", s->network ? "egress" : "none");
+    cJSON_AddStringToObject(labels, "llmsb.network", h->network ? "egress" : "none");
+}
 
-    spec = cJSON_AddObjectToObject(root, "spec");
+/* The pod's own fields: nothing of the host's or the API server's. */
+static void render_pod_spec(cJSON *spec, const struct kube *k, const struct hardening *h)
+{
+    cJSON *sc;
+
     cJSON_AddStringToObject(spec, "restartPolicy", "Never");
-    cJSON_AddBoolToObject(spec, "automountServiceAccountToken", 0);
-    cJSON_AddBoolToObject(spec, "enableServiceLinks", 0);
+    cJSON_AddBoolToObject(spec, "automountServiceAccountToken", h->engine_credentials);
+    cJSON_AddBoolToObject(spec, "enableServiceLinks", h->engine_credentials);
     cJSON_AddNumberToObject(spec, "terminationGracePeriodSeconds", 1);
-    cJSON_AddBoolToObject(spec, "hostNetwork", 0);
-    cJSON_AddBoolToObject(spec, "hostPID", 0);
-    cJSON_AddBoolToObject(spec, "hostIPC", 0);
+    cJSON_AddBoolToObject(spec, "hostNetwork", h->host_namespaces);
+    cJSON_AddBoolToObject(spec, "hostPID", h->host_namespaces);
+    cJSON_AddBoolToObject(spec, "hostIPC", h->host_namespaces);
     if (k->node[0])
         cJSON_AddStringToObject(spec, "nodeName", k->node);
-    if (s->runtime && *s->runtime)
-        cJSON_AddStringToObject(spec, "runtimeClassName", s->runtime);
-    /* the runtime's default seccomp profile: the project's own would be a
-     * Localhost file on every node (docs/kubernetes.md) */
+    if (h->runtime)
+        cJSON_AddStringToObject(spec, "runtimeClassName", h->runtime);
+    /* the runtime's default profile, also for seccomp_own (hardening_gap) */
     sc = cJSON_AddObjectToObject(spec, "securityContext");
     cJSON_AddStringToObject(cJSON_AddObjectToObject(sc, "seccompProfile"), "type",
                             "RuntimeDefault");
+}
 
-    arr = cJSON_AddArrayToObject(spec, "containers");
-    c = cJSON_CreateObject();
-    cJSON_AddItemToArray(arr, c);
+static void render_container_security(cJSON *c, const struct hardening *h)
+{
+    cJSON *sc = cJSON_AddObjectToObject(c, "securityContext"), *cap, *arr;
+
+    cJSON_AddNumberToObject(sc, "runAsUser", (double)h->uid);
+    cJSON_AddNumberToObject(sc, "runAsGroup", (double)h->gid);
+    cJSON_AddBoolToObject(sc, "allowPrivilegeEscalation", !h->no_new_privileges);
+    cJSON_AddBoolToObject(sc, "privileged", h->privileged);
+    cJSON_AddBoolToObject(sc, "readOnlyRootFilesystem", h->read_only_root);
+    cap = cJSON_AddObjectToObject(sc, "capabilities");
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(cap, "drop"), cJSON_CreateString(h->cap_drop));
+    arr = cJSON_AddArrayToObject(cap, "add");
+    for (int i = 0; i < h->ncap_add; i++)
+        cJSON_AddItemToArray(arr, cJSON_CreateString(h->cap_add[i]));
+}
+
+/* requests: all the memory (what is promised is not taken back), a
+ * quarter of a CPU at most, so a node packs sandboxes as a Docker host
+ * does; the limit caps each */
+static void render_resources(cJSON *c, const struct hardening *h)
+{
+    cJSON *res = cJSON_AddObjectToObject(c, "resources"), *lim, *req;
+    char q[32];
+
+    lim = cJSON_AddObjectToObject(res, "limits");
+    snprintf(q, sizeof(q), "%lld", (long long)h->memory_bytes);
+    cJSON_AddStringToObject(lim, "memory", q);
+    snprintf(q, sizeof(q), "%lldm", (long long)(h->cpus * 1000 + 0.5));
+    cJSON_AddStringToObject(lim, "cpu", q);
+    req = cJSON_AddObjectToObject(res, "requests");
+    snprintf(q, sizeof(q), "%lld", (long long)h->memory_bytes);
+    cJSON_AddStringToObject(req, "memory", q);
+    snprintf(q, sizeof(q), "%lldm", (long long)(h->cpus < 0.25 ? h->cpus * 1000 + 0.5 : 250));
+    cJSON_AddStringToObject(req, "cpu", q);
+}
+
+/* The one container: the agent, with the hardening spec's process,
+ * privileges, resources and mounts (the pod's volumes, in vols). */
+static void render_container(cJSON *c, cJSON *vols, const struct kube *k, const char *image,
+                             const struct hardening *h)
+{
+    cJSON *arr, *e, *mounts;
+
     cJSON_AddStringToObject(c, "name", CONTAINER);
-    cJSON_AddStringToObject(c, "image", s->image);
+    cJSON_AddStringToObject(c, "image", image);
     cJSON_AddStringToObject(c, "imagePullPolicy", k->pull);
-    cJSON_AddItemToArray(cJSON_AddArrayToObject(c, "command"),
-                         cJSON_CreateString("/usr/local/bin/llmsb-agent"));
-    cJSON_AddStringToObject(c, "workingDir", "/work");
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(c, "command"), cJSON_CreateString(h->entrypoint));
+    cJSON_AddStringToObject(c, "workingDir", h->workdir);
     cJSON_AddBoolToObject(c, "stdin", 1);
     cJSON_AddBoolToObject(c, "stdinOnce", 0);
     cJSON_AddBoolToObject(c, "tty", 0);
     arr = cJSON_AddArrayToObject(c, "env");
-    e = cJSON_CreateObject();
-    cJSON_AddStringToObject(e, "name", "LLMSB_AGENT_UID");
-    snprintf(v, sizeof(v), "%lld", (long long)s->agent_uid);
-    cJSON_AddStringToObject(e, "value", v);
-    cJSON_AddItemToArray(arr, e);
-    e = cJSON_CreateObject();
-    cJSON_AddStringToObject(e, "name", "PATH");
-    cJSON_AddStringToObject(e, "value", "/usr/local/bin:/usr/bin:/bin");
-    cJSON_AddItemToArray(arr, e);
-    sc = cJSON_AddObjectToObject(c, "securityContext");
-    cJSON_AddNumberToObject(sc, "runAsUser", 0);
-    cJSON_AddNumberToObject(sc, "runAsGroup", 0);
-    cJSON_AddBoolToObject(sc, "allowPrivilegeEscalation", 0);
-    cJSON_AddBoolToObject(sc, "privileged", 0);
-    cJSON_AddBoolToObject(sc, "readOnlyRootFilesystem", 1);
-    cJSON *cap = cJSON_AddObjectToObject(sc, "capabilities");
-    cJSON_AddItemToArray(cJSON_AddArrayToObject(cap, "drop"), cJSON_CreateString("ALL"));
-    arr = cJSON_AddArrayToObject(cap, "add");
-    for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++)
-        cJSON_AddItemToArray(arr, cJSON_CreateString(caps[i]));
-    res = cJSON_AddObjectToObject(c, "resources");
-    lim = cJSON_AddObjectToObject(res, "limits");
-    snprintf(q, sizeof(q), "%lld", (long long)s->memory_bytes);
-    cJSON_AddStringToObject(lim, "memory", q);
-    snprintf(q, sizeof(q), "%lldm", (long long)(s->cpus * 1000 + 0.5));
-    cJSON_AddStringToObject(lim, "cpu", q);
-    /* requests: all the memory (what is promised is not taken back), a
-     * quarter of a CPU at most, so a node packs sandboxes as a Docker host
-     * does; the limit caps each */
-    cJSON *req = cJSON_AddObjectToObject(res, "requests");
-    snprintf(q, sizeof(q), "%lld", (long long)s->memory_bytes);
-    cJSON_AddStringToObject(req, "memory", q);
-    snprintf(q, sizeof(q), "%lldm", (long long)(s->cpus < 0.25 ? s->cpus * 1000 + 0.5 : 250));
-    cJSON_AddStringToObject(req, "cpu", q);
+    for (int i = 0; i < h->nenv; i++) {
+        e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "name", h->env[i].name);
+        cJSON_AddStringToObject(e, "value", h->env[i].value);
+        cJSON_AddItemToArray(arr, e);
+    }
+    render_container_security(c, h);
+    render_resources(c, h);
+    mounts = cJSON_AddArrayToObject(c, "volumeMounts");
+    for (int i = 0; i < h->nmounts; i++)
+        add_volume(vols, mounts, &h->mounts[i]);
+}
 
-    arr = cJSON_AddArrayToObject(spec, "volumes");
-    cJSON *mounts = cJSON_AddArrayToObject(c, "volumeMounts");
-    add_volume(arr, mounts, "work", "/work", s->work_tmpfs_bytes);
-    add_volume(arr, mounts, "tmp", "/tmp", s->tmp_tmpfs_bytes);
-    add_volume(arr, mounts, "var-tmp", "/var/tmp", s->tmp_tmpfs_bytes);
-    add_volume(arr, mounts, "shm", "/dev/shm", s->shm_bytes);
+char *kube_pod_body(const struct kube *k, const struct container_spec *s)
+{
+    struct hardening h;
+    cJSON *root = cJSON_CreateObject(), *spec, *c;
+    char *out;
+
+    hardening_from_spec(&h, s);
+    cJSON_AddStringToObject(root, "apiVersion", "v1");
+    cJSON_AddStringToObject(root, "kind", "Pod");
+    render_metadata(cJSON_AddObjectToObject(root, "metadata"), k, s, &h);
+    spec = cJSON_AddObjectToObject(root, "spec");
+    render_pod_spec(spec, k, &h);
+    c = cJSON_CreateObject();
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(spec, "containers"), c);
+    render_container(c, cJSON_AddArrayToObject(spec, "volumes"), k, s->image, &h);
     out = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
     return out;
@@ -334,7 +356,7 @@ static int kube_create(struct backend *b, const struct container_spec *spec, cha
 {
     struct kube *k = kube_of(b);
     struct buf resp;
-    char *body = pod_body(k, spec);
+    char *body = kube_pod_body(k, spec);
     char path[200], what[300];
     cJSON *j = NULL;
     int rc;
