@@ -67,7 +67,7 @@ static int kube_open(struct backend *b, const char *host, struct llmsb_err *err)
     struct http_tls tls;
     int rc;
 
-    if ((rc = k8s_auth_load(b->opts.kubeconfig, &a, err)) != 0) {
+    if ((rc = k8s_auth_load(b->opts.client_config, &a, err)) != 0) {
         k8s_auth_release(&a); /* what was read before the failure */
         return rc;
     }
@@ -78,14 +78,11 @@ static int kube_open(struct backend *b, const char *host, struct llmsb_err *err)
     if (!host)
         host = a.server;
     snprintf(b->host, sizeof(b->host), "%s", host);
-    snprintf(k->ns, sizeof(k->ns), "%s",
-             b->opts.k8s_namespace[0] ? b->opts.k8s_namespace
-             : a.ns[0]                ? a.ns
-                                      : "default");
+    snprintf(k->ns, sizeof(k->ns), "%s", b->opts.ns[0] ? b->opts.ns : a.ns[0] ? a.ns : "default");
     /* $LLMSB_K8S_NODE (scripts/k8s-up.sh exports it) when the config names
      * no node: a cluster without a scheduler */
     snprintf(k->node, sizeof(k->node), "%s",
-             b->opts.k8s_node[0]        ? b->opts.k8s_node
+             b->opts.node[0]            ? b->opts.node
              : getenv("LLMSB_K8S_NODE") ? getenv("LLMSB_K8S_NODE")
                                         : "");
     if (!dns_name(k->ns, 63, 0) || (k->node[0] && !dns_name(k->node, 253, 1))) {
@@ -98,8 +95,8 @@ static int kube_open(struct backend *b, const char *host, struct llmsb_err *err)
         return rc;
     }
     snprintf(k->pull, sizeof(k->pull), "%s",
-             b->opts.k8s_pull_policy[0] ? b->opts.k8s_pull_policy : "IfNotPresent");
-    k->start_ms = b->opts.k8s_pod_start_timeout_ms > 0 ? b->opts.k8s_pod_start_timeout_ms : 120000;
+             b->opts.pull_policy[0] ? b->opts.pull_policy : "IfNotPresent");
+    k->start_ms = b->opts.start_timeout_ms > 0 ? b->opts.start_timeout_ms : 120000;
     snprintf(k->source, sizeof(k->source), "%s", a.source);
     tls = (struct http_tls){a.ca_pem, a.cert_pem, a.key_pem, a.token, a.insecure};
     if (strncmp(host, "https://", 8) != 0)
