@@ -2,7 +2,7 @@
  * built and responses parsed with cJSON; every non-2xx answer becomes an
  * error naming the call, the object, the HTTP status and the daemon's own
  * message.  Nothing here shells out to the docker CLI.  The attach stream's
- * framing is in docker_stream.c, the egress firewall in docker_egress.c. */
+ * framing is in stream.c, the egress firewall in egress.c. */
 #include "internal.h"
 #include "backends/hardening.h"
 #include "backends/seccomp.h"
