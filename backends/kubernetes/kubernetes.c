@@ -1,5 +1,5 @@
 /* kubernetes.c - sandboxes as pods, through the API server's REST API and
- * its attach WebSocket (k8s_stream.c), on libcurl; no client library and
+ * its attach WebSocket (stream.c), on libcurl; no client library and
  * no kubectl.
  *
  * A pod is one sandbox: the agent as its only container, started by the
@@ -39,7 +39,7 @@
 #define POD_WARN_MS 10000 /* a pod not running yet after this is reported */
 #define CONTAINER "agent"
 
-static struct kube *kube_of(struct backend *b)
+static struct kubernetes *kubernetes_of(struct backend *b)
 {
     return b->priv;
 }
@@ -60,19 +60,19 @@ static int dns_name(const char *s, size_t max, int dots)
     return 1;
 }
 
-static int kube_open(struct backend *b, const char *host, struct llmsb_err *err)
+static int kubernetes_open(struct backend *b, const char *host, struct llmsb_err *err)
 {
-    struct k8s_auth a;
-    struct kube *k;
+    struct kubernetes_auth a;
+    struct kubernetes *k;
     struct http_tls tls;
     int rc;
 
-    if ((rc = k8s_auth_load(b->opts.client_config, &a, err)) != 0) {
-        k8s_auth_release(&a); /* what was read before the failure */
+    if ((rc = kubernetes_auth_load(b->opts.client_config, &a, err)) != 0) {
+        kubernetes_auth_release(&a); /* what was read before the failure */
         return rc;
     }
     if (!(k = calloc(1, sizeof(*k)))) {
-        k8s_auth_release(&a);
+        kubernetes_auth_release(&a);
         return llmsb_err_set(err, LLMSB_ERR_NOMEM, "kubernetes: out of memory");
     }
     if (!host)
@@ -90,7 +90,7 @@ static int kube_open(struct backend *b, const char *host, struct llmsb_err *err)
                            "kubernetes: namespace \"%.63s\" or node \"%.100s\" is not a DNS name "
                            "(lower-case letters, digits and '-'; '.' too in a node's)",
                            k->ns, k->node);
-        k8s_auth_release(&a);
+        kubernetes_auth_release(&a);
         free(k);
         return rc;
     }
@@ -106,7 +106,7 @@ static int kube_open(struct backend *b, const char *host, struct llmsb_err *err)
     else if ((rc = http_client_init(&k->http, host, "", err)) == 0 &&
              (rc = http_client_set_tls(&k->http, &tls, err)) != 0)
         http_client_release(&k->http);
-    k8s_auth_release(&a);
+    kubernetes_auth_release(&a);
     if (rc != 0) {
         free(k);
         return rc;
@@ -115,9 +115,9 @@ static int kube_open(struct backend *b, const char *host, struct llmsb_err *err)
     return 0;
 }
 
-static void kube_close(struct backend *b)
+static void kubernetes_close(struct backend *b)
 {
-    struct kube *k = b->priv;
+    struct kubernetes *k = b->priv;
 
     if (k) {
         http_client_release(&k->http);
@@ -131,7 +131,7 @@ static int call(struct backend *b, const char *method, const char *path, const c
                 const char *what, struct llmsb_err *err)
 {
     long status = 0;
-    int rc = http_request(&kube_of(b)->http, method, path, body ? ctype : NULL, body,
+    int rc = http_request(&kubernetes_of(b)->http, method, path, body ? ctype : NULL, body,
                           body ? strlen(body) : 0, &status, resp, err);
     if (rc != 0)
         return llmsb_err_wrap(err, "kubernetes: %s (API server %s)", what, b->host);
@@ -151,7 +151,7 @@ static int call(struct backend *b, const char *method, const char *path, const c
     return 0;
 }
 
-static int kube_ping(struct backend *b, char *version, size_t vsz, struct llmsb_err *err)
+static int kubernetes_ping(struct backend *b, char *version, size_t vsz, struct llmsb_err *err)
 {
     struct buf resp;
     cJSON *j = NULL;
@@ -165,15 +165,16 @@ static int kube_ping(struct backend *b, char *version, size_t vsz, struct llmsb_
         snprintf(version, vsz, "%s", cJSON_IsString(v) ? v->valuestring : "unknown");
         /* /version answers anyone: what jobs need is the right to pods */
         char path[200];
-        snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods?limit=1", kube_of(b)->ns);
+        snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods?limit=1", kubernetes_of(b)->ns);
         rc = call(b, "GET", path, NULL, NULL, 200, 0, &resp, NULL, "list pods (a preflight)", err);
         if (rc != 0)
             llmsb_err_wrap(err,
                            "the Kubernetes API server answers, but not to us in namespace %s "
                            "(credentials from %s)",
-                           kube_of(b)->ns, kube_of(b)->source);
+                           kubernetes_of(b)->ns, kubernetes_of(b)->source);
     } else {
-        llmsb_err_wrap(err, "cannot reach the Kubernetes API server (from %s)", kube_of(b)->source);
+        llmsb_err_wrap(err, "cannot reach the Kubernetes API server (from %s)",
+                       kubernetes_of(b)->source);
     }
     cJSON_Delete(j);
     buf_release(&resp);
@@ -183,7 +184,7 @@ static int kube_ping(struct backend *b, char *version, size_t vsz, struct llmsb_
 /* Images live on the nodes or in a registry, which the API server does not
  * list (a node's status names only its 50 largest images): the pod's own
  * start tells instead (ErrImageNeverPull, ImagePullBackOff: attach). */
-static int kube_image_exists(struct backend *b, const char *image, struct llmsb_err *err)
+static int kubernetes_image_exists(struct backend *b, const char *image, struct llmsb_err *err)
 {
     (void)b, (void)image, (void)err;
     return 1;
@@ -223,7 +224,7 @@ static void add_volume(cJSON *vols, cJSON *mounts, const struct hardening_mount 
 
 /* metadata: the spec's labels (values cut to what a label may hold, and
  * verbatim as annotations), and llmsb.network for the NetworkPolicy. */
-static void render_metadata(cJSON *md, const struct kube *k, const struct container_spec *s,
+static void render_metadata(cJSON *md, const struct kubernetes *k, const struct container_spec *s,
                             const struct hardening *h)
 {
     cJSON *labels, *ann;
@@ -242,7 +243,7 @@ static void render_metadata(cJSON *md, const struct kube *k, const struct contai
 }
 
 /* The pod's own fields: nothing of the host's or the API server's. */
-static void render_pod_spec(cJSON *spec, const struct kube *k, const struct hardening *h)
+static void render_pod_spec(cJSON *spec, const struct kubernetes *k, const struct hardening *h)
 {
     cJSON *sc;
 
@@ -301,7 +302,7 @@ static void render_resources(cJSON *c, const struct hardening *h)
 
 /* The one container: the agent, with the hardening spec's process,
  * privileges, resources and mounts (the pod's volumes, in vols). */
-static void render_container(cJSON *c, cJSON *vols, const struct kube *k, const char *image,
+static void render_container(cJSON *c, cJSON *vols, const struct kubernetes *k, const char *image,
                              const struct hardening *h)
 {
     cJSON *arr, *e, *mounts;
@@ -328,7 +329,7 @@ static void render_container(cJSON *c, cJSON *vols, const struct kube *k, const 
         add_volume(vols, mounts, &h->mounts[i]);
 }
 
-char *kube_pod_body(const struct kube *k, const struct container_spec *s)
+char *kubernetes_pod_body(const struct kubernetes *k, const struct container_spec *s)
 {
     struct hardening h;
     cJSON *root = cJSON_CreateObject(), *spec, *c;
@@ -348,12 +349,12 @@ char *kube_pod_body(const struct kube *k, const struct container_spec *s)
     return out;
 }
 
-static int kube_create(struct backend *b, const struct container_spec *spec, char *id, size_t idsz,
-                       struct llmsb_err *err)
+static int kubernetes_create(struct backend *b, const struct container_spec *spec, char *id,
+                             size_t idsz, struct llmsb_err *err)
 {
-    struct kube *k = kube_of(b);
+    struct kubernetes *k = kubernetes_of(b);
     struct buf resp;
-    char *body = kube_pod_body(k, spec);
+    char *body = kubernetes_pod_body(k, spec);
     char path[200], what[300];
     cJSON *j = NULL;
     int rc;
@@ -444,8 +445,8 @@ static void pod_pending(const cJSON *pod, const cJSON *waiting, char *out, size_
         llmsb_append(out, osz, "phase %s", cJSON_IsString(phase) ? phase->valuestring : "unknown");
 }
 
-void k8s_pod_state(const cJSON *pod, struct container_state *st, char *fatal, size_t fsz,
-                   char *pending, size_t psz)
+void kubernetes_pod_state(const cJSON *pod, struct container_state *st, char *fatal, size_t fsz,
+                          char *pending, size_t psz)
 {
     const cJSON *status = cJSON_GetObjectItemCaseSensitive(pod, "status");
     const cJSON *phase = cJSON_GetObjectItemCaseSensitive(status, "phase");
@@ -506,21 +507,21 @@ static int get_pod(struct backend *b, const char *id, struct container_state *st
     cJSON *j;
     int rc;
 
-    snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s", kube_of(b)->ns, id);
+    snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s", kubernetes_of(b)->ns, id);
     snprintf(what, sizeof(what), "read pod %s", id);
     buf_init(&resp, RESP_CAP);
     rc = call(b, "GET", path, NULL, NULL, 200, 0, &resp, NULL, what, err);
     if (rc == 0) {
         j = cJSON_ParseWithLength(resp.data, resp.len);
-        k8s_pod_state(j, st, fatal, fsz, pending, psz);
+        kubernetes_pod_state(j, st, fatal, fsz, pending, psz);
         cJSON_Delete(j);
     }
     buf_release(&resp);
     return rc;
 }
 
-static int kube_inspect(struct backend *b, const char *id, struct container_state *st,
-                        struct llmsb_err *err)
+static int kubernetes_inspect(struct backend *b, const char *id, struct container_state *st,
+                              struct llmsb_err *err)
 {
     char fatal[300], pending[300];
     return get_pod(b, id, st, fatal, sizeof(fatal), pending, sizeof(pending), err);
@@ -530,10 +531,10 @@ static int kube_inspect(struct backend *b, const char *id, struct container_stat
  * pod that will not start ends the attempt at once; one still pending is
  * reported (a warning after POD_WARN_MS, the error at the start timeout)
  * in its own words: the scheduler's, the kubelet's. */
-static int kube_attach(struct backend *b, const char *id, struct backend_stream **out,
-                       struct llmsb_err *err)
+static int kubernetes_attach(struct backend *b, const char *id, struct backend_stream **out,
+                             struct llmsb_err *err)
 {
-    struct kube *k = kube_of(b);
+    struct kubernetes *k = kubernetes_of(b);
     struct container_state st;
     char fatal[400], pending[400], path[400];
     int64_t started = clock_mono_ms(), deadline = started + k->start_ms;
@@ -572,12 +573,12 @@ static int kube_attach(struct backend *b, const char *id, struct backend_stream 
              "/api/v1/namespaces/%s/pods/%s/attach?container=" CONTAINER
              "&stdin=true&stdout=true&stderr=true",
              k->ns, id);
-    if ((rc = k8s_stream_open(&k->http, path, out, err)) != 0)
+    if ((rc = kubernetes_stream_open(&k->http, path, out, err)) != 0)
         return llmsb_err_wrap(err, "kubernetes: attach to pod %s", id);
     return 0;
 }
 
-static int kube_start(struct backend *b, const char *id, struct llmsb_err *err)
+static int kubernetes_start(struct backend *b, const char *id, struct llmsb_err *err)
 {
     (void)b, (void)id, (void)err;
     return 0; /* the kubelet started it; attach waited for that */
@@ -593,7 +594,7 @@ static int delete_pod(struct backend *b, const char *id, const char *verb, struc
     /* 1 s, not 0: a grace of 0 takes the object out of etcd at once, while
      * its container may still run where the reaper can no longer see it */
     snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s?gracePeriodSeconds=1",
-             kube_of(b)->ns, id);
+             kubernetes_of(b)->ns, id);
     snprintf(what, sizeof(what), "%s pod %s", verb, id);
     buf_init(&resp, RESP_CAP);
     rc = call(b, "DELETE", path, NULL, NULL, 200, 404, &resp, &status, what, err);
@@ -605,12 +606,12 @@ static int delete_pod(struct backend *b, const char *id, const char *verb, struc
     return rc;
 }
 
-static int kube_stop(struct backend *b, const char *id, struct llmsb_err *err)
+static int kubernetes_stop(struct backend *b, const char *id, struct llmsb_err *err)
 {
     return delete_pod(b, id, "stop", err);
 }
 
-static int kube_remove(struct backend *b, const char *id, struct llmsb_err *err)
+static int kubernetes_remove(struct backend *b, const char *id, struct llmsb_err *err)
 {
     return delete_pod(b, id, "remove", err);
 }
@@ -624,9 +625,9 @@ static const char *annotation(const cJSON *md, const char *name)
     return cJSON_IsString(v) ? v->valuestring : "";
 }
 
-static int kube_list(struct backend *b, const char *label,
-                     void (*fn)(void *, const struct container_info *), void *ud,
-                     struct llmsb_err *err)
+static int kubernetes_list(struct backend *b, const char *label,
+                           void (*fn)(void *, const struct container_info *), void *ud,
+                           struct llmsb_err *err)
 {
     struct buf resp;
     char sel[200], val[64], path[600];
@@ -641,8 +642,8 @@ static int kube_list(struct backend *b, const char *label,
     snprintf(sel, sizeof(sel), "%.*s=%s", (int)(eq - label), label, val);
     if (!(esc = http_escape(sel)))
         return llmsb_err_set(err, LLMSB_ERR_NOMEM, "kubernetes: out of memory");
-    snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods?labelSelector=%s", kube_of(b)->ns,
-             esc);
+    snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods?labelSelector=%s",
+             kubernetes_of(b)->ns, esc);
     free(esc);
     buf_init(&resp, LIST_CAP);
     rc = call(b, "GET", path, NULL, NULL, 200, 0, &resp, NULL, "list pods", err);
@@ -681,10 +682,10 @@ static int kube_list(struct backend *b, const char *label,
 
 /* The engine's own exec, for benchmarks: a WebSocket on .../exec whose
  * status channel ends it; the exit code is in the status's message. */
-static int kube_exec(struct backend *b, const char *id, const char *const *argv, const char *user,
-                     struct buf *out, int *exit_code, struct llmsb_err *err)
+static int kubernetes_exec(struct backend *b, const char *id, const char *const *argv,
+                           const char *user, struct buf *out, int *exit_code, struct llmsb_err *err)
 {
-    struct kube *k = kube_of(b);
+    struct kubernetes *k = kubernetes_of(b);
     struct backend_stream *s = NULL;
     struct buf path;
     char chunk[65536];
@@ -706,7 +707,7 @@ static int kube_exec(struct backend *b, const char *id, const char *const *argv,
         buf_printf(&path, "&command=%s", e);
         free(e);
     }
-    rc = k8s_stream_open(&k->http, path.data, &s, err);
+    rc = kubernetes_stream_open(&k->http, path.data, &s, err);
     buf_release(&path);
     if (rc != 0)
         return llmsb_err_wrap(err, "kubernetes: exec in pod %s", id);
@@ -721,7 +722,7 @@ static int kube_exec(struct backend *b, const char *id, const char *const *argv,
         s->ops->close(s);
         return (int)n;
     }
-    *exit_code = k8s_stream_exit_code(s);
+    *exit_code = kubernetes_stream_exit_code(s);
     s->ops->close(s);
     return 0;
 }
@@ -734,31 +735,31 @@ static int no_images(struct llmsb_err *err)
                          "registry the nodes pull from); see docs/kubernetes.md");
 }
 
-static int kube_image_import(struct backend *b, const char *repo, const char *tag,
-                             backend_read_cb rd, void *ud, backend_progress_cb cb, void *pud,
-                             struct llmsb_err *err)
+static int kubernetes_image_import(struct backend *b, const char *repo, const char *tag,
+                                   backend_read_cb rd, void *ud, backend_progress_cb cb, void *pud,
+                                   struct llmsb_err *err)
 {
     (void)b, (void)repo, (void)tag, (void)rd, (void)ud, (void)cb, (void)pud;
     return no_images(err);
 }
 
-static int kube_image_build(struct backend *b, const char *const *tags, size_t ntags,
-                            backend_read_cb rd, void *ud, backend_progress_cb cb, void *pud,
-                            struct llmsb_err *err)
+static int kubernetes_image_build(struct backend *b, const char *const *tags, size_t ntags,
+                                  backend_read_cb rd, void *ud, backend_progress_cb cb, void *pud,
+                                  struct llmsb_err *err)
 {
     (void)b, (void)tags, (void)ntags, (void)rd, (void)ud, (void)cb, (void)pud;
     return no_images(err);
 }
 
-static int kube_image_pull(struct backend *b, const char *repo, const char *tag,
-                           backend_progress_cb cb, void *pud, struct llmsb_err *err)
+static int kubernetes_image_pull(struct backend *b, const char *repo, const char *tag,
+                                 backend_progress_cb cb, void *pud, struct llmsb_err *err)
 {
     (void)b, (void)repo, (void)tag, (void)cb, (void)pud;
     return no_images(err);
 }
 
-static int kube_image_tag(struct backend *b, const char *image, const char *repo, const char *tag,
-                          struct llmsb_err *err)
+static int kubernetes_image_tag(struct backend *b, const char *image, const char *repo,
+                                const char *tag, struct llmsb_err *err)
 {
     (void)b, (void)image, (void)repo, (void)tag;
     return no_images(err);
@@ -766,7 +767,7 @@ static int kube_image_tag(struct backend *b, const char *image, const char *repo
 
 /* The egress NetworkPolicy of deploy/kubernetes is what filters: nothing
  * to make here. */
-static int kube_egress_ensure(struct backend *b, struct llmsb_err *err)
+static int kubernetes_egress_ensure(struct backend *b, struct llmsb_err *err)
 {
     (void)b, (void)err;
     return 0;
@@ -774,15 +775,15 @@ static int kube_egress_ensure(struct backend *b, struct llmsb_err *err)
 
 /* Off the install network: the pod is relabelled llmsb.network=none, which
  * the deny-all NetworkPolicy covers. */
-static int kube_network_disconnect(struct backend *b, const char *name, const char *id,
-                                   struct llmsb_err *err)
+static int kubernetes_network_disconnect(struct backend *b, const char *name, const char *id,
+                                         struct llmsb_err *err)
 {
     struct buf resp;
     char path[300], what[200];
     int rc;
 
     (void)name;
-    snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s", kube_of(b)->ns, id);
+    snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s", kubernetes_of(b)->ns, id);
     snprintf(what, sizeof(what), "relabel pod %s llmsb.network=none", id);
     buf_init(&resp, RESP_CAP);
     rc = call(b, "PATCH", path, "application/merge-patch+json",
@@ -794,24 +795,24 @@ static int kube_network_disconnect(struct backend *b, const char *name, const ch
 
 const struct backend_ops kubernetes_ops = {
     .name = "kubernetes",
-    .open = kube_open,
-    .close = kube_close,
-    .ping = kube_ping,
-    .image_exists = kube_image_exists,
-    .create = kube_create,
-    .attach = kube_attach,
-    .start = kube_start,
-    .inspect = kube_inspect,
-    .stop = kube_stop,
-    .remove = kube_remove,
-    .list = kube_list,
-    .exec = kube_exec,
-    .image_import = kube_image_import,
-    .image_build = kube_image_build,
-    .image_pull = kube_image_pull,
-    .image_tag = kube_image_tag,
-    .egress_ensure = kube_egress_ensure,
-    .network_disconnect = kube_network_disconnect,
+    .open = kubernetes_open,
+    .close = kubernetes_close,
+    .ping = kubernetes_ping,
+    .image_exists = kubernetes_image_exists,
+    .create = kubernetes_create,
+    .attach = kubernetes_attach,
+    .start = kubernetes_start,
+    .inspect = kubernetes_inspect,
+    .stop = kubernetes_stop,
+    .remove = kubernetes_remove,
+    .list = kubernetes_list,
+    .exec = kubernetes_exec,
+    .image_import = kubernetes_image_import,
+    .image_build = kubernetes_image_build,
+    .image_pull = kubernetes_image_pull,
+    .image_tag = kubernetes_image_tag,
+    .egress_ensure = kubernetes_egress_ensure,
+    .network_disconnect = kubernetes_network_disconnect,
     .attach_after_start = 1,
     .cluster_wide = 1,
 };

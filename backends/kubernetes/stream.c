@@ -1,4 +1,4 @@
-/* k8s_stream.c - the agent stream over a Kubernetes attach/exec WebSocket:
+/* stream.c - the agent stream over a Kubernetes attach/exec WebSocket:
  * RFC 6455 by hand on a raw connection from http.c (Debian's libcurl 7.88
  * has no WebSocket).  Server frames are decoded incrementally and their
  * payloads streamed through, so a frame of any size up to the cap passes
@@ -230,7 +230,7 @@ void ws_accept_key(const char *key, char out[29])
 
 /* ---- the stream ---------------------------------------------------------- */
 
-struct k8s_stream {
+struct kubernetes_stream {
     struct backend_stream base;
     struct http_conn conn;
     struct ws_dec dec;
@@ -249,7 +249,7 @@ struct k8s_stream {
     unsigned char tx[WS_MAX_HEADER + WS_CLIENT_FRAME_MAX];
 };
 
-static const struct backend_stream_ops k8s_stream_ops;
+static const struct backend_stream_ops kubernetes_stream_ops;
 
 /* splitmix64 */
 static uint64_t rng_next(uint64_t *x)
@@ -260,7 +260,7 @@ static uint64_t rng_next(uint64_t *x)
     return z ^ (z >> 31);
 }
 
-static void rng_seed(struct k8s_stream *s)
+static void rng_seed(struct kubernetes_stream *s)
 {
     if (getrandom(&s->rng, sizeof(s->rng), GRND_NONBLOCK) != (ssize_t)sizeof(s->rng))
         s->rng = (uint64_t)clock_mono_us() ^ (uint64_t)(uintptr_t)s ^ (uint64_t)getpid() << 40;
@@ -274,8 +274,8 @@ static void mask_copy(unsigned char *dst, const char *src, size_t n, const unsig
 }
 
 /* Sends one masked frame (FIN set) whose payload is pre then p. */
-static int ks_send(struct k8s_stream *s, int opcode, const char *pre, size_t npre, const char *p,
-                   size_t n, struct llmsb_err *err)
+static int stream_send(struct kubernetes_stream *s, int opcode, const char *pre, size_t npre,
+                       const char *p, size_t n, struct llmsb_err *err)
 {
     unsigned char *h = s->tx, key[4];
     size_t len = npre + n, hl;
@@ -307,16 +307,16 @@ static int ks_send(struct k8s_stream *s, int opcode, const char *pre, size_t npr
     return http_conn_send(&s->conn, (const char *)h, hl + len, err);
 }
 
-static int ks_send_close(struct k8s_stream *s, int code, struct llmsb_err *err)
+static int stream_send_close(struct kubernetes_stream *s, int code, struct llmsb_err *err)
 {
     char pl[2] = {(char)(code >> 8), (char)code};
 
     s->close_sent = 1;
-    return ks_send(s, WS_OP_CLOSE, pl, sizeof(pl), NULL, 0, err);
+    return stream_send(s, WS_OP_CLOSE, pl, sizeof(pl), NULL, 0, err);
 }
 
 /* Remembers err as the stream's failure: later reads and writes return it. */
-static int ks_fail(struct k8s_stream *s, struct llmsb_err *err)
+static int stream_fail(struct kubernetes_stream *s, struct llmsb_err *err)
 {
     if (!err->code)
         err->code = LLMSB_ERR_BACKEND;
@@ -359,7 +359,7 @@ static const char *status_text(const cJSON *j, const struct buf *raw)
 
 /* Channel 3 ended a message: the remote process is gone.  Keeps the
  * Status's message (or the text, if it is not JSON) and logs it. */
-static void status_take(struct k8s_stream *s)
+static void status_take(struct kubernetes_stream *s)
 {
     struct buf *b = &s->status_js;
     cJSON *j = cJSON_ParseWithLength(b->data, b->len);
@@ -386,7 +386,7 @@ static void status_take(struct k8s_stream *s)
 }
 
 /* The server's close frame: answered with its code, then the stream ends. */
-static void close_take(struct k8s_stream *s, const char *p, size_t n)
+static void close_take(struct kubernetes_stream *s, const char *p, size_t n)
 {
     struct llmsb_err e = {0};
     int code = n >= 2 ? (unsigned char)p[0] << 8 | (unsigned char)p[1] : CLOSE_NORMAL;
@@ -398,13 +398,13 @@ static void close_take(struct k8s_stream *s, const char *p, size_t n)
         backend_stream_log(&s->base, line, strlen(line));
     }
     if (!s->close_sent)
-        ks_send_close(s, code >= 1000 && code < 5000 ? code : CLOSE_NORMAL, &e);
+        stream_send_close(s, code >= 1000 && code < 5000 ? code : CLOSE_NORMAL, &e);
 }
 
 static int on_event(void *ud, enum ws_event ev, int channel, const char *p, size_t n,
                     struct llmsb_err *err)
 {
-    struct k8s_stream *s = ud;
+    struct kubernetes_stream *s = ud;
 
     switch (ev) {
     case WS_EV_DATA:
@@ -421,8 +421,9 @@ static int on_event(void *ud, enum ws_event ev, int channel, const char *p, size
         status_take(s);
         return 1;
     case WS_EV_PING:
-        return ks_send(s, WS_OP_PONG, p, n, NULL, 0, err) ? llmsb_err_wrap(err, "k8s attach: pong")
-                                                          : 0;
+        return stream_send(s, WS_OP_PONG, p, n, NULL, 0, err)
+                   ? llmsb_err_wrap(err, "k8s attach: pong")
+                   : 0;
     case WS_EV_PONG:
         return 0;
     case WS_EV_CLOSE:
@@ -433,7 +434,7 @@ static int on_event(void *ud, enum ws_event ev, int channel, const char *p, size
 }
 
 /* Takes one read's worth from the connection through the decoder. */
-static int ks_pull(struct k8s_stream *s, int wait_ms, struct llmsb_err *err)
+static int stream_pull(struct kubernetes_stream *s, int wait_ms, struct llmsb_err *err)
 {
     ssize_t got = http_conn_recv(&s->conn, s->rx, sizeof(s->rx), wait_ms, err);
     const char *cut;
@@ -443,7 +444,7 @@ static int ks_pull(struct k8s_stream *s, int wait_ms, struct llmsb_err *err)
         return LLMSB_ERR_TIMEOUT;
     if (got < 0) {
         llmsb_err_wrap(err, "k8s attach");
-        return ks_fail(s, err);
+        return stream_fail(s, err);
     }
     if (got == 0) {
         if ((cut = ws_dec_cut(&s->dec)) == NULL) {
@@ -458,12 +459,12 @@ static int ks_pull(struct k8s_stream *s, int wait_ms, struct llmsb_err *err)
         else
             llmsb_err_set(err, LLMSB_ERR_BACKEND,
                           "k8s attach: the connection ended in the middle of %s", cut);
-        return ks_fail(s, err);
+        return stream_fail(s, err);
     }
     rc = ws_dec_feed(&s->dec, s->rx, (size_t)got, on_event, s, err);
     if (rc > 0)
         s->eof = 1; /* what came after the Status or close frame is dropped */
-    return rc < 0 ? ks_fail(s, err) : 0;
+    return rc < 0 ? stream_fail(s, err) : 0;
 }
 
 static int ms_left(int64_t deadline)
@@ -474,10 +475,10 @@ static int ms_left(int64_t deadline)
     return deadline > now ? (int)(deadline - now) : 0;
 }
 
-static ssize_t ks_read(struct backend_stream *bs, char *p, size_t n, int timeout_ms,
-                       struct llmsb_err *err)
+static ssize_t stream_read(struct backend_stream *bs, char *p, size_t n, int timeout_ms,
+                           struct llmsb_err *err)
 {
-    struct k8s_stream *s = (struct k8s_stream *)bs;
+    struct kubernetes_stream *s = (struct kubernetes_stream *)bs;
     int64_t deadline = timeout_ms < 0 ? -1 : clock_mono_ms() + timeout_ms;
     struct llmsb_err local;
     int rc;
@@ -491,7 +492,7 @@ static ssize_t ks_read(struct backend_stream *bs, char *p, size_t n, int timeout
         }
         if (s->eof)
             return 0;
-        rc = ks_pull(s, ms_left(deadline), err);
+        rc = stream_pull(s, ms_left(deadline), err);
         /* frames without stdout (stderr, pings) do not extend the wait */
         if (rc == 0 && s->out.len == 0 && !s->eof && deadline >= 0 && ms_left(deadline) == 0)
             rc = LLMSB_ERR_TIMEOUT;
@@ -507,9 +508,9 @@ static ssize_t ks_read(struct backend_stream *bs, char *p, size_t n, int timeout
     return (ssize_t)k;
 }
 
-static int ks_write(struct backend_stream *bs, const char *p, size_t n, struct llmsb_err *err)
+static int stream_write(struct backend_stream *bs, const char *p, size_t n, struct llmsb_err *err)
 {
-    struct k8s_stream *s = (struct k8s_stream *)bs;
+    struct kubernetes_stream *s = (struct kubernetes_stream *)bs;
     const char ch = CH_STDIN;
     struct llmsb_err local;
 
@@ -523,9 +524,9 @@ static int ks_write(struct backend_stream *bs, const char *p, size_t n, struct l
         return llmsb_err_set(err, LLMSB_ERR_INVALID, "k8s attach: stdin: already closed");
     while (n > 0) {
         size_t k = n < WS_CLIENT_FRAME_MAX - 1 ? n : WS_CLIENT_FRAME_MAX - 1;
-        if (ks_send(s, WS_OP_BINARY, &ch, 1, p, k, err) != 0) {
+        if (stream_send(s, WS_OP_BINARY, &ch, 1, p, k, err) != 0) {
             llmsb_err_wrap(err, "k8s attach: stdin");
-            return ks_fail(s, err); /* a frame may be cut: nothing more can go */
+            return stream_fail(s, err); /* a frame may be cut: nothing more can go */
         }
         p += k;
         n -= k;
@@ -533,12 +534,12 @@ static int ks_write(struct backend_stream *bs, const char *p, size_t n, struct l
     return 0;
 }
 
-int k8s_stream_close_stdin(struct backend_stream *bs, struct llmsb_err *err)
+int kubernetes_stream_close_stdin(struct backend_stream *bs, struct llmsb_err *err)
 {
-    struct k8s_stream *s = (struct k8s_stream *)bs;
+    struct kubernetes_stream *s = (struct kubernetes_stream *)bs;
     const char msg[2] = {(char)0xff, CH_STDIN};
 
-    if (!s || s->base.ops != &k8s_stream_ops)
+    if (!s || s->base.ops != &kubernetes_stream_ops)
         return llmsb_err_set(err, LLMSB_ERR_INVALID, "k8s attach: not a Kubernetes stream");
     if (s->protocol < 5)
         return llmsb_err_set(err, LLMSB_ERR_INVALID,
@@ -549,16 +550,16 @@ int k8s_stream_close_stdin(struct backend_stream *bs, struct llmsb_err *err)
     if (s->failed)
         return llmsb_err_set(err, s->fail.code, "%s", s->fail.msg);
     s->stdin_closed = 1;
-    if (ks_send(s, WS_OP_BINARY, msg, sizeof(msg), NULL, 0, err) != 0) {
+    if (stream_send(s, WS_OP_BINARY, msg, sizeof(msg), NULL, 0, err) != 0) {
         llmsb_err_wrap(err, "k8s attach: close stdin");
-        return ks_fail(s, err);
+        return stream_fail(s, err);
     }
     return 0;
 }
 
-static void ks_close(struct backend_stream *bs)
+static void stream_close(struct backend_stream *bs)
 {
-    struct k8s_stream *s = (struct k8s_stream *)bs;
+    struct kubernetes_stream *s = (struct kubernetes_stream *)bs;
     struct llmsb_err e = {0};
 
     if (!s)
@@ -566,9 +567,9 @@ static void ks_close(struct backend_stream *bs)
     /* best effort: the server may be gone already */
     if (s->conn.curl && !s->failed && !s->close_sent) {
         if (s->protocol >= 5)
-            k8s_stream_close_stdin(bs, &e);
+            kubernetes_stream_close_stdin(bs, &e);
         if (!s->failed)
-            ks_send_close(s, CLOSE_NORMAL, &e);
+            stream_send_close(s, CLOSE_NORMAL, &e);
     }
     http_conn_close(&s->conn);
     buf_release(&s->out);
@@ -578,7 +579,8 @@ static void ks_close(struct backend_stream *bs)
     free(s);
 }
 
-static const struct backend_stream_ops k8s_stream_ops = {ks_read, ks_write, ks_close};
+static const struct backend_stream_ops kubernetes_stream_ops = {stream_read, stream_write,
+                                                                stream_close};
 
 /* http.c says "attach: ..." for what it saw on the connection. */
 static int open_err(struct llmsb_err *err)
@@ -593,7 +595,7 @@ static int open_err(struct llmsb_err *err)
 }
 
 /* The 101's headers: the upgrade, our key's accept and a protocol we offered. */
-static int handshake_check(struct k8s_stream *s, const char *key, struct llmsb_err *err)
+static int handshake_check(struct kubernetes_stream *s, const char *key, struct llmsb_err *err)
 {
     char want[29], v[128], shown[160];
 
@@ -626,10 +628,10 @@ static int handshake_check(struct k8s_stream *s, const char *key, struct llmsb_e
                          shown, PROTO_V5, PROTO_V4);
 }
 
-int k8s_stream_open(struct http_client *c, const char *path, struct backend_stream **out,
-                    struct llmsb_err *err)
+int kubernetes_stream_open(struct http_client *c, const char *path, struct backend_stream **out,
+                           struct llmsb_err *err)
 {
-    struct k8s_stream *s = calloc(1, sizeof(*s));
+    struct kubernetes_stream *s = calloc(1, sizeof(*s));
     unsigned char nonce[16];
     char *key = NULL, hdrs[512];
     int rc;
@@ -637,7 +639,7 @@ int k8s_stream_open(struct http_client *c, const char *path, struct backend_stre
     *out = NULL;
     if (!s)
         return llmsb_err_set(err, LLMSB_ERR_NOMEM, "k8s attach: out of memory");
-    s->base.ops = &k8s_stream_ops;
+    s->base.ops = &kubernetes_stream_ops;
     s->exit_code = -1;
     buf_init(&s->base.log, BACKEND_STREAM_LOG_CAP);
     buf_init(&s->out, RX_CHUNK);
@@ -664,27 +666,27 @@ out:
     free(key);
     if (rc != 0) {
         s->failed = 1; /* nothing to say goodbye to */
-        ks_close(&s->base);
+        stream_close(&s->base);
         return rc;
     }
     *out = &s->base;
     return 0;
 }
 
-int k8s_stream_protocol(const struct backend_stream *bs)
+int kubernetes_stream_protocol(const struct backend_stream *bs)
 {
-    const struct k8s_stream *s = (const struct k8s_stream *)bs;
-    return s && s->base.ops == &k8s_stream_ops ? s->protocol : 0;
+    const struct kubernetes_stream *s = (const struct kubernetes_stream *)bs;
+    return s && s->base.ops == &kubernetes_stream_ops ? s->protocol : 0;
 }
 
-const char *k8s_stream_status(const struct backend_stream *bs)
+const char *kubernetes_stream_status(const struct backend_stream *bs)
 {
-    const struct k8s_stream *s = (const struct k8s_stream *)bs;
-    return s && s->base.ops == &k8s_stream_ops && s->status ? s->status : "";
+    const struct kubernetes_stream *s = (const struct kubernetes_stream *)bs;
+    return s && s->base.ops == &kubernetes_stream_ops && s->status ? s->status : "";
 }
 
-int k8s_stream_exit_code(const struct backend_stream *bs)
+int kubernetes_stream_exit_code(const struct backend_stream *bs)
 {
-    const struct k8s_stream *s = (const struct k8s_stream *)bs;
-    return s && s->base.ops == &k8s_stream_ops ? s->exit_code : -1;
+    const struct kubernetes_stream *s = (const struct kubernetes_stream *)bs;
+    return s && s->base.ops == &kubernetes_stream_ops ? s->exit_code : -1;
 }

@@ -51,14 +51,14 @@ static cJSON *docker_body(const struct container_spec *s)
 
 static cJSON *pod_body(const struct container_spec *s)
 {
-    struct kube k;
+    struct kubernetes k;
     char *text;
     cJSON *j;
 
     memset(&k, 0, sizeof(k));
     snprintf(k.ns, sizeof(k.ns), "llmsb");
     snprintf(k.pull, sizeof(k.pull), "Never");
-    text = kube_pod_body(&k, s);
+    text = kubernetes_pod_body(&k, s);
     j = text ? cJSON_Parse(text) : NULL;
     free(text);
     return j;

@@ -395,7 +395,7 @@ static int cli_open(struct cli *k, struct srv *v)
     snprintf(host, sizeof(host), "tcp://127.0.0.1:%d", v->port);
     if (http_client_init(&k->c, host, "", &k->err) != 0)
         return -1;
-    k->rc = k8s_stream_open(&k->c, PATH, &k->s, &k->err);
+    k->rc = kubernetes_stream_open(&k->c, PATH, &k->s, &k->err);
     return k->rc;
 }
 
@@ -444,9 +444,9 @@ TEST(handshake_picks_v5)
 
     v = srv_new(V5);
     ASSERT_EQ(cli_open(&k, v), 0);
-    ASSERT_EQ(k8s_stream_protocol(k.s), 5);
-    ASSERT_STR(k8s_stream_status(k.s), "");
-    ASSERT_EQ(k8s_stream_exit_code(k.s), -1);
+    ASSERT_EQ(kubernetes_stream_protocol(k.s), 5);
+    ASSERT_STR(kubernetes_stream_status(k.s), "");
+    ASSERT_EQ(kubernetes_stream_exit_code(k.s), -1);
     cli_close(&k, v);
     ASSERT_STR(v->offered, V5 ", " V4);
     ASSERT_STR(v->path, PATH);
@@ -460,7 +460,7 @@ TEST(handshake_picks_v4)
 
     v = srv_new(V4);
     ASSERT_EQ(cli_open(&k, v), 0);
-    ASSERT_EQ(k8s_stream_protocol(k.s), 4);
+    ASSERT_EQ(kubernetes_stream_protocol(k.s), 4);
     cli_close(&k, v);
     srv_free(v);
 }
@@ -694,10 +694,10 @@ TEST(status_ends_the_stream_after_buffered_stdout)
     ASSERT_EQ(k.s->ops->read(k.s, p, 4, 3000, &k.err), 0);
     ASSERT_EQ(k.s->ops->read(k.s, p, 4, 3000, &k.err), 0);
     ASSERT(clock_mono_ms() - t0 < 2000); /* EOF without waiting for the TCP end */
-    ASSERT_STR(k8s_stream_status(k.s),
+    ASSERT_STR(kubernetes_stream_status(k.s),
                "command terminated with non-zero exit code: error executing command [sh -c exit "
                "3], exit code 3");
-    ASSERT_EQ(k8s_stream_exit_code(k.s), 3);
+    ASSERT_EQ(kubernetes_stream_exit_code(k.s), 3);
     ASSERT_CONTAINS(k.s->log.data, "k8s: Failure (NonZeroExitCode): command terminated");
     cli_close(&k, v);
     ASSERT_STR(v->seq.data, "C");
@@ -718,8 +718,8 @@ TEST(status_success)
     ASSERT_EQ(cli_open(&k, v), 0);
     ASSERT_EQ(read_all(&k, &got, 100), 0);
     ASSERT_STR(got.data, "done\n");
-    ASSERT_STR(k8s_stream_status(k.s), "Success");
-    ASSERT_EQ(k8s_stream_exit_code(k.s), 0);
+    ASSERT_STR(kubernetes_stream_status(k.s), "Success");
+    ASSERT_EQ(kubernetes_stream_exit_code(k.s), 0);
     ASSERT_EQ(k.s->log.len, 0);
     cli_close(&k, v);
     buf_release(&got);
@@ -738,8 +738,8 @@ TEST(status_not_json_is_kept_as_text)
     v->script = script_recv;
     ASSERT_EQ(cli_open(&k, v), 0);
     ASSERT_EQ(k.s->ops->read(k.s, p, sizeof(p), 3000, &k.err), 0);
-    ASSERT_STR(k8s_stream_status(k.s), "exec failed: no such file");
-    ASSERT_EQ(k8s_stream_exit_code(k.s), -1);
+    ASSERT_STR(kubernetes_stream_status(k.s), "exec failed: no such file");
+    ASSERT_EQ(kubernetes_stream_exit_code(k.s), -1);
     ASSERT_CONTAINS(k.s->log.data, "k8s: status: exec failed: no such file\n");
     cli_close(&k, v);
     srv_free(v);
@@ -900,7 +900,7 @@ TEST(close_stdin_v5_only)
 
     v = srv_new(V4);
     ASSERT_EQ(cli_open(&k, v), 0);
-    ASSERT_EQ(k8s_stream_close_stdin(k.s, &k.err), LLMSB_ERR_INVALID);
+    ASSERT_EQ(kubernetes_stream_close_stdin(k.s, &k.err), LLMSB_ERR_INVALID);
     ASSERT_CONTAINS(k.err.msg, "v4.channel.k8s.io cannot close stdin");
     cli_close(&k, v);
     srv_free(v);
@@ -908,7 +908,7 @@ TEST(close_stdin_v5_only)
     v = srv_new(V5);
     v->script = script_recv;
     ASSERT_EQ(cli_open(&k, v), 0);
-    ASSERT_EQ(k8s_stream_close_stdin(k.s, &k.err), 0);
+    ASSERT_EQ(kubernetes_stream_close_stdin(k.s, &k.err), 0);
     ASSERT_EQ(k.s->ops->write(k.s, "x", 1, &k.err), LLMSB_ERR_INVALID);
     cli_close(&k, v);
     ASSERT_STR(v->seq.data, "SC");
