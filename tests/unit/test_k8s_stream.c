@@ -15,6 +15,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "backends/http/websocket.h"
 #include "backends/kubernetes/stream.h"
 #include "common/base64.h"
 
@@ -992,7 +993,7 @@ TEST(decoder_every_split_point)
 
             for (int i = 0; i < 4; i++)
                 buf_init(&k.ch[i], 0);
-            ws_dec_init(&d);
+            ws_dec_init(&d, 1);
             ASSERT_EQ(ws_dec_feed(&d, w.data, a, collect, &k, &err), 0);
             ASSERT_EQ(ws_dec_feed(&d, w.data + a, b - a, collect, &k, &err), 0);
             ASSERT_EQ(ws_dec_feed(&d, w.data + b, w.len - b, collect, &k, &err), 0);
@@ -1037,7 +1038,7 @@ TEST(decoder_refuses_bad_frames)
         struct buf b;
         buf_init(&b, 0);
         sframe(&b, cases[i].fin, cases[i].op, -1, pl, cases[i].n, cases[i].flags);
-        ws_dec_init(&d);
+        ws_dec_init(&d, 1);
         ASSERT_MSG(ws_dec_feed(&d, b.data, b.len, collect, &k, &err) == LLMSB_ERR_PROTO,
                    cases[i].what);
         ASSERT_CONTAINS(err.msg, cases[i].msg);
@@ -1045,10 +1046,10 @@ TEST(decoder_refuses_bad_frames)
                    cases[i].what); /* stays broken */
         buf_release(&b);
     }
-    ws_dec_init(&d);
+    ws_dec_init(&d, 1);
     ASSERT_EQ(ws_dec_feed(&d, (const char *)big, sizeof(big), collect, &k, &err), LLMSB_ERR_PROTO);
     ASSERT_CONTAINS(err.msg, "a frame of 67108865 bytes");
-    ws_dec_init(&d);
+    ws_dec_init(&d, 1);
     ASSERT_EQ(ws_dec_feed(&d, (const char *)huge, sizeof(huge), collect, &k, &err),
               LLMSB_ERR_PROTO);
 
@@ -1056,7 +1057,7 @@ TEST(decoder_refuses_bad_frames)
     buf_init(&b, 0);
     sframe(&b, 0, WS_OP_BINARY, 1, "a", 1, 0);
     sframe(&b, 1, WS_OP_BINARY, 1, "b", 1, 0);
-    ws_dec_init(&d);
+    ws_dec_init(&d, 1);
     ASSERT_EQ(ws_dec_feed(&d, b.data, b.len, collect, &k, &err), LLMSB_ERR_PROTO);
     ASSERT_CONTAINS(err.msg, "a new message inside a fragmented one");
     buf_release(&b);
@@ -1073,7 +1074,7 @@ TEST(decoder_says_where_it_was_cut)
 
     buf_init(&b, 0);
     sframe(&b, 0, WS_OP_BINARY, 1, "abc", 3, 0);
-    ws_dec_init(&d);
+    ws_dec_init(&d, 1);
     ASSERT(ws_dec_cut(&d) == NULL);
     ASSERT_EQ(ws_dec_feed(&d, b.data, 1, collect, &k, &err), 0);
     ASSERT_STR(ws_dec_cut(&d), "a frame header");
@@ -1086,7 +1087,7 @@ TEST(decoder_says_where_it_was_cut)
         buf_release(&k.ch[i]);
 }
 
-TEST_MAIN("kubernetes_stream", T(handshake_picks_v5), T(handshake_picks_v4),
+TEST_MAIN("k8s_stream", T(handshake_picks_v5), T(handshake_picks_v4),
           T(handshake_refuses_bad_accept), T(handshake_refuses_missing_protocol),
           T(handshake_http_error_names_status), T(stdout_many_small_frames_in_order),
           T(stdout_one_5mib_frame_whole), T(stderr_goes_to_the_log), T(fragmented_messages),
