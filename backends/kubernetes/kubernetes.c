@@ -5,11 +5,12 @@
  * A pod is one sandbox: the agent as its only container, started by the
  * kubelet as soon as the pod is bound, so the stream is opened on a running
  * container (attach_after_start: the sandbox asks for the HELLO again).
- * The spec is hardened as Docker's create body is: the agent as root with
- * SETUID, SETGID and KILL only, no privilege escalation, read-only root,
- * memory-backed emptyDirs with size limits for /work, /tmp, /var/tmp and
- * /dev/shm, memory and CPU limits, no service account token, no service links,
- * restartPolicy Never.  Jobs run as the sandbox uid, as everywhere.
+ * The pod renders the hardening spec every backend renders (hardening.h):
+ * the agent as root with SETUID, SETGID and KILL only, no privilege
+ * escalation, read-only root, memory-backed emptyDirs with size limits for
+ * /work, /tmp, /var/tmp and /dev/shm, memory and CPU limits, no service
+ * account token, no service links; what a pod cannot express is
+ * hardening_gap's list.  Jobs run as the sandbox uid, as everywhere.
  *
  * Networks: every pod has one; a NetworkPolicy (deploy/kubernetes) denies
  * all traffic to and from pods labelled llmsb.kind, and lets pods labelled
