@@ -18,7 +18,7 @@ AGENT_SRC   = agent/agent.c agent/run.c agent/artifacts.c agent/zygote.c agent/s
 LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fields.c \
               languages/languages.c languages/java.c languages/hooks.c \
               security/lex.c security/policy.c config/config.c config/jobfile.c \
-              backends/backend.c backends/seccomp.c backends/http/http.c \
+              backends/backend.c backends/hardening.c backends/seccomp.c backends/http/http.c backends/http/websocket.c \
               backends/docker/docker.c backends/docker/stream.c backends/docker/egress.c \
               backends/docker/podman.c backends/kubernetes/kubernetes.c \
               backends/kubernetes/config.c backends/kubernetes/stream.c \

@@ -151,14 +151,16 @@ struct backend_ops {
     int cluster_wide;
 };
 
-/* Settings of backends that need more than an address (config keys
- * kubernetes.*); all zero = every default. */
+/* Settings of an engine beyond its address, in words of no engine: the
+ * config section of the backend in use (kubernetes.*; Docker and Podman
+ * have none).  An engine reads those it has and ignores the rest; all
+ * zero = every default. */
 struct backend_opts {
-    char kubeconfig[512];             /* "" = $KUBECONFIG, in-cluster, ~/.kube/config */
-    char k8s_namespace[64];           /* "" = the context's or the pod's, else "default" */
-    char k8s_node[254];               /* spec.nodeName; "" = the scheduler picks */
-    char k8s_pull_policy[16];         /* "" = IfNotPresent */
-    int64_t k8s_pod_start_timeout_ms; /* 0 = 120 s */
+    char client_config[512]; /* the engine client's config file (a kubeconfig); "" = its search */
+    char ns[64];             /* where sandboxes are made (a namespace); "" = the client config's */
+    char node[254];          /* the machine sandboxes run on; "" = the engine places them */
+    char pull_policy[16]; /* when images are pulled: IfNotPresent, Never, Always; "" = the first */
+    int64_t start_timeout_ms; /* created to running; 0 = the engine's default */
 };
 
 struct backend {

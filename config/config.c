@@ -51,11 +51,11 @@ static const struct ckey keys[] = {
     {"backend.host", C_STR, 0, 0, O(backend_host), S(backend_host), NULL, "engine address (unix:///path, tcp://host:port)"},
     {"backend.runtime", C_STR, 0, 0, O(runtime), S(runtime), NULL, "OCI runtime (runsc for gVisor)"},
     {"backend.seccomp", C_ENUM, 0, 0, O(seccomp), S(seccomp), "builtin|engine", "seccomp profile: the project's own, or the engine's default"},
-    {"kubernetes.kubeconfig", C_STR, 0, 0, O(kube.kubeconfig), S(kube.kubeconfig), NULL, "kubeconfig file (default $KUBECONFIG, the pod's service account, ~/.kube/config)"},
-    {"kubernetes.namespace", C_STR, 0, 0, O(kube.k8s_namespace), S(kube.k8s_namespace), NULL, "namespace of the sandbox pods (default: the kubeconfig context's, the pod's own, default)"},
-    {"kubernetes.node", C_STR, 0, 0, O(kube.k8s_node), S(kube.k8s_node), NULL, "spec.nodeName of the sandbox pods (default: the scheduler picks)"},
-    {"kubernetes.image_pull_policy", C_ENUM, 0, 0, O(kube.k8s_pull_policy), S(kube.k8s_pull_policy), "IfNotPresent|Never|Always", "imagePullPolicy of the sandbox pods"},
-    {"kubernetes.pod_start_timeout", C_SECONDS, 1, 3600, O(kube.k8s_pod_start_timeout_ms), 0, NULL, "pod created to running"},
+    {"kubernetes.kubeconfig", C_STR, 0, 0, O(kube.client_config), S(kube.client_config), NULL, "kubeconfig file (default $KUBECONFIG, the pod's service account, ~/.kube/config)"},
+    {"kubernetes.namespace", C_STR, 0, 0, O(kube.ns), S(kube.ns), NULL, "namespace of the sandbox pods (default: the kubeconfig context's, the pod's own, default)"},
+    {"kubernetes.node", C_STR, 0, 0, O(kube.node), S(kube.node), NULL, "spec.nodeName of the sandbox pods (default: the scheduler picks)"},
+    {"kubernetes.image_pull_policy", C_ENUM, 0, 0, O(kube.pull_policy), S(kube.pull_policy), "IfNotPresent|Never|Always", "imagePullPolicy of the sandbox pods"},
+    {"kubernetes.pod_start_timeout", C_SECONDS, 1, 3600, O(kube.start_timeout_ms), 0, NULL, "pod created to running"},
     LIMIT_KEYS("defaults", defaults),
     LIMIT_KEYS("max", max),
     {"sandbox.uid", C_INT, 1, 65533, O(sandbox_uid), 0, NULL, "uid jobs run as"},
@@ -147,8 +147,8 @@ void config_defaults(struct config *c)
     c->session_life_ms = 3600000;
     snprintf(c->pool_on_exhausted, sizeof(c->pool_on_exhausted), "wait");
     snprintf(c->seccomp, sizeof(c->seccomp), "builtin");
-    snprintf(c->kube.k8s_pull_policy, sizeof(c->kube.k8s_pull_policy), "IfNotPresent");
-    c->kube.k8s_pod_start_timeout_ms = 120000;
+    snprintf(c->kube.pull_policy, sizeof(c->kube.pull_policy), "IfNotPresent");
+    c->kube.start_timeout_ms = 120000;
     c->max_attempts = 3;
     snprintf(c->image_prefix, sizeof(c->image_prefix), "llmsb/");
     snprintf(c->default_policy, sizeof(c->default_policy), "minimal");

@@ -2,8 +2,9 @@
  * built and responses parsed with cJSON; every non-2xx answer becomes an
  * error naming the call, the object, the HTTP status and the daemon's own
  * message.  Nothing here shells out to the docker CLI.  The attach stream's
- * framing is in docker_stream.c, the egress firewall in docker_egress.c. */
+ * framing is in stream.c, the egress firewall in egress.c. */
 #include "internal.h"
+#include "backends/hardening.h"
 #include "backends/seccomp.h"
 
 #include <cjson/cJSON.h>
@@ -143,14 +144,6 @@ int docker_image_exists(struct backend *b, const char *image, struct llmsb_err *
     return status == 200;
 }
 
-static void add_tmpfs(cJSON *tmpfs, const char *path, int64_t bytes, const char *extra)
-{
-    char opts[160];
-    snprintf(opts, sizeof(opts), "rw,nosuid,nodev,%ssize=%lldk,mode=1777", extra,
-             (long long)(bytes / 1024));
-    cJSON_AddStringToObject(tmpfs, path, opts);
-}
-
 static void add_ulimit(cJSON *arr, const char *name, int64_t v)
 {
     cJSON *u = cJSON_CreateObject();
@@ -190,70 +183,98 @@ static int add_seccomp(const struct docker_flavor *fl, cJSON *security_opt)
     return 0;
 }
 
-/* The hardened create body (DESIGN §5, issue: hardened by default). */
-static char *create_body(const struct docker_flavor *fl, const struct container_spec *s)
+/* The agent's process and the container around it: the hardening spec
+ * (hardening.h) in the Engine API's words. */
+static void render_process(cJSON *root, const struct hardening *h)
 {
-    static const char *caps[] = {"SETUID", "SETGID", "KILL"};
-    cJSON *root = cJSON_CreateObject(), *hc, *arr, *labels, *tmpfs, *lc;
-    char env[64];
-    char *out;
+    char v[128];
+    cJSON *arr;
 
-    cJSON_AddStringToObject(root, "Image", s->image);
     arr = cJSON_AddArrayToObject(root, "Entrypoint");
-    cJSON_AddItemToArray(arr, cJSON_CreateString("/usr/local/bin/llmsb-agent"));
+    cJSON_AddItemToArray(arr, cJSON_CreateString(h->entrypoint));
     cJSON_AddItemToObject(root, "Cmd", cJSON_CreateArray());
     arr = cJSON_AddArrayToObject(root, "Env");
-    snprintf(env, sizeof(env), "LLMSB_AGENT_UID=%lld", (long long)s->agent_uid);
-    cJSON_AddItemToArray(arr, cJSON_CreateString(env));
-    cJSON_AddItemToArray(arr, cJSON_CreateString("PATH=/usr/local/bin:/usr/bin:/bin"));
-    cJSON_AddStringToObject(root, "User", "0:0");
-    cJSON_AddStringToObject(root, "WorkingDir", "/work");
+    for (int i = 0; i < h->nenv; i++) {
+        snprintf(v, sizeof(v), "%s=%s", h->env[i].name, h->env[i].value);
+        cJSON_AddItemToArray(arr, cJSON_CreateString(v));
+    }
+    snprintf(v, sizeof(v), "%lld:%lld", (long long)h->uid, (long long)h->gid);
+    cJSON_AddStringToObject(root, "User", v);
+    cJSON_AddStringToObject(root, "WorkingDir", h->workdir);
+}
+
+/* HostConfig: resources, filesystems, privileges, isolation.  Returns 0,
+ * or -1 when the seccomp profile could not be added (never without it). */
+static int render_host_config(const struct docker_flavor *fl, cJSON *hc, const struct hardening *h)
+{
+    cJSON *arr, *tmpfs, *lc;
+    char opts[160];
+
+    cJSON_AddNumberToObject(hc, "Memory", (double)h->memory_bytes);
+    cJSON_AddNumberToObject(hc, "MemorySwap", (double)(h->memory_bytes + h->swap_bytes));
+    cJSON_AddNumberToObject(hc, "NanoCpus", (double)(int64_t)(h->cpus * 1e9));
+    cJSON_AddNumberToObject(hc, "PidsLimit", (double)h->pids);
+    arr = cJSON_AddArrayToObject(hc, "Ulimits");
+    for (int i = 0; i < h->nulimits; i++)
+        add_ulimit(arr, h->ulimits[i].name, h->ulimits[i].value);
+    cJSON_AddBoolToObject(hc, "ReadonlyRootfs", h->read_only_root);
+    tmpfs = cJSON_AddObjectToObject(hc, "Tmpfs");
+    for (int i = 0; i < h->nmounts; i++)
+        if (h->mounts[i].kind == HARDENING_TMPFS) {
+            hardening_mount_options(&h->mounts[i], opts, sizeof(opts));
+            cJSON_AddStringToObject(tmpfs, h->mounts[i].path, opts);
+        }
+    /* the engine's own /dev/shm is noexec, nosuid, nodev, 1777, as asked */
+    for (int i = 0; i < h->nmounts; i++)
+        if (h->mounts[i].kind == HARDENING_SHM)
+            cJSON_AddNumberToObject(hc, "ShmSize", (double)h->mounts[i].bytes);
+    cJSON_AddStringToObject(hc, "NetworkMode",
+                            h->network ? (h->network_name ? h->network_name : "bridge") : "none");
+    arr = cJSON_AddArrayToObject(hc, "CapDrop");
+    cJSON_AddItemToArray(arr, cJSON_CreateString(h->cap_drop));
+    arr = cJSON_AddArrayToObject(hc, "CapAdd");
+    for (int i = 0; i < h->ncap_add; i++)
+        cJSON_AddItemToArray(arr, cJSON_CreateString(h->cap_add[i]));
+    arr = cJSON_AddArrayToObject(hc, "SecurityOpt");
+    if (h->no_new_privileges)
+        cJSON_AddItemToArray(arr, cJSON_CreateString("no-new-privileges"));
+    if (h->seccomp_own && add_seccomp(fl, arr) != 0)
+        return -1;
+    cJSON_AddBoolToObject(hc, "Privileged", h->privileged);
+    cJSON_AddNumberToObject(hc, "OomScoreAdj", h->oom_score_adj);
+    /* host_namespaces 0 and engine_credentials 0 are the engine's default:
+     * no PidMode/IpcMode "host", no Binds or Mounts */
+    lc = cJSON_AddObjectToObject(hc, "LogConfig");
+    cJSON_AddStringToObject(lc, "Type", h->engine_log ? "json-file" : "none");
+    cJSON_AddBoolToObject(hc, "AutoRemove", 0);
+    if (h->runtime)
+        cJSON_AddStringToObject(hc, "Runtime", h->runtime);
+    return 0;
+}
+
+char *docker_create_body(const struct docker_flavor *fl, const struct container_spec *s)
+{
+    struct hardening h;
+    cJSON *root = cJSON_CreateObject(), *labels;
+    char *out;
+
+    hardening_from_spec(&h, s);
+    cJSON_AddStringToObject(root, "Image", s->image);
+    render_process(root, &h);
     cJSON_AddBoolToObject(root, "Tty", 0);
     cJSON_AddBoolToObject(root, "OpenStdin", 1);
     cJSON_AddBoolToObject(root, "StdinOnce", 0);
     cJSON_AddBoolToObject(root, "AttachStdin", 1);
     cJSON_AddBoolToObject(root, "AttachStdout", 1);
     cJSON_AddBoolToObject(root, "AttachStderr", 1);
-    cJSON_AddBoolToObject(root, "NetworkDisabled", !s->network);
+    cJSON_AddBoolToObject(root, "NetworkDisabled", !h.network);
     labels = cJSON_AddObjectToObject(root, "Labels");
     for (int i = 0; i < s->nlabels; i++)
         cJSON_AddStringToObject(labels, s->labels[i][0], s->labels[i][1]);
-
-    hc = cJSON_AddObjectToObject(root, "HostConfig");
-    cJSON_AddNumberToObject(hc, "Memory", (double)s->memory_bytes);
-    cJSON_AddNumberToObject(hc, "MemorySwap", (double)s->memory_bytes);
-    cJSON_AddNumberToObject(hc, "NanoCpus", (double)(int64_t)(s->cpus * 1e9));
-    cJSON_AddNumberToObject(hc, "PidsLimit", (double)s->pids);
-    arr = cJSON_AddArrayToObject(hc, "Ulimits");
-    add_ulimit(arr, "nofile", s->nofile);
-    add_ulimit(arr, "nproc", s->nproc);
-    add_ulimit(arr, "core", 0);
-    cJSON_AddBoolToObject(hc, "ReadonlyRootfs", 1);
-    tmpfs = cJSON_AddObjectToObject(hc, "Tmpfs");
-    add_tmpfs(tmpfs, "/work", s->work_tmpfs_bytes, "exec,");
-    add_tmpfs(tmpfs, "/tmp", s->tmp_tmpfs_bytes, "noexec,");
-    add_tmpfs(tmpfs, "/var/tmp", s->tmp_tmpfs_bytes, "noexec,");
-    cJSON_AddNumberToObject(hc, "ShmSize", (double)s->shm_bytes);
-    cJSON_AddStringToObject(hc, "NetworkMode",
-                            s->network ? (s->network_name ? s->network_name : "bridge") : "none");
-    arr = cJSON_AddArrayToObject(hc, "CapDrop");
-    cJSON_AddItemToArray(arr, cJSON_CreateString("ALL"));
-    arr = cJSON_AddArrayToObject(hc, "CapAdd");
-    for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++)
-        cJSON_AddItemToArray(arr, cJSON_CreateString(caps[i]));
-    arr = cJSON_AddArrayToObject(hc, "SecurityOpt");
-    cJSON_AddItemToArray(arr, cJSON_CreateString("no-new-privileges"));
-    if (!s->engine_seccomp && add_seccomp(fl, arr) != 0) { /* never without it */
+    if (render_host_config(fl, cJSON_AddObjectToObject(root, "HostConfig"), &h) != 0) {
         cJSON_Delete(root);
         return NULL;
     }
-    cJSON_AddBoolToObject(hc, "Privileged", 0);
-    cJSON_AddNumberToObject(hc, "OomScoreAdj", 500);
-    lc = cJSON_AddObjectToObject(hc, "LogConfig");
-    cJSON_AddStringToObject(lc, "Type", "none");
-    cJSON_AddBoolToObject(hc, "AutoRemove", 0);
-    if (s->runtime && *s->runtime)
-        cJSON_AddStringToObject(hc, "Runtime", s->runtime);
     out = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
     return out;
@@ -263,7 +284,7 @@ int docker_create(struct backend *b, const struct container_spec *spec, char *id
                   struct llmsb_err *err)
 {
     struct buf resp;
-    char *body = create_body(flavor_of(b), spec);
+    char *body = docker_create_body(flavor_of(b), spec);
     char what[300];
     cJSON *j = NULL;
     int rc;

@@ -1,4 +1,4 @@
-/* docker_int.h - shared inside the Docker backend (docker*.c): the engine
+/* internal.h - shared inside the Docker backend (docker.c, podman.c, stream.c, egress.c): the engine
  * state, the attach stream's framing and the egress firewall. */
 #ifndef LLMSB_DOCKER_INT_H
 #define LLMSB_DOCKER_INT_H
@@ -34,6 +34,11 @@ struct docker {
     struct http_client http;
     const struct docker_flavor *fl;
 };
+
+/* The create body of a sandbox: the hardening spec of s (hardening.h) in
+ * the Engine API's words.  Returns a new string, caller frees; NULL out of
+ * memory or without the seccomp profile fl asks for. */
+char *docker_create_body(const struct docker_flavor *fl, const struct container_spec *s);
 
 int docker_open_flavor(struct backend *b, const char *host, const struct docker_flavor *fl,
                        struct llmsb_err *err);

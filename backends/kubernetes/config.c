@@ -1,4 +1,4 @@
-/* k8s_config.c - where the Kubernetes API server is and who we are to it:
+/* config.c - where the Kubernetes API server is and who we are to it:
  * a kubeconfig file (its current context: cluster server and CA, user
  * token or client certificate, namespace), or, inside a pod, the service
  * account's files.  Certificates are kept as PEM text (the http client
@@ -114,7 +114,7 @@ static int pem_of(yaml_document_t *d, yaml_node_t *m, const char *key, const cha
     return 0;
 }
 
-static int load_kubeconfig(const char *path, struct k8s_auth *a, struct llmsb_err *err)
+static int load_kubeconfig(const char *path, struct kubernetes_auth *a, struct llmsb_err *err)
 {
     FILE *f = fopen(path, "re");
     yaml_parser_t parser;
@@ -192,7 +192,7 @@ out:
     return rc;
 }
 
-static int load_in_cluster(struct k8s_auth *a, struct llmsb_err *err)
+static int load_in_cluster(struct kubernetes_auth *a, struct llmsb_err *err)
 {
     const char *host = getenv("KUBERNETES_SERVICE_HOST"), *port = getenv("KUBERNETES_SERVICE_PORT");
     char *ns;
@@ -215,7 +215,7 @@ static int load_in_cluster(struct k8s_auth *a, struct llmsb_err *err)
     return 0;
 }
 
-int k8s_auth_load(const char *kubeconfig, struct k8s_auth *a, struct llmsb_err *err)
+int kubernetes_auth_load(const char *kubeconfig, struct kubernetes_auth *a, struct llmsb_err *err)
 {
     const char *env = getenv("KUBECONFIG"), *home = getenv("HOME"),
                *svc = getenv("KUBERNETES_SERVICE_HOST");
@@ -242,7 +242,7 @@ int k8s_auth_load(const char *kubeconfig, struct k8s_auth *a, struct llmsb_err *
                          "~/.kube/config");
 }
 
-void k8s_auth_release(struct k8s_auth *a)
+void kubernetes_auth_release(struct kubernetes_auth *a)
 {
     free(a->ca_pem);
     free(a->cert_pem);

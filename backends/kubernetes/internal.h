@@ -1,14 +1,30 @@
-/* k8s_int.h - shared inside the Kubernetes backend (kubernetes.c,
- * k8s_config.c): who we are to the API server, and what a pod's status
+/* internal.h - shared inside the Kubernetes backend (kubernetes.c,
+ * config.c): who we are to the API server, and what a pod's status
  * says of its start. */
-#ifndef LLMSB_K8S_INT_H
-#define LLMSB_K8S_INT_H
+#ifndef LLMSB_KUBERNETES_INTERNAL_H
+#define LLMSB_KUBERNETES_INTERNAL_H
 
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include "backends/backend.h"
+#include "backends/http/http.h"
 
-struct k8s_auth {
+/* The backend's state (b->priv). */
+struct kubernetes {
+    struct http_client http;
+    char ns[64];
+    char node[254];
+    char pull[16];
+    int64_t start_ms;
+    char source[600];
+};
+
+/* The pod of a sandbox: the hardening spec of s (hardening.h) in the pod
+ * API's words, in k's namespace, on k's node.  Returns a new string,
+ * caller frees; NULL out of memory. */
+char *kubernetes_pod_body(const struct kubernetes *k, const struct container_spec *s);
+
+struct kubernetes_auth {
     char server[256]; /* https://host:port */
     char ns[64];      /* the context's or the pod's namespace; "" if none */
     char *ca_pem, *cert_pem, *key_pem, *token;
@@ -18,8 +34,8 @@ struct k8s_auth {
 
 /* Loads kubeconfig (a path; NULL or "": $KUBECONFIG, the pod's service
  * account, ~/.kube/config, in that order). */
-int k8s_auth_load(const char *kubeconfig, struct k8s_auth *a, struct llmsb_err *err);
-void k8s_auth_release(struct k8s_auth *a);
+int kubernetes_auth_load(const char *kubeconfig, struct kubernetes_auth *a, struct llmsb_err *err);
+void kubernetes_auth_release(struct kubernetes_auth *a);
 
 /* Reads a pod object (kubernetes.c): st as a container_state; fatal gets
  * why it will never start by itself ("" if it may: an image it cannot get,
@@ -27,7 +43,7 @@ void k8s_auth_release(struct k8s_auth *a);
  * running (yet), in the pod's own words: the container's waiting reason,
  * the False conditions (Unschedulable and the scheduler's message), the
  * pod's reason, or that no node was assigned and no scheduler answered. */
-void k8s_pod_state(const cJSON *pod, struct container_state *st, char *fatal, size_t fsz,
-                   char *pending, size_t psz);
+void kubernetes_pod_state(const cJSON *pod, struct container_state *st, char *fatal, size_t fsz,
+                          char *pending, size_t psz);
 
 #endif

@@ -1,15 +1,16 @@
 /* kubernetes.c - sandboxes as pods, through the API server's REST API and
- * its attach WebSocket (k8s_stream.c), on libcurl; no client library and
+ * its attach WebSocket (stream.c), on libcurl; no client library and
  * no kubectl.
  *
  * A pod is one sandbox: the agent as its only container, started by the
  * kubelet as soon as the pod is bound, so the stream is opened on a running
  * container (attach_after_start: the sandbox asks for the HELLO again).
- * The spec is hardened as Docker's create body is: the agent as root with
- * SETUID, SETGID and KILL only, no privilege escalation, read-only root,
- * memory-backed emptyDirs with size limits for /work, /tmp, /var/tmp and
- * /dev/shm, memory and CPU limits, no service account token, no service links,
- * restartPolicy Never.  Jobs run as the sandbox uid, as everywhere.
+ * The pod renders the hardening spec every backend renders (hardening.h):
+ * the agent as root with SETUID, SETGID and KILL only, no privilege
+ * escalation, read-only root, memory-backed emptyDirs with size limits for
+ * /work, /tmp, /var/tmp and /dev/shm, memory and CPU limits, no service
+ * account token, no service links; what a pod cannot express is
+ * hardening_gap's list.  Jobs run as the sandbox uid, as everywhere.
  *
  * Networks: every pod has one; a NetworkPolicy (deploy/kubernetes) denies
  * all traffic to and from pods labelled llmsb.kind, and lets pods labelled
@@ -22,6 +23,7 @@
  * may hold ':') are also kept verbatim as annotations, which list() reads. */
 #include "internal.h"
 #include "stream.h"
+#include "backends/hardening.h"
 #include "backends/http/http.h"
 
 #include <cjson/cJSON.h>
@@ -38,16 +40,7 @@
 #define POD_WARN_MS 10000 /* a pod not running yet after this is reported */
 #define CONTAINER "agent"
 
-struct kube {
-    struct http_client http;
-    char ns[64];
-    char node[254];
-    char pull[16];
-    int64_t start_ms;
-    char source[600];
-};
-
-static struct kube *kube_of(struct backend *b)
+static struct kubernetes *kubernetes_of(struct backend *b)
 {
     return b->priv;
 }
@@ -68,32 +61,29 @@ static int dns_name(const char *s, size_t max, int dots)
     return 1;
 }
 
-static int kube_open(struct backend *b, const char *host, struct llmsb_err *err)
+static int kubernetes_open(struct backend *b, const char *host, struct llmsb_err *err)
 {
-    struct k8s_auth a;
-    struct kube *k;
+    struct kubernetes_auth a;
+    struct kubernetes *k;
     struct http_tls tls;
     int rc;
 
-    if ((rc = k8s_auth_load(b->opts.kubeconfig, &a, err)) != 0) {
-        k8s_auth_release(&a); /* what was read before the failure */
+    if ((rc = kubernetes_auth_load(b->opts.client_config, &a, err)) != 0) {
+        kubernetes_auth_release(&a); /* what was read before the failure */
         return rc;
     }
     if (!(k = calloc(1, sizeof(*k)))) {
-        k8s_auth_release(&a);
+        kubernetes_auth_release(&a);
         return llmsb_err_set(err, LLMSB_ERR_NOMEM, "kubernetes: out of memory");
     }
     if (!host)
         host = a.server;
     snprintf(b->host, sizeof(b->host), "%s", host);
-    snprintf(k->ns, sizeof(k->ns), "%s",
-             b->opts.k8s_namespace[0] ? b->opts.k8s_namespace
-             : a.ns[0]                ? a.ns
-                                      : "default");
+    snprintf(k->ns, sizeof(k->ns), "%s", b->opts.ns[0] ? b->opts.ns : a.ns[0] ? a.ns : "default");
     /* $LLMSB_K8S_NODE (scripts/k8s-up.sh exports it) when the config names
      * no node: a cluster without a scheduler */
     snprintf(k->node, sizeof(k->node), "%s",
-             b->opts.k8s_node[0]        ? b->opts.k8s_node
+             b->opts.node[0]            ? b->opts.node
              : getenv("LLMSB_K8S_NODE") ? getenv("LLMSB_K8S_NODE")
                                         : "");
     if (!dns_name(k->ns, 63, 0) || (k->node[0] && !dns_name(k->node, 253, 1))) {
@@ -101,13 +91,13 @@ static int kube_open(struct backend *b, const char *host, struct llmsb_err *err)
                            "kubernetes: namespace \"%.63s\" or node \"%.100s\" is not a DNS name "
                            "(lower-case letters, digits and '-'; '.' too in a node's)",
                            k->ns, k->node);
-        k8s_auth_release(&a);
+        kubernetes_auth_release(&a);
         free(k);
         return rc;
     }
     snprintf(k->pull, sizeof(k->pull), "%s",
-             b->opts.k8s_pull_policy[0] ? b->opts.k8s_pull_policy : "IfNotPresent");
-    k->start_ms = b->opts.k8s_pod_start_timeout_ms > 0 ? b->opts.k8s_pod_start_timeout_ms : 120000;
+             b->opts.pull_policy[0] ? b->opts.pull_policy : "IfNotPresent");
+    k->start_ms = b->opts.start_timeout_ms > 0 ? b->opts.start_timeout_ms : 120000;
     snprintf(k->source, sizeof(k->source), "%s", a.source);
     tls = (struct http_tls){a.ca_pem, a.cert_pem, a.key_pem, a.token, a.insecure};
     if (strncmp(host, "https://", 8) != 0)
@@ -117,7 +107,7 @@ static int kube_open(struct backend *b, const char *host, struct llmsb_err *err)
     else if ((rc = http_client_init(&k->http, host, "", err)) == 0 &&
              (rc = http_client_set_tls(&k->http, &tls, err)) != 0)
         http_client_release(&k->http);
-    k8s_auth_release(&a);
+    kubernetes_auth_release(&a);
     if (rc != 0) {
         free(k);
         return rc;
@@ -126,9 +116,9 @@ static int kube_open(struct backend *b, const char *host, struct llmsb_err *err)
     return 0;
 }
 
-static void kube_close(struct backend *b)
+static void kubernetes_close(struct backend *b)
 {
-    struct kube *k = b->priv;
+    struct kubernetes *k = b->priv;
 
     if (k) {
         http_client_release(&k->http);
@@ -142,7 +132,7 @@ static int call(struct backend *b, const char *method, const char *path, const c
                 const char *what, struct llmsb_err *err)
 {
     long status = 0;
-    int rc = http_request(&kube_of(b)->http, method, path, body ? ctype : NULL, body,
+    int rc = http_request(&kubernetes_of(b)->http, method, path, body ? ctype : NULL, body,
                           body ? strlen(body) : 0, &status, resp, err);
     if (rc != 0)
         return llmsb_err_wrap(err, "kubernetes: %s (API server %s)", what, b->host);
@@ -162,7 +152,7 @@ static int call(struct backend *b, const char *method, const char *path, const c
     return 0;
 }
 
-static int kube_ping(struct backend *b, char *version, size_t vsz, struct llmsb_err *err)
+static int kubernetes_ping(struct backend *b, char *version, size_t vsz, struct llmsb_err *err)
 {
     struct buf resp;
     cJSON *j = NULL;
@@ -176,15 +166,16 @@ static int kube_ping(struct backend *b, char *version, size_t vsz, struct llmsb_
         snprintf(version, vsz, "%s", cJSON_IsString(v) ? v->valuestring : "unknown");
         /* /version answers anyone: what jobs need is the right to pods */
         char path[200];
-        snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods?limit=1", kube_of(b)->ns);
+        snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods?limit=1", kubernetes_of(b)->ns);
         rc = call(b, "GET", path, NULL, NULL, 200, 0, &resp, NULL, "list pods (a preflight)", err);
         if (rc != 0)
             llmsb_err_wrap(err,
                            "the Kubernetes API server answers, but not to us in namespace %s "
                            "(credentials from %s)",
-                           kube_of(b)->ns, kube_of(b)->source);
+                           kubernetes_of(b)->ns, kubernetes_of(b)->source);
     } else {
-        llmsb_err_wrap(err, "cannot reach the Kubernetes API server (from %s)", kube_of(b)->source);
+        llmsb_err_wrap(err, "cannot reach the Kubernetes API server (from %s)",
+                       kubernetes_of(b)->source);
     }
     cJSON_Delete(j);
     buf_release(&resp);
@@ -194,7 +185,7 @@ static int kube_ping(struct backend *b, char *version, size_t vsz, struct llmsb_
 /* Images live on the nodes or in a registry, which the API server does not
  * list (a node's status names only its 50 largest images): the pod's own
  * start tells instead (ErrImageNeverPull, ImagePullBackOff: attach). */
-static int kube_image_exists(struct backend *b, const char *image, struct llmsb_err *err)
+static int kubernetes_image_exists(struct backend *b, const char *image, struct llmsb_err *err)
 {
     (void)b, (void)image, (void)err;
     return 1;
@@ -214,33 +205,32 @@ static void label_value(const char *v, char *out, size_t outsz)
         out[0] = 'x';
 }
 
-static void add_volume(cJSON *vols, cJSON *mounts, const char *name, const char *path,
-                       int64_t bytes)
+/* A hardening mount as a memory-backed emptyDir: its size is the
+ * sizeLimit; its flags and mode have no field (hardening_gap). */
+static void add_volume(cJSON *vols, cJSON *mounts, const struct hardening_mount *hm)
 {
     cJSON *v = cJSON_CreateObject(), *ed, *m = cJSON_CreateObject();
     char q[32];
 
-    cJSON_AddStringToObject(v, "name", name);
+    cJSON_AddStringToObject(v, "name", hm->name);
     ed = cJSON_AddObjectToObject(v, "emptyDir");
     cJSON_AddStringToObject(ed, "medium", "Memory");
-    snprintf(q, sizeof(q), "%lld", (long long)bytes);
+    snprintf(q, sizeof(q), "%lld", (long long)hm->bytes);
     cJSON_AddStringToObject(ed, "sizeLimit", q);
     cJSON_AddItemToArray(vols, v);
-    cJSON_AddStringToObject(m, "name", name);
-    cJSON_AddStringToObject(m, "mountPath", path);
+    cJSON_AddStringToObject(m, "name", hm->name);
+    cJSON_AddStringToObject(m, "mountPath", hm->path);
     cJSON_AddItemToArray(mounts, m);
 }
 
-static char *pod_body(struct kube *k, const struct container_spec *s)
+/* metadata: the spec's labels (values cut to what a label may hold, and
+ * verbatim as annotations), and llmsb.network for the NetworkPolicy. */
+static void render_metadata(cJSON *md, const struct kubernetes *k, const struct container_spec *s,
+                            const struct hardening *h)
 {
-    static const char *caps[] = {"SETUID", "SETGID", "KILL"};
-    cJSON *root = cJSON_CreateObject(), *md, *labels, *ann, *spec, *c, *arr, *sc, *res, *lim, *e;
-    char v[64], q[32];
-    char *out;
+    cJSON *labels, *ann;
+    char v[64];
 
-    cJSON_AddStringToObject(root, "apiVersion", "v1");
-    cJSON_AddStringToObject(root, "kind", "Pod");
-    md = cJSON_AddObjectToObject(root, "metadata");
     cJSON_AddStringToObject(md, "generateName", "llmsb-");
     cJSON_AddStringToObject(md, "namespace", k->ns);
     labels = cJSON_AddObjectToObject(md, "labels");
@@ -250,91 +240,122 @@ static char *pod_body(struct kube *k, const struct container_spec *s)
         cJSON_AddStringToObject(labels, s->labels[i][0], v);
         cJSON_AddStringToObject(ann, s->labels[i][0], s->labels[i][1]);
     }
-    cJSON_AddStringToObject(labels, "llmsb.network", s->network ? "egress" : "none");
+    cJSON_AddStringToObject(labels, "llmsb.network", h->network ? "egress" : "none");
+}
 
-    spec = cJSON_AddObjectToObject(root, "spec");
+/* The pod's own fields: nothing of the host's or the API server's. */
+static void render_pod_spec(cJSON *spec, const struct kubernetes *k, const struct hardening *h)
+{
+    cJSON *sc;
+
     cJSON_AddStringToObject(spec, "restartPolicy", "Never");
-    cJSON_AddBoolToObject(spec, "automountServiceAccountToken", 0);
-    cJSON_AddBoolToObject(spec, "enableServiceLinks", 0);
+    cJSON_AddBoolToObject(spec, "automountServiceAccountToken", h->engine_credentials);
+    cJSON_AddBoolToObject(spec, "enableServiceLinks", h->engine_credentials);
     cJSON_AddNumberToObject(spec, "terminationGracePeriodSeconds", 1);
-    cJSON_AddBoolToObject(spec, "hostNetwork", 0);
-    cJSON_AddBoolToObject(spec, "hostPID", 0);
-    cJSON_AddBoolToObject(spec, "hostIPC", 0);
+    cJSON_AddBoolToObject(spec, "hostNetwork", h->host_namespaces);
+    cJSON_AddBoolToObject(spec, "hostPID", h->host_namespaces);
+    cJSON_AddBoolToObject(spec, "hostIPC", h->host_namespaces);
     if (k->node[0])
         cJSON_AddStringToObject(spec, "nodeName", k->node);
-    if (s->runtime && *s->runtime)
-        cJSON_AddStringToObject(spec, "runtimeClassName", s->runtime);
-    /* the runtime's default seccomp profile: the project's own would be a
-     * Localhost file on every node (docs/kubernetes.md) */
+    if (h->runtime)
+        cJSON_AddStringToObject(spec, "runtimeClassName", h->runtime);
+    /* the runtime's default profile, also for seccomp_own (hardening_gap) */
     sc = cJSON_AddObjectToObject(spec, "securityContext");
     cJSON_AddStringToObject(cJSON_AddObjectToObject(sc, "seccompProfile"), "type",
                             "RuntimeDefault");
+}
 
-    arr = cJSON_AddArrayToObject(spec, "containers");
-    c = cJSON_CreateObject();
-    cJSON_AddItemToArray(arr, c);
+static void render_container_security(cJSON *c, const struct hardening *h)
+{
+    cJSON *sc = cJSON_AddObjectToObject(c, "securityContext"), *cap, *arr;
+
+    cJSON_AddNumberToObject(sc, "runAsUser", (double)h->uid);
+    cJSON_AddNumberToObject(sc, "runAsGroup", (double)h->gid);
+    cJSON_AddBoolToObject(sc, "allowPrivilegeEscalation", !h->no_new_privileges);
+    cJSON_AddBoolToObject(sc, "privileged", h->privileged);
+    cJSON_AddBoolToObject(sc, "readOnlyRootFilesystem", h->read_only_root);
+    cap = cJSON_AddObjectToObject(sc, "capabilities");
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(cap, "drop"), cJSON_CreateString(h->cap_drop));
+    arr = cJSON_AddArrayToObject(cap, "add");
+    for (int i = 0; i < h->ncap_add; i++)
+        cJSON_AddItemToArray(arr, cJSON_CreateString(h->cap_add[i]));
+}
+
+/* requests: all the memory (what is promised is not taken back), a
+ * quarter of a CPU at most, so a node packs sandboxes as a Docker host
+ * does; the limit caps each */
+static void render_resources(cJSON *c, const struct hardening *h)
+{
+    cJSON *res = cJSON_AddObjectToObject(c, "resources"), *lim, *req;
+    char q[32];
+
+    lim = cJSON_AddObjectToObject(res, "limits");
+    snprintf(q, sizeof(q), "%lld", (long long)h->memory_bytes);
+    cJSON_AddStringToObject(lim, "memory", q);
+    snprintf(q, sizeof(q), "%lldm", (long long)(h->cpus * 1000 + 0.5));
+    cJSON_AddStringToObject(lim, "cpu", q);
+    req = cJSON_AddObjectToObject(res, "requests");
+    snprintf(q, sizeof(q), "%lld", (long long)h->memory_bytes);
+    cJSON_AddStringToObject(req, "memory", q);
+    snprintf(q, sizeof(q), "%lldm", (long long)(h->cpus < 0.25 ? h->cpus * 1000 + 0.5 : 250));
+    cJSON_AddStringToObject(req, "cpu", q);
+}
+
+/* The one container: the agent, with the hardening spec's process,
+ * privileges, resources and mounts (the pod's volumes, in vols). */
+static void render_container(cJSON *c, cJSON *vols, const struct kubernetes *k, const char *image,
+                             const struct hardening *h)
+{
+    cJSON *arr, *e, *mounts;
+
     cJSON_AddStringToObject(c, "name", CONTAINER);
-    cJSON_AddStringToObject(c, "image", s->image);
+    cJSON_AddStringToObject(c, "image", image);
     cJSON_AddStringToObject(c, "imagePullPolicy", k->pull);
-    cJSON_AddItemToArray(cJSON_AddArrayToObject(c, "command"),
-                         cJSON_CreateString("/usr/local/bin/llmsb-agent"));
-    cJSON_AddStringToObject(c, "workingDir", "/work");
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(c, "command"), cJSON_CreateString(h->entrypoint));
+    cJSON_AddStringToObject(c, "workingDir", h->workdir);
     cJSON_AddBoolToObject(c, "stdin", 1);
     cJSON_AddBoolToObject(c, "stdinOnce", 0);
     cJSON_AddBoolToObject(c, "tty", 0);
     arr = cJSON_AddArrayToObject(c, "env");
-    e = cJSON_CreateObject();
-    cJSON_AddStringToObject(e, "name", "LLMSB_AGENT_UID");
-    snprintf(v, sizeof(v), "%lld", (long long)s->agent_uid);
-    cJSON_AddStringToObject(e, "value", v);
-    cJSON_AddItemToArray(arr, e);
-    e = cJSON_CreateObject();
-    cJSON_AddStringToObject(e, "name", "PATH");
-    cJSON_AddStringToObject(e, "value", "/usr/local/bin:/usr/bin:/bin");
-    cJSON_AddItemToArray(arr, e);
-    sc = cJSON_AddObjectToObject(c, "securityContext");
-    cJSON_AddNumberToObject(sc, "runAsUser", 0);
-    cJSON_AddNumberToObject(sc, "runAsGroup", 0);
-    cJSON_AddBoolToObject(sc, "allowPrivilegeEscalation", 0);
-    cJSON_AddBoolToObject(sc, "privileged", 0);
-    cJSON_AddBoolToObject(sc, "readOnlyRootFilesystem", 1);
-    cJSON *cap = cJSON_AddObjectToObject(sc, "capabilities");
-    cJSON_AddItemToArray(cJSON_AddArrayToObject(cap, "drop"), cJSON_CreateString("ALL"));
-    arr = cJSON_AddArrayToObject(cap, "add");
-    for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++)
-        cJSON_AddItemToArray(arr, cJSON_CreateString(caps[i]));
-    res = cJSON_AddObjectToObject(c, "resources");
-    lim = cJSON_AddObjectToObject(res, "limits");
-    snprintf(q, sizeof(q), "%lld", (long long)s->memory_bytes);
-    cJSON_AddStringToObject(lim, "memory", q);
-    snprintf(q, sizeof(q), "%lldm", (long long)(s->cpus * 1000 + 0.5));
-    cJSON_AddStringToObject(lim, "cpu", q);
-    /* requests: all the memory (what is promised is not taken back), a
-     * quarter of a CPU at most, so a node packs sandboxes as a Docker host
-     * does; the limit caps each */
-    cJSON *req = cJSON_AddObjectToObject(res, "requests");
-    snprintf(q, sizeof(q), "%lld", (long long)s->memory_bytes);
-    cJSON_AddStringToObject(req, "memory", q);
-    snprintf(q, sizeof(q), "%lldm", (long long)(s->cpus < 0.25 ? s->cpus * 1000 + 0.5 : 250));
-    cJSON_AddStringToObject(req, "cpu", q);
+    for (int i = 0; i < h->nenv; i++) {
+        e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "name", h->env[i].name);
+        cJSON_AddStringToObject(e, "value", h->env[i].value);
+        cJSON_AddItemToArray(arr, e);
+    }
+    render_container_security(c, h);
+    render_resources(c, h);
+    mounts = cJSON_AddArrayToObject(c, "volumeMounts");
+    for (int i = 0; i < h->nmounts; i++)
+        add_volume(vols, mounts, &h->mounts[i]);
+}
 
-    arr = cJSON_AddArrayToObject(spec, "volumes");
-    cJSON *mounts = cJSON_AddArrayToObject(c, "volumeMounts");
-    add_volume(arr, mounts, "work", "/work", s->work_tmpfs_bytes);
-    add_volume(arr, mounts, "tmp", "/tmp", s->tmp_tmpfs_bytes);
-    add_volume(arr, mounts, "var-tmp", "/var/tmp", s->tmp_tmpfs_bytes);
-    add_volume(arr, mounts, "shm", "/dev/shm", s->shm_bytes);
+char *kubernetes_pod_body(const struct kubernetes *k, const struct container_spec *s)
+{
+    struct hardening h;
+    cJSON *root = cJSON_CreateObject(), *spec, *c;
+    char *out;
+
+    hardening_from_spec(&h, s);
+    cJSON_AddStringToObject(root, "apiVersion", "v1");
+    cJSON_AddStringToObject(root, "kind", "Pod");
+    render_metadata(cJSON_AddObjectToObject(root, "metadata"), k, s, &h);
+    spec = cJSON_AddObjectToObject(root, "spec");
+    render_pod_spec(spec, k, &h);
+    c = cJSON_CreateObject();
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(spec, "containers"), c);
+    render_container(c, cJSON_AddArrayToObject(spec, "volumes"), k, s->image, &h);
     out = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
     return out;
 }
 
-static int kube_create(struct backend *b, const struct container_spec *spec, char *id, size_t idsz,
-                       struct llmsb_err *err)
+static int kubernetes_create(struct backend *b, const struct container_spec *spec, char *id,
+                             size_t idsz, struct llmsb_err *err)
 {
-    struct kube *k = kube_of(b);
+    struct kubernetes *k = kubernetes_of(b);
     struct buf resp;
-    char *body = pod_body(k, spec);
+    char *body = kubernetes_pod_body(k, spec);
     char path[200], what[300];
     cJSON *j = NULL;
     int rc;
@@ -425,8 +446,8 @@ static void pod_pending(const cJSON *pod, const cJSON *waiting, char *out, size_
         llmsb_append(out, osz, "phase %s", cJSON_IsString(phase) ? phase->valuestring : "unknown");
 }
 
-void k8s_pod_state(const cJSON *pod, struct container_state *st, char *fatal, size_t fsz,
-                   char *pending, size_t psz)
+void kubernetes_pod_state(const cJSON *pod, struct container_state *st, char *fatal, size_t fsz,
+                          char *pending, size_t psz)
 {
     const cJSON *status = cJSON_GetObjectItemCaseSensitive(pod, "status");
     const cJSON *phase = cJSON_GetObjectItemCaseSensitive(status, "phase");
@@ -487,21 +508,21 @@ static int get_pod(struct backend *b, const char *id, struct container_state *st
     cJSON *j;
     int rc;
 
-    snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s", kube_of(b)->ns, id);
+    snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s", kubernetes_of(b)->ns, id);
     snprintf(what, sizeof(what), "read pod %s", id);
     buf_init(&resp, RESP_CAP);
     rc = call(b, "GET", path, NULL, NULL, 200, 0, &resp, NULL, what, err);
     if (rc == 0) {
         j = cJSON_ParseWithLength(resp.data, resp.len);
-        k8s_pod_state(j, st, fatal, fsz, pending, psz);
+        kubernetes_pod_state(j, st, fatal, fsz, pending, psz);
         cJSON_Delete(j);
     }
     buf_release(&resp);
     return rc;
 }
 
-static int kube_inspect(struct backend *b, const char *id, struct container_state *st,
-                        struct llmsb_err *err)
+static int kubernetes_inspect(struct backend *b, const char *id, struct container_state *st,
+                              struct llmsb_err *err)
 {
     char fatal[300], pending[300];
     return get_pod(b, id, st, fatal, sizeof(fatal), pending, sizeof(pending), err);
@@ -511,10 +532,10 @@ static int kube_inspect(struct backend *b, const char *id, struct container_stat
  * pod that will not start ends the attempt at once; one still pending is
  * reported (a warning after POD_WARN_MS, the error at the start timeout)
  * in its own words: the scheduler's, the kubelet's. */
-static int kube_attach(struct backend *b, const char *id, struct backend_stream **out,
-                       struct llmsb_err *err)
+static int kubernetes_attach(struct backend *b, const char *id, struct backend_stream **out,
+                             struct llmsb_err *err)
 {
-    struct kube *k = kube_of(b);
+    struct kubernetes *k = kubernetes_of(b);
     struct container_state st;
     char fatal[400], pending[400], path[400];
     int64_t started = clock_mono_ms(), deadline = started + k->start_ms;
@@ -553,12 +574,12 @@ static int kube_attach(struct backend *b, const char *id, struct backend_stream 
              "/api/v1/namespaces/%s/pods/%s/attach?container=" CONTAINER
              "&stdin=true&stdout=true&stderr=true",
              k->ns, id);
-    if ((rc = k8s_stream_open(&k->http, path, out, err)) != 0)
+    if ((rc = kubernetes_stream_open(&k->http, path, out, err)) != 0)
         return llmsb_err_wrap(err, "kubernetes: attach to pod %s", id);
     return 0;
 }
 
-static int kube_start(struct backend *b, const char *id, struct llmsb_err *err)
+static int kubernetes_start(struct backend *b, const char *id, struct llmsb_err *err)
 {
     (void)b, (void)id, (void)err;
     return 0; /* the kubelet started it; attach waited for that */
@@ -574,7 +595,7 @@ static int delete_pod(struct backend *b, const char *id, const char *verb, struc
     /* 1 s, not 0: a grace of 0 takes the object out of etcd at once, while
      * its container may still run where the reaper can no longer see it */
     snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s?gracePeriodSeconds=1",
-             kube_of(b)->ns, id);
+             kubernetes_of(b)->ns, id);
     snprintf(what, sizeof(what), "%s pod %s", verb, id);
     buf_init(&resp, RESP_CAP);
     rc = call(b, "DELETE", path, NULL, NULL, 200, 404, &resp, &status, what, err);
@@ -586,12 +607,12 @@ static int delete_pod(struct backend *b, const char *id, const char *verb, struc
     return rc;
 }
 
-static int kube_stop(struct backend *b, const char *id, struct llmsb_err *err)
+static int kubernetes_stop(struct backend *b, const char *id, struct llmsb_err *err)
 {
     return delete_pod(b, id, "stop", err);
 }
 
-static int kube_remove(struct backend *b, const char *id, struct llmsb_err *err)
+static int kubernetes_remove(struct backend *b, const char *id, struct llmsb_err *err)
 {
     return delete_pod(b, id, "remove", err);
 }
@@ -605,9 +626,9 @@ static const char *annotation(const cJSON *md, const char *name)
     return cJSON_IsString(v) ? v->valuestring : "";
 }
 
-static int kube_list(struct backend *b, const char *label,
-                     void (*fn)(void *, const struct container_info *), void *ud,
-                     struct llmsb_err *err)
+static int kubernetes_list(struct backend *b, const char *label,
+                           void (*fn)(void *, const struct container_info *), void *ud,
+                           struct llmsb_err *err)
 {
     struct buf resp;
     char sel[200], val[64], path[600];
@@ -622,8 +643,8 @@ static int kube_list(struct backend *b, const char *label,
     snprintf(sel, sizeof(sel), "%.*s=%s", (int)(eq - label), label, val);
     if (!(esc = http_escape(sel)))
         return llmsb_err_set(err, LLMSB_ERR_NOMEM, "kubernetes: out of memory");
-    snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods?labelSelector=%s", kube_of(b)->ns,
-             esc);
+    snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods?labelSelector=%s",
+             kubernetes_of(b)->ns, esc);
     free(esc);
     buf_init(&resp, LIST_CAP);
     rc = call(b, "GET", path, NULL, NULL, 200, 0, &resp, NULL, "list pods", err);
@@ -662,10 +683,10 @@ static int kube_list(struct backend *b, const char *label,
 
 /* The engine's own exec, for benchmarks: a WebSocket on .../exec whose
  * status channel ends it; the exit code is in the status's message. */
-static int kube_exec(struct backend *b, const char *id, const char *const *argv, const char *user,
-                     struct buf *out, int *exit_code, struct llmsb_err *err)
+static int kubernetes_exec(struct backend *b, const char *id, const char *const *argv,
+                           const char *user, struct buf *out, int *exit_code, struct llmsb_err *err)
 {
-    struct kube *k = kube_of(b);
+    struct kubernetes *k = kubernetes_of(b);
     struct backend_stream *s = NULL;
     struct buf path;
     char chunk[65536];
@@ -687,7 +708,7 @@ static int kube_exec(struct backend *b, const char *id, const char *const *argv,
         buf_printf(&path, "&command=%s", e);
         free(e);
     }
-    rc = k8s_stream_open(&k->http, path.data, &s, err);
+    rc = kubernetes_stream_open(&k->http, path.data, &s, err);
     buf_release(&path);
     if (rc != 0)
         return llmsb_err_wrap(err, "kubernetes: exec in pod %s", id);
@@ -702,7 +723,7 @@ static int kube_exec(struct backend *b, const char *id, const char *const *argv,
         s->ops->close(s);
         return (int)n;
     }
-    *exit_code = k8s_stream_exit_code(s);
+    *exit_code = kubernetes_stream_exit_code(s);
     s->ops->close(s);
     return 0;
 }
@@ -715,31 +736,31 @@ static int no_images(struct llmsb_err *err)
                          "registry the nodes pull from); see docs/kubernetes.md");
 }
 
-static int kube_image_import(struct backend *b, const char *repo, const char *tag,
-                             backend_read_cb rd, void *ud, backend_progress_cb cb, void *pud,
-                             struct llmsb_err *err)
+static int kubernetes_image_import(struct backend *b, const char *repo, const char *tag,
+                                   backend_read_cb rd, void *ud, backend_progress_cb cb, void *pud,
+                                   struct llmsb_err *err)
 {
     (void)b, (void)repo, (void)tag, (void)rd, (void)ud, (void)cb, (void)pud;
     return no_images(err);
 }
 
-static int kube_image_build(struct backend *b, const char *const *tags, size_t ntags,
-                            backend_read_cb rd, void *ud, backend_progress_cb cb, void *pud,
-                            struct llmsb_err *err)
+static int kubernetes_image_build(struct backend *b, const char *const *tags, size_t ntags,
+                                  backend_read_cb rd, void *ud, backend_progress_cb cb, void *pud,
+                                  struct llmsb_err *err)
 {
     (void)b, (void)tags, (void)ntags, (void)rd, (void)ud, (void)cb, (void)pud;
     return no_images(err);
 }
 
-static int kube_image_pull(struct backend *b, const char *repo, const char *tag,
-                           backend_progress_cb cb, void *pud, struct llmsb_err *err)
+static int kubernetes_image_pull(struct backend *b, const char *repo, const char *tag,
+                                 backend_progress_cb cb, void *pud, struct llmsb_err *err)
 {
     (void)b, (void)repo, (void)tag, (void)cb, (void)pud;
     return no_images(err);
 }
 
-static int kube_image_tag(struct backend *b, const char *image, const char *repo, const char *tag,
-                          struct llmsb_err *err)
+static int kubernetes_image_tag(struct backend *b, const char *image, const char *repo,
+                                const char *tag, struct llmsb_err *err)
 {
     (void)b, (void)image, (void)repo, (void)tag;
     return no_images(err);
@@ -747,7 +768,7 @@ static int kube_image_tag(struct backend *b, const char *image, const char *repo
 
 /* The egress NetworkPolicy of deploy/kubernetes is what filters: nothing
  * to make here. */
-static int kube_egress_ensure(struct backend *b, struct llmsb_err *err)
+static int kubernetes_egress_ensure(struct backend *b, struct llmsb_err *err)
 {
     (void)b, (void)err;
     return 0;
@@ -755,15 +776,15 @@ static int kube_egress_ensure(struct backend *b, struct llmsb_err *err)
 
 /* Off the install network: the pod is relabelled llmsb.network=none, which
  * the deny-all NetworkPolicy covers. */
-static int kube_network_disconnect(struct backend *b, const char *name, const char *id,
-                                   struct llmsb_err *err)
+static int kubernetes_network_disconnect(struct backend *b, const char *name, const char *id,
+                                         struct llmsb_err *err)
 {
     struct buf resp;
     char path[300], what[200];
     int rc;
 
     (void)name;
-    snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s", kube_of(b)->ns, id);
+    snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s", kubernetes_of(b)->ns, id);
     snprintf(what, sizeof(what), "relabel pod %s llmsb.network=none", id);
     buf_init(&resp, RESP_CAP);
     rc = call(b, "PATCH", path, "application/merge-patch+json",
@@ -775,24 +796,24 @@ static int kube_network_disconnect(struct backend *b, const char *name, const ch
 
 const struct backend_ops kubernetes_ops = {
     .name = "kubernetes",
-    .open = kube_open,
-    .close = kube_close,
-    .ping = kube_ping,
-    .image_exists = kube_image_exists,
-    .create = kube_create,
-    .attach = kube_attach,
-    .start = kube_start,
-    .inspect = kube_inspect,
-    .stop = kube_stop,
-    .remove = kube_remove,
-    .list = kube_list,
-    .exec = kube_exec,
-    .image_import = kube_image_import,
-    .image_build = kube_image_build,
-    .image_pull = kube_image_pull,
-    .image_tag = kube_image_tag,
-    .egress_ensure = kube_egress_ensure,
-    .network_disconnect = kube_network_disconnect,
+    .open = kubernetes_open,
+    .close = kubernetes_close,
+    .ping = kubernetes_ping,
+    .image_exists = kubernetes_image_exists,
+    .create = kubernetes_create,
+    .attach = kubernetes_attach,
+    .start = kubernetes_start,
+    .inspect = kubernetes_inspect,
+    .stop = kubernetes_stop,
+    .remove = kubernetes_remove,
+    .list = kubernetes_list,
+    .exec = kubernetes_exec,
+    .image_import = kubernetes_image_import,
+    .image_build = kubernetes_image_build,
+    .image_pull = kubernetes_image_pull,
+    .image_tag = kubernetes_image_tag,
+    .egress_ensure = kubernetes_egress_ensure,
+    .network_disconnect = kubernetes_network_disconnect,
     .attach_after_start = 1,
     .cluster_wide = 1,
 };

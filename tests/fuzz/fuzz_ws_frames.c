@@ -2,7 +2,7 @@
  * server bytes: fed whole, in two pieces split at the first byte's value,
  * and byte by byte, it must report the same events (data per channel in
  * order, message ends, control frames) and fail alike. */
-#include "backends/kubernetes/stream.h"
+#include "backends/http/websocket.h"
 #include "common/common.h"
 
 #include <string.h>
@@ -39,7 +39,7 @@ static int feed(struct rec *r, const unsigned char *data, size_t size, size_t pi
 
     buf_init(&r->b, 1 << 20);
     r->data_ch = -2;
-    ws_dec_init(&d);
+    ws_dec_init(&d, 1);
     for (size_t at = 0; rc == 0 && at < size; at += piece) {
         size_t k = size - at < piece ? size - at : piece;
         rc = ws_dec_feed(&d, (const char *)data + at, k, record, r, &err);
@@ -69,7 +69,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     /* two pieces: the first `cut` bytes, then the rest */
     buf_init(&two.b, 1 << 20);
     two.data_ch = -2;
-    ws_dec_init(&d);
+    ws_dec_init(&d, 1);
     r2 = ws_dec_feed(&d, (const char *)data, cut, record, &two, &err);
     if (r2 == 0)
         r2 = ws_dec_feed(&d, (const char *)data + cut, size - cut, record, &two, &err);

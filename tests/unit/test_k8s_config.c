@@ -1,5 +1,5 @@
 /* test_k8s_config.c - kubeconfig and in-cluster credentials
- * (backends/k8s_config.c): the current context's server, namespace, CA,
+ * (backends/kubernetes/config.c): the current context's server, namespace, CA,
  * token or client certificate, files relative to the kubeconfig, and the
  * errors a user meets first. */
 #include "test.h"
@@ -30,7 +30,7 @@ static const char *write_file(const char *name, const char *text)
 TEST(current_context_with_token_and_ca_data)
 {
     struct llmsb_err err = {0};
-    struct k8s_auth a;
+    struct kubernetes_auth a;
     const char *p =
         write_file("kc1", "apiVersion: v1\n"
                           "clusters:\n"
@@ -43,20 +43,20 @@ TEST(current_context_with_token_and_ca_data)
                           "current-context: ctx\n"
                           "users:\n"
                           "- name: u1\n  user: {token: abc.def}\n");
-    ASSERT_EQ(k8s_auth_load(p, &a, &err), 0);
+    ASSERT_EQ(kubernetes_auth_load(p, &a, &err), 0);
     ASSERT_STR(a.server, "https://10.200.0.1:16443");
     ASSERT_STR(a.ns, "llmsb");
     ASSERT_STR(a.token, "abc.def");
     ASSERT_STR(a.ca_pem, "-----BEGIN CERTIFICATE-----\nAAA\n");
     ASSERT(a.cert_pem == NULL && a.key_pem == NULL && !a.insecure);
     ASSERT_CONTAINS(a.source, "context ctx");
-    k8s_auth_release(&a);
+    kubernetes_auth_release(&a);
 }
 
 TEST(client_certificate_files_relative_to_the_kubeconfig)
 {
     struct llmsb_err err = {0};
-    struct k8s_auth a;
+    struct kubernetes_auth a;
     const char *p;
 
     write_file("client.crt", "CERT\n");
@@ -67,50 +67,50 @@ TEST(client_certificate_files_relative_to_the_kubeconfig)
                           "current-context: x\n"
                           "users:\n- name: u\n  user: {client-certificate: client.crt, "
                           "client-key: client.key}\n");
-    ASSERT_EQ(k8s_auth_load(p, &a, &err), 0);
+    ASSERT_EQ(kubernetes_auth_load(p, &a, &err), 0);
     ASSERT_STR(a.cert_pem, "CERT\n");
     ASSERT_STR(a.key_pem, "KEY\n");
     ASSERT(a.insecure);
     ASSERT_STR(a.ns, "");
     ASSERT(a.token == NULL);
-    k8s_auth_release(&a);
+    kubernetes_auth_release(&a);
 }
 
 TEST(errors_name_the_file_and_what_is_missing)
 {
     struct llmsb_err err = {0};
-    struct k8s_auth a;
+    struct kubernetes_auth a;
     const char *p = write_file("kc3", "contexts: []\ncurrent-context: gone\n");
 
-    ASSERT(k8s_auth_load(p, &a, &err) != 0);
+    ASSERT(kubernetes_auth_load(p, &a, &err) != 0);
     ASSERT_CONTAINS(err.msg, "kc3: current-context \"gone\" is not among its contexts");
-    k8s_auth_release(&a);
+    kubernetes_auth_release(&a);
 
     memset(&err, 0, sizeof(err));
     p = write_file("kc4", "clusters:\n- name: c\n  cluster: {server: 'https://h'}\n"
                           "contexts:\n- name: x\n  context: {cluster: c, user: u}\n"
                           "current-context: x\n"
                           "users:\n- name: u\n  user:\n    exec: {command: aws}\n");
-    ASSERT(k8s_auth_load(p, &a, &err) != 0);
+    ASSERT(kubernetes_auth_load(p, &a, &err) != 0);
     ASSERT_CONTAINS(err.msg, "exec or auth-provider plugin");
-    k8s_auth_release(&a);
+    kubernetes_auth_release(&a);
 
     memset(&err, 0, sizeof(err));
     p = write_file("kc5", "clusters: [\n");
-    ASSERT(k8s_auth_load(p, &a, &err) != 0);
+    ASSERT(kubernetes_auth_load(p, &a, &err) != 0);
     ASSERT_CONTAINS(err.msg, "kc5:");
-    k8s_auth_release(&a);
+    kubernetes_auth_release(&a);
 
     memset(&err, 0, sizeof(err));
-    ASSERT(k8s_auth_load("/nonexistent/kubeconfig", &a, &err) != 0);
+    ASSERT(kubernetes_auth_load("/nonexistent/kubeconfig", &a, &err) != 0);
     ASSERT_CONTAINS(err.msg, "cannot read kubeconfig /nonexistent/kubeconfig");
-    k8s_auth_release(&a);
+    kubernetes_auth_release(&a);
 }
 
 TEST(kubeconfig_env_first_file_of_a_list)
 {
     struct llmsb_err err = {0};
-    struct k8s_auth a;
+    struct kubernetes_auth a;
     char list[600];
     const char *p =
         write_file("kc6", "clusters:\n- name: c\n  cluster: {server: 'https://six'}\n"
@@ -119,9 +119,9 @@ TEST(kubeconfig_env_first_file_of_a_list)
 
     snprintf(list, sizeof(list), "%s:/nonexistent", p);
     setenv("KUBECONFIG", list, 1);
-    ASSERT_EQ(k8s_auth_load(NULL, &a, &err), 0);
+    ASSERT_EQ(kubernetes_auth_load(NULL, &a, &err), 0);
     ASSERT_STR(a.server, "https://six");
-    k8s_auth_release(&a);
+    kubernetes_auth_release(&a);
     unsetenv("KUBECONFIG");
 }
 

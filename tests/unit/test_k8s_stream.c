@@ -15,6 +15,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "backends/http/websocket.h"
 #include "backends/kubernetes/stream.h"
 #include "common/base64.h"
 
@@ -395,7 +396,7 @@ static int cli_open(struct cli *k, struct srv *v)
     snprintf(host, sizeof(host), "tcp://127.0.0.1:%d", v->port);
     if (http_client_init(&k->c, host, "", &k->err) != 0)
         return -1;
-    k->rc = k8s_stream_open(&k->c, PATH, &k->s, &k->err);
+    k->rc = kubernetes_stream_open(&k->c, PATH, &k->s, &k->err);
     return k->rc;
 }
 
@@ -444,9 +445,9 @@ TEST(handshake_picks_v5)
 
     v = srv_new(V5);
     ASSERT_EQ(cli_open(&k, v), 0);
-    ASSERT_EQ(k8s_stream_protocol(k.s), 5);
-    ASSERT_STR(k8s_stream_status(k.s), "");
-    ASSERT_EQ(k8s_stream_exit_code(k.s), -1);
+    ASSERT_EQ(kubernetes_stream_protocol(k.s), 5);
+    ASSERT_STR(kubernetes_stream_status(k.s), "");
+    ASSERT_EQ(kubernetes_stream_exit_code(k.s), -1);
     cli_close(&k, v);
     ASSERT_STR(v->offered, V5 ", " V4);
     ASSERT_STR(v->path, PATH);
@@ -460,7 +461,7 @@ TEST(handshake_picks_v4)
 
     v = srv_new(V4);
     ASSERT_EQ(cli_open(&k, v), 0);
-    ASSERT_EQ(k8s_stream_protocol(k.s), 4);
+    ASSERT_EQ(kubernetes_stream_protocol(k.s), 4);
     cli_close(&k, v);
     srv_free(v);
 }
@@ -694,10 +695,10 @@ TEST(status_ends_the_stream_after_buffered_stdout)
     ASSERT_EQ(k.s->ops->read(k.s, p, 4, 3000, &k.err), 0);
     ASSERT_EQ(k.s->ops->read(k.s, p, 4, 3000, &k.err), 0);
     ASSERT(clock_mono_ms() - t0 < 2000); /* EOF without waiting for the TCP end */
-    ASSERT_STR(k8s_stream_status(k.s),
+    ASSERT_STR(kubernetes_stream_status(k.s),
                "command terminated with non-zero exit code: error executing command [sh -c exit "
                "3], exit code 3");
-    ASSERT_EQ(k8s_stream_exit_code(k.s), 3);
+    ASSERT_EQ(kubernetes_stream_exit_code(k.s), 3);
     ASSERT_CONTAINS(k.s->log.data, "k8s: Failure (NonZeroExitCode): command terminated");
     cli_close(&k, v);
     ASSERT_STR(v->seq.data, "C");
@@ -718,8 +719,8 @@ TEST(status_success)
     ASSERT_EQ(cli_open(&k, v), 0);
     ASSERT_EQ(read_all(&k, &got, 100), 0);
     ASSERT_STR(got.data, "done\n");
-    ASSERT_STR(k8s_stream_status(k.s), "Success");
-    ASSERT_EQ(k8s_stream_exit_code(k.s), 0);
+    ASSERT_STR(kubernetes_stream_status(k.s), "Success");
+    ASSERT_EQ(kubernetes_stream_exit_code(k.s), 0);
     ASSERT_EQ(k.s->log.len, 0);
     cli_close(&k, v);
     buf_release(&got);
@@ -738,8 +739,8 @@ TEST(status_not_json_is_kept_as_text)
     v->script = script_recv;
     ASSERT_EQ(cli_open(&k, v), 0);
     ASSERT_EQ(k.s->ops->read(k.s, p, sizeof(p), 3000, &k.err), 0);
-    ASSERT_STR(k8s_stream_status(k.s), "exec failed: no such file");
-    ASSERT_EQ(k8s_stream_exit_code(k.s), -1);
+    ASSERT_STR(kubernetes_stream_status(k.s), "exec failed: no such file");
+    ASSERT_EQ(kubernetes_stream_exit_code(k.s), -1);
     ASSERT_CONTAINS(k.s->log.data, "k8s: status: exec failed: no such file\n");
     cli_close(&k, v);
     srv_free(v);
@@ -900,7 +901,7 @@ TEST(close_stdin_v5_only)
 
     v = srv_new(V4);
     ASSERT_EQ(cli_open(&k, v), 0);
-    ASSERT_EQ(k8s_stream_close_stdin(k.s, &k.err), LLMSB_ERR_INVALID);
+    ASSERT_EQ(kubernetes_stream_close_stdin(k.s, &k.err), LLMSB_ERR_INVALID);
     ASSERT_CONTAINS(k.err.msg, "v4.channel.k8s.io cannot close stdin");
     cli_close(&k, v);
     srv_free(v);
@@ -908,7 +909,7 @@ TEST(close_stdin_v5_only)
     v = srv_new(V5);
     v->script = script_recv;
     ASSERT_EQ(cli_open(&k, v), 0);
-    ASSERT_EQ(k8s_stream_close_stdin(k.s, &k.err), 0);
+    ASSERT_EQ(kubernetes_stream_close_stdin(k.s, &k.err), 0);
     ASSERT_EQ(k.s->ops->write(k.s, "x", 1, &k.err), LLMSB_ERR_INVALID);
     cli_close(&k, v);
     ASSERT_STR(v->seq.data, "SC");
@@ -992,7 +993,7 @@ TEST(decoder_every_split_point)
 
             for (int i = 0; i < 4; i++)
                 buf_init(&k.ch[i], 0);
-            ws_dec_init(&d);
+            ws_dec_init(&d, 1);
             ASSERT_EQ(ws_dec_feed(&d, w.data, a, collect, &k, &err), 0);
             ASSERT_EQ(ws_dec_feed(&d, w.data + a, b - a, collect, &k, &err), 0);
             ASSERT_EQ(ws_dec_feed(&d, w.data + b, w.len - b, collect, &k, &err), 0);
@@ -1037,7 +1038,7 @@ TEST(decoder_refuses_bad_frames)
         struct buf b;
         buf_init(&b, 0);
         sframe(&b, cases[i].fin, cases[i].op, -1, pl, cases[i].n, cases[i].flags);
-        ws_dec_init(&d);
+        ws_dec_init(&d, 1);
         ASSERT_MSG(ws_dec_feed(&d, b.data, b.len, collect, &k, &err) == LLMSB_ERR_PROTO,
                    cases[i].what);
         ASSERT_CONTAINS(err.msg, cases[i].msg);
@@ -1045,10 +1046,10 @@ TEST(decoder_refuses_bad_frames)
                    cases[i].what); /* stays broken */
         buf_release(&b);
     }
-    ws_dec_init(&d);
+    ws_dec_init(&d, 1);
     ASSERT_EQ(ws_dec_feed(&d, (const char *)big, sizeof(big), collect, &k, &err), LLMSB_ERR_PROTO);
     ASSERT_CONTAINS(err.msg, "a frame of 67108865 bytes");
-    ws_dec_init(&d);
+    ws_dec_init(&d, 1);
     ASSERT_EQ(ws_dec_feed(&d, (const char *)huge, sizeof(huge), collect, &k, &err),
               LLMSB_ERR_PROTO);
 
@@ -1056,7 +1057,7 @@ TEST(decoder_refuses_bad_frames)
     buf_init(&b, 0);
     sframe(&b, 0, WS_OP_BINARY, 1, "a", 1, 0);
     sframe(&b, 1, WS_OP_BINARY, 1, "b", 1, 0);
-    ws_dec_init(&d);
+    ws_dec_init(&d, 1);
     ASSERT_EQ(ws_dec_feed(&d, b.data, b.len, collect, &k, &err), LLMSB_ERR_PROTO);
     ASSERT_CONTAINS(err.msg, "a new message inside a fragmented one");
     buf_release(&b);
@@ -1073,7 +1074,7 @@ TEST(decoder_says_where_it_was_cut)
 
     buf_init(&b, 0);
     sframe(&b, 0, WS_OP_BINARY, 1, "abc", 3, 0);
-    ws_dec_init(&d);
+    ws_dec_init(&d, 1);
     ASSERT(ws_dec_cut(&d) == NULL);
     ASSERT_EQ(ws_dec_feed(&d, b.data, 1, collect, &k, &err), 0);
     ASSERT_STR(ws_dec_cut(&d), "a frame header");
@@ -1086,7 +1087,7 @@ TEST(decoder_says_where_it_was_cut)
         buf_release(&k.ch[i]);
 }
 
-TEST_MAIN("kubernetes_stream", T(handshake_picks_v5), T(handshake_picks_v4),
+TEST_MAIN("k8s_stream", T(handshake_picks_v5), T(handshake_picks_v4),
           T(handshake_refuses_bad_accept), T(handshake_refuses_missing_protocol),
           T(handshake_http_error_names_status), T(stdout_many_small_frames_in_order),
           T(stdout_one_5mib_frame_whole), T(stderr_goes_to_the_log), T(fragmented_messages),
