@@ -1,10 +1,12 @@
 /* fake_test.h - the fixture of the unit tests that run on the fake engine
  * (tests/doubles/fake_engine.h): FAKE_TEST(name) { ... } is a test whose
  * body gets a fresh engine as fe, freed after the body however it ended,
- * so a failed ASSERT leaves no agent process and no temp dir behind. */
+ * so a failed ASSERT leaves no agent process and no temp dir behind; and
+ * a JOB the fake agent runs with sh -c. */
 #ifndef LLMSB_FAKE_TEST_H
 #define LLMSB_FAKE_TEST_H
 
+#include "sandbox/sandbox.h"
 #include "tests/doubles/fake_engine.h"
 #include "test.h"
 
@@ -16,6 +18,39 @@ static inline struct fake_engine *fake_test_engine(void)
     if (!fe)
         fprintf(stderr, "  %s\n", err.msg);
     return fe;
+}
+
+/* A JOB whose source the fake agent runs with sh -c. */
+static inline void fake_test_job(struct proto_job *pj, const char *code, const char *stdin_data)
+{
+    proto_job_init(pj);
+    pj->files = calloc(1, sizeof(*pj->files));
+    pj->nfiles = 1;
+    pj->files[0].path = strdup("main.sh");
+    pj->files[0].data = strdup(code);
+    pj->files[0].len = strlen(code);
+    pj->files[0].mode = 0644;
+    strlist_add(&pj->run_argv, &pj->nrun, "sh", 2);
+    if (stdin_data) {
+        pj->stdin_data = strdup(stdin_data);
+        pj->stdin_len = strlen(stdin_data);
+    }
+}
+
+/* Runs code in sb (res initialised here; the caller releases it);
+ * returns sandbox_run's code. */
+static inline int fake_test_run(struct sandbox *sb, const char *code, const char *stdin_data,
+                                int64_t backstop_ms, struct proto_result *res,
+                                struct llmsb_err *err)
+{
+    struct proto_job pj;
+    int rc;
+
+    fake_test_job(&pj, code, stdin_data);
+    proto_result_init(res, 1 << 20);
+    rc = sandbox_run(sb, &pj, backstop_ms, res, err);
+    proto_job_release(&pj);
+    return rc;
 }
 
 #define FAKE_TEST(name)                                   \

@@ -17,37 +17,6 @@ static struct container_spec spec_of(void)
     return spec;
 }
 
-/* A JOB whose source the fake agent runs with sh -c. */
-static void shell_job(struct proto_job *pj, const char *code, const char *stdin_data)
-{
-    proto_job_init(pj);
-    pj->files = calloc(1, sizeof(*pj->files));
-    pj->nfiles = 1;
-    pj->files[0].path = strdup("main.sh");
-    pj->files[0].data = strdup(code);
-    pj->files[0].len = strlen(code);
-    pj->files[0].mode = 0644;
-    strlist_add(&pj->run_argv, &pj->nrun, "sh", 2);
-    if (stdin_data) {
-        pj->stdin_data = strdup(stdin_data);
-        pj->stdin_len = strlen(stdin_data);
-    }
-}
-
-/* Runs code in sb; returns sandbox_run's code. */
-static int run_code(struct sandbox *sb, const char *code, const char *stdin_data,
-                    int64_t backstop_ms, struct proto_result *res, struct llmsb_err *err)
-{
-    struct proto_job pj;
-    int rc;
-
-    shell_job(&pj, code, stdin_data);
-    proto_result_init(res, 1 << 20);
-    rc = sandbox_run(sb, &pj, backstop_ms, res, err);
-    proto_job_release(&pj);
-    return rc;
-}
-
 FAKE_TEST(round_trip_status_stdout_exit_code)
 {
     struct container_spec spec = spec_of();
@@ -59,7 +28,7 @@ FAKE_TEST(round_trip_status_stdout_exit_code)
     rc = sandbox_open(&sb, fake_engine_backend(fe), &spec, 5000, &err);
     ASSERT_EQ(rc, 0);
     ASSERT_EQ(fake_engine_running(fe), 1);
-    rc = run_code(&sb, "cat; echo out; echo oops >&2; exit 3", "in:", 5000, &res, &err);
+    rc = fake_test_run(&sb, "cat; echo out; echo oops >&2; exit 3", "in:", 5000, &res, &err);
     ASSERT_EQ(rc, 0);
     ASSERT_EQ(res.status, STATUS_RUNTIME_ERROR);
     ASSERT_EQ(res.exit_code, 3);
@@ -69,7 +38,7 @@ FAKE_TEST(round_trip_status_stdout_exit_code)
     proto_result_release(&res);
     ASSERT_EQ(sb.healthy, 1);
     /* the next job runs in the same container, after the agent's READY */
-    rc = run_code(&sb, "echo $PPID", NULL, 5000, &res, &err);
+    rc = fake_test_run(&sb, "echo $PPID", NULL, 5000, &res, &err);
     ASSERT_EQ(rc, 0);
     ASSERT_EQ(res.status, STATUS_OK);
     ASSERT_EQ(res.exit_code, 0);
@@ -95,14 +64,14 @@ FAKE_TEST(container_dies_mid_job_is_an_error_not_a_hang)
     ASSERT_EQ(sandbox_open(&sb, fake_engine_backend(fe), &spec, 5000, &err), 0);
     t0 = clock_mono_ms();
     /* the job kills its own agent: the container's main process is gone */
-    rc = run_code(&sb, "kill -9 $PPID; sleep 5", NULL, 20000, &res, &err);
+    rc = fake_test_run(&sb, "kill -9 $PPID; sleep 5", NULL, 20000, &res, &err);
     proto_result_release(&res);
     ASSERT(rc < 0);
     ASSERT(clock_mono_ms() - t0 < 3000);
     ASSERT_CONTAINS(err.msg, "stream closed");
     ASSERT_EQ(sb.healthy, 0);
     /* a sandbox that failed is not run again */
-    ASSERT(run_code(&sb, "true", NULL, 5000, &res, &err) < 0);
+    ASSERT(fake_test_run(&sb, "true", NULL, 5000, &res, &err) < 0);
     proto_result_release(&res);
     sandbox_close(&sb);
     ASSERT_EQ(fake_engine_containers(fe), 0);
@@ -135,7 +104,7 @@ FAKE_TEST(oom_killed_container_is_memory_limit)
 
     ASSERT_EQ(sandbox_open(&sb, fake_engine_backend(fe), &spec, 5000, &err), 0);
     pthread_create(&th, NULL, kill_soon, &k);
-    rc = run_code(&sb, "sleep 5", NULL, 20000, &res, &err);
+    rc = fake_test_run(&sb, "sleep 5", NULL, 20000, &res, &err);
     pthread_join(th, NULL);
     ASSERT_EQ(rc, 0);
     ASSERT_EQ(res.status, STATUS_MEMORY_LIMIT);
@@ -155,7 +124,7 @@ FAKE_TEST(silent_agent_past_backstop_is_timeout)
 
     ASSERT_EQ(sandbox_open(&sb, fake_engine_backend(fe), &spec, 5000, &err), 0);
     t0 = clock_mono_ms();
-    ASSERT_EQ(run_code(&sb, "sleep 10", NULL, 400, &res, &err), 0);
+    ASSERT_EQ(fake_test_run(&sb, "sleep 10", NULL, 400, &res, &err), 0);
     ASSERT(clock_mono_ms() - t0 < 2000);
     ASSERT_EQ(res.status, STATUS_TIMEOUT);
     ASSERT_EQ(res.not_run, 1);
@@ -221,7 +190,7 @@ FAKE_TEST(cancel_stops_the_wait)
     sb.cancel = &cancel;
     pthread_create(&th, NULL, cancel_soon, &cancel);
     t0 = clock_mono_ms();
-    rc = run_code(&sb, "sleep 10", NULL, 20000, &res, &err);
+    rc = fake_test_run(&sb, "sleep 10", NULL, 20000, &res, &err);
     pthread_join(th, NULL);
     proto_result_release(&res);
     ASSERT_EQ(rc, LLMSB_ERR_INTERRUPTED);
@@ -239,7 +208,7 @@ FAKE_TEST(agent_internal_error_is_ours)
 
     fake_engine_agent(fe, 1, 0);
     ASSERT_EQ(sandbox_open(&sb, fake_engine_backend(fe), &spec, 5000, &err), 0);
-    ASSERT_EQ(run_code(&sb, "true", NULL, 5000, &res, &err), LLMSB_ERR_BACKEND);
+    ASSERT_EQ(fake_test_run(&sb, "true", NULL, 5000, &res, &err), LLMSB_ERR_BACKEND);
     proto_result_release(&res);
     ASSERT_CONTAINS(err.msg, "could not fork");
     ASSERT_EQ(sb.healthy, 0);
