@@ -1,11 +1,13 @@
 /* fake_test.h - the fixture of the unit tests that run on the fake engine
  * (tests/doubles/fake_engine.h): FAKE_TEST(name) { ... } is a test whose
  * body gets a fresh engine as fe, freed after the body however it ended,
- * so a failed ASSERT leaves no agent process and no temp dir behind; and
- * a JOB the fake agent runs with sh -c. */
+ * so a failed ASSERT leaves no agent process and no temp dir behind; a
+ * JOB the fake agent runs with sh -c; and for the executor, a config and a
+ * pool on the engine and a job whose code the fake agent runs. */
 #ifndef LLMSB_FAKE_TEST_H
 #define LLMSB_FAKE_TEST_H
 
+#include "exec/exec.h"
 #include "sandbox/sandbox.h"
 #include "tests/doubles/fake_engine.h"
 #include "test.h"
@@ -51,6 +53,45 @@ static inline int fake_test_run(struct sandbox *sb, const char *code, const char
     rc = sandbox_run(sb, &pj, backstop_ms, res, err);
     proto_job_release(&pj);
     return rc;
+}
+
+/* A config and a pool on the engine for exec_job and sessions. */
+struct fake_exec {
+    struct config cfg;
+    struct pool pool;
+};
+
+static inline void fake_exec_init(struct fake_exec *x, struct fake_engine *fe)
+{
+    struct pool_config pc;
+
+    config_defaults(&x->cfg);
+    x->cfg.lease_ms = 200; /* a retry waits 100 ms at most */
+    exec_pool_config(&x->cfg, 1, &pc);
+    pool_init(&x->pool, fake_engine_backend(fe), &pc);
+}
+
+static inline void fake_exec_release(struct fake_exec *x)
+{
+    pool_release_all(&x->pool);
+    config_release(&x->cfg);
+}
+
+/* A Python job (the fake agent runs its code with sh -c) with r ready
+ * for it; session: NULL, or the session it is a call of.  0 or <0. */
+static inline int fake_exec_job(struct job *j, struct job_result *r, const struct config *cfg,
+                                const char *id, const char *code, const char *session)
+{
+    struct llmsb_err err = {0};
+
+    job_init(j, cfg);
+    j->id = strdup(id);
+    if (job_set_language(j, "python", &err) != 0 || job_set_code(j, code, strlen(code), &err) != 0)
+        return -1;
+    if (session && !(j->session = strdup(session)))
+        return -1;
+    job_result_init(r, j);
+    return 0;
 }
 
 #define FAKE_TEST(name)                                   \
