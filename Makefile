@@ -90,10 +90,13 @@ $(CLI_BIN): $(CLI_OBJ) $(LIB_OBJ)
 	$(Q)$(CC) $(PIELD) -o $@ $^ $(LDLIBS)
 
 AGENT_LIB_OBJ = $(BUILD)/agent/run.o $(BUILD)/agent/artifacts.o $(BUILD)/agent/zygote.o $(BUILD)/agent/snapshot.o
-$(TBIN)/test_%: tests/unit/test_%.c $(LIB_OBJ) $(AGENT_LIB_OBJ)
+# the unit tests' fake engine (tests/doubles/fake_engine.c), whose
+# containers run $(TBIN)/fake-agent as plain processes
+UNIT_DOUBLES_OBJ = $(BUILD)/tests/doubles/fake_engine.o
+$(TBIN)/test_%: tests/unit/test_%.c $(LIB_OBJ) $(AGENT_LIB_OBJ) $(UNIT_DOUBLES_OBJ)
 	@mkdir -p $(TBIN)
 	@$(if $(Q),echo "  LINK    $@",:)
-	$(Q)$(CC) $(ALLCFLAGS) $(PIE) $(PIELD) -o $@ $< $(LIB_OBJ) $(AGENT_LIB_OBJ) $(LDLIBS)
+	$(Q)$(CC) $(ALLCFLAGS) $(PIE) $(PIELD) -o $@ $< $(LIB_OBJ) $(AGENT_LIB_OBJ) $(UNIT_DOUBLES_OBJ) $(LDLIBS)
 
 $(TBIN)/test_integ_%: tests/integration/test_integ_%.c $(LIB_OBJ)
 	@mkdir -p $(TBIN)
@@ -115,7 +118,7 @@ images-current: all
 	@mkdir -p $(BUILD)
 	@bin/llm-sandbox images build > $(BUILD)/images.log 2>&1 || { cat $(BUILD)/images.log; exit 1; }
 
-unit: $(UNIT_TESTS)
+unit: $(UNIT_TESTS) $(TBIN)/fake-agent
 	@sh tests/run-suite.sh unit $(UNIT_TESTS)
 
 # The dependency rule of the source tree (docs/architecture.md), over the

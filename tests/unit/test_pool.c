@@ -1,0 +1,274 @@
+/* test_pool.c - the warm container pool (sandbox/pool.c) over the fake
+ * engine, no container engine: reuse, max_uses and max_age retirement,
+ * the three exhaustion policies, health checks, failed removes retried,
+ * release_all. */
+#include <pthread.h>
+#include <time.h>
+
+#include "sandbox/pool.h"
+#include "fake_test.h"
+
+static struct container_spec spec_of(const char *image)
+{
+    struct container_spec spec = {0};
+    spec.image = image;
+    spec.memory_bytes = (int64_t)256 << 20;
+    return spec;
+}
+
+static struct pool_config config_of(int max_size, enum pool_exhausted on_exhausted)
+{
+    struct pool_config pc = {0};
+    pc.max_size = max_size;
+    pc.on_exhausted = on_exhausted;
+    pc.wait_ms = 300;
+    pc.start_timeout_ms = 5000;
+    pool_config_label(&pc, "llmsb.managed", "1");
+    return pc;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
+    nanosleep(&ts, NULL);
+}
+
+/* One job through a lease's sandbox; 0 when it ran ok. */
+static int run_true(struct pool_lease *l)
+{
+    struct proto_result res;
+    struct llmsb_err err = {0};
+    int rc = fake_test_run(l->sb, "true", NULL, 5000, &res, &err);
+
+    rc = rc != 0 ? rc : res.status != STATUS_OK;
+    proto_result_release(&res);
+    return rc;
+}
+
+/* A pool on the engine, its spec (image llmsb/a), the first lease taken
+ * from it and that container's id. */
+struct fx {
+    struct pool p;
+    struct container_spec spec;
+    struct pool_lease l;
+    struct llmsb_err err;
+    char id[BACKEND_ID_MAX];
+};
+
+/* Inits x->p with pc on fe and takes x->l; 0, or the acquire's code. */
+static int fx_start(struct fx *x, struct fake_engine *fe, struct pool_config pc)
+{
+    int rc;
+
+    memset(x, 0, sizeof(*x));
+    x->spec = spec_of("llmsb/a:latest");
+    pool_init(&x->p, fake_engine_backend(fe), &pc);
+    if ((rc = pool_acquire(&x->p, &x->spec, &x->l, &x->err)) == 0)
+        snprintf(x->id, sizeof(x->id), "%s", x->l.sb->id);
+    return rc;
+}
+
+FAKE_TEST(warm_container_is_reused)
+{
+    struct fx x;
+    struct container_spec other = spec_of("llmsb/b:latest");
+    int idle;
+
+    ASSERT_EQ(fx_start(&x, fe, config_of(2, POOL_WAIT)), 0);
+    ASSERT_EQ(run_true(&x.l), 0);
+    pool_put(&x.p, &x.l, 1);
+    ASSERT_EQ(pool_size(&x.p, &idle), 1);
+    ASSERT_EQ(idle, 1);
+    ASSERT_EQ(pool_acquire(&x.p, &x.spec, &x.l, &x.err), 0);
+    ASSERT_STR(x.l.sb->id, x.id);
+    ASSERT_EQ(x.p.reused, 1);
+    ASSERT_EQ(x.p.created, 1);
+    ASSERT_EQ(run_true(&x.l), 0);
+    pool_put(&x.p, &x.l, 1);
+    ASSERT_EQ(fake_engine_calls(fe, FAKE_OP_CREATE), 1);
+    /* another image is another key: not handed out for this one */
+    ASSERT_EQ(pool_acquire(&x.p, &other, &x.l, &x.err), 0);
+    ASSERT(strcmp(x.l.sb->id, x.id) != 0);
+    pool_put(&x.p, &x.l, 1);
+    pool_release_all(&x.p);
+}
+
+FAKE_TEST(max_uses_retires)
+{
+    struct pool_config pc = config_of(2, POOL_WAIT);
+    struct fx x;
+
+    pc.max_uses = 2;
+    ASSERT_EQ(fx_start(&x, fe, pc), 0);
+    ASSERT_EQ(run_true(&x.l), 0);
+    pool_put(&x.p, &x.l, 1);
+    ASSERT_EQ(fake_engine_containers(fe), 1); /* one use of two: kept */
+    ASSERT_EQ(pool_acquire(&x.p, &x.spec, &x.l, &x.err), 0);
+    ASSERT_EQ(run_true(&x.l), 0);
+    pool_put(&x.p, &x.l, 1);
+    ASSERT_EQ(fake_engine_containers(fe), 0); /* its second: retired */
+    ASSERT_EQ(pool_size(&x.p, NULL), 0);
+    ASSERT_EQ(pool_acquire(&x.p, &x.spec, &x.l, &x.err), 0);
+    ASSERT_EQ(x.p.created, 2);
+    pool_put(&x.p, &x.l, 1);
+    pool_release_all(&x.p);
+}
+
+FAKE_TEST(max_age_retires)
+{
+    struct pool_config pc = config_of(2, POOL_WAIT);
+    struct fx x;
+
+    pc.max_age_ms = 300;
+    /* given back old: destroyed at once */
+    ASSERT_EQ(fx_start(&x, fe, pc), 0);
+    sleep_ms(350);
+    pool_put(&x.p, &x.l, 1);
+    ASSERT_EQ(fake_engine_containers(fe), 0);
+    /* given back young, aging idle: maintenance destroys it */
+    ASSERT_EQ(pool_acquire(&x.p, &x.spec, &x.l, &x.err), 0);
+    pool_put(&x.p, &x.l, 1);
+    ASSERT_EQ(fake_engine_containers(fe), 1);
+    pool_maintain(&x.p);
+    ASSERT_EQ(fake_engine_containers(fe), 1);
+    sleep_ms(350);
+    pool_maintain(&x.p);
+    ASSERT_EQ(fake_engine_containers(fe), 0);
+    ASSERT_EQ(pool_size(&x.p, NULL), 0);
+    pool_release_all(&x.p);
+}
+
+FAKE_TEST(exhausted_fail_fast)
+{
+    struct fx x;
+    struct pool_lease b;
+    int64_t t0;
+
+    ASSERT_EQ(fx_start(&x, fe, config_of(1, POOL_FAIL_FAST)), 0);
+    t0 = clock_mono_ms();
+    ASSERT_EQ(pool_acquire(&x.p, &x.spec, &b, &x.err), LLMSB_ERR_LIMIT);
+    ASSERT(clock_mono_ms() - t0 < 100);
+    ASSERT_CONTAINS(x.err.msg, "fail_fast");
+    ASSERT_EQ(fake_engine_containers(fe), 1);
+    pool_put(&x.p, &x.l, 1);
+    pool_release_all(&x.p);
+}
+
+static void *give_back_soon(void *ud)
+{
+    struct fx *x = ud;
+
+    sleep_ms(200);
+    pool_put(&x->p, &x->l, 1);
+    return NULL;
+}
+
+FAKE_TEST(exhausted_wait)
+{
+    struct fx x;
+    struct pool_lease b;
+    pthread_t th;
+    int64_t t0;
+
+    ASSERT_EQ(fx_start(&x, fe, config_of(1, POOL_WAIT)), 0);
+    /* nobody gives it back: waits wait_ms, then gives up */
+    t0 = clock_mono_ms();
+    ASSERT_EQ(pool_acquire(&x.p, &x.spec, &b, &x.err), LLMSB_ERR_TIMEOUT);
+    ASSERT(clock_mono_ms() - t0 >= 290);
+    /* given back meanwhile: the waiter gets it */
+    x.p.cfg.wait_ms = 3000;
+    pthread_create(&th, NULL, give_back_soon, &x);
+    ASSERT_EQ(pool_acquire(&x.p, &x.spec, &b, &x.err), 0);
+    pthread_join(th, NULL);
+    ASSERT_STR(b.sb->id, x.id);
+    ASSERT_EQ(fake_engine_calls(fe, FAKE_OP_CREATE), 1);
+    pool_put(&x.p, &b, 1);
+    pool_release_all(&x.p);
+}
+
+FAKE_TEST(exhausted_temporary)
+{
+    struct fx x;
+    struct pool_lease b;
+
+    ASSERT_EQ(fx_start(&x, fe, config_of(1, POOL_TEMPORARY)), 0);
+    ASSERT_EQ(pool_acquire(&x.p, &x.spec, &b, &x.err), 0);
+    ASSERT_EQ(b.temporary, 1);
+    ASSERT_EQ(fake_engine_containers(fe), 2);
+    ASSERT_EQ(pool_size(&x.p, NULL), 1); /* a temporary one is not counted */
+    ASSERT_EQ(run_true(&b), 0);
+    pool_put(&x.p, &b, 1);
+    ASSERT_EQ(fake_engine_containers(fe), 1); /* and not kept */
+    pool_put(&x.p, &x.l, 1);
+    pool_release_all(&x.p);
+}
+
+FAKE_TEST(dead_idle_container_fails_health_check_and_is_replaced)
+{
+    struct fx x;
+
+    ASSERT_EQ(fx_start(&x, fe, config_of(2, POOL_WAIT)), 0);
+    pool_put(&x.p, &x.l, 1);
+    ASSERT_EQ(fake_engine_kill(fe, x.id, 0), 1);
+    ASSERT_EQ(pool_acquire(&x.p, &x.spec, &x.l, &x.err), 0);
+    ASSERT(strcmp(x.l.sb->id, x.id) != 0);
+    ASSERT_EQ(run_true(&x.l), 0);
+    ASSERT_EQ(x.p.reused, 0);
+    ASSERT_EQ(fake_engine_containers(fe), 1);
+    pool_put(&x.p, &x.l, 1);
+    pool_release_all(&x.p);
+}
+
+FAKE_TEST(failed_remove_is_retried_by_maintenance)
+{
+    struct fx x;
+
+    ASSERT_EQ(fx_start(&x, fe, config_of(2, POOL_WAIT)), 0);
+    ASSERT_EQ(pool_knows(&x.p, x.id), 1);
+    fake_engine_fail(fe, FAKE_OP_REMOVE, 1);
+    pool_put(&x.p, &x.l, 0);
+    ASSERT_EQ(fake_engine_containers(fe), 1);
+    ASSERT_EQ(pool_knows(&x.p, x.id), 1); /* in the graveyard */
+    pool_maintain(&x.p);
+    ASSERT_EQ(fake_engine_containers(fe), 0);
+    ASSERT_EQ(pool_knows(&x.p, x.id), 0);
+    pool_release_all(&x.p);
+}
+
+static void count_one(void *ud, const struct container_info *ci)
+{
+    (void)ci;
+    (*(int *)ud)++;
+}
+
+FAKE_TEST(release_all_destroys_idle_containers)
+{
+    struct fx x;
+    struct container_spec b = spec_of("llmsb/b:latest");
+    struct pool_lease la, lb;
+    struct backend be;
+    int n = 0;
+
+    ASSERT_EQ(fx_start(&x, fe, config_of(4, POOL_WAIT)), 0);
+    ASSERT_EQ(pool_acquire(&x.p, &x.spec, &la, &x.err), 0);
+    ASSERT_EQ(pool_acquire(&x.p, &b, &lb, &x.err), 0);
+    pool_put(&x.p, &la, 1);
+    pool_put(&x.p, &lb, 1);
+    /* the pool's labels are on its containers */
+    ASSERT_EQ(backend_clone(&be, fake_engine_backend(fe), &x.err), 0);
+    ASSERT_EQ(be.ops->list(&be, "llmsb.managed=1", count_one, &n, &x.err), 0);
+    backend_close(&be);
+    ASSERT_EQ(n, 3);
+    pool_release_all(&x.p);
+    /* the idle ones are gone; the one handed out is its holder's */
+    ASSERT_EQ(fake_engine_containers(fe), 1);
+    ASSERT_EQ(pool_size(&x.p, NULL), 1);
+    pool_put(&x.p, &x.l, 0);
+    ASSERT_EQ(fake_engine_containers(fe), 0);
+    ASSERT_EQ(pool_size(&x.p, NULL), 0);
+}
+
+TEST_MAIN("pool", T(warm_container_is_reused), T(max_uses_retires), T(max_age_retires),
+          T(exhausted_fail_fast), T(exhausted_wait), T(exhausted_temporary),
+          T(dead_idle_container_fails_health_check_and_is_replaced),
+          T(failed_remove_is_retried_by_maintenance), T(release_all_destroys_idle_containers))

@@ -1,0 +1,223 @@
+/* test_sandbox.c - the worker's side of the agent protocol (sandbox/sandbox.c)
+ * over the fake engine (tests/doubles/fake_engine.h), no container engine:
+ * a job's round trip, a container that dies or goes silent mid-job, a slow
+ * or failed start, a cancel, an agent that reports internal_error. */
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sandbox/sandbox.h"
+#include "fake_test.h"
+
+static struct container_spec spec_of(void)
+{
+    struct container_spec spec = {0};
+    spec.image = "llmsb/fake:latest";
+    spec.memory_bytes = (int64_t)256 << 20;
+    return spec;
+}
+
+FAKE_TEST(round_trip_status_stdout_exit_code)
+{
+    struct container_spec spec = spec_of();
+    struct sandbox sb;
+    struct proto_result res;
+    struct llmsb_err err = {0};
+    int rc, pid1;
+
+    rc = sandbox_open(&sb, fake_engine_backend(fe), &spec, 5000, &err);
+    ASSERT_EQ(rc, 0);
+    ASSERT_EQ(fake_engine_running(fe), 1);
+    rc = fake_test_run(&sb, "cat; echo out; echo oops >&2; exit 3", "in:", 5000, &res, &err);
+    ASSERT_EQ(rc, 0);
+    ASSERT_EQ(res.status, STATUS_RUNTIME_ERROR);
+    ASSERT_EQ(res.exit_code, 3);
+    ASSERT_EQ(res.out.len, 7u);
+    ASSERT(memcmp(res.out.data, "in:out\n", 7) == 0);
+    ASSERT(res.err.len == 5 && memcmp(res.err.data, "oops\n", 5) == 0);
+    proto_result_release(&res);
+    ASSERT_EQ(sb.healthy, 1);
+    /* the next job runs in the same container, after the agent's READY */
+    rc = fake_test_run(&sb, "echo $PPID", NULL, 5000, &res, &err);
+    ASSERT_EQ(rc, 0);
+    ASSERT_EQ(res.status, STATUS_OK);
+    ASSERT_EQ(res.exit_code, 0);
+    pid1 = atoi(res.out.data ? res.out.data : "0");
+    proto_result_release(&res);
+    ASSERT(pid1 > 0);
+    ASSERT_EQ(sb.jobs, 2);
+    ASSERT_EQ(sandbox_ping(&sb, 2000, &err), 0);
+    sandbox_close(&sb);
+    ASSERT_EQ(fake_engine_containers(fe), 0);
+    ASSERT_EQ(fake_engine_calls(fe, FAKE_OP_REMOVE), 1);
+}
+
+FAKE_TEST(container_dies_mid_job_is_an_error_not_a_hang)
+{
+    struct container_spec spec = spec_of();
+    struct sandbox sb;
+    struct proto_result res;
+    struct llmsb_err err = {0};
+    int64_t t0;
+    int rc;
+
+    ASSERT_EQ(sandbox_open(&sb, fake_engine_backend(fe), &spec, 5000, &err), 0);
+    t0 = clock_mono_ms();
+    /* the job kills its own agent: the container's main process is gone */
+    rc = fake_test_run(&sb, "kill -9 $PPID; sleep 5", NULL, 20000, &res, &err);
+    proto_result_release(&res);
+    ASSERT(rc < 0);
+    ASSERT(clock_mono_ms() - t0 < 3000);
+    ASSERT_CONTAINS(err.msg, "stream closed");
+    ASSERT_EQ(sb.healthy, 0);
+    /* a sandbox that failed is not run again */
+    ASSERT(fake_test_run(&sb, "true", NULL, 5000, &res, &err) < 0);
+    proto_result_release(&res);
+    sandbox_close(&sb);
+    ASSERT_EQ(fake_engine_containers(fe), 0);
+}
+
+struct killer {
+    struct fake_engine *fe;
+    int oom;
+};
+
+static void *kill_soon(void *ud)
+{
+    struct killer *k = ud;
+    struct timespec ts = {0, 300 * 1000000};
+
+    nanosleep(&ts, NULL);
+    fake_engine_kill(k->fe, NULL, k->oom);
+    return NULL;
+}
+
+FAKE_TEST(oom_killed_container_is_memory_limit)
+{
+    struct container_spec spec = spec_of();
+    struct killer k = {fe, 1};
+    struct sandbox sb;
+    struct proto_result res;
+    struct llmsb_err err = {0};
+    pthread_t th;
+    int rc;
+
+    ASSERT_EQ(sandbox_open(&sb, fake_engine_backend(fe), &spec, 5000, &err), 0);
+    pthread_create(&th, NULL, kill_soon, &k);
+    rc = fake_test_run(&sb, "sleep 5", NULL, 20000, &res, &err);
+    pthread_join(th, NULL);
+    ASSERT_EQ(rc, 0);
+    ASSERT_EQ(res.status, STATUS_MEMORY_LIMIT);
+    ASSERT_EQ(res.not_run, 1);
+    proto_result_release(&res);
+    ASSERT_EQ(sb.healthy, 0);
+    sandbox_close(&sb);
+}
+
+FAKE_TEST(silent_agent_past_backstop_is_timeout)
+{
+    struct container_spec spec = spec_of();
+    struct sandbox sb;
+    struct proto_result res;
+    struct llmsb_err err = {0};
+    int64_t t0;
+
+    ASSERT_EQ(sandbox_open(&sb, fake_engine_backend(fe), &spec, 5000, &err), 0);
+    t0 = clock_mono_ms();
+    ASSERT_EQ(fake_test_run(&sb, "sleep 10", NULL, 400, &res, &err), 0);
+    ASSERT(clock_mono_ms() - t0 < 2000);
+    ASSERT_EQ(res.status, STATUS_TIMEOUT);
+    ASSERT_EQ(res.not_run, 1);
+    proto_result_release(&res);
+    ASSERT_EQ(sb.healthy, 0);
+    sandbox_close(&sb);
+    ASSERT_EQ(fake_engine_containers(fe), 0);
+}
+
+FAKE_TEST(slow_start_past_start_timeout_fails_and_removes)
+{
+    struct container_spec spec = spec_of();
+    struct sandbox sb;
+    struct llmsb_err err = {0};
+
+    fake_engine_agent(fe, 0, 2000);
+    ASSERT_EQ(sandbox_open(&sb, fake_engine_backend(fe), &spec, 300, &err), LLMSB_ERR_TIMEOUT);
+    ASSERT_CONTAINS(err.msg, "did not start its agent");
+    ASSERT_EQ(fake_engine_containers(fe), 0);
+    /* slow, but within the timeout */
+    fake_engine_agent(fe, 0, 300);
+    ASSERT_EQ(sandbox_open(&sb, fake_engine_backend(fe), &spec, 5000, &err), 0);
+    sandbox_close(&sb);
+}
+
+FAKE_TEST(failed_create_and_start_leave_nothing)
+{
+    struct container_spec spec = spec_of();
+    struct sandbox sb;
+    struct llmsb_err err = {0};
+
+    fake_engine_fail(fe, FAKE_OP_CREATE, 1);
+    ASSERT(sandbox_open(&sb, fake_engine_backend(fe), &spec, 5000, &err) < 0);
+    ASSERT_CONTAINS(err.msg, "create failed");
+    fake_engine_fail(fe, FAKE_OP_START, 1);
+    ASSERT(sandbox_open(&sb, fake_engine_backend(fe), &spec, 5000, &err) < 0);
+    ASSERT_CONTAINS(err.msg, "start failed");
+    ASSERT_EQ(fake_engine_containers(fe), 0);
+    ASSERT_EQ(fake_engine_calls(fe, FAKE_OP_REMOVE), 1);
+}
+
+static void *cancel_soon(void *ud)
+{
+    struct timespec ts = {0, 300 * 1000000};
+
+    nanosleep(&ts, NULL);
+    atomic_store((atomic_int *)ud, SANDBOX_CANCEL);
+    return NULL;
+}
+
+FAKE_TEST(cancel_stops_the_wait)
+{
+    struct container_spec spec = spec_of();
+    struct sandbox sb;
+    struct proto_result res;
+    struct llmsb_err err = {0};
+    atomic_int cancel = SANDBOX_GO;
+    pthread_t th;
+    int64_t t0;
+    int rc;
+
+    ASSERT_EQ(sandbox_open(&sb, fake_engine_backend(fe), &spec, 5000, &err), 0);
+    sb.cancel = &cancel;
+    pthread_create(&th, NULL, cancel_soon, &cancel);
+    t0 = clock_mono_ms();
+    rc = fake_test_run(&sb, "sleep 10", NULL, 20000, &res, &err);
+    pthread_join(th, NULL);
+    proto_result_release(&res);
+    ASSERT_EQ(rc, LLMSB_ERR_INTERRUPTED);
+    ASSERT(clock_mono_ms() - t0 < 2000);
+    sandbox_close(&sb);
+    ASSERT_EQ(fake_engine_running(fe), 0);
+}
+
+FAKE_TEST(agent_internal_error_is_ours)
+{
+    struct container_spec spec = spec_of();
+    struct sandbox sb;
+    struct proto_result res;
+    struct llmsb_err err = {0};
+
+    fake_engine_agent(fe, 1, 0);
+    ASSERT_EQ(sandbox_open(&sb, fake_engine_backend(fe), &spec, 5000, &err), 0);
+    ASSERT_EQ(fake_test_run(&sb, "true", NULL, 5000, &res, &err), LLMSB_ERR_BACKEND);
+    proto_result_release(&res);
+    ASSERT_CONTAINS(err.msg, "could not fork");
+    ASSERT_EQ(sb.healthy, 0);
+    sandbox_close(&sb);
+}
+
+TEST_MAIN("sandbox", T(round_trip_status_stdout_exit_code),
+          T(container_dies_mid_job_is_an_error_not_a_hang), T(oom_killed_container_is_memory_limit),
+          T(silent_agent_past_backstop_is_timeout),
+          T(slow_start_past_start_timeout_fails_and_removes),
+          T(failed_create_and_start_leave_nothing), T(cancel_stops_the_wait),
+          T(agent_internal_error_is_ours))

@@ -1,0 +1,147 @@
+/* test_session.c - sessions (exec/session.c) through exec_job over the fake
+ * engine, no container engine: a session keeps its sandbox across calls,
+ * a close ends it and frees its sandbox and its id, a sandbox that dies
+ * ends it, and idle sessions expire.  The session table is the process's:
+ * each test uses ids of its own and closes them. */
+#include <time.h>
+
+#include "exec/session.h"
+#include "fake_test.h"
+
+/* One call of session sid (code NULL: its session_close). */
+static enum sched_outcome call(struct fake_exec *x, const char *sid, const char *code,
+                               struct job_result *r)
+{
+    struct llmsb_err err = {0};
+    struct job j;
+    enum sched_outcome o = SCHED_OUT_FAILED;
+
+    if (fake_exec_job(&j, r, &x->cfg, "call", code ? code : "", sid) == 0) {
+        j.session_close = code == NULL;
+        o = exec_job(&x->pool, x->pool.tmpl, &x->cfg, &j, NULL, r, &err);
+    }
+    job_release(&j);
+    return o;
+}
+
+/* The agent's pid as a call of sid sees it (its parent's), or -1. */
+static long agent_pid(struct fake_exec *x, const char *sid)
+{
+    struct job_result r;
+    long pid = -1;
+
+    if (call(x, sid, "echo $PPID", &r) == SCHED_OUT_FINAL && r.r.status == STATUS_OK)
+        pid = strtol(r.r.out.data, NULL, 10);
+    job_result_release(&r);
+    return pid;
+}
+
+static void close_session(struct fake_exec *x, const char *sid)
+{
+    struct job_result r;
+
+    call(x, sid, NULL, &r);
+    job_result_release(&r);
+}
+
+FAKE_TEST(keeps_its_sandbox_across_calls)
+{
+    struct fake_exec x;
+    long first;
+    int idle;
+
+    fake_exec_init(&x, fe);
+    first = agent_pid(&x, "keep");
+    ASSERT(first > 0);
+    ASSERT_EQ(agent_pid(&x, "keep"), first);
+    ASSERT_EQ(agent_pid(&x, "keep"), first);
+    ASSERT_EQ(fake_engine_calls(fe, FAKE_OP_CREATE), 1);
+    /* held by the session, never idle in the pool for another job */
+    ASSERT_EQ(pool_size(&x.pool, &idle), 1);
+    ASSERT_EQ(idle, 0);
+    /* another session gets a sandbox of its own */
+    ASSERT(agent_pid(&x, "keep-2") != first);
+    ASSERT_EQ(fake_engine_containers(fe), 2);
+    close_session(&x, "keep");
+    close_session(&x, "keep-2");
+    fake_exec_release(&x);
+}
+
+FAKE_TEST(close_ends_it_and_frees_its_sandbox_and_id)
+{
+    struct fake_exec x;
+    struct job_result r;
+    long first;
+
+    fake_exec_init(&x, fe);
+    first = agent_pid(&x, "closed");
+    ASSERT(first > 0);
+    ASSERT_EQ(call(&x, "closed", NULL, &r), SCHED_OUT_FINAL);
+    ASSERT_EQ(r.r.status, STATUS_OK);
+    ASSERT_EQ(r.r.not_run, 1);
+    job_result_release(&r);
+    ASSERT_EQ(fake_engine_containers(fe), 0);
+    ASSERT_EQ(pool_size(&x.pool, NULL), 0);
+    /* the id is free: a call starts the session afresh */
+    ASSERT(agent_pid(&x, "closed") != first);
+    ASSERT_EQ(fake_engine_calls(fe, FAKE_OP_CREATE), 2);
+    close_session(&x, "closed");
+    fake_exec_release(&x);
+}
+
+FAKE_TEST(sandbox_that_dies_ends_it)
+{
+    struct fake_exec x;
+    struct job_result r;
+
+    fake_exec_init(&x, fe);
+    ASSERT(agent_pid(&x, "dies") > 0);
+    ASSERT_EQ(call(&x, "dies", "kill -9 $PPID; sleep 5", &r), SCHED_OUT_FINAL);
+    ASSERT_EQ(r.r.status, STATUS_SESSION_LOST);
+    ASSERT_CONTAINS(r.error, "its sandbox failed during a call");
+    job_result_release(&r);
+    ASSERT_EQ(fake_engine_containers(fe), 0);
+    /* later calls say so rather than start afresh */
+    ASSERT_EQ(call(&x, "dies", "echo again", &r), SCHED_OUT_FINAL);
+    ASSERT_EQ(r.r.status, STATUS_SESSION_LOST);
+    ASSERT_CONTAINS(r.error, "its sandbox failed during a call");
+    job_result_release(&r);
+    ASSERT_EQ(fake_engine_calls(fe, FAKE_OP_CREATE), 1);
+    close_session(&x, "dies");
+    fake_exec_release(&x);
+}
+
+FAKE_TEST(idle_session_expires)
+{
+    struct fake_exec x;
+    struct job_result r;
+    struct timespec ts = {0, 400 * 1000000};
+
+    fake_exec_init(&x, fe);
+    x.cfg.session_idle_ms = 300;
+    ASSERT(agent_pid(&x, "idle") > 0);
+    session_expire(&x.pool, &x.cfg); /* not idle long enough yet */
+    ASSERT_EQ(fake_engine_containers(fe), 1);
+    nanosleep(&ts, NULL);
+    session_expire(&x.pool, &x.cfg);
+    ASSERT_EQ(fake_engine_containers(fe), 0);
+    ASSERT_EQ(call(&x, "idle", "echo late", &r), SCHED_OUT_FINAL);
+    ASSERT_EQ(r.r.status, STATUS_SESSION_LOST);
+    ASSERT_CONTAINS(r.error, "expired: no call");
+    job_result_release(&r);
+    /* past its time before the janitor came: its next call ends it */
+    ASSERT(agent_pid(&x, "idle-2") > 0);
+    nanosleep(&ts, NULL);
+    ASSERT_EQ(call(&x, "idle-2", "echo late", &r), SCHED_OUT_FINAL);
+    ASSERT_EQ(r.r.status, STATUS_SESSION_LOST);
+    ASSERT_CONTAINS(r.error, "expired");
+    job_result_release(&r);
+    ASSERT_EQ(fake_engine_containers(fe), 0);
+    close_session(&x, "idle");
+    close_session(&x, "idle-2");
+    fake_exec_release(&x);
+}
+
+TEST_MAIN("session", T(keeps_its_sandbox_across_calls),
+          T(close_ends_it_and_frees_its_sandbox_and_id), T(sandbox_that_dies_ends_it),
+          T(idle_session_expires))
