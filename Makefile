@@ -15,7 +15,7 @@ PIELD   = -pie
 COMMON_SRC  = common/common.c common/status.c common/strlist.c common/compare.c
 PROTO_SRC   = proto/proto.c
 AGENT_SRC   = agent/agent.c agent/run.c agent/artifacts.c agent/zygote.c agent/snapshot.c
-LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fields.c \
+LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fields.c common/clock.c \
               languages/languages.c languages/java.c languages/hooks.c \
               security/lex.c security/policy.c config/config.c config/jobfile.c \
               backends/backend.c backends/seccomp.c backends/http/http.c \
