@@ -25,9 +25,10 @@ LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fi
               sandbox/sandbox.c sandbox/pool.c images/images.c \
               job/job.c job/parse.c job/result.c \
               queue/queue.c scheduler/decide.c scheduler/scheduler.c \
-              exec/exec.c exec/session.c exec/scan.c exec/local.c \
+              exec/exec.c exec/session.c exec/scan.c exec/identity.c exec/runner.c \
+              exec/batch.c \
               worker/worker.c eval/passk.c
-CLI_SRC     = cli/main.c cli/run.c cli/images.c cli/queue_cmds.c cli/submit.c cli/scan.c cli/artifacts.c cli/cancel.c \
+CLI_SRC     = cli/main.c cli/run.c cli/images.c cli/queue_cmds.c cli/worker.c cli/submit.c cli/scan.c cli/artifacts.c cli/cancel.c \
               eval/report.c eval/convert.c mcp/server.c
 
 LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/%.o)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "config/jobfile.h"
 #include "exec/exec.h"
 #include "exec/runner.h"
