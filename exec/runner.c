@@ -30,6 +30,24 @@ void runner_pool_config(const struct config *cfg, const struct runner_opts *o,
     identity_pool_labels(id, pc);
 }
 
+/* Pings engine; on failure closes it. */
+static int engine_ping(struct backend *engine, char *version, size_t vsz, struct llmsb_err *err)
+{
+    int rc = engine->ops->ping(engine, version, vsz, err);
+
+    if (rc != 0)
+        backend_close(engine);
+    return rc;
+}
+
+int runner_engine_open(struct backend *engine, const struct config *cfg, char *version, size_t vsz,
+                       struct llmsb_err *err)
+{
+    int rc = backend_open(engine, cfg->backend, cfg->backend_host, &cfg->kube, err);
+
+    return rc != 0 ? rc : engine_ping(engine, version, vsz, err);
+}
+
 int runner_open_engine(struct runner *rn, const struct config *cfg, const struct runner_opts *o,
                        struct backend *engine, struct llmsb_err *err)
 {
@@ -41,11 +59,8 @@ int runner_open_engine(struct runner *rn, const struct config *cfg, const struct
     rn->be = *engine;
     rn->engine_wait_ms = o->engine_wait_ms > 0 ? o->engine_wait_ms : RUNNER_ENGINE_WAIT_MS;
     identity_init(&rn->id, o->worker_name, o->kind, o->queue);
-    if ((rc = rn->be.ops->ping(&rn->be, rn->engine_version, sizeof(rn->engine_version), err)) !=
-        0) {
-        backend_close(&rn->be);
+    if ((rc = engine_ping(&rn->be, rn->engine_version, sizeof(rn->engine_version), err)) != 0)
         return rc;
-    }
     runner_pool_config(cfg, o, &rn->id, &pc);
     return pool_init(&rn->pool, &rn->be, &pc);
 }

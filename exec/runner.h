@@ -50,6 +50,12 @@ struct runner {
 void runner_pool_config(const struct config *cfg, const struct runner_opts *o,
                         const struct identity *id, struct pool_config *pc);
 
+/* Opens cfg's engine (backend.name, backend.host) and pings it, for a
+ * verb that needs the engine and no pool (images build): version gets
+ * what the engine says it is.  On failure nothing is left open. */
+int runner_engine_open(struct backend *engine, const struct config *cfg, char *version, size_t vsz,
+                       struct llmsb_err *err);
+
 /* Opens cfg's engine (backend.name, backend.host), pings it and makes the
  * pool.  cfg must outlive the runner.  Returns 0, or a negative code with
  * err (nothing to close then). */
