@@ -57,8 +57,9 @@ int runner_engine_open(struct backend *engine, const struct config *cfg, char *v
                        struct llmsb_err *err);
 
 /* Opens cfg's engine (backend.name, backend.host), pings it and makes the
- * pool.  cfg must outlive the runner.  Returns 0, or a negative code with
- * err (nothing to close then). */
+ * pool.  cfg must outlive the runner, and rn must not move until
+ * runner_close (its pool points at rn->be).  Returns 0, or a negative code
+ * with err (nothing to close then). */
 int runner_open(struct runner *rn, const struct config *cfg, const struct runner_opts *o,
                 struct llmsb_err *err);
 /* The same over an engine the caller opened (a test's double): consumes
@@ -80,7 +81,9 @@ enum sched_outcome runner_run(struct runner *rn, const struct backend *be, const
 
 /* One attempt of j (the Redis worker's; the scheduler decides what comes
  * after): exec_job's outcome, but SCHED_OUT_UNAVAILABLE for a failure
- * while the engine does not answer (the engine's outage, not the job's). */
+ * while the engine does not answer (the engine's outage, not the job's).
+ * r's worker is left as the caller set it (runner_stamp first): a
+ * SCHED_OUT_ELSEWHERE writes the session's owner there. */
 enum sched_outcome runner_attempt(struct runner *rn, const struct backend *be, const struct job *j,
                                   atomic_int *cancel, struct job_result *r, struct llmsb_err *err);
 
