@@ -15,7 +15,7 @@ PIELD   = -pie
 COMMON_SRC  = common/common.c common/status.c common/strlist.c common/compare.c
 PROTO_SRC   = proto/proto.c
 AGENT_SRC   = agent/agent.c agent/run.c agent/artifacts.c agent/zygote.c agent/snapshot.c
-LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fields.c \
+LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fields.c common/clock.c \
               languages/languages.c languages/java.c languages/hooks.c \
               security/lex.c security/policy.c config/config.c config/jobfile.c \
               backends/backend.c backends/hardening.c backends/seccomp.c backends/http/http.c backends/http/websocket.c \
@@ -25,10 +25,10 @@ LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fi
               sandbox/sandbox.c sandbox/pool.c images/images.c \
               job/job.c job/parse.c job/result.c \
               queue/queue.c scheduler/decide.c scheduler/scheduler.c \
-              exec/exec.c exec/session.c exec/scan.c exec/local.c \
+              exec/exec.c exec/session.c exec/scan.c exec/identity.c exec/runner.c exec/batch.c \
               worker/worker.c eval/passk.c mcp/jsonrpc.c mcp/tools.c mcp/server.c
-CLI_SRC     = cli/main.c cli/run.c cli/images.c cli/queue_cmds.c cli/submit.c cli/scan.c cli/artifacts.c cli/cancel.c \
-              cli/mcp.c eval/report.c eval/convert.c
+CLI_SRC     = cli/main.c cli/run.c cli/images.c cli/queue_cmds.c cli/worker.c cli/submit.c cli/scan.c \
+              cli/artifacts.c cli/cancel.c cli/mcp.c eval/report.c eval/convert.c
 
 LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ   = $(CLI_SRC:%.c=$(BUILD)/%.o)

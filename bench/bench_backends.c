@@ -18,6 +18,7 @@
 #include "sandbox/sandbox.h"
 #include "bench/stats.h"
 #include "exec/exec.h"
+#include "exec/runner.h"
 #include "job/job.h"
 
 #define PROGRAM "print(1)"
@@ -46,9 +47,12 @@ static int engine_exec(struct backend *be, const char *id, struct llmsb_err *err
     return rc;
 }
 
-static void measure(struct row *r, const struct config *cfg, int n)
+static void measure(struct row *r, const struct config *base, int n)
 {
-    struct backend be;
+    const struct runner_opts ro = {.kind = "run", .slots = 1};
+    struct config *cfg = malloc(sizeof(*cfg));
+    struct runner rn;
+    struct backend *be = &rn.be;
     struct llmsb_err err = {0};
     struct container_spec spec;
     struct sandbox sb;
@@ -58,24 +62,24 @@ static void measure(struct row *r, const struct config *cfg, int n)
            *ex = calloc((size_t)n, sizeof(double));
     int64_t t0;
 
-    if (!agent || !prog || !ex) {
+    if (!cfg || !agent || !prog || !ex) {
         snprintf(r->why, sizeof(r->why), "out of memory");
         goto out;
     }
-    if (backend_open(&be, r->name, NULL, &cfg->kube, &err) != 0 ||
-        be.ops->ping(&be, r->version, sizeof(r->version), &err) != 0) {
+    *cfg = *base;
+    snprintf(cfg->backend, sizeof(cfg->backend), "%s", r->name);
+    if (runner_open(&rn, cfg, &ro, &err) != 0) {
         snprintf(r->why, sizeof(r->why), "%.190s", err.msg);
-        if (be.ops)
-            backend_close(&be);
         goto out;
     }
+    snprintf(r->version, sizeof(r->version), "%s", rn.engine_version);
     job_init(&j, cfg);
     job_set_language(&j, "python", &err);
     job_set_code(&j, PROGRAM, strlen(PROGRAM), &err);
     job_to_proto(&j, &pj, &err);
     exec_spec_for_job(&spec, cfg, &j, IMAGE);
     t0 = clock_mono_us();
-    if (sandbox_open(&sb, &be, &spec, 60000, &err) != 0) {
+    if (sandbox_open(&sb, be, &spec, 60000, &err) != 0) {
         snprintf(r->why, sizeof(r->why), "%.190s", err.msg);
         goto close;
     }
@@ -98,7 +102,7 @@ static void measure(struct row *r, const struct config *cfg, int n)
     }
     for (int i = 0; i < n; i++) {
         t0 = clock_mono_us();
-        if (engine_exec(&be, sb.id, &err) != 0) {
+        if (engine_exec(be, sb.id, &err) != 0) {
             snprintf(r->why, sizeof(r->why), "engine exec: %.170s", err.msg);
             goto sandbox;
         }
@@ -115,8 +119,9 @@ sandbox:
 close:
     proto_job_release(&pj);
     job_release(&j);
-    backend_close(&be);
+    runner_close(&rn, "the bench ended");
 out:
+    free(cfg);
     free(agent), free(prog), free(ex);
 }
 

@@ -25,6 +25,7 @@
 #include "sandbox/sandbox.h"
 #include "bench/stats.h"
 #include "exec/exec.h"
+#include "exec/runner.h"
 #include "job/job.h"
 
 extern char **environ;
@@ -185,11 +186,12 @@ static int cli_runs(const char *id, const char *code, int n, double *lat)
 
 int main(void)
 {
+    const struct runner_opts ro = {.kind = "run", .slots = 1};
     struct config cfg;
-    struct backend be;
+    struct runner rn;
+    struct backend *be = &rn.be;
     struct llmsb_err err = {0};
     struct sandbox sb;
-    char version[64];
     const char *ns = getenv("BENCH_N");
     int n = ns ? atoi(ns) : 100; /* bench input, not untrusted */
     double *lat, *prog;
@@ -199,14 +201,14 @@ int main(void)
     lat = calloc((size_t)n, sizeof(double));
     prog = calloc((size_t)n, sizeof(double));
     config_defaults(&cfg);
-    if (backend_open(&be, "docker", NULL, NULL, &err) ||
-        be.ops->ping(&be, version, sizeof(version), &err)) {
+    snprintf(cfg.backend, sizeof(cfg.backend), "docker");
+    if (runner_open(&rn, &cfg, &ro, &err) != 0) {
         fprintf(stderr, "bench: %s\n", err.msg);
         return 1;
     }
-    if (open_sandbox(&sb, &be, &cfg, "python", IMAGE) != 0)
+    if (open_sandbox(&sb, be, &cfg, "python", IMAGE) != 0)
         return 1;
-    printf("bench: Python jobs, %s, Docker %s, one warm container\n", IMAGE, version);
+    printf("bench: Python jobs, %s, Docker %s, one warm container\n", IMAGE, rn.engine_version);
     for (size_t p = 0; p < sizeof(programs) / sizeof(programs[0]); p++) {
         const struct program *pg = &programs[p];
         int m = p == 0 ? n : n / 3;
@@ -223,7 +225,7 @@ int main(void)
         if (p == 0) {
             for (int i = 0; i < m; i++) {
                 int64_t t0 = clock_mono_us();
-                if (api_exec(&be, sb.id) != 0)
+                if (api_exec(be, sb.id) != 0)
                     return 1;
                 lat[i] = (double)(clock_mono_us() - t0) / 1000.0;
             }
@@ -252,7 +254,7 @@ int main(void)
         int m = n / 3;
         double zyg, fresh, zprog, fprog;
 
-        if (open_sandbox(&sb, &be, &cfg, o->lang, o->image) != 0 ||
+        if (open_sandbox(&sb, be, &cfg, o->lang, o->image) != 0 ||
             agent_runs(&sb, &cfg, o->lang, o->code, 0, m, lat, prog) != 0)
             return 1;
         zprog = bench_pct(prog, m, 0.5);
@@ -266,7 +268,7 @@ int main(void)
                o->lang, zprog, fprog, fresh / zyg);
         sandbox_close(&sb);
     }
-    backend_close(&be);
+    runner_close(&rn, "the bench ended");
     free(lat), free(prog);
     return 0;
 }

@@ -30,7 +30,9 @@ int cli_global_opt(struct cli_globals *g, int argc, char **argv, int *i);
 /* Loads the config and applies environment and flags over it. */
 int cli_config_finish(struct cli_globals *g);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Installs SIGINT/SIGTERM handlers that set exec_interrupted. */
+/* Installs SIGINT/SIGTERM handlers: the first sets llmsb_interrupted (every
+ * wait stops, the clean-up and the summary follow), a second exits at once
+ * with EXIT_INTERRUPTED.  The worker verb has its own (cli/worker.c). */
 void cli_signals(void);
 
 /* Reads a whole file ("-": stdin) into b; past b's cap is an error naming

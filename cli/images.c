@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "backends/backend.h"
+#include "exec/runner.h"
 #include "images/images.h"
 
 static const char images_usage[] =
@@ -48,8 +49,7 @@ int cmd_images(struct cli_globals *g, int argc, char **argv)
     }
     if (cli_config_finish(g) != 0)
         return EXIT_USAGE;
-    if (backend_open(&be, g->cfg.backend, g->cfg.backend_host, &g->cfg.kube, &err) != 0 ||
-        be.ops->ping(&be, version, sizeof(version), &err) != 0 ||
+    if (runner_engine_open(&be, &g->cfg, version, sizeof(version), &err) != 0 ||
         images_build(&be, &g->cfg, langs, n, &o, &err) != 0) {
         cli_error("%s", err.msg);
         backend_close(&be);

@@ -1,5 +1,5 @@
-/* queue_cmds.c - the verbs around the Redis queue: worker, result and
- * status (submit is in submit.c). */
+/* queue_cmds.c - the verbs around the Redis queue: result and status
+ * (submit is in submit.c, worker in worker.c). */
 #include "cli.h"
 
 #include <stdio.h>
@@ -11,42 +11,6 @@
 #include "config/jobfile.h"
 #include "queue/queue.h"
 #include "job/result.h"
-#include "worker/worker.h"
-
-/* ---- worker ------------------------------------------------------------- */
-
-int cmd_worker(struct cli_globals *g, int argc, char **argv)
-{
-    const char *name = NULL;
-    long long slots = 0;
-
-    for (int i = 1; i < argc; i++) {
-        int rc = cli_global_opt(g, argc, argv, &i);
-        if (rc < 0)
-            return EXIT_USAGE;
-        if (rc > 0)
-            continue;
-        if (strcmp(argv[i], "--slots") == 0 && i + 1 < argc) {
-            if (parse_ll(argv[++i], 1, 256, &slots) != 0) {
-                cli_error("--slots must be between 1 and 256 (got \"%s\")", argv[i]);
-                return EXIT_USAGE;
-            }
-        } else if (strcmp(argv[i], "--name") == 0 && i + 1 < argc) {
-            name = argv[++i];
-        } else if (strcmp(argv[i], "--help") == 0) {
-            puts("usage: llm-sandbox worker [--config FILE] [--slots N] [--name NAME]\n\n"
-                 "Pulls jobs from the Redis stream until SIGTERM/SIGINT; the first signal\n"
-                 "drains (finishes running jobs up to worker.drain), a second exits at once.");
-            return 0;
-        } else {
-            cli_error("worker: unknown option \"%s\"", argv[i]);
-            return EXIT_USAGE;
-        }
-    }
-    if (cli_config_finish(g) != 0)
-        return EXIT_USAGE;
-    return worker_main(&g->cfg, slots ? (int)slots : (int)g->cfg.slots, name);
-}
 
 /* ---- results ---------------------------------------------------------------- */
 

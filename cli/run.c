@@ -11,9 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "backends/backend.h"
-#include "sandbox/pool.h"
-#include "exec/exec.h"
+#include "exec/runner.h"
 #include "job/job.h"
 #include "job/result.h"
 
@@ -356,29 +354,15 @@ static int load_job(struct cli_globals *g, const struct run_opts *o, int argc, c
 static int run_job(struct cli_globals *g, const struct job *j, struct job_result *r,
                    struct llmsb_err *err)
 {
-    struct backend be;
-    struct pool_config pc;
-    struct pool pool;
-    char version[64];
-    enum sched_outcome o;
+    const struct runner_opts ro = {.kind = "run", .slots = 1, .max_size = 1};
+    struct runner rn;
     int rc;
 
-    exec_identity(NULL, "run", NULL);
-    if ((rc = backend_open(&be, g->cfg.backend, g->cfg.backend_host, &g->cfg.kube, err)) != 0)
+    if ((rc = runner_open(&rn, &g->cfg, &ro, err)) != 0)
         return rc;
-    if ((rc = be.ops->ping(&be, version, sizeof(version), err)) != 0)
-        goto out;
-    exec_pool_config(&g->cfg, 1, &pc);
-    pc.min_idle = 0;
-    pc.max_size = 1;
-    pool_init(&pool, &be, &pc);
-    o = exec_job_retrying(&pool, &be, &g->cfg, j, NULL, r);
-    snprintf(r->worker, sizeof(r->worker), "%s", exec_worker_name());
-    pool_release_all(&pool);
-    if (o == SCHED_OUT_ABORTED)
+    if (runner_run(&rn, NULL, j, NULL, r) == SCHED_OUT_ABORTED)
         rc = llmsb_err_set(err, LLMSB_ERR_INTERRUPTED, "interrupted; container removed");
-out:
-    backend_close(&be);
+    runner_close(&rn, "the run ended");
     return rc;
 }
 

@@ -16,7 +16,7 @@
 #include "queue/queue.h"
 #include "job/job.h"
 #include "job/result.h"
-#include "exec/local.h"
+#include "exec/batch.h"
 
 #define SHOW_MAX 20 /* problems and failures listed before "... and N more" */
 
@@ -605,16 +605,16 @@ static int submit_local(struct cli_globals *g, const struct submit_opts *o, stru
 {
     cJSON **results = calloc(jf->n ? jf->n : 1, sizeof(*results));
     struct progress c = {isatty(STDERR_FILENO), 0, 0, clock_mono_ms(), 0};
-    struct worker_local wl = {o->slots ? (int)o->slots : (int)g->cfg.slots,
-                              o->timeout_s > 0 ? c.started_ms + (int64_t)(o->timeout_s * 1000) : 0,
-                              local_progress, &c};
+    struct batch_opts bo = {o->slots ? (int)o->slots : (int)g->cfg.slots,
+                            o->timeout_s > 0 ? c.started_ms + (int64_t)(o->timeout_s * 1000) : 0,
+                            local_progress, &c};
     struct llmsb_err err = {0};
     int rc;
 
     if (!results)
         return EXIT_INTERNAL;
     cli_signals(); /* Ctrl-C and SIGTERM stop the run; the summary follows */
-    rc = worker_run_local(&g->cfg, &wl, jf->jobs, jf->n, results, &err);
+    rc = batch_run(&g->cfg, &bo, jf->jobs, jf->n, results, &err);
     if (rc < 0) {
         cli_error("%s", err.msg);
         rc = EXIT_INTERNAL;
@@ -627,11 +627,11 @@ static int submit_local(struct cli_globals *g, const struct submit_opts *o, stru
             free(p->ids[i]);
             p->ids[i] = strdup(results[i] ? jstr(results[i], "id", "") : defid);
         }
-    if (rc == WORKER_LOCAL_DONE)
+    if (rc == BATCH_DONE)
         rc = finish_submit(o, jf, p, results);
     else
         rc = finish_early(o, jf, p, results,
-                          rc == WORKER_LOCAL_STOPPED ? EXIT_INTERRUPTED : EXIT_WAIT_TIMEOUT,
+                          rc == BATCH_STOPPED ? EXIT_INTERRUPTED : EXIT_WAIT_TIMEOUT,
                           "they were stopped and their containers removed");
 out:
     for (size_t i = 0; i < jf->n; i++)

@@ -13,7 +13,6 @@
 #include <cjson/cJSON.h>
 
 #include "sandbox/sandbox.h"
-#include "exec/exec.h"
 
 #define LOST_KEEP 1024 /* ended sessions remembered, at most */
 
@@ -346,7 +345,7 @@ int session_take(struct pool *pool, const struct config *cfg, const struct job *
         rc = store.claim(store.ud, j->session, owner, osz, why, sizeof(why));
         if (rc == 3) { /* ours by name, not in this process: a worker of that name restarted */
             snprintf(why, sizeof(why), "the worker that held it (%s) restarted",
-                     exec_worker_name());
+                     store.self ? store.self : "-");
             if (store.lose)
                 store.lose(store.ud, j->session, why);
             rc = 2;

@@ -27,6 +27,7 @@ struct session_store {
     /* 1 when a call of id that came before entry_id is still to finish */
     int (*earlier)(void *ud, const char *id, const char *entry_id);
     void *ud;
+    const char *self; /* this worker's name, for messages */
 };
 
 void session_store_set(const struct session_store *st);

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
-#include <errno.h>
-#include <time.h>
+
+#include "common/clock.h"
 
 /* ---- scripts ------------------------------------------------------------- */
 
@@ -372,13 +372,6 @@ int queue_reconnect(struct queue *q, struct llmsb_err *err)
     return connect_now(q, err);
 }
 
-static void sleep_ms(int64_t ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
-}
-
 int queue_connect_retry(struct queue *q, const char *url, const char *prefix, const char *consumer,
                         int timeout_ms, int fresh, const atomic_int *stop, int64_t giveup_ms,
                         struct llmsb_err *err)
@@ -396,7 +389,7 @@ int queue_connect_retry(struct queue *q, const char *url, const char *prefix, co
         if ((stop && atomic_load(stop)) || (giveup_ms && clock_mono_ms() - start > giveup_ms))
             return rc;
         log_warn("redis: %s; retrying in %lld ms", err->msg, (long long)backoff);
-        sleep_ms(backoff);
+        clock_sleep_ms(backoff);
         backoff = backoff * 2 > QUEUE_RECONNECT_MAX_MS ? QUEUE_RECONNECT_MAX_MS : backoff * 2;
     }
 }

@@ -1,9 +1,9 @@
 /* worker.c - the Redis worker (see worker.h): slots, the janitor thread,
- * signals and drain.
+ * drain on a stop request.
  *
  * Each slot is a thread with its own Redis connection and engine handle;
- * it takes a job from the scheduler only when it is free, runs it through
- * exec_job and carries out the scheduler's decision.  The janitor thread,
+ * it takes a job from the scheduler only when it is free, runs one attempt
+ * of it through the runner and carries out the scheduler's decision.  The janitor thread,
  * on its own connection, keeps the heartbeat, drives the scheduler's
  * timers (cancellation, leases, reclaim), keeps the pool warm and removes
  * containers that dead processes of this queue left behind. */
@@ -14,16 +14,15 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "sandbox/pool.h"
+#include "common/clock.h"
 #include "queue/queue.h"
 #include "scheduler/scheduler.h"
-#include "exec/exec.h"
+#include "exec/runner.h"
 #include "exec/session.h"
 
-atomic_int worker_stop;
+static atomic_int worker_stop; /* drain: set by worker_stop_ask */
 
 #define HEARTBEAT_PER_TTL 4         /* heartbeats per heartbeat_ttl */
 #define REDIS_EXTRA_TIMEOUT_MS 3000 /* command timeout above the longest BLOCK */
@@ -44,13 +43,10 @@ struct slot {
 
 struct worker {
     const struct config *cfg;
-    char name[160];
-    char host[256];
-    char queue_label[24];
+    const char *name; /* rn.id.worker */
     int nslots;
     struct slot *slots;
-    struct pool pool;
-    struct backend be;
+    struct runner rn; /* the engine, the pool, who this worker is */
     struct scheduler sched;
     atomic_int janitor_stop;
     pthread_t janitor;
@@ -157,13 +153,6 @@ static int store_earlier(void *ud, const char *id, const char *entry_id)
     return store_call(ud, do_earlier, &a);
 }
 
-static void sleep_ms(int64_t ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
-}
-
 static int redis_connect(struct worker *w, struct queue *q, int fresh, const atomic_int *stop,
                          int64_t giveup_ms)
 {
@@ -268,10 +257,8 @@ static void run_entry(struct slot *s, const struct queue_entry *e, const struct 
     case SCHED_ADMIT_RUN:
         break;
     }
-    o = exec_job(&s->w->pool, &s->be, cfg, j, scheduler_cancel_flag(&s->w->sched, s->index), r,
-                 &err);
-    if (o == SCHED_OUT_FAILED && !exec_engine_answers(&s->be))
-        o = SCHED_OUT_UNAVAILABLE;
+    o = runner_attempt(&s->w->rn, &s->be, j, scheduler_cancel_flag(&s->w->sched, s->index), r,
+                       &err);
     d = scheduler_decide(o, e->deliveries, j->max_attempts, &backoff);
     switch (d.action) {
     case SCHED_FINISH:
@@ -343,7 +330,7 @@ static void handle_entry(struct slot *s, struct queue_entry *e)
         snprintf(r.id, sizeof(r.id), "%s", e->id);
     r.attempts = (int)e->deliveries;
     r.queued_at = entry_ms(e->id);
-    snprintf(r.worker, sizeof(r.worker), "%s", s->w->name);
+    runner_stamp(&s->w->rn, &r);
     scheduler_begin(&s->w->sched, s->index, e->id, r.id);
     if (invalid) {
         job_result_set_status(&r, STATUS_INVALID, "%s", err.msg);
@@ -375,13 +362,13 @@ static void *slot_main(void *arg)
             if (queue_err_retryable(&err) && redis_connect(w, &s->q, 0, &worker_stop, 0) == 0)
                 s->client_id = queue_client_id(&s->q, &err);
             else if (!atomic_load(&worker_stop))
-                sleep_ms(500);
+                clock_sleep_ms(500);
             continue;
         }
         if (e)
             handle_entry(s, e);
         else if (atomic_load(&w->sched.paused))
-            sleep_ms(WORKER_PAUSED_POLL_MS);
+            clock_sleep_ms(WORKER_PAUSED_POLL_MS);
         queue_entries_free(e, e ? 1 : 0);
     }
     queue_close(&s->q);
@@ -395,7 +382,7 @@ static int heartbeat(struct worker *w, struct queue *q)
     struct fields p;
     struct llmsb_err err = {0};
     char slots[16], busy[16], done[24], pid[16], started[24], pooled[32];
-    int idle = 0, total = pool_size(&w->pool, &idle), rc;
+    int idle = 0, total = pool_size(&w->rn.pool, &idle), rc;
 
     snprintf(slots, sizeof(slots), "%d", w->nslots);
     snprintf(busy, sizeof(busy), "%d", scheduler_busy(&w->sched));
@@ -404,13 +391,13 @@ static int heartbeat(struct worker *w, struct queue *q)
     snprintf(started, sizeof(started), "%lld", (long long)w->started_wall_ms);
     snprintf(pooled, sizeof(pooled), "%d/%d", idle, total);
     fields_init(&p, 16);
-    fields_adds(&p, "host", w->host);
+    fields_adds(&p, "host", w->rn.id.host);
     fields_adds(&p, "pid", pid);
     fields_adds(&p, "slots", slots);
     fields_adds(&p, "busy", busy);
     fields_adds(&p, "done", done);
     fields_adds(&p, "version", LLMSB_VERSION);
-    fields_adds(&p, "backend", w->be.ops->name);
+    fields_adds(&p, "backend", w->rn.be.ops->name);
     fields_adds(&p, "state",
                 atomic_load(&worker_stop)       ? "draining"
                 : atomic_load(&w->sched.paused) ? "paused (engine not answering)"
@@ -444,15 +431,15 @@ static void reap_one(void *ud, const struct container_info *ci)
 
     if (c->n >= REAP_MAX)
         return;
-    if (strcmp(ci->worker, c->w->name) == 0 && strcmp(ci->host, c->w->host) == 0)
+    if (strcmp(ci->worker, c->w->name) == 0 && strcmp(ci->host, c->w->rn.id.host) == 0)
         dead = ci->created_s > 0 &&
                (clock_wall_ms() / 1000 - ci->created_s) * 1000 >
                    c->w->cfg->start_timeout_ms + WORKER_OWN_LEFTOVER_AGE_MS &&
-               !pool_knows(&c->w->pool, ci->id);
+               !pool_knows(&c->w->rn.pool, ci->id);
     else if (strcmp(ci->kind, "worker") == 0)
         /* older than two heartbeat lifetimes: a worker just started may
          * make pods before its first heartbeat */
-        dead = strcmp(ci->queue, c->w->queue_label) == 0 && ci->created_s > 0 &&
+        dead = strcmp(ci->queue, c->w->rn.id.queue) == 0 && ci->created_s > 0 &&
                (clock_wall_ms() / 1000 - ci->created_s) * 1000 > 2 * c->w->cfg->heartbeat_ttl_ms &&
                queue_worker_alive(c->q, ci->worker, &err) == 0;
     else if (parse_ll(ci->pid, 1, 1 << 30, &pid) == 0)
@@ -473,15 +460,15 @@ static void reap(struct worker *w, struct queue *q)
     c->q = q;
     /* a host's containers; in a cluster, every worker's pods (a dead
      * worker's pod had a host name of its own) */
-    if (w->be.ops->cluster_wide)
+    if (w->rn.be.ops->cluster_wide)
         snprintf(label, sizeof(label), "llmsb.kind=worker");
     else
-        snprintf(label, sizeof(label), "llmsb.host=%s", w->host);
-    if (w->be.ops->list(&w->be, label, reap_one, c, &err) != 0)
+        snprintf(label, sizeof(label), "llmsb.host=%s", w->rn.id.host);
+    if (w->rn.be.ops->list(&w->rn.be, label, reap_one, c, &err) != 0)
         log_warn("reaper: %s", err.msg);
     for (int i = 0; i < c->n; i++) {
         log_info("reaper: removing container %.12s left behind", c->ids[i]);
-        if (w->be.ops->remove(&w->be, c->ids[i], &err) != 0)
+        if (w->rn.be.ops->remove(&w->rn.be, c->ids[i], &err) != 0)
             log_warn("reaper: %s", err.msg);
     }
     free(c);
@@ -504,12 +491,12 @@ static void *janitor_main(void *arg)
         if (rc == 0 && sched_timer_due(&hb, now))
             rc = heartbeat(w, &q);
         if (atomic_load(&w->sched.paused) && sched_timer_due(&probe, now) &&
-            exec_engine_answers(&w->be) && scheduler_resume(&w->sched))
-            log_info("%s engine answers again; taking jobs", w->be.ops->name);
+            runner_engine_answers(&w->rn.be) && scheduler_resume(&w->sched))
+            log_info("%s engine answers again; taking jobs", w->rn.be.ops->name);
         if (!atomic_load(&worker_stop) && !atomic_load(&w->sched.paused) &&
             sched_timer_due(&maint, now)) {
-            pool_maintain(&w->pool);
-            session_expire(&w->pool, w->cfg);
+            pool_maintain(&w->rn.pool);
+            session_expire(&w->rn.pool, w->cfg);
             reap(w, &q);
         }
         if (rc != 0) {
@@ -517,7 +504,7 @@ static void *janitor_main(void *arg)
             hb.next_ms = 0;
             redis_connect(w, &q, 0, &w->janitor_stop, JANITOR_RECONNECT_GIVEUP_MS);
         }
-        sleep_ms(WORKER_JANITOR_TICK_MS);
+        clock_sleep_ms(WORKER_JANITOR_TICK_MS);
     }
     queue_close(&q);
     return NULL;
@@ -525,13 +512,11 @@ static void *janitor_main(void *arg)
 
 /* ---- lifecycle ---------------------------------------------------------------- */
 
-static void on_signal(int sig)
+int worker_stop_ask(void)
 {
     int was = 0;
 
-    (void)sig;
-    if (!atomic_compare_exchange_strong(&worker_stop, &was, 1))
-        _exit(130); /* second signal: at once */
+    return !atomic_compare_exchange_strong(&worker_stop, &was, 1);
 }
 
 /* Runs fn on a connection of its own for control commands. */
@@ -567,7 +552,7 @@ static void drain(struct worker *w)
              (long long)w->cfg->drain_ms, scheduler_running(&w->sched));
     with_control(w, NULL, unblock_slots);
     while (scheduler_running(&w->sched) > 0 && clock_mono_ms() < deadline)
-        sleep_ms(WORKER_DRAIN_POLL_MS);
+        clock_sleep_ms(WORKER_DRAIN_POLL_MS);
     scheduler_abort_all(&w->sched);
 }
 
@@ -584,22 +569,31 @@ static void retire(struct worker *w, struct queue *ctl)
     queue_consumer_retire(ctl, &err);
 }
 
-/* The engine and Redis answer, before any thread starts. */
-static int preflight(struct worker *w, char *version, size_t vsz, struct llmsb_err *err)
+/* The engine and Redis answer, before any thread starts: the runner
+ * (engine, pool, this worker's identity) opened, the consumer group made. */
+static int preflight(struct worker *w, const char *name, struct llmsb_err *err)
 {
+    char queue_label[24];
+    struct runner_opts ro = {.kind = "worker",
+                             .worker_name = name,
+                             .queue = queue_label,
+                             .slots = w->nslots,
+                             .keep_warm = 1};
     struct queue probe;
     int rc;
 
-    if ((rc = backend_open(&w->be, w->cfg->backend, w->cfg->backend_host, &w->cfg->kube, err)) != 0)
+    identity_queue_label(w->cfg->redis_url, w->cfg->redis_prefix, queue_label);
+    if ((rc = runner_open(&w->rn, w->cfg, &ro, err)) != 0)
         return rc;
-    if ((rc = w->be.ops->ping(&w->be, version, vsz, err)) != 0)
-        return rc;
+    w->name = w->rn.id.worker;
     rc = queue_open(&probe, w->cfg->redis_url, w->cfg->redis_prefix, w->name, 5000, err);
     if (rc == 0)
         rc = queue_group_ensure(&probe, err);
     queue_close(&probe);
-    if (rc != 0)
+    if (rc != 0) {
         llmsb_err_wrap(err, "is redis-server running at %s?", w->cfg->redis_url);
+        runner_close(&w->rn, "the worker did not start");
+    }
     return rc;
 }
 
@@ -611,7 +605,7 @@ static int start_threads(struct worker *w, struct llmsb_err *err)
         struct slot *s = &w->slots[i];
         s->w = w;
         s->index = i;
-        if ((rc = backend_clone(&s->be, &w->be, err)) != 0)
+        if ((rc = backend_clone(&s->be, &w->rn.be, err)) != 0)
             return rc;
         if ((rc = pthread_create(&s->th, NULL, slot_main, s)) != 0)
             return llmsb_err_set(err, LLMSB_ERR_SYS, "worker: cannot start slot %d: %s", i,
@@ -624,62 +618,46 @@ static int start_threads(struct worker *w, struct llmsb_err *err)
     return 0;
 }
 
-static void init_identity(struct worker *w, const struct config *cfg, int slots, const char *name)
-{
-    memset(w, 0, sizeof(*w));
-    w->cfg = cfg;
-    w->nslots = slots;
-    w->started_wall_ms = clock_wall_ms();
-    atomic_init(&w->janitor_stop, 0);
-    if (gethostname(w->host, sizeof(w->host) - 1) != 0)
-        snprintf(w->host, sizeof(w->host), "unknown");
-    if (name && *name)
-        snprintf(w->name, sizeof(w->name), "%s", name);
-    else
-        snprintf(w->name, sizeof(w->name), "%.100s-%d", w->host, (int)getpid());
-    exec_queue_label(cfg->redis_url, cfg->redis_prefix, w->queue_label);
-    exec_identity(w->name, "worker", w->queue_label);
-}
-
 int worker_main(const struct config *cfg, int slots, const char *name)
 {
     static struct worker w;
     struct sched_config sc;
-    struct pool_config pc;
     struct llmsb_err err = {0};
-    char version[64];
     int rc = 0, janitor = 0;
 
-    init_identity(&w, cfg, slots, name);
-    llmsb_signals(on_signal);
-    sc = (struct sched_config){cfg->lease_ms, cfg->block_ms, w.name};
-    if (preflight(&w, version, sizeof(version), &err) != 0 ||
-        scheduler_init(&w.sched, slots, &sc, &err) != 0) {
+    memset(&w, 0, sizeof(w));
+    w.cfg = cfg;
+    w.nslots = slots;
+    w.started_wall_ms = clock_wall_ms();
+    atomic_init(&w.janitor_stop, 0);
+    if ((rc = preflight(&w, name, &err)) != 0) {
         log_error("%s", err.msg);
-        backend_close(&w.be);
-        return 3;
+        return rc;
     }
-    exec_pool_config(cfg, slots, &pc);
-    pool_init(&w.pool, &w.be, &pc);
+    sc = (struct sched_config){cfg->lease_ms, cfg->block_ms, w.name};
+    if ((rc = scheduler_init(&w.sched, slots, &sc, &err)) != 0) {
+        log_error("%s", err.msg);
+        runner_close(&w.rn, "the worker did not start");
+        return rc;
+    }
     {
-        struct session_store st = {store_claim, store_drop, store_lose, store_earlier, &w};
+        struct session_store st = {store_claim, store_drop, store_lose, store_earlier, &w, w.name};
         pthread_mutex_init(&w.store_mu, NULL);
         session_store_set(&st);
     }
     if (!(w.slots = calloc((size_t)slots, sizeof(*w.slots)))) {
-        rc = 3;
+        rc = LLMSB_ERR_NOMEM;
         goto out;
     }
-    log_info("worker %s: %d slots, %s %s, redis %s prefix %s", w.name, slots, w.be.ops->name,
-             version, cfg->redis_url, cfg->redis_prefix);
-    if (start_threads(&w, &err) != 0) {
+    log_info("worker %s: %d slots, %s %s, redis %s prefix %s", w.name, slots, w.rn.be.ops->name,
+             w.rn.engine_version, cfg->redis_url, cfg->redis_prefix);
+    if ((rc = start_threads(&w, &err)) != 0) {
         log_error("%s", err.msg);
         atomic_store(&worker_stop, 1);
-        rc = 3;
     }
     janitor = rc == 0;
     while (!atomic_load(&worker_stop))
-        sleep_ms(WORKER_DRAIN_POLL_MS);
+        clock_sleep_ms(WORKER_DRAIN_POLL_MS);
     drain(&w);
 out:
     for (int i = 0; w.slots && i < slots; i++) {
@@ -690,16 +668,17 @@ out:
     atomic_store(&w.janitor_stop, 1);
     if (janitor)
         pthread_join(w.janitor, NULL);
-    session_end_all(&w.pool, "the worker that held it stopped");
+    /* before the jobs are given back and the session store goes: the
+     * sessions' ends are recorded in Redis (runner_close finds none left) */
+    session_end_all(&w.rn.pool, "the worker that held it stopped");
     with_control(&w, w.name, give_back_held);
     with_control(&w, w.name, retire);
     session_store_set(NULL);
     if (w.store_open)
         queue_close(&w.store_q);
-    pool_release_all(&w.pool);
+    runner_close(&w.rn, "the worker that held it stopped");
     log_info("worker %s stopped after %lld job(s)", w.name, (long long)atomic_load(&w.sched.done));
     free(w.slots);
     scheduler_release(&w.sched);
-    backend_close(&w.be);
     return rc;
 }

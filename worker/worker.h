@@ -1,8 +1,9 @@
-/* worker.h - the worker process: N slots pulling jobs through the consumer
- * group into a shared warm pool, a janitor thread (heartbeat, the
- * scheduler's timers, pool upkeep, reaping of leaked containers), signals
- * and graceful drain.  Job files run in-process with no Redis through
- * exec/local.h (`submit --local`). */
+/* worker.h - the Redis worker: N slots pulling jobs through the consumer
+ * group into one runner's warm pool (exec/runner.h), a janitor thread
+ * (heartbeat, the scheduler's timers, pool upkeep, reaping of leaked
+ * containers) and a graceful drain when a stop is asked.  It installs no
+ * signal handler: the front end's handler calls worker_stop_ask.  Job files run
+ * in-process with no Redis through exec/batch.h (`submit --local`). */
 #ifndef LLMSB_WORKER_H
 #define LLMSB_WORKER_H
 
@@ -10,8 +11,11 @@
 #include <stdatomic.h>
 #include "config/config.h"
 
-/* Set by the first SIGTERM/SIGINT: drain. A second signal exits at once. */
-extern atomic_int worker_stop;
+/* Asks a running worker_main to drain (finish its running jobs up to
+ * worker.drain, then stop).  Async-signal-safe.  Returns 0 for the first
+ * ask, 1 when a stop was asked already (a signal handler then exits at
+ * once). */
+int worker_stop_ask(void);
 
 #define WORKER_JANITOR_TICK_MS 250
 #define WORKER_MAINTAIN_EVERY_MS 10000
@@ -21,7 +25,9 @@ extern atomic_int worker_stop;
 #define WORKER_DRAIN_POLL_MS 100
 #define WORKER_CONTROL_TIMEOUT_MS 3000
 
-/* Runs the Redis worker until SIGTERM/SIGINT; returns the exit code. */
+/* Runs the Redis worker until worker_stop_ask; returns 0 after a drain, or
+ * a negative code (the engine or Redis could not be reached at start, a
+ * thread could not start: logged). */
 int worker_main(const struct config *cfg, int slots, const char *name);
 
 #endif

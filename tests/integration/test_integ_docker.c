@@ -11,6 +11,7 @@
 #include "backends/backend.h"
 #include "sandbox/pool.h"
 #include "exec/exec.h"
+#include "exec/runner.h"
 #include "job/job.h"
 #include "job/result.h"
 
@@ -35,13 +36,14 @@ static const char *suite_name(void)
  * Returns 0 with r final, or -1 with err set. */
 static int exec_once(const struct job *j, struct job_result *r, struct llmsb_err *err)
 {
+    const struct runner_opts ro = {.kind = "run", .slots = 1, .max_size = 1};
+    struct identity id;
     struct pool_config pc;
     struct pool pool;
     enum sched_outcome o;
 
-    exec_pool_config(&cfg, 1, &pc);
-    pc.min_idle = 0;
-    pc.max_size = 1;
+    identity_init(&id, NULL, "run", NULL);
+    runner_pool_config(&cfg, &ro, &id, &pc);
     pool_init(&pool, &be, &pc);
     o = exec_job(&pool, &be, &cfg, j, NULL, r, err);
     pool_release_all(&pool);

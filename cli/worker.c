@@ -1,0 +1,52 @@
+/* worker.c - `llm-sandbox worker`: runs the Redis worker (worker/) until
+ * SIGTERM or SIGINT.  The first signal asks it to drain (running jobs
+ * finish up to worker.drain); a second one exits at once with 130. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "worker/worker.h"
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    if (worker_stop_ask())
+        _exit(EXIT_INTERRUPTED); /* second signal: at once */
+}
+
+int cmd_worker(struct cli_globals *g, int argc, char **argv)
+{
+    const char *name = NULL;
+    long long slots = 0;
+
+    for (int i = 1; i < argc; i++) {
+        int rc = cli_global_opt(g, argc, argv, &i);
+        if (rc < 0)
+            return EXIT_USAGE;
+        if (rc > 0)
+            continue;
+        if (strcmp(argv[i], "--slots") == 0 && i + 1 < argc) {
+            if (parse_ll(argv[++i], 1, 256, &slots) != 0) {
+                cli_error("--slots must be between 1 and 256 (got \"%s\")", argv[i]);
+                return EXIT_USAGE;
+            }
+        } else if (strcmp(argv[i], "--name") == 0 && i + 1 < argc) {
+            name = argv[++i];
+        } else if (strcmp(argv[i], "--help") == 0) {
+            puts("usage: llm-sandbox worker [--config FILE] [--slots N] [--name NAME]\n\n"
+                 "Pulls jobs from the Redis stream until SIGTERM/SIGINT; the first signal\n"
+                 "drains (finishes running jobs up to worker.drain), a second exits at once.");
+            return 0;
+        } else {
+            cli_error("worker: unknown option \"%s\"", argv[i]);
+            return EXIT_USAGE;
+        }
+    }
+    if (cli_config_finish(g) != 0)
+        return EXIT_USAGE;
+    llmsb_signals(on_signal);
+    return worker_main(&g->cfg, slots ? (int)slots : (int)g->cfg.slots, name) == 0 ? 0
+                                                                                   : EXIT_INTERNAL;
+}

@@ -1,0 +1,103 @@
+/* runner.h - the in-process runner every front end uses (`run`, `submit
+ * --local`, the MCP server, the Redis worker, the benchmarks): one engine
+ * handle, pinged when opened; one pool sized from the config; who this
+ * process is (the labels on its containers, the worker name on its
+ * results); jobs run with the scheduler's one retry policy, or one attempt
+ * at a time for the Redis worker, whose retries go through the queue.
+ *
+ * One runner serves many jobs, from many threads at once: each thread
+ * passes its own engine handle (backend_clone of rn->be), or NULL for the
+ * runner's own when one thread runs jobs.  A stop is asked through a
+ * call's cancel flag (enum sched_cancel) or llmsb_interrupted, which the
+ * front end's signal handler sets; the runner installs no handler and
+ * returns the project's error codes, never a process's exit code. */
+#ifndef LLMSB_EXEC_RUNNER_H
+#define LLMSB_EXEC_RUNNER_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include "backends/backend.h"
+#include "sandbox/pool.h"
+#include "config/config.h"
+#include "scheduler/decide.h"
+#include "job/job.h"
+#include "job/result.h"
+#include "exec/identity.h"
+
+#define RUNNER_ENGINE_WAIT_MS 300000 /* how long runner_run waits for a lost engine */
+
+/* What a front end asks of its runner. */
+struct runner_opts {
+    const char *kind;        /* the llmsb.kind label: "run", "local" or "worker" */
+    const char *worker_name; /* NULL or "": <host>-<pid> */
+    const char *queue;       /* the llmsb.queue label (identity_queue_label); NULL: none */
+    int slots;               /* jobs at a time; with sessions.max, the pool's size */
+    int keep_warm;           /* 1: pool.min_idle idle containers kept; 0: none */
+    int max_size;            /* > 0: the pool's cap, over the config's and the computed one */
+    int64_t engine_wait_ms;  /* 0: RUNNER_ENGINE_WAIT_MS */
+};
+
+struct runner {
+    const struct config *cfg;
+    struct identity id;
+    struct backend be; /* the engine: one thread at a time, others clone it */
+    struct pool pool;
+    char engine_version[64]; /* as the engine's ping said */
+    int64_t engine_wait_ms;
+};
+
+/* Fills pc from cfg, o (sizes, warmth) and id (labels). */
+void runner_pool_config(const struct config *cfg, const struct runner_opts *o,
+                        const struct identity *id, struct pool_config *pc);
+
+/* Opens cfg's engine (backend.name, backend.host) and pings it, for a
+ * verb that needs the engine and no pool (images build): version gets
+ * what the engine says it is.  On failure nothing is left open. */
+int runner_engine_open(struct backend *engine, const struct config *cfg, char *version, size_t vsz,
+                       struct llmsb_err *err);
+
+/* Opens cfg's engine (backend.name, backend.host), pings it and makes the
+ * pool.  cfg must outlive the runner, and rn must not move until
+ * runner_close (its pool points at rn->be).  Returns 0, or a negative code
+ * with err (nothing to close then). */
+int runner_open(struct runner *rn, const struct config *cfg, const struct runner_opts *o,
+                struct llmsb_err *err);
+/* The same over an engine the caller opened (a test's double): consumes
+ * engine, which is closed on failure. */
+int runner_open_engine(struct runner *rn, const struct config *cfg, const struct runner_opts *o,
+                       struct backend *engine, struct llmsb_err *err);
+
+/* Runs j with the scheduler's retry policy, ending idle or old sessions
+ * first: attempts until a final result, max_attempts failures (r then says
+ * internal_error and it returns SCHED_OUT_FAILED), or a cancel or abort
+ * through *cancel (NULL: none) or llmsb_interrupted (SCHED_OUT_ABORTED: r
+ * has no status; SCHED_OUT_CANCELLED with cancel SCHED_CANCEL_USER).  An
+ * attempt that failed while the engine did not answer does not count: it
+ * waits for the engine (up to engine_wait_ms, then internal_error) and
+ * tries again.  be is the calling thread's engine handle, NULL: rn->be.
+ * r's worker is this runner's name afterwards. */
+enum sched_outcome runner_run(struct runner *rn, const struct backend *be, const struct job *j,
+                              atomic_int *cancel, struct job_result *r);
+
+/* One attempt of j (the Redis worker's; the scheduler decides what comes
+ * after): exec_job's outcome, but SCHED_OUT_UNAVAILABLE for a failure
+ * while the engine does not answer (the engine's outage, not the job's).
+ * r's worker is left as the caller set it (runner_stamp first): a
+ * SCHED_OUT_ELSEWHERE writes the session's owner there. */
+enum sched_outcome runner_attempt(struct runner *rn, const struct backend *be, const struct job *j,
+                                  atomic_int *cancel, struct job_result *r, struct llmsb_err *err);
+
+/* 1 when the engine behind be answers a ping now (on a connection of its
+ * own, so any thread may ask).  After a failed attempt this tells the
+ * engine's outage (SCHED_OUT_UNAVAILABLE: uncounted) from a failure of
+ * the job's own attempt; a paused worker asks it until the engine is back. */
+int runner_engine_answers(const struct backend *be);
+
+/* Writes this runner's worker name into r. */
+void runner_stamp(const struct runner *rn, struct job_result *r);
+
+/* Ends the sessions it holds (recording why), removes the pool's
+ * containers and closes the engine. */
+void runner_close(struct runner *rn, const char *why);
+
+#endif
