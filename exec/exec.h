@@ -35,14 +35,4 @@ enum sched_outcome exec_job(struct pool *pool, const struct backend *be, const s
  * none) no longer SCHED_GO. */
 int exec_stop_asked(const atomic_int *cancel);
 
-/* Kept only for mcp/server.c until it runs its jobs through a runner
- * (runner.h), which does all of this; remove them then.  They keep one
- * identity for the process (exec_identity sets it) and are runner.c's. */
-void exec_identity(const char *worker_name, const char *kind, const char *queue);
-const char *exec_worker_name(void);
-void exec_pool_config(const struct config *cfg, int slots, struct pool_config *pc);
-enum sched_outcome exec_job_retrying(struct pool *pool, const struct backend *be,
-                                     const struct config *cfg, const struct job *j,
-                                     atomic_int *cancel, struct job_result *r);
-
 #endif

@@ -222,31 +222,3 @@ enum sched_outcome runner_run(struct runner *rn, const struct backend *be, const
     runner_stamp(rn, r);
     return o;
 }
-
-/* ---- until mcp/ runs its jobs through a runner (remove then) ---------------------- */
-
-static struct identity legacy_id;
-
-void exec_identity(const char *worker_name, const char *kind, const char *queue)
-{
-    identity_init(&legacy_id, worker_name, kind, queue);
-}
-
-const char *exec_worker_name(void)
-{
-    return legacy_id.worker;
-}
-
-void exec_pool_config(const struct config *cfg, int slots, struct pool_config *pc)
-{
-    const struct runner_opts o = {.slots = slots, .keep_warm = 1};
-
-    runner_pool_config(cfg, &o, &legacy_id, pc);
-}
-
-enum sched_outcome exec_job_retrying(struct pool *pool, const struct backend *be,
-                                     const struct config *cfg, const struct job *j,
-                                     atomic_int *cancel, struct job_result *r)
-{
-    return run_retrying(pool, be, cfg, RUNNER_ENGINE_WAIT_MS, j, cancel, r);
-}

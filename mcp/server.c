@@ -20,24 +20,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "backends/backend.h"
 #include "exec/exec.h"
-#include "exec/session.h"
+#include "exec/runner.h"
 #include "job/job.h"
 #include "job/result.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/tools.h"
 #include "queue/queue.h"
-#include "sandbox/pool.h"
 
 struct mcp {
     const struct mcp_options *o;
     const struct config *cfg;
     struct jsonrpc rpc;
     /* in-process: opened at the first execute_code */
-    int pool_open;
-    struct backend be;
-    struct pool pool;
+    int runner_open;
+    struct runner rn; /* opened at the first in-process call; does not move */
     /* queue mode */
     int queue_open;
     char scope[24]; /* "mcp-XXXXXXXX-", before the session ids it is given */
@@ -66,30 +63,19 @@ static void call_id(struct mcp *m, char *out, size_t outsz)
     snprintf(out, outsz, "mcp-%ld-%lu-%08x", (long)getpid(), ++m->calls, rnd);
 }
 
-/* ==== in-process execution ==================================================
- * Open the backend, ping it, make the pool, run the job with retries, stamp
- * the worker name; closed with the server.  One block, to give way to
- * exec/'s shared runner. */
+/* ---- in-process execution: one runner, opened at the first call --------------- */
 
-static int open_pool(struct mcp *m, struct llmsb_err *err)
+static int open_runner(struct mcp *m, struct llmsb_err *err)
 {
-    struct pool_config pc;
-    char version[64];
+    /* warm after the first call, none before it */
+    const struct runner_opts o = {.kind = "local", .slots = 1, .keep_warm = 0};
     int rc;
 
-    if (m->pool_open)
+    if (m->runner_open)
         return 0;
-    exec_identity(NULL, "local", NULL);
-    if ((rc = backend_open(&m->be, m->cfg->backend, m->cfg->backend_host, &m->cfg->kube, err)) != 0)
+    if ((rc = runner_open(&m->rn, m->cfg, &o, err)) != 0)
         return rc;
-    if ((rc = m->be.ops->ping(&m->be, version, sizeof(version), err)) != 0) {
-        backend_close(&m->be);
-        return rc;
-    }
-    exec_pool_config(m->cfg, 1, &pc);
-    pc.min_idle = 0; /* warm after the first call, none before it */
-    pool_init(&m->pool, &m->be, &pc);
-    m->pool_open = 1;
+    m->runner_open = 1;
     return 0;
 }
 
@@ -99,16 +85,14 @@ static cJSON *run_here(struct mcp *m, const struct job *j, struct llmsb_err *err
     struct job_result r;
     cJSON *out;
 
-    if (open_pool(m, err) != 0)
+    if (open_runner(m, err) != 0)
         return NULL;
-    session_expire(&m->pool, m->cfg);
     job_result_init(&r, j);
-    if (exec_job_retrying(&m->pool, &m->be, m->cfg, j, &m->cancel, &r) == SCHED_OUT_ABORTED) {
+    if (runner_run(&m->rn, NULL, j, &m->cancel, &r) == SCHED_OUT_ABORTED) {
         job_result_release(&r);
         llmsb_err_set(err, LLMSB_ERR_INTERRUPTED, "interrupted");
         return NULL;
     }
-    snprintf(r.worker, sizeof(r.worker), "%s", exec_worker_name());
     out = job_result_json(&r);
     job_result_release(&r);
     return out;
@@ -116,13 +100,9 @@ static cJSON *run_here(struct mcp *m, const struct job *j, struct llmsb_err *err
 
 static void run_here_close(struct mcp *m)
 {
-    if (m->pool_open) {
-        session_end_all(&m->pool, "the MCP server that held it stopped");
-        pool_release_all(&m->pool);
-        backend_close(&m->be);
-    }
+    if (m->runner_open)
+        runner_close(&m->rn, "the MCP server that held it stopped");
 }
-/* ==== end of in-process execution ========================================== */
 
 /* The result hash of id as JSON, or NULL when there is none. */
 static cJSON *fetch_result(struct queue *q, const char *id)
