@@ -30,7 +30,7 @@ int cli_global_opt(struct cli_globals *g, int argc, char **argv, int *i);
 /* Loads the config and applies environment and flags over it. */
 int cli_config_finish(struct cli_globals *g);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Installs SIGINT/SIGTERM handlers that set exec_interrupted. */
+/* SIGINT/SIGTERM: the first sets llmsb_interrupted, a second exits 130. */
 void cli_signals(void);
 
 /* Reads a whole file ("-": stdin) into b; past b's cap is an error naming

@@ -28,7 +28,7 @@ const char *exec_worker_name(void);
 /* The value of the llmsb.queue label for a Redis URL and prefix: a short
  * hash, the same on every host, different for every deployment. */
 void exec_queue_label(const char *redis_url, const char *prefix, char out[24]);
-/* Fills the pool's labels (DESIGN §6) from the identity. */
+/* Fills the pool's llmsb.* labels from the identity. */
 void exec_pool_labels(struct pool_config *pc);
 /* Fills a pool config from cfg for `slots` concurrent users. */
 void exec_pool_config(const struct config *cfg, int slots, struct pool_config *pc);

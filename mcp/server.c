@@ -1,4 +1,4 @@
-/* mcp.c - `llm-sandbox mcp`: a Model Context Protocol server on stdin and
+/* server.c - `llm-sandbox mcp`: a Model Context Protocol server on stdin and
  * stdout (JSON-RPC 2.0, one message per line; docs/mcp.md).  Its tools:
  * execute_code, get_supported_languages, get_language_details.  A call of
  * execute_code is a job like any other: the same field checks, security
@@ -346,7 +346,7 @@ static const char *scoped(const char *scope, const char *sid, char *out, size_t 
     return out;
 }
 
-/* The tool's arguments as job fields (the names of DESIGN §4), checked as
+/* The tool's arguments as job fields (the names of docs/jobs.md), checked as
  * any job's.  Strings in out point into args or into the kept buffers. */
 static int args_to_fields(const cJSON *args, struct fields *f, char *timeout, size_t tsz,
                           char *lists[2], const char *id, const char *scope, char *sid,

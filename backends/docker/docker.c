@@ -2,7 +2,7 @@
  * built and responses parsed with cJSON; every non-2xx answer becomes an
  * error naming the call, the object, the HTTP status and the daemon's own
  * message.  Nothing here shells out to the docker CLI.  The attach stream's
- * framing is in docker_stream.c, the egress firewall in docker_egress.c. */
+ * framing is in stream.c, the egress firewall in egress.c. */
 #include "internal.h"
 #include "backends/seccomp.h"
 
@@ -190,7 +190,7 @@ static int add_seccomp(const struct docker_flavor *fl, cJSON *security_opt)
     return 0;
 }
 
-/* The hardened create body (DESIGN §5, issue: hardened by default). */
+/* The hardened create body (each setting and what it stops: docs/security.md). */
 static char *create_body(const struct docker_flavor *fl, const struct container_spec *s)
 {
     static const char *caps[] = {"SETUID", "SETGID", "KILL"};

@@ -1,4 +1,4 @@
-/* docker_egress.c - the filtered network for jobs that may use one.  Docker's
+/* egress.c - the filtered network for jobs that may use one.  Docker's
  * bridge NAT lets a container reach the host and everything the host can
  * reach; these rules leave it the public internet only:
  *   DOCKER-USER: -i llmsb-egress0 -d <private|shared|link-local> -j REJECT

@@ -1,4 +1,4 @@
-/* docker_int.h - shared inside the Docker backend (docker*.c): the engine
+/* internal.h - shared inside the Docker backend (backends/docker/): the engine
  * state, the attach stream's framing and the egress firewall. */
 #ifndef LLMSB_DOCKER_INT_H
 #define LLMSB_DOCKER_INT_H

@@ -2,7 +2,7 @@
  * system service`: rootful /run/podman/podman.sock, rootless
  * $XDG_RUNTIME_DIR/podman/podman.sock).  The calls, bodies and stream
  * framing are docker.c's; what Podman 4.3 does differently is here
- * (shared/research/container-apis.md §3):
+ * (docs/podman.md lists them for users):
  *   - SecurityOpt "seccomp=" names a file, not the profile: the profile is
  *     written once per content to a private directory and named by path;
  *   - killing a container that is not running answers 500 "container state

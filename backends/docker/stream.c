@@ -1,4 +1,4 @@
-/* docker_stream.c - the agent stream over a Docker (or Podman) attach: a
+/* stream.c - the agent stream over a Docker (or Podman) attach: a
  * hijacked HTTP connection whose output is multiplexed with 8-byte frame
  * headers.  Stream 1 (the agent's stdout) carries protocol bytes to the
  * reader; stream 2 (its stderr) goes to the stream's log. */

@@ -1,4 +1,4 @@
-/* k8s_config.c - where the Kubernetes API server is and who we are to it:
+/* config.c - where the Kubernetes API server is and who we are to it:
  * a kubeconfig file (its current context: cluster server and CA, user
  * token or client certificate, namespace), or, inside a pod, the service
  * account's files.  Certificates are kept as PEM text (the http client

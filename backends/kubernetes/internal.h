@@ -1,5 +1,5 @@
-/* k8s_int.h - shared inside the Kubernetes backend (kubernetes.c,
- * k8s_config.c): who we are to the API server, and what a pod's status
+/* internal.h - shared inside the Kubernetes backend (kubernetes.c,
+ * config.c): who we are to the API server, and what a pod's status
  * says of its start. */
 #ifndef LLMSB_K8S_INT_H
 #define LLMSB_K8S_INT_H

@@ -1,5 +1,5 @@
 /* kubernetes.c - sandboxes as pods, through the API server's REST API and
- * its attach WebSocket (k8s_stream.c), on libcurl; no client library and
+ * its attach WebSocket (stream.c), on libcurl; no client library and
  * no kubectl.
  *
  * A pod is one sandbox: the agent as its only container, started by the

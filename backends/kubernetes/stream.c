@@ -1,4 +1,4 @@
-/* k8s_stream.c - the agent stream over a Kubernetes attach/exec WebSocket:
+/* stream.c - the agent stream over a Kubernetes attach/exec WebSocket:
  * RFC 6455 by hand on a raw connection from http.c (Debian's libcurl 7.88
  * has no WebSocket).  Server frames are decoded incrementally and their
  * payloads streamed through, so a frame of any size up to the cap passes

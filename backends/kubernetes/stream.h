@@ -1,4 +1,4 @@
-/* k8s_stream.h - the agent stream over a Kubernetes attach/exec WebSocket
+/* stream.h - the agent stream over a Kubernetes attach/exec WebSocket
  * (channel protocols v5/v4.channel.k8s.io), spoken by hand (RFC 6455) on a
  * raw connection from http.c: Debian's libcurl has no WebSocket.  Channel 0
  * is the agent's stdin, 1 its stdout (read), 2 its stderr (the stream log),

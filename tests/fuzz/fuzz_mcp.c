@@ -1,4 +1,4 @@
-/* fuzz_mcp.c - the MCP server's messages (cli/mcp.c, built in here with
+/* fuzz_mcp.c - the MCP server's messages (mcp/server.c, built in here with
  * MCP_FUZZ): the input is one line from the client, parsed and answered
  * as `llm-sandbox mcp` does (answers to /dev/null).  A tool call that
  * would run a job gets a result made up from the job (its code as stdout,
@@ -10,7 +10,7 @@
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 
-/* what cli/mcp.c takes from the rest of the CLI */
+/* what mcp/server.c takes from the rest of the CLI */
 int cli_global_opt(struct cli_globals *g, int argc, char **argv, int *i)
 {
     (void)g, (void)argc, (void)argv, (void)i;

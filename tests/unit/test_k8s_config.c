@@ -1,5 +1,5 @@
 /* test_k8s_config.c - kubeconfig and in-cluster credentials
- * (backends/k8s_config.c): the current context's server, namespace, CA,
+ * (backends/kubernetes/config.c): the current context's server, namespace, CA,
  * token or client certificate, files relative to the kubeconfig, and the
  * errors a user meets first. */
 #include "test.h"

@@ -1,5 +1,5 @@
 /* test_k8s_pod.c - what a pod's status says of its start
- * (k8s_pod_state in backends/kubernetes.c), read from pod objects as the
+ * (k8s_pod_state in backends/kubernetes/kubernetes.c), read from pod objects as the
  * API server returns them: a pod no scheduler looked at, one the
  * scheduler cannot place, images the kubelet cannot get, a container
  * still being created, a running one, one that ended. */
