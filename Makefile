@@ -28,7 +28,8 @@ LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fi
               exec/exec.c exec/session.c exec/scan.c exec/local.c \
               worker/worker.c eval/passk.c
 CLI_SRC     = cli/main.c cli/run.c cli/images.c cli/queue_cmds.c cli/submit.c cli/scan.c cli/artifacts.c cli/cancel.c \
-              cli/convert.c eval/report.c eval/convert.c eval/formats.c mcp/server.c
+              cli/convert.c mcp/server.c
+LIB_SRC    += eval/report.c eval/convert.c eval/formats.c
 
 LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ   = $(CLI_SRC:%.c=$(BUILD)/%.o)
