@@ -26,9 +26,10 @@ LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fi
               job/job.c job/parse.c job/result.c \
               queue/queue.c scheduler/decide.c scheduler/scheduler.c \
               exec/exec.c exec/session.c exec/scan.c exec/identity.c exec/runner.c exec/batch.c \
-              worker/worker.c eval/passk.c mcp/jsonrpc.c mcp/tools.c mcp/server.c
+              worker/worker.c mcp/jsonrpc.c mcp/tools.c mcp/server.c \
+              eval/passk.c eval/report.c eval/convert.c eval/formats.c
 CLI_SRC     = cli/main.c cli/run.c cli/images.c cli/queue_cmds.c cli/worker.c cli/submit.c cli/scan.c \
-              cli/artifacts.c cli/cancel.c cli/mcp.c eval/report.c eval/convert.c
+              cli/artifacts.c cli/cancel.c cli/mcp.c cli/convert.c
 
 LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ   = $(CLI_SRC:%.c=$(BUILD)/%.o)
@@ -118,7 +119,7 @@ images-current: all
 	@mkdir -p $(BUILD)
 	@bin/llm-sandbox images build > $(BUILD)/images.log 2>&1 || { cat $(BUILD)/images.log; exit 1; }
 
-unit: $(UNIT_TESTS) $(TBIN)/fake-agent
+unit: $(UNIT_TESTS) $(TBIN)/fake-agent check-layers
 	@sh tests/run-suite.sh unit $(UNIT_TESTS)
 
 # The dependency rule of the source tree (docs/architecture.md), over the

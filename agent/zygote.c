@@ -116,7 +116,7 @@ int zygote_env_sensitive(const char *kv)
  * job's run step must name (it starts the zygote), the arguments before
  * the script, and the start-up variables a zygote may be started with:
  * those the worker sets for every job of the language and a job cannot
- * replace (worker/job.c job_check_env).  A job that sets any other
+ * replace (job/job.c job_check_env).  A job that sets any other
  * start-up variable (PYTHONPATH, RUBYOPT, R_PROFILE_USER, LD_PRELOAD, ...)
  * gets a plain start: what a job sets never reaches a process that runs
  * as root. */

@@ -1,7 +1,7 @@
 /* cancel.c - the cancel verb: asks for jobs to be cancelled by id, by the
  * ids of a job file, or every job in the queue.  A queued job ends
  * `cancelled` when a worker takes it; a running one is stopped within the
- * scheduler's cancel poll (DESIGN §4, llmsb:cancel:<id>).  Ids that already
+ * scheduler's cancel poll (llmsb:cancel:<id>).  Ids that already
  * have a final result, or that nothing knows, are reported, not marked:
  * a mark on an unknown id would cancel a job submitted under it later. */
 #include "cli.h"

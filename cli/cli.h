@@ -51,17 +51,6 @@ int cli_result_final(const cJSON *r);
  * a leading '.' become %XX ("HumanEval/0" -> "HumanEval%2F0"). */
 void cli_id_dirname(const char *id, char *out, size_t outsz);
 
-/* One checked job of a batch for pass@k: its language, its task key. */
-struct report_row {
-    const char *lang, *key;
-    int passed;
-};
-/* Groups rows into tasks (rows are sorted here), prints pass@1/10/100 per
- * language and in total when some task has several samples or path is
- * given, and writes path (JSON) and path.md (Markdown). -1 on a write error. */
-int report_passk(FILE *out, struct report_row *rows, size_t n, const char *group_by,
-                 const char *path);
-
 int cmd_run(struct cli_globals *g, int argc, char **argv);
 int cmd_images(struct cli_globals *g, int argc, char **argv);
 int cmd_worker(struct cli_globals *g, int argc, char **argv);

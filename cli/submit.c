@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "eval/passk.h"
+#include "eval/report.h"
 #include "common/status.h"
 #include "config/jobfile.h"
 #include "queue/queue.h"
@@ -535,6 +536,7 @@ static int passk_summary(const struct submit_opts *o, const struct jobfile *jf,
                          const struct plan *p, cJSON **results)
 {
     struct report_row *rows = calloc(jf->n ? jf->n : 1, sizeof(*rows));
+    struct llmsb_err err = {0};
     size_t n = 0;
     int rc = 0;
 
@@ -551,10 +553,12 @@ static int passk_summary(const struct submit_opts *o, const struct jobfile *jf,
         }
         n++;
     }
-    if (rc == 0)
-        rc = report_passk(stdout, rows, n,
-                          o->group_by ? o->group_by : "meta.task_id, else the id less \"#N\"",
-                          o->report);
+    if (rc == 0 && report_passk(stdout, rows, n,
+                                o->group_by ? o->group_by : "meta.task_id, else the id less \"#N\"",
+                                o->report, &err) != 0) {
+        cli_error("--report: %s", err.msg);
+        rc = -1;
+    }
     for (size_t i = 0; i < n; i++)
         free((char *)rows[i].key);
     free(rows);

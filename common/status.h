@@ -1,4 +1,4 @@
-/* status.h - the one table of job statuses (DESIGN §4): name, the exit
+/* status.h - the one table of job statuses (docs/statuses.md): name, the exit
  * code of `run`, whether it is final, and whose fault it is.  Statuses that
  * arrive as text (from the agent, from Redis, from a user) are parsed
  * against this table; nothing else in the tree spells a status. */

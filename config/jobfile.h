@@ -1,5 +1,5 @@
 /* jobfile.h - YAML job files (`defaults:` + `jobs:`) and JSON Lines job
- * files (DESIGN §3), read into one JSON object of job fields per job, in
+ * files (docs/jobs.md), read into one JSON object of job fields per job, in
  * file order, with the line each job starts on for error messages. */
 #ifndef LLMSB_JOBFILE_H
 #define LLMSB_JOBFILE_H

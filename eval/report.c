@@ -1,12 +1,14 @@
-/* report.c - pass@k of a batch: jobs grouped into tasks (by a key), the
- * estimator per task, averaged per language and over all, printed in the
- * summary and, with --report FILE, written as JSON (FILE) and a Markdown
+/* report.c - pass@k of a batch (see report.h): jobs grouped into tasks by
+ * a key, the estimator per task, averaged per language and over all,
+ * printed in submit's summary and written as JSON (FILE) and a Markdown
  * table (FILE.md). */
-#include "cli/cli.h"
+#include "eval/report.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cjson/cJSON.h>
 
 #include "eval/passk.h"
 
@@ -95,7 +97,8 @@ static void print_avgs(FILE *out, const struct avg *langs, int nl, const struct 
 }
 
 static int write_report(const char *path, const char *group_by, const struct task *t, size_t nt,
-                        const struct avg *langs, int nl, const struct avg *total)
+                        const struct avg *langs, int nl, const struct avg *total,
+                        struct llmsb_err *err)
 {
     cJSON *o = cJSON_CreateObject(), *L = cJSON_CreateObject(), *G = cJSON_CreateArray();
     char *text, mdpath[4096];
@@ -126,16 +129,13 @@ static int write_report(const char *path, const char *group_by, const struct tas
     text = cJSON_Print(o);
     cJSON_Delete(o);
     if (!text || !(f = fopen(path, "we")) || fprintf(f, "%s\n", text) < 0 || fclose(f) != 0) {
-        cli_error("--report: cannot write \"%s\"", path);
         free(text);
-        return -1;
+        return llmsb_err_set(err, LLMSB_ERR_SYS, "cannot write \"%s\"", path);
     }
     free(text);
     snprintf(mdpath, sizeof(mdpath), "%s.md", path);
-    if (!(f = fopen(mdpath, "we"))) {
-        cli_error("--report: cannot write \"%s\"", mdpath);
-        return -1;
-    }
+    if (!(f = fopen(mdpath, "we")))
+        return llmsb_err_set(err, LLMSB_ERR_SYS, "cannot write \"%s\"", mdpath);
     fprintf(f,
             "# pass@k\n\nTasks grouped by `%s`; pass@k is the unbiased estimator of the "
             "HumanEval paper, averaged over the tasks with at least k samples.\n\n",
@@ -153,12 +153,12 @@ static int write_report(const char *path, const char *group_by, const struct tas
         fprintf(f, " | %d | %d | %.4f |\n", t[i].n, t[i].c, passk(t[i].n, t[i].c, 1));
     }
     if (fclose(f) != 0)
-        rc = -1;
+        rc = llmsb_err_set(err, LLMSB_ERR_SYS, "cannot write \"%s\"", mdpath);
     return rc;
 }
 
 int report_passk(FILE *out, struct report_row *rows, size_t n, const char *group_by,
-                 const char *path)
+                 const char *path, struct llmsb_err *err)
 {
     struct task *t = calloc(n ? n : 1, sizeof(*t));
     struct avg langs[32], total = {.lang = "total"};
@@ -166,7 +166,7 @@ int report_passk(FILE *out, struct report_row *rows, size_t n, const char *group
     int nl = 0, multi = 0, rc = 0;
 
     if (!t)
-        return -1;
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
     memset(langs, 0, sizeof(langs));
     qsort(rows, n, sizeof(*rows), by_lang_key);
     for (size_t i = 0; i < n; i++) {
@@ -189,7 +189,7 @@ int report_passk(FILE *out, struct report_row *rows, size_t n, const char *group
                 group_by);
     }
     if (path)
-        rc = write_report(path, group_by, t, nt, langs, nl, &total);
+        rc = write_report(path, group_by, t, nt, langs, nl, &total, err);
     free(t);
     return rc;
 }

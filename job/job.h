@@ -1,5 +1,5 @@
-/* job.h - a job as the worker sees it (DESIGN §4 job fields), its result
- * (§4 result fields), limit resolution against the config's ceilings, and
+/* job.h - a job as the worker sees it (its fields: docs/jobs.md), its result
+ * (docs/statuses.md), limit resolution against the config's ceilings, and
  * the translation of a job into the agent's JOB frame. */
 #ifndef LLMSB_JOB_H
 #define LLMSB_JOB_H
@@ -75,7 +75,7 @@ struct job {
 
 #define JOB_MAX_FIELD ((size_t)64 << 10) /* any field but code, stdin, files */
 
-/* Builds a job from fields (DESIGN §4). default_id is used when there is
+/* Builds a job from fields (docs/jobs.md). default_id is used when there is
  * no id field (the stream entry id). Every failure names the field, the
  * value and why; j is then still usable for an `invalid` result (its id
  * and meta are kept when they parsed). */
@@ -106,7 +106,7 @@ int job_set_image(struct job *j, const struct config *cfg, const char *name, siz
                   struct llmsb_err *err);
 
 struct sec_result;
-/* The security check (worker/scan.c): the config's minimum policy plus the
+/* The security check (exec/scan.c): the config's minimum policy plus the
  * job's (inline security, else policy, else the default) over the code and
  * the files in the job's language. res->blocked decides. A policy that
  * does not compile is an error naming it. */

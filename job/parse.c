@@ -1,4 +1,4 @@
-/* jobparse.c - job fields (DESIGN §4) into a struct job.  The same code
+/* parse.c - job fields (docs/jobs.md) into a struct job.  The same code
  * serves stream entries, YAML job files and JSON Lines, so a field means
  * the same thing wherever it comes from.  Nothing here trusts its input:
  * sizes are capped before copying and every rejection names the field. */
@@ -710,7 +710,7 @@ static int f_session_close(struct job *j, const struct config *cfg, const char *
 /* A session's call runs in the session's own interpreter (the image's
  * zygote); what it cannot take is refused here, by name.  Its language may
  * be left out: the session's (what the session fixed is checked where it
- * runs, worker/session.c). */
+ * runs, exec/session.c). */
 static int check_session(struct job *j, const struct config *cfg, struct llmsb_err *err)
 {
     const char *clash = j->nlibraries ? "libraries"

@@ -1,4 +1,4 @@
-/* result.h - a job's result (DESIGN §4 result fields): one type, one
+/* result.h - a job's result (its fields: docs/statuses.md): one type, one
  * serializer to the Redis hash form (every value a string), and one from
  * that form to JSON (numbers as numbers, booleans as booleans, artifacts,
  * violations and meta as JSON).  `run --json`, `submit --out`, `result` and
@@ -44,7 +44,7 @@ void job_result_release(struct job_result *r);
 /* Sets the status and, with fmt, the error text. */
 void job_result_set_status(struct job_result *r, enum job_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Fills r->passed from the job's expectations (DESIGN §3), and with test
+/* Fills r->passed from the job's expectations (expect_*), and with test
  * cases r->cases and the counts from the agent's case results. */
 void job_result_check(struct job_result *r, const struct job *j);
 

@@ -15,7 +15,7 @@
 #define LANG_COMPILE_FLAGS "{compile_flags}"
 #define LANG_LINK_FLAGS "{link_flags}"
 #define LANG_MAX_FLAGS 32
-#define LANG_MAX_FLAG_LEN 64 /* jobparse.c's message says 64 */
+#define LANG_MAX_FLAG_LEN 64 /* job/parse.c's message says 64 */
 #define LANG_MAX_ENV 12
 #define LANG_MAX_HOOKS 6
 

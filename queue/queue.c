@@ -1,10 +1,10 @@
 /* queue.c - the Redis side of llm-sandbox on hiredis 0.14.
  *
- * hiredis traps handled here (shared/research/queue.md §1.9): the command
- * timeout (SO_RCVTIMEO) is set on every (re)connect and is always longer
- * than any BLOCK we send; redisReconnect does not restore it, so we
- * reconnect by hand; replies are checked by type and freed exactly once,
- * here; NOGROUP recreates the group; LOADING and IO errors are retryable. */
+ * hiredis traps handled here: the command timeout (SO_RCVTIMEO) is set
+ * on every (re)connect and is always longer than any BLOCK we send;
+ * redisReconnect does not restore it, so we reconnect by hand; replies are
+ * checked by type and freed exactly once, here; NOGROUP recreates the
+ * group; LOADING and IO errors are retryable. */
 #include "queue.h"
 
 #include <hiredis/hiredis.h>

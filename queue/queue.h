@@ -1,6 +1,6 @@
 /* queue.h - everything Redis (hiredis 0.14): the jobs stream and its
  * consumer group, results, notifications, dead letters, heartbeats and
- * cancellation (DESIGN §4).  One struct queue = one connection; use one per
+ * cancellation.  One struct queue = one connection; use one per
  * thread.  Every reply is freed inside this module; callers get plain C
  * data.  Final writes are Lua scripts, so result + notification + XACK
  * happen atomically and the first final result wins. */
@@ -186,7 +186,7 @@ int queue_stats(struct queue *q, struct queue_stats *st,
                 void (*worker_fn)(void *, const char *, const struct fields *), void *ud,
                 struct llmsb_err *err);
 
-/* Sessions (worker/session.c): prefix:session:ID is a hash {state: open
+/* Sessions (exec/session.c): prefix:session:ID is a hash {state: open
  * or lost, worker, why}.  claim: 0 it was free and is me's now, 3 it was
  * me's already, 1 another live worker holds it (text: its name), 2 it is
  * lost (text: why; a holder without a heartbeat makes it so).

@@ -1,4 +1,4 @@
-/* pool.h - warm sandbox containers (DESIGN §6), shared by a worker's slots.
+/* pool.h - warm sandbox containers, shared by a worker's slots.
  *
  * Containers are keyed by image and container-level limits
  * (sandbox_spec_key).  Acquire hands out an idle container of the key after a
@@ -32,7 +32,7 @@ struct pool_config {
     int64_t wait_ms; /* POOL_WAIT: longest wait for a container */
     enum pool_exhausted on_exhausted;
     int64_t start_timeout_ms;
-    /* labels every container of the pool carries (DESIGN §6) */
+    /* labels every container of the pool carries (llmsb.*: docs/cli.md) */
     char labels[BACKEND_MAX_LABELS][2][160];
     int nlabels;
 };

@@ -1,5 +1,5 @@
 /* sandbox.h - one live sandbox container with its agent attached: the
- * worker's side of the agent protocol (agent/proto.h) over a backend
+ * worker's side of the agent protocol (proto/proto.h) over a backend
  * stream.  A sandbox runs many jobs in sequence; the agent cleans between
  * them.  This is what the pool hands out.  It knows the engine only through
  * the backend's ops table. */

@@ -1,5 +1,5 @@
 /* scheduler.h - the decisions about a job's life and the timers that
- * drive them (DESIGN §2): admission (take only as many jobs as there are
+ * drive them: admission (take only as many jobs as there are
  * free slots), lease renewal, reclaim of stale and dead workers' jobs,
  * cancellation polling, retry with back-off, dead-letter, deadlines.
  *

@@ -8,6 +8,7 @@
 #define LLMSB_FAKE_TEST_H
 
 #include "exec/exec.h"
+#include "exec/runner.h"
 #include "sandbox/sandbox.h"
 #include "tests/doubles/fake_engine.h"
 #include "test.h"
@@ -55,25 +56,31 @@ static inline int fake_test_run(struct sandbox *sb, const char *code, const char
     return rc;
 }
 
-/* A config and a pool on the engine for exec_job and sessions. */
+/* A config and a runner on the fake engine (runner_open_engine: the
+ * runner's own open, ping and pool) for exec_job, runner_run and
+ * sessions.  A lost engine is waited for 2 s, not the 5 min of a front end. */
 struct fake_exec {
     struct config cfg;
-    struct pool pool;
+    struct runner rn;
 };
 
-static inline void fake_exec_init(struct fake_exec *x, struct fake_engine *fe)
+static inline int fake_exec_init(struct fake_exec *x, struct fake_engine *fe)
 {
-    struct pool_config pc;
+    const struct runner_opts o = {
+        .kind = "run", .slots = 1, .keep_warm = 1, .engine_wait_ms = 2000};
+    struct backend engine;
+    struct llmsb_err err = {0};
 
     config_defaults(&x->cfg);
     x->cfg.lease_ms = 200; /* a retry waits 100 ms at most */
-    exec_pool_config(&x->cfg, 1, &pc);
-    pool_init(&x->pool, fake_engine_backend(fe), &pc);
+    if (backend_clone(&engine, fake_engine_backend(fe), &err) != 0)
+        return -1;
+    return runner_open_engine(&x->rn, &x->cfg, &o, &engine, &err);
 }
 
 static inline void fake_exec_release(struct fake_exec *x)
 {
-    pool_release_all(&x->pool);
+    runner_close(&x->rn, "the test ended");
     config_release(&x->cfg);
 }
 

@@ -1,4 +1,4 @@
-/* test_stream.c - Docker stream demultiplexing under every split. */
+/* test_docker_stream.c - Docker stream demultiplexing under every split. */
 #include "test.h"
 
 #include "backends/docker/internal.h"

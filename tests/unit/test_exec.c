@@ -1,4 +1,4 @@
-/* test_exec.c - the executor (exec/exec.c: exec_job, exec_job_retrying) over
+/* test_exec.c - the executor (exec/exec.c: exec_job) and the runner's retry policy (exec/runner.c: runner_run) over
  * the fake engine, no container engine: a final result, a failed attempt
  * retried, attempts used up, an engine outage that is not counted, an
  * agent's internal_error, cancel and abort. */
@@ -15,7 +15,7 @@ static enum sched_outcome attempt(struct fake_exec *x, const char *code, atomic_
     enum sched_outcome o = SCHED_OUT_FAILED;
 
     if (fake_exec_job(&j, r, &x->cfg, "t1", code, NULL) == 0)
-        o = exec_job(&x->pool, x->pool.tmpl, &x->cfg, &j, cancel, r, err);
+        o = exec_job(&x->rn.pool, &x->rn.be, &x->cfg, &j, cancel, r, err);
     job_release(&j);
     return o;
 }
@@ -29,7 +29,7 @@ static enum sched_outcome retrying(struct fake_exec *x, const char *code, int ma
 
     if (fake_exec_job(&j, r, &x->cfg, "t2", code, NULL) == 0) {
         j.max_attempts = max_attempts;
-        o = exec_job_retrying(&x->pool, x->pool.tmpl, &x->cfg, &j, cancel, r);
+        o = runner_run(&x->rn, NULL, &j, cancel, r);
     }
     job_release(&j);
     return o;
@@ -42,7 +42,7 @@ FAKE_TEST(final_result)
     struct llmsb_err err = {0};
     int idle;
 
-    fake_exec_init(&x, fe);
+    ASSERT_EQ(fake_exec_init(&x, fe), 0);
     ASSERT_EQ(attempt(&x, "echo hi; exit 4", NULL, &r, &err), SCHED_OUT_FINAL);
     ASSERT_EQ(r.r.status, STATUS_RUNTIME_ERROR);
     ASSERT_EQ(r.r.exit_code, 4);
@@ -52,7 +52,7 @@ FAKE_TEST(final_result)
     ASSERT(r.finished_at >= r.started_at && r.started_at > 0);
     job_result_release(&r);
     /* its container went back to the pool, and the next job gets it */
-    ASSERT_EQ(pool_size(&x.pool, &idle), 1);
+    ASSERT_EQ(pool_size(&x.rn.pool, &idle), 1);
     ASSERT_EQ(idle, 1);
     ASSERT_EQ(attempt(&x, "echo again", NULL, &r, &err), SCHED_OUT_FINAL);
     ASSERT_EQ(r.r.status, STATUS_OK);
@@ -66,7 +66,7 @@ FAKE_TEST(failed_attempt_is_retried)
     struct fake_exec x;
     struct job_result r;
 
-    fake_exec_init(&x, fe);
+    ASSERT_EQ(fake_exec_init(&x, fe), 0);
     fake_engine_fail(fe, FAKE_OP_CREATE, 1);
     ASSERT_EQ(retrying(&x, "echo ok", 3, NULL, &r), SCHED_OUT_FINAL);
     ASSERT_EQ(r.r.status, STATUS_OK);
@@ -82,7 +82,7 @@ FAKE_TEST(attempts_used_up_is_internal_error)
     struct fake_exec x;
     struct job_result r;
 
-    fake_exec_init(&x, fe);
+    ASSERT_EQ(fake_exec_init(&x, fe), 0);
     fake_engine_fail(fe, FAKE_OP_CREATE, -1);
     ASSERT_EQ(retrying(&x, "echo ok", 2, NULL, &r), SCHED_OUT_FAILED);
     ASSERT_EQ(r.r.status, STATUS_INTERNAL_ERROR);
@@ -99,7 +99,7 @@ FAKE_TEST(agent_internal_error_is_retried_then_internal_error)
     struct fake_exec x;
     struct job_result r;
 
-    fake_exec_init(&x, fe);
+    ASSERT_EQ(fake_exec_init(&x, fe), 0);
     fake_engine_agent(fe, 1, 0);
     ASSERT_EQ(retrying(&x, "echo ok", 2, NULL, &r), SCHED_OUT_FAILED);
     ASSERT_EQ(r.r.status, STATUS_INTERNAL_ERROR);
@@ -116,7 +116,7 @@ FAKE_TEST(engine_outage_is_not_counted)
     struct fake_exec x;
     struct job_result r;
 
-    fake_exec_init(&x, fe);
+    ASSERT_EQ(fake_exec_init(&x, fe), 0);
     /* the create fails and the engine does not answer a ping: the
      * attempt is the outage's, not the job's (one attempt allowed) */
     fake_engine_fail(fe, FAKE_OP_CREATE, 1);
@@ -169,7 +169,7 @@ FAKE_TEST(cancel_and_abort)
     struct job_result r;
     int64_t took;
 
-    fake_exec_init(&x, fe);
+    ASSERT_EQ(fake_exec_init(&x, fe), 0);
     ASSERT_EQ(stopped(&x, SCHED_CANCEL_USER, 0, &r, &took), SCHED_OUT_CANCELLED);
     ASSERT_EQ(r.r.status, STATUS_CANCELLED);
     ASSERT(took < 3000);
@@ -189,7 +189,66 @@ FAKE_TEST(cancel_and_abort)
     fake_exec_release(&x);
 }
 
+FAKE_TEST(runner_stamps_its_worker_name)
+{
+    struct fake_exec x;
+    struct job_result r;
+
+    ASSERT_EQ(fake_exec_init(&x, fe), 0);
+    ASSERT_EQ(retrying(&x, "echo ok", 1, NULL, &r), SCHED_OUT_FINAL);
+    ASSERT(r.worker[0]);
+    ASSERT_STR(r.worker, x.rn.id.worker);
+    job_result_release(&r);
+    fake_exec_release(&x);
+}
+
+FAKE_TEST(runner_attempt_in_an_outage_is_unavailable)
+{
+    struct fake_exec x;
+    struct job j;
+    struct job_result r;
+    struct llmsb_err err = {0};
+
+    ASSERT_EQ(fake_exec_init(&x, fe), 0);
+    /* a failed create while the engine answers is the attempt's failure;
+     * while it does not answer, the worker's (not counted, queue paused) */
+    ASSERT_EQ(fake_exec_job(&j, &r, &x.cfg, "t3", "echo ok", NULL), 0);
+    fake_engine_fail(fe, FAKE_OP_CREATE, 1);
+    ASSERT_EQ(runner_attempt(&x.rn, NULL, &j, NULL, &r, &err), SCHED_OUT_FAILED);
+    job_result_release(&r);
+    job_result_init(&r, &j);
+    fake_engine_fail(fe, FAKE_OP_CREATE, 1);
+    fake_engine_fail(fe, FAKE_OP_PING, 1);
+    ASSERT_EQ(runner_attempt(&x.rn, NULL, &j, NULL, &r, &err), SCHED_OUT_UNAVAILABLE);
+    job_result_release(&r);
+    job_release(&j);
+    fake_exec_release(&x);
+}
+
+FAKE_TEST(runner_gives_up_on_a_lost_engine_after_its_wait)
+{
+    struct fake_exec x;
+    struct job_result r;
+    int64_t t0;
+
+    ASSERT_EQ(fake_exec_init(&x, fe), 0);
+    fake_engine_fail(fe, FAKE_OP_CREATE, -1);
+    fake_engine_fail(fe, FAKE_OP_PING, -1);
+    t0 = clock_mono_ms();
+    ASSERT_EQ(retrying(&x, "echo ok", 3, NULL, &r), SCHED_OUT_FAILED);
+    /* engine_wait_ms is 2 s here: it waited, then said why */
+    ASSERT(clock_mono_ms() - t0 >= 1900);
+    ASSERT_EQ(r.r.status, STATUS_INTERNAL_ERROR);
+    ASSERT(r.error && r.error[0]);
+    job_result_release(&r);
+    fake_engine_fail(fe, FAKE_OP_CREATE, 0);
+    fake_engine_fail(fe, FAKE_OP_PING, 0);
+    fake_exec_release(&x);
+}
+
 TEST_MAIN("exec", T(final_result), T(failed_attempt_is_retried),
           T(attempts_used_up_is_internal_error),
           T(agent_internal_error_is_retried_then_internal_error), T(engine_outage_is_not_counted),
-          T(cancel_and_abort))
+          T(cancel_and_abort), T(runner_stamps_its_worker_name),
+          T(runner_attempt_in_an_outage_is_unavailable),
+          T(runner_gives_up_on_a_lost_engine_after_its_wait))

@@ -18,7 +18,7 @@ static enum sched_outcome call(struct fake_exec *x, const char *sid, const char 
 
     if (fake_exec_job(&j, r, &x->cfg, "call", code ? code : "", sid) == 0) {
         j.session_close = code == NULL;
-        o = exec_job(&x->pool, x->pool.tmpl, &x->cfg, &j, NULL, r, &err);
+        o = exec_job(&x->rn.pool, &x->rn.be, &x->cfg, &j, NULL, r, &err);
     }
     job_release(&j);
     return o;
@@ -50,14 +50,14 @@ FAKE_TEST(keeps_its_sandbox_across_calls)
     long first;
     int idle;
 
-    fake_exec_init(&x, fe);
+    ASSERT_EQ(fake_exec_init(&x, fe), 0);
     first = agent_pid(&x, "keep");
     ASSERT(first > 0);
     ASSERT_EQ(agent_pid(&x, "keep"), first);
     ASSERT_EQ(agent_pid(&x, "keep"), first);
     ASSERT_EQ(fake_engine_calls(fe, FAKE_OP_CREATE), 1);
     /* held by the session, never idle in the pool for another job */
-    ASSERT_EQ(pool_size(&x.pool, &idle), 1);
+    ASSERT_EQ(pool_size(&x.rn.pool, &idle), 1);
     ASSERT_EQ(idle, 0);
     /* another session gets a sandbox of its own */
     ASSERT(agent_pid(&x, "keep-2") != first);
@@ -73,7 +73,7 @@ FAKE_TEST(close_ends_it_and_frees_its_sandbox_and_id)
     struct job_result r;
     long first;
 
-    fake_exec_init(&x, fe);
+    ASSERT_EQ(fake_exec_init(&x, fe), 0);
     first = agent_pid(&x, "closed");
     ASSERT(first > 0);
     ASSERT_EQ(call(&x, "closed", NULL, &r), SCHED_OUT_FINAL);
@@ -81,7 +81,7 @@ FAKE_TEST(close_ends_it_and_frees_its_sandbox_and_id)
     ASSERT_EQ(r.r.not_run, 1);
     job_result_release(&r);
     ASSERT_EQ(fake_engine_containers(fe), 0);
-    ASSERT_EQ(pool_size(&x.pool, NULL), 0);
+    ASSERT_EQ(pool_size(&x.rn.pool, NULL), 0);
     /* the id is free: a call starts the session afresh */
     ASSERT(agent_pid(&x, "closed") != first);
     ASSERT_EQ(fake_engine_calls(fe, FAKE_OP_CREATE), 2);
@@ -94,7 +94,7 @@ FAKE_TEST(sandbox_that_dies_ends_it)
     struct fake_exec x;
     struct job_result r;
 
-    fake_exec_init(&x, fe);
+    ASSERT_EQ(fake_exec_init(&x, fe), 0);
     ASSERT(agent_pid(&x, "dies") > 0);
     ASSERT_EQ(call(&x, "dies", "kill -9 $PPID; sleep 5", &r), SCHED_OUT_FINAL);
     ASSERT_EQ(r.r.status, STATUS_SESSION_LOST);
@@ -117,13 +117,13 @@ FAKE_TEST(idle_session_expires)
     struct job_result r;
     struct timespec ts = {0, 400 * 1000000};
 
-    fake_exec_init(&x, fe);
+    ASSERT_EQ(fake_exec_init(&x, fe), 0);
     x.cfg.session_idle_ms = 300;
     ASSERT(agent_pid(&x, "idle") > 0);
-    session_expire(&x.pool, &x.cfg); /* not idle long enough yet */
+    session_expire(&x.rn.pool, &x.cfg); /* not idle long enough yet */
     ASSERT_EQ(fake_engine_containers(fe), 1);
     nanosleep(&ts, NULL);
-    session_expire(&x.pool, &x.cfg);
+    session_expire(&x.rn.pool, &x.cfg);
     ASSERT_EQ(fake_engine_containers(fe), 0);
     ASSERT_EQ(call(&x, "idle", "echo late", &r), SCHED_OUT_FINAL);
     ASSERT_EQ(r.r.status, STATUS_SESSION_LOST);

@@ -1,0 +1,52 @@
+/* convert_int.h - what the converter (convert.c) and the benchmark formats
+ * (formats.c) share: a task, that is one row of a dataset, and a format's
+ * row in the table the converter tries each dataset row against.  A new
+ * benchmark is a new row of convert_formats[], nothing in convert.c. */
+#ifndef LLMSB_EVAL_CONVERT_INT_H
+#define LLMSB_EVAL_CONVERT_INT_H
+
+#include <cjson/cJSON.h>
+
+#include "common/common.h"
+#include "languages/languages.h"
+
+struct convert_format;
+
+/* One row of a dataset: a task the jobs are built from. */
+struct convert_task {
+    const char *id; /* task_id, borrowed from row */
+    const cJSON *row;
+    const struct convert_format *format;
+    const struct language *lang;
+    int samples; /* sample jobs written so far */
+};
+
+/* What a format asks of a job beyond id, lang, code, expect_exit 0, the
+ * timeout and meta; NULL where it asks nothing. */
+struct convert_job_fields {
+    const char *expect_stdout;
+    const char *compile_flags[2];
+};
+
+/* How one benchmark recognises its rows and builds a program from a row
+ * and a solution: head, prompt, solution, "\n", test, tail. */
+struct convert_format {
+    const char *name;  /* meta.benchmark of its jobs */
+    const char *label; /* the benchmark and what marks its rows, for an error */
+    /* 1 when t->row is this benchmark's (t->lang set), 0 when not, or an
+     * error naming file:line, the field, its value and why. */
+    int (*claim)(struct convert_task *t, const char *file, size_t line, struct llmsb_err *err);
+    /* What goes before the prompt; may move *prompt past text it replaces. */
+    int (*head)(const struct convert_task *t, const char *sol, struct buf *b, const char **prompt);
+    int (*tail)(const struct convert_task *t, struct buf *b);
+    void (*fields)(const struct convert_task *t, struct convert_job_fields *f);
+};
+
+/* The formats, NULL-terminated, in the order a row is tried: the one with
+ * the most specific mark first. */
+extern const struct convert_format *const convert_formats[];
+
+/* row[key] when it is a string, else NULL. */
+const char *convert_str(const cJSON *row, const char *key);
+
+#endif
