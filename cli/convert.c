@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "eval/convert.h"
@@ -106,8 +107,9 @@ int cmd_convert(struct cli_globals *g, int argc, char **argv)
     struct convert_set *set = NULL;
     struct convert_out o = {.out = stdout};
     char tmp[4096] = "";
+    struct stat st;
     size_t unsolved = 0;
-    int rc;
+    int rc, direct = 0;
 
     (void)g;
     if ((rc = convert_args(argc, argv, &opt)) != 1)
@@ -117,10 +119,18 @@ int cmd_convert(struct cli_globals *g, int argc, char **argv)
         return EXIT_USAGE;
     o.name = opt.out_path ? opt.out_path : "stdout";
     o.timeout_s = opt.timeout_s;
-    /* --out appears whole or not at all: written aside, renamed at the end */
-    if (opt.out_path && (snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", opt.out_path, (long)getpid()) >=
-                             (int)sizeof(tmp) ||
-                         !(o.out = fopen(tmp, "w")))) {
+    /* --out, a file, appears whole or not at all: written aside, renamed at
+     * the end; what is not a regular file (/dev/null, a pipe) is written to
+     * as it is, never replaced */
+    if (opt.out_path) {
+        direct = stat(opt.out_path, &st) == 0 && !S_ISREG(st.st_mode);
+        if (!direct && snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", opt.out_path, (long)getpid()) >=
+                           (int)sizeof(tmp))
+            o.out = NULL;
+        else
+            o.out = fopen(direct ? opt.out_path : tmp, "w");
+    }
+    if (!o.out) {
         cli_error("--out: cannot write \"%s\"", opt.out_path);
         rc = EXIT_USAGE;
         goto out;
@@ -136,12 +146,14 @@ int cmd_convert(struct cli_globals *g, int argc, char **argv)
             cli_error("%s: write failed", o.name);
         rc = EXIT_INTERNAL;
     }
-    if (opt.out_path && (fclose(o.out) != 0 || rc != 0 || rename(tmp, opt.out_path) != 0)) {
+    if (opt.out_path &&
+        (fclose(o.out) != 0 || rc != 0 || (!direct && rename(tmp, opt.out_path) != 0))) {
         if (rc == 0) {
             cli_error("--out: cannot write \"%s\"", opt.out_path);
             rc = EXIT_INTERNAL;
         }
-        unlink(tmp);
+        if (!direct)
+            unlink(tmp);
     }
     if (rc == 0) {
         fprintf(stderr, "%zu jobs from %zu tasks of %s", o.jobs, convert_set_size(set),

@@ -123,6 +123,20 @@ assert all(t["n"] == 4 and t["c"] == 2 for t in rep["tasks"]), rep["tasks"]
 EOF
 then ok samples_pass_at_k; else bad samples_pass_at_k "exit $rc: $(tail -3 "$T/why") $(tail -3 "$T/log")"; fi
 
+# --out that is not a regular file (a pipe, /dev/null) is written to, never
+# replaced by a file renamed over it
+mkfifo "$T/pipe"
+cat "$T/pipe" >"$T/piped" &
+reader=$!
+$B convert "$D/humaneval.jsonl" --out "$T/pipe" 2>"$T/err"
+rc=$?
+if [ -p "$T/pipe" ]; then wait $reader; else kill $reader; fi
+if [ "$rc" = 0 ] && [ -p "$T/pipe" ] && [ "$(wc -l <"$T/piped")" = 164 ]; then
+    ok convert_out_to_a_pipe
+else
+    bad convert_out_to_a_pipe "exit $rc, pipe kept: $([ -p "$T/pipe" ] && echo yes || echo no), $(wc -l <"$T/piped") lines: $(tail -2 "$T/err")"
+fi
+
 # Bad input: the line and why, nothing written.
 printf '{"task_id": "X/1", "prompt": "", "test": ""}\n' >"$T/odd.jsonl"
 $B convert "$T/odd.jsonl" >"$T/out" 2>"$T/err"
