@@ -24,16 +24,16 @@ allowed() {
     backends/docker) echo "backends backends/http common" ;;
     backends/kubernetes) echo "backends backends/http common" ;;
     config) echo "backends languages security proto common" ;;
-    job) echo "config backends languages security proto common" ;;
+    job) echo "config languages security proto common" ;;
     sandbox) echo "backends proto common" ;;
     images) echo "backends config languages common" ;;
     queue) echo "common" ;;
     scheduler) echo "queue common" ;;
-    exec) echo "sandbox backends images job config security languages proto common scheduler/decide.h" ;;
+    exec) echo "sandbox backends job config security languages proto common scheduler/decide.h" ;;
     eval) echo "job config languages common" ;;
-    worker) echo "exec sandbox backends images job config security languages proto common queue scheduler" ;;
-    mcp) echo "exec sandbox backends images job config security languages proto common queue scheduler" ;;
-    bench) echo "exec sandbox backends images job config security languages proto common queue scheduler bench" ;;
+    worker) echo "exec sandbox backends job config security languages proto common queue scheduler" ;;
+    mcp) echo "exec sandbox backends job config security languages proto common queue scheduler/decide.h" ;;
+    bench) echo "exec sandbox backends job config security languages proto common queue scheduler" ;;
     cli) echo "worker mcp eval exec sandbox backends images job config security languages proto common queue scheduler" ;;
     *) echo "?" ;;
     esac
