@@ -55,23 +55,26 @@ check() {
         -not -path './bin/*' -not -path './.git/*' | sed 's|^\./||' | sort)
     for f in $files; do
         from=$(folder_of "$f")
-        [ -n "$from" ] || continue
-        ok=$(allowed "$from")
+        ok=$(allowed "${from:-/}")
         if [ "$ok" = "?" ]; then
-            echo "$f: folder $from/ has no place in the layer rule (scripts/check-layers.sh)"
+            echo "$f: ${from:+folder $from/ }has no place in the layer rule (scripts/check-layers.sh)"
             bad=1
             continue
         fi
-        grep -n '^#include "[^"]*/[^"]*"' "$root/$f" | while IFS= read -r line; do
-            n=${line%%:*}
-            inc=$(echo "$line" | sed 's/^[0-9]*:#include "\([^"]*\)".*/\1/')
-            to=$(folder_of "$inc")
-            [ "$to" = "$from" ] && continue
-            for a in $ok; do
-                [ "$a" = "$to" ] || [ "$a" = "$inc" ] && continue 2
+        # any spelling the preprocessor takes: spaces around '#', <> or ""
+        grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"][^">]*/[^">]*[">]' "$root/$f" |
+            while IFS= read -r line; do
+                n=${line%%:*}
+                inc=$(echo "$line" | sed -E 's/^[0-9]*:[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]([^">]*)[">].*/\1/')
+                # a system header (<sys/stat.h>, <cjson/cJSON.h>) is no folder of ours
+                case "$line" in *'<'*) [ -d "$root/$(echo "$inc" | cut -d/ -f1)" ] || continue ;; esac
+                to=$(folder_of "$inc")
+                [ "$to" = "$from" ] && continue
+                for a in $ok; do
+                    [ "$a" = "$to" ] || [ "$a" = "$inc" ] && continue 2
+                done
+                echo "$f:$n: $from/ may not include \"$inc\" ($to/ is not below $from/; $from/ may include: ${ok:-nothing})"
             done
-            echo "$f:$n: $from/ may not include \"$inc\" ($to/ is not below $from/; $from/ may include: ${ok:-nothing})"
-        done
     done >"${TMPDIR:-/tmp}/llmsb-layers.$$"
     if [ -s "${TMPDIR:-/tmp}/llmsb-layers.$$" ]; then
         cat "${TMPDIR:-/tmp}/llmsb-layers.$$"
@@ -91,9 +94,22 @@ if [ "${1:-}" = "--self-test" ]; then
     out=$(check "$t") && { echo "check-layers self-test: backends/docker including exec/ passed"; exit 1; }
     echo "$out" | grep -q 'backends/docker/bad.c:1: backends/docker/ may not include "exec/exec.h"' ||
         { echo "check-layers self-test: unexpected report: $out"; exit 1; }
-    printf '#include "scheduler/scheduler.h"\n' >"$t/exec/x.c"
     rm "$t/backends/docker/bad.c"
+    # every spelling the compiler takes is read
+    mkdir -p "$t/worker" "$t/cli"
+    for inc in '#include  "worker/worker.h"' '# include "worker/worker.h"' \
+        '  #include "worker/worker.h"' '#include"worker/worker.h"' '#include <worker/worker.h>' \
+        '#include "cli/cli.c"'; do
+        printf '%s\n' "$inc" >"$t/exec/x.c"
+        check "$t" >/dev/null && { echo "check-layers self-test: exec/ passed with: $inc"; exit 1; }
+    done
+    printf '#include <sys/stat.h>\n#include <cjson/cJSON.h>\n' >"$t/exec/x.c"
+    check "$t" >/dev/null || { echo "check-layers self-test: a system header was refused"; exit 1; }
+    printf '#include "scheduler/scheduler.h"\n' >"$t/exec/x.c"
     check "$t" >/dev/null && { echo "check-layers self-test: exec/ including scheduler/scheduler.h passed"; exit 1; }
+    rm "$t/exec/x.c"
+    printf 'int x;\n' >"$t/top.c"
+    check "$t" >/dev/null && { echo "check-layers self-test: a file outside every folder passed"; exit 1; }
     echo "check-layers: self-test passed"
     exit 0
 fi
