@@ -4,6 +4,7 @@
  * eval/convert's. */
 #include "cli.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +101,23 @@ static int write_samples(struct convert_set *s, const char *path, struct convert
     return rc;
 }
 
+/* A new file beside path (path.PID.tmp, in tmp) to be renamed over it:
+ * created, never one that is there already or a link planted in its
+ * place.  NULL when it cannot be. */
+static FILE *open_aside(const char *path, char *tmp, size_t tmpsz)
+{
+    FILE *f;
+    int fd;
+
+    if (snprintf(tmp, tmpsz, "%s.%ld.tmp", path, (long)getpid()) >= (int)tmpsz)
+        return NULL;
+    if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666)) < 0)
+        return NULL;
+    if (!(f = fdopen(fd, "w")))
+        close(fd);
+    return f;
+}
+
 int cmd_convert(struct cli_globals *g, int argc, char **argv)
 {
     struct convert_opts opt = {0};
@@ -123,12 +141,8 @@ int cmd_convert(struct cli_globals *g, int argc, char **argv)
      * the end; what is not a regular file (/dev/null, a pipe) is written to
      * as it is, never replaced */
     if (opt.out_path) {
-        direct = stat(opt.out_path, &st) == 0 && !S_ISREG(st.st_mode);
-        if (!direct && snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", opt.out_path, (long)getpid()) >=
-                           (int)sizeof(tmp))
-            o.out = NULL;
-        else
-            o.out = fopen(direct ? opt.out_path : tmp, "w");
+        direct = stat(opt.out_path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+        o.out = direct ? fopen(opt.out_path, "w") : open_aside(opt.out_path, tmp, sizeof(tmp));
     }
     if (!o.out) {
         cli_error("--out: cannot write \"%s\"", opt.out_path);

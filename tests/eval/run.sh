@@ -126,7 +126,7 @@ then ok samples_pass_at_k; else bad samples_pass_at_k "exit $rc: $(tail -3 "$T/w
 # --out that is not a regular file (a pipe, /dev/null) is written to, never
 # replaced by a file renamed over it
 mkfifo "$T/pipe"
-cat "$T/pipe" >"$T/piped" &
+timeout 120 cat "$T/pipe" >"$T/piped" &
 reader=$!
 $B convert "$D/humaneval.jsonl" --out "$T/pipe" 2>"$T/err"
 rc=$?
