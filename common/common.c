@@ -19,9 +19,12 @@ int llmsb_err_set(struct llmsb_err *err, int code, const char *fmt, ...)
 {
     if (err) {
         va_list ap;
+        int n;
         va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+        n = vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
         va_end(ap);
+        if (n >= (int)sizeof(err->msg)) /* cut: say so */
+            memcpy(err->msg + sizeof(err->msg) - 4, "...", 4);
         err->code = code;
     }
     return code;

@@ -30,7 +30,7 @@ enum llmsb_code {
 
 struct llmsb_err {
     int code;
-    char msg[256];
+    char msg[512]; /* a longer message ends in "..." */
 };
 
 /* Sets err (if non-NULL) and returns code, so callers can write

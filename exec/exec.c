@@ -225,7 +225,7 @@ static enum sched_outcome session_call(struct pool *pool, const struct backend *
     struct job call = *j; /* a view: owns nothing but policy and security below */
     struct prepared p;
     struct sandbox *sb;
-    char owner[160], why[400], *policy = NULL, *security = NULL;
+    char owner[160], why[600], *policy = NULL, *security = NULL;
     enum sched_outcome out = SCHED_OUT_FINAL;
     int rc = session_take(pool, cfg, j, &call.lang, &policy, &security, &sb, r, owner,
                           sizeof(owner), err);
