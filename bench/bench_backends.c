@@ -49,7 +49,7 @@ static int engine_exec(struct backend *be, const char *id, struct llmsb_err *err
 
 static void measure(struct row *r, const struct config *base, int n)
 {
-    const struct runner_opts ro = {.kind = "run", .slots = 1};
+    const struct runner_opts ro = {.kind = RUNNER_KIND_RUN, .slots = 1};
     struct config *cfg = malloc(sizeof(*cfg));
     struct runner rn;
     struct backend *be = &rn.be;

@@ -186,7 +186,7 @@ static int cli_runs(const char *id, const char *code, int n, double *lat)
 
 int main(void)
 {
-    const struct runner_opts ro = {.kind = "run", .slots = 1};
+    const struct runner_opts ro = {.kind = RUNNER_KIND_RUN, .slots = 1};
     struct config cfg;
     struct runner rn;
     struct backend *be = &rn.be;

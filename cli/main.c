@@ -57,7 +57,7 @@ static void on_signal(int sig)
     if (llmsb_interrupted) {
         ssize_t w = write(STDERR_FILENO, msg, sizeof(msg) - 1);
         (void)w;
-        _exit(130);
+        _exit(EXIT_INTERRUPTED);
     }
     llmsb_interrupted = 1;
 }

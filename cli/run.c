@@ -354,7 +354,7 @@ static int load_job(struct cli_globals *g, const struct run_opts *o, int argc, c
 static int run_job(struct cli_globals *g, const struct job *j, struct job_result *r,
                    struct llmsb_err *err)
 {
-    const struct runner_opts ro = {.kind = "run", .slots = 1, .max_size = 1};
+    const struct runner_opts ro = {.kind = RUNNER_KIND_RUN, .slots = 1, .max_size = 1};
     struct runner rn;
     int rc;
 

@@ -11,7 +11,6 @@
 
 #include "common/clock.h"
 #include "config/jobfile.h"
-#include "exec/exec.h"
 #include "exec/runner.h"
 
 #define BATCH_POLL_MS 50
@@ -89,10 +88,10 @@ static void *batch_main(void *arg)
             b->next++;
         i = b->next++;
         pthread_mutex_unlock(&b->mu);
-        if (i >= b->n || exec_stop_asked(&b->cancel))
+        if (i >= b->n || runner_stop_asked(&b->cancel))
             break;
         batch_one(b, &be, i);
-        for (size_t k = i + 1; b->group[i] && k < b->n && !exec_stop_asked(&b->cancel); k++)
+        for (size_t k = i + 1; b->group[i] && k < b->n && !runner_stop_asked(&b->cancel); k++)
             if (b->group[k] == i + 1)
                 batch_one(b, &be, k);
     }
@@ -174,7 +173,7 @@ static int await_end(struct batch *b, const struct batch_opts *o, struct llmsb_e
 int batch_run(const struct config *cfg, const struct batch_opts *o, cJSON *const *jobs, size_t n,
               cJSON **results, struct llmsb_err *err)
 {
-    const struct runner_opts ro = {.kind = "local", .slots = o->slots};
+    const struct runner_opts ro = {.kind = RUNNER_KIND_LOCAL, .slots = o->slots};
     struct batch *b = calloc(1, sizeof(*b));
     pthread_t *th = NULL;
     int started = 0, rc;

@@ -330,8 +330,3 @@ out:
     proto_job_release(&p.pj);
     return out;
 }
-
-int exec_stop_asked(const atomic_int *cancel)
-{
-    return llmsb_interrupted || (cancel && atomic_load(cancel) != SCHED_GO);
-}

@@ -31,8 +31,4 @@ enum sched_outcome exec_job(struct pool *pool, const struct backend *be, const s
                             const struct job *j, atomic_int *cancel, struct job_result *r,
                             struct llmsb_err *err);
 
-/* 1 when a stop is asked: a signal (llmsb_interrupted) or cancel (NULL:
- * none) no longer SCHED_GO. */
-int exec_stop_asked(const atomic_int *cancel);
-
 #endif

@@ -62,7 +62,9 @@ int runner_open_engine(struct runner *rn, const struct config *cfg, const struct
     if ((rc = engine_ping(&rn->be, rn->engine_version, sizeof(rn->engine_version), err)) != 0)
         return rc;
     runner_pool_config(cfg, o, &rn->id, &pc);
-    return pool_init(&rn->pool, &rn->be, &pc);
+    if ((rc = pool_init(&rn->pool, &rn->be, &pc)) != 0)
+        backend_close(&rn->be);
+    return rc;
 }
 
 int runner_open(struct runner *rn, const struct config *cfg, const struct runner_opts *o,
@@ -74,6 +76,11 @@ int runner_open(struct runner *rn, const struct config *cfg, const struct runner
     if ((rc = backend_open(&engine, cfg->backend, cfg->backend_host, &cfg->kube, err)) != 0)
         return rc;
     return runner_open_engine(rn, cfg, o, &engine, err);
+}
+
+int runner_stop_asked(const atomic_int *cancel)
+{
+    return llmsb_interrupted || (cancel && atomic_load(cancel) != SCHED_GO);
 }
 
 void runner_stamp(const struct runner *rn, struct job_result *r)
@@ -121,7 +128,7 @@ static void nap_ms(int64_t ms, const atomic_int *cancel)
 {
     int64_t until = clock_mono_ms() + ms;
 
-    for (int64_t left = ms; left > 0 && !exec_stop_asked(cancel); left = until - clock_mono_ms()) {
+    for (int64_t left = ms; left > 0 && !runner_stop_asked(cancel); left = until - clock_mono_ms()) {
         struct timespec ts = {0, (long)(left < 100 ? left : 100) * 1000000};
         nanosleep(&ts, NULL);
     }
@@ -135,7 +142,7 @@ static int await_engine(const struct backend *be, int64_t wait_ms, atomic_int *c
     log_warn("%s engine does not answer; waiting up to %lld s for it", be->ops->name,
              (long long)(wait_ms / 1000));
     while (clock_mono_ms() < until) {
-        if (exec_stop_asked(cancel))
+        if (runner_stop_asked(cancel))
             return 0;
         nap_ms(1000, cancel);
         if (runner_engine_answers(be)) {
@@ -173,7 +180,7 @@ static enum sched_outcome run_retrying(struct pool *pool, const struct backend *
         r->error[0] = r->r.error[0] = '\0'; /* a failed attempt's word is not the result's */
         llmsb_err_clear(&err);
         o = exec_job(pool, be, cfg, j, cancel, r, &err);
-        if (o == SCHED_OUT_FAILED && exec_stop_asked(cancel))
+        if (o == SCHED_OUT_FAILED && runner_stop_asked(cancel))
             return stopped(cancel, r);
         if (o == SCHED_OUT_FAILED && !runner_engine_answers(be))
             o = SCHED_OUT_UNAVAILABLE;
@@ -186,7 +193,7 @@ static enum sched_outcome run_retrying(struct pool *pool, const struct backend *
             return SCHED_OUT_ABORTED;
         case SCHED_PAUSE:
             if (!await_engine(be, wait_ms, cancel)) {
-                if (exec_stop_asked(cancel))
+                if (runner_stop_asked(cancel))
                     return SCHED_OUT_ABORTED;
                 job_result_set_status(r, STATUS_INTERNAL_ERROR,
                                       "the engine did not answer for %lld s; last: %s",
@@ -205,7 +212,7 @@ static enum sched_outcome run_retrying(struct pool *pool, const struct backend *
             log_warn("job=%s attempt %lld failed: %s; retrying in %lld ms", j->id ? j->id : "-",
                      attempt, err.msg, (long long)d.delay_ms);
             nap_ms(d.delay_ms, cancel);
-            if (exec_stop_asked(cancel))
+            if (runner_stop_asked(cancel))
                 return SCHED_OUT_ABORTED;
             break;
         }

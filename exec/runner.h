@@ -10,7 +10,11 @@
  * runner's own when one thread runs jobs.  A stop is asked through a
  * call's cancel flag (enum sched_cancel) or llmsb_interrupted, which the
  * front end's signal handler sets; the runner installs no handler and
- * returns the project's error codes, never a process's exit code. */
+ * returns the project's error codes, never a process's exit code.
+ *
+ * Sessions (exec/session.c) are the process's, not a runner's: a process
+ * opens one runner at a time, which holds them, and runner_close ends
+ * every session the process has. */
 #ifndef LLMSB_EXEC_RUNNER_H
 #define LLMSB_EXEC_RUNNER_H
 
@@ -26,9 +30,15 @@
 
 #define RUNNER_ENGINE_WAIT_MS 300000 /* how long runner_run waits for a lost engine */
 
+/* The llmsb.kind label of a front end's containers; the worker's reaper
+ * finds its own leftovers by it. */
+#define RUNNER_KIND_RUN "run"       /* `run`, the benchmarks */
+#define RUNNER_KIND_LOCAL "local"   /* `submit --local`, the MCP server */
+#define RUNNER_KIND_WORKER "worker" /* the Redis worker */
+
 /* What a front end asks of its runner. */
 struct runner_opts {
-    const char *kind;        /* the llmsb.kind label: "run", "local" or "worker" */
+    const char *kind;        /* the llmsb.kind label: a RUNNER_KIND_* */
     const char *worker_name; /* NULL or "": <host>-<pid> */
     const char *queue;       /* the llmsb.queue label (identity_queue_label); NULL: none */
     int slots;               /* jobs at a time; with sessions.max, the pool's size */
@@ -93,10 +103,14 @@ enum sched_outcome runner_attempt(struct runner *rn, const struct backend *be, c
  * the job's own attempt; a paused worker asks it until the engine is back. */
 int runner_engine_answers(const struct backend *be);
 
+/* 1 when a stop is asked: a signal (llmsb_interrupted) or cancel (NULL:
+ * none) no longer SCHED_GO. */
+int runner_stop_asked(const atomic_int *cancel);
+
 /* Writes this runner's worker name into r. */
 void runner_stamp(const struct runner *rn, struct job_result *r);
 
-/* Ends the sessions it holds (recording why), removes the pool's
+/* Ends the process's sessions (recording why), removes the pool's
  * containers and closes the engine. */
 void runner_close(struct runner *rn, const char *why);
 

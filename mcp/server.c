@@ -20,7 +20,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "exec/exec.h"
 #include "exec/runner.h"
 #include "job/job.h"
 #include "job/result.h"
@@ -68,7 +67,7 @@ static void call_id(struct mcp *m, char *out, size_t outsz)
 static int open_runner(struct mcp *m, struct llmsb_err *err)
 {
     /* warm after the first call, none before it */
-    const struct runner_opts o = {.kind = "local", .slots = 1, .keep_warm = 0};
+    const struct runner_opts o = {.kind = RUNNER_KIND_LOCAL, .slots = 1, .keep_warm = 0};
     int rc;
 
     if (m->runner_open)
@@ -134,7 +133,7 @@ static int wait_queued(struct mcp *m, const char *id, struct llmsb_err *err)
                              sizeof(status), err);
         if (rc != 0)
             return rc;
-        if (exec_stop_asked(&m->cancel)) {
+        if (runner_stop_asked(&m->cancel)) {
             if (queue_cancel(&m->q, id, m->cfg->result_ttl_s, err) != 0)
                 return llmsb_err_wrap(err, "cancel job \"%s\"", id);
             return llmsb_err_set(err, LLMSB_ERR_INTERRUPTED, "interrupted; job \"%s\" cancelled",

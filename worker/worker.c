@@ -461,7 +461,7 @@ static void reap(struct worker *w, struct queue *q)
     /* a host's containers; in a cluster, every worker's pods (a dead
      * worker's pod had a host name of its own) */
     if (w->rn.be.ops->cluster_wide)
-        snprintf(label, sizeof(label), "llmsb.kind=worker");
+        snprintf(label, sizeof(label), "llmsb.kind=" RUNNER_KIND_WORKER);
     else
         snprintf(label, sizeof(label), "llmsb.host=%s", w->rn.id.host);
     if (w->rn.be.ops->list(&w->rn.be, label, reap_one, c, &err) != 0)
@@ -574,7 +574,7 @@ static void retire(struct worker *w, struct queue *ctl)
 static int preflight(struct worker *w, const char *name, struct llmsb_err *err)
 {
     char queue_label[24];
-    struct runner_opts ro = {.kind = "worker",
+    struct runner_opts ro = {.kind = RUNNER_KIND_WORKER,
                              .worker_name = name,
                              .queue = queue_label,
                              .slots = w->nslots,
