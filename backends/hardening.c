@@ -104,8 +104,10 @@ const char *hardening_item_name(enum hardening_item item)
 /* What an engine cannot express, and what holds instead: the one list
  * (docs/kubernetes.md and docs/security.md say the same in prose).  Docker
  * and Podman express every item.  Each row is one the pod API has no field
- * for; nothing here could be moved into the pod spec (a row that could
- * fails test_hardening, which checks that the pod really lacks it). */
+ * for, or one whose field means less than the spec asks (mounts: a
+ * sizeLimit); nothing here could be moved into the pod spec (a row that
+ * could fails test_hardening, which checks that the pod really lacks it, or
+ * has only that part). */
 struct gap {
     const char *engine;
     enum hardening_item item;
@@ -114,6 +116,12 @@ struct gap {
 };
 
 static const struct gap gaps[] = {
+    {"kubernetes", HARDENING_ITEM_MOUNTS, 0,
+     "a memory-backed emptyDir's sizeLimit is its tmpfs's size only where the kubelet's "
+     "SizeMemoryBackedVolumes feature is on (on by default since 1.22; alpha and off in 1.20, "
+     "which scripts/k8s-up.sh turns on); elsewhere the tmpfs is half the node's RAM, the "
+     "kubelet evicts the pod once the volume holds more than its sizeLimit, and the pod's "
+     "memory limit, which tmpfs pages count against, bounds it"},
     {"kubernetes", HARDENING_ITEM_SECCOMP, 1,
      "the runtime's default profile (seccompProfile RuntimeDefault): the project's own would "
      "be a Localhost profile file installed on every node"},

@@ -1,9 +1,12 @@
 /* fake_test.h - the fixture of the unit tests that run on the fake engine
  * (tests/doubles/fake_engine.h): FAKE_TEST(name) { ... } is a test whose
- * body gets a fresh engine as fe, freed after the body however it ended,
- * so a failed ASSERT leaves no agent process and no temp dir behind; a
- * JOB the fake agent runs with sh -c; and for the executor, a config and a
- * pool on the engine and a job whose code the fake agent runs. */
+ * body gets a fresh engine as fe; what the body holds open on it (a pool,
+ * a sandbox, a runner: fake_test_hold) is closed after the body, however
+ * it ended, and then the engine is freed, so a failed ASSERT's return
+ * leaves nothing open on a freed engine, no agent process and no temp dir
+ * behind; a JOB the fake agent runs with sh -c; and for the executor, a
+ * config and a runner on the engine and a job whose code the fake agent
+ * runs.  A thread a body starts is joined before any ASSERT on what it did. */
 #ifndef LLMSB_FAKE_TEST_H
 #define LLMSB_FAKE_TEST_H
 
@@ -12,6 +15,47 @@
 #include "sandbox/sandbox.h"
 #include "tests/doubles/fake_engine.h"
 #include "test.h"
+
+/* What a body holds open on fe: close(obj) runs after the body, last held
+ * first, unless the body let go of obj (it closed it itself).  obj must
+ * outlive the body's frame: static in the body, or on the heap; close may
+ * also run after a body that closed obj itself only if it is idempotent
+ * (pool_release_all, sandbox_close), else the body lets go first. */
+#define FAKE_TEST_MAX_HOLDS 8
+static struct {
+    void (*close)(void *obj);
+    void *obj;
+} fake_holds[FAKE_TEST_MAX_HOLDS];
+static int fake_nholds;
+
+static inline void fake_test_hold(void (*close)(void *obj), void *obj)
+{
+    if (fake_nholds < FAKE_TEST_MAX_HOLDS) {
+        fake_holds[fake_nholds].close = close;
+        fake_holds[fake_nholds++].obj = obj;
+    } else {
+        fprintf(stderr, "  fake_test_hold: more than %d held\n", FAKE_TEST_MAX_HOLDS);
+        test_failed_flag = 1;
+    }
+}
+
+static inline void fake_test_let_go(const void *obj)
+{
+    for (int i = fake_nholds - 1; i >= 0; i--)
+        if (fake_holds[i].obj == obj) {
+            memmove(&fake_holds[i], &fake_holds[i + 1],
+                    (size_t)(fake_nholds - i - 1) * sizeof(fake_holds[0]));
+            fake_nholds--;
+        }
+}
+
+static inline void fake_test_close_held(void)
+{
+    while (fake_nholds > 0) {
+        fake_nholds--;
+        fake_holds[fake_nholds].close(fake_holds[fake_nholds].obj);
+    }
+}
 
 static inline struct fake_engine *fake_test_engine(void)
 {
@@ -58,11 +102,14 @@ static inline int fake_test_run(struct sandbox *sb, const char *code, const char
 
 /* A config and a runner on the fake engine (runner_open_engine: the
  * runner's own open, ping and pool) for exec_job, runner_run and
- * sessions.  A lost engine is waited for 2 s, not the 5 min of a front end. */
+ * sessions.  A lost engine is waited for 2 s, not the 5 min of a front end.
+ * Held once open (x static in the body); fake_exec_release lets go. */
 struct fake_exec {
     struct config cfg;
     struct runner rn;
 };
+
+static inline void fake_exec_close(void *x);
 
 static inline int fake_exec_init(struct fake_exec *x, struct fake_engine *fe)
 {
@@ -75,13 +122,24 @@ static inline int fake_exec_init(struct fake_exec *x, struct fake_engine *fe)
     x->cfg.lease_ms = 200; /* a retry waits 100 ms at most */
     if (backend_clone(&engine, fake_engine_backend(fe), &err) != 0)
         return -1;
-    return runner_open_engine(&x->rn, &x->cfg, &o, &engine, &err);
+    if (runner_open_engine(&x->rn, &x->cfg, &o, &engine, &err) != 0)
+        return -1;
+    fake_test_hold(fake_exec_close, x);
+    return 0;
+}
+
+static inline void fake_exec_close(void *x)
+{
+    struct fake_exec *fx = x;
+
+    runner_close(&fx->rn, "the test ended");
+    config_release(&fx->cfg);
 }
 
 static inline void fake_exec_release(struct fake_exec *x)
 {
-    runner_close(&x->rn, "the test ended");
-    config_release(&x->cfg);
+    fake_test_let_go(x);
+    fake_exec_close(x);
 }
 
 /* A Python job (the fake agent runs its code with sh -c) with r ready
@@ -108,6 +166,7 @@ static inline int fake_exec_job(struct job *j, struct job_result *r, const struc
         struct fake_engine *fe_ = fake_test_engine();     \
         ASSERT(fe_);                                      \
         fake_body_##name(fe_);                            \
+        fake_test_close_held();                           \
         fake_engine_free(fe_);                            \
     }                                                     \
     static void fake_body_##name(struct fake_engine *fe)

@@ -1087,6 +1087,55 @@ TEST(decoder_says_where_it_was_cut)
         buf_release(&k.ch[i]);
 }
 
+/* channels 0 (a WebSocket without the channel.k8s.io byte): every payload
+ * byte is data, a first byte of 1 included, and channel is -1 throughout;
+ * fragments and an empty message as with channels. */
+struct plain {
+    struct buf data;
+    int ends, channeled;
+};
+
+static int collect_plain(void *ud, enum ws_event ev, int channel, const char *p, size_t n,
+                         struct llmsb_err *err)
+{
+    struct plain *k = ud;
+
+    (void)err;
+    k->channeled += channel != -1;
+    if (ev == WS_EV_DATA)
+        buf_append(&k->data, p, n);
+    k->ends += ev == WS_EV_END;
+    return 0;
+}
+
+TEST(decoder_without_channel_byte)
+{
+    struct buf w;
+
+    buf_init(&w, 0);
+    sframe(&w, 1, WS_OP_BINARY, -1, "\001out", 4, 0);
+    sframe(&w, 0, WS_OP_TEXT, -1, "\002a", 2, 0);
+    sframe(&w, 1, WS_OP_CONT, -1, "bc", 2, 0);
+    sframe(&w, 1, WS_OP_BINARY, -1, "", 0, 0);
+    for (size_t a = 0; a <= w.len; a++) {
+        struct ws_dec d;
+        struct plain k = {0};
+        struct llmsb_err err = {0};
+
+        buf_init(&k.data, 0);
+        ws_dec_init(&d, 0);
+        ASSERT_EQ(ws_dec_feed(&d, w.data, a, collect_plain, &k, &err), 0);
+        ASSERT_EQ(ws_dec_feed(&d, w.data + a, w.len - a, collect_plain, &k, &err), 0);
+        ASSERT_EQ(k.data.len, 8);
+        ASSERT(memcmp(k.data.data, "\001out\002abc", 8) == 0);
+        ASSERT_EQ(k.ends, 3);
+        ASSERT_EQ(k.channeled, 0);
+        ASSERT(ws_dec_cut(&d) == NULL);
+        buf_release(&k.data);
+    }
+    buf_release(&w);
+}
+
 TEST_MAIN("k8s_stream", T(handshake_picks_v5), T(handshake_picks_v4),
           T(handshake_refuses_bad_accept), T(handshake_refuses_missing_protocol),
           T(handshake_http_error_names_status), T(stdout_many_small_frames_in_order),
@@ -1097,4 +1146,4 @@ TEST_MAIN("k8s_stream", T(handshake_picks_v5), T(handshake_picks_v4),
           T(masked_server_frame_is_refused), T(read_times_out), T(write_v5_frames_then_stdin_close),
           T(write_v4_frames_then_close), T(close_stdin_v5_only), T(accept_key_rfc6455_example),
           T(frame_parse_lengths), T(decoder_every_split_point), T(decoder_refuses_bad_frames),
-          T(decoder_says_where_it_was_cut))
+          T(decoder_says_where_it_was_cut), T(decoder_without_channel_byte))

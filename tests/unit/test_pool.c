@@ -3,8 +3,8 @@
  * the three exhaustion policies, health checks, failed removes retried,
  * release_all. */
 #include <pthread.h>
-#include <time.h>
 
+#include "common/clock.h"
 #include "sandbox/pool.h"
 #include "fake_test.h"
 
@@ -27,12 +27,6 @@ static struct pool_config config_of(int max_size, enum pool_exhausted on_exhaust
     return pc;
 }
 
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
-    nanosleep(&ts, NULL);
-}
-
 /* One job through a lease's sandbox; 0 when it ran ok. */
 static int run_true(struct pool_lease *l)
 {
@@ -46,16 +40,31 @@ static int run_true(struct pool_lease *l)
 }
 
 /* A pool on the engine, its spec (image llmsb/a), the first lease taken
- * from it and that container's id. */
+ * from it and that container's id, and room for two more leases. */
 struct fx {
     struct pool p;
     struct container_spec spec;
-    struct pool_lease l;
+    struct pool_lease l, more[2];
     struct llmsb_err err;
     char id[BACKEND_ID_MAX];
 };
 
-/* Inits x->p with pc on fe and takes x->l; 0, or the acquire's code. */
+/* Gives back what is still out (not reusable) and releases the pool: after
+ * the body, however it ended; after a body that did so itself, nothing. */
+static void fx_close(void *ud)
+{
+    struct fx *x = ud;
+
+    if (x->l.sb)
+        pool_put(&x->p, &x->l, 0);
+    for (int i = 0; i < 2; i++)
+        if (x->more[i].sb)
+            pool_put(&x->p, &x->more[i], 0);
+    pool_release_all(&x->p);
+}
+
+/* Inits x->p (x static in the body, held) with pc on fe and takes x->l; 0,
+ * or the acquire's code. */
 static int fx_start(struct fx *x, struct fake_engine *fe, struct pool_config pc)
 {
     int rc;
@@ -63,6 +72,7 @@ static int fx_start(struct fx *x, struct fake_engine *fe, struct pool_config pc)
     memset(x, 0, sizeof(*x));
     x->spec = spec_of("llmsb/a:latest");
     pool_init(&x->p, fake_engine_backend(fe), &pc);
+    fake_test_hold(fx_close, x);
     if ((rc = pool_acquire(&x->p, &x->spec, &x->l, &x->err)) == 0)
         snprintf(x->id, sizeof(x->id), "%s", x->l.sb->id);
     return rc;
@@ -70,7 +80,7 @@ static int fx_start(struct fx *x, struct fake_engine *fe, struct pool_config pc)
 
 FAKE_TEST(warm_container_is_reused)
 {
-    struct fx x;
+    static struct fx x; /* held: fx_start */
     struct container_spec other = spec_of("llmsb/b:latest");
     int idle;
 
@@ -96,7 +106,7 @@ FAKE_TEST(warm_container_is_reused)
 FAKE_TEST(max_uses_retires)
 {
     struct pool_config pc = config_of(2, POOL_WAIT);
-    struct fx x;
+    static struct fx x; /* held: fx_start */
 
     pc.max_uses = 2;
     ASSERT_EQ(fx_start(&x, fe, pc), 0);
@@ -117,12 +127,14 @@ FAKE_TEST(max_uses_retires)
 FAKE_TEST(max_age_retires)
 {
     struct pool_config pc = config_of(2, POOL_WAIT);
-    struct fx x;
+    static struct fx x; /* held: fx_start */
 
-    pc.max_age_ms = 300;
+    /* ages made by moving a container's birth back: 5 s of margin for a
+     * young one, none spent waiting */
+    pc.max_age_ms = 5000;
     /* given back old: destroyed at once */
     ASSERT_EQ(fx_start(&x, fe, pc), 0);
-    sleep_ms(350);
+    x.l.sb->born_ms -= 6000;
     pool_put(&x.p, &x.l, 1);
     ASSERT_EQ(fake_engine_containers(fe), 0);
     /* given back young, aging idle: maintenance destroys it */
@@ -131,7 +143,8 @@ FAKE_TEST(max_age_retires)
     ASSERT_EQ(fake_engine_containers(fe), 1);
     pool_maintain(&x.p);
     ASSERT_EQ(fake_engine_containers(fe), 1);
-    sleep_ms(350);
+    ASSERT_EQ(x.p.nidle, 1u);
+    x.p.idle[0].sb->born_ms -= 6000;
     pool_maintain(&x.p);
     ASSERT_EQ(fake_engine_containers(fe), 0);
     ASSERT_EQ(pool_size(&x.p, NULL), 0);
@@ -140,14 +153,15 @@ FAKE_TEST(max_age_retires)
 
 FAKE_TEST(exhausted_fail_fast)
 {
-    struct fx x;
-    struct pool_lease b;
+    static struct fx x; /* held: fx_start */
+    struct pool_config pc = config_of(1, POOL_FAIL_FAST);
     int64_t t0;
 
-    ASSERT_EQ(fx_start(&x, fe, config_of(1, POOL_FAIL_FAST)), 0);
+    pc.wait_ms = 10000; /* what it does not wait for */
+    ASSERT_EQ(fx_start(&x, fe, pc), 0);
     t0 = clock_mono_ms();
-    ASSERT_EQ(pool_acquire(&x.p, &x.spec, &b, &x.err), LLMSB_ERR_LIMIT);
-    ASSERT(clock_mono_ms() - t0 < 100);
+    ASSERT_EQ(pool_acquire(&x.p, &x.spec, &x.more[0], &x.err), LLMSB_ERR_LIMIT);
+    ASSERT(clock_mono_ms() - t0 < 5000);
     ASSERT_CONTAINS(x.err.msg, "fail_fast");
     ASSERT_EQ(fake_engine_containers(fe), 1);
     pool_put(&x.p, &x.l, 1);
@@ -158,46 +172,49 @@ static void *give_back_soon(void *ud)
 {
     struct fx *x = ud;
 
-    sleep_ms(200);
+    clock_sleep_ms(200);
     pool_put(&x->p, &x->l, 1);
     return NULL;
 }
 
 FAKE_TEST(exhausted_wait)
 {
-    struct fx x;
-    struct pool_lease b;
+    static struct fx x; /* held: fx_start */
+    struct pool_lease *b = &x.more[0];
     pthread_t th;
     int64_t t0;
+    int rc;
 
     ASSERT_EQ(fx_start(&x, fe, config_of(1, POOL_WAIT)), 0);
     /* nobody gives it back: waits wait_ms, then gives up */
     t0 = clock_mono_ms();
-    ASSERT_EQ(pool_acquire(&x.p, &x.spec, &b, &x.err), LLMSB_ERR_TIMEOUT);
+    ASSERT_EQ(pool_acquire(&x.p, &x.spec, b, &x.err), LLMSB_ERR_TIMEOUT);
     ASSERT(clock_mono_ms() - t0 >= 290);
-    /* given back meanwhile: the waiter gets it */
-    x.p.cfg.wait_ms = 3000;
-    pthread_create(&th, NULL, give_back_soon, &x);
-    ASSERT_EQ(pool_acquire(&x.p, &x.spec, &b, &x.err), 0);
+    /* given back meanwhile: the waiter gets it (the thread joined before
+     * any ASSERT, so it never outlives the body) */
+    x.p.cfg.wait_ms = 10000;
+    ASSERT_EQ(pthread_create(&th, NULL, give_back_soon, &x), 0);
+    rc = pool_acquire(&x.p, &x.spec, b, &x.err);
     pthread_join(th, NULL);
-    ASSERT_STR(b.sb->id, x.id);
+    ASSERT_EQ(rc, 0);
+    ASSERT_STR(b->sb->id, x.id);
     ASSERT_EQ(fake_engine_calls(fe, FAKE_OP_CREATE), 1);
-    pool_put(&x.p, &b, 1);
+    pool_put(&x.p, b, 1);
     pool_release_all(&x.p);
 }
 
 FAKE_TEST(exhausted_temporary)
 {
-    struct fx x;
-    struct pool_lease b;
+    static struct fx x; /* held: fx_start */
+    struct pool_lease *b = &x.more[0];
 
     ASSERT_EQ(fx_start(&x, fe, config_of(1, POOL_TEMPORARY)), 0);
-    ASSERT_EQ(pool_acquire(&x.p, &x.spec, &b, &x.err), 0);
-    ASSERT_EQ(b.temporary, 1);
+    ASSERT_EQ(pool_acquire(&x.p, &x.spec, b, &x.err), 0);
+    ASSERT_EQ(b->temporary, 1);
     ASSERT_EQ(fake_engine_containers(fe), 2);
     ASSERT_EQ(pool_size(&x.p, NULL), 1); /* a temporary one is not counted */
-    ASSERT_EQ(run_true(&b), 0);
-    pool_put(&x.p, &b, 1);
+    ASSERT_EQ(run_true(b), 0);
+    pool_put(&x.p, b, 1);
     ASSERT_EQ(fake_engine_containers(fe), 1); /* and not kept */
     pool_put(&x.p, &x.l, 1);
     pool_release_all(&x.p);
@@ -205,7 +222,7 @@ FAKE_TEST(exhausted_temporary)
 
 FAKE_TEST(dead_idle_container_fails_health_check_and_is_replaced)
 {
-    struct fx x;
+    static struct fx x; /* held: fx_start */
 
     ASSERT_EQ(fx_start(&x, fe, config_of(2, POOL_WAIT)), 0);
     pool_put(&x.p, &x.l, 1);
@@ -221,7 +238,7 @@ FAKE_TEST(dead_idle_container_fails_health_check_and_is_replaced)
 
 FAKE_TEST(failed_remove_is_retried_by_maintenance)
 {
-    struct fx x;
+    static struct fx x; /* held: fx_start */
 
     ASSERT_EQ(fx_start(&x, fe, config_of(2, POOL_WAIT)), 0);
     ASSERT_EQ(pool_knows(&x.p, x.id), 1);
@@ -243,17 +260,16 @@ static void count_one(void *ud, const struct container_info *ci)
 
 FAKE_TEST(release_all_destroys_idle_containers)
 {
-    struct fx x;
+    static struct fx x; /* held: fx_start */
     struct container_spec b = spec_of("llmsb/b:latest");
-    struct pool_lease la, lb;
     struct backend be;
     int n = 0;
 
     ASSERT_EQ(fx_start(&x, fe, config_of(4, POOL_WAIT)), 0);
-    ASSERT_EQ(pool_acquire(&x.p, &x.spec, &la, &x.err), 0);
-    ASSERT_EQ(pool_acquire(&x.p, &b, &lb, &x.err), 0);
-    pool_put(&x.p, &la, 1);
-    pool_put(&x.p, &lb, 1);
+    ASSERT_EQ(pool_acquire(&x.p, &x.spec, &x.more[0], &x.err), 0);
+    ASSERT_EQ(pool_acquire(&x.p, &b, &x.more[1], &x.err), 0);
+    pool_put(&x.p, &x.more[0], 1);
+    pool_put(&x.p, &x.more[1], 1);
     /* the pool's labels are on its containers */
     ASSERT_EQ(backend_clone(&be, fake_engine_backend(fe), &x.err), 0);
     ASSERT_EQ(be.ops->list(&be, "llmsb.managed=1", count_one, &n, &x.err), 0);

@@ -17,15 +17,33 @@ static struct container_spec spec_of(void)
     return spec;
 }
 
+static void close_sandbox(void *sb)
+{
+    sandbox_close(sb);
+}
+
+/* sandbox_open, and held when open (sb static in the body): closed after
+ * the body however it ended (sandbox_close again after the body's own is
+ * nothing). */
+static int open_held(struct sandbox *sb, struct fake_engine *fe, const struct container_spec *spec,
+                     int64_t start_timeout_ms, struct llmsb_err *err)
+{
+    int rc = sandbox_open(sb, fake_engine_backend(fe), spec, start_timeout_ms, err);
+
+    if (rc == 0)
+        fake_test_hold(close_sandbox, sb);
+    return rc;
+}
+
 FAKE_TEST(round_trip_status_stdout_exit_code)
 {
     struct container_spec spec = spec_of();
-    struct sandbox sb;
+    static struct sandbox sb; /* held: open_held */
     struct proto_result res;
     struct llmsb_err err = {0};
     int rc, pid1;
 
-    rc = sandbox_open(&sb, fake_engine_backend(fe), &spec, 5000, &err);
+    rc = open_held(&sb, fe, &spec, 5000, &err);
     ASSERT_EQ(rc, 0);
     ASSERT_EQ(fake_engine_running(fe), 1);
     rc = fake_test_run(&sb, "cat; echo out; echo oops >&2; exit 3", "in:", 5000, &res, &err);
@@ -55,19 +73,19 @@ FAKE_TEST(round_trip_status_stdout_exit_code)
 FAKE_TEST(container_dies_mid_job_is_an_error_not_a_hang)
 {
     struct container_spec spec = spec_of();
-    struct sandbox sb;
+    static struct sandbox sb; /* held: open_held */
     struct proto_result res;
     struct llmsb_err err = {0};
     int64_t t0;
     int rc;
 
-    ASSERT_EQ(sandbox_open(&sb, fake_engine_backend(fe), &spec, 5000, &err), 0);
+    ASSERT_EQ(open_held(&sb, fe, &spec, 5000, &err), 0);
     t0 = clock_mono_ms();
     /* the job kills its own agent: the container's main process is gone */
-    rc = fake_test_run(&sb, "kill -9 $PPID; sleep 5", NULL, 20000, &res, &err);
+    rc = fake_test_run(&sb, "kill -9 $PPID; sleep 30", NULL, 60000, &res, &err);
     proto_result_release(&res);
     ASSERT(rc < 0);
-    ASSERT(clock_mono_ms() - t0 < 3000);
+    ASSERT(clock_mono_ms() - t0 < 10000); /* not the sleep's 30 s */
     ASSERT_CONTAINS(err.msg, "stream closed");
     ASSERT_EQ(sb.healthy, 0);
     /* a sandbox that failed is not run again */
@@ -96,15 +114,15 @@ FAKE_TEST(oom_killed_container_is_memory_limit)
 {
     struct container_spec spec = spec_of();
     struct killer k = {fe, 1};
-    struct sandbox sb;
+    static struct sandbox sb; /* held: open_held */
     struct proto_result res;
     struct llmsb_err err = {0};
     pthread_t th;
     int rc;
 
-    ASSERT_EQ(sandbox_open(&sb, fake_engine_backend(fe), &spec, 5000, &err), 0);
+    ASSERT_EQ(open_held(&sb, fe, &spec, 5000, &err), 0);
     pthread_create(&th, NULL, kill_soon, &k);
-    rc = fake_test_run(&sb, "sleep 5", NULL, 20000, &res, &err);
+    rc = fake_test_run(&sb, "sleep 30", NULL, 60000, &res, &err);
     pthread_join(th, NULL);
     ASSERT_EQ(rc, 0);
     ASSERT_EQ(res.status, STATUS_MEMORY_LIMIT);
@@ -117,15 +135,15 @@ FAKE_TEST(oom_killed_container_is_memory_limit)
 FAKE_TEST(silent_agent_past_backstop_is_timeout)
 {
     struct container_spec spec = spec_of();
-    struct sandbox sb;
+    static struct sandbox sb; /* held: open_held */
     struct proto_result res;
     struct llmsb_err err = {0};
     int64_t t0;
 
-    ASSERT_EQ(sandbox_open(&sb, fake_engine_backend(fe), &spec, 5000, &err), 0);
+    ASSERT_EQ(open_held(&sb, fe, &spec, 5000, &err), 0);
     t0 = clock_mono_ms();
-    ASSERT_EQ(fake_test_run(&sb, "sleep 10", NULL, 400, &res, &err), 0);
-    ASSERT(clock_mono_ms() - t0 < 2000);
+    ASSERT_EQ(fake_test_run(&sb, "sleep 30", NULL, 400, &res, &err), 0);
+    ASSERT(clock_mono_ms() - t0 < 10000); /* the backstop, not the sleep */
     ASSERT_EQ(res.status, STATUS_TIMEOUT);
     ASSERT_EQ(res.not_run, 1);
     proto_result_release(&res);
@@ -137,30 +155,30 @@ FAKE_TEST(silent_agent_past_backstop_is_timeout)
 FAKE_TEST(slow_start_past_start_timeout_fails_and_removes)
 {
     struct container_spec spec = spec_of();
-    struct sandbox sb;
+    static struct sandbox sb; /* held: open_held */
     struct llmsb_err err = {0};
 
     fake_engine_agent(fe, 0, 2000);
-    ASSERT_EQ(sandbox_open(&sb, fake_engine_backend(fe), &spec, 300, &err), LLMSB_ERR_TIMEOUT);
+    ASSERT_EQ(open_held(&sb, fe, &spec, 300, &err), LLMSB_ERR_TIMEOUT);
     ASSERT_CONTAINS(err.msg, "did not start its agent");
     ASSERT_EQ(fake_engine_containers(fe), 0);
     /* slow, but within the timeout */
     fake_engine_agent(fe, 0, 300);
-    ASSERT_EQ(sandbox_open(&sb, fake_engine_backend(fe), &spec, 5000, &err), 0);
+    ASSERT_EQ(open_held(&sb, fe, &spec, 5000, &err), 0);
     sandbox_close(&sb);
 }
 
 FAKE_TEST(failed_create_and_start_leave_nothing)
 {
     struct container_spec spec = spec_of();
-    struct sandbox sb;
+    static struct sandbox sb; /* held: open_held */
     struct llmsb_err err = {0};
 
     fake_engine_fail(fe, FAKE_OP_CREATE, 1);
-    ASSERT(sandbox_open(&sb, fake_engine_backend(fe), &spec, 5000, &err) < 0);
+    ASSERT(open_held(&sb, fe, &spec, 5000, &err) < 0);
     ASSERT_CONTAINS(err.msg, "create failed");
     fake_engine_fail(fe, FAKE_OP_START, 1);
-    ASSERT(sandbox_open(&sb, fake_engine_backend(fe), &spec, 5000, &err) < 0);
+    ASSERT(open_held(&sb, fe, &spec, 5000, &err) < 0);
     ASSERT_CONTAINS(err.msg, "start failed");
     ASSERT_EQ(fake_engine_containers(fe), 0);
     ASSERT_EQ(fake_engine_calls(fe, FAKE_OP_REMOVE), 1);
@@ -178,7 +196,7 @@ static void *cancel_soon(void *ud)
 FAKE_TEST(cancel_stops_the_wait)
 {
     struct container_spec spec = spec_of();
-    struct sandbox sb;
+    static struct sandbox sb; /* held: open_held */
     struct proto_result res;
     struct llmsb_err err = {0};
     atomic_int cancel = SANDBOX_GO;
@@ -186,15 +204,15 @@ FAKE_TEST(cancel_stops_the_wait)
     int64_t t0;
     int rc;
 
-    ASSERT_EQ(sandbox_open(&sb, fake_engine_backend(fe), &spec, 5000, &err), 0);
+    ASSERT_EQ(open_held(&sb, fe, &spec, 5000, &err), 0);
     sb.cancel = &cancel;
     pthread_create(&th, NULL, cancel_soon, &cancel);
     t0 = clock_mono_ms();
-    rc = fake_test_run(&sb, "sleep 10", NULL, 20000, &res, &err);
+    rc = fake_test_run(&sb, "sleep 30", NULL, 60000, &res, &err);
     pthread_join(th, NULL);
     proto_result_release(&res);
     ASSERT_EQ(rc, LLMSB_ERR_INTERRUPTED);
-    ASSERT(clock_mono_ms() - t0 < 2000);
+    ASSERT(clock_mono_ms() - t0 < 10000); /* not the sleep's 30 s */
     sandbox_close(&sb);
     ASSERT_EQ(fake_engine_running(fe), 0);
 }
@@ -202,12 +220,12 @@ FAKE_TEST(cancel_stops_the_wait)
 FAKE_TEST(agent_internal_error_is_ours)
 {
     struct container_spec spec = spec_of();
-    struct sandbox sb;
+    static struct sandbox sb; /* held: open_held */
     struct proto_result res;
     struct llmsb_err err = {0};
 
     fake_engine_agent(fe, 1, 0);
-    ASSERT_EQ(sandbox_open(&sb, fake_engine_backend(fe), &spec, 5000, &err), 0);
+    ASSERT_EQ(open_held(&sb, fe, &spec, 5000, &err), 0);
     ASSERT_EQ(fake_test_run(&sb, "true", NULL, 5000, &res, &err), LLMSB_ERR_BACKEND);
     proto_result_release(&res);
     ASSERT_CONTAINS(err.msg, "could not fork");

@@ -3,8 +3,7 @@
  * a close ends it and frees its sandbox and its id, a sandbox that dies
  * ends it, and idle sessions expire.  The session table is the process's:
  * each test uses ids of its own and closes them. */
-#include <time.h>
-
+#include "common/clock.h"
 #include "exec/session.h"
 #include "fake_test.h"
 
@@ -46,7 +45,7 @@ static void close_session(struct fake_exec *x, const char *sid)
 
 FAKE_TEST(keeps_its_sandbox_across_calls)
 {
-    struct fake_exec x;
+    static struct fake_exec x; /* held: fake_test.h */
     long first;
     int idle;
 
@@ -69,7 +68,7 @@ FAKE_TEST(keeps_its_sandbox_across_calls)
 
 FAKE_TEST(close_ends_it_and_frees_its_sandbox_and_id)
 {
-    struct fake_exec x;
+    static struct fake_exec x; /* held: fake_test.h */
     struct job_result r;
     long first;
 
@@ -91,7 +90,7 @@ FAKE_TEST(close_ends_it_and_frees_its_sandbox_and_id)
 
 FAKE_TEST(sandbox_that_dies_ends_it)
 {
-    struct fake_exec x;
+    static struct fake_exec x; /* held: fake_test.h */
     struct job_result r;
 
     ASSERT_EQ(fake_exec_init(&x, fe), 0);
@@ -113,16 +112,18 @@ FAKE_TEST(sandbox_that_dies_ends_it)
 
 FAKE_TEST(idle_session_expires)
 {
-    struct fake_exec x;
+    static struct fake_exec x; /* held: fake_test.h */
     struct job_result r;
-    struct timespec ts = {0, 400 * 1000000};
 
+    /* idle 5 s while the test checks it is not expired yet, then 300 ms
+     * with 400 ms gone: seconds of margin both ways, in half a second */
     ASSERT_EQ(fake_exec_init(&x, fe), 0);
-    x.cfg.session_idle_ms = 300;
+    x.cfg.session_idle_ms = 5000;
     ASSERT(agent_pid(&x, "idle") > 0);
     session_expire(&x.rn.pool, &x.cfg); /* not idle long enough yet */
     ASSERT_EQ(fake_engine_containers(fe), 1);
-    nanosleep(&ts, NULL);
+    x.cfg.session_idle_ms = 300;
+    clock_sleep_ms(400);
     session_expire(&x.rn.pool, &x.cfg);
     ASSERT_EQ(fake_engine_containers(fe), 0);
     ASSERT_EQ(call(&x, "idle", "echo late", &r), SCHED_OUT_FINAL);
@@ -130,8 +131,10 @@ FAKE_TEST(idle_session_expires)
     ASSERT_CONTAINS(r.error, "expired: no call");
     job_result_release(&r);
     /* past its time before the janitor came: its next call ends it */
+    x.cfg.session_idle_ms = 5000;
     ASSERT(agent_pid(&x, "idle-2") > 0);
-    nanosleep(&ts, NULL);
+    x.cfg.session_idle_ms = 300;
+    clock_sleep_ms(400);
     ASSERT_EQ(call(&x, "idle-2", "echo late", &r), SCHED_OUT_FINAL);
     ASSERT_EQ(r.r.status, STATUS_SESSION_LOST);
     ASSERT_CONTAINS(r.error, "expired");
