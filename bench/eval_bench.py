@@ -85,13 +85,15 @@ def load(path):
     except OSError:
         return None
     rs = [r for r in rs if not str(r.get("id", "")).startswith("warmup-")]
-    if not rs:
+    # a job decided before it reached a sandbox (a Java file without main) has no times
+    ran = [r for r in rs if r.get("started_at") and r.get("finished_at")]
+    if not ran:
         return None
-    st = [r.get("started_at") or 0 for r in rs]
-    fi = [r.get("finished_at") or 0 for r in rs]
+    st = [r["started_at"] for r in ran]
+    fi = [r["finished_at"] for r in ran]
     sb = [f - s for s, f in zip(st, fi)]
     # the run step's time, of the jobs whose program ran (not a compile error)
-    run = [r["duration_ms"] for r in rs if r.get("duration_ms") is not None]
+    run = [r["duration_ms"] for r in ran if r.get("duration_ms") is not None]
     span = max(fi) - min(st)
     statuses = {}
     for r in rs:
@@ -103,8 +105,7 @@ def load(path):
         "jobs_s": len(rs) * 1000.0 / span if span > 0 else float("nan"),
         "sandbox": sb,
         "run": run,
-        "other": [(r.get("finished_at") or 0) - (r.get("started_at") or 0) -
-                  (r.get("duration_ms") or 0) for r in rs],
+        "other": [r["finished_at"] - r["started_at"] - (r.get("duration_ms") or 0) for r in ran],
         "statuses": statuses,
         "zygote": sum(1 for r in rs if r.get("zygote")),
     }
@@ -141,7 +142,8 @@ def report(d, slots, outs):
             print("  %s %s: plain and cached verdicts differ: %s" % (NAMES[lang], s,
                                                                     " ".join(map(str, diff))))
     print("\nwhere a job's time goes, ms p50/p95 (in sandbox = started_at..finished_at; "
-          "run = duration_ms; compile+ = the difference: files, compile, collection)")
+          "run = duration_ms;\ncompile+ = the difference: files, compile, a wait for a starting zygote, "
+          "collection; a job decided before its sandbox is left out)")
     print("%-11s %-8s %-6s %13s %13s %13s" % ("lang", "set", "mode", "in sandbox", "compile+",
                                             "run"))
     for lang in LANGS:
@@ -199,8 +201,8 @@ def goals(d, res, outs):
         rs.sort(key=lambda r: r.get("started_at") or 0)
         sb = [(r.get("finished_at") or 0) - (r.get("started_at") or 0) for r in rs]
         first, warm = pct(sb[:20], 50), pct(sb[20:], 50)
-        got = "plot p50 in sandbox: first 20 %.0f ms, next 20 (warm) %.0f ms: %s" % (
-            first, warm, ratio(first, warm))
+        got = "plot in sandbox p50 (mean): first 20 %.0f ms (%.0f), next 20 %.0f ms (%.0f): %s" % (
+            first, sum(sb[:20]) / 20.0, warm, sum(sb[20:]) / len(sb[20:]), ratio(first, warm))
         plot_warm = warm
     else:
         got, plot_warm = "not measured", None
