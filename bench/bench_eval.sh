@@ -30,6 +30,8 @@ ms() { date +%s%3N; }
 # merged into every job of the "plain" run, or YAML for a config file the
 # plain run is given (--config); the "cached" run is the jobs as they are,
 # with the built-in defaults. Empty: no cache yet, one run, "cached" n/a.
+# E.g. '{"compile_cache": false}' (a job field) or 'jobs: {compile_cache:
+# false}' (a config key), when such a switch exists.
 nocache_python='{"fresh_interpreter": true}'
 nocache_js=''
 nocache_java=''
