@@ -322,6 +322,13 @@ enum sched_outcome exec_job(struct pool *pool, const struct backend *be, const s
     if (pool_acquire(pool, &p.spec, &lease, err) != 0)
         goto out;
     lease.sb->cancel = cancel;
+    /* part of handing a new container over: its zygote starts now */
+    if (pool->cfg.prestart && (rc = sandbox_prestart(lease.sb, &p.pj, err)) != 0) {
+        /* a stop, or a failed attempt (never the job's fault) */
+        out = conclude(pool, &lease, rc == LLMSB_ERR_INTERRUPTED ? rc : LLMSB_ERR_BACKEND, cancel,
+                       &p, j, r, err);
+        goto out;
+    }
     r->started_at = clock_wall_ms();
     rc = sandbox_run(lease.sb, &p.pj, exec_backstop_ms(cfg, j), &r->r, err);
     r->finished_at = clock_wall_ms();
