@@ -323,10 +323,8 @@ enum sched_outcome exec_job(struct pool *pool, const struct backend *be, const s
         goto out;
     lease.sb->cancel = cancel;
     /* part of handing a new container over: its zygote starts now */
-    if (pool->cfg.prestart && (rc = sandbox_prestart(lease.sb, &p.pj, err)) != 0) {
-        /* a stop, or a failed attempt (never the job's fault) */
-        out = conclude(pool, &lease, rc == LLMSB_ERR_INTERRUPTED ? rc : LLMSB_ERR_BACKEND, cancel,
-                       &p, j, r, err);
+    if (pool->cfg.prestart && sandbox_prestart(lease.sb, &p.pj, err) != 0) {
+        pool_put(pool, &lease, 0); /* as a failed acquire: nothing of the job ran */
         goto out;
     }
     r->started_at = clock_wall_ms();
