@@ -6,7 +6,8 @@
  * rlimits, feed stdin, read stdout/stderr through pipes up to a byte cap,
  * enforce the wall clock, collect rusage and the cgroup OOM count, answer,
  * then kill every process of the sandbox uid and wipe /work, /tmp,
- * /var/tmp and /dev/shm before saying READY.
+ * /var/tmp and /dev/shm before saying READY.  A PRESTART before the first
+ * job starts the zygote that job will likely use (zygote.c).
  *
  * Runs as root with only CAP_SETUID, CAP_SETGID and CAP_KILL; the job never
  * runs as root and never shares the agent's uid, so it can neither signal
@@ -40,6 +41,7 @@ static void send_hello(int type, int clean)
     proto_put_str(&p, TAG_AGENT_VERSION, LLMSB_VERSION);
     proto_put_u64(&p, TAG_AGENT_PID, (uint64_t)getpid());
     proto_put_u64(&p, TAG_CLEAN, (uint64_t)clean);
+    proto_put_u64(&p, TAG_PRESTART, 1);
     if (send_frame(type, &p) != 0)
         _exit(3);
     buf_release(&p);
@@ -71,6 +73,9 @@ static int read_frame(struct buf *b, size_t from, struct proto_frame *f, size_t 
 
 static struct buf in;        /* worker -> agent bytes not consumed yet */
 static size_t job_frame_len; /* the JOB frame at the head of in, in use */
+/* 1 while the sandbox is as a cleanup that succeeded left it and no
+ * session's process lives: a zygote may start (zygote.c) */
+static int idle_clean;
 
 /* After an install: tell the worker and wait for its CONTINUE.  The JOB
  * frame still sits at the head of `in` (main consumes it when the job is
@@ -122,14 +127,34 @@ static void handle_job(const struct proto_frame *f, const struct agent_conf *con
     session = job.session && !res.session_ended;
     proto_result_release(&res);
     proto_job_release(&job);
+    idle_clean = 0;
     if (session) {
         send_hello(PROTO_READY, 1);
         return;
     }
-    clean = agent_cleanup(conf) == 0;
+    idle_clean = clean = agent_cleanup(conf) == 0;
     send_hello(PROTO_READY, clean);
     if (clean) /* idle and clean: the time to preload */
         zygote_idle(conf);
+}
+
+/* The zygote the worker expects the first job to use, started while the
+ * sandbox is idle and clean (only then; else nothing starts); READY once
+ * it is ready or given up, as a job would wait for it. */
+static void handle_prestart(const struct proto_frame *f, const struct agent_conf *conf)
+{
+    struct llmsb_err err = {0};
+    struct proto_job job;
+
+    if (!idle_clean)
+        fprintf(stderr, "llmsb-agent: prestart on a sandbox in use: nothing started\n");
+    else if (proto_job_decode(f->payload, f->len, &job, &err) != 0)
+        fprintf(stderr, "llmsb-agent: prestart: %s\n", err.msg);
+    else {
+        zygote_prestart(conf, &job);
+        proto_job_release(&job);
+    }
+    send_hello(PROTO_READY, 1);
 }
 
 int main(int argc, char **argv)
@@ -160,7 +185,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "llmsb-agent: chmod /dev/termination-log: %s\n", strerror(errno));
     conf.install_pause = install_pause;
     /* A container restarted after a crash starts clean, too. */
-    agent_cleanup(&conf);
+    idle_clean = agent_cleanup(&conf) == 0;
     send_hello(PROTO_HELLO, 1);
 
     buf_init(&in, PROTO_MAX_PAYLOAD + PROTO_HEADER_LEN);
@@ -172,6 +197,9 @@ int main(int argc, char **argv)
             break;
         case PROTO_PING:
             send_hello(PROTO_PONG, 1);
+            break;
+        case PROTO_PRESTART:
+            handle_prestart(&f, &conf);
             break;
         case PROTO_SHUTDOWN:
             zygote_stop();

@@ -4,9 +4,10 @@
  * Python) that loads the interpreter and the image's common libraries once
  * and then forks one process per job.  The agent starts it only when the
  * sandbox is clean (right after a cleanup that succeeded, before any job
- * file is unpacked), as root with the job's start-up environment, stdout on
- * the agent's stderr (never on the protocol), a SOCK_SEQPACKET socket on fd
- * 3 and a death signal tied to the agent.  It says "R" when it has
+ * file is unpacked, or at the worker's PRESTART on a sandbox no job has
+ * used), as root with the job's start-up environment, stdout on the
+ * agent's stderr (never on the protocol), a SOCK_SEQPACKET socket on fd 3
+ * and a death signal tied to the agent.  It says "R" when it has
  * preloaded; no job runs while it preloads (a job that arrives waits, or
  * ends the zygote when it cannot use it).
  *
@@ -532,29 +533,35 @@ void zygote_session_end(void)
     session_idle = 0;
 }
 
-int zygote_for_job(const struct agent_conf *conf, const struct proto_job *job)
+/* Remembers what job asks of its profile's zygote (the next idle time, or
+ * a prestart, starts it).  Returns that profile's slot, NULL when the job
+ * cannot have a zygote. */
+static struct zslot *remember_wanted(const struct proto_job *job)
 {
     struct zspec want;
     struct zslot *z = NULL;
-    int64_t deadline;
 
-    (void)conf;
-    cur = NULL;
-    if (job->zygote && job->nrun && !job->ninstall && !job->ncompile && spec_of(job, &want) == 0) {
-        for (size_t i = 0; i < NPROFILES; i++)
-            if (want.profile == profiles[i])
-                z = &slots[i];
-        if (!spec_eq(&want, &z->wanted)) {
-            spec_free(&z->wanted);
-            z->wanted = want;
-        } else {
-            spec_free(&want);
-        }
+    if (!job->zygote || !job->nrun || job->ninstall || job->ncompile || spec_of(job, &want) != 0)
+        return NULL;
+    for (size_t i = 0; i < NPROFILES; i++)
+        if (want.profile == profiles[i])
+            z = &slots[i];
+    if (!spec_eq(&want, &z->wanted)) {
+        spec_free(&z->wanted);
+        z->wanted = want;
+    } else {
+        spec_free(&want);
     }
-    /* no zygote preloads beside a job: each that is starting is waited
-     * for (all together within ZYGOTE_READY_MS), or ended when no job can
-     * use it */
-    deadline = clock_mono_ms() + ZYGOTE_READY_MS;
+    return z;
+}
+
+/* No zygote preloads beside a job: each that is starting is waited for
+ * (all together within ZYGOTE_READY_MS), or ended when no job can use it
+ * (z's, started for another spec than z wants now). */
+static void await_starting(struct zslot *z)
+{
+    int64_t deadline = clock_mono_ms() + ZYGOTE_READY_MS;
+
     for (size_t i = 0; i < NPROFILES; i++) {
         struct zslot *s = &slots[i];
         int64_t left = deadline - clock_mono_ms();
@@ -568,9 +575,28 @@ int zygote_for_job(const struct agent_conf *conf, const struct proto_job *job)
             end_zygote(s, 1);
         }
     }
+}
+
+int zygote_for_job(const struct agent_conf *conf, const struct proto_job *job)
+{
+    struct zslot *z;
+
+    (void)conf;
+    cur = NULL;
+    z = remember_wanted(job);
+    await_starting(z);
     if (z && z->state == Z_READY && spec_eq(&z->running, &z->wanted))
         cur = z;
     return cur != NULL;
+}
+
+void zygote_prestart(const struct agent_conf *conf, const struct proto_job *job)
+{
+    cur = NULL;
+    if (job->session || !remember_wanted(job))
+        return;
+    zygote_idle(conf);
+    await_starting(NULL);
 }
 
 /* NUL-separated fields, as llmsb_zygote.py reads them. */

@@ -19,6 +19,12 @@
  * time starts it.  No zygote preloads beside a job: every one still
  * starting is waited for (ZYGOTE_READY_MS in all) or ended. */
 int zygote_for_job(const struct agent_conf *conf, const struct proto_job *job);
+/* The worker's PRESTART, on a clean sandbox that runs no job: remembers
+ * what job asks for (a JOB without files: zygote, profile, run argv, env)
+ * and starts that zygote now, waiting for it (ZYGOTE_READY_MS at most) as
+ * a job would, so that the sandbox's first job of that spec finds it
+ * ready.  Nothing for a session's call or a job that cannot have one. */
+void zygote_prestart(const struct agent_conf *conf, const struct proto_job *job);
 /* Before a session's call (job->session) is unpacked: its process, started
  * at the first call (as the zygote's one child, llmsb_zygote.py "session"),
  * is the zygote all its calls go through.  Returns 0, or -1 with why when

@@ -173,7 +173,7 @@ static int await_end(struct batch *b, const struct batch_opts *o, struct llmsb_e
 int batch_run(const struct config *cfg, const struct batch_opts *o, cJSON *const *jobs, size_t n,
               cJSON **results, struct llmsb_err *err)
 {
-    const struct runner_opts ro = {.kind = RUNNER_KIND_LOCAL, .slots = o->slots};
+    const struct runner_opts ro = {.kind = RUNNER_KIND_LOCAL, .slots = o->slots, .prestart = 1};
     struct batch *b = calloc(1, sizeof(*b));
     pthread_t *th = NULL;
     int started = 0, rc;

@@ -322,6 +322,11 @@ enum sched_outcome exec_job(struct pool *pool, const struct backend *be, const s
     if (pool_acquire(pool, &p.spec, &lease, err) != 0)
         goto out;
     lease.sb->cancel = cancel;
+    /* part of handing a new container over: its zygote starts now */
+    if (pool->cfg.prestart && sandbox_prestart(lease.sb, &p.pj, err) != 0) {
+        pool_put(pool, &lease, 0); /* as a failed acquire: nothing of the job ran */
+        goto out;
+    }
     r->started_at = clock_wall_ms();
     rc = sandbox_run(lease.sb, &p.pj, exec_backstop_ms(cfg, j), &r->r, err);
     r->finished_at = clock_wall_ms();

@@ -27,6 +27,7 @@ void runner_pool_config(const struct config *cfg, const struct runner_opts *o,
                        : strcmp(cfg->pool_on_exhausted, "temporary") == 0 ? POOL_TEMPORARY
                                                                           : POOL_WAIT;
     pc->start_timeout_ms = cfg->start_timeout_ms;
+    pc->prestart = o->prestart;
     identity_pool_labels(id, pc);
 }
 

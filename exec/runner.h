@@ -45,6 +45,10 @@ struct runner_opts {
     int keep_warm;           /* 1: pool.min_idle idle containers kept; 0: none */
     int max_size;            /* > 0: the pool's cap, over the config's and the computed one */
     int64_t engine_wait_ms;  /* 0: RUNNER_ENGINE_WAIT_MS */
+    /* 1: a new container starts the zygote of the job that made it before
+     * that job (pool_config.prestart): for front ends that run jobs back
+     * to back, where the next job would wait for the zygote anyway */
+    int prestart;
 };
 
 struct runner {

@@ -14,7 +14,14 @@
  * after the worker's CONTINUE (the worker takes the container off the
  * network in between), then runs the install's offline step (TAG_BUILD_ARG:
  * builds of what the install fetched, which may run package code) before
- * the program.  A failed install ends the job with its RESULT. */
+ * the program.  A failed install ends the job with its RESULT.
+ *
+ * An agent whose HELLO (and PONG) says TAG_PRESTART 1 takes PRESTART before
+ * a sandbox's first JOB: a JOB payload of which it reads the zygote, its
+ * profile, the run argv and the env (the zygote that job would use); it
+ * starts that zygote on the clean, idle sandbox, waits for it as a job
+ * would (agent/zygote.c), and answers READY.  A worker sends it only to
+ * such an agent; an older agent skips frame types it does not know. */
 #ifndef LLMSB_PROTO_H
 #define LLMSB_PROTO_H
 
@@ -60,14 +67,16 @@ enum proto_type {
     PROTO_PONG = 6,
     PROTO_SHUTDOWN = 7,
     PROTO_INSTALLED = 8, /* agent: libraries installed; waits for CONTINUE */
-    PROTO_CONTINUE = 9   /* worker: go on to compile and run */
+    PROTO_CONTINUE = 9,  /* worker: go on to compile and run */
+    PROTO_PRESTART = 10  /* worker: start the zygote this job would use; agent answers READY */
 };
 
 enum proto_tag {
     /* hello / ready */
     TAG_AGENT_VERSION = 1,
     TAG_AGENT_PID = 2,
-    TAG_CLEAN = 3, /* ready: 1 if cleanup fully succeeded */
+    TAG_CLEAN = 3,    /* ready: 1 if cleanup fully succeeded */
+    TAG_PRESTART = 4, /* hello / pong: 1 when the agent takes PROTO_PRESTART */
     /* job */
     TAG_JOB_ID = 10,
     TAG_FILE_PATH = 11, /* followed by TAG_FILE_DATA and TAG_FILE_MODE */

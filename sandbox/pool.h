@@ -32,6 +32,9 @@ struct pool_config {
     int64_t wait_ms; /* POOL_WAIT: longest wait for a container */
     enum pool_exhausted on_exhausted;
     int64_t start_timeout_ms;
+    /* 1: a container's first job has the zygote it will use started
+     * before it, off its clock (sandbox_prestart, called by exec/exec.c) */
+    int prestart;
     /* labels every container of the pool carries (llmsb.*: docs/cli.md) */
     char labels[BACKEND_MAX_LABELS][2][160];
     int nlabels;

@@ -25,6 +25,21 @@ void sandbox_spec_key(const struct container_spec *s, char *out, size_t outsz)
              s->network, s->network && s->network_name ? s->network_name : "");
 }
 
+/* The u64 field want of a hello, pong or ready frame; 0 when absent. */
+static uint64_t tag_u64(const struct proto_frame *f, uint16_t want)
+{
+    size_t off = 0;
+    uint16_t tag;
+    const char *v;
+    uint32_t n;
+    uint64_t val = 0;
+
+    while (proto_tlv_next(f->payload, f->len, &off, &tag, &v, &n) == 1)
+        if (tag == want)
+            proto_get_u64(v, n, &val);
+    return val;
+}
+
 static int stop_asked(const struct sandbox *s)
 {
     return llmsb_interrupted || (s->cancel && atomic_load(s->cancel) != SANDBOX_GO);
@@ -146,6 +161,7 @@ int sandbox_open(struct sandbox *s, const struct backend *tmpl, const struct con
             0)
             goto fail;
     }
+    s->prestart = tag_u64(&f, TAG_PRESTART) == 1;
     buf_consume(&s->in, used);
     s->healthy = 1;
     log_debug("sandbox %.12s ready in %lld ms", s->id, (long long)(clock_mono_ms() - s->born_ms));
@@ -155,24 +171,20 @@ fail:
     return rc;
 }
 
-/* Reads the READY that follows a job's RESULT (the agent's cleanup). */
+/* Reads the READY that follows a job's RESULT (the agent's cleanup) or a
+ * PRESTART. */
 static int await_ready(struct sandbox *s, struct llmsb_err *err)
 {
     struct proto_frame f;
-    size_t used, off = 0;
-    uint16_t tag;
-    const char *v;
-    uint32_t n;
-    uint64_t clean = 0;
+    size_t used;
+    uint64_t clean;
     int rc;
 
     if (!s->need_ready)
         return 0;
     if ((rc = wait_frame(s, PROTO_READY, clock_mono_ms() + READY_TIMEOUT_MS, &f, &used, err)))
         return llmsb_err_wrap(err, "agent cleanup");
-    while (proto_tlv_next(f.payload, f.len, &off, &tag, &v, &n) == 1)
-        if (tag == TAG_CLEAN)
-            proto_get_u64(v, n, &clean);
+    clean = tag_u64(&f, TAG_CLEAN);
     buf_consume(&s->in, used);
     s->need_ready = 0;
     s->ready_ms = clock_mono_ms();
@@ -292,6 +304,43 @@ int sandbox_run(struct sandbox *s, const struct proto_job *pj, int64_t backstop_
      * runaway; the pool destroys such containers rather than reuse them. */
     if (res->status == STATUS_TIMEOUT)
         s->healthy = 0;
+    return 0;
+}
+
+int sandbox_prestart(struct sandbox *s, const struct proto_job *pj, struct llmsb_err *err)
+{
+    struct proto_job z;
+    struct buf payload;
+    int rc;
+
+    if (!s->prestart || s->jobs || !pj->zygote || !pj->nrun || pj->session || pj->ncompile ||
+        pj->ninstall)
+        return 0;
+    s->prestart = 0;
+    if ((rc = ready_for_next(s, err)) != 0)
+        return rc;
+    /* a view of pj: what its zygote is started with, nothing of the job's
+     * files, input or limits */
+    proto_job_init(&z);
+    z.run_argv = pj->run_argv;
+    z.nrun = pj->nrun;
+    z.env = pj->env;
+    z.nenv = pj->nenv;
+    z.zygote = pj->zygote;
+    z.zygote_profile = pj->zygote_profile;
+    buf_init(&payload, PROTO_MAX_PAYLOAD);
+    rc = proto_job_encode(&z, &payload) != 0
+             ? llmsb_err_set(err, LLMSB_ERR_INVALID, "prestart: over the %zu byte protocol cap",
+                             PROTO_MAX_PAYLOAD)
+             : send_frame(s, PROTO_PRESTART, payload.data, payload.len, err);
+    buf_release(&payload);
+    s->need_ready = rc == 0;
+    if (rc == 0)
+        rc = await_ready(s, err);
+    if (rc != 0) {
+        s->healthy = 0;
+        return llmsb_err_wrap(err, "sandbox %.12s: prestart", s->id);
+    }
     return 0;
 }
 

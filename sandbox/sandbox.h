@@ -31,6 +31,7 @@ struct sandbox {
     int healthy;      /* 0: destroy rather than reuse */
     int unremoved;    /* sandbox_close could not remove it: id names a container still */
     int jobs;
+    int prestart; /* the agent takes PROTO_PRESTART (its HELLO said so), none sent yet */
     int64_t born_ms;
     struct container_spec spec; /* what it was created with (labels not kept) */
 };
@@ -49,6 +50,14 @@ int sandbox_open(struct sandbox *s, const struct backend *tmpl, const struct con
  * status timeout (or memory_limit when the engine says OOM). */
 int sandbox_run(struct sandbox *s, const struct proto_job *pj, int64_t backstop_ms,
                 struct proto_result *res, struct llmsb_err *err);
+/* Before the sandbox's first job: asks an agent that takes it to start
+ * the zygote pj would use (a PRESTART with pj's zygote, profile, run argv
+ * and env) and waits for its READY, which comes once the zygote is ready
+ * or given up (within the agent's 5 s).  Nothing when the agent does not
+ * take it, the sandbox ran a job, or pj cannot have a zygote (none named,
+ * a session's call, a compile or install step).  Returns 0, or a negative
+ * code (the sandbox is unhealthy then). */
+int sandbox_prestart(struct sandbox *s, const struct proto_job *pj, struct llmsb_err *err);
 /* Kills and removes the container. Safe on a closed sandbox. */
 void sandbox_close(struct sandbox *s);
 /* Health check before hand-out: the previous job's cleanup finished and

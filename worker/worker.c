@@ -578,7 +578,8 @@ static int preflight(struct worker *w, const char *name, struct llmsb_err *err)
                              .worker_name = name,
                              .queue = queue_label,
                              .slots = w->nslots,
-                             .keep_warm = 1};
+                             .keep_warm = 1,
+                             .prestart = 1};
     struct queue probe;
     int rc;
 

@@ -1,7 +1,8 @@
 /* test_sandbox.c - the worker's side of the agent protocol (sandbox/sandbox.c)
  * over the fake engine (tests/doubles/fake_engine.h), no container engine:
  * a job's round trip, a container that dies or goes silent mid-job, a slow
- * or failed start, a cancel, an agent that reports internal_error. */
+ * or failed start, a cancel, an agent that reports internal_error, a
+ * prestart only where the agent takes it. */
 #include <pthread.h>
 #include <time.h>
 #include <unistd.h>
@@ -233,9 +234,42 @@ FAKE_TEST(agent_internal_error_is_ours)
     sandbox_close(&sb);
 }
 
+/* The fake agent's HELLO does not say TAG_PRESTART (an agent older than
+ * PROTO_PRESTART): nothing is sent to it, which would go unanswered, and
+ * the job runs as before; after a job, none is sent whatever the agent
+ * said. */
+FAKE_TEST(prestart_only_to_an_agent_that_takes_it)
+{
+    struct container_spec spec = spec_of();
+    static struct sandbox sb; /* held: open_held */
+    struct proto_result res;
+    struct proto_job pj;
+    struct llmsb_err err = {0};
+    int64_t t0;
+
+    ASSERT_EQ(open_held(&sb, fe, &spec, 5000, &err), 0);
+    ASSERT_EQ(sb.prestart, 0);
+    fake_test_job(&pj, "echo hi", NULL);
+    pj.zygote = strdup("/usr/local/lib/llmsb/llmsb_zygote.py");
+    t0 = clock_mono_ms();
+    ASSERT_EQ(sandbox_prestart(&sb, &pj, &err), 0);
+    ASSERT(clock_mono_ms() - t0 < 1000);
+    ASSERT_EQ(sb.need_ready, 0);
+    ASSERT_EQ(fake_test_run(&sb, "echo hi", NULL, 5000, &res, &err), 0);
+    ASSERT_EQ(res.status, STATUS_OK);
+    proto_result_release(&res);
+    sb.prestart = 1; /* as if the HELLO had said so: the sandbox ran a job */
+    ASSERT_EQ(sandbox_prestart(&sb, &pj, &err), 0);
+    ASSERT_EQ(sb.prestart, 1);
+    proto_job_release(&pj);
+    ASSERT_EQ(sandbox_ping(&sb, 2000, &err), 0);
+    ASSERT_EQ(sb.healthy, 1);
+    sandbox_close(&sb);
+}
+
 TEST_MAIN("sandbox", T(round_trip_status_stdout_exit_code),
           T(container_dies_mid_job_is_an_error_not_a_hang), T(oom_killed_container_is_memory_limit),
           T(silent_agent_past_backstop_is_timeout),
           T(slow_start_past_start_timeout_fails_and_removes),
           T(failed_create_and_start_leave_nothing), T(cancel_stops_the_wait),
-          T(agent_internal_error_is_ours))
+          T(agent_internal_error_is_ours), T(prestart_only_to_an_agent_that_takes_it))

@@ -7,7 +7,8 @@
 # zygote serves all but the first job); status, exit code, signal, stdout,
 # stderr, cases and artifacts must be equal, the zygote must have served
 # the jobs (result field "zygote"), random numbers must differ between
-# jobs.  Then the hostile suite and the integration suite with fresh
+# jobs.  The first job of a new process goes through the zygote too (it
+# started when its container was handed over).  Then the hostile suite and the integration suite with fresh
 # interpreters (make test runs them with the zygote, the default).
 set -u
 cd "$(dirname "$0")/../.."
@@ -108,6 +109,34 @@ rc=$?
 grep -v '^FAIL' "$T/diff.out" | sed 's/^/  /'
 grep '^FAIL' "$T/diff.out" | head -30
 [ $rc = 0 ] && ok "same_results_both_ways" || bad same_results_both_ways "see above"
+
+# the first job of a new process: its container's zygote started when the
+# container was handed over (sandbox_prestart), so that job went through it
+# (each job below is the first of its container: the images differ, and
+# the base-profile job runs in a process of its own)
+cat >"$T/first.jsonl" <<'JSONL'
+{"id": "first-plot", "lang": "python", "plots": true, "code": "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3], [3, 1, 2])\nplt.show()\nprint('plotted')\n"}
+{"id": "first-ruby", "lang": "ruby", "code": "puts 6 * 7"}
+{"id": "first-r", "lang": "r", "code": "cat(6 * 7, '\\n')"}
+JSONL
+echo '{"id": "first-base", "lang": "python", "code": "print(1)"}' >"$T/first-base.jsonl"
+LLMSB_CONFIG=$T/zygote.yaml "$B" submit "$T/first.jsonl" --local --slots 3 --out "$T/first.out.jsonl" \
+    >"$T/first.log" 2>&1
+rc=$?
+LLMSB_CONFIG=$T/zygote.yaml "$B" submit "$T/first-base.jsonl" --local --slots 1 \
+    --out "$T/first-base.out.jsonl" >>"$T/first.log" 2>&1
+r2=$?; [ $r2 -gt $rc ] && rc=$r2
+out=$(cat "$T/first.out.jsonl" "$T/first-base.out.jsonl" 2>/dev/null | python3 -c '
+import json, sys
+rs = [json.loads(l) for l in sys.stdin]
+for r in rs:
+    if r.get("status") != "ok" or not r.get("zygote"):
+        print("%s: status %s, zygote %s, plots %d" % (r.get("id"), r.get("status"), r.get("zygote"),
+              len(r.get("artifacts") or [])))
+if len(rs) != 4:
+    print("%d results of 4" % len(rs))')
+[ $rc -le 1 ] && [ -z "$out" ] && ok "first_job_of_a_process_served" ||
+    bad first_job_of_a_process_served "exit $rc: $out $(tail -3 "$T/first.log")"
 
 # the hostile suite and the hardening audit with fresh interpreters
 out=$(LLMSB_CONFIG=$T/fresh.yaml tests/hostile/run.sh 2>&1); rc=$?
