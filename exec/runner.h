@@ -12,9 +12,9 @@
  * front end's signal handler sets; the runner installs no handler and
  * returns the project's error codes, never a process's exit code.
  *
- * Sessions (exec/session.c) are the process's, not a runner's: a process
- * opens one runner at a time, which holds them, and runner_close ends
- * every session the process has. */
+ * Session ids are the process's (exec/session.c): one id is one session
+ * whichever runner runs its calls; each session's sandbox is a runner's
+ * pool's, and runner_close and runner_run's expiry end only those. */
 #ifndef LLMSB_EXEC_RUNNER_H
 #define LLMSB_EXEC_RUNNER_H
 
@@ -114,7 +114,7 @@ int runner_stop_asked(const atomic_int *cancel);
 /* Writes this runner's worker name into r. */
 void runner_stamp(const struct runner *rn, struct job_result *r);
 
-/* Ends the process's sessions (recording why), removes the pool's
+/* Ends the sessions held in its pool (recording why), removes the pool's
  * containers and closes the engine. */
 void runner_close(struct runner *rn, const char *why);
 

@@ -19,8 +19,9 @@
 struct session {
     char id[JOB_SESSION_MAX + 1];
     struct pool_lease lease;
-    int held; /* lease is its sandbox */
-    int busy; /* a call runs */
+    const struct pool *pool; /* the pool lease came from (a runner's) */
+    int held;                /* lease is its sandbox */
+    int busy;                /* a call runs */
     int lost;
     char why[256];
     int64_t created_ms, used_ms;
@@ -378,6 +379,7 @@ int session_start(struct pool *pool, const char *id, const struct container_spec
     s = find(id, NULL);
     assert(s && s->busy && !s->held); /* the call's own until it ends */
     s->lease = lease;
+    s->pool = pool;
     s->held = 1;
     *sb = lease.sb;
     pthread_mutex_unlock(&mu);
@@ -449,7 +451,8 @@ int session_close(struct pool *pool, const char *id, const char *entry_id, struc
     return 0;
 }
 
-/* Ends the sessions pick(s) chooses, each with its why. */
+/* Ends the sessions of pool that are expired (all_why NULL) or all of
+ * them (all_why says why), each with its why. */
 static void end_some(struct pool *pool, const struct config *cfg, const char *all_why)
 {
     struct {
@@ -469,8 +472,8 @@ static void end_some(struct pool *pool, const struct config *cfg, const char *al
     for (size_t i = 0; i < ntab; i++) {
         struct session *s = tab[i];
         char why[256] = "";
-        if (s->lost || s->busy || !s->held)
-            continue;
+        if (s->lost || s->busy || !s->held || s->pool != pool)
+            continue; /* another runner's pool holds it: that runner ends it */
         if (all_why)
             snprintf(why, sizeof(why), "%s", all_why);
         else if (!expired(s, cfg, now, why, sizeof(why)))

@@ -85,9 +85,9 @@ void session_put(struct pool *pool, const char *id, int ended, const char *why);
  * worker holds it (owner written): the job is that worker's. */
 int session_close(struct pool *pool, const char *id, const char *entry_id, struct job_result *r,
                   char *owner, size_t osz);
-/* Ends the sessions idle or old past the config's limits. */
+/* Ends the sessions of pool idle or old past the config's limits. */
 void session_expire(struct pool *pool, const struct config *cfg);
-/* Ends every session (shutdown), recording why. */
+/* Ends every session of pool (shutdown), recording why. */
 void session_end_all(struct pool *pool, const char *why);
 
 #endif

@@ -1,7 +1,8 @@
 /* test_session.c - sessions (exec/session.c) through exec_job over the fake
  * engine, no container engine: a session keeps its sandbox across calls,
  * a close ends it and frees its sandbox and its id, a sandbox that dies
- * ends it, and idle sessions expire.  The session table is the process's:
+ * ends it, idle sessions expire, and closing one runner leaves another
+ * runner's sessions alone.  The session table is the process's:
  * each test uses ids of its own and closes them. */
 #include "common/clock.h"
 #include "exec/session.h"
@@ -145,6 +146,22 @@ FAKE_TEST(idle_session_expires)
     fake_exec_release(&x);
 }
 
+FAKE_TEST(closing_another_runner_keeps_this_ones_sessions)
+{
+    static struct fake_exec x, y; /* held: fake_test.h */
+    long first;
+
+    ASSERT_EQ(fake_exec_init(&x, fe), 0);
+    ASSERT_EQ(fake_exec_init(&y, fe), 0);
+    first = agent_pid(&x, "mine");
+    ASSERT(first > 0);
+    /* y's close ends the sessions of y's pool only */
+    fake_exec_release(&y);
+    ASSERT_EQ(agent_pid(&x, "mine"), first);
+    close_session(&x, "mine");
+    fake_exec_release(&x);
+}
+
 TEST_MAIN("session", T(keeps_its_sandbox_across_calls),
           T(close_ends_it_and_frees_its_sandbox_and_id), T(sandbox_that_dies_ends_it),
-          T(idle_session_expires))
+          T(idle_session_expires), T(closing_another_runner_keeps_this_ones_sessions))
