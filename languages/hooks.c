@@ -26,6 +26,8 @@ EMBED(llmsb_hook_go_build, "languages/hooks/go-build")
 EMBED(llmsb_hook_go_prime, "languages/hooks/go-prime")
 EMBED(llmsb_hook_javac_prime, "languages/hooks/javac-prime")
 EMBED(llmsb_hook_apt_get, "languages/hooks/apt-get-local")
+EMBED(llmsb_hook_cpp_build, "languages/hooks/cpp-build")
+EMBED(llmsb_hook_cpp_pch, "languages/hooks/cpp-pch.list")
 EMBED(llmsb_hook_gem_fetch, "languages/hooks/gem-fetch")
 EMBED(llmsb_hook_gem_build, "languages/hooks/gem-build")
 
@@ -44,6 +46,8 @@ static const struct lang_hook_file files[] = {
     {"go-prime", llmsb_hook_go_prime, llmsb_hook_go_prime_end},
     {"javac-prime", llmsb_hook_javac_prime, llmsb_hook_javac_prime_end},
     {"apt-get-local", llmsb_hook_apt_get, llmsb_hook_apt_get_end},
+    {"cpp-build", llmsb_hook_cpp_build, llmsb_hook_cpp_build_end},
+    {"cpp-pch.list", llmsb_hook_cpp_pch, llmsb_hook_cpp_pch_end},
     {"gem-fetch", llmsb_hook_gem_fetch, llmsb_hook_gem_fetch_end},
     {"gem-build", llmsb_hook_gem_build, llmsb_hook_gem_build_end},
 };

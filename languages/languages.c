@@ -390,9 +390,12 @@ const struct language languages[] = {
         .name = "cpp", .aliases = {"c++", "cxx"}, .image = "llmsb/cpp", .ext = "cpp",
         .default_stem = "main",
         /* the job's compile_flags come after the defaults (a later -std or
-         * -O wins), its link_flags after the source (-lcrypto) */
-        .compile = {"g++", CPP_STD, CPP_OPT, "-pipe", LANG_COMPILE_FLAGS, "-o", "{stem}", "{file}",
-                    LANG_LINK_FLAGS},
+         * -O wins), its link_flags after the source (-lcrypto); cpp-build
+         * runs this g++ command, with a precompiled header of the
+         * program's leading #include lines when the image has one for
+         * exactly them and these flags (same result, see the hook) */
+        .compile = {"/usr/local/lib/llmsb/cpp-build", "g++", CPP_STD, CPP_OPT, "-pipe",
+                    LANG_COMPILE_FLAGS, "-o", "{stem}", "{file}", LANG_LINK_FLAGS},
         .flag_ok = flag_cpp,
         .run = {"./{stem}"},
         .env = {"CPATH=/work/.llmsb-lib/cpp/usr/include",
@@ -405,12 +408,16 @@ const struct language languages[] = {
         .library_ok = lib_apt,
         .preinstall = {"apt-get", "install", "-y", "--no-install-recommends", "--"},
         .preinstall_before = "apt-get update",
-        .hooks = {{"apt-get-local", "/usr/local/lib/llmsb/apt-get-local", 0755}},
+        .hooks = {{"apt-get-local", "/usr/local/lib/llmsb/apt-get-local", 0755},
+                  {"cpp-build", "/usr/local/lib/llmsb/cpp-build", 0755},
+                  {"cpp-pch.list", "/usr/local/lib/llmsb/cpp-pch.list", 0644}},
         /* <bits/stdc++.h> precompiled with the default flags, beside the
          * header (root's, read-only to jobs): GCC takes it when a program
-         * includes it first with those flags, and the header otherwise */
+         * includes it first with those flags, and the header otherwise;
+         * then cpp-pch.list's header sets, for cpp-build */
         .image_setup = "for h in /usr/include/x86_64-linux-gnu/c++/*/bits/stdc++.h; do g++ "
-                       CPP_STD " " CPP_OPT " -x c++-header \"$h\" -o \"$h.gch\"; done",
+                       CPP_STD " " CPP_OPT " -x c++-header \"$h\" -o \"$h.gch\"; done && "
+                       "/usr/local/lib/llmsb/cpp-build --pch /usr/local/lib/llmsb/cpp-pch.list",
         C_COMMENTS,
         .import_pattern = "(?:^|\\n)\\s*#\\s*include\\s*[<\"]MOD[>\"]",
         .scan = {
