@@ -35,7 +35,7 @@ ms() { date +%s%3N; }
 nocache_python='{"fresh_interpreter": true}'
 nocache_js=''
 nocache_java=''
-nocache_cpp=''
+nocache_cpp='{"env": {"LLMSB_COMPILE_CACHE": "0"}}'
 nocache_go=''
 
 # submit --local JOBFILE (with the W warm-ups) into $T/NAME.out
