@@ -1,7 +1,8 @@
 #!/bin/sh
 # bench_eval.sh - jobs per second per language (Python, JavaScript, Java, C++,
 # Go tests) for the first N HumanEval-X reference solutions and N model-like
-# samples of the same tasks (failing ones included: see eval_bench.py), each
+# samples of the same tasks (failing ones included: see eval_bench.py; for
+# C++ also those samples as CRUXEval-X's programs start), each
 # through `convert` and `submit --local --slots 2`, with each language's cache
 # and without it in this one run, the ratio, where a job's time goes (p50/p95
 # per phase, from the results' fields), and the issue's goals beside them.
@@ -68,8 +69,13 @@ for lang in python js java cpp go; do
     "$B" convert "$T/$lang.data" --out "$T/$lang.ref.jobs" 2>/dev/null &&
         "$B" convert "$D/humaneval_$lang.jsonl" --samples "$T/$lang.samples" --out "$T/$lang.samples.jobs" 2>/dev/null ||
         { echo "bench_eval: convert failed"; exit 1; }
+    sets="ref samples"
+    if [ $lang = cpp ]; then # the samples as CRUXEval-X's C++ starts: <assert.h> first
+        python3 "$H/eval_bench.py" crux "$T/cpp.samples.jobs" >"$T/cpp.crux.jobs"
+        sets="ref samples crux"
+    fi
     eval "sw=\$nocache_$lang"
-    for set in ref samples; do
+    for set in $sets; do
         submit "$lang.$set.plain" "$T/$lang.$set.jobs" "$sw"
         [ -n "$sw" ] && submit "$lang.$set.cached" "$T/$lang.$set.jobs"
     done

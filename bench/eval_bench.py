@@ -6,6 +6,9 @@
                                 one cut short (a generation stopped at its token limit),
                                 one that throws at its first line, one another task's
                                 solution; so compile errors, failed tests and passes.
+  crux JOBS                     CRUXEval-X-style C++ jobs from converted ones: the leading
+                                #include lines become CRUXEval-X's `#include <assert.h>`,
+                                `#include <bits/stdc++.h>`, with the default flags.
   prep JOBS W [SWITCH]          the measured job file: W warm-up copies of the first
                                 jobs (ids "warmup-N"), then every job, each with the
                                 JSON object SWITCH merged in (the "plain" run's switch).
@@ -24,6 +27,8 @@ import re
 import sys
 
 LANGS = ["python", "js", "java", "cpp", "go"]
+# the model-like samples as CRUXEval-X's C++ programs start: C++ only
+SETS = ("ref", "samples", "crux")
 NAMES = {"python": "Python", "js": "JavaScript", "java": "Java", "cpp": "C++", "go": "Go"}
 # a first statement that throws, whatever the function returns
 THROW = {
@@ -51,6 +56,17 @@ def samples(lang, dataset, n):
         else:
             gen = sol
         print(json.dumps({"task_id": row["task_id"], "generation": gen}))
+
+
+def crux(path):
+    for line in open(path, encoding="utf-8"):
+        j = json.loads(line)
+        body = j["code"].split("\n")
+        while body and (body[0] == "" or re.fullmatch(r"#include ?<[^>]*>", body[0])):
+            body.pop(0)
+        j["code"] = "#include <assert.h>\n#include <bits/stdc++.h>\n" + "\n".join(body)
+        j.pop("compile_flags", None)
+        print(json.dumps(j))
 
 
 def prep(path, warm, switch):
@@ -122,7 +138,7 @@ def report(d, slots, outs):
     print("%-11s %-8s %5s %6s %9s %9s %-18s  %s" % ("lang", "set", "jobs", "passed", "plain",
                                                  "cached", "ratio", "statuses (plain)"))
     for lang in LANGS:
-        for s in ("ref", "samples"):
+        for s in SETS:
             p = load("%s/%s.%s.plain.out" % (d, lang, s))
             c = load("%s/%s.%s.cached.out" % (d, lang, s))
             res[(lang, s)] = (p, c)
@@ -147,7 +163,7 @@ def report(d, slots, outs):
     print("%-11s %-8s %-6s %13s %13s %13s" % ("lang", "set", "mode", "in sandbox", "compile+",
                                             "run"))
     for lang in LANGS:
-        for s in ("ref", "samples"):
+        for s in SETS:
             for mode, r in zip(("plain", "cached"), res.get((lang, s), (None, None))):
                 if r:
                     print("%-11s %-8s %-6s %s %s %s" % (NAMES[lang], s, mode, *(
@@ -172,15 +188,14 @@ def grep(outs, pattern):
 def goals(d, res, outs):
     def cache_row(lang, goal, then, more=""):
         got = []
-        for s in ("ref", "samples"):
+        for s in SETS:
             p, c = res.get((lang, s), (None, None))
             if p:
                 got.append("%s %.2f jobs/s, cached %s" % (
                     s, p["jobs_s"], ratio(c["jobs_s"], p["jobs_s"]) if c else "n/a"))
         return (NAMES[lang], goal, then, "; ".join(got) + more if got else "not measured")
 
-    rows = [cache_row("cpp", ">= 4x with caches vs without", "1.65 and 0.40 jobs/s",
-                      "; CRUXEval-X: not measured (not in this checkout)"),
+    rows = [cache_row("cpp", ">= 4x with caches vs without", "1.65 and 0.40 jobs/s"),
             cache_row("java", ">= 4x", "1.41 jobs/s"), cache_row("go", ">= 2x", "1.19 jobs/s"),
             cache_row("js", ">= 2x", "6.3 jobs/s")]
     triv, num = load(d + "/trivial.out"), load(d + "/numpy.out")
@@ -228,6 +243,8 @@ def goals(d, res, outs):
 def main(a):
     if len(a) >= 4 and a[0] == "samples":
         samples(a[1], a[2], int(a[3]))
+    elif len(a) >= 2 and a[0] == "crux":
+        crux(a[1])
     elif len(a) >= 3 and a[0] == "prep":
         prep(a[1], int(a[2]), a[3] if len(a) > 3 else "")
     elif len(a) >= 3 and a[0] == "report":
