@@ -8,7 +8,7 @@
 # flags, GCC's variables in the env...) and HumanEval-X's C++ reference
 # solutions, each run with the cache and with LLMSB_COMPILE_CACHE=0; every
 # result field but the timings must be equal. A third run with
-# LLMSB_COMPILE_CACHE_TRACE=/dev/stderr (cpp-build's trace in
+# LLMSB_COMPILE_CACHE_TRACE=- (cpp-build's trace in
 # compile_output, so this run is not compared) checks that each program
 # took the path it should: "cached-" ids and the HumanEval-X programs whose
 # flags and header sequence cpp-pch.list names compile with the precompiled
@@ -76,7 +76,7 @@ def write(name, env):
             f.write(json.dumps(j) + "\n")
 write("cached", None)
 write("plain", {"LLMSB_COMPILE_CACHE": "0"})
-write("trace", {"LLMSB_COMPILE_CACHE_TRACE": "/dev/stderr"})
+write("trace", {"LLMSB_COMPILE_CACHE_TRACE": "-"})
 with open(T + "/expect", "w") as f:
     for i, e in expect:
         f.write("%s %s\n" % (i, e))
