@@ -12,7 +12,8 @@
 # compile_output, so this run is not compared) checks that each program
 # took the path it should: "cached-" ids and the HumanEval-X programs whose
 # flags and header sequence cpp-pch.list names compile with the precompiled
-# header, "fallback-" ones try it and fall back, the rest never try.
+# header (or fall back, when the plain compile has output: a warning),
+# "fallback-" ones try it and fall back, the rest never try.
 #   usage: tests/compile-cache/cpp.sh [all]
 # Without "all" (CI), one HumanEval-X program of each distinct leading
 # include sequence (every cached set and the ones without a set) runs;
@@ -120,6 +121,8 @@ for i, want in expect.items():
     got = [l for l in (trace[i].get("compile_output") or "").split("\n")
            if re.fullmatch(r"(cached|fallback) \d+|plain", l)]
     path = got[-1].split()[0] if len(got) == 1 else "?%r" % got
+    if want == "cached" and a.get("compile_output"):
+        want = "fallback" # the compile says something (OpenSSL's deprecations)
     paths[path] = paths.get(path, 0) + 1
     if path != want:
         print("FAIL %s: cpp-build took %s, should take %s" % (i, path, want))
