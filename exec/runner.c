@@ -110,6 +110,13 @@ int runner_engine_answers(const struct backend *be)
     return ok;
 }
 
+/* A failed attempt while the engine does not answer is the engine's
+ * outage (SCHED_OUT_UNAVAILABLE: not counted), not the job's. */
+static enum sched_outcome outage_or(enum sched_outcome o, const struct backend *be)
+{
+    return o == SCHED_OUT_FAILED && !runner_engine_answers(be) ? SCHED_OUT_UNAVAILABLE : o;
+}
+
 enum sched_outcome runner_attempt(struct runner *rn, const struct backend *be, const struct job *j,
                                   atomic_int *cancel, struct job_result *r, struct llmsb_err *err)
 {
@@ -117,9 +124,7 @@ enum sched_outcome runner_attempt(struct runner *rn, const struct backend *be, c
 
     be = be ? be : &rn->be;
     o = exec_job(&rn->pool, be, rn->cfg, j, cancel, r, err);
-    if (o == SCHED_OUT_FAILED && !runner_engine_answers(be))
-        o = SCHED_OUT_UNAVAILABLE;
-    return o;
+    return outage_or(o, be);
 }
 
 /* ---- the retry policy ------------------------------------------------------------ */
@@ -129,7 +134,8 @@ static void nap_ms(int64_t ms, const atomic_int *cancel)
 {
     int64_t until = clock_mono_ms() + ms;
 
-    for (int64_t left = ms; left > 0 && !runner_stop_asked(cancel); left = until - clock_mono_ms()) {
+    for (int64_t left = ms; left > 0 && !runner_stop_asked(cancel);
+         left = until - clock_mono_ms()) {
         struct timespec ts = {0, (long)(left < 100 ? left : 100) * 1000000};
         nanosleep(&ts, NULL);
     }
@@ -165,12 +171,12 @@ static enum sched_outcome stopped(const atomic_int *cancel, struct job_result *r
     return SCHED_OUT_ABORTED;
 }
 
-static enum sched_outcome run_retrying(struct pool *pool, const struct backend *be,
-                                       const struct config *cfg, int64_t wait_ms,
+static enum sched_outcome run_retrying(struct runner *rn, const struct backend *be,
                                        const struct job *j, atomic_int *cancel,
                                        struct job_result *r)
 {
-    const struct sched_backoff backoff = {SCHED_BACKOFF_BASE_MS, cfg->lease_ms / 2};
+    const struct sched_backoff backoff = {SCHED_BACKOFF_BASE_MS, rn->cfg->lease_ms / 2};
+    const int64_t wait_ms = rn->engine_wait_ms;
     struct llmsb_err err = {0};
 
     for (long long attempt = 1;; attempt++) {
@@ -180,11 +186,10 @@ static enum sched_outcome run_retrying(struct pool *pool, const struct backend *
         r->attempts = (int)attempt;
         r->error[0] = r->r.error[0] = '\0'; /* a failed attempt's word is not the result's */
         llmsb_err_clear(&err);
-        o = exec_job(pool, be, cfg, j, cancel, r, &err);
+        o = exec_job(&rn->pool, be, rn->cfg, j, cancel, r, &err);
         if (o == SCHED_OUT_FAILED && runner_stop_asked(cancel))
             return stopped(cancel, r);
-        if (o == SCHED_OUT_FAILED && !runner_engine_answers(be))
-            o = SCHED_OUT_UNAVAILABLE;
+        o = outage_or(o, be);
         d = scheduler_decide(o, attempt, j->max_attempts, &backoff);
         switch (d.action) {
         case SCHED_FINISH:
@@ -226,7 +231,7 @@ enum sched_outcome runner_run(struct runner *rn, const struct backend *be, const
     enum sched_outcome o;
 
     session_expire(&rn->pool, rn->cfg);
-    o = run_retrying(&rn->pool, be ? be : &rn->be, rn->cfg, rn->engine_wait_ms, j, cancel, r);
+    o = run_retrying(rn, be ? be : &rn->be, j, cancel, r);
     runner_stamp(rn, r);
     return o;
 }
