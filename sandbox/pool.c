@@ -127,7 +127,9 @@ static void exhume(struct pool *p)
     backend_close(&be);
 }
 
-/* Remembers a key so maintenance keeps min_idle warm for it. Locked. */
+/* Remembers a key so maintenance keeps min_idle warm for it, with the
+ * start view of its last job (what its next container is prestarted
+ * with). Locked. */
 static void note_key(struct pool *p, const char *key, const struct sandbox *sb)
 {
     int i;
@@ -145,6 +147,13 @@ static void note_key(struct pool *p, const char *key, const struct sandbox *sb)
         p->warm[i].spec.image = p->warm[i].image;
     }
     p->warm[i].last_used_ms = clock_mono_ms();
+    if (sb->last.nrun) {
+        struct proto_job v;
+        if (sandbox_start_view(&sb->last, &v) == 0) {
+            proto_job_release(&p->warm[i].start);
+            p->warm[i].start = v;
+        }
+    }
 }
 
 /* Takes the idle entry at index i out. Locked. */
@@ -351,13 +360,16 @@ static int expire_one(struct pool *p, int64_t now)
 }
 
 /* Starts one container for warm key w if it has fewer than min_idle idle
- * ones and was used lately. Returns 1 made, 0 nothing to do, -1 failed. */
+ * ones and was used lately, and (pool.prestart) has its agent start what
+ * the key's last job used before it is idle: this container's first job
+ * finds its zygote ready. Returns 1 made, 0 nothing to do, -1 failed. */
 static int warm_one(struct pool *p, int w, int64_t now)
 {
     struct container_spec spec;
     struct sandbox *sb;
     struct llmsb_err err = {0};
     struct pool_lease l = {0};
+    struct proto_job view;
     char image[256];
     int have = 0;
 
@@ -377,6 +389,8 @@ static int warm_one(struct pool *p, int w, int64_t now)
     snprintf(image, sizeof(image), "%s", p->warm[w].image);
     spec.image = image;
     snprintf(l.key, sizeof(l.key), "%s", p->warm[w].key);
+    if (!p->cfg.prestart || sandbox_start_view(&p->warm[w].start, &view) != 0)
+        proto_job_init(&view); /* none: its first job prestarts it */
     p->total++;
     p->created++;
     pthread_mutex_unlock(&p->mu);
@@ -385,10 +399,18 @@ static int warm_one(struct pool *p, int w, int64_t now)
         pthread_mutex_lock(&p->mu);
         p->total--;
         pthread_mutex_unlock(&p->mu);
+        proto_job_release(&view);
         return -1;
     }
     l.sb = sb;
+    if (sandbox_prestart_ahead(sb, &view, &err) != 0) {
+        log_warn("pool: cannot prestart a warm container of %s: %s", image, err.msg);
+        pool_put(p, &l, 0);
+        proto_job_release(&view);
+        return -1;
+    }
     pool_put(p, &l, 1);
+    proto_job_release(&view);
     return 1;
 }
 
@@ -430,6 +452,8 @@ void pool_release_all(struct pool *p)
     free(p->idle);
     p->idle = NULL;
     p->nidle = p->aidle = 0;
+    for (int w = 0; w < p->nwarm; w++)
+        proto_job_release(&p->warm[w].start);
     exhume(p); /* one last try; what is left the reaper of another process takes */
     free(p->live);
     p->live = NULL;

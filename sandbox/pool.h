@@ -7,7 +7,7 @@
  * fails fast, or makes a temporary container, as configured.  Release
  * keeps a container only while it is healthy, under max_uses and max_age;
  * maintenance drops idle ones past idle_timeout and keeps min_idle warm for
- * every key it has seen.
+ * every key it has seen (prestarted as the key's last job would want).
  *
  * A container whose remove failed (the engine was down or restarting) is
  * not forgotten: its id waits in the pool's graveyard and maintenance
@@ -33,7 +33,9 @@ struct pool_config {
     enum pool_exhausted on_exhausted;
     int64_t start_timeout_ms;
     /* 1: a container's first job has the zygote it will use started
-     * before it, off its clock (sandbox_prestart, called by exec/exec.c) */
+     * before it, off its clock (sandbox_prestart, called by exec/exec.c);
+     * a container made ahead of any job (min_idle) has what the last job
+     * of its key used started when it is made, off every job's path */
     int prestart;
     /* labels every container of the pool carries (llmsb.*: docs/cli.md) */
     char labels[BACKEND_MAX_LABELS][2][160];
@@ -70,6 +72,7 @@ struct pool {
         struct container_spec spec;
         char image[256];
         int64_t last_used_ms;
+        struct proto_job start; /* sandbox_start_view of the key's last job */
     } warm[POOL_MAX_KEYS];
     int nwarm;
     long long created, reused, destroyed;

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/strlist.h"
+
 #define POLL_SLICE_MS 100
 #define READY_TIMEOUT_MS 30000
 /* a READY younger than this stands for a health check */
@@ -267,6 +269,11 @@ int sandbox_run(struct sandbox *s, const struct proto_job *pj, int64_t backstop_
 
     if ((rc = ready_for_next(s, err)) != 0)
         return rc;
+    if (!pj->session) { /* what the pool prestarts its next container of this kind with */
+        proto_job_release(&s->last);
+        if (sandbox_start_view(pj, &s->last) != 0)
+            log_warn("sandbox %.12s: out of memory keeping the job's start view", s->id);
+    }
     rc = exchange(s, pj, backstop_ms, &f, &used, err);
     if (rc == LLMSB_ERR_INVALID)
         return rc; /* nothing was sent; the sandbox is as good as before */
@@ -307,29 +314,17 @@ int sandbox_run(struct sandbox *s, const struct proto_job *pj, int64_t backstop_
     return 0;
 }
 
-int sandbox_prestart(struct sandbox *s, const struct proto_job *pj, struct llmsb_err *err)
+/* Sends view as a PRESTART and waits for its READY. */
+static int send_prestart(struct sandbox *s, const struct proto_job *view, struct llmsb_err *err)
 {
-    struct proto_job z;
     struct buf payload;
     int rc;
 
-    if (!s->prestart || s->jobs || !pj->zygote || !pj->nrun || pj->session || pj->ncompile ||
-        pj->ninstall)
-        return 0;
     s->prestart = 0;
     if ((rc = ready_for_next(s, err)) != 0)
         return rc;
-    /* a view of pj: what its zygote is started with, nothing of the job's
-     * files, input or limits */
-    proto_job_init(&z);
-    z.run_argv = pj->run_argv;
-    z.nrun = pj->nrun;
-    z.env = pj->env;
-    z.nenv = pj->nenv;
-    z.zygote = pj->zygote;
-    z.zygote_profile = pj->zygote_profile;
     buf_init(&payload, PROTO_MAX_PAYLOAD);
-    rc = proto_job_encode(&z, &payload) != 0
+    rc = proto_job_encode(view, &payload) != 0
              ? llmsb_err_set(err, LLMSB_ERR_INVALID, "prestart: over the %zu byte protocol cap",
                              PROTO_MAX_PAYLOAD)
              : send_frame(s, PROTO_PRESTART, payload.data, payload.len, err);
@@ -342,6 +337,63 @@ int sandbox_prestart(struct sandbox *s, const struct proto_job *pj, struct llmsb
         return llmsb_err_wrap(err, "sandbox %.12s: prestart", s->id);
     }
     return 0;
+}
+
+int sandbox_prestart(struct sandbox *s, const struct proto_job *pj, struct llmsb_err *err)
+{
+    struct proto_job z;
+
+    if (!s->prestart || s->jobs || !pj->zygote || !pj->nrun || pj->session || pj->ncompile ||
+        pj->ninstall)
+        return 0;
+    /* a view of pj: what its zygote is started with, nothing of the job's
+     * files, input or limits */
+    proto_job_init(&z);
+    z.run_argv = pj->run_argv;
+    z.nrun = pj->nrun;
+    z.env = pj->env;
+    z.nenv = pj->nenv;
+    z.zygote = pj->zygote;
+    z.zygote_profile = pj->zygote_profile;
+    return send_prestart(s, &z, err);
+}
+
+int sandbox_prestart_ahead(struct sandbox *s, const struct proto_job *view, struct llmsb_err *err)
+{
+    if (!s->prestart || s->jobs || !view->nrun || view->session)
+        return 0;
+    return send_prestart(s, view, err);
+}
+
+static int strlist_copy(char ***to, size_t *nto, char *const *from, size_t n)
+{
+    int rc = 0;
+
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = strlist_add(to, nto, from[i], strlen(from[i]));
+    return rc;
+}
+
+static int str_copy(char **to, const char *from)
+{
+    if (from && !(*to = strdup(from)))
+        return LLMSB_ERR_NOMEM;
+    return 0;
+}
+
+int sandbox_start_view(const struct proto_job *pj, struct proto_job *view)
+{
+    int rc;
+
+    proto_job_init(view);
+    rc = strlist_copy(&view->compile_argv, &view->ncompile, pj->compile_argv, pj->ncompile);
+    rc = rc ? rc : strlist_copy(&view->run_argv, &view->nrun, pj->run_argv, pj->nrun);
+    rc = rc ? rc : strlist_copy(&view->env, &view->nenv, pj->env, pj->nenv);
+    rc = rc ? rc : str_copy(&view->zygote, pj->zygote);
+    rc = rc ? rc : str_copy(&view->zygote_profile, pj->zygote_profile);
+    if (rc != 0)
+        proto_job_release(view);
+    return rc;
 }
 
 void sandbox_close(struct sandbox *s)
@@ -357,6 +409,7 @@ void sandbox_close(struct sandbox *s)
     }
     s->open = 0;
     buf_release(&s->in);
+    proto_job_release(&s->last);
     backend_close(&s->be);
 }
 

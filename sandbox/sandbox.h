@@ -31,7 +31,8 @@ struct sandbox {
     int healthy;      /* 0: destroy rather than reuse */
     int unremoved;    /* sandbox_close could not remove it: id names a container still */
     int jobs;
-    int prestart; /* the agent takes PROTO_PRESTART (its HELLO said so), none sent yet */
+    int prestart;          /* the agent takes PROTO_PRESTART (its HELLO said so), none sent yet */
+    struct proto_job last; /* sandbox_start_view of its last job outside a session */
     int64_t born_ms;
     struct container_spec spec; /* what it was created with (labels not kept) */
 };
@@ -58,6 +59,19 @@ int sandbox_run(struct sandbox *s, const struct proto_job *pj, int64_t backstop_
  * a session's call, a compile or install step).  Returns 0, or a negative
  * code (the sandbox is unhealthy then). */
 int sandbox_prestart(struct sandbox *s, const struct proto_job *pj, struct llmsb_err *err);
+/* The same for a container made ahead of any job (the pool's warm ones,
+ * off every job's path): a PRESTART with view, the start view of the last
+ * job of its kind, whatever its language; the agent starts what it can
+ * (a zygote for a job that could use one, nothing else it does not know).
+ * Nothing when the agent does not take it, the sandbox ran a job, or view
+ * is empty or a session's.  Returns 0, or a negative code (the sandbox is
+ * unhealthy then). */
+int sandbox_prestart_ahead(struct sandbox *s, const struct proto_job *view, struct llmsb_err *err);
+/* Copies into view what a PRESTART carries of pj: how its tools start
+ * (compile and run argv, env, zygote script and profile), nothing of its
+ * files, input or limits.  Returns 0, or a negative code (view empty);
+ * the caller releases view (proto_job_release). */
+int sandbox_start_view(const struct proto_job *pj, struct proto_job *view);
 /* Kills and removes the container. Safe on a closed sandbox. */
 void sandbox_close(struct sandbox *s);
 /* Health check before hand-out: the previous job's cleanup finished and

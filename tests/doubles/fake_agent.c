@@ -14,7 +14,9 @@
  * stderr captured, the job's timeout enforced, and answers RESULT (ok or
  * runtime_error with the exit code, timeout) then READY.  It never changes
  * uid, mounts or wipes anything, so it needs no root.  --hello-delay-ms N
- * waits N ms before the HELLO (a slow start). */
+ * waits N ms before the HELLO (a slow start).  --prestart: its HELLO says
+ * it takes PRESTART, and the jobs after one see what it asked to start in
+ * FAKE_PRESTARTED (its run argv[0], then ":" and its zygote profile). */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -27,7 +29,8 @@
 
 #include "proto/proto.h"
 
-static int shell_mode;
+static int shell_mode, takes_prestart;
+static char prestarted[160] = "FAKE_PRESTARTED="; /* putenv's: lives as long as the process */
 
 static int send_frame(int type, const struct buf *payload)
 {
@@ -44,6 +47,8 @@ static int send_ready(int type)
     proto_put_str(&p, TAG_AGENT_VERSION, "fake");
     proto_put_u64(&p, TAG_AGENT_PID, (uint64_t)getpid());
     proto_put_u64(&p, TAG_CLEAN, 1);
+    if (takes_prestart)
+        proto_put_u64(&p, TAG_PRESTART, 1);
     rc = send_frame(type, &p);
     buf_release(&p);
     return rc;
@@ -106,6 +111,8 @@ static void run_shell(const struct proto_job *j, struct proto_result *r)
             _exit(126);
         for (size_t i = 0; i < j->nenv; i++)
             putenv(j->env[i]);
+        if (prestarted[sizeof("FAKE_PRESTARTED=") - 1])
+            putenv(prestarted);
         execl("/bin/sh", "sh", "-c", code, (char *)NULL);
         _exit(127);
     }
@@ -163,6 +170,21 @@ static int answer_job(const struct proto_frame *f)
     return rc;
 }
 
+/* Remembers what a PRESTART asked to start, then READY. */
+static int answer_prestart(const struct proto_frame *f)
+{
+    struct llmsb_err err = {0};
+    struct proto_job j;
+    size_t at = sizeof("FAKE_PRESTARTED=") - 1;
+
+    if (proto_job_decode(f->payload, f->len, &j, &err) == 0) {
+        snprintf(prestarted + at, sizeof(prestarted) - at, "%s:%s", j.nrun ? j.run_argv[0] : "",
+                 j.zygote_profile ? j.zygote_profile : "");
+        proto_job_release(&j);
+    }
+    return send_ready(PROTO_READY);
+}
+
 int main(int argc, char **argv)
 {
     struct buf in;
@@ -173,6 +195,8 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--shell") == 0)
             shell_mode = 1;
+        else if (strcmp(argv[i], "--prestart") == 0)
+            takes_prestart = 1;
         else if (strcmp(argv[i], "--hello-delay-ms") == 0 && i + 1 < argc)
             sleep_ms(strtol(argv[++i], NULL, 10));
     }
@@ -197,6 +221,8 @@ int main(int argc, char **argv)
         }
         if (f.type == PROTO_JOB)
             rc = answer_job(&f);
+        else if (f.type == PROTO_PRESTART)
+            rc = answer_prestart(&f);
         else if (f.type == PROTO_PING)
             rc = send_frame(PROTO_PONG, NULL);
         else if (f.type == PROTO_CONTINUE || f.type == PROTO_SHUTDOWN)

@@ -51,6 +51,7 @@ struct fake_engine {
     char root[PATH_MAX];
     int broken;
     int64_t hello_delay_ms;
+    int prestart;
     int fail[FAKE_OP_COUNT];
     int calls[FAKE_OP_COUNT];
     unsigned long next_id;
@@ -344,7 +345,7 @@ static int fake_start(struct backend *b, const char *id, struct llmsb_err *err)
     struct fake_engine *fe = engine(b);
     struct fake_container *c;
     char delay[24];
-    char *argv[5] = {NULL};
+    char *argv[6] = {NULL};
     int argc = 0, rc = 0;
 
     if (enter(fe, FAKE_OP_START, err) != 0)
@@ -358,6 +359,8 @@ static int fake_start(struct backend *b, const char *id, struct llmsb_err *err)
         argv[argc++] = "--hello-delay-ms";
         argv[argc++] = delay;
     }
+    if (fe->prestart)
+        argv[argc++] = "--prestart";
     if (!(c = find(fe, id))) {
         rc = unknown(id, err);
     } else if (c->pid == 0) {
@@ -701,6 +704,13 @@ void fake_engine_agent(struct fake_engine *fe, int broken, int64_t hello_delay_m
     pthread_mutex_lock(&fe->mu);
     fe->broken = broken;
     fe->hello_delay_ms = hello_delay_ms;
+    pthread_mutex_unlock(&fe->mu);
+}
+
+void fake_engine_agent_prestart(struct fake_engine *fe, int on)
+{
+    pthread_mutex_lock(&fe->mu);
+    fe->prestart = on;
     pthread_mutex_unlock(&fe->mu);
 }
 

@@ -60,6 +60,9 @@ int fake_engine_running(struct fake_engine *fe);
  * JOB gets a RESULT of status internal_error; hello_delay_ms: the agent
  * waits this long before its HELLO (a slow start). */
 void fake_engine_agent(struct fake_engine *fe, int broken, int64_t hello_delay_ms);
+/* on: the agents of containers started from now on take PRESTART, and
+ * their jobs see what it asked for (tests/doubles/fake_agent.c). */
+void fake_engine_agent_prestart(struct fake_engine *fe, int on);
 /* Kills container id (NULL: every container) with SIGKILL, as an engine
  * or the kernel would; oom: inspect says it was OOM-killed.  Returns the
  * count killed. */

@@ -1,7 +1,7 @@
 /* test_pool.c - the warm container pool (sandbox/pool.c) over the fake
  * engine, no container engine: reuse, max_uses and max_age retirement,
  * the three exhaustion policies, health checks, failed removes retried,
- * release_all. */
+ * release_all, a warm container prestarted when it is made. */
 #include <pthread.h>
 
 #include "common/clock.h"
@@ -284,7 +284,61 @@ FAKE_TEST(release_all_destroys_idle_containers)
     ASSERT_EQ(pool_size(&x.p, NULL), 0);
 }
 
+/* Runs a job of profile "data" in l's sandbox that prints what the fake
+ * agent was asked to start before it; 0 when out is what it printed. */
+static int run_showing_prestart(struct pool_lease *l, const char *out, struct llmsb_err *err)
+{
+    struct proto_result res;
+    struct proto_job pj;
+    int rc;
+
+    fake_test_job(&pj, "echo \"[$FAKE_PRESTARTED]\"", NULL);
+    pj.zygote_profile = strdup("data");
+    proto_result_init(&res, 1 << 20);
+    rc = sandbox_run(l->sb, &pj, 5000, &res, err);
+    if (rc == 0 && (res.status != STATUS_OK || res.out.len != strlen(out) ||
+                    memcmp(res.out.data, out, res.out.len) != 0)) {
+        fprintf(stderr, "  printed \"%.*s\", not \"%s\"\n", (int)res.out.len,
+                res.out.data ? res.out.data : "", out);
+        rc = -1;
+    }
+    proto_result_release(&res);
+    proto_job_release(&pj);
+    return rc;
+}
+
+/* A container made ahead of any job (min_idle) has its agent asked, as it
+ * is made, to start what the key's last job used (run argv, zygote
+ * profile): its first job finds that started.  The first container, made
+ * for a job, had nothing sent by the pool (exec_job prestarts it). */
+FAKE_TEST(warm_container_is_prestarted_as_it_is_made)
+{
+    struct pool_config pc = config_of(2, POOL_WAIT);
+    static struct fx x; /* held: fx_start */
+    int idle;
+
+    pc.min_idle = 1;
+    pc.prestart = 1;
+    fake_engine_agent_prestart(fe, 1);
+    ASSERT_EQ(fx_start(&x, fe, pc), 0);
+    ASSERT_EQ(run_showing_prestart(&x.l, "[]\n", &x.err), 0);
+    pool_put(&x.p, &x.l, 1);
+    /* handed out again: none idle for the key, so maintenance makes one */
+    ASSERT_EQ(pool_acquire(&x.p, &x.spec, &x.l, &x.err), 0);
+    pool_maintain(&x.p);
+    ASSERT_EQ(pool_size(&x.p, &idle), 2);
+    ASSERT_EQ(idle, 1);
+    ASSERT_EQ(pool_acquire(&x.p, &x.spec, &x.more[0], &x.err), 0);
+    ASSERT(strcmp(x.more[0].sb->id, x.id) != 0);
+    ASSERT_EQ(x.more[0].sb->prestart, 0); /* sent: its job sends none */
+    ASSERT_EQ(run_showing_prestart(&x.more[0], "[sh:data]\n", &x.err), 0);
+    pool_put(&x.p, &x.more[0], 1);
+    pool_put(&x.p, &x.l, 1);
+    pool_release_all(&x.p);
+}
+
 TEST_MAIN("pool", T(warm_container_is_reused), T(max_uses_retires), T(max_age_retires),
           T(exhausted_fail_fast), T(exhausted_wait), T(exhausted_temporary),
           T(dead_idle_container_fails_health_check_and_is_replaced),
-          T(failed_remove_is_retried_by_maintenance), T(release_all_destroys_idle_containers))
+          T(failed_remove_is_retried_by_maintenance), T(release_all_destroys_idle_containers),
+          T(warm_container_is_prestarted_as_it_is_made))
