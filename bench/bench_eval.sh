@@ -131,3 +131,20 @@ for lang in cpp java go; do
     awk -v l="$lang" -v w="$1" -v c="$2" 'BEGIN {
         printf "%-8s %11d ms %11d ms %6.1fx\n", l, w, c, c / (w ? w : 1) }'
 done
+
+# Where a compiled job's time goes, inside the image as the job's user with
+# the hook's flags and environment, fresh work dirs (bench/compile_phases.sh).
+mkdir -p "$T/ph" "$T/phin" && chmod 777 "$T/ph" && chmod 755 "$T/phin"
+cp "$T/main_test.go" "$T/phin/"
+printf 'package main\n\nimport (\n\t"fmt"\n\t"sort"\n\t"strings"\n)\n\nfunc main() {\n\ts := []string{"b", "a"}\n\tsort.Strings(s)\n\tfmt.Println(strings.Join(s, ","))\n}\n' >"$T/phin/main.go"
+python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["code"])' "$T/cpp.ref.jobs" >"$T/phin/a.cpp"
+printf '#include <assert.h>\n#include <bits/stdc++.h>\nusing namespace std;\nstring f(string s) { reverse(s.begin(), s.end()); return s; }\nint main() { assert(f("ab") == "ba"); }\n' >"$T/phin/b.cpp"
+chmod 644 "$T/phin/"*
+for img in llmsb/go_test:latest/go llmsb/cpp:latest/cpp; do
+    docker run --rm --network none --user 10001 --entrypoint sh -v "$(cd "$H" && pwd):/bench:ro" -v "$T/phin:/in:ro" \
+        -v "$T/ph:/out" "${img%/*}" /bench/compile_phases.sh "${img##*/}" /in /out
+done >"$T/ph/phases.txt" 2>&1
+echo
+echo "where a compiled job's time goes, inside the image (go: the go command's -debug-trace;"
+echo "g++: its stages one by one; load+graph: the go command's own work; vet beside the compile)"
+python3 "$H/eval_bench.py" phases "$T/ph" || exit 1

@@ -15,6 +15,9 @@
   report DIR SLOTS [OUT...]     the tables, from DIR's results (LANG.SET.MODE.out, made
                                 by `submit --local --out`) and from the other benches'
                                 output files OUT (bench_run, bench_queue) when given.
+  phases DIR                    where a compiled job's time goes: DIR/phases.txt
+                                (compile_phases.sh's "LABEL PHASE MS" lines) and the go
+                                command's traces DIR/go*.N.json, as one table.
 
 Only the results' own fields are used: started_at..finished_at is the job in its sandbox
 (files, compile, run and the agent's collection), duration_ms the run step; so the
@@ -240,6 +243,73 @@ def goals(d, res, outs):
         print("%-*s  %-*s  %-*s  %s" % (w[0], r[0], w[1], r[1], w[2], r[2], r[3]))
 
 
+def trace_phases(path):
+    """The go command's -debug-trace of one build, in ms: load (packages, up to the
+    action graph's run), compile (the job's package and, for a test, its generated
+    main), vet, link, and graph (the rest: the action graph's cache checks of every
+    dependency, its bookkeeping, the tool starts between)."""
+    spans, open_ = [], {}
+    for e in json.load(open(path)):
+        k = (e.get("tid"), e.get("name", ""))
+        if e.get("ph") == "B":
+            open_.setdefault(k, []).append(e["ts"])
+        elif e.get("ph") == "E" and open_.get(k):
+            spans.append((k[1], open_[k].pop(), e["ts"]))
+    t0, t1 = min(s[1] for s in spans), max(s[2] for s in spans)
+    ph = {"total": (t1 - t0) / 1000.0, "load": 0.0, "compile": 0.0, "vet": 0.0, "link": 0.0}
+    for name, a, b in spans:
+        m = re.match(r"Executing action \((build|vet|link) (.*)\)$", name)
+        if name.startswith("exec.Builder.Do"):
+            ph["load"] = (a - t0) / 1000.0
+        elif m and ("/ph." in m.group(2) or "command-line-arguments" in m.group(2)):
+            key = "compile" if m.group(1) == "build" else m.group(1)
+            ph[key] += (b - a) / 1000.0
+    ph["graph"] = ph["total"] - ph["load"] - ph["compile"] - ph["link"]  # vet runs beside
+    return ph
+
+
+def phases(d):
+    import glob
+    import statistics
+
+    rows, fig = [], {}
+    for line in open(d + "/phases.txt"):
+        f = line.split()
+        if len(f) >= 2 and f[1] == "FAILED":
+            sys.exit("bench_eval: compile phases: " + line.strip())
+        if len(f) == 3 and f[2].isdigit():
+            fig.setdefault(f[0], {}).setdefault(f[1], []).append(float(f[2]))
+    for label in ("go_test", "go"):
+        for t in sorted(glob.glob("%s/%s.*.json" % (d, label))):
+            for k, v in trace_phases(t).items():
+                fig.setdefault(label, {}).setdefault("t_" + k, []).append(v)
+    med = lambda lab, k: statistics.median(fig[lab][k]) if k in fig.get(lab, {}) else None
+    cols = ["total", "go: load", "go: graph", "compile", "vet", "assemble", "link", "run"]
+    names = {
+        "go_test": "go test -c (HumanEval-X)",
+        "go": "go build (a program)",
+        "cpp_he": "g++ HumanEval-X, no pch",
+        "cpp_he_pch": "g++ HumanEval-X, pch",
+        "cpp_stdcpp": "g++ CRUXEval-X, no pch",
+        "cpp_stdcpp_pch": "g++ CRUXEval-X, pch",
+    }
+    print("%-26s" % "job (ms, median)" + "".join("%10s" % c for c in cols))
+    for lab in names:
+        if lab not in fig:
+            continue
+        if lab.startswith("go"):
+            # the traced build's split, scaled to the plain build's total (tracing
+            # costs time of its own, spread over the go command's work)
+            total, traced = med(lab, "total"), med(lab, "t_total")
+            k = total / traced if traced else 1.0
+            v = [total] + [med(lab, "t_" + p) * k for p in ("load", "graph", "compile", "vet")]
+            v += [None, med(lab, "t_link") * k, med(lab, "run")]
+        else:
+            v = [med(lab, "total"), None, None, med(lab, "compile"), None]
+            v += [med(lab, "assemble"), med(lab, "link"), med(lab, "run")]
+        print("%-26s" % names[lab] + "".join("%10s" % ("-" if x is None else "%.0f" % x) for x in v))
+
+
 def main(a):
     if len(a) >= 4 and a[0] == "samples":
         samples(a[1], a[2], int(a[3]))
@@ -247,6 +317,8 @@ def main(a):
         crux(a[1])
     elif len(a) >= 3 and a[0] == "prep":
         prep(a[1], int(a[2]), a[3] if len(a) > 3 else "")
+    elif len(a) >= 2 and a[0] == "phases":
+        phases(a[1])
     elif len(a) >= 3 and a[0] == "report":
         report(a[1], a[2], a[3:])
     else:
