@@ -60,10 +60,11 @@ struct zspec {
 };
 
 /* What the zygote preloads (llmsb_zygote.py): "base" the standard library
- * a program commonly uses, "data" numpy, pandas and matplotlib besides.
- * One zygote per profile at most; the worker picks the profile by the
- * modules the job's code names (a smaller zygote forks faster). */
-static const char *const profiles[] = {"base", "data", "session"};
+ * a program commonly uses, "data" numpy, pandas and matplotlib besides,
+ * "numpy" numpy alone besides.  One zygote per profile at most; the worker
+ * picks the profile by the modules the job's code names (a smaller zygote
+ * forks faster, and its job's process exits faster). */
+static const char *const profiles[] = {"base", "data", "session", "numpy"};
 #define NPROFILES (sizeof(profiles) / sizeof(profiles[0]))
 /* The session's slot: started by the session's first call, its one process
  * runs every call ("done ..." per call); never started at idle time. */
@@ -78,8 +79,10 @@ struct zslot {
     int failures;
 };
 
-static struct zslot slots[NPROFILES] = {
-    {Z_NONE, -1, -1, {0}, {0}, 0}, {Z_NONE, -1, -1, {0}, {0}, 0}, {Z_NONE, -1, -1, {0}, {0}, 0}};
+static struct zslot slots[NPROFILES] = {{Z_NONE, -1, -1, {0}, {0}, 0},
+                                        {Z_NONE, -1, -1, {0}, {0}, 0},
+                                        {Z_NONE, -1, -1, {0}, {0}, 0},
+                                        {Z_NONE, -1, -1, {0}, {0}, 0}};
 /* The session this sandbox holds (NULL: none yet), and whether its process
  * finished its last call and waits for the next. */
 static char *session_id;

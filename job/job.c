@@ -284,22 +284,36 @@ int job_check_env(const struct job *j, struct llmsb_err *err)
     return 0;
 }
 
-/* 1 when the job's code or a file of it names a module the language's
- * "data" zygote preloads (a plain substring: a miss only costs speed). */
-static int names_data_module(const struct job *j)
+/* 1 when the job's code or a file of it holds w[0..n). */
+static int names(const struct job *j, const char *w, size_t n)
 {
-    const char *w = j->lang->zygote_data;
+    if (memmem(j->code, j->code_len, w, n))
+        return 1;
+    for (size_t i = 0; i < j->nfiles; i++)
+        if (memmem(j->files[i].data, j->files[i].len, w, n))
+            return 1;
+    return 0;
+}
+
+/* The zygote profile of the modules the job's code or files name (a plain
+ * substring: a miss only costs speed): "data" for any of the language's
+ * zygote_data but its zygote_numpy, "numpy" for that one alone, else
+ * "base". */
+static const char *zygote_profile_of(const struct job *j)
+{
+    const char *w = j->lang->zygote_data, *numpy = j->lang->zygote_numpy;
+    int lean = 0;
 
     while (w && *w) {
         size_t n = strcspn(w, " ");
-        if (n && memmem(j->code, j->code_len, w, n))
-            return 1;
-        for (size_t i = 0; n && i < j->nfiles; i++)
-            if (memmem(j->files[i].data, j->files[i].len, w, n))
-                return 1;
+        if (n && names(j, w, n)) {
+            if (!numpy || strlen(numpy) != n || strncmp(numpy, w, n) != 0)
+                return "data";
+            lean = 1;
+        }
         w += n + (w[n] == ' ');
     }
-    return 0;
+    return lean ? "numpy" : "base";
 }
 
 int job_to_proto(const struct job *j, struct proto_job *pj, struct llmsb_err *err)
@@ -337,7 +351,7 @@ int job_to_proto(const struct job *j, struct proto_job *pj, struct llmsb_err *er
      * session's call, its session's interpreter */
     if (j->lang->zygote && (j->session || (!j->fresh_interpreter && !j->nlibraries)) &&
         (!(pj->zygote = strdup(j->lang->zygote)) ||
-         !(pj->zygote_profile = strdup(names_data_module(j) ? "data" : "base"))))
+         !(pj->zygote_profile = strdup(zygote_profile_of(j)))))
         rc = -1;
     if (j->stdin_len) {
         if (!(pj->stdin_data = malloc(j->stdin_len)))

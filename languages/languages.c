@@ -282,6 +282,7 @@ const struct language languages[] = {
                   {"llmsb_zygote.py", "/usr/local/lib/llmsb/llmsb_zygote.py", 0644}},
         .zygote = "/usr/local/lib/llmsb/llmsb_zygote.py",
         .zygote_data = "numpy pandas matplotlib seaborn scipy sklearn plotly statsmodels",
+        .zygote_numpy = "numpy",
         .line_comment = "#", .block_comment = {NULL, NULL},
         .import_pattern = "(?:^|[\\n;])\\s*(?:from\\s+MOD(?:\\s|\\.)|import\\s+(?:[\\w.]+\\s*,\\s*)*MOD(?:\\s|\\.|,|$))",
         .plots = 1,

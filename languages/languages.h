@@ -94,9 +94,12 @@ struct language {
     int plots; /* supports plot capture */
     /* the image's zygote script (agent/zygote.c), NULL: none; a job whose
      * code or files name one of zygote_data (space-separated) gets the
-     * zygote that preloads them ("data"), any other the "base" one */
+     * zygote that preloads them ("data"), one that names zygote_numpy and
+     * no other of them the smaller one that preloads only it ("numpy": a
+     * smaller zygote forks and exits faster), any other the "base" one */
     const char *zygote;
     const char *zygote_data;
+    const char *zygote_numpy;
     /* Library installs: the installer's argv; the names follow, one
      * argument each (never a shell string). Empty: not supported.  It
      * runs with the install network and must run no package code; where

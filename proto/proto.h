@@ -105,7 +105,7 @@ enum proto_tag {
     TAG_BUILD_ARG = 34,      /* argv of the install's offline step, after the pause */
     TAG_CASE = 35,           /* repeated, nested: TAG_CASE_* fields of one test case */
     TAG_COMPARE = 36,        /* text: the cases' comparison, as compare_parse reads it */
-    TAG_ZYGOTE_PROFILE = 37, /* what the zygote preloads: "base" (default) or "data" */
+    TAG_ZYGOTE_PROFILE = 37, /* what the zygote preloads: "base" (default), "data" or "numpy" */
     TAG_STOP_ON_FAILURE = 38,
     TAG_ZYGOTE = 39, /* absolute path of the image's zygote script for run_argv[0] */
     /* result */

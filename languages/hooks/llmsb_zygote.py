@@ -95,13 +95,14 @@ _UnraisableHookArgs = _unraisable_args_type()
 
 PROTO_VERSION = b"1"
 # "base": the standard library programs commonly use; "data": numpy,
-# pandas and matplotlib (Agg, with the plot hooks) besides.  The smaller a
-# zygote, the faster it forks: the worker picks by what a job's code names.
+# pandas and matplotlib (Agg, with the plot hooks) besides; "numpy": numpy
+# alone besides.  The smaller a zygote, the faster it forks and its job's
+# process exits: the worker picks by what a job's code names.
 BASE = ("json", "re", "math", "random", "collections", "itertools", "functools", "datetime",
         "decimal", "fractions", "statistics", "heapq", "bisect", "string", "typing",
         "dataclasses", "copy", "textwrap", "csv", "io", "hashlib", "base64", "struct", "operator")
 PRELOAD = {"base": BASE, "data": BASE + ("numpy", "pandas", "matplotlib", "matplotlib.pyplot"),
-           "session": BASE}
+           "numpy": BASE + ("numpy",), "session": BASE}
 # "session": one process, forked at the first request, runs every call of a
 # session in one __main__ (names, imports and open files persist) and
 # answers each call itself ("done ..."); when it ends, so does the zygote.

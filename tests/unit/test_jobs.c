@@ -1038,6 +1038,10 @@ TEST(zygote_reaches_the_agent_job_when_it_can)
     const char *datafile[] = {
         "lang", "python", "code", "import helper", "files", "{\"helper.py\": \"import numpy\"}",
         NULL};
+    const char *numpydata[] = {"lang",  "python",
+                               "code",  "import numpy as np\nimport helper",
+                               "files", "{\"helper.py\": \"import matplotlib\"}",
+                               NULL};
     struct llmsb_err err = {0};
     struct proto_job pj;
     struct job j;
@@ -1053,7 +1057,13 @@ TEST(zygote_reaches_the_agent_job_when_it_can)
     ASSERT_STR(pj.zygote_profile, "data");
     proto_job_release(&pj);
     job_release(&j);
-    ASSERT_EQ(fields_job(datafile, &j, &err), 0); /* in a file of the job */
+    /* numpy alone, in a file of the job: the zygote that preloads only it */
+    ASSERT_EQ(fields_job(datafile, &j, &err), 0);
+    ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
+    ASSERT_STR(pj.zygote_profile, "numpy");
+    proto_job_release(&pj);
+    job_release(&j);
+    ASSERT_EQ(fields_job(numpydata, &j, &err), 0); /* numpy and, in a file, matplotlib */
     ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
     ASSERT_STR(pj.zygote_profile, "data");
     proto_job_release(&pj);
