@@ -313,8 +313,8 @@ int sandbox_prestart(struct sandbox *s, const struct proto_job *pj, struct llmsb
     struct buf payload;
     int rc;
 
-    if (!s->prestart || s->jobs || !pj->zygote || !pj->nrun || pj->session || pj->ncompile ||
-        pj->ninstall)
+    if (!s->prestart || s->jobs || !(pj->zygote || pj->prespawn) || !pj->nrun || pj->session ||
+        pj->ncompile || pj->ninstall)
         return 0;
     s->prestart = 0;
     if ((rc = ready_for_next(s, err)) != 0)
@@ -328,6 +328,11 @@ int sandbox_prestart(struct sandbox *s, const struct proto_job *pj, struct llmsb
     z.nenv = pj->nenv;
     z.zygote = pj->zygote;
     z.zygote_profile = pj->zygote_profile;
+    /* a process started ahead is started with the job's limits */
+    z.prespawn = pj->prespawn;
+    z.fsize_limit = pj->fsize_limit;
+    z.nofile = pj->nofile;
+    z.nproc = pj->nproc;
     buf_init(&payload, PROTO_MAX_PAYLOAD);
     rc = proto_job_encode(&z, &payload) != 0
              ? llmsb_err_set(err, LLMSB_ERR_INVALID, "prestart: over the %zu byte protocol cap",
