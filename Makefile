@@ -135,9 +135,12 @@ integration: $(INTEG_TESTS) $(TBIN)/fake-agent
 # HumanEval), then the hostile and integration suites with fresh
 # interpreters (the rest of make test runs with the zygote, the default);
 # then the C++ compile cache against the plain compile (a corpus and one
-# HumanEval-X program of each include sequence; test-cpp-cache-all: all).
+# HumanEval-X program of each include sequence; test-cpp-cache-all: all);
+# then the pre-spawned node against a plain start (a corpus and all 164
+# HumanEval-X JavaScript programs).
 test-zygote: $(CLI_BIN) $(TBIN)/test_integ_docker
-	@LLMSB_TBIN=$(CURDIR)/$(TBIN) sh tests/run-suite.sh zygote tests/zygote/run.sh tests/compile-cache/cpp.sh
+	@LLMSB_TBIN=$(CURDIR)/$(TBIN) sh tests/run-suite.sh zygote tests/zygote/run.sh tests/compile-cache/cpp.sh \
+		tests/compile-cache/js.sh
 
 test-cpp-cache-all: $(CLI_BIN)
 	@bash tests/compile-cache/cpp.sh all

@@ -44,6 +44,10 @@
     delete process.env.NODE_OPTIONS;
   else if (typeof v === 'string' && v.endsWith(' ' + added))
     process.env.NODE_OPTIONS = v.slice(0, v.length - added.length - 1);
+  // the list node keeps of its --require modules: this one is the last
+  const pre = process._preload_modules;
+  if (Array.isArray(pre) && pre[pre.length - 1] === __filename)
+    pre.pop();
   delete Module._cache[__filename];
   for (const k of Object.keys(Module._pathCache))
     if (Module._pathCache[k] === __filename)
