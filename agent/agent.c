@@ -7,7 +7,8 @@
  * enforce the wall clock, collect rusage and the cgroup OOM count, answer,
  * then kill every process of the sandbox uid and wipe /work, /tmp,
  * /var/tmp and /dev/shm before saying READY.  A PRESTART before the first
- * job starts the zygote that job will likely use (zygote.c).
+ * job starts the zygote that job will likely use (zygote.c), or its run
+ * step ahead (prespawn.c); so does a clean idle time, for the next job.
  *
  * Runs as root with only CAP_SETUID, CAP_SETGID and CAP_KILL; the job never
  * runs as root and never shares the agent's uid, so it can neither signal

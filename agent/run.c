@@ -6,7 +6,9 @@
  * stderr and a signalfd for SIGCHLD in one poll loop against a deadline.
  * Killing is done by uid (a child that becomes the sandbox user and sends
  * kill(-1, SIGKILL)), which reaches double-forked and setsid'ed leftovers
- * that a process-group kill would miss. */
+ * that a process-group kill would miss.  A run step may instead take the
+ * process prespawn.c started ahead of the job (with this file's child
+ * setup), which it then supervises the same way from its go. */
 #include "run.h"
 
 #include <dirent.h>

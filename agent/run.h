@@ -82,8 +82,8 @@ void agent_snapshot_release(struct agent_snapshot *s);
  * fds[0..2] as stdin, stdout, stderr and fds[3], fds[4] as
  * PRESPAWN_READY_FD and PRESPAWN_GO_FD (prespawn.c): the child's ends, the
  * caller closes them.  Returns its pid, -1 when fork failed. */
-pid_t agent_run_spawn(const struct agent_conf *conf, const struct proto_job *job,
-                      char *const *argv, char *const *env, const int fds[5]);
+pid_t agent_run_spawn(const struct agent_conf *conf, const struct proto_job *job, char *const *argv,
+                      char *const *env, const int fds[5]);
 
 /* Reads the cgroup's OOM-kill counter; -1 when unknown. */
 long long agent_oom_count(void);
