@@ -36,7 +36,7 @@
 
 /* What a process is started with; equal specs start equal processes. */
 struct pspec {
-    char **argv; /* the first run's: run argv and the one case's args */
+    char **argv; /* the first run's: run argv and the first case's args */
     size_t nargv;
     char **env; /* the job's, as it runs plainly */
     size_t nenv;
@@ -71,14 +71,14 @@ static int strlist_copy(char ***dst, size_t *n, char *const *src, size_t nsrc)
     return rc;
 }
 
-/* 1 when the job's run step may be started ahead: a run of one process
- * from a clean sandbox (no compile or install step, whose kills by uid
- * would end it; no session; no zygote; at most one case: the cases after
- * the first start from a snapshot taken with no process of the uid). */
+/* 1 when the job's run step may be started ahead: a run from a clean
+ * sandbox (no compile or install step, whose kills by uid would end it;
+ * no session; no zygote).  With cases, the first case's run: the later
+ * ones start plainly, from the snapshot. */
 static int job_fits(const struct proto_job *job)
 {
     return job->prespawn && job->nrun && !job->session && !job->zygote && !job->ncompile &&
-           !job->ninstall && job->ncases <= 1;
+           !job->ninstall;
 }
 
 /* A copy of src in dst (empty); 0, -1 when out of memory (dst empty). */
@@ -111,7 +111,7 @@ static int spec_from_job(const struct proto_job *job, struct pspec *s)
     if (!job_fits(job))
         return 0;
     rc = spec_copy(s, &view);
-    if (rc == 0 && job->ncases == 1 &&
+    if (rc == 0 && job->ncases &&
         (rc = strlist_copy(&s->argv, &s->nargv, job->cases[0].args, job->cases[0].nargs)) != 0)
         spec_release(s);
     return rc;
@@ -333,6 +333,11 @@ pid_t prespawn_go(char *const *argv, int *in_w, int *out_r, int *err_r)
     fds[0] = fds[1] = fds[2] = -1;
     forget(); /* the job's process now: the caller's to supervise */
     return p;
+}
+
+int prespawn_held(void)
+{
+    return pid > 0 && !gone;
 }
 
 void prespawn_idle(const struct agent_conf *conf)

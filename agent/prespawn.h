@@ -29,6 +29,9 @@ int prespawn_for_job(const struct agent_conf *conf, const struct proto_job *job)
  * three failures in a row and the sandbox stops starting one): the caller
  * starts the run plainly. */
 pid_t prespawn_go(char *const *argv, int *in_w, int *out_r, int *err_r);
+/* 1 while a process started ahead waits for its go (the only process of
+ * the sandbox uid then, before a compile step). */
+int prespawn_held(void);
 /* After a cleanup that left the sandbox clean: starts the last job's run
  * step ahead, when it asked for that and none is running. */
 void prespawn_idle(const struct agent_conf *conf);

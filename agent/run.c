@@ -1146,10 +1146,14 @@ static void run_cases(const struct agent_conf *conf, const struct proto_job *job
     struct agent_snapshot snap = {0};
     struct buf out, err;
     char why[200];
-    int shown = 0, failed = 0, rc;
+    int shown = 0, failed = 0, prespawned = 0, rc;
 
     if (job->ncases > 1) {
-        rc = kill_uid_procs(conf) != 0
+        /* the snapshot is taken with no process of the uid but the first
+         * case's, started ahead and waiting (prespawn.c), when it is the
+         * only one: no compile step ran */
+        int spare = prespawn_held() && count_uid_procs(conf->uid) == 1;
+        rc = !spare && kill_uid_procs(conf) != 0
                  ? -1
                  : agent_snapshot_take(conf, &snap, res->error, sizeof(res->error));
         if (rc != 0) {
@@ -1189,6 +1193,7 @@ static void run_cases(const struct agent_conf *conf, const struct proto_job *job
             failed = 1;
             break;
         }
+        prespawned |= ro.prespawned;
         res->duration_ms += ro.duration_ms;
         res->cpu_ms += ro.cpu_ms;
         if (ro.max_rss_kb > res->max_rss_kb)
@@ -1214,6 +1219,7 @@ static void run_cases(const struct agent_conf *conf, const struct proto_job *job
     }
     if (failed)
         res->status = STATUS_INTERNAL_ERROR;
+    res->prespawned = prespawned; /* the first case's run, whichever case shows */
     agent_snapshot_release(&snap);
     buf_release(&out);
     buf_release(&err);
