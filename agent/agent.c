@@ -7,12 +7,14 @@
  * enforce the wall clock, collect rusage and the cgroup OOM count, answer,
  * then kill every process of the sandbox uid and wipe /work, /tmp,
  * /var/tmp and /dev/shm before saying READY.  A PRESTART before the first
- * job starts the zygote that job will likely use (zygote.c).
+ * job starts the zygote that job will likely use (zygote.c), or its run
+ * step ahead (prespawn.c); so does a clean idle time, for the next job.
  *
  * Runs as root with only CAP_SETUID, CAP_SETGID and CAP_KILL; the job never
  * runs as root and never shares the agent's uid, so it can neither signal
  * nor trace the agent.  Linked statically: no libc or loader in the image is
  * trusted or needed. */
+#include "prespawn.h"
 #include "proto/proto.h"
 #include "run.h"
 #include "zygote.h"
@@ -134,8 +136,10 @@ static void handle_job(const struct proto_frame *f, const struct agent_conf *con
     }
     idle_clean = clean = agent_cleanup(conf) == 0;
     send_hello(PROTO_READY, clean);
-    if (clean) /* idle and clean: the time to preload */
+    if (clean) { /* idle and clean: the time to preload */
         zygote_idle(conf);
+        prespawn_idle(conf);
+    }
 }
 
 /* The zygote the worker expects the first job to use, started while the
@@ -152,6 +156,7 @@ static void handle_prestart(const struct proto_frame *f, const struct agent_conf
         fprintf(stderr, "llmsb-agent: prestart: %s\n", err.msg);
     else {
         zygote_prestart(conf, &job);
+        prespawn_prestart(conf, &job);
         proto_job_release(&job);
     }
     send_hello(PROTO_READY, 1);
@@ -203,6 +208,7 @@ int main(int argc, char **argv)
             break;
         case PROTO_SHUTDOWN:
             zygote_stop();
+            prespawn_stop();
             agent_cleanup(&conf);
             return 0;
         default:
@@ -211,6 +217,7 @@ int main(int argc, char **argv)
         buf_consume(&in, used);
     }
     zygote_stop();
+    prespawn_stop();
     agent_cleanup(&conf);
     return rc < 0 ? 4 : 0;
 }

@@ -6,7 +6,9 @@
  * stderr and a signalfd for SIGCHLD in one poll loop against a deadline.
  * Killing is done by uid (a child that becomes the sandbox user and sends
  * kill(-1, SIGKILL)), which reaches double-forked and setsid'ed leftovers
- * that a process-group kill would miss. */
+ * that a process-group kill would miss.  A run step may instead take the
+ * process prespawn.c started ahead of the job (with this file's child
+ * setup), which it then supervises the same way from its go. */
 #include "run.h"
 
 #include <dirent.h>
@@ -32,6 +34,7 @@
 
 #include "common/compare.h"
 #include "job_limits.h"
+#include "prespawn.h"
 #include "zygote.h"
 
 extern char **environ;
@@ -70,6 +73,7 @@ struct outcome {
     struct rusage ru;
     int zygote;      /* forked by the zygote */
     int zygote_lost; /* which died before it answered for the job */
+    int prespawned;  /* started ahead of the job (prespawn.c) */
 };
 
 int agent_conf_init(struct agent_conf *conf)
@@ -200,12 +204,20 @@ static int count_uid_procs(uid_t uid)
     return n;
 }
 
+/* pid, not a step's main process, was reaped: the zygote's or the
+ * process started ahead, maybe */
+static void reaped(pid_t pid)
+{
+    zygote_reaped(pid);
+    prespawn_reaped(pid);
+}
+
 static void reap_all(void)
 {
     pid_t p;
 
     while ((p = waitpid(-1, NULL, WNOHANG)) > 0)
-        zygote_reaped(p);
+        reaped(p);
 }
 
 /* ---- tree removal ------------------------------------------------------ */
@@ -578,15 +590,22 @@ long long agent_oom_count(void)
 
 /* ---- one step -------------------------------------------------------------- */
 
+/* wait_fds: NULL, or the ready and go pipes of a run step started ahead
+ * (prespawn.c), kept as PRESPAWN_READY_FD and PRESPAWN_GO_FD */
 static void __attribute__((noreturn))
-child_exec(const struct agent_conf *conf, const struct step *s, int in_fd, int out_fd, int err_fd)
+child_exec(const struct agent_conf *conf, const struct step *s, int in_fd, int out_fd, int err_fd,
+           const int *wait_fds)
 {
     sigset_t none;
 
     setsid();
     if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
         _exit(127);
-    closefrom(3);
+    if (wait_fds &&
+        (dup2(wait_fds[0], PRESPAWN_READY_FD) < 0 || dup2(wait_fds[1], PRESPAWN_GO_FD) < 0 ||
+         close_range(3, PRESPAWN_READY_FD - 1, 0) != 0))
+        _exit(127);
+    closefrom(wait_fds ? PRESPAWN_GO_FD + 1 : 3);
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     signal(SIGPIPE, SIG_DFL);
@@ -679,7 +698,7 @@ static void reap_main(pid_t pid, struct outcome *o, int64_t t0)
         if (p == pid && !o->exited)
             main_exited(o, st, &ru, t0);
         else
-            zygote_reaped(p);
+            reaped(p);
     }
 }
 
@@ -772,32 +791,27 @@ static void supervise(const struct agent_conf *conf, const struct step *s, pid_t
     reap_main(pid, o, t0);
 }
 
-static int run_step(const struct agent_conf *conf, const struct step *s, struct outcome *o,
-                    char *errmsg, size_t errsz)
+/* Makes the step's pipes and starts its process (through the zygote when
+ * it can).  Returns its pid with the parent's ends in pp, or -1 (errmsg
+ * set). */
+static pid_t start_step(const struct agent_conf *conf, const struct step *s, struct outcome *o,
+                        struct pipes *pp, char *errmsg, size_t errsz)
 {
-    int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1}, rc = -1;
-    struct pipes pp = {-1, -1, -1, -1, -1};
-    sigset_t chld;
-    int64_t t0;
-    pid_t pid;
+    int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
+    pid_t pid = -1;
     int plain = 0;
 
-    memset(o, 0, sizeof(*o));
-    sigemptyset(&chld);
-    sigaddset(&chld, SIGCHLD);
     if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) ||
-        (s->err != s->out && pipe2(err, O_CLOEXEC)) ||
-        (pp.sfd = signalfd(-1, &chld, SFD_NONBLOCK | SFD_CLOEXEC)) < 0) {
+        (s->err != s->out && pipe2(err, O_CLOEXEC))) {
         snprintf(errmsg, errsz, "agent: pipe: %s", strerror(errno));
         goto out;
     }
-    t0 = clock_mono_us();
     pid = s->zygote ? zygote_fork(conf, s->job, s->argv, s->env, in[0], out[1],
                                   s->err != s->out ? err[1] : out[1], &plain)
                     : -1;
     o->zygote = pid > 0 && !plain;
     if (pid > 0)
-        pp.zsock = zygote_socket();
+        pp->zsock = zygote_socket();
     if (pid < 0 && s->job && s->job->session) {
         snprintf(errmsg, errsz, "the session's process did not take the call");
         goto out;
@@ -807,12 +821,52 @@ static int run_step(const struct agent_conf *conf, const struct step *s, struct 
         goto out;
     }
     if (pid == 0)
-        child_exec(conf, s, in[0], out[1], s->err != s->out ? err[1] : out[1]);
-    close_fd(&in[0]);
-    close_fd(&out[1]);
-    close_fd(&err[1]);
-    pp.in_w = in[1], pp.out_r = out[0], pp.err_r = err[0];
+        child_exec(conf, s, in[0], out[1], s->err != s->out ? err[1] : out[1], NULL);
+    pp->in_w = in[1], pp->out_r = out[0], pp->err_r = err[0];
     in[1] = out[0] = err[0] = -1;
+out:
+    for (int i = 0; i < 2; i++)
+        close_fd(&in[i]), close_fd(&out[i]), close_fd(&err[i]);
+    return pid;
+}
+
+pid_t agent_run_spawn(const struct agent_conf *conf, const struct proto_job *job, char *const *argv,
+                      char *const *env, const int fds[5])
+{
+    struct step s = {0};
+    pid_t pid;
+
+    s.argv = argv;
+    s.env = env;
+    s.job = job;
+    if ((pid = fork()) == 0)
+        child_exec(conf, &s, fds[0], fds[1], fds[2], fds + 3);
+    return pid;
+}
+
+static int run_step(const struct agent_conf *conf, const struct step *s, struct outcome *o,
+                    char *errmsg, size_t errsz)
+{
+    struct pipes pp = {-1, -1, -1, -1, -1};
+    sigset_t chld;
+    int64_t t0;
+    pid_t pid = -1;
+    int rc = -1;
+
+    memset(o, 0, sizeof(*o));
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    if ((pp.sfd = signalfd(-1, &chld, SFD_NONBLOCK | SFD_CLOEXEC)) < 0) {
+        snprintf(errmsg, errsz, "agent: signalfd: %s", strerror(errno));
+        goto out;
+    }
+    /* a run step (kill_on_cap) may find its process started ahead */
+    if (s->kill_on_cap && !s->zygote)
+        pid = prespawn_go(s->argv, &pp.in_w, &pp.out_r, &pp.err_r);
+    o->prespawned = pid > 0;
+    t0 = clock_mono_us();
+    if (pid < 0 && (pid = start_step(conf, s, o, &pp, errmsg, errsz)) < 0)
+        goto out;
     set_nonblock(pp.in_w);
     set_nonblock(pp.out_r);
     if (pp.err_r >= 0)
@@ -829,8 +883,6 @@ static int run_step(const struct agent_conf *conf, const struct step *s, struct 
     rc = 0;
 out:
     close_fd(&pp.in_w), close_fd(&pp.out_r), close_fd(&pp.err_r), close_fd(&pp.sfd);
-    for (int i = 0; i < 2; i++)
-        close_fd(&in[i]), close_fd(&out[i]), close_fd(&err[i]);
     return rc;
 }
 
@@ -914,7 +966,7 @@ struct run_out {
     enum job_status status;
     int64_t exit_code, signal, duration_ms, cpu_ms, max_rss_kb;
     int out_trunc, err_trunc;
-    int zygote;
+    int zygote, prespawned;
 };
 
 /* Runs the program once: argv, stdin, the job's limits; output into out
@@ -951,6 +1003,7 @@ static int run_program(const struct agent_conf *conf, const struct proto_job *jo
                  (o.ru.ru_utime.tv_usec + o.ru.ru_stime.tv_usec) / 1000;
     ro->max_rss_kb = o.ru.ru_maxrss;
     ro->zygote = o.zygote;
+    ro->prespawned = o.prespawned;
     if (o.timed_out)
         ro->status = STATUS_TIMEOUT;
     else if (o.over_output)
@@ -972,6 +1025,7 @@ static void set_result(struct proto_result *res, const struct run_out *ro)
     res->out_truncated = ro->out_trunc;
     res->err_truncated = ro->err_trunc;
     res->zygote = ro->zygote;
+    res->prespawned = ro->prespawned;
 }
 
 static void run(const struct agent_conf *conf, const struct proto_job *job, int zygote,
@@ -1092,10 +1146,14 @@ static void run_cases(const struct agent_conf *conf, const struct proto_job *job
     struct agent_snapshot snap = {0};
     struct buf out, err;
     char why[200];
-    int shown = 0, failed = 0, rc;
+    int shown = 0, failed = 0, prespawned = 0, rc;
 
     if (job->ncases > 1) {
-        rc = kill_uid_procs(conf) != 0
+        /* the snapshot is taken with no process of the uid but the first
+         * case's, started ahead and waiting (prespawn.c), when it is the
+         * only one: no compile step ran */
+        int spare = prespawn_held() && count_uid_procs(conf->uid) == 1;
+        rc = !spare && kill_uid_procs(conf) != 0
                  ? -1
                  : agent_snapshot_take(conf, &snap, res->error, sizeof(res->error));
         if (rc != 0) {
@@ -1135,6 +1193,7 @@ static void run_cases(const struct agent_conf *conf, const struct proto_job *job
             failed = 1;
             break;
         }
+        prespawned |= ro.prespawned;
         res->duration_ms += ro.duration_ms;
         res->cpu_ms += ro.cpu_ms;
         if (ro.max_rss_kb > res->max_rss_kb)
@@ -1160,6 +1219,7 @@ static void run_cases(const struct agent_conf *conf, const struct proto_job *job
     }
     if (failed)
         res->status = STATUS_INTERNAL_ERROR;
+    res->prespawned = prespawned; /* the first case's run, whichever case shows */
     agent_snapshot_release(&snap);
     buf_release(&out);
     buf_release(&err);
@@ -1174,6 +1234,7 @@ void agent_job_run(const struct agent_conf *conf, const struct proto_job *job,
     int zygote = job->session ? 1 : zygote_for_job(conf, job);
     int rc;
 
+    prespawn_for_job(conf, job); /* likewise: one that does not fit ends here */
     if (job->session && zygote_session(conf, job, res->error, sizeof(res->error)) != 0) {
         res->status = STATUS_SESSION_LOST;
         res->session_ended = 1;

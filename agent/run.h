@@ -77,6 +77,14 @@ int agent_snapshot_restore(const struct agent_conf *conf, const struct agent_sna
                            size_t msgsz);
 void agent_snapshot_release(struct agent_snapshot *s);
 
+/* Starts the run step of job's limits (fsize_limit, nofile, nproc), argv
+ * and env as a job's run would start (its session, rlimits, uid, cwd), on
+ * fds[0..2] as stdin, stdout, stderr and fds[3], fds[4] as
+ * PRESPAWN_READY_FD and PRESPAWN_GO_FD (prespawn.c): the child's ends, the
+ * caller closes them.  Returns its pid, -1 when fork failed. */
+pid_t agent_run_spawn(const struct agent_conf *conf, const struct proto_job *job, char *const *argv,
+                      char *const *env, const int fds[5]);
+
 /* Reads the cgroup's OOM-kill counter; -1 when unknown. */
 long long agent_oom_count(void);
 

@@ -35,7 +35,7 @@ ms() { date +%s%3N; }
 # E.g. '{"compile_cache": false}' (a job field) or 'jobs: {compile_cache:
 # false}' (a config key), when such a switch exists.
 nocache_python='{"fresh_interpreter": true}'
-nocache_js=''
+nocache_js='{"fresh_interpreter": true}'
 nocache_java=''
 nocache_cpp='{"env": {"LLMSB_COMPILE_CACHE": "0"}}'
 nocache_go=''

@@ -127,6 +127,7 @@ def load(path):
         "other": [r["finished_at"] - r["started_at"] - (r.get("duration_ms") or 0) for r in ran],
         "statuses": statuses,
         "zygote": sum(1 for r in rs if r.get("zygote")),
+        "prespawned": sum(1 for r in rs if r.get("prespawned")),
     }
 
 
@@ -150,6 +151,8 @@ def report(d, slots, outs):
             st = " ".join("%s %d" % kv for kv in sorted(p["statuses"].items()))
             if c:
                 st += "; zygote: plain %d, cached %d" % (p["zygote"], c["zygote"])
+            if c and c["prespawned"]:
+                st += "; prespawned: plain %d, cached %d" % (p["prespawned"], c["prespawned"])
             print("%-11s %-8s %5d %6d %9.2f %9s %-18s  %s" % (
                 NAMES[lang], s, p["n"], p["passed"], p["jobs_s"],
                 "%.2f" % c["jobs_s"] if c else "n/a", ratio(c and c["jobs_s"], p["jobs_s"])

@@ -81,7 +81,7 @@ static const struct ckey keys[] = {
     {"jobs.result_ttl", C_INT, 1, 2592000, O(result_ttl_s), 0, NULL, "seconds results are kept"},
     {"jobs.max_attempts", C_INT, 1, 20, O(max_attempts), 0, NULL, "tries after infrastructure failures"},
     {"jobs.allow_network", C_BOOL, 0, 1, O(allow_network), 0, NULL, "may a job set network: true"},
-    {"jobs.fresh_interpreter", C_BOOL, 0, 1, O(fresh_interpreter), 0, NULL, "start a new interpreter per job instead of forking the image's zygote (jobs may say otherwise)"},
+    {"jobs.fresh_interpreter", C_BOOL, 0, 1, O(fresh_interpreter), 0, NULL, "start a new interpreter per job instead of forking the image's zygote or taking a node started ahead (jobs may say otherwise)"},
     {"sessions.max", C_INT, 0, 256, O(sessions_max), 0, NULL, "sessions a worker holds at once (0: sessions off)"},
     {"sessions.idle_ttl", C_SECONDS, 1, 86400, O(session_idle_ms), 0, NULL, "a session without a call this long is ended"},
     {"sessions.max_lifetime", C_SECONDS, 1, 604800, O(session_life_ms), 0, NULL, "a session is ended this long after its first call"},

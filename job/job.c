@@ -353,6 +353,11 @@ int job_to_proto(const struct job *j, struct proto_job *pj, struct llmsb_err *er
         (!(pj->zygote = strdup(j->lang->zygote)) ||
          !(pj->zygote_profile = strdup(zygote_profile_of(j)))))
         rc = -1;
+    /* the same rule for a run-step process started ahead (never a
+     * session's: its calls run in its own process) */
+    if (j->lang->prespawn && !j->session && !j->fresh_interpreter && !j->nlibraries &&
+        !(pj->prespawn = strdup(j->lang->prespawn)))
+        rc = -1;
     if (j->stdin_len) {
         if (!(pj->stdin_data = malloc(j->stdin_len)))
             rc = -1;

@@ -39,6 +39,7 @@ static const struct {
     {"cpu_ms", RT_INT},
     {"max_rss_kb", RT_INT},
     {"zygote", RT_BOOL},
+    {"prespawned", RT_BOOL},
     {"passed", RT_BOOL},
     {"cases_passed", RT_INT},
     {"cases_total", RT_INT},
@@ -224,6 +225,8 @@ int job_result_to_fields(const struct job_result *r, char nums[RESULT_NUMS][32],
     rc |= fields_adds(out, "stderr_truncated", p->err_truncated ? "true" : "false");
     if (p->zygote)
         rc |= fields_adds(out, "zygote", "true");
+    if (p->prespawned)
+        rc |= fields_adds(out, "prespawned", "true");
     rc |= fields_add(out, "compile_output", p->compile_output.data, p->compile_output.len);
     if (r->passed >= 0)
         rc |= fields_adds(out, "passed", r->passed ? "true" : "false");

@@ -30,6 +30,7 @@ EMBED(llmsb_hook_cpp_build, "languages/hooks/cpp-build")
 EMBED(llmsb_hook_cpp_pch, "languages/hooks/cpp-pch.list")
 EMBED(llmsb_hook_gem_fetch, "languages/hooks/gem-fetch")
 EMBED(llmsb_hook_gem_build, "languages/hooks/gem-build")
+EMBED(llmsb_hook_node_wait, "languages/hooks/node-wait.js")
 
 static const struct lang_hook_file files[] = {
     {"llmsb_plots.py", llmsb_hook_plots_py, llmsb_hook_plots_py_end},
@@ -50,6 +51,7 @@ static const struct lang_hook_file files[] = {
     {"cpp-pch.list", llmsb_hook_cpp_pch, llmsb_hook_cpp_pch_end},
     {"gem-fetch", llmsb_hook_gem_fetch, llmsb_hook_gem_fetch_end},
     {"gem-build", llmsb_hook_gem_build, llmsb_hook_gem_build_end},
+    {"node-wait.js", llmsb_hook_node_wait, llmsb_hook_node_wait_end},
 };
 
 const struct lang_hook_file *language_hook_file(const char *name)

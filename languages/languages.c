@@ -343,6 +343,8 @@ const struct language languages[] = {
         },
         .strict_modules = {"child_process", "fs", "net", "http", "https", "dgram", "vm",
                            "worker_threads", "cluster", "os", "tls", "dns"},
+        .hooks = {{"node-wait.js", "/usr/local/lib/llmsb/node-wait.js", 0644}},
+        .prespawn = "NODE_OPTIONS=--require /usr/local/lib/llmsb/node-wait.js",
         .lexer = LEX_JS,
     },
     {

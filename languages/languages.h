@@ -100,6 +100,10 @@ struct language {
     const char *zygote;
     const char *zygote_data;
     const char *zygote_numpy;
+    /* "NAME=words": the run step's process may be started ahead of the job
+     * with words added to variable NAME (a hook of the image that waits
+     * for the agent's go: agent/prespawn.c); NULL: never */
+    const char *prespawn;
     /* Library installs: the installer's argv; the names follow, one
      * argument each (never a shell string). Empty: not supported.  It
      * runs with the install network and must run no package code; where

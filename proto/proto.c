@@ -172,6 +172,7 @@ void proto_job_release(struct proto_job *j)
     free(j->zygote);
     free(j->zygote_profile);
     free(j->session);
+    free(j->prespawn);
     free(j->stdin_data);
     proto_cases_free(j->cases, j->ncases);
     proto_job_init(j);
@@ -267,6 +268,8 @@ int proto_job_encode(const struct proto_job *j, struct buf *b)
         rc |= proto_put_str(b, TAG_ZYGOTE_PROFILE, j->zygote_profile);
     if (j->session)
         rc |= proto_put_str(b, TAG_SESSION, j->session);
+    if (j->prespawn)
+        rc |= proto_put_str(b, TAG_PRESPAWN, j->prespawn);
     for (size_t i = 0; i < j->ninstall; i++)
         rc |= proto_put_str(b, TAG_INSTALL_ARG, j->install_argv[i]);
     for (size_t i = 0; i < j->ninstall_env; i++)
@@ -454,6 +457,13 @@ static int job_field(struct proto_job *j, uint16_t tag, const char *v, uint32_t 
             return llmsb_err_set(err, LLMSB_ERR_PROTO, "job: bad session id");
         j->session = xstrndup(v, n);
         return j->session ? 0 : LLMSB_ERR_NOMEM;
+    case TAG_PRESPAWN:
+        free(j->prespawn);
+        j->prespawn = NULL;
+        if (n < 3 || n > 1024 || memchr(v, '\0', n) || !memchr(v, '=', n) || v[0] == '=')
+            return llmsb_err_set(err, LLMSB_ERR_PROTO, "job: bad prespawn variable");
+        j->prespawn = xstrndup(v, n);
+        return j->prespawn ? 0 : LLMSB_ERR_NOMEM;
     case TAG_STDIN:
         return bytes_dup(&j->stdin_data, &j->stdin_len, v, n);
     case TAG_CASE:
@@ -550,6 +560,8 @@ int proto_result_encode(const struct proto_result *r, struct buf *b)
     rc |= proto_put_u64(b, TAG_MAX_RSS_KB, (uint64_t)r->max_rss_kb);
     if (r->zygote)
         rc |= proto_put_u64(b, TAG_ZYGOTE_USED, 1);
+    if (r->prespawned)
+        rc |= proto_put_u64(b, TAG_PRESPAWNED, 1);
     if (r->session_ended)
         rc |= proto_put_u64(b, TAG_SESSION_ENDED, 1);
     if (r->not_run)
@@ -616,6 +628,9 @@ static int result_field(struct proto_result *r, uint16_t tag, const char *v, uin
         break;
     case TAG_ZYGOTE_USED:
         flag = &r->zygote;
+        break;
+    case TAG_PRESPAWNED:
+        flag = &r->prespawned;
         break;
     case TAG_SESSION_ENDED:
         flag = &r->session_ended;

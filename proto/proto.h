@@ -21,7 +21,9 @@
  * profile, the run argv and the env (the zygote that job would use); it
  * starts that zygote on the clean, idle sandbox, waits for it as a job
  * would (agent/zygote.c), and answers READY.  A worker sends it only to
- * such an agent; an older agent skips frame types it does not know. */
+ * such an agent; an older agent skips frame types it does not know.  A
+ * PRESTART with TAG_PRESPAWN starts that job's run-step process ahead
+ * (agent/prespawn.c) the same way. */
 #ifndef LLMSB_PROTO_H
 #define LLMSB_PROTO_H
 
@@ -138,7 +140,12 @@ enum proto_tag {
      * memory_limit; a session's close), or whether and how it ran is
      * unknown (the agent's result never came: a backstop timeout, the
      * container's OOM kill); exit_code null */
-    TAG_NOT_RUN = 62
+    TAG_NOT_RUN = 62,
+    /* a job: "NAME=words": its run step may use a process started ahead
+     * of it (agent/prespawn.c), with words added to variable NAME (the
+     * job's own value first) so that it waits for the agent's go */
+    TAG_PRESPAWN = 70,
+    TAG_PRESPAWNED = 71 /* a result: 1 when the run used the process started ahead */
 };
 
 /* The fields inside one TAG_CASE. */
@@ -232,6 +239,7 @@ struct proto_job {
     char *zygote;         /* NULL: a plain start; else the zygote script (agent/zygote.c) */
     char *zygote_profile; /* NULL: "base" */
     char *session;        /* NULL: no session; else its id */
+    char *prespawn;       /* NULL: a plain start; else TAG_PRESPAWN's "NAME=words" */
 };
 
 struct proto_result {
@@ -247,6 +255,7 @@ struct proto_result {
     int64_t cpu_ms;
     int64_t max_rss_kb;
     int zygote;        /* the run went through the zygote */
+    int prespawned;    /* the run used the process started ahead (TAG_PRESPAWNED) */
     int session_ended; /* the session's process is gone after this call */
     int not_run;       /* no exit code: never ran, or unknown (TAG_NOT_RUN) */
     char error[256];

@@ -343,11 +343,11 @@ int sandbox_prestart(struct sandbox *s, const struct proto_job *pj, struct llmsb
 {
     struct proto_job z;
 
-    if (!s->prestart || s->jobs || !pj->zygote || !pj->nrun || pj->session || pj->ncompile ||
-        pj->ninstall)
+    if (!s->prestart || s->jobs || !(pj->zygote || pj->prespawn) || !pj->nrun || pj->session ||
+        pj->ncompile || pj->ninstall)
         return 0;
     /* a view of pj: what its zygote is started with, nothing of the job's
-     * files, input or limits */
+     * files or input */
     proto_job_init(&z);
     z.run_argv = pj->run_argv;
     z.nrun = pj->nrun;
@@ -355,6 +355,11 @@ int sandbox_prestart(struct sandbox *s, const struct proto_job *pj, struct llmsb
     z.nenv = pj->nenv;
     z.zygote = pj->zygote;
     z.zygote_profile = pj->zygote_profile;
+    /* a process started ahead is started with the job's limits */
+    z.prespawn = pj->prespawn;
+    z.fsize_limit = pj->fsize_limit;
+    z.nofile = pj->nofile;
+    z.nproc = pj->nproc;
     return send_prestart(s, &z, err);
 }
 
@@ -391,6 +396,10 @@ int sandbox_start_view(const struct proto_job *pj, struct proto_job *view)
     rc = rc ? rc : strlist_copy(&view->env, &view->nenv, pj->env, pj->nenv);
     rc = rc ? rc : str_copy(&view->zygote, pj->zygote);
     rc = rc ? rc : str_copy(&view->zygote_profile, pj->zygote_profile);
+    rc = rc ? rc : str_copy(&view->prespawn, pj->prespawn);
+    view->fsize_limit = pj->fsize_limit;
+    view->nofile = pj->nofile;
+    view->nproc = pj->nproc;
     if (rc != 0)
         proto_job_release(view);
     return rc;

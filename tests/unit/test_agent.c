@@ -1,13 +1,16 @@
 /* test_agent.c - the agent's tree wipe: never follows symlinks out of the
- * wiped dir, removes unreadable subtrees, leaves the dir itself. */
+ * wiped dir, removes unreadable subtrees, leaves the dir itself; the
+ * per-case state restore; the run step started ahead (prespawn.c). */
 #include "test.h"
 
 #include <dirent.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "agent/prespawn.h"
 #include "agent/run.h"
 #include "agent/zygote.h"
 
@@ -296,6 +299,107 @@ TEST(snapshot_keeps_a_library_of_any_shape)
     snap_teardown(&d);
 }
 
+/* ---- the run step started ahead (prespawn.c), run as root like the
+ * snapshot's tests: a python3 program stands for node and its hook, saying
+ * "R" on PRESPAWN_READY_FD and reading its go when W holds "wait" ---- */
+
+#define PRE_PROGRAM                              \
+    "import os, sys\n"                           \
+    "w = os.environ.get('W', '')\n"              \
+    "if 'wait' in w:\n"                          \
+    "    if 'die' in w: sys.exit(3)\n"           \
+    "    os.write(1022, b'R')\n"                 \
+    "    w += ' ' + os.read(1023, 1).decode()\n" \
+    "print(w, sys.argv[1:], os.getuid(), os.getcwd() == os.environ['WORK'], flush=True)\n"
+
+/* A job of that program; env W=w (none when w is NULL). */
+static void pre_job(struct proto_job *j, const struct snap_dirs *d, const char *w, const char *arg)
+{
+    char kv[128];
+
+    proto_job_init(j);
+    strlist_add(&j->run_argv, &j->nrun, "python3", 7);
+    strlist_add(&j->run_argv, &j->nrun, "-c", 2);
+    strlist_add(&j->run_argv, &j->nrun, PRE_PROGRAM, strlen(PRE_PROGRAM));
+    if (arg)
+        strlist_add(&j->run_argv, &j->nrun, arg, strlen(arg));
+    strlist_add(&j->env, &j->nenv, "PATH=/usr/bin:/bin", 18);
+    snprintf(kv, sizeof(kv), "WORK=%s", d->work);
+    strlist_add(&j->env, &j->nenv, kv, strlen(kv));
+    if (w) {
+        snprintf(kv, sizeof(kv), "W=%s", w);
+        strlist_add(&j->env, &j->nenv, kv, strlen(kv));
+    }
+    j->prespawn = strdup("W=wait");
+    j->nofile = 64;
+}
+
+/* Takes the process started ahead for j's run and reads its stdout;
+ * returns its exit status, -1 when there was none. */
+static int pre_run(const struct proto_job *j, char *out, size_t outsz)
+{
+    int in = -1, o = -1, e = -1, st = 0;
+    pid_t pid = prespawn_go(j->run_argv, &in, &o, &e);
+    ssize_t n;
+    size_t len = 0;
+
+    if (pid < 0)
+        return -1;
+    close(in);
+    while (len + 1 < outsz && (n = read(o, out + len, outsz - 1 - len)) > 0)
+        len += (size_t)n;
+    out[len] = '\0';
+    close(o);
+    close(e);
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Started at a PRESTART, the job of the same spec takes it (its env with
+ * the words added, the sandbox uid, the work dir); a job of another env
+ * has it ended before its files, a job without TAG_PRESPAWN never gets
+ * one; three failures in a row and none starts any more. */
+TEST(prespawn_serves_only_the_same_spec)
+{
+    struct snap_dirs d;
+    struct proto_job a, other, die;
+    char out[512], want[256];
+
+    ASSERT_EQ(snap_setup(&d), 0);
+    pre_job(&a, &d, "x", NULL);
+    pre_job(&other, &d, "secret", NULL);
+    pre_job(&die, &d, "die", NULL);
+    prespawn_prestart(&d.conf, &a);
+    ASSERT_EQ(prespawn_for_job(&d.conf, &a), 1);
+    ASSERT_EQ(pre_run(&a, out, sizeof(out)), 0);
+    snprintf(want, sizeof(want), "x wait g [] %d True\n", SNAP_UID);
+    ASSERT_STR(out, want);
+    ASSERT_EQ(pre_run(&a, out, sizeof(out)), -1); /* it was handed over */
+    /* the next idle time starts the last job's spec again */
+    prespawn_idle(&d.conf);
+    ASSERT_EQ(prespawn_for_job(&d.conf, &other), 0); /* another env: ended */
+    ASSERT_EQ(pre_run(&other, out, sizeof(out)), -1);
+    prespawn_idle(&d.conf); /* now other's spec */
+    ASSERT_EQ(prespawn_for_job(&d.conf, &other), 1);
+    /* a case's args the spec does not have: ended at the go */
+    strlist_add(&other.run_argv, &other.nrun, "case-arg", 8);
+    ASSERT_EQ(pre_run(&other, out, sizeof(out)), -1);
+    for (int i = 0; i < 3; i++) {
+        prespawn_prestart(&d.conf, &die); /* exits before it waits */
+        ASSERT_EQ(prespawn_for_job(&d.conf, &die), 0);
+    }
+    prespawn_prestart(&d.conf, &a);
+    ASSERT_EQ(prespawn_for_job(&d.conf, &a), 0); /* three failures: no more */
+    prespawn_idle(&d.conf);
+    ASSERT_EQ(prespawn_for_job(&d.conf, &a), 0);
+    prespawn_stop();
+    proto_job_release(&a);
+    proto_job_release(&other);
+    proto_job_release(&die);
+    snap_teardown(&d);
+}
+
 TEST_MAIN("agent", T(rm_tree_does_not_follow_symlinks), T(rm_tree_removes_a_tree_of_any_depth),
           T(oom_count_reads_or_reports_unknown), T(zygote_env_sensitive_names),
-          T(restore_tells_the_jobs_doing_from_ours), T(snapshot_keeps_a_library_of_any_shape))
+          T(restore_tells_the_jobs_doing_from_ours), T(snapshot_keeps_a_library_of_any_shape),
+          T(prespawn_serves_only_the_same_spec))

@@ -1099,6 +1099,35 @@ TEST(zygote_reaches_the_agent_job_when_it_can)
     job_release(&j);
 }
 
+/* JavaScript jobs ask for their run step started ahead (agent/prespawn.c)
+ * unless they ask for a fresh interpreter or install libraries; other
+ * languages never do. */
+TEST(prespawn_reaches_the_agent_job_when_it_can)
+{
+    const char *node[] = {"lang", "javascript", "code", "console.log(1)", NULL};
+    const char *fresh[] = {"lang", "javascript", "code", "console.log(1)", "fresh_interpreter",
+                           "true", NULL};
+    const char *libs[] = {"lang",      "javascript",   "code", "console.log(1)",
+                          "libraries", "[\"lodash\"]", NULL};
+    const char *py[] = {"lang", "python", "code", "print(1)", NULL};
+    struct llmsb_err err = {0};
+    struct proto_job pj;
+    struct job j;
+
+    ASSERT_EQ(fields_job(node, &j, &err), 0);
+    ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
+    ASSERT_STR(pj.prespawn, "NODE_OPTIONS=--require /usr/local/lib/llmsb/node-wait.js");
+    proto_job_release(&pj);
+    job_release(&j);
+    for (int k = 0; k < 3; k++) {
+        ASSERT_EQ(fields_job(k == 0 ? fresh : k == 1 ? libs : py, &j, &err), 0);
+        ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
+        ASSERT(pj.prespawn == NULL);
+        proto_job_release(&pj);
+        job_release(&j);
+    }
+}
+
 /* A session's fields: checked by name; its calls reach the agent with the
  * session's id and the zygote (whatever fresh_interpreter says); a close
  * needs neither lang nor code; the frame round-trips. */
@@ -1423,7 +1452,8 @@ TEST_MAIN("jobs", T(session_close_has_no_exit_code), T(yaml_job_file_with_defaul
           T(artifact_names_from_the_agent_are_checked), T(base64_roundtrip_and_rejects),
           T(result_fields_roundtrip_to_json), T(plots_and_install_reach_the_agent_job),
           T(java_runs_the_class_that_declares_main), T(zygote_reaches_the_agent_job_when_it_can),
-          T(dataset_ids_are_accepted), T(compare_modes), T(compare_float_numbers_are_decimal),
+          T(prespawn_reaches_the_agent_job_when_it_can), T(dataset_ids_are_accepted),
+          T(compare_modes), T(compare_float_numbers_are_decimal),
           T(compare_float_big_decimals_compare_by_value), T(compare_float_tolerance_is_decimal),
           T(cases_parse_and_reach_the_agent), T(case_results_make_passed),
           T(passk_estimator_and_task_ids), T(session_fields_checked_and_reach_the_agent),

@@ -69,6 +69,7 @@ TEST(job_roundtrip)
     j.plots_dir = strdup("/tmp/.llmsb-plots");
     j.zygote = strdup("/usr/local/lib/llmsb/llmsb_zygote.py");
     j.zygote_profile = strdup("data");
+    j.prespawn = strdup("NODE_OPTIONS=--require /usr/local/lib/llmsb/node-wait.js");
     ASSERT_EQ(strlist_add(&j.install_argv, &j.ninstall, "pip", 3), 0);
     ASSERT_EQ(strlist_add(&j.install_argv, &j.ninstall, "numpy", 5), 0);
     ASSERT_EQ(strlist_add(&j.install_env, &j.ninstall_env, "PIP_INDEX_URL=x", 15), 0);
@@ -94,6 +95,7 @@ TEST(job_roundtrip)
     ASSERT_STR(d.plots_dir, "/tmp/.llmsb-plots");
     ASSERT_STR(d.zygote, "/usr/local/lib/llmsb/llmsb_zygote.py");
     ASSERT_STR(d.zygote_profile, "data");
+    ASSERT_STR(d.prespawn, "NODE_OPTIONS=--require /usr/local/lib/llmsb/node-wait.js");
     ASSERT_EQ(d.ninstall, (size_t)2);
     ASSERT_STR(d.install_argv[1], "numpy");
     ASSERT_STR(d.install_env[0], "PIP_INDEX_URL=x");
@@ -130,6 +132,11 @@ TEST(job_decode_rejects_bad_plots_dir)
         ASSERT_EQ(proto_put_str(&b, TAG_ZYGOTE_PROFILE, i == 0 ? "Data" : bad[i]), 0);
         ASSERT(proto_job_decode(b.data, b.len, &d, &err) != 0);
         ASSERT_CONTAINS(err.msg, "zygote profile");
+        buf_reset(&b);
+        /* a variable's name and words, never a bare name or value */
+        ASSERT_EQ(proto_put_str(&b, TAG_PRESPAWN, i == 0 ? "=--require x" : bad[i]), 0);
+        ASSERT(proto_job_decode(b.data, b.len, &d, &err) != 0);
+        ASSERT_CONTAINS(err.msg, "prespawn");
         buf_release(&b);
     }
 }
@@ -205,6 +212,7 @@ TEST(result_roundtrip_and_cap)
     r.duration_ms = 12;
     r.max_rss_kb = 4096;
     r.not_run = 1;
+    r.prespawned = 1;
     buf_init(&b, 0);
     ASSERT_EQ(proto_result_encode(&r, &b), 0);
     proto_result_init(&d, 1024);
@@ -218,6 +226,8 @@ TEST(result_roundtrip_and_cap)
     ASSERT_EQ(d.err_truncated, 0);
     ASSERT_EQ(d.max_rss_kb, 4096);
     ASSERT_EQ(d.not_run, 1);
+    ASSERT_EQ(d.prespawned, 1);
+    ASSERT_EQ(d.zygote, 0);
     /* a decoder with a smaller cap than the output refuses it */
     proto_result_init(&small, 4);
     ASSERT(proto_result_decode(b.data, b.len, &small, &err) != 0);
