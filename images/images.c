@@ -66,8 +66,7 @@ char *images_dockerfile(const struct language *l, const char *base, int64_t uid,
         "RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates %s "
         "&& apt-get clean && rm -rf /var/lib/apt/lists/*\n"
         "RUN groupadd -g %lld sandbox && useradd -u %lld -g %lld -M -d /tmp "
-        "-s /usr/sbin/nologin sandbox && mkdir -p /work && chmod 1777 /work\n"
-        "COPY llmsb-agent /usr/local/bin/llmsb-agent\n",
+        "-s /usr/sbin/nologin sandbox && mkdir -p /work && chmod 1777 /work\n",
         base, l->packages, (long long)uid, (long long)uid, (long long)uid);
     if (with_ca) /* a TLS-inspecting proxy's CA: installers must trust it */
         buf_printf(&b, "COPY ca/ /usr/local/share/ca-certificates/llmsb/\n"
@@ -78,7 +77,10 @@ char *images_dockerfile(const struct language *l, const char *base, int64_t uid,
         buf_printf(&b, "RUN %s\n", l->image_setup);
     if (cfg && cfg->npreinstall[l - languages])
         preinstall_run(&b, l, cfg);
+    /* last of the layers: a new agent rebuilds only this one, not the
+     * slow setup above (precompiled headers, build caches) */
     buf_printf(&b,
+               "COPY llmsb-agent /usr/local/bin/llmsb-agent\n"
                "LABEL llmsb.lang=\"%s\"\n"
                "WORKDIR /work\n"
                "ENTRYPOINT [\"/usr/local/bin/llmsb-agent\"]\n",

@@ -31,6 +31,7 @@ EMBED(llmsb_hook_cpp_pch, "languages/hooks/cpp-pch.list")
 EMBED(llmsb_hook_gem_fetch, "languages/hooks/gem-fetch")
 EMBED(llmsb_hook_gem_build, "languages/hooks/gem-build")
 EMBED(llmsb_hook_node_wait, "languages/hooks/node-wait.js")
+EMBED(llmsb_hook_node_snapshot, "languages/hooks/node-snapshot.js")
 
 static const struct lang_hook_file files[] = {
     {"llmsb_plots.py", llmsb_hook_plots_py, llmsb_hook_plots_py_end},
@@ -52,6 +53,7 @@ static const struct lang_hook_file files[] = {
     {"gem-fetch", llmsb_hook_gem_fetch, llmsb_hook_gem_fetch_end},
     {"gem-build", llmsb_hook_gem_build, llmsb_hook_gem_build_end},
     {"node-wait.js", llmsb_hook_node_wait, llmsb_hook_node_wait_end},
+    {"node-snapshot.js", llmsb_hook_node_snapshot, llmsb_hook_node_snapshot_end},
 };
 
 const struct lang_hook_file *language_hook_file(const char *name)

@@ -254,6 +254,10 @@ static int flag_cpp(const char *f, int link, const char **why)
 /* Java's class path: the work dir, the image's jars, a job's libraries'. */
 #define JAVA_LIB "/work/.llmsb-lib/java"
 #define JAVA_CLASSPATH ".:/usr/share/java/*:" JAVA_LIB "/usr/share/java/*"
+/* node's V8 flags (NODE_OPTIONS: a job cannot set it), and its start-up
+ * snapshot, built with them at image build (hooks/node-snapshot.js) */
+#define NODE_V8_FLAGS "--max-old-space-size=384"
+#define NODE_BLOB "/usr/local/lib/llmsb/node.blob"
 /* javac's classes, archived at image build (hooks/javac-prime) */
 #define JAVAC_CDS "/usr/local/lib/llmsb/javac.jsa"
 
@@ -311,7 +315,7 @@ const struct language languages[] = {
         .name = "javascript", .aliases = {"js", "node", "nodejs"}, .image = "llmsb/javascript",
         .ext = "js", .default_stem = "main",
         .run = {"node", "{file}"},
-        .env = {"NODE_OPTIONS=--max-old-space-size=384", "npm_config_cache=/tmp/.npm",
+        .env = {"NODE_OPTIONS=" NODE_V8_FLAGS, "npm_config_cache=/tmp/.npm",
                 "NODE_PATH=/work/.llmsb-lib/node/node_modules:/usr/local/lib/node_modules"},
         .packages = "nodejs npm",
         /* no lifecycle scripts: a package's own code never runs at install */
@@ -343,8 +347,17 @@ const struct language languages[] = {
         },
         .strict_modules = {"child_process", "fs", "net", "http", "https", "dgram", "vm",
                            "worker_threads", "cluster", "os", "tls", "dns"},
-        .hooks = {{"node-wait.js", "/usr/local/lib/llmsb/node-wait.js", 0644}},
-        .prespawn = "NODE_OPTIONS=--require /usr/local/lib/llmsb/node-wait.js",
+        .hooks = {{"node-wait.js", "/usr/local/lib/llmsb/node-wait.js", 0644},
+                  {"node-snapshot.js", "/usr/local/lib/llmsb/node-snapshot.js", 0644}},
+        /* node's bootstrap done once, at image build, with the V8 flags of
+         * every job (a blob built with others is refused) */
+        .image_setup = "node " NODE_V8_FLAGS " --snapshot-blob " NODE_BLOB
+                       " --build-snapshot /usr/local/lib/llmsb/node-snapshot.js && chmod 0444 "
+                       NODE_BLOB,
+        /* a node started ahead starts from the blob (node-wait.js takes
+         * both words out of process.env before the job's code runs) */
+        .prespawn = "NODE_OPTIONS=--snapshot-blob " NODE_BLOB
+                    " --require /usr/local/lib/llmsb/node-wait.js",
         .lexer = LEX_JS,
     },
     {

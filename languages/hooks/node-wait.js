@@ -1,8 +1,9 @@
 // node-wait.js - the wait of a node started ahead of its job (agent/prespawn.c).
 //
 // The agent starts a job's run step (`node /work/main.js`, the job's env,
-// limits, uid, pipes) before the job arrives, with "--require <this file>"
-// added to NODE_OPTIONS.  Node loads this file before the main module; it
+// limits, uid, pipes) before the job arrives, with "--snapshot-blob
+// <node.blob beside this file> --require <this file>" (the language row's
+// words) added to NODE_OPTIONS.  Node loads this file before the main module; it
 // says ready ("R") on fd 1022, then blocks until the agent writes "g" on fd
 // 1023 (the job's files are unpacked by then), puts NODE_OPTIONS back as the
 // job set it, closes both descriptors, takes itself off node's lists of
@@ -20,7 +21,10 @@
 (function () {
   const READY_FD = 1022;
   const GO_FD = 1023;
-  const added = '--require ' + __filename;
+  // what the agent added to NODE_OPTIONS: the language row's words, the
+  // start-up snapshot beside this file (node-snapshot.js) and this file
+  const blob = __filename.slice(0, __filename.lastIndexOf('/') + 1) + 'node.blob';
+  const added = [`--snapshot-blob ${blob} --require ${__filename}`, `--require ${__filename}`];
   const b = Buffer.alloc(1);
   let n = -1;
 
@@ -62,10 +66,16 @@
   // the agent wrote "<job's value> <added>", or <added> alone when the job
   // had no NODE_OPTIONS
   const v = process.env.NODE_OPTIONS;
-  if (v === added)
-    delete process.env.NODE_OPTIONS;
-  else if (typeof v === 'string' && v.endsWith(' ' + added))
-    process.env.NODE_OPTIONS = v.slice(0, v.length - added.length - 1);
+  for (const a of added) {
+    if (v === a) {
+      delete process.env.NODE_OPTIONS;
+      break;
+    }
+    if (typeof v === 'string' && v.endsWith(' ' + a)) {
+      process.env.NODE_OPTIONS = v.slice(0, v.length - a.length - 1);
+      break;
+    }
+  }
   // the list node keeps of its --require modules: this one is the last
   const pre = process._preload_modules;
   if (Array.isArray(pre) && pre[pre.length - 1] === __filename)

@@ -1116,7 +1116,9 @@ TEST(prespawn_reaches_the_agent_job_when_it_can)
 
     ASSERT_EQ(fields_job(node, &j, &err), 0);
     ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
-    ASSERT_STR(pj.prespawn, "NODE_OPTIONS=--require /usr/local/lib/llmsb/node-wait.js");
+    ASSERT_STR(
+        pj.prespawn,
+        "NODE_OPTIONS=--snapshot-blob /usr/local/lib/llmsb/node.blob --require /usr/local/lib/llmsb/node-wait.js");
     proto_job_release(&pj);
     job_release(&j);
     for (int k = 0; k < 3; k++) {
