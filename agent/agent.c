@@ -14,6 +14,7 @@
  * nor trace the agent.  Linked statically: no libc or loader in the image is
  * trusted or needed. */
 #include "proto/proto.h"
+#include "javac.h"
 #include "run.h"
 #include "zygote.h"
 
@@ -134,8 +135,10 @@ static void handle_job(const struct proto_frame *f, const struct agent_conf *con
     }
     idle_clean = clean = agent_cleanup(conf) == 0;
     send_hello(PROTO_READY, clean);
-    if (clean) /* idle and clean: the time to preload */
+    if (clean) { /* idle and clean: the time to preload */
         zygote_idle(conf);
+        javac_idle(conf);
+    }
 }
 
 /* The zygote the worker expects the first job to use, started while the
@@ -152,6 +155,7 @@ static void handle_prestart(const struct proto_frame *f, const struct agent_conf
         fprintf(stderr, "llmsb-agent: prestart: %s\n", err.msg);
     else {
         zygote_prestart(conf, &job);
+        javac_prestart(conf, &job);
         proto_job_release(&job);
     }
     send_hello(PROTO_READY, 1);
@@ -203,6 +207,7 @@ int main(int argc, char **argv)
             break;
         case PROTO_SHUTDOWN:
             zygote_stop();
+            javac_stop();
             agent_cleanup(&conf);
             return 0;
         default:
@@ -211,6 +216,7 @@ int main(int argc, char **argv)
         buf_consume(&in, used);
     }
     zygote_stop();
+    javac_stop();
     agent_cleanup(&conf);
     return rc < 0 ? 4 : 0;
 }

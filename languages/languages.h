@@ -97,6 +97,9 @@ struct language {
      * zygote that preloads them ("data"), any other the "base" one */
     const char *zygote;
     const char *zygote_data;
+    /* the image's warm compiler for the compile step (agent/javac.c),
+     * NULL: none; a job with libraries or compile flags compiles plainly */
+    const char *compile_server;
     /* Library installs: the installer's argv; the names follow, one
      * argument each (never a shell string). Empty: not supported.  It
      * runs with the install network and must run no package code; where

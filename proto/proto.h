@@ -138,7 +138,10 @@ enum proto_tag {
      * memory_limit; a session's close), or whether and how it ran is
      * unknown (the agent's result never came: a backstop timeout, the
      * container's OOM kill); exit_code null */
-    TAG_NOT_RUN = 62
+    TAG_NOT_RUN = 62,
+    /* a job: absolute path of the image's warm compiler for compile_argv
+     * (agent/javac.c); absent: the compile step runs plainly */
+    TAG_COMPILE_SERVER = 63
 };
 
 /* The fields inside one TAG_CASE. */
@@ -232,6 +235,7 @@ struct proto_job {
     char *zygote;         /* NULL: a plain start; else the zygote script (agent/zygote.c) */
     char *zygote_profile; /* NULL: "base" */
     char *session;        /* NULL: no session; else its id */
+    char *compile_server; /* NULL: a plain compile; else the warm compiler (agent/javac.c) */
 };
 
 struct proto_result {

@@ -313,8 +313,9 @@ int sandbox_prestart(struct sandbox *s, const struct proto_job *pj, struct llmsb
     struct buf payload;
     int rc;
 
-    if (!s->prestart || s->jobs || !pj->zygote || !pj->nrun || pj->session || pj->ncompile ||
-        pj->ninstall)
+    int zygote = pj->zygote && pj->nrun && !pj->ncompile;
+
+    if (!s->prestart || s->jobs || (!zygote && !pj->compile_server) || pj->session || pj->ninstall)
         return 0;
     s->prestart = 0;
     if ((rc = ready_for_next(s, err)) != 0)
@@ -326,8 +327,11 @@ int sandbox_prestart(struct sandbox *s, const struct proto_job *pj, struct llmsb
     z.nrun = pj->nrun;
     z.env = pj->env;
     z.nenv = pj->nenv;
-    z.zygote = pj->zygote;
-    z.zygote_profile = pj->zygote_profile;
+    z.zygote = zygote ? pj->zygote : NULL;
+    z.zygote_profile = zygote ? pj->zygote_profile : NULL;
+    z.compile_server = pj->compile_server;
+    z.compile_argv = pj->compile_argv;
+    z.ncompile = pj->ncompile;
     buf_init(&payload, PROTO_MAX_PAYLOAD);
     rc = proto_job_encode(&z, &payload) != 0
              ? llmsb_err_set(err, LLMSB_ERR_INVALID, "prestart: over the %zu byte protocol cap",
