@@ -42,7 +42,7 @@ UNIT_TESTS = $(patsubst tests/unit/%.c,$(TBIN)/%,$(wildcard tests/unit/test_*.c)
 INTEG_TESTS = $(patsubst tests/integration/%.c,$(TBIN)/%,$(wildcard tests/integration/test_*.c))
 
 .SECONDARY:
-.PHONY: check-layers fuzzers all clean test test-zygote test-cpp-cache-all test-podman test-k8s unit integration sanitize fuzz bench images images-current format
+.PHONY: check-layers fuzzers all clean test test-zygote test-cpp-cache-all test-java-cache-all test-podman test-k8s unit integration sanitize fuzz bench images images-current format
 all: bin/llm-sandbox bin/llmsb-agent
 
 V ?= 0
@@ -137,12 +137,19 @@ integration: $(INTEG_TESTS) $(TBIN)/fake-agent
 # HumanEval), then the hostile and integration suites with fresh
 # interpreters (the rest of make test runs with the zygote, the default);
 # then the C++ compile cache against the plain compile (a corpus and one
-# HumanEval-X program of each include sequence; test-cpp-cache-all: all).
+# HumanEval-X program of each include sequence; test-cpp-cache-all: all),
+# and the Java compile server against plain javac (a corpus, a quarter of
+# HumanEval-X's programs, a job against the server; test-java-cache-all:
+# all 164).
 test-zygote: $(CLI_BIN) $(TBIN)/test_integ_docker
-	@LLMSB_TBIN=$(CURDIR)/$(TBIN) sh tests/run-suite.sh zygote tests/zygote/run.sh tests/compile-cache/cpp.sh
+	@LLMSB_TBIN=$(CURDIR)/$(TBIN) sh tests/run-suite.sh zygote tests/zygote/run.sh tests/compile-cache/cpp.sh \
+	    tests/compile-cache/java.sh
 
 test-cpp-cache-all: $(CLI_BIN)
 	@bash tests/compile-cache/cpp.sh all
+
+test-java-cache-all: $(CLI_BIN)
+	@bash tests/compile-cache/java.sh all
 
 # The Podman backend against the real Podman API service, which
 # scripts/podman-up.sh starts (and fills with the images): the hello/status
