@@ -236,12 +236,14 @@ fail:
  * of the job's has a quarter of the container's memory, more than this:
  * what compiles here compiles there), its classes mapped from the archive
  * hooks/javac-prime made, no perf data file, no attach, no core or error
- * file (nothing written anywhere). */
-#define JAVAC_JVM                                                                        \
-    "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",                       \
-        "-XX:SharedArchiveFile=/usr/local/lib/llmsb/llmsb-javac.jsa", "-Xmx96m",         \
-        "-XX:MaxMetaspaceSize=96m", "-XX:ReservedCodeCacheSize=32m", "-XX:-UsePerfData", \
-        "-XX:+DisableAttachMechanism", "-XX:-CreateCoredumpOnCrash", "-XX:ErrorFile=/dev/null"
+ * file (nothing written anywhere), the JVM's warnings on stderr (stdout is
+ * the pipe for "R"). */
+#define JAVAC_JVM                                                                               \
+    "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",                              \
+        "-XX:SharedArchiveFile=/usr/local/lib/llmsb/llmsb-javac.jsa", "-Xmx96m",                \
+        "-XX:MaxMetaspaceSize=96m", "-XX:ReservedCodeCacheSize=32m", "-XX:-UsePerfData",        \
+        "-XX:+DisableAttachMechanism", "-XX:-CreateCoredumpOnCrash", "-XX:ErrorFile=/dev/null", \
+        "-Xlog:disable", "-Xlog:all=warning:stderr"
 
 static void __attribute__((noreturn))
 exec_server(const struct agent_conf *conf, int lfd, int ready_w)
