@@ -17,7 +17,8 @@
 # job's run step tries to signal the server, read its /proc files
 # (environ, mem, fd) and find a socket to connect to, and leaves files in
 # the work dir and /tmp that would change the next job's compile, which
-# must compile as if they were not there.
+# must compile as if they were not there; a compile past the compile step's
+# limit times out as the plain one does, and the next job is served warm.
 #   usage: tests/compile-cache/java.sh [all]
 # Without "all" (CI), every fourth HumanEval-X program runs; with it (make
 # test-java-cache-all), all 164.
@@ -154,15 +155,32 @@ public class Main {
 }
 '''
 clean = 'public class Main { public static void main(String[] a) { System.out.println("clean"); } }\n'
-jobs = [("probe", probe), ("poison", poison), ("victim", victim), ("after", clean)]
+# overload resolution of nested implicit lambdas: javac's time grows ~3x a
+# level (~25 s plain at 10 levels here): past the compile step's limit both
+# ways, and the server, ended with it, is back for the next job
+slow = "m(q -> q)"
+for i in range(10):
+    slow = "m(x%d -> { %s; return x%d; })" % (i, slow, i)
+slow = """public class Main {
+    interface F { int f(int x); }
+    interface G { long g(long x); }
+    static int m(F f) { return 1; }
+    static int m(G g) { return 2; }
+    public static void main(String[] a) { System.out.println(%s); }
+}
+""" % slow
+jobs = [("probe", probe), ("poison", poison), ("victim", victim), ("after", clean),
+        ("slow-compile", slow), ("after-slow", clean)]
 for name, env in (("seq-cached", {"LLMSB_COMPILE_CACHE_TRACE": "-"}),
                   ("seq-plain", {"LLMSB_COMPILE_CACHE": "0"})):
     with open("%s/%s.jsonl" % (T, name), "w") as f:
         for i, code in jobs:
             f.write(json.dumps({"id": i, "lang": "java", "code": code, "env": env}) + "\n")
 EOF
+printf 'limits: {defaults: {compile_timeout: 3}}\n' >"$T/seq.yaml"
 for mode in seq-cached seq-plain; do
-    "$B" submit "$T/$mode.jsonl" --local --slots 1 --out "$T/$mode.out" >"$T/$mode.log" 2>&1 ||
+    "$B" --config "$T/seq.yaml" submit "$T/$mode.jsonl" --local --slots 1 --out "$T/$mode.out" \
+        >"$T/$mode.log" 2>&1 ||
         [ -s "$T/$mode.out" ] || bad "run_$mode" "$(tail -5 "$T/$mode.log")"
 done
 python3 - "$T" >"$T/seq.out" 2>&1 <<'EOF'
@@ -181,9 +199,13 @@ check("probe", res["probe"].get("stdout"),
       "socket dirs: 0\nconnected: 0\nalive: true\n")
 check("probe's compile", res["probe"].get("compile_output"), "warm\n")
 check("poison", res["poison"].get("stdout"), "left files\n")
-for i in ("victim", "after"):
+for i in ("victim", "after", "slow-compile", "after-slow"):
     for f in ("status", "stdout", "stderr", "exit_code"):
         check("%s %s" % (i, f), res[i].get(f), plain[i].get(f))
+check("slow-compile's output", res["slow-compile"].get("compile_output"),
+      plain["slow-compile"].get("compile_output"))
+check("slow-compile timed out", "timed out" in res["slow-compile"].get("compile_output", ""), True)
+check("after-slow's path", res["after-slow"].get("compile_output"), "warm\n")
 check("victim status", res["victim"].get("status"), "compile_error")
 check("victim's path", res["victim"].get("compile_output", "").split("\n")[0], "fallback (javac said something)")
 check("after's path", res["after"].get("compile_output"), "warm\n")
