@@ -8,10 +8,11 @@
 #include "proto/proto.h"
 #include "run.h"
 
-/* Below this cgroup memory limit no server starts: its JVM holds ~110 MB
+/* Below this cgroup memory limit no server starts: its JVM holds 70-85 MB
  * (RSS, measured: docs/benchmarks.md "The Java compile server") that the
  * job's share would miss, and a job's own javac or java (a heap of a
- * quarter of the limit by default) needs the rest. */
+ * quarter of the limit by default, ~200 MB of RSS at most at 512 MB) needs
+ * the rest. */
 #define JAVAC_MIN_MEMORY ((long long)512 << 20)
 
 /* Before a job's files are unpacked: remembers whether the job asks for
