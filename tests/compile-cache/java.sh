@@ -6,7 +6,8 @@
 # deprecation note, a removal warning, a runtime exception, exit codes, a
 # timeout, no main, a public class not named Main, a package, a helper
 # .java beside Main, stdin, unicode, META-INF and module-info in the work
-# dir, JAVA_TOOL_OPTIONS and other env) and HumanEval-X's Java reference
+# dir, JAVA_TOOL_OPTIONS and other env, test cases, a container below the
+# server's memory threshold) and HumanEval-X's Java reference
 # solutions, each run with the server and with LLMSB_COMPILE_CACHE=0;
 # every result field but the timings must be equal.  A third run with
 # LLMSB_COMPILE_CACHE_TRACE=- (the agent's trace in compile_output, so
