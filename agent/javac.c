@@ -406,7 +406,7 @@ void javac_end(int killed)
     close_chan();
     if (killed)
         end_server(0);
-    else
+    else if (js.state == J_READY) /* it lived through a compile: not "in a row" */
         js.failures = 0;
 }
 
