@@ -14,7 +14,8 @@ PIELD   = -pie
 
 COMMON_SRC  = common/common.c common/status.c common/strlist.c common/compare.c
 PROTO_SRC   = proto/proto.c
-AGENT_SRC   = agent/agent.c agent/run.c agent/artifacts.c agent/zygote.c agent/prespawn.c agent/snapshot.c
+AGENT_SRC   = agent/agent.c agent/run.c agent/artifacts.c agent/zygote.c agent/prespawn.c agent/snapshot.c \
+              agent/javac.c
 LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fields.c common/clock.c \
               languages/languages.c languages/java.c languages/hooks.c \
               security/lex.c security/policy.c config/config.c config/jobfile.c \
@@ -41,7 +42,7 @@ UNIT_TESTS = $(patsubst tests/unit/%.c,$(TBIN)/%,$(wildcard tests/unit/test_*.c)
 INTEG_TESTS = $(patsubst tests/integration/%.c,$(TBIN)/%,$(wildcard tests/integration/test_*.c))
 
 .SECONDARY:
-.PHONY: check-layers fuzzers all clean test test-zygote test-cpp-cache-all test-podman test-k8s unit integration sanitize fuzz bench images images-current format
+.PHONY: check-layers fuzzers all clean test test-zygote test-cpp-cache-all test-java-cache-all test-podman test-k8s unit integration sanitize fuzz bench images images-current format
 all: bin/llm-sandbox bin/llmsb-agent
 
 V ?= 0
@@ -90,7 +91,8 @@ $(CLI_BIN): $(CLI_OBJ) $(LIB_OBJ)
 	@$(if $(Q),echo "  LINK    $@",:)
 	$(Q)$(CC) $(PIELD) -o $@ $^ $(LDLIBS)
 
-AGENT_LIB_OBJ = $(BUILD)/agent/run.o $(BUILD)/agent/artifacts.o $(BUILD)/agent/zygote.o $(BUILD)/agent/prespawn.o $(BUILD)/agent/snapshot.o
+AGENT_LIB_OBJ = $(BUILD)/agent/run.o $(BUILD)/agent/artifacts.o $(BUILD)/agent/zygote.o $(BUILD)/agent/prespawn.o \
+                $(BUILD)/agent/snapshot.o $(BUILD)/agent/javac.o
 # the unit tests' fake engine (tests/doubles/fake_engine.c), whose
 # containers run $(TBIN)/fake-agent as plain processes
 UNIT_DOUBLES_OBJ = $(BUILD)/tests/doubles/fake_engine.o
@@ -135,15 +137,20 @@ integration: $(INTEG_TESTS) $(TBIN)/fake-agent
 # HumanEval), then the hostile and integration suites with fresh
 # interpreters (the rest of make test runs with the zygote, the default);
 # then the C++ compile cache against the plain compile (a corpus and one
-# HumanEval-X program of each include sequence; test-cpp-cache-all: all);
-# then the pre-spawned node against a plain start (a corpus and all 164
-# HumanEval-X JavaScript programs).
+# HumanEval-X program of each include sequence; test-cpp-cache-all: all),
+# the Java compile server against plain javac (a corpus, a quarter of
+# HumanEval-X's programs, a job against the server; test-java-cache-all:
+# all 164), and the pre-spawned node against a plain start (a corpus and
+# all 164 HumanEval-X JavaScript programs).
 test-zygote: $(CLI_BIN) $(TBIN)/test_integ_docker
 	@LLMSB_TBIN=$(CURDIR)/$(TBIN) sh tests/run-suite.sh zygote tests/zygote/run.sh tests/compile-cache/cpp.sh \
-		tests/compile-cache/js.sh
+	    tests/compile-cache/java.sh tests/compile-cache/js.sh
 
 test-cpp-cache-all: $(CLI_BIN)
 	@bash tests/compile-cache/cpp.sh all
+
+test-java-cache-all: $(CLI_BIN)
+	@bash tests/compile-cache/java.sh all
 
 # The Podman backend against the real Podman API service, which
 # scripts/podman-up.sh starts (and fills with the images): the hello/status

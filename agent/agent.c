@@ -16,6 +16,7 @@
  * trusted or needed. */
 #include "prespawn.h"
 #include "proto/proto.h"
+#include "javac.h"
 #include "run.h"
 #include "zygote.h"
 
@@ -139,6 +140,7 @@ static void handle_job(const struct proto_frame *f, const struct agent_conf *con
     if (clean) { /* idle and clean: the time to preload */
         zygote_idle(conf);
         prespawn_idle(conf);
+        javac_idle(conf);
     }
 }
 
@@ -157,6 +159,7 @@ static void handle_prestart(const struct proto_frame *f, const struct agent_conf
     else {
         zygote_prestart(conf, &job);
         prespawn_prestart(conf, &job);
+        javac_prestart(conf, &job);
         proto_job_release(&job);
     }
     send_hello(PROTO_READY, 1);
@@ -209,6 +212,7 @@ int main(int argc, char **argv)
         case PROTO_SHUTDOWN:
             zygote_stop();
             prespawn_stop();
+            javac_stop();
             agent_cleanup(&conf);
             return 0;
         default:
@@ -218,6 +222,7 @@ int main(int argc, char **argv)
     }
     zygote_stop();
     prespawn_stop();
+    javac_stop();
     agent_cleanup(&conf);
     return rc < 0 ? 4 : 0;
 }

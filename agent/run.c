@@ -34,6 +34,7 @@
 
 #include "common/compare.h"
 #include "job_limits.h"
+#include "javac.h"
 #include "prespawn.h"
 #include "zygote.h"
 
@@ -56,6 +57,7 @@ struct step {
     size_t out_cap;  /* stdout + stderr together */
     int kill_on_cap; /* run step: cap reached = output_limit */
     int zygote;      /* run step: started through the zygote when it can */
+    int javac;       /* compile step: asks the warm javac first (javac.c) */
     struct buf *out;
     struct buf *err; /* == out to merge the streams */
     const struct proto_job *job;
@@ -210,6 +212,7 @@ static void reaped(pid_t pid)
 {
     zygote_reaped(pid);
     prespawn_reaped(pid);
+    javac_reaped(pid);
 }
 
 static void reap_all(void)
@@ -605,7 +608,10 @@ child_exec(const struct agent_conf *conf, const struct step *s, int in_fd, int o
         (dup2(wait_fds[0], PRESPAWN_READY_FD) < 0 || dup2(wait_fds[1], PRESPAWN_GO_FD) < 0 ||
          close_range(3, PRESPAWN_READY_FD - 1, 0) != 0))
         _exit(127);
-    closefrom(wait_fds ? PRESPAWN_GO_FD + 1 : 3);
+    if (wait_fds)
+        closefrom(PRESPAWN_GO_FD + 1);
+    else /* the compile step's connection to the warm javac: fd 3 */
+        closefrom(s->javac && javac_child_fd(3) == 0 ? 4 : 3);
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     signal(SIGPIPE, SIG_DFL);
@@ -619,6 +625,8 @@ child_exec(const struct agent_conf *conf, const struct step *s, int in_fd, int o
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (chdir(conf->work_dir) != 0)
         _exit(127);
+    if (s->javac)
+        javac_child(s->job); /* returns when plain javac must run */
     environ = (char **)s->env;
     execvp(s->argv[0], s->argv);
     dprintf(2, "llmsb-agent: cannot run \"%s\": %s\n", s->argv[0], strerror(errno));
@@ -893,7 +901,8 @@ out:
  * the cgroup OOM-killed it and oom_status says so) with a note naming what. */
 static int prep_step(const struct agent_conf *conf, const struct proto_job *job, char *const *argv,
                      char *const *env, uint64_t timeout_ms, enum job_status fail_status,
-                     enum job_status oom_status, const char *what, struct proto_result *res)
+                     enum job_status oom_status, const char *what, int javac,
+                     struct proto_result *res)
 {
     struct step s = {0};
     struct outcome o;
@@ -907,10 +916,13 @@ static int prep_step(const struct agent_conf *conf, const struct proto_job *job,
         s.out_cap = PROTO_MAX_COMPILE_OUTPUT;
     s.out = s.err = &res->compile_output;
     s.job = job;
+    s.javac = javac;
     if (run_step(conf, &s, &o, res->error, sizeof(res->error)) != 0) {
         res->status = STATUS_INTERNAL_ERROR;
         return -1;
     }
+    if (javac)
+        javac_end(o.timed_out || o.signal);
     if (oom0 >= 0 && agent_oom_count() > oom0) {
         res->status = oom_status;
         res->not_run = 1; /* memory_limit, of the compiler's */
@@ -934,7 +946,7 @@ static int compile(const struct agent_conf *conf, const struct proto_job *job,
 {
     return prep_step(conf, job, job->compile_argv, job->env,
                      job->compile_timeout_ms ? job->compile_timeout_ms : 30000,
-                     STATUS_COMPILE_ERROR, STATUS_MEMORY_LIMIT, "compiler", res);
+                     STATUS_COMPILE_ERROR, STATUS_MEMORY_LIMIT, "compiler", javac_begin(job), res);
 }
 
 /* The library install step; extra env (registry, index) applies to it only. */
@@ -955,7 +967,7 @@ static int install(const struct agent_conf *conf, const struct proto_job *job, c
     } else {
         rc = prep_step(conf, job, argv, env,
                        job->install_timeout_ms ? job->install_timeout_ms : 120000,
-                       STATUS_INSTALL_ERROR, STATUS_INSTALL_ERROR, what, res);
+                       STATUS_INSTALL_ERROR, STATUS_INSTALL_ERROR, what, 0, res);
     }
     strlist_free(env, nenv);
     return rc;
@@ -1235,6 +1247,8 @@ void agent_job_run(const struct agent_conf *conf, const struct proto_job *job,
     int rc;
 
     prespawn_for_job(conf, job); /* likewise: one that does not fit ends here */
+    if (!job->session)
+        javac_for_job(conf, job);
     if (job->session && zygote_session(conf, job, res->error, sizeof(res->error)) != 0) {
         res->status = STATUS_SESSION_LOST;
         res->session_ended = 1;

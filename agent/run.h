@@ -51,6 +51,9 @@ int agent_as_user(const struct agent_conf *conf,
  * not be removed is written to msgfd.  Returns 0, or 1 when some is left. */
 int agent_remove_ipc(const struct agent_conf *conf, int msgfd);
 
+/* Writes all n bytes of p to fd (EINTR retried). Returns 0 or -1. */
+int agent_write_all(int fd, const void *p, size_t n);
+
 /* The state a job's test cases start from (snapshot.c). */
 struct agent_snapshot {
     struct buf data;                      /* the entries as the child wrote them */

@@ -60,7 +60,7 @@ struct agent_snapshot_entry {
     const char *data;
 };
 
-static int write_all(int fd, const void *p, size_t n)
+int agent_write_all(int fd, const void *p, size_t n)
 {
     const char *c = p;
 
@@ -254,13 +254,13 @@ static int put_file(int out, int dirfd, const char *name, const struct snap_hdr 
 
     if (fd < 0)
         return -1;
-    if (write_all(out, h, sizeof(*h)) != 0 || write_all(out, path, h->path_len) != 0)
+    if (agent_write_all(out, h, sizeof(*h)) != 0 || agent_write_all(out, path, h->path_len) != 0)
         rc = -1;
     while (rc == 0 && left) {
         ssize_t n = read(fd, chunk, left < sizeof(chunk) ? (size_t)left : sizeof(chunk));
         if (n < 0 && errno == EINTR)
             continue;
-        if (n <= 0 || write_all(out, chunk, (size_t)n) != 0)
+        if (n <= 0 || agent_write_all(out, chunk, (size_t)n) != 0)
             rc = -1; /* nothing runs that could change it: a short file is a failure */
         else
             left -= (uint64_t)n;
@@ -351,15 +351,15 @@ static int take_dir(struct take *t, int fd, uint32_t root, int libs_here, char *
             h.type = SNAP_LIB;
             h.mode = st.st_mode;
             h.data_len = sizeof(mark);
-            rc = write_all(out, &h, sizeof(h)) || write_all(out, path, h.path_len) ||
-                 write_all(out, mark, sizeof(mark));
+            rc = agent_write_all(out, &h, sizeof(h)) || agent_write_all(out, path, h.path_len) ||
+                 agent_write_all(out, mark, sizeof(mark));
         } else if (kept) {
             h.type = SNAP_KEEP; /* contents not held: the restore checks its stat */
             h.mode = st.st_mode;
-            rc = write_all(out, &h, sizeof(h)) || write_all(out, path, h.path_len);
+            rc = agent_write_all(out, &h, sizeof(h)) || agent_write_all(out, path, h.path_len);
         } else if (S_ISDIR(st.st_mode)) {
             h.type = SNAP_DIR;
-            rc = write_all(out, &h, sizeof(h)) || write_all(out, path, h.path_len) ||
+            rc = agent_write_all(out, &h, sizeof(h)) || agent_write_all(out, path, h.path_len) ||
                  take_sub(t, fd, e->d_name, root, path, depth);
         } else if (S_ISREG(st.st_mode)) {
             h.type = SNAP_FILE;
@@ -371,8 +371,8 @@ static int take_dir(struct take *t, int fd, uint32_t root, int libs_here, char *
             target[tn] = '\0';
             h.type = SNAP_LINK;
             h.data_len = (uint64_t)tn + 1;
-            rc = write_all(out, &h, sizeof(h)) || write_all(out, path, h.path_len) ||
-                 write_all(out, target, (size_t)tn + 1);
+            rc = agent_write_all(out, &h, sizeof(h)) || agent_write_all(out, path, h.path_len) ||
+                 agent_write_all(out, target, (size_t)tn + 1);
         } /* a FIFO or socket: a case starts without it */
         path[plen] = '\0';
     }
@@ -663,8 +663,8 @@ static int make_entry(int rootfd, const struct agent_snapshot_entry *x)
         fd = openat(rootfd, x->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0)
             return -1;
-        if (write_all(fd, x->data, (size_t)x->h.data_len) != 0 || fchmod(fd, x->h.mode) != 0 ||
-            futimens(fd, times) != 0)
+        if (agent_write_all(fd, x->data, (size_t)x->h.data_len) != 0 ||
+            fchmod(fd, x->h.mode) != 0 || futimens(fd, times) != 0)
             rc = -1;
         close(fd);
         return rc;

@@ -36,7 +36,7 @@ ms() { date +%s%3N; }
 # false}' (a config key), when such a switch exists.
 nocache_python='{"fresh_interpreter": true}'
 nocache_js='{"fresh_interpreter": true}'
-nocache_java=''
+nocache_java='{"env": {"LLMSB_COMPILE_CACHE": "0"}}'
 nocache_cpp='{"env": {"LLMSB_COMPILE_CACHE": "0"}}'
 nocache_go=''
 

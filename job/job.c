@@ -358,6 +358,11 @@ int job_to_proto(const struct job *j, struct proto_job *pj, struct llmsb_err *er
     if (j->lang->prespawn && !j->session && !j->fresh_interpreter && !j->nlibraries &&
         !(pj->prespawn = strdup(j->lang->prespawn)))
         rc = -1;
+    /* the warm compiler compiles what the row's own argv names, with
+     * nothing a job installed on its class path */
+    if (j->lang->compile_server && !j->session && !j->nlibraries && !j->flags.ncompile &&
+        !j->flags.nlink && !(pj->compile_server = strdup(j->lang->compile_server)))
+        rc = -1;
     if (j->stdin_len) {
         if (!(pj->stdin_data = malloc(j->stdin_len)))
             rc = -1;

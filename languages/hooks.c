@@ -25,6 +25,7 @@ EMBED(llmsb_hook_go_get, "languages/hooks/go-get")
 EMBED(llmsb_hook_go_build, "languages/hooks/go-build")
 EMBED(llmsb_hook_go_prime, "languages/hooks/go-prime")
 EMBED(llmsb_hook_javac_prime, "languages/hooks/javac-prime")
+EMBED(llmsb_hook_javac_server, "languages/hooks/LlmsbJavac.java")
 EMBED(llmsb_hook_apt_get, "languages/hooks/apt-get-local")
 EMBED(llmsb_hook_cpp_build, "languages/hooks/cpp-build")
 EMBED(llmsb_hook_cpp_pch, "languages/hooks/cpp-pch.list")
@@ -47,6 +48,7 @@ static const struct lang_hook_file files[] = {
     {"go-build", llmsb_hook_go_build, llmsb_hook_go_build_end},
     {"go-prime", llmsb_hook_go_prime, llmsb_hook_go_prime_end},
     {"javac-prime", llmsb_hook_javac_prime, llmsb_hook_javac_prime_end},
+    {"LlmsbJavac.java", llmsb_hook_javac_server, llmsb_hook_javac_server_end},
     {"apt-get-local", llmsb_hook_apt_get, llmsb_hook_apt_get_end},
     {"cpp-build", llmsb_hook_cpp_build, llmsb_hook_cpp_build_end},
     {"cpp-pch.list", llmsb_hook_cpp_pch, llmsb_hook_cpp_pch_end},

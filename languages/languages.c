@@ -378,8 +378,10 @@ const struct language languages[] = {
         .preinstall = {"apt-get", "install", "-y", "--no-install-recommends", "--"},
         .preinstall_before = "apt-get update",
         .hooks = {{"apt-get-local", "/usr/local/lib/llmsb/apt-get-local", 0755},
-                  {"javac-prime", "/usr/local/lib/llmsb/javac-prime", 0755}},
+                  {"javac-prime", "/usr/local/lib/llmsb/javac-prime", 0755},
+                  {"LlmsbJavac.java", "/usr/local/lib/llmsb/LlmsbJavac.java", 0644}},
         .image_setup = "/usr/local/lib/llmsb/javac-prime " JAVAC_CDS,
+        .compile_server = "/usr/local/lib/llmsb/llmsb-javac.jar",
         C_COMMENTS,
         .import_pattern = "(?:^|\\n)\\s*import\\s+(?:static\\s+)?MOD(?:\\.|;)",
         .scan = {

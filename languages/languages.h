@@ -104,6 +104,9 @@ struct language {
      * with words added to variable NAME (a hook of the image that waits
      * for the agent's go: agent/prespawn.c); NULL: never */
     const char *prespawn;
+    /* the image's warm compiler for the compile step (agent/javac.c),
+     * NULL: none; a job with libraries or compile flags compiles plainly */
+    const char *compile_server;
     /* Library installs: the installer's argv; the names follow, one
      * argument each (never a shell string). Empty: not supported.  It
      * runs with the install network and must run no package code; where

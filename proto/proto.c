@@ -173,6 +173,7 @@ void proto_job_release(struct proto_job *j)
     free(j->zygote_profile);
     free(j->session);
     free(j->prespawn);
+    free(j->compile_server);
     free(j->stdin_data);
     proto_cases_free(j->cases, j->ncases);
     proto_job_init(j);
@@ -270,6 +271,8 @@ int proto_job_encode(const struct proto_job *j, struct buf *b)
         rc |= proto_put_str(b, TAG_SESSION, j->session);
     if (j->prespawn)
         rc |= proto_put_str(b, TAG_PRESPAWN, j->prespawn);
+    if (j->compile_server)
+        rc |= proto_put_str(b, TAG_COMPILE_SERVER, j->compile_server);
     for (size_t i = 0; i < j->ninstall; i++)
         rc |= proto_put_str(b, TAG_INSTALL_ARG, j->install_argv[i]);
     for (size_t i = 0; i < j->ninstall_env; i++)
@@ -430,13 +433,18 @@ static int job_field(struct proto_job *j, uint16_t tag, const char *v, uint32_t 
     case TAG_BUILD_ARG:
         return strlist_add(&j->build_argv, &j->nbuild, v, n);
     case TAG_PLOTS_DIR:
-    case TAG_ZYGOTE: {
-        char **dst = tag == TAG_PLOTS_DIR ? &j->plots_dir : &j->zygote;
+    case TAG_ZYGOTE:
+    case TAG_COMPILE_SERVER: {
+        char **dst = tag == TAG_PLOTS_DIR ? &j->plots_dir
+                     : tag == TAG_ZYGOTE  ? &j->zygote
+                                          : &j->compile_server;
         free(*dst);
         *dst = NULL;
         if (n == 0 || n > 256 || v[0] != '/' || memchr(v, '\0', n) || memmem(v, n, "..", 2))
             return llmsb_err_set(err, LLMSB_ERR_PROTO, "job: bad %s path",
-                                 tag == TAG_PLOTS_DIR ? "plots dir" : "zygote");
+                                 tag == TAG_PLOTS_DIR ? "plots dir"
+                                 : tag == TAG_ZYGOTE  ? "zygote"
+                                                      : "compile server");
         *dst = xstrndup(v, n);
         return *dst ? 0 : LLMSB_ERR_NOMEM;
     }

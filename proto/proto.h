@@ -141,6 +141,9 @@ enum proto_tag {
      * unknown (the agent's result never came: a backstop timeout, the
      * container's OOM kill); exit_code null */
     TAG_NOT_RUN = 62,
+    /* a job: absolute path of the image's warm compiler for compile_argv
+     * (agent/javac.c); absent: the compile step runs plainly */
+    TAG_COMPILE_SERVER = 63,
     /* a job: "NAME=words": its run step may use a process started ahead
      * of it (agent/prespawn.c), with words added to variable NAME (the
      * job's own value first) so that it waits for the agent's go */
@@ -239,6 +242,7 @@ struct proto_job {
     char *zygote;         /* NULL: a plain start; else the zygote script (agent/zygote.c) */
     char *zygote_profile; /* NULL: "base" */
     char *session;        /* NULL: no session; else its id */
+    char *compile_server; /* NULL: a plain compile; else the warm compiler (agent/javac.c) */
     char *prespawn;       /* NULL: a plain start; else TAG_PRESPAWN's "NAME=words" */
 };
 

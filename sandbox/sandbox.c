@@ -343,23 +343,32 @@ int sandbox_prestart(struct sandbox *s, const struct proto_job *pj, struct llmsb
 {
     struct proto_job z;
 
-    if (!s->prestart || s->jobs || !(pj->zygote || pj->prespawn) || !pj->nrun || pj->session ||
-        pj->ncompile || pj->ninstall)
+    /* a zygote or a run step started ahead: never for a job with a
+     * compile step (its kills by uid would end them); the warm javac is
+     * for one */
+    int zygote = pj->zygote && pj->nrun && !pj->ncompile;
+    int ahead = pj->prespawn && pj->nrun && !pj->ncompile;
+
+    if (!s->prestart || s->jobs || (!zygote && !ahead && !pj->compile_server) || pj->session ||
+        pj->ninstall)
         return 0;
-    /* a view of pj: what its zygote is started with, nothing of the job's
-     * files or input */
+    /* a view of pj: what its zygote, its run step or its compiler is
+     * started with, nothing of the job's files or input */
     proto_job_init(&z);
     z.run_argv = pj->run_argv;
     z.nrun = pj->nrun;
     z.env = pj->env;
     z.nenv = pj->nenv;
-    z.zygote = pj->zygote;
-    z.zygote_profile = pj->zygote_profile;
+    z.zygote = zygote ? pj->zygote : NULL;
+    z.zygote_profile = zygote ? pj->zygote_profile : NULL;
     /* a process started ahead is started with the job's limits */
-    z.prespawn = pj->prespawn;
+    z.prespawn = ahead ? pj->prespawn : NULL;
     z.fsize_limit = pj->fsize_limit;
     z.nofile = pj->nofile;
     z.nproc = pj->nproc;
+    z.compile_server = pj->compile_server;
+    z.compile_argv = pj->compile_argv;
+    z.ncompile = pj->ncompile;
     return send_prestart(s, &z, err);
 }
 
@@ -397,6 +406,7 @@ int sandbox_start_view(const struct proto_job *pj, struct proto_job *view)
     rc = rc ? rc : str_copy(&view->zygote, pj->zygote);
     rc = rc ? rc : str_copy(&view->zygote_profile, pj->zygote_profile);
     rc = rc ? rc : str_copy(&view->prespawn, pj->prespawn);
+    rc = rc ? rc : str_copy(&view->compile_server, pj->compile_server);
     view->fsize_limit = pj->fsize_limit;
     view->nofile = pj->nofile;
     view->nproc = pj->nproc;

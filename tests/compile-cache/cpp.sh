@@ -30,7 +30,7 @@ bad() { echo "FAIL cpp_cache.$1: $2"; fail=$((fail + 1)); }
 "$B" convert tests/eval/data/humaneval-x/humaneval_cpp.jsonl --out "$T/he.jsonl" 2>"$T/err" ||
     bad convert "$(cat "$T/err")"
 
-# the three job files, and what each job should do (ID PATH) in $T/expect
+# the jobs, and what each should do (ID PATH) in $T/expect (differ.py)
 python3 - "$T" "${1:-}" languages/hooks/cpp-pch.list tests/compile-cache/cpp-corpus.yaml <<'EOF' ||
 import json, re, sys, yaml
 T, every, plist, corpus = sys.argv[1:]
@@ -68,16 +68,9 @@ for c in doc["jobs"]:
     jobs.append(j)
     expect.append((j["id"], j["id"].split("-")[0]))
 
-def write(name, env):
-    with open("%s/%s.jsonl" % (T, name), "w") as f:
-        for j in jobs:
-            j = dict(j)
-            if env:
-                j["env"] = dict(j.get("env", {}), **env)
-            f.write(json.dumps(j) + "\n")
-write("cached", None)
-write("plain", {"LLMSB_COMPILE_CACHE": "0"})
-write("trace", {"LLMSB_COMPILE_CACHE_TRACE": "-"})
+with open(T + "/jobs.jsonl", "w") as f:
+    for j in jobs:
+        f.write(json.dumps(j) + "\n")
 with open(T + "/expect", "w") as f:
     for i, e in expect:
         f.write("%s %s\n" % (i, e))
@@ -85,6 +78,7 @@ print("%d jobs: %d HumanEval-X, %d of the corpus" % (len(jobs), len(jobs) - len(
                                                     len(doc["jobs"])))
 EOF
     bad prepare "the job files"
+python3 tests/compile-cache/differ.py write "$T"
 
 for mode in plain cached trace; do
     "$B" submit "$T/$mode.jsonl" --local --slots 2 --out "$T/$mode.out" >"$T/$mode.log" 2>&1
@@ -94,51 +88,7 @@ for mode in plain cached trace; do
     fi
 done
 
-python3 - "$T" >"$T/diff.out" 2>&1 <<'EOF'
-import json, re, sys
-T = sys.argv[1]
-# the timings (and where the job ran) may differ; nothing else may
-TIMES = re.compile(r"(_at|_ms|_kb)$|^(worker|attempts)$")
-
-def load(name):
-    with open("%s/%s.out" % (T, name)) as f:
-        return {r["id"]: r for r in map(json.loads, f)}
-
-failed = 0
-plain, cached, trace = load("plain"), load("cached"), load("trace")
-expect = dict(l.split() for l in open(T + "/expect"))
-if set(plain) != set(expect) or set(cached) != set(expect) or set(trace) != set(expect):
-    print("FAIL: the runs have different ids")
-    sys.exit(1)
-paths = {}
-took = {"cached": [], "plain": []}
-for i, want in expect.items():
-    a, b = plain[i], cached[i]
-    for f in sorted(set(a) | set(b)):
-        if not TIMES.search(f) and a.get(f) != b.get(f):
-            print("FAIL %s: %s differs:\n  plain:  %.600r\n  cached: %.600r" % (i, f, a.get(f), b.get(f)))
-            failed += 1
-    got = [l for l in (trace[i].get("compile_output") or "").split("\n")
-           if re.fullmatch(r"(cached|fallback) \d+|plain", l)]
-    path = got[-1].split()[0] if len(got) == 1 else "?%r" % got
-    if want == "cached" and a.get("compile_output"):
-        want = "fallback" # the compile says something (OpenSSL's deprecations)
-    paths[path] = paths.get(path, 0) + 1
-    if path != want:
-        print("FAIL %s: cpp-build took %s, should take %s" % (i, path, want))
-        failed += 1
-    if want == "cached" and a.get("finished_at") and b.get("finished_at"):
-        for m, r in (("plain", a), ("cached", b)):
-            took[m].append(r["finished_at"] - r["started_at"] - (r.get("duration_ms") or 0))
-statuses = {}
-for r in cached.values():
-    statuses[r.get("status")] = statuses.get(r.get("status"), 0) + 1
-print("%d jobs, statuses %s; paths %s" % (len(expect), statuses, paths))
-if took["plain"]:
-    print("compile and the rest, the cached-path jobs: %d ms plain, %d ms cached" %
-          (sum(took["plain"]), sum(took["cached"])))
-sys.exit(1 if failed else 0)
-EOF
+python3 tests/compile-cache/differ.py compare "$T" '(cached|fallback) \d+|plain' cached >"$T/diff.out" 2>&1
 rc=$?
 grep -v '^FAIL' "$T/diff.out" | sed 's/^/  /'
 grep '^FAIL' -A2 "$T/diff.out" | head -40

@@ -12,6 +12,7 @@
 
 #include "agent/prespawn.h"
 #include "agent/run.h"
+#include "agent/javac.h"
 #include "agent/zygote.h"
 
 static int exists(const char *p)
@@ -142,6 +143,38 @@ TEST(zygote_env_sensitive_names)
         ASSERT(zygote_env_sensitive(yes[i]));
     for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
         ASSERT(!zygote_env_sensitive(no[i]));
+}
+
+/* A job's compile goes to the warm javac only with the sandbox's own env
+ * (what the server was started with) and the cache's switches. */
+TEST(javac_env_ok_only_the_sandbox_env)
+{
+    char *base[] = {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                    "HOME=/tmp",
+                    "TMPDIR=/tmp",
+                    "LANG=C.UTF-8",
+                    "LC_ALL=C.UTF-8",
+                    "USER=sandbox",
+                    "LLMSB_COMPILE_CACHE_TRACE=-",
+                    "LLMSB_COMPILE_CACHE=1"};
+    static const char *const no[] = {"JAVA_TOOL_OPTIONS=-Dx=1",
+                                     "JDK_JAVAC_OPTIONS=-g",
+                                     "_JAVA_OPTIONS=-Xmx1m",
+                                     "CLASSPATH=/work",
+                                     "LANG=de_DE.UTF-8",
+                                     "LC_MESSAGES=C",
+                                     "TZ=UTC",
+                                     "PATH=/work:/usr/bin",
+                                     "FOO=1",
+                                     "LLMSB_COMPILE_CACHE=0"};
+    size_t n = sizeof(base) / sizeof(base[0]);
+
+    ASSERT(javac_env_ok(base, n));
+    ASSERT(javac_env_ok(base, 0));
+    for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+        char *env[] = {base[0], (char *)no[i]};
+        ASSERT(!javac_env_ok(env, 2));
+    }
 }
 
 /* ---- the per-case state restore (snapshot.c), run as root: a throwaway
@@ -401,5 +434,5 @@ TEST(prespawn_serves_only_the_same_spec)
 
 TEST_MAIN("agent", T(rm_tree_does_not_follow_symlinks), T(rm_tree_removes_a_tree_of_any_depth),
           T(oom_count_reads_or_reports_unknown), T(zygote_env_sensitive_names),
-          T(restore_tells_the_jobs_doing_from_ours), T(snapshot_keeps_a_library_of_any_shape),
-          T(prespawn_serves_only_the_same_spec))
+          T(javac_env_ok_only_the_sandbox_env), T(restore_tells_the_jobs_doing_from_ours),
+          T(snapshot_keeps_a_library_of_any_shape), T(prespawn_serves_only_the_same_spec))

@@ -1023,6 +1023,36 @@ TEST(java_runs_the_class_that_declares_main)
     job_release(&j);
 }
 
+/* Java jobs name the image's warm javac unless they install libraries
+ * (their jars could carry annotation processors); other languages none. */
+TEST(compile_server_reaches_the_agent_job_when_it_can)
+{
+    const char *java[] = {"lang", "java", "code",
+                          "public class Main { public static void main(String[] a) {} }", NULL};
+    const char *libs[] = {
+        "lang",      "java",
+        "code",      "public class Main { public static void main(String[] a) {} }",
+        "libraries", "[\"libgson-java\"]",
+        NULL};
+    const char *cpp[] = {"lang", "cpp", "code", "int main() {}", NULL};
+    struct llmsb_err err = {0};
+    struct proto_job pj;
+    struct job j;
+
+    ASSERT_EQ(fields_job(java, &j, &err), 0);
+    ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
+    ASSERT_STR(pj.compile_server, "/usr/local/lib/llmsb/llmsb-javac.jar");
+    proto_job_release(&pj);
+    job_release(&j);
+    for (int k = 0; k < 2; k++) {
+        ASSERT_EQ(fields_job(k == 0 ? libs : cpp, &j, &err), 0);
+        ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
+        ASSERT(pj.compile_server == NULL);
+        proto_job_release(&pj);
+        job_release(&j);
+    }
+}
+
 /* Python jobs name the image's zygote unless they ask for a fresh
  * interpreter, install libraries, or the config turns it off. */
 TEST(zygote_reaches_the_agent_job_when_it_can)
@@ -1454,7 +1484,8 @@ TEST_MAIN("jobs", T(session_close_has_no_exit_code), T(yaml_job_file_with_defaul
           T(artifact_names_from_the_agent_are_checked), T(base64_roundtrip_and_rejects),
           T(result_fields_roundtrip_to_json), T(plots_and_install_reach_the_agent_job),
           T(java_runs_the_class_that_declares_main), T(zygote_reaches_the_agent_job_when_it_can),
-          T(prespawn_reaches_the_agent_job_when_it_can), T(dataset_ids_are_accepted),
+          T(prespawn_reaches_the_agent_job_when_it_can),
+          T(compile_server_reaches_the_agent_job_when_it_can), T(dataset_ids_are_accepted),
           T(compare_modes), T(compare_float_numbers_are_decimal),
           T(compare_float_big_decimals_compare_by_value), T(compare_float_tolerance_is_decimal),
           T(cases_parse_and_reach_the_agent), T(case_results_make_passed),

@@ -75,6 +75,7 @@ TEST(job_roundtrip)
     ASSERT_EQ(strlist_add(&j.install_env, &j.ninstall_env, "PIP_INDEX_URL=x", 15), 0);
     j.install_timeout_ms = 9000;
     j.install_pause = 1;
+    j.compile_server = strdup("/usr/local/lib/llmsb/llmsb-javac.jar");
     buf_init(&b, 0);
     ASSERT_EQ(proto_job_encode(&j, &b), 0);
     ASSERT_EQ(proto_job_decode(b.data, b.len, &d, &err), 0);
@@ -96,6 +97,7 @@ TEST(job_roundtrip)
     ASSERT_STR(d.zygote, "/usr/local/lib/llmsb/llmsb_zygote.py");
     ASSERT_STR(d.zygote_profile, "data");
     ASSERT_STR(d.prespawn, "NODE_OPTIONS=--require /usr/local/lib/llmsb/node-wait.js");
+    ASSERT_STR(d.compile_server, "/usr/local/lib/llmsb/llmsb-javac.jar");
     ASSERT_EQ(d.ninstall, (size_t)2);
     ASSERT_STR(d.install_argv[1], "numpy");
     ASSERT_STR(d.install_env[0], "PIP_INDEX_URL=x");

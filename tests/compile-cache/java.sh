@@ -1,0 +1,221 @@
+#!/bin/bash
+# java.sh - the Java compile server (agent/javac.c, a warm javac in a
+# long-lived JVM: languages/hooks/LlmsbJavac.java) against the plain javac
+# command, on the real engine: tests/compile-cache/java-corpus.yaml
+# (compile errors in the program and in a helper file, an unchecked note, a
+# deprecation note, a removal warning, a runtime exception, exit codes, a
+# timeout, no main, a public class not named Main, a package, a helper
+# .java beside Main, stdin, unicode, META-INF and module-info in the work
+# dir, JAVA_TOOL_OPTIONS and other env, test cases, a container below the
+# server's memory threshold) and HumanEval-X's Java reference
+# solutions, each run with the server and with LLMSB_COMPILE_CACHE=0;
+# every result field but the timings must be equal.  A third run with
+# LLMSB_COMPILE_CACHE_TRACE=- (the agent's trace in compile_output, so
+# this run is not compared) checks that each program took the path it
+# should: "warm-" ids and the HumanEval-X programs compile in the server
+# (or fall back, when the plain compile has output), "fallback-" ones ask
+# and fall back, "plain-" ones never ask.  Then, one sandbox in turn: a
+# job's run step tries to signal the server, read its /proc files
+# (environ, mem, fd) and find a socket to connect to, and leaves files in
+# the work dir and /tmp that would change the next job's compile, which
+# must compile as if they were not there; a compile past the compile step's
+# limit times out as the plain one does, and the next job is served warm.
+#   usage: tests/compile-cache/java.sh [all]
+# Without "all" (CI), every fourth HumanEval-X program runs; with it (make
+# test-java-cache-all), all 164.
+set -u
+cd "$(dirname "$0")/../.."
+B=${LLMSB_BIN:-$PWD/bin/llm-sandbox}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0; fail=0
+ok() { echo "ok   java_cache.$1"; pass=$((pass + 1)); }
+bad() { echo "FAIL java_cache.$1: $2"; fail=$((fail + 1)); }
+
+"$B" convert tests/eval/data/humaneval-x/humaneval_java.jsonl --out "$T/he.jsonl" 2>"$T/err" ||
+    bad convert "$(cat "$T/err")"
+
+# the jobs, and what each should do (ID PATH) in $T/expect (differ.py)
+python3 - "$T" "${1:-}" tests/compile-cache/java-corpus.yaml <<'EOF' ||
+import json, sys, yaml
+T, every, corpus = sys.argv[1:]
+jobs, expect = [], []
+for n, line in enumerate(open(T + "/he.jsonl")):
+    if every == "all" or n % 4 == 0:
+        j = json.loads(line)
+        jobs.append(j)
+        expect.append((j["id"], "warm"))
+doc = yaml.safe_load(open(corpus))
+for c in doc["jobs"]:
+    j = dict(doc.get("defaults", {}))
+    j.update(c)
+    jobs.append(j)
+    expect.append((j["id"], j["id"].split("-")[0]))
+
+with open(T + "/jobs.jsonl", "w") as f:
+    for j in jobs:
+        f.write(json.dumps(j) + "\n")
+with open(T + "/expect", "w") as f:
+    for i, e in expect:
+        f.write("%s %s\n" % (i, e))
+print("%d jobs: %d HumanEval-X, %d of the corpus" % (len(jobs), len(jobs) - len(doc["jobs"]),
+                                                    len(doc["jobs"])))
+EOF
+    bad prepare "the job files"
+python3 tests/compile-cache/differ.py write "$T"
+
+for mode in plain cached trace; do
+    "$B" submit "$T/$mode.jsonl" --local --slots 2 --out "$T/$mode.out" >"$T/$mode.log" 2>&1
+    rc=$?
+    if [ "$rc" -gt 1 ] || [ ! -s "$T/$mode.out" ]; then
+        bad "run_$mode" "exit $rc: $(tail -5 "$T/$mode.log")"
+    fi
+done
+
+python3 tests/compile-cache/differ.py compare "$T" 'warm|fallback \(.*\)' warm plain >"$T/diff.out" 2>&1
+rc=$?
+grep -v '^FAIL' "$T/diff.out" | sed 's/^/  /'
+grep '^FAIL' -A2 "$T/diff.out" | head -40
+[ $rc = 0 ] && ok "same_results_both_ways_and_each_path_taken" ||
+    bad same_results_both_ways_and_each_path_taken "see above"
+
+# One sandbox, one job after the other: a job's run step against the server,
+# then a job that leaves what would change a compile, then its victim.
+python3 - "$T" <<'EOF'
+import json, sys
+T = sys.argv[1]
+probe = r'''
+import java.io.*;
+import java.util.*;
+public class Main {
+    static String read(String path) {
+        try (FileInputStream in = new FileInputStream(path)) {
+            in.read();
+            return "read";
+        } catch (IOException e) {
+            return "denied";
+        }
+    }
+    public static void main(String[] args) throws Exception {
+        String pid = null;
+        for (File p : new File("/proc").listFiles()) {
+            if (!p.getName().matches("[0-9]+")) continue;
+            try (BufferedReader r = new BufferedReader(new FileReader(new File(p, "cmdline")))) {
+                String line = r.readLine();
+                if (line != null && line.contains("LlmsbJavac")) pid = p.getName();
+            } catch (IOException e) {}
+        }
+        System.out.println("server: " + (pid != null ? "found" : "none"));
+        if (pid == null) return;
+        Process kill = new ProcessBuilder("sh", "-c", "kill -KILL " + pid).redirectErrorStream(true).start();
+        kill.getInputStream().readAllBytes();
+        System.out.println("kill: " + (kill.waitFor() == 0 ? "sent" : "denied"));
+        System.out.println("environ: " + read("/proc/" + pid + "/environ"));
+        System.out.println("mem: " + read("/proc/" + pid + "/mem"));
+        String[] fds = new File("/proc/" + pid + "/fd").list();
+        System.out.println("fd: " + (fds == null ? "denied" : "listed"));
+        String[] tmp = new File("/tmp").list((d, n) -> n.startsWith(".llmsb"));
+        System.out.println("socket dirs: " + (tmp == null ? 0 : tmp.length));
+        // the server's socket is still listed under the name it was bound
+        // to, which is gone: nothing to connect to
+        int connected = 0;
+        try (BufferedReader r = new BufferedReader(new FileReader("/proc/net/unix"))) {
+            for (String l; (l = r.readLine()) != null;) {
+                String[] f = l.trim().split("\\s+");
+                if (f.length < 8 || !f[7].startsWith("/")) continue;
+                try (java.nio.channels.SocketChannel c = java.nio.channels.SocketChannel.open(
+                         java.net.UnixDomainSocketAddress.of(f[7]))) {
+                    connected++;
+                } catch (IOException e) {}
+            }
+        }
+        System.out.println("connected: " + connected);
+        System.out.println("alive: " + new File("/proc/" + pid).exists());
+    }
+}
+'''
+poison = r'''
+import java.io.*;
+public class Main {
+    public static void main(String[] args) throws Exception {
+        try (PrintWriter w = new PrintWriter("/work/Helper.java")) {
+            w.println("public class Helper { public static String hi() { return \"poisoned\"; } }");
+        }
+        try (PrintWriter w = new PrintWriter("/work/Helper.class")) { w.println("junk"); }
+        new File("/work/META-INF/services").mkdirs();
+        new File("/tmp/Helper.java").createNewFile();
+        System.out.println("left files");
+    }
+}
+'''
+victim = r'''
+public class Main {
+    public static void main(String[] args) {
+        System.out.println(Helper.hi());
+    }
+}
+'''
+clean = 'public class Main { public static void main(String[] a) { System.out.println("clean"); } }\n'
+# overload resolution of nested implicit lambdas: javac's time grows ~3x a
+# level (~25 s plain at 10 levels here): past the compile step's limit both
+# ways, and the server, ended with it, is back for the next job
+slow = "m(q -> q)"
+for i in range(10):
+    slow = "m(x%d -> { %s; return x%d; })" % (i, slow, i)
+slow = """public class Main {
+    interface F { int f(int x); }
+    interface G { long g(long x); }
+    static int m(F f) { return 1; }
+    static int m(G g) { return 2; }
+    public static void main(String[] a) { System.out.println(%s); }
+}
+""" % slow
+jobs = [("probe", probe), ("poison", poison), ("victim", victim), ("after", clean),
+        ("slow-compile", slow), ("after-slow", clean)]
+for name, env in (("seq-cached", {"LLMSB_COMPILE_CACHE_TRACE": "-"}),
+                  ("seq-plain", {"LLMSB_COMPILE_CACHE": "0"})):
+    with open("%s/%s.jsonl" % (T, name), "w") as f:
+        for i, code in jobs:
+            f.write(json.dumps({"id": i, "lang": "java", "code": code, "env": env}) + "\n")
+EOF
+printf 'limits: {defaults: {compile_timeout: 3}}\n' >"$T/seq.yaml"
+for mode in seq-cached seq-plain; do
+    "$B" --config "$T/seq.yaml" submit "$T/$mode.jsonl" --local --slots 1 --out "$T/$mode.out" \
+        >"$T/$mode.log" 2>&1 ||
+        [ -s "$T/$mode.out" ] || bad "run_$mode" "$(tail -5 "$T/$mode.log")"
+done
+python3 - "$T" >"$T/seq.out" 2>&1 <<'EOF'
+import json, sys
+T = sys.argv[1]
+res = {r["id"]: r for r in map(json.loads, open(T + "/seq-cached.out"))}
+plain = {r["id"]: r for r in map(json.loads, open(T + "/seq-plain.out"))}
+failed = 0
+def check(what, got, want):
+    global failed
+    if got != want:
+        print("FAIL %s: %r, want %r" % (what, got, want))
+        failed += 1
+check("probe", res["probe"].get("stdout"),
+      "server: found\nkill: denied\nenviron: denied\nmem: denied\nfd: denied\n"
+      "socket dirs: 0\nconnected: 0\nalive: true\n")
+check("probe's compile", res["probe"].get("compile_output"), "warm\n")
+check("poison", res["poison"].get("stdout"), "left files\n")
+for i in ("victim", "after", "slow-compile", "after-slow"):
+    for f in ("status", "stdout", "stderr", "exit_code"):
+        check("%s %s" % (i, f), res[i].get(f), plain[i].get(f))
+check("slow-compile's output", res["slow-compile"].get("compile_output"),
+      plain["slow-compile"].get("compile_output"))
+check("slow-compile timed out", "timed out" in res["slow-compile"].get("compile_output", ""), True)
+check("after-slow's path", res["after-slow"].get("compile_output"), "warm\n")
+check("victim status", res["victim"].get("status"), "compile_error")
+check("victim's path", res["victim"].get("compile_output", "").split("\n")[0], "fallback (javac said something)")
+check("after's path", res["after"].get("compile_output"), "warm\n")
+sys.exit(1 if failed else 0)
+EOF
+rc=$?
+cat "$T/seq.out"
+[ $rc = 0 ] && ok "a_job_cannot_reach_the_server_or_change_the_next_compile" ||
+    bad a_job_cannot_reach_the_server_or_change_the_next_compile "see above"
+
+echo "java_cache: $pass passed, $fail failed"
+[ "$fail" = 0 ]
