@@ -26,14 +26,16 @@ trap 'rm -rf "$T"' EXIT
 pass=0; fail=0
 ok() { echo "ok   cpp_cache.$1"; pass=$((pass + 1)); }
 bad() { echo "FAIL cpp_cache.$1: $2"; fail=$((fail + 1)); }
+# run_three: the plain, cached and trace runs of differ.py's job files
+. tests/compile-cache/run-three.sh
 
 "$B" convert tests/eval/data/humaneval-x/humaneval_cpp.jsonl --out "$T/he.jsonl" 2>"$T/err" ||
     bad convert "$(cat "$T/err")"
 
 # the jobs, and what each should do (ID PATH) in $T/expect (differ.py)
-python3 - "$T" "${1:-}" languages/hooks/cpp-pch.list tests/compile-cache/cpp-corpus.yaml <<'EOF' ||
-import json, re, sys, yaml
-T, every, plist, corpus = sys.argv[1:]
+python3 - "$T" "${1:-}" languages/hooks/cpp-pch.list <<'EOF' ||
+import json, re, sys
+T, every, plist = sys.argv[1:]
 sets = set()
 for line in open(plist):
     if line.strip() and not line.lstrip().startswith("#"):
@@ -61,32 +63,18 @@ for line in open(T + "/he.jsonl"):
     flags = " ".join(["-std=c++17", "-O2", "-pipe"] + j.get("compile_flags", []))
     jobs.append(j)
     expect.append((j["id"], "cached" if (flags, seq) in sets else "plain"))
-doc = yaml.safe_load(open(corpus))
-for c in doc["jobs"]:
-    j = dict(doc.get("defaults", {}))
-    j.update(c)
-    jobs.append(j)
-    expect.append((j["id"], j["id"].split("-")[0]))
-
 with open(T + "/jobs.jsonl", "w") as f:
     for j in jobs:
         f.write(json.dumps(j) + "\n")
 with open(T + "/expect", "w") as f:
     for i, e in expect:
         f.write("%s %s\n" % (i, e))
-print("%d jobs: %d HumanEval-X, %d of the corpus" % (len(jobs), len(jobs) - len(doc["jobs"]),
-                                                    len(doc["jobs"])))
 EOF
     bad prepare "the job files"
-python3 tests/compile-cache/differ.py write "$T"
+python3 tests/compile-cache/differ.py write "$T" tests/compile-cache/cpp-corpus.yaml ||
+    bad prepare "the corpus"
 
-for mode in plain cached trace; do
-    "$B" submit "$T/$mode.jsonl" --local --slots 2 --out "$T/$mode.out" >"$T/$mode.log" 2>&1
-    rc=$?
-    if [ "$rc" -gt 1 ] || [ ! -s "$T/$mode.out" ]; then
-        bad "run_$mode" "exit $rc: $(tail -5 "$T/$mode.log")"
-    fi
-done
+run_three
 
 python3 tests/compile-cache/differ.py compare "$T" '(cached|fallback) \d+|plain' cached >"$T/diff.out" 2>&1
 rc=$?

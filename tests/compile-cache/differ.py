@@ -1,9 +1,12 @@
 # differ.py - the shared half of the compile caches' differential tests
-# (cpp.sh, java.sh).  Each script writes $T/jobs.jsonl and $T/expect (ID
-# PATH per job: the path its compile must take) and then:
-#   differ.py write T
-#       the three job files: cached (as written), plain
-#       (LLMSB_COMPILE_CACHE=0) and trace (LLMSB_COMPILE_CACHE_TRACE=-)
+# (cpp.sh, java.sh).  Each script writes its HumanEval-X jobs to
+# $T/jobs.jsonl and $T/expect (ID PATH per job: the path its compile must
+# take) and then:
+#   differ.py write T CORPUS
+#       adds the corpus's jobs (a YAML file of "defaults" and "jobs"; the
+#       first word of a job's id is its path) and writes the three job
+#       files: cached (as written), plain (LLMSB_COMPILE_CACHE=0) and trace
+#       (LLMSB_COMPILE_CACHE_TRACE=-)
 #   differ.py compare T LINE FAST [NONE]
 #       compares the plain and the cached results on every field but the
 #       timings, and checks the path each job took in the trace run: the
@@ -13,8 +16,18 @@
 #       says something must fall back instead.
 import json, re, sys
 
-def write(T):
+def write(T, corpus):
+    import yaml
     jobs = [json.loads(l) for l in open(T + "/jobs.jsonl")]
+    he = len(jobs)
+    doc = yaml.safe_load(open(corpus))
+    with open(T + "/expect", "a") as f:
+        for c in doc["jobs"]:
+            j = dict(doc.get("defaults", {}))
+            j.update(c)
+            jobs.append(j)
+            f.write("%s %s\n" % (j["id"], j["id"].split("-")[0]))
+    print("%d jobs: %d HumanEval-X, %d of the corpus" % (len(jobs), he, len(jobs) - he))
     for name, env in (("cached", None), ("plain", {"LLMSB_COMPILE_CACHE": "0"}),
                       ("trace", {"LLMSB_COMPILE_CACHE_TRACE": "-"})):
         with open("%s/%s.jsonl" % (T, name), "w") as f:
@@ -76,6 +89,6 @@ def compare(T, line, fast, none=None):
 
 if __name__ == "__main__":
     if sys.argv[1] == "write":
-        write(sys.argv[2])
+        write(sys.argv[2], sys.argv[3])
     else:
         sys.exit(compare(*sys.argv[2:]))

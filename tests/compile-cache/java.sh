@@ -31,46 +31,34 @@ trap 'rm -rf "$T"' EXIT
 pass=0; fail=0
 ok() { echo "ok   java_cache.$1"; pass=$((pass + 1)); }
 bad() { echo "FAIL java_cache.$1: $2"; fail=$((fail + 1)); }
+# run_three: the plain, cached and trace runs of differ.py's job files
+. tests/compile-cache/run-three.sh
 
 "$B" convert tests/eval/data/humaneval-x/humaneval_java.jsonl --out "$T/he.jsonl" 2>"$T/err" ||
     bad convert "$(cat "$T/err")"
 
 # the jobs, and what each should do (ID PATH) in $T/expect (differ.py)
-python3 - "$T" "${1:-}" tests/compile-cache/java-corpus.yaml <<'EOF' ||
-import json, sys, yaml
-T, every, corpus = sys.argv[1:]
+python3 - "$T" "${1:-}" <<'EOF' ||
+import json, sys
+T, every = sys.argv[1:]
 jobs, expect = [], []
 for n, line in enumerate(open(T + "/he.jsonl")):
     if every == "all" or n % 4 == 0:
         j = json.loads(line)
         jobs.append(j)
         expect.append((j["id"], "warm"))
-doc = yaml.safe_load(open(corpus))
-for c in doc["jobs"]:
-    j = dict(doc.get("defaults", {}))
-    j.update(c)
-    jobs.append(j)
-    expect.append((j["id"], j["id"].split("-")[0]))
-
 with open(T + "/jobs.jsonl", "w") as f:
     for j in jobs:
         f.write(json.dumps(j) + "\n")
 with open(T + "/expect", "w") as f:
     for i, e in expect:
         f.write("%s %s\n" % (i, e))
-print("%d jobs: %d HumanEval-X, %d of the corpus" % (len(jobs), len(jobs) - len(doc["jobs"]),
-                                                    len(doc["jobs"])))
 EOF
     bad prepare "the job files"
-python3 tests/compile-cache/differ.py write "$T"
+python3 tests/compile-cache/differ.py write "$T" tests/compile-cache/java-corpus.yaml ||
+    bad prepare "the corpus"
 
-for mode in plain cached trace; do
-    "$B" submit "$T/$mode.jsonl" --local --slots 2 --out "$T/$mode.out" >"$T/$mode.log" 2>&1
-    rc=$?
-    if [ "$rc" -gt 1 ] || [ ! -s "$T/$mode.out" ]; then
-        bad "run_$mode" "exit $rc: $(tail -5 "$T/$mode.log")"
-    fi
-done
+run_three
 
 python3 tests/compile-cache/differ.py compare "$T" 'warm|fallback \(.*\)' warm plain >"$T/diff.out" 2>&1
 rc=$?
