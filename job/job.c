@@ -252,6 +252,7 @@ static int build_env(const struct job *j, struct proto_job *pj)
         rc |= strlist_add(&pj->env, &pj->nenv, LANG_PLOTS_ENV, strlen(LANG_PLOTS_ENV));
     for (size_t i = 0; i < j->nenv; i++)
         rc |= strlist_add(&pj->env, &pj->nenv, j->env[i], strlen(j->env[i]));
+    pj->nenv_own = j->nenv;
     return rc;
 }
 
@@ -354,8 +355,13 @@ int job_to_proto(const struct job *j, struct proto_job *pj, struct llmsb_err *er
          !(pj->zygote_profile = strdup(zygote_profile_of(j)))))
         rc = -1;
     /* the same rule for a run-step process started ahead (never a
-     * session's: its calls run in its own process) */
-    if (j->lang->prespawn && !j->session && !j->fresh_interpreter && !j->nlibraries &&
+     * session's: its calls run in its own process), and only for a job
+     * with no env of its own: what the process is started with is then
+     * the sandbox's and the language's alone, so it never holds a job's
+     * secret, nothing a job sets acts at its start (NODE_DEBUG, LD_*...)
+     * before the job's files are there, and whether a job got one tells
+     * it nothing of the job before */
+    if (j->lang->prespawn && !j->session && !j->fresh_interpreter && !j->nlibraries && !j->nenv &&
         !(pj->prespawn = strdup(j->lang->prespawn)))
         rc = -1;
     /* the warm compiler compiles what the row's own argv names, with

@@ -212,6 +212,9 @@ struct proto_job {
     size_t nrun;
     char **env; /* NULL-terminated "K=V" */
     size_t nenv;
+    /* the worker's side only, never sent: how many of env's last entries
+     * are the job's own (the rest are the sandbox's and the language's) */
+    size_t nenv_own;
     char *stdin_data;
     size_t stdin_len;
     uint64_t timeout_ms;

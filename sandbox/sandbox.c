@@ -402,7 +402,9 @@ int sandbox_start_view(const struct proto_job *pj, struct proto_job *view)
     proto_job_init(view);
     rc = strlist_copy(&view->compile_argv, &view->ncompile, pj->compile_argv, pj->ncompile);
     rc = rc ? rc : strlist_copy(&view->run_argv, &view->nrun, pj->run_argv, pj->nrun);
-    rc = rc ? rc : strlist_copy(&view->env, &view->nenv, pj->env, pj->nenv);
+    /* never the job's own env: a view outlives its job (the pool keeps
+     * it for the next container of the kind) and may hold a secret */
+    rc = rc ? rc : strlist_copy(&view->env, &view->nenv, pj->env, pj->nenv - pj->nenv_own);
     rc = rc ? rc : str_copy(&view->zygote, pj->zygote);
     rc = rc ? rc : str_copy(&view->zygote_profile, pj->zygote_profile);
     rc = rc ? rc : str_copy(&view->prespawn, pj->prespawn);

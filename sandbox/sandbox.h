@@ -68,8 +68,10 @@ int sandbox_prestart(struct sandbox *s, const struct proto_job *pj, struct llmsb
  * unhealthy then). */
 int sandbox_prestart_ahead(struct sandbox *s, const struct proto_job *view, struct llmsb_err *err);
 /* Copies into view what a PRESTART carries of pj: how its tools start
- * (compile and run argv, env, zygote script and profile), nothing of its
- * files, input or limits.  Returns 0, or a negative code (view empty);
+ * (compile and run argv, the sandbox's and the language's env, zygote
+ * script and profile, the process started ahead and its rlimits, the
+ * compile server), nothing of its files, input, own env or time limits.
+ * Returns 0, or a negative code (view empty);
  * the caller releases view (proto_job_release). */
 int sandbox_start_view(const struct proto_job *pj, struct proto_job *view);
 /* Kills and removes the container. Safe on a closed sandbox. */

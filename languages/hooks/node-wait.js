@@ -15,8 +15,9 @@
 // It reads and writes through node's fs binding, not require('fs'): a
 // user-land require of a builtin builds that builtin's ESM facade, which
 // costs this start ~5 ms (node 18); the binding has no such cost and does
-// not warn, unless pending deprecations are on (NODE_PENDING_DEPRECATION,
-// which a job may set): then it takes the public fs.
+// not warn (it would with NODE_PENDING_DEPRECATION, which the env of a
+// job started ahead never has: job/job.c starts one only for a job with
+// no env of its own).
 'use strict';
 (function () {
   const READY_FD = 1022;
@@ -25,10 +26,15 @@
   // start-up snapshot beside this file (node-snapshot.js) and this file
   const blob = __filename.slice(0, __filename.lastIndexOf('/') + 1) + 'node.blob';
   const added = [`--snapshot-blob ${blob} --require ${__filename}`, `--require ${__filename}`];
+  const v = process.env.NODE_OPTIONS;
+  const mine = added.find((a) => v === a || (typeof v === 'string' && v.endsWith(' ' + a)));
   const b = Buffer.alloc(1);
   let n = -1;
 
-  if (process.env.NODE_PENDING_DEPRECATION === undefined) {
+  // Node loads its --require modules again in every Worker thread, whose
+  // env is a copy of the main thread's (the words taken out by then): only
+  // the process the agent started with them waits.
+  if (mine !== undefined) {
     const fs = process.binding('fs');
     let ctx = {};
     fs.writeString(READY_FD, 'R', null, 'utf8', undefined, ctx);
@@ -42,39 +48,14 @@
     fs.close(GO_FD, undefined, {});
     if (ctx.errno !== undefined)
       n = -1;
-  } else {
-    const fs = require('fs');
-    try {
-      fs.writeSync(READY_FD, 'R');
-      fs.closeSync(READY_FD);
-      for (;;) {
-        try {
-          n = fs.readSync(GO_FD, b, 0, 1, null);
-          break;
-        } catch (e) {
-          if (e.code !== 'EINTR' && e.code !== 'EAGAIN')
-            throw e;
-        }
-      }
-      fs.closeSync(GO_FD);
-    } catch (e) {
-      n = -1;
-    }
-  }
-  if (n !== 1 || b[0] !== 0x67)
-    process.reallyExit(70);
-  // the agent wrote "<job's value> <added>", or <added> alone when the job
-  // had no NODE_OPTIONS
-  const v = process.env.NODE_OPTIONS;
-  for (const a of added) {
-    if (v === a) {
+    if (n !== 1 || b[0] !== 0x67)
+      process.reallyExit(70);
+    // the agent wrote "<job's value> <added>", or <added> alone when the
+    // job had no NODE_OPTIONS
+    if (v === mine)
       delete process.env.NODE_OPTIONS;
-      break;
-    }
-    if (typeof v === 'string' && v.endsWith(' ' + a)) {
-      process.env.NODE_OPTIONS = v.slice(0, v.length - a.length - 1);
-      break;
-    }
+    else
+      process.env.NODE_OPTIONS = v.slice(0, v.length - mine.length - 1);
   }
   // the list node keeps of its --require modules: this one is the last
   const pre = process._preload_modules;

@@ -9,6 +9,7 @@
 #include "job/job.h"
 #include "job/result.h"
 #include "exec/session.h"
+#include "sandbox/sandbox.h"
 #include "security/security.h"
 
 static struct config cfg;
@@ -1140,8 +1141,11 @@ TEST(prespawn_reaches_the_agent_job_when_it_can)
     const char *libs[] = {"lang",      "javascript",   "code", "console.log(1)",
                           "libraries", "[\"lodash\"]", NULL};
     const char *py[] = {"lang", "python", "code", "print(1)", NULL};
+    const char *env[] = {"lang", "javascript", "code", "1", "env", "{\"NODE_DEBUG\": \"module\"}",
+                         NULL};
+    const char *const *never[] = {fresh, libs, py, env};
     struct llmsb_err err = {0};
-    struct proto_job pj;
+    struct proto_job pj, view;
     struct job j;
 
     ASSERT_EQ(fields_job(node, &j, &err), 0);
@@ -1149,10 +1153,25 @@ TEST(prespawn_reaches_the_agent_job_when_it_can)
     ASSERT_STR(
         pj.prespawn,
         "NODE_OPTIONS=--snapshot-blob /usr/local/lib/llmsb/node.blob --require /usr/local/lib/llmsb/node-wait.js");
+    /* the words name the hooks where the image puts them (node-wait.js
+     * takes them out of NODE_OPTIONS by its own path) */
+    ASSERT(strstr(pj.prespawn, j.lang->hooks[0].dest) != NULL);
+    ASSERT_STR(j.lang->hooks[0].file, "node-wait.js");
     proto_job_release(&pj);
     job_release(&j);
-    for (int k = 0; k < 3; k++) {
-        ASSERT_EQ(fields_job(k == 0 ? fresh : k == 1 ? libs : py, &j, &err), 0);
+    /* a job's own env is never part of what the pool keeps of it */
+    ASSERT_EQ(fields_job(env, &j, &err), 0);
+    ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
+    ASSERT_EQ(pj.nenv_own, (size_t)1);
+    ASSERT_EQ(sandbox_start_view(&pj, &view), 0);
+    ASSERT_EQ(view.nenv, pj.nenv - 1);
+    for (size_t i = 0; i < view.nenv; i++)
+        ASSERT(strncmp(view.env[i], "NODE_DEBUG=", 11) != 0);
+    proto_job_release(&view);
+    proto_job_release(&pj);
+    job_release(&j);
+    for (int k = 0; k < 4; k++) {
+        ASSERT_EQ(fields_job(never[k], &j, &err), 0);
         ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
         ASSERT(pj.prespawn == NULL);
         proto_job_release(&pj);
