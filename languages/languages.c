@@ -258,6 +258,9 @@ static int flag_cpp(const char *f, int link, const char **why)
  * snapshot, built with them at image build (hooks/node-snapshot.js) */
 #define NODE_V8_FLAGS "--max-old-space-size=384"
 #define NODE_BLOB "/usr/local/lib/llmsb/node.blob"
+/* what a node started ahead has added to NODE_OPTIONS (node-wait.js takes
+ * it out again) */
+#define NODE_WAIT "--snapshot-blob " NODE_BLOB " --require /usr/local/lib/llmsb/node-wait.js"
 /* javac's classes, archived at image build (hooks/javac-prime) */
 #define JAVAC_CDS "/usr/local/lib/llmsb/javac.jsa"
 
@@ -350,14 +353,19 @@ const struct language languages[] = {
         .hooks = {{"node-wait.js", "/usr/local/lib/llmsb/node-wait.js", 0644},
                   {"node-snapshot.js", "/usr/local/lib/llmsb/node-snapshot.js", 0644}},
         /* node's bootstrap done once, at image build, with the V8 flags of
-         * every job (a blob built with others is refused) */
+         * every job (a blob built with others is refused); then a node
+         * started as the agent starts one ahead (the hook's descriptors:
+         * agent/prespawn.h) must wait, go and run a program, or the build
+         * fails: not a job with a node that cannot */
         .image_setup = "node " NODE_V8_FLAGS " --snapshot-blob " NODE_BLOB
                        " --build-snapshot /usr/local/lib/llmsb/node-snapshot.js && chmod 0444 "
-                       NODE_BLOB,
+                       NODE_BLOB " && printf 'console.log(6 * 7)\\n' >/tmp/w.js && "
+                       "[ \"$(bash -c 'exec 1022>/dev/null 1023< <(printf g); NODE_OPTIONS=\""
+                       NODE_V8_FLAGS " " NODE_WAIT "\" node /tmp/w.js')\" = 42 ] && rm /tmp/w.js "
+                       "|| { echo 'node-wait.js: a node started ahead does not run' >&2; exit 1; }",
         /* a node started ahead starts from the blob (node-wait.js takes
          * both words out of process.env before the job's code runs) */
-        .prespawn = "NODE_OPTIONS=--snapshot-blob " NODE_BLOB
-                    " --require /usr/local/lib/llmsb/node-wait.js",
+        .prespawn = "NODE_OPTIONS=" NODE_WAIT,
         .lexer = LEX_JS,
     },
     {

@@ -1,21 +1,23 @@
 #!/bin/bash
 # js.sh - the pre-spawned node (agent/prespawn.c, languages/hooks/node-wait.js:
-# a JavaScript job's run step started ahead of the job) against a plain
-# start, on the real engine: HumanEval-X's 164 JavaScript reference
-# solutions (two at a time) and tests/compile-cache/js-corpus.yaml (one at a
-# time, in its order: a syntax error, uncaught exceptions and assertion
-# failures with their stacks, exit codes, an unhandled rejection, stdin,
-# stderr, timeouts, output over the cap, memory exhaustion, what node sees
-# of itself, a module beside main.js, ESM, a child node, env and args of a
-# job's own, cases, the time zone, locale and random numbers of a node
-# started from the image's start-up snapshot, a job reading every
-# process's environ after a job with a secret in its env), each run as it comes and with fresh_interpreter:
-# true; every result field but the timings and "prespawned" must be equal.
+# a JavaScript job's run step started ahead of the job, from the image's
+# start-up snapshot) against a plain start, on the real engine: HumanEval-X's
+# 164 JavaScript reference solutions (two at a time) and
+# tests/compile-cache/js-corpus.yaml (one at a time, in its order: a syntax
+# error, uncaught exceptions and assertion failures with their stacks, exit
+# codes, an unhandled rejection, stdin, stderr, timeouts, output over the cap,
+# memory exhaustion, what node sees of itself, a module beside main.js, ESM, a
+# child node, a Worker thread, env and args of a job's own, start-up
+# variables, cases, the time zone, locale and random numbers of a node started
+# from the snapshot, a job reading every process's environ after a job with a
+# secret in its env), each run as it comes and with fresh_interpreter: true;
+# every result field but the timings and "prespawned" must be equal.
 # Each job must have taken the process started ahead exactly when it
 # should: every HumanEval-X job; a corpus job when it may have one (not
-# fresh_interpreter; with cases, its first) and the job before it in its
-# container asked for the same start (argv, env, limits), or it is its
-# container's first job (the PRESTART starts it).
+# fresh_interpreter, no libraries, no env of its own; with cases, its
+# first) and the job before it in its container asked for the same start
+# (argv, limits), or it is its container's first job (the PRESTART starts
+# it).
 #   usage: tests/compile-cache/js.sh
 set -u
 cd "$(dirname "$0")/../.."
@@ -75,13 +77,13 @@ def load(name):
 
 def same(v):
     """v without what differs from run to run whichever way it started: the
-    timings in cases, node's pid in its warnings"""
+    timings in cases, node's pid in its warnings and NODE_DEBUG's lines"""
     if isinstance(v, list):
         return [same(x) for x in v]
     if isinstance(v, dict):
         return {k: same(x) for k, x in v.items() if not TIMES.search(k)}
     if isinstance(v, str):
-        return re.sub(r"\(node:\d+\)", "(node:PID)", v)
+        return re.sub(r"\(node:\d+\)|^MODULE \d+:", "PID", v, flags=re.M)
     return v
 
 def jobs(name):
@@ -103,7 +105,7 @@ for s in ("he", "co"):
     for j in js:
         i, key = j["id"], j.get("memory")
         cases = j.get("cases", [])
-        fits = not j.get("fresh_interpreter") and not j.get("libraries")
+        fits = not j.get("fresh_interpreter") and not j.get("libraries") and not j.get("env")
         spec = (tuple(j.get("args", [])) + tuple(cases[0].get("args", []) if cases else ()),
                 tuple(sorted(j.get("env", {}).items())), j.get("pids"))
         prev = last.get(key, "new")
@@ -129,6 +131,11 @@ for s in ("he", "co"):
     for r in ahead.values():
         statuses[r.get("status")] = statuses.get(r.get("status"), 0) + 1
     print("%s: %d jobs, statuses %s" % (s, len(ahead), statuses))
+    # the reference solutions pass (three of HumanEval-X's do not, bare):
+    # a breakage both ways share would not show in the comparison
+    if s == "he" and statuses.get("ok", 0) < 0.95 * len(ahead):
+        print("FAIL he: only %d of %d reference solutions pass" % (statuses.get("ok", 0), len(ahead)))
+        failed += 1
     if s == "co":
         # started ahead from the same snapshot, yet random from start to start
         ra, rb = ahead["random-a"]["stdout"], ahead["random-b"]["stdout"]
