@@ -26,18 +26,23 @@
  *   dir, sends javac's arguments and takes the answer.  ONLY when javac
  *   succeeded and said nothing does it write the class files itself (as the
  *   job's uid: owner and modes as javac's own) and exit 0; anything else
- *   (a diagnostic, a failure, the server gone) runs the exact plain javac
- *   argv, whose output and exit code are the job's: diagnostics are
- *   byte-identical by construction.
+ *   (a diagnostic, a failure, the server gone, no answer within half the
+ *   step's time) runs the exact plain javac argv, whose output and exit
+ *   code are the job's: diagnostics are byte-identical by construction.
+ *   Before it does, it says so on a status pipe: the agent's deadline for
+ *   the step starts anew, the plain javac has the whole timeout of its own.
  * - eligible: the worker set job->compile_server (the row's own argv, no
  *   libraries, no flags), the job's env is only the sandbox's own entries
  *   (nothing the JVM or javac reads at start-up), LLMSB_COMPILE_CACHE is
  *   not 0, and the work dir holds no META-INF, module-info or installed
  *   library (whatever could add an annotation processor, which -proc:none
- *   leaves out).
+ *   leaves out; the server itself refuses to start when its class path
+ *   names one) and no .hotspotrc or .hotspot_compiler (plain javac's JVM
+ *   warns about them); the container's pids.max is 256 or more.
  * - a compile that timed out or was killed ends the server (it may be
- *   stuck on that input); it restarts at the next idle time, and when its
- *   connections are used up.
+ *   stuck on that input), so does one that got no usable answer and one
+ *   that left it above JAVAC_MAX_RSS; it restarts at the next idle time,
+ *   and when its connections are used up.
  * LLMSB_COMPILE_CACHE_TRACE=FILE appends "warm", "plain" or "fallback" to
  * FILE, or to the compile output when FILE is "-" (the differential
  * test, tests/compile-cache/java.sh). */
