@@ -97,7 +97,6 @@ static struct {
     int ready_fd;           /* it says "R" here once warm */
     int chan;               /* the agent's end of this compile's connection */
     int status[2];          /* the child's word on the plain javac (a pipe) */
-    int gave_up;            /* the child got no usable answer: end it */
     int conns[JAVAC_CONNS]; /* the connections, made at its start */
     int nconns, next;       /* how many, the next one to use */
     char *wanted;           /* the last job's compile_server, NULL: none */
@@ -182,7 +181,6 @@ static void close_chan(void)
     close_fd(&js.chan);
     close_fd(&js.status[0]);
     close_fd(&js.status[1]);
-    js.gave_up = 0;
 }
 
 static void end_server(int failed)
@@ -471,7 +469,10 @@ int javac_status_read(void)
     if (n < 0 && (errno == EAGAIN || errno == EINTR))
         return 0;
     close_fd(&js.status[0]); /* one word at most */
-    js.gave_up = n == 1 && c == JAVAC_GAVE_UP;
+    /* a server still at that compile would take the CPU and memory the
+     * plain javac now needs: ended at once */
+    if (n == 1 && c == JAVAC_GAVE_UP)
+        end_server(0);
     return n == 1;
 }
 
@@ -493,12 +494,10 @@ static long long server_rss(void)
 
 void javac_end(int killed)
 {
-    int gave_up = js.gave_up;
-
     if (js.chan < 0)
         return;
     close_chan();
-    if (killed || gave_up || server_rss() > JAVAC_MAX_RSS)
+    if (killed || server_rss() > JAVAC_MAX_RSS)
         end_server(0);
     else if (js.state == J_READY) /* it lived through a compile: not "in a row" */
         js.failures = 0;

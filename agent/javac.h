@@ -33,7 +33,8 @@ void javac_idle(const struct agent_conf *conf);
 int javac_begin(const struct proto_job *job);
 /* During the step: the status pipe's end to poll (-1: none), and reading
  * it: 1 when the child has started the plain javac (whose deadline then
- * starts anew: the step's timeout is the plain javac's own). */
+ * starts anew: the step's timeout is the plain javac's own); a server
+ * the child gave up on is ended there and then. */
 int javac_status_fd(void);
 int javac_status_read(void);
 /* In the compile step's child, before anything else of the child's: moves
@@ -48,8 +49,7 @@ int javac_child_fds(int fd);
 void javac_child(const struct proto_job *job, uint64_t timeout_ms);
 /* After the compile step: killed says it timed out, died by a signal or
  * could not run; the server is ended then (it may be stuck on that
- * input), when the child got no usable answer from it, and when it holds
- * more than JAVAC_MAX_RSS. */
+ * input), and when it holds more than JAVAC_MAX_RSS. */
 void javac_end(int killed);
 /* The agent reaped pid: if it was the server, it is gone. */
 void javac_reaped(pid_t pid);
