@@ -23,7 +23,9 @@
 # must compile as if they were not there; a compile past the compile step's
 # limit times out as the plain one does, and the next job is served warm; a
 # compile of ~2 s with a note under a 3 s limit falls back and is "ok" (the
-# plain javac has a deadline of its own), and the next job is served warm.
+# plain javac has a deadline of its own), and the next job is served warm;
+# the server killed from the host during a job's run step: the next jobs'
+# results are as plain, the one after served warm.
 #   usage: tests/compile-cache/java.sh [all]
 # Without "all" (CI), every fourth HumanEval-X program runs; with it (make
 # test-java-cache-all), all 164.
@@ -179,8 +181,19 @@ public class Main {
     }
 }
 """ % big
+# the server is killed from outside (by kill_server below) while this job
+# runs: the next jobs compile as before
+sleeper = """public class Main {
+    public static void main(String[] a) throws Exception {
+        new java.io.File("/tmp/llmsb-test-kill-server").createNewFile();
+        Thread.sleep(3000);
+        System.out.println("slept");
+    }
+}
+"""
 jobs = [("probe", probe), ("poison", poison), ("victim", victim), ("after", clean),
-        ("slow-compile", slow), ("after-slow", clean), ("slow-note", big), ("after-note", clean)]
+        ("slow-compile", slow), ("after-slow", clean), ("slow-note", big), ("after-note", clean),
+        ("sleeper", sleeper), ("after-kill", clean), ("after-restart", clean)]
 for name, env in (("seq-cached", {"LLMSB_COMPILE_CACHE_TRACE": "-"}),
                   ("seq-plain", {"LLMSB_COMPILE_CACHE": "0"})):
     with open("%s/%s.jsonl" % (T, name), "w") as f:
@@ -188,13 +201,28 @@ for name, env in (("seq-cached", {"LLMSB_COMPILE_CACHE_TRACE": "-"}),
             f.write(json.dumps({"id": i, "lang": "java", "code": code, "env": env}) + "\n")
 EOF
 printf 'limits: {defaults: {compile_timeout: 3}}\n' >"$T/seq.yaml"
+# Kills the server, from the host, of the container whose job made the
+# marker file; says so in $T/killed.
+kill_server() {
+    for _ in $(seq 600); do
+        for c in $(docker ps -q --filter ancestor=llmsb/java:latest 2>/dev/null); do
+            docker exec "$c" test -e /tmp/llmsb-test-kill-server 2>/dev/null || continue
+            pid=$(docker top "$c" -o pid,args | awk '/Llmsb[J]avac/ {print $1}')
+            [ -n "$pid" ] && kill -KILL $pid && echo killed >"$T/killed" && return
+        done
+        sleep 0.2
+    done
+}
 for mode in seq-cached seq-plain; do
+    killer=
+    if [ "$mode" = seq-cached ]; then kill_server & killer=$!; fi
     "$B" --config "$T/seq.yaml" submit "$T/$mode.jsonl" --local --slots 1 --out "$T/$mode.out" \
         >"$T/$mode.log" 2>&1 ||
         [ -s "$T/$mode.out" ] || bad "run_$mode" "$(tail -5 "$T/$mode.log")"
+    [ -n "$killer" ] && { kill "$killer" 2>/dev/null; wait "$killer"; }
 done
 python3 - "$T" >"$T/seq.out" 2>&1 <<'EOF'
-import json, re, sys
+import json, os, re, sys
 T = sys.argv[1]
 res = {r["id"]: r for r in map(json.loads, open(T + "/seq-cached.out"))}
 paths = {}
@@ -215,7 +243,8 @@ check("probe", res["probe"].get("stdout"),
       "socket dirs: 0\nconnected: 0\nalive: true\n")
 check("probe's compile", paths["probe"], "warm\n")
 check("poison", res["poison"].get("stdout"), "left files\n")
-for i in ("victim", "after", "slow-compile", "after-slow", "slow-note", "after-note"):
+for i in ("victim", "after", "slow-compile", "after-slow", "slow-note", "after-note",
+          "sleeper", "after-kill", "after-restart"):
     for f in ("status", "stdout", "stderr", "exit_code", "compile_output"):
         check("%s %s" % (i, f), res[i].get(f) or None, plain[i].get(f) or None)
 check("slow-compile timed out", "timed out" in (res["slow-compile"].get("compile_output") or ""), True)
@@ -226,6 +255,8 @@ check("after's path", paths["after"], "warm\n")
 check("slow-note's status", res["slow-note"].get("status"), "ok")
 check("slow-note's path", paths["slow-note"].split(" ")[0], "fallback")
 check("after-note's path", paths["after-note"], "warm\n")
+check("the server killed from outside", open(T + "/killed").read() if os.path.exists(T + "/killed") else None, "killed\n")
+check("after-restart's path", paths["after-restart"], "warm\n")
 sys.exit(1 if failed else 0)
 EOF
 rc=$?
