@@ -26,18 +26,23 @@
  *   dir, sends javac's arguments and takes the answer.  ONLY when javac
  *   succeeded and said nothing does it write the class files itself (as the
  *   job's uid: owner and modes as javac's own) and exit 0; anything else
- *   (a diagnostic, a failure, the server gone) runs the exact plain javac
- *   argv, whose output and exit code are the job's: diagnostics are
- *   byte-identical by construction.
+ *   (a diagnostic, a failure, the server gone, no answer within half the
+ *   step's time) runs the exact plain javac argv, whose output and exit
+ *   code are the job's: diagnostics are byte-identical by construction.
+ *   Before it does, it says so on a status pipe: the agent's deadline for
+ *   the step starts anew, the plain javac has the whole timeout of its own.
  * - eligible: the worker set job->compile_server (the row's own argv, no
  *   libraries, no flags), the job's env is only the sandbox's own entries
  *   (nothing the JVM or javac reads at start-up), LLMSB_COMPILE_CACHE is
  *   not 0, and the work dir holds no META-INF, module-info or installed
  *   library (whatever could add an annotation processor, which -proc:none
- *   leaves out).
+ *   leaves out; the server itself refuses to start when its class path
+ *   names one) and no .hotspotrc or .hotspot_compiler (plain javac's JVM
+ *   warns about them); the container's pids.max is 256 or more.
  * - a compile that timed out or was killed ends the server (it may be
- *   stuck on that input); it restarts at the next idle time, and when its
- *   connections are used up.
+ *   stuck on that input), so does one that got no usable answer and one
+ *   that left it above JAVAC_MAX_RSS; it restarts at the next idle time,
+ *   and when its connections are used up.
  * LLMSB_COMPILE_CACHE_TRACE=FILE appends "warm", "plain" or "fallback" to
  * FILE, or to the compile output when FILE is "-" (the differential
  * test, tests/compile-cache/java.sh). */
@@ -73,6 +78,16 @@ extern char **environ;
 #define JAVAC_MAX_FILES 4096
 #define JAVAC_MAX_PATH 1024
 #define JAVAC_MAX_BYTES ((size_t)64 << 20)
+/* past this RSS after a compile the server is ended (serial GC rarely
+ * gives memory back: a job's compile must not grow it for the next ones) */
+#define JAVAC_MAX_RSS ((long long)120 << 20)
+/* below this cgroup pids.max no server starts: its ~12 threads count
+ * there (the default limit, docs/config.md, is 256) */
+#define JAVAC_MIN_PIDS 256
+/* what the child tells the agent (status pipe) as it starts plain javac:
+ * the server answered (it is fine), or it did not (it is ended) */
+#define JAVAC_PLAIN 'P'
+#define JAVAC_GAVE_UP 'S'
 
 enum jstate { J_NONE, J_STARTING, J_READY };
 
@@ -81,6 +96,7 @@ static struct {
     pid_t pid;
     int ready_fd;           /* it says "R" here once warm */
     int chan;               /* the agent's end of this compile's connection */
+    int status[2];          /* the child's word on the plain javac (a pipe) */
     int conns[JAVAC_CONNS]; /* the connections, made at its start */
     int nconns, next;       /* how many, the next one to use */
     char *wanted;           /* the last job's compile_server, NULL: none */
@@ -88,7 +104,7 @@ static struct {
     size_t nopts;
     int failures;
     int memory_checked, memory_fits;
-} js = {.state = J_NONE, .pid = -1, .ready_fd = -1, .chan = -1};
+} js = {.state = J_NONE, .pid = -1, .ready_fd = -1, .chan = -1, .status = {-1, -1}};
 
 /* The server's environment, and the entries a job's env may hold: the
  * sandbox's own (job/job.c base_env; a job cannot replace them). */
@@ -113,13 +129,13 @@ int javac_env_ok(char *const *env, size_t n)
     return 1;
 }
 
-static int memory_ok(void)
+/* The first of files (cgroup v2, v1) that reads as a number or "max"
+ * (1 << 62); -1 when none does. */
+static long long cgroup_limit(const char *const files[2])
 {
-    static const char *const files[] = {"/sys/fs/cgroup/memory.max",
-                                        "/sys/fs/cgroup/memory/memory.limit_in_bytes"};
     long long lim = -1;
 
-    for (size_t i = 0; i < 2 && lim < 0 && !js.memory_checked; i++) {
+    for (size_t i = 0; i < 2 && lim < 0; i++) {
         char line[64];
         FILE *f = fopen(files[i], "re");
         if (f && fgets(line, sizeof(line), f)) {
@@ -130,21 +146,41 @@ static int memory_ok(void)
         if (f)
             fclose(f);
     }
+    return lim;
+}
+
+/* The container's memory and pids limits leave room for the server. */
+static int limits_ok(void)
+{
+    static const char *const mem[] = {"/sys/fs/cgroup/memory.max",
+                                      "/sys/fs/cgroup/memory/memory.limit_in_bytes"};
+    static const char *const pids[] = {"/sys/fs/cgroup/pids.max", "/sys/fs/cgroup/pids/pids.max"};
+
     if (!js.memory_checked) {
+        long long m = cgroup_limit(mem), p = cgroup_limit(pids);
         js.memory_checked = 1;
-        js.memory_fits = lim < 0 || lim >= JAVAC_MIN_MEMORY;
+        js.memory_fits = (m < 0 || m >= JAVAC_MIN_MEMORY) && (p < 0 || p >= JAVAC_MIN_PIDS);
         if (!js.memory_fits)
-            fprintf(stderr, "llmsb-agent: memory limit %lld MiB: no javac server (needs %lld)\n",
-                    lim >> 20, JAVAC_MIN_MEMORY >> 20);
+            fprintf(stderr,
+                    "llmsb-agent: memory limit %lld MiB, pids limit %lld: no javac server "
+                    "(needs %lld MiB, %d pids)\n",
+                    m >> 20, p, JAVAC_MIN_MEMORY >> 20, JAVAC_MIN_PIDS);
     }
     return js.memory_fits;
 }
 
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
 static void close_chan(void)
 {
-    if (js.chan >= 0)
-        close(js.chan);
-    js.chan = -1;
+    close_fd(&js.chan);
+    close_fd(&js.status[0]);
+    close_fd(&js.status[1]);
 }
 
 static void end_server(int failed)
@@ -232,18 +268,21 @@ fail:
     return -1;
 }
 
-/* The JVM: C1 only, serial GC, bounded heap and metaspace (a plain javac
- * of the job's has a quarter of the container's memory, more than this:
- * what compiles here compiles there), its classes mapped from the archive
+/* The JVM: C1 only (one compiler thread), serial GC, no signal thread
+ * (12 threads), bounded heap and metaspace (a plain javac of the job's
+ * has a quarter of the container's memory, more than this: a compile that
+ * runs out here, or takes too long, falls back to it with its own
+ * deadline), its classes mapped from the archive
  * hooks/javac-prime made, no perf data file, no attach, no core or error
  * file (nothing written anywhere), the JVM's warnings on stderr (stdout is
  * the pipe for "R"). */
-#define JAVAC_JVM                                                                               \
-    "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",                              \
-        "-XX:SharedArchiveFile=/usr/local/lib/llmsb/llmsb-javac.jsa", "-Xmx96m",                \
-        "-XX:MaxMetaspaceSize=96m", "-XX:ReservedCodeCacheSize=32m", "-XX:-UsePerfData",        \
-        "-XX:+DisableAttachMechanism", "-XX:-CreateCoredumpOnCrash", "-XX:ErrorFile=/dev/null", \
-        "-Xlog:disable", "-Xlog:all=warning:stderr"
+#define JAVAC_JVM                                                                             \
+    "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",                            \
+        "-XX:SharedArchiveFile=/usr/local/lib/llmsb/llmsb-javac.jsa", "-Xmx96m",              \
+        "-XX:MaxMetaspaceSize=96m", "-XX:ReservedCodeCacheSize=32m", "-XX:CICompilerCount=1", \
+        "-XX:+ReduceSignalUsage", "-XX:-UsePerfData", "-XX:+DisableAttachMechanism",          \
+        "-XX:-CreateCoredumpOnCrash", "-XX:ErrorFile=/dev/null", "-Xlog:disable",             \
+        "-Xlog:all=warning:stderr"
 
 static void __attribute__((noreturn))
 exec_server(const struct agent_conf *conf, int lfd, int ready_w)
@@ -363,7 +402,7 @@ static void remember(const struct proto_job *job)
 
 void javac_idle(const struct agent_conf *conf)
 {
-    if (!js.wanted || js.failures >= JAVAC_MAX_FAILURES || !memory_ok())
+    if (!js.wanted || js.failures >= JAVAC_MAX_FAILURES || !limits_ok())
         return;
     if (js.state != J_NONE && js.next < js.nconns)
         return;
@@ -389,14 +428,68 @@ void javac_prestart(const struct agent_conf *conf, const struct proto_job *job)
     await_starting();
 }
 
+/* 1 while the server's process lives (one that died is reaped here). */
+static int alive(void)
+{
+    pid_t p = js.pid > 0 ? waitpid(js.pid, NULL, WNOHANG) : -1;
+
+    if (p == 0)
+        return 1;
+    if (p == js.pid)
+        javac_reaped(p);
+    return 0;
+}
+
 int javac_begin(const struct proto_job *job)
 {
     close_chan();
     if (!job->compile_server || js.state != J_READY || js.next >= js.nconns || job->ncompile < 2 ||
-        strcmp(job->compile_argv[0], "javac") != 0 || !javac_env_ok(job->env, job->nenv))
+        strcmp(job->compile_argv[0], "javac") != 0 || !javac_env_ok(job->env, job->nenv) ||
+        !alive())
         return 0;
+    if (pipe2(js.status, O_CLOEXEC) != 0) {
+        js.status[0] = js.status[1] = -1;
+        return 0;
+    }
+    fcntl(js.status[0], F_SETFL, O_NONBLOCK);
     js.chan = js.conns[js.next++];
     return 1;
+}
+
+int javac_status_fd(void)
+{
+    return js.status[0];
+}
+
+int javac_status_read(void)
+{
+    char c = 0;
+    ssize_t n = read(js.status[0], &c, 1);
+
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return 0;
+    close_fd(&js.status[0]); /* one word at most */
+    /* a server still at that compile would take the CPU and memory the
+     * plain javac now needs: ended at once */
+    if (n == 1 && c == JAVAC_GAVE_UP)
+        end_server(0);
+    return n == 1;
+}
+
+/* The server's resident set, bytes (-1: unknown). */
+static long long server_rss(void)
+{
+    char path[64];
+    long long pages = -1;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "/proc/%d/statm", (int)js.pid);
+    if (js.pid <= 0 || !(f = fopen(path, "re")))
+        return -1;
+    if (fscanf(f, "%*s %lld", &pages) != 1)
+        pages = -1;
+    fclose(f);
+    return pages < 0 ? -1 : pages * sysconf(_SC_PAGESIZE);
 }
 
 void javac_end(int killed)
@@ -404,17 +497,17 @@ void javac_end(int killed)
     if (js.chan < 0)
         return;
     close_chan();
-    if (killed)
+    if (killed || server_rss() > JAVAC_MAX_RSS)
         end_server(0);
     else if (js.state == J_READY) /* it lived through a compile: not "in a row" */
         js.failures = 0;
 }
 
-int javac_child_fd(int fd)
+int javac_child_fds(int fd)
 {
-    if (js.chan < 0 || dup2(js.chan, fd) < 0)
-        return -1;
-    return 0;
+    if (js.chan < 0 || dup2(js.chan, fd) < 0 || dup2(js.status[1], fd + 1) < 0)
+        return fd;
+    return fd + 2;
 }
 
 /* ---- the compile step's child (the job's uid, in the work dir) ---------- */
@@ -492,8 +585,17 @@ static int send_request(int fd, const struct proto_job *job)
         if (strncmp(a, "-J", 2) != 0)
             rc |= put_u32(&b, (uint32_t)strlen(a)) | buf_append(&b, a, strlen(a));
     }
-    if (rc == 0)
-        rc = agent_write_all(fd, b.data, b.len);
+    /* MSG_NOSIGNAL: a server that is gone is an EPIPE here (a fallback),
+     * not the job's SIGPIPE */
+    for (size_t off = 0; rc == 0 && off < b.len;) {
+        ssize_t w = send(fd, b.data + off, b.len - off, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            rc = -1;
+        else
+            off += (size_t)w;
+    }
     buf_release(&b);
     return rc;
 }
@@ -521,7 +623,9 @@ static int path_ok(const char *p)
 }
 
 /* The answer: 0 with the class files when javac succeeded with no
- * output, -1 otherwise (what's read is freed by the caller). */
+ * output, -1 when it did not (the server is fine), -2 when the server did
+ * not answer in time, or badly, or failed itself (what's read is freed by
+ * the caller). */
 static int read_answer(int fd, struct class_file *files, uint32_t *nfiles, const char **why)
 {
     uint32_t code, olen, n;
@@ -530,26 +634,29 @@ static int read_answer(int fd, struct class_file *files, uint32_t *nfiles, const
     *nfiles = 0;
     *why = "no answer";
     if (get_u32(fd, &code) != 0 || get_u32(fd, &olen) != 0)
-        return -1;
+        return -2;
+    *why = "the server failed";
+    if (code == 3)
+        return -2;
     *why = "javac said something";
     if (code != 0 || olen != 0)
         return -1;
     *why = "a bad answer";
     if (get_u32(fd, &n) != 0 || n > JAVAC_MAX_FILES)
-        return -1;
+        return -2;
     for (uint32_t i = 0; i < n; i++) {
         struct class_file *f = &files[i];
         uint32_t plen;
         if (get_u32(fd, &plen) != 0 || plen == 0 || plen > JAVAC_MAX_PATH ||
             !(f->path = calloc(1, plen + 1)))
-            return -1;
+            return -2;
         *nfiles = i + 1;
         if (read_all(fd, f->path, plen) != 0 || strlen(f->path) != plen || !path_ok(f->path) ||
             get_u32(fd, &f->len) != 0 || f->len > JAVAC_MAX_BYTES - total)
-            return -1;
+            return -2;
         total += f->len;
         if (!(f->data = malloc(f->len ? f->len : 1)) || read_all(fd, f->data, f->len) != 0)
-            return -1;
+            return -2;
     }
     return 0;
 }
@@ -587,11 +694,13 @@ static int write_classes(const char *dir, const struct class_file *files, uint32
 }
 
 /* What in the work dir plain javac would treat otherwise than the server:
- * a processor's service file, a module, an installed library. */
+ * a processor's service file, a module, an installed library, the files
+ * plain javac's JVM reads in its working directory (it warns that it
+ * ignores them). */
 static const char *odd_work_dir(void)
 {
-    static const char *const odd[] = {"META-INF", "module-info.java", "module-info.class",
-                                      ".llmsb-lib"};
+    static const char *const odd[] = {"META-INF",   "module-info.java", "module-info.class",
+                                      ".llmsb-lib", ".hotspotrc",       ".hotspot_compiler"};
     struct stat st;
 
     for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++)
@@ -600,12 +709,24 @@ static const char *odd_work_dir(void)
     return NULL;
 }
 
-void javac_child(const struct proto_job *job)
+/* The warm compile may take half the step's time: the plain javac after
+ * it has a time of its own (the agent's deadline starts anew when told). */
+static void set_wait(int fd, uint64_t timeout_ms)
+{
+    uint64_t ms = timeout_ms / 2 ? timeout_ms / 2 : 1;
+    struct timeval tv = {.tv_sec = (time_t)(ms / 1000), .tv_usec = (suseconds_t)(ms % 1000) * 1000};
+
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
+void javac_child(const struct proto_job *job, uint64_t timeout_ms)
 {
     struct class_file *files = NULL;
     const char *why = NULL, *dir = ".";
     uint32_t n = 0;
-    char msg[128];
+    char msg[128], word = JAVAC_PLAIN;
+    int rc = -2;
 
     for (size_t i = 1; i + 1 < job->ncompile; i++)
         if (strcmp(job->compile_argv[i], "-d") == 0)
@@ -617,8 +738,12 @@ void javac_child(const struct proto_job *job)
         goto plain;
     signal(SIGXFSZ, SIG_IGN); /* a class file over the size limit: plain javac's to meet */
     why = "the server is gone";
-    if (send_request(3, job) != 0 || read_answer(3, files, &n, &why) != 0)
+    set_wait(3, timeout_ms);
+    if (send_request(3, job) != 0 || (rc = read_answer(3, files, &n, &why)) != 0) {
+        if (rc != -1)
+            word = JAVAC_GAVE_UP;
         goto plain;
+    }
     why = "cannot write the class files";
     if (write_classes(dir, files, n) != 0)
         goto plain;
@@ -632,4 +757,7 @@ plain:
     free(files);
     snprintf(msg, sizeof(msg), "fallback (%s)", why);
     trace(job, msg);
+    if (write(4, &word, 1) != 1) /* the agent's deadline starts anew */
+        word = 0;
+    close(4);
 }

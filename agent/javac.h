@@ -28,19 +28,28 @@ void javac_prestart(const struct agent_conf *conf, const struct proto_job *job);
  * share of compiles). */
 void javac_idle(const struct agent_conf *conf);
 /* Before the compile step: 1 when it goes to the server (the job is
- * eligible and the server ready; the channel is open), 0 for a plain
- * compile. */
+ * eligible and the server alive and ready; the channel and the status
+ * pipe are open), 0 for a plain compile. */
 int javac_begin(const struct proto_job *job);
-/* In the compile step's child, as the job's user in the work dir, before
- * anything else of the child's: moves the channel to fd 3 (0, or -1 when
- * there is none). */
-int javac_child_fd(int fd);
-/* Then: asks the server and, when javac said nothing and succeeded,
- * writes the class files and exits 0.  Returns (channel closed) when the
- * plain javac must run: its output and exit code are the job's. */
-void javac_child(const struct proto_job *job);
-/* After the compile step: killed says it timed out or died by a signal
- * (the server may be stuck on that input: it is ended). */
+/* During the step: the status pipe's end to poll (-1: none), and reading
+ * it: 1 when the child has started the plain javac (whose deadline then
+ * starts anew: the step's timeout is the plain javac's own); a server
+ * the child gave up on is ended there and then. */
+int javac_status_fd(void);
+int javac_status_read(void);
+/* In the compile step's child, before anything else of the child's: moves
+ * the channel to fd and the status pipe to fd + 1; returns the first fd
+ * not taken (fd when there is no channel). */
+int javac_child_fds(int fd);
+/* Then, as the job's user in the work dir: asks the server (waiting at
+ * most half of timeout_ms) and, when javac said nothing and succeeded,
+ * writes the class files and exits 0.  Returns (channel closed, the agent
+ * told on the status pipe) when the plain javac must run: its output and
+ * exit code are the job's. */
+void javac_child(const struct proto_job *job, uint64_t timeout_ms);
+/* After the compile step: killed says it timed out, died by a signal or
+ * could not run; the server is ended then (it may be stuck on that
+ * input), and when it holds more than JAVAC_MAX_RSS. */
 void javac_end(int killed);
 /* The agent reaped pid: if it was the server, it is gone. */
 void javac_reaped(pid_t pid);

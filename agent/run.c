@@ -610,8 +610,8 @@ child_exec(const struct agent_conf *conf, const struct step *s, int in_fd, int o
         _exit(127);
     if (wait_fds)
         closefrom(PRESPAWN_GO_FD + 1);
-    else /* the compile step's connection to the warm javac: fd 3 */
-        closefrom(s->javac && javac_child_fd(3) == 0 ? 4 : 3);
+    else /* the compile step's connection to the warm javac: fd 3, 4 */
+        closefrom(s->javac ? javac_child_fds(3) : 3);
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     signal(SIGPIPE, SIG_DFL);
@@ -626,7 +626,7 @@ child_exec(const struct agent_conf *conf, const struct step *s, int in_fd, int o
     if (chdir(conf->work_dir) != 0)
         _exit(127);
     if (s->javac)
-        javac_child(s->job); /* returns when plain javac must run */
+        javac_child(s->job, s->timeout_ms); /* returns when plain javac must run */
     environ = (char **)s->env;
     execvp(s->argv[0], s->argv);
     dprintf(2, "llmsb-agent: cannot run \"%s\": %s\n", s->argv[0], strerror(errno));
@@ -735,7 +735,7 @@ static void supervise(const struct agent_conf *conf, const struct step *s, pid_t
 
     for (;;) {
         int64_t now = clock_mono_ms(), wait_ms = 1000;
-        struct pollfd pf[5];
+        struct pollfd pf[6];
         int n = 0, killnow = 0;
 
         if (!o->exited && !killed_at && now >= deadline) {
@@ -779,8 +779,12 @@ static void supervise(const struct agent_conf *conf, const struct step *s, pid_t
         pf[n++] = (struct pollfd){pp->err_r, POLLIN, 0};
         pf[n++] = (struct pollfd){pp->in_w, POLLOUT, 0};
         pf[n++] = (struct pollfd){pp->zsock, POLLIN, 0};
+        pf[n++] = (struct pollfd){s->javac ? javac_status_fd() : -1, POLLIN, 0};
         if (poll(pf, (nfds_t)n, (int)wait_ms) < 0 && errno != EINTR)
             break;
+        /* the warm javac gave way to the plain one: its own deadline */
+        if (pf[5].revents && javac_status_read() && !killed_at)
+            deadline = clock_mono_ms() + (int64_t)s->timeout_ms;
         if (pf[4].revents)
             zygote_main(pp, o, t0);
         if (pf[0].revents) {
@@ -917,12 +921,13 @@ static int prep_step(const struct agent_conf *conf, const struct proto_job *job,
     s.out = s.err = &res->compile_output;
     s.job = job;
     s.javac = javac;
-    if (run_step(conf, &s, &o, res->error, sizeof(res->error)) != 0) {
+    int rc = run_step(conf, &s, &o, res->error, sizeof(res->error));
+    if (javac)
+        javac_end(rc != 0 || o.timed_out || o.signal);
+    if (rc != 0) {
         res->status = STATUS_INTERNAL_ERROR;
         return -1;
     }
-    if (javac)
-        javac_end(o.timed_out || o.signal);
     if (oom0 >= 0 && agent_oom_count() > oom0) {
         res->status = oom_status;
         res->not_run = 1; /* memory_limit, of the compiler's */

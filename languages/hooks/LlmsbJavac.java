@@ -13,7 +13,9 @@
 // Nothing is kept from one compile to the next but loaded and JIT-compiled
 // code: each compile gets a new file manager and a new javac context.
 // Annotation processing is off (-proc:none): the agent sends only jobs
-// whose class path can hold no processor (no libraries, no META-INF).
+// whose work dir holds no library and no META-INF, and the server refuses
+// to start (the jobs then compile plainly) when a jar or directory of its
+// class path names a processor (an image with liblombok-java, say).
 //
 // At image build, `--prime OPTIONS` warms up and exits: the class-data
 // sharing archive the server maps (hooks/javac-prime).
@@ -22,12 +24,16 @@
 //   request:  u32 n, then n args (u32 len, UTF-8 bytes); the last arg is
 //             the source file, the others javac's options
 //   answer:   u32 exit code, u32 len + output (UTF-8), u32 nfiles, then per
-//             file: u32 len + path relative to -d (UTF-8), u32 len + bytes
+//             file: u32 len + path relative to -d (UTF-8), u32 len + bytes;
+//             exit code 2: the compile threw (the plain javac decides), 3:
+//             this JVM failed (an Error): it answers nothing more and the
+//             agent ends it
 import java.io.*;
 import java.net.URI;
 import java.nio.channels.*;
 import java.nio.charset.StandardCharsets;
 import java.util.*;
+import java.util.jar.JarFile;
 import javax.tools.*;
 
 public final class LlmsbJavac {
@@ -108,22 +114,64 @@ public final class LlmsbJavac {
         return opts;
     }
 
+    private static final String PROCESSOR = "META-INF/services/javax.annotation.processing.Processor";
+
+    // The element of the class path (options(), expanded) that names an
+    // annotation processor javac would run, or null.
+    static String processorOn(List<String> opts) throws IOException {
+        String cp = ".";
+        for (int i = 0; i + 1 < opts.size(); i++)
+            if (opts.get(i).equals("-cp") || opts.get(i).equals("-classpath"))
+                cp = opts.get(i + 1);
+        for (String e : cp.split(File.pathSeparator, -1)) {
+            File f = new File(e.isEmpty() ? "." : e);
+            if (f.isDirectory() ? new File(f, PROCESSOR).exists() : f.isFile() && jarNames(f))
+                return e;
+        }
+        return null;
+    }
+
+    static boolean jarNames(File f) {
+        try (JarFile j = new JarFile(f)) {
+            return j.getEntry(PROCESSOR) != null;
+        } catch (IOException e) {
+            return false; // not a jar: javac finds no processor there either
+        }
+    }
+
+    private static List<String> warmed; // the options warmed with (the jobs')
+    private static boolean broken;      // an Error: nothing more is answered
+
     // One compile; the answer as the wire format says.
     static void compile(List<String> args, DataOutputStream out) throws IOException {
         StringWriter text = new StringWriter();
         int code;
-        Capture fm = new Capture(javac.getStandardFileManager(null, null, null));
+        Capture fm = null;
         try {
             List<String> opts = options(args);
+            if (warmed != null && !opts.equals(warmed))
+                throw new IllegalArgumentException("options not the server's: " + opts);
+            fm = new Capture(javac.getStandardFileManager(null, null, null));
             String file = args.get(args.size() - 1);
             Iterable<? extends JavaFileObject> units = fm.sources(file);
             code = javac.getTask(text, fm, null, opts, null, units).call() ? 0 : 1;
-        } catch (RuntimeException e) {
+        } catch (Error e) {
+            code = 3; // out of memory, say: this JVM is done
+            broken = true;
+            text = new StringWriter();
+        } catch (Throwable e) {
             code = 2; // the job's plain javac decides
             text.write("llmsb-javac: " + e);
         } finally {
-            fm.close();
+            try {
+                if (fm != null)
+                    fm.close();
+            } catch (Throwable e) {
+                // nothing written: the class files are in memory
+            }
         }
+        if (code == 3) // the heap may be gone: what's held goes first
+            fm = null;
         out.writeInt(code);
         writeBytes(out, text.toString().getBytes(StandardCharsets.UTF_8));
         out.writeInt(code == 0 ? fm.files.size() : 0);
@@ -184,6 +232,9 @@ public final class LlmsbJavac {
 
     public static void main(String[] argv) throws IOException {
         if (argv.length > 0 && argv[0].equals("--prime")) { // image build: for the CDS archive
+            List<String> o = new ArrayList<>(Arrays.asList(argv).subList(1, argv.length));
+            o.add("Main.java");
+            processorOn(options(o));
             warm(Arrays.copyOfRange(argv, 1, argv.length));
             return;
         }
@@ -193,19 +244,33 @@ public final class LlmsbJavac {
             System.exit(2);
         }
         ServerSocketChannel ss = (ServerSocketChannel)inherited;
+        List<String> o = new ArrayList<>(Arrays.asList(argv));
+        o.add("Main.java");
+        warmed = options(o);
+        String proc = processorOn(warmed);
+        if (proc != null) { // -proc:none would compile otherwise than javac
+            System.err.println("llmsb-javac: an annotation processor on the class path: " + proc);
+            System.exit(3);
+        }
         warm(argv); // argv: the options a job's compile uses
         System.out.write('R');
         System.out.flush();
-        for (;;) {
+        while (!broken) {
             try (SocketChannel ch = ss.accept()) {
                 DataInputStream in = new DataInputStream(Channels.newInputStream(ch));
                 DataOutputStream out =
                     new DataOutputStream(new BufferedOutputStream(Channels.newOutputStream(ch), 65536));
                 compile(readRequest(in), out);
-            } catch (IOException e) {
+            } catch (Throwable e) {
                 // that compile's channel failed (its step was killed): the next is new
                 System.err.println("llmsb-javac: " + e);
             }
         }
+        for (;;) // the agent ends this JVM (an exit would count as a failure)
+            try {
+                Thread.sleep(60000);
+            } catch (InterruptedException e) {
+                // keep waiting
+            }
     }
 }

@@ -7,13 +7,16 @@
 #       first word of a job's id is its path) and writes the three job
 #       files: cached (as written), plain (LLMSB_COMPILE_CACHE=0) and trace
 #       (LLMSB_COMPILE_CACHE_TRACE=-)
-#   differ.py compare T LINE FAST [NONE]
+#   differ.py compare T LINE FAST [NONE] [--trace-compared]
 #       compares the plain and the cached results on every field but the
 #       timings, and checks the path each job took in the trace run: the
 #       compile output's lines matching the regex LINE, whose first word is
 #       the path (NONE when there is none; without NONE, exactly one line
 #       is required).  A job expected on the FAST path whose plain compile
-#       says something must fall back instead.
+#       says something must fall back instead.  With --trace-compared the
+#       trace run, its LINE lines taken out of the compile output, is
+#       compared with the plain one too: the run that shows its path is
+#       also one whose results must agree.
 import json, re, sys
 
 def write(T, corpus):
@@ -52,7 +55,15 @@ def untimed(v):
         return [untimed(x) for x in v]
     return v
 
-def compare(T, line, fast, none=None):
+def untraced(r, line):
+    """r with the lines matching line taken out of its compile output."""
+    r = dict(r)
+    out = "".join(l for l in (r.get("compile_output") or "").splitlines(keepends=True)
+                  if not re.fullmatch(line, l.rstrip("\n")))
+    r["compile_output"] = out or None
+    return r
+
+def compare(T, line, fast, none=None, trace_compared=False):
     failed = 0
     plain, cached, trace = load(T, "plain"), load(T, "cached"), load(T, "trace")
     expect = dict(l.split() for l in open(T + "/expect"))
@@ -63,11 +74,17 @@ def compare(T, line, fast, none=None):
     took = {"cached": [], "plain": []}
     for i, want in expect.items():
         a, b = plain[i], cached[i]
-        for f in sorted(set(a) | set(b)):
-            if not TIMES.search(f) and untimed(a.get(f)) != untimed(b.get(f)):
-                print("FAIL %s: %s differs:\n  plain:  %.600r\n  cached: %.600r" %
-                      (i, f, a.get(f), b.get(f)))
-                failed += 1
+        others = [("cached", b)]
+        if trace_compared: # no compile output: absent or empty alike
+            a = dict(a, compile_output=a.get("compile_output") or None)
+            others = [("cached", dict(b, compile_output=b.get("compile_output") or None)),
+                      ("trace", untraced(trace[i], line))]
+        for name, o in others:
+            for f in sorted(set(a) | set(o)):
+                if not TIMES.search(f) and untimed(a.get(f)) != untimed(o.get(f)):
+                    print("FAIL %s: %s differs:\n  plain:  %.600r\n  %-7s %.600r" %
+                          (i, f, a.get(f), name + ":", o.get(f)))
+                    failed += 1
         got = [l for l in (trace[i].get("compile_output") or "").split("\n")
                if re.fullmatch(line, l)]
         path = got[0].split()[0] if len(got) == 1 else none if not got and none else "?%r" % got
@@ -91,4 +108,5 @@ if __name__ == "__main__":
     if sys.argv[1] == "write":
         write(sys.argv[2], sys.argv[3])
     else:
-        sys.exit(compare(*sys.argv[2:]))
+        args = [a for a in sys.argv[2:] if a != "--trace-compared"]
+        sys.exit(compare(*args, trace_compared="--trace-compared" in sys.argv))

@@ -6,20 +6,26 @@
 # deprecation note, a removal warning, a runtime exception, exit codes, a
 # timeout, no main, a public class not named Main, a package, a helper
 # .java beside Main, stdin, unicode, META-INF and module-info in the work
-# dir, JAVA_TOOL_OPTIONS and other env, test cases, a container below the
-# server's memory threshold) and HumanEval-X's Java reference
+# dir, .hotspotrc and .hotspot_compiler, the class files' modes,
+# JAVA_TOOL_OPTIONS and other env, test cases, a container below the
+# server's memory or pids threshold) and HumanEval-X's Java reference
 # solutions, each run with the server and with LLMSB_COMPILE_CACHE=0;
-# every result field but the timings must be equal.  A third run with
-# LLMSB_COMPILE_CACHE_TRACE=- (the agent's trace in compile_output, so
-# this run is not compared) checks that each program took the path it
-# should: "warm-" ids and the HumanEval-X programs compile in the server
+# every result field but the timings must be equal, the class files
+# (artifacts) too.  A third run with LLMSB_COMPILE_CACHE_TRACE=- (the
+# agent's trace in compile_output) checks that each program took the path
+# it should: "warm-" ids and the HumanEval-X programs compile in the server
 # (or fall back, when the plain compile has output), "fallback-" ones ask
-# and fall back, "plain-" ones never ask.  Then, one sandbox in turn: a
+# and fall back, "plain-" ones never ask; it is compared too, its trace
+# lines taken out.  Then, one sandbox in turn: a
 # job's run step tries to signal the server, read its /proc files
 # (environ, mem, fd) and find a socket to connect to, and leaves files in
 # the work dir and /tmp that would change the next job's compile, which
 # must compile as if they were not there; a compile past the compile step's
-# limit times out as the plain one does, and the next job is served warm.
+# limit times out as the plain one does, and the next job is served warm; a
+# compile of ~2 s with a note under a 3 s limit falls back and is "ok" (the
+# plain javac has a deadline of its own), and the next job is served warm;
+# the server killed from the host during a job's run step: the next jobs'
+# results are as plain, the one after served warm.
 #   usage: tests/compile-cache/java.sh [all]
 # Without "all" (CI), every fourth HumanEval-X program runs; with it (make
 # test-java-cache-all), all 164.
@@ -45,6 +51,7 @@ jobs, expect = [], []
 for n, line in enumerate(open(T + "/he.jsonl")):
     if every == "all" or n % 4 == 0:
         j = json.loads(line)
+        j["artifacts"] = ["*.class"] # the class files must be javac's
         jobs.append(j)
         expect.append((j["id"], "warm"))
 with open(T + "/jobs.jsonl", "w") as f:
@@ -60,7 +67,8 @@ python3 tests/compile-cache/differ.py write "$T" tests/compile-cache/java-corpus
 
 run_three
 
-python3 tests/compile-cache/differ.py compare "$T" 'warm|fallback \(.*\)' warm plain >"$T/diff.out" 2>&1
+python3 tests/compile-cache/differ.py compare "$T" 'warm|fallback \(.*\)' warm plain \
+    --trace-compared >"$T/diff.out" 2>&1
 rc=$?
 grep -v '^FAIL' "$T/diff.out" | sed 's/^/  /'
 grep '^FAIL' -A2 "$T/diff.out" | head -40
@@ -158,8 +166,34 @@ slow = """public class Main {
     public static void main(String[] a) { System.out.println(%s); }
 }
 """ % slow
+# ~2 s of plain javac with a note (the compile step's limit is 3 s): the
+# warm compile, said something, gives way to the plain one, which has the
+# step's whole time of its own
+big = "\n".join("    static int f%d(List<Integer> xs) { return xs.stream().map(x -> x + %d)"
+                ".filter(x -> x %% 3 == 0).reduce(0, Integer::sum); }" % (i, i) for i in range(1900))
+big = """import java.util.*;
+public class Main {
+%s
+    public static void main(String[] a) {
+        List l = new ArrayList();
+        l.add(1);
+        System.out.println(f1(List.of(1, 2, 3)) + " " + l);
+    }
+}
+""" % big
+# the server is killed from outside (by kill_server below) while this job
+# runs: the next jobs compile as before
+sleeper = """public class Main {
+    public static void main(String[] a) throws Exception {
+        new java.io.File("/tmp/llmsb-test-kill-server").createNewFile();
+        Thread.sleep(3000);
+        System.out.println("slept");
+    }
+}
+"""
 jobs = [("probe", probe), ("poison", poison), ("victim", victim), ("after", clean),
-        ("slow-compile", slow), ("after-slow", clean)]
+        ("slow-compile", slow), ("after-slow", clean), ("slow-note", big), ("after-note", clean),
+        ("sleeper", sleeper), ("after-kill", clean), ("after-restart", clean)]
 for name, env in (("seq-cached", {"LLMSB_COMPILE_CACHE_TRACE": "-"}),
                   ("seq-plain", {"LLMSB_COMPILE_CACHE": "0"})):
     with open("%s/%s.jsonl" % (T, name), "w") as f:
@@ -167,15 +201,36 @@ for name, env in (("seq-cached", {"LLMSB_COMPILE_CACHE_TRACE": "-"}),
             f.write(json.dumps({"id": i, "lang": "java", "code": code, "env": env}) + "\n")
 EOF
 printf 'limits: {defaults: {compile_timeout: 3}}\n' >"$T/seq.yaml"
+# Kills the server, from the host, of the container whose job made the
+# marker file; says so in $T/killed.
+kill_server() {
+    for _ in $(seq 600); do
+        for c in $(docker ps -q --filter ancestor=llmsb/java:latest 2>/dev/null); do
+            docker exec "$c" test -e /tmp/llmsb-test-kill-server 2>/dev/null || continue
+            pid=$(docker top "$c" -o pid,args | awk '/Llmsb[J]avac/ {print $1}')
+            [ -n "$pid" ] && kill -KILL $pid && echo killed >"$T/killed" && return
+        done
+        sleep 0.2
+    done
+}
 for mode in seq-cached seq-plain; do
+    killer=
+    if [ "$mode" = seq-cached ]; then kill_server & killer=$!; fi
     "$B" --config "$T/seq.yaml" submit "$T/$mode.jsonl" --local --slots 1 --out "$T/$mode.out" \
         >"$T/$mode.log" 2>&1 ||
         [ -s "$T/$mode.out" ] || bad "run_$mode" "$(tail -5 "$T/$mode.log")"
+    [ -n "$killer" ] && { kill "$killer" 2>/dev/null; wait "$killer"; }
 done
 python3 - "$T" >"$T/seq.out" 2>&1 <<'EOF'
-import json, sys
+import json, os, re, sys
 T = sys.argv[1]
 res = {r["id"]: r for r in map(json.loads, open(T + "/seq-cached.out"))}
+paths = {}
+for r in res.values(): # the trace lines out of the compile output, kept apart
+    lines = (r.get("compile_output") or "").splitlines(keepends=True)
+    trace = [l for l in lines if re.fullmatch(r"warm|fallback \(.*\)", l.rstrip("\n"))]
+    paths[r["id"]] = "".join(trace)
+    r["compile_output"] = "".join(l for l in lines if l not in trace) or None
 plain = {r["id"]: r for r in map(json.loads, open(T + "/seq-plain.out"))}
 failed = 0
 def check(what, got, want):
@@ -186,18 +241,22 @@ def check(what, got, want):
 check("probe", res["probe"].get("stdout"),
       "server: found\nkill: denied\nenviron: denied\nmem: denied\nfd: denied\n"
       "socket dirs: 0\nconnected: 0\nalive: true\n")
-check("probe's compile", res["probe"].get("compile_output"), "warm\n")
+check("probe's compile", paths["probe"], "warm\n")
 check("poison", res["poison"].get("stdout"), "left files\n")
-for i in ("victim", "after", "slow-compile", "after-slow"):
-    for f in ("status", "stdout", "stderr", "exit_code"):
-        check("%s %s" % (i, f), res[i].get(f), plain[i].get(f))
-check("slow-compile's output", res["slow-compile"].get("compile_output"),
-      plain["slow-compile"].get("compile_output"))
-check("slow-compile timed out", "timed out" in res["slow-compile"].get("compile_output", ""), True)
-check("after-slow's path", res["after-slow"].get("compile_output"), "warm\n")
+for i in ("victim", "after", "slow-compile", "after-slow", "slow-note", "after-note",
+          "sleeper", "after-kill", "after-restart"):
+    for f in ("status", "stdout", "stderr", "exit_code", "compile_output"):
+        check("%s %s" % (i, f), res[i].get(f) or None, plain[i].get(f) or None)
+check("slow-compile timed out", "timed out" in (res["slow-compile"].get("compile_output") or ""), True)
+check("after-slow's path", paths["after-slow"], "warm\n")
 check("victim status", res["victim"].get("status"), "compile_error")
-check("victim's path", res["victim"].get("compile_output", "").split("\n")[0], "fallback (javac said something)")
-check("after's path", res["after"].get("compile_output"), "warm\n")
+check("victim's path", paths["victim"], "fallback (javac said something)\n")
+check("after's path", paths["after"], "warm\n")
+check("slow-note's status", res["slow-note"].get("status"), "ok")
+check("slow-note's path", paths["slow-note"].split(" ")[0], "fallback")
+check("after-note's path", paths["after-note"], "warm\n")
+check("the server killed from outside", open(T + "/killed").read() if os.path.exists(T + "/killed") else None, "killed\n")
+check("after-restart's path", paths["after-restart"], "warm\n")
 sys.exit(1 if failed else 0)
 EOF
 rc=$?

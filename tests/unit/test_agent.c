@@ -1,11 +1,15 @@
 /* test_agent.c - the agent's tree wipe: never follows symlinks out of the
  * wiped dir, removes unreadable subtrees, leaves the dir itself; the
- * per-case state restore; the run step started ahead (prespawn.c). */
+ * per-case state restore; the run step started ahead (prespawn.c); the warm
+ * javac's compile child falling back (javac.c). */
 #include "test.h"
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -174,6 +178,81 @@ TEST(javac_env_ok_only_the_sandbox_env)
     for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
         char *env[] = {base[0], (char *)no[i]};
         ASSERT(!javac_env_ok(env, 2));
+    }
+}
+
+/* The compile step's child asking a server that is gone (its connection's
+ * other end closed), or in a work dir holding fname (NULL: none): it must
+ * return (to run the plain javac) with the signals' defaults, not die of
+ * SIGPIPE, and tell the agent on fd 4.  Returns the word (0: none; -1: it
+ * died) and the trace line in trace. */
+static int javac_child_word(const char *fname, char *trace, size_t tsz)
+{
+    char dir[] = "/tmp/llmsb-test-XXXXXX", tfile[128], env0[160], word = 0;
+    char *argv[] = {"javac", "-encoding", "UTF-8", "-d", ".", "Main.java", NULL};
+    char *env[] = {env0, NULL};
+    struct proto_job job = {0};
+    int sp[2], st[2], status;
+    pid_t pid;
+
+    if (!mkdtemp(dir) || socketpair(AF_UNIX, SOCK_STREAM, 0, sp) != 0 || pipe(st) != 0)
+        return -2;
+    snprintf(tfile, sizeof(tfile), "%s.trace", dir);
+    snprintf(env0, sizeof(env0), "LLMSB_COMPILE_CACHE_TRACE=%s", tfile);
+    job.compile_argv = argv;
+    job.ncompile = 6;
+    job.env = env;
+    job.nenv = 1;
+    close(sp[1]); /* the server is gone */
+    if ((pid = fork()) == 0) {
+        signal(SIGPIPE, SIG_DFL);
+        if (dup2(sp[0], 3) < 0 || dup2(st[1], 4) < 0 || chdir(dir) != 0)
+            _exit(2);
+        if (fname)
+            close(open(fname, O_CREAT | O_WRONLY, 0644));
+        javac_child(&job, 1000);
+        _exit(signal(SIGPIPE, SIG_DFL) == SIG_DFL ? 0 : 3);
+    }
+    close(st[1]);
+    close(sp[0]);
+    waitpid(pid, &status, 0);
+    if (read(st[0], &word, 1) != 1)
+        word = 0;
+    close(st[0]);
+    trace[0] = '\0';
+    FILE *f = fopen(tfile, "r");
+    if (f && !fgets(trace, (int)tsz, f))
+        trace[0] = '\0';
+    if (f)
+        fclose(f);
+    unlink(tfile);
+    if (fname) {
+        snprintf(tfile, sizeof(tfile), "%s/%s", dir, fname);
+        unlink(tfile);
+    }
+    rmdir(dir);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? word : -1;
+}
+
+TEST(javac_child_falls_back_when_the_server_is_gone)
+{
+    char trace[256];
+
+    ASSERT_EQ(javac_child_word(NULL, trace, sizeof(trace)), 'S');
+    ASSERT_STR(trace, "fallback (the server is gone)\n");
+}
+
+/* files plain javac's JVM reads in its working directory (and warns it
+ * ignores): the warm path must not be taken */
+TEST(javac_child_falls_back_on_hotspot_files)
+{
+    static const char *const odd[] = {".hotspotrc", ".hotspot_compiler", "META-INF"};
+    char trace[256], want[256];
+
+    for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
+        ASSERT_EQ(javac_child_word(odd[i], trace, sizeof(trace)), 'P');
+        snprintf(want, sizeof(want), "fallback (%s)\n", odd[i]);
+        ASSERT_STR(trace, want);
     }
 }
 
@@ -434,5 +513,6 @@ TEST(prespawn_serves_only_the_same_spec)
 
 TEST_MAIN("agent", T(rm_tree_does_not_follow_symlinks), T(rm_tree_removes_a_tree_of_any_depth),
           T(oom_count_reads_or_reports_unknown), T(zygote_env_sensitive_names),
-          T(javac_env_ok_only_the_sandbox_env), T(restore_tells_the_jobs_doing_from_ours),
+          T(javac_env_ok_only_the_sandbox_env), T(javac_child_falls_back_when_the_server_is_gone),
+          T(javac_child_falls_back_on_hotspot_files), T(restore_tells_the_jobs_doing_from_ours),
           T(snapshot_keeps_a_library_of_any_shape), T(prespawn_serves_only_the_same_spec))
