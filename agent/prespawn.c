@@ -62,15 +62,6 @@ static void spec_release(struct pspec *s)
     memset(s, 0, sizeof(*s));
 }
 
-static int strlist_copy(char ***dst, size_t *n, char *const *src, size_t nsrc)
-{
-    int rc = 0;
-
-    for (size_t i = 0; i < nsrc && rc == 0; i++)
-        rc = strlist_add(dst, n, src[i], strlen(src[i]));
-    return rc;
-}
-
 /* 1 when the job's run step may be started ahead: a run from a clean
  * sandbox (no compile or install step, whose kills by uid would end it;
  * no session; no zygote).  With cases, the first case's run: the later
@@ -87,9 +78,9 @@ static int spec_copy(struct pspec *dst, const struct pspec *src)
     int rc;
 
     memset(dst, 0, sizeof(*dst));
-    rc = strlist_copy(&dst->argv, &dst->nargv, src->argv, src->nargv);
+    rc = strlist_add_all(&dst->argv, &dst->nargv, src->argv, src->nargv);
     if (rc == 0)
-        rc = strlist_copy(&dst->env, &dst->nenv, src->env, src->nenv);
+        rc = strlist_add_all(&dst->env, &dst->nenv, src->env, src->nenv);
     if (rc == 0 && !(dst->var = strdup(src->var)))
         rc = -1;
     dst->fsize_limit = src->fsize_limit;
@@ -112,7 +103,7 @@ static int spec_from_job(const struct proto_job *job, struct pspec *s)
         return 0;
     rc = spec_copy(s, &view);
     if (rc == 0 && job->ncases &&
-        (rc = strlist_copy(&s->argv, &s->nargv, job->cases[0].args, job->cases[0].nargs)) != 0)
+        (rc = strlist_add_all(&s->argv, &s->nargv, job->cases[0].args, job->cases[0].nargs)) != 0)
         spec_release(s);
     return rc;
 }

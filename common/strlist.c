@@ -36,6 +36,15 @@ void strlist_free(char **list, size_t n)
     free(list);
 }
 
+int strlist_add_all(char ***list, size_t *n, char *const *from, size_t nfrom)
+{
+    int rc = 0;
+
+    for (size_t i = 0; i < nfrom && rc == 0; i++)
+        rc = strlist_add(list, n, from[i], strlen(from[i]));
+    return rc;
+}
+
 int strlist_has(char *const *list, size_t n, const char *s)
 {
     for (size_t i = 0; i < n; i++)

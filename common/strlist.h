@@ -12,6 +12,9 @@
  * LLMSB_ERR_LIMIT past STRLIST_MAX entries, LLMSB_ERR_INVALID when s holds a
  * NUL byte, or LLMSB_ERR_NOMEM. */
 int strlist_add(char ***list, size_t *n, const char *s, size_t len);
+/* Appends copies of from[0..nfrom) to *list, as strlist_add does each,
+ * stopping at the first failure (its code; what was added stays). */
+int strlist_add_all(char ***list, size_t *n, char *const *from, size_t nfrom);
 /* Frees the strings and the list; NULL is a no-op. */
 void strlist_free(char **list, size_t n);
 /* 1 when s is one of the list's strings. */

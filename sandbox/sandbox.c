@@ -379,15 +379,6 @@ int sandbox_prestart_ahead(struct sandbox *s, const struct proto_job *view, stru
     return send_prestart(s, view, err);
 }
 
-static int strlist_copy(char ***to, size_t *nto, char *const *from, size_t n)
-{
-    int rc = 0;
-
-    for (size_t i = 0; i < n && rc == 0; i++)
-        rc = strlist_add(to, nto, from[i], strlen(from[i]));
-    return rc;
-}
-
 static int str_copy(char **to, const char *from)
 {
     if (from && !(*to = strdup(from)))
@@ -400,11 +391,11 @@ int sandbox_start_view(const struct proto_job *pj, struct proto_job *view)
     int rc;
 
     proto_job_init(view);
-    rc = strlist_copy(&view->compile_argv, &view->ncompile, pj->compile_argv, pj->ncompile);
-    rc = rc ? rc : strlist_copy(&view->run_argv, &view->nrun, pj->run_argv, pj->nrun);
+    rc = strlist_add_all(&view->compile_argv, &view->ncompile, pj->compile_argv, pj->ncompile);
+    rc = rc ? rc : strlist_add_all(&view->run_argv, &view->nrun, pj->run_argv, pj->nrun);
     /* never the job's own env: a view outlives its job (the pool keeps
      * it for the next container of the kind) and may hold a secret */
-    rc = rc ? rc : strlist_copy(&view->env, &view->nenv, pj->env, pj->nenv - pj->nenv_own);
+    rc = rc ? rc : strlist_add_all(&view->env, &view->nenv, pj->env, pj->nenv - pj->nenv_own);
     rc = rc ? rc : str_copy(&view->zygote, pj->zygote);
     rc = rc ? rc : str_copy(&view->zygote_profile, pj->zygote_profile);
     rc = rc ? rc : str_copy(&view->prespawn, pj->prespawn);
