@@ -1242,6 +1242,41 @@ static void run_cases(const struct agent_conf *conf, const struct proto_job *job
     buf_release(&err);
 }
 
+/* Milliseconds since t0_us (clock_mono_us), rounded: a step's phase. */
+static int64_t since_ms(int64_t t0_us)
+{
+    return (clock_mono_us() - t0_us + 500) / 1000;
+}
+
+/* The library install, the worker's CONTINUE, the offline step: its phase
+ * is the two steps' time, not the wait for the worker between them. */
+static int timed_install(const struct agent_conf *conf, const struct proto_job *job,
+                         struct proto_result *res)
+{
+    int64_t t0 = clock_mono_us();
+    int rc = install(conf, job, job->install_argv, "install", res);
+
+    res->phases.install_ms = since_ms(t0);
+    if (rc != 0)
+        return -1;
+    if (job->install_pause && (!conf->install_pause || conf->install_pause() != 0)) {
+        res->status = STATUS_INTERNAL_ERROR;
+        snprintf(res->error, sizeof(res->error),
+                 "agent: the worker did not continue after the install");
+        return -1;
+    }
+    /* the offline part: package code that runs at install time runs
+     * here, after the worker took the network away */
+    t0 = clock_mono_us();
+    rc = job->nbuild ? install(conf, job, job->build_argv, "offline install step", res) : 0;
+    res->phases.install_ms += since_ms(t0);
+    if (rc != 0)
+        return -1;
+    /* the install's own lines are not the program's compile output */
+    buf_reset(&res->compile_output);
+    return 0;
+}
+
 void agent_job_run(const struct agent_conf *conf, const struct proto_job *job,
                    struct proto_result *res)
 {
@@ -1249,6 +1284,7 @@ void agent_job_run(const struct agent_conf *conf, const struct proto_job *job,
     /* before the job's files are there: a zygote still preloading reads
      * nothing of this job's */
     int zygote = job->session ? 1 : zygote_for_job(conf, job);
+    int64_t t0;
     int rc;
 
     prespawn_for_job(conf, job); /* likewise: one that does not fit ends here */
@@ -1266,30 +1302,26 @@ void agent_job_run(const struct agent_conf *conf, const struct proto_job *job,
         llmsb_fmt(res->error, sizeof(res->error), "files: %s", msg);
         return;
     }
-    if (job->ninstall) {
-        if (install(conf, job, job->install_argv, "install", res) != 0)
-            return;
-        if (job->install_pause && (!conf->install_pause || conf->install_pause() != 0)) {
-            res->status = STATUS_INTERNAL_ERROR;
-            snprintf(res->error, sizeof(res->error),
-                     "agent: the worker did not continue after the install");
-            return;
-        }
-        /* the offline part: package code that runs at install time runs
-         * here, after the worker took the network away */
-        if (job->nbuild && install(conf, job, job->build_argv, "offline install step", res) != 0)
-            return;
-        /* the install's own lines are not the program's compile output */
-        buf_reset(&res->compile_output);
-    }
-    if (job->ncompile && compile(conf, job, res) != 0)
+    if (job->ninstall && timed_install(conf, job, res) != 0)
         return;
+    if (job->ncompile) {
+        t0 = clock_mono_us();
+        rc = compile(conf, job, res);
+        res->phases.compile_ms = since_ms(t0);
+        if (rc != 0)
+            return;
+    }
+    t0 = clock_mono_us();
     if (job->ncases)
         run_cases(conf, job, zygote, res);
     else
         run(conf, job, zygote, res);
-    if (res->status != STATUS_INTERNAL_ERROR)
+    res->phases.run_ms = since_ms(t0);
+    if (res->status != STATUS_INTERNAL_ERROR) {
+        t0 = clock_mono_us();
         agent_collect_artifacts(conf, job, res); /* also after a timeout: what it made */
+        res->phases.collect_ms = since_ms(t0);
+    }
     if (job->session && (res->status == STATUS_SESSION_LOST || !zygote_session_alive())) {
         zygote_session_end();
         res->session_ended = 1;

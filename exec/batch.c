@@ -28,6 +28,7 @@ struct batch {
     atomic_int cancel;
     int alive;               /* runner threads not yet ended (under mu) */
     struct llmsb_err failed; /* why a runner thread could not start */
+    int64_t queued_at;       /* every job's queued_at: when the file was handed over */
 };
 
 static void batch_one(struct batch *b, const struct backend *be, size_t i)
@@ -53,6 +54,7 @@ static void batch_one(struct batch *b, const struct backend *be, size_t i)
     }
     if (!r.id[0])
         snprintf(r.id, sizeof(r.id), "%s", defid);
+    r.queued_at = b->queued_at; /* its queue wait: the wait for a free runner thread */
     b->results[i] = job_result_json(&r);
     pthread_mutex_lock(&b->mu);
     b->finished++;
@@ -184,6 +186,7 @@ int batch_run(const struct config *cfg, const struct batch_opts *o, cJSON *const
     }
     group_sessions(jobs, n, b->group);
     b->cfg = cfg;
+    b->queued_at = clock_wall_ms();
     b->jobs = jobs;
     b->n = n;
     b->results = results;

@@ -212,6 +212,27 @@ static enum sched_outcome conclude(struct pool *pool, struct pool_lease *lease, 
     return SCHED_OUT_FINAL;
 }
 
+/* An attempt's host-side phases start afresh (a retry's are its own). */
+static void phases_reset(struct job_result *r)
+{
+    r->ph.prepare_ms = r->ph.acquire_ms = r->ph.agent_ms = r->ph.finish_ms = -1;
+    r->ph.acquire[0] = '\0';
+}
+
+/* The agent's turn, with its wall-clock stamps and its phase. */
+static int timed_run(struct sandbox *sb, const struct proto_job *pj, int64_t backstop_ms,
+                     struct job_result *r, struct llmsb_err *err)
+{
+    int64_t t0 = clock_mono_ms();
+    int rc;
+
+    r->started_at = clock_wall_ms();
+    rc = sandbox_run(sb, pj, backstop_ms, &r->r, err);
+    r->finished_at = clock_wall_ms();
+    r->ph.agent_ms = clock_mono_ms() - t0;
+    return rc;
+}
+
 /* A session's call: in the session's own sandbox (session.c), never
  * retried elsewhere (a new sandbox would silently start afresh): a sandbox
  * that fails during the call ends the session.  The call runs, and is
@@ -227,9 +248,13 @@ static enum sched_outcome session_call(struct pool *pool, const struct backend *
     struct sandbox *sb;
     char owner[160], why[600], *policy = NULL, *security = NULL;
     enum sched_outcome out = SCHED_OUT_FINAL;
-    int rc = session_take(pool, cfg, j, &call.lang, &policy, &security, &sb, r, owner,
-                          sizeof(owner), err);
+    int64_t t0 = clock_mono_ms(), took;
+    int rc;
 
+    phases_reset(r);
+    rc = session_take(pool, cfg, j, &call.lang, &policy, &security, &sb, r, owner, sizeof(owner),
+                      err);
+    took = clock_mono_ms() - t0;
     proto_job_init(&p.pj);
     if (rc == 1)
         goto out;
@@ -246,19 +271,25 @@ static enum sched_outcome session_call(struct pool *pool, const struct backend *
         call.policy = policy;
         call.security = security;
     }
-    if ((rc = prepare(be, cfg, &call, &p, r, err)) != 0) {
+    t0 = clock_mono_ms();
+    rc = prepare(be, cfg, &call, &p, r, err);
+    r->ph.prepare_ms = clock_mono_ms() - t0;
+    if (rc != 0) {
         session_put(pool, j->session, 0, NULL); /* nothing ran: the session goes on */
         out = rc > 0 ? SCHED_OUT_FINAL : SCHED_OUT_FAILED;
         goto out;
     }
+    /* the session's own sandbox, or (its first call) one made for it */
+    snprintf(r->ph.acquire, sizeof(r->ph.acquire), "%s", sb ? "session" : "cold");
+    t0 = clock_mono_ms();
     if (!sb && session_start(pool, j->session, &p.spec, &sb, err) != 0) {
         out = SCHED_OUT_FAILED; /* no session was made: the call may be tried again */
         goto out;
     }
+    r->ph.acquire_ms = took + clock_mono_ms() - t0;
     sb->cancel = cancel;
-    r->started_at = clock_wall_ms();
-    rc = sandbox_run(sb, &p.pj, exec_backstop_ms(cfg, &call), &r->r, err);
-    r->finished_at = clock_wall_ms();
+    rc = timed_run(sb, &p.pj, exec_backstop_ms(cfg, &call), r, err);
+    t0 = clock_mono_ms();
     sb->cancel = NULL;
     if (rc == LLMSB_ERR_INTERRUPTED) {
         int user = cancel && atomic_load(cancel) == SCHED_CANCEL_USER;
@@ -290,6 +321,7 @@ static enum sched_outcome session_call(struct pool *pool, const struct backend *
     job_result_check(r, &call);
     if (job_result_artifacts(r) != 0)
         log_warn("job=%s: artifacts could not be encoded", j->id ? j->id : "-");
+    r->ph.finish_ms = clock_mono_ms() - t0;
 out:
     proto_job_release(&p.pj);
     free(policy);
@@ -304,6 +336,7 @@ enum sched_outcome exec_job(struct pool *pool, const struct backend *be, const s
     struct prepared p;
     struct pool_lease lease;
     enum sched_outcome out = SCHED_OUT_FAILED;
+    int64_t t0;
     int rc;
 
     if (j->session_close) {
@@ -313,12 +346,20 @@ enum sched_outcome exec_job(struct pool *pool, const struct backend *be, const s
                    ? SCHED_OUT_ELSEWHERE
                    : SCHED_OUT_FINAL;
     }
-    if (j->session)
-        return session_call(pool, be, cfg, j, cancel, r, err);
-    if ((rc = prepare(be, cfg, j, &p, r, err)) != 0) {
+    if (j->session) {
+        out = session_call(pool, be, cfg, j, cancel, r, err);
+        job_result_phases_end(r);
+        return out;
+    }
+    phases_reset(r);
+    t0 = clock_mono_ms();
+    rc = prepare(be, cfg, j, &p, r, err);
+    r->ph.prepare_ms = clock_mono_ms() - t0;
+    if (rc != 0) {
         out = rc > 0 ? SCHED_OUT_FINAL : SCHED_OUT_FAILED;
         goto out;
     }
+    t0 = clock_mono_ms();
     if (pool_acquire(pool, &p.spec, &lease, err) != 0)
         goto out;
     lease.sb->cancel = cancel;
@@ -327,11 +368,17 @@ enum sched_outcome exec_job(struct pool *pool, const struct backend *be, const s
         pool_put(pool, &lease, 0); /* as a failed acquire: nothing of the job ran */
         goto out;
     }
-    r->started_at = clock_wall_ms();
-    rc = sandbox_run(lease.sb, &p.pj, exec_backstop_ms(cfg, j), &r->r, err);
-    r->finished_at = clock_wall_ms();
+    r->ph.acquire_ms = clock_mono_ms() - t0;
+    snprintf(r->ph.acquire, sizeof(r->ph.acquire), "%s",
+             lease.warm        ? "warm"
+             : lease.temporary ? "temporary"
+                               : "cold");
+    rc = timed_run(lease.sb, &p.pj, exec_backstop_ms(cfg, j), r, err);
+    t0 = clock_mono_ms();
     out = conclude(pool, &lease, rc, cancel, &p, j, r, err);
+    r->ph.finish_ms = clock_mono_ms() - t0;
 out:
+    job_result_phases_end(r);
     proto_job_release(&p.pj);
     return out;
 }

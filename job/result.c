@@ -54,6 +54,7 @@ static const struct {
     {"queued_at", RT_INT},
     {"started_at", RT_INT},
     {"finished_at", RT_INT},
+    {"phases", RT_JSON},
     {"meta", RT_JSON_OR_NULL},
 };
 
@@ -65,6 +66,7 @@ void job_result_init(struct job_result *r, const struct job *j)
     r->cases_total = -1;
     r->attempts = 1;
     r->queued_at = clock_wall_ms();
+    r->ph = (struct result_phases){clock_mono_ms(), r->queued_at, -1, -1, "", -1, -1, -1};
     if (j && j->id)
         snprintf(r->id, sizeof(r->id), "%s", j->id);
     if (j && j->meta)
@@ -190,7 +192,60 @@ void job_result_check(struct job_result *r, const struct job *j)
                                  j->expect_stdout ? strlen(j->expect_stdout) : 0);
 }
 
+/* ---- phases ------------------------------------------------------------------- */
+
+static int64_t queue_wait_ms(const struct job_result *r)
+{
+    /* queued_at may come from another clock (Redis's): never below 0 */
+    return r->queued_at > 0 && r->ph.claimed_at > r->queued_at ? r->ph.claimed_at - r->queued_at
+                                                               : 0;
+}
+
+void job_result_phases_end(struct job_result *r)
+{
+    r->ph.held_ms = clock_mono_ms() - r->ph.claimed_ms;
+}
+
+cJSON *job_result_phases_json(const struct job_result *r)
+{
+    const struct proto_phases *a = &r->r.phases;
+    const struct {
+        const char *name;
+        int64_t v;
+    } ms[] = {{"queue_wait_ms", queue_wait_ms(r)}, {"prepare_ms", r->ph.prepare_ms},
+              {"acquire_ms", r->ph.acquire_ms},    {"install_ms", a->install_ms},
+              {"compile_ms", a->compile_ms},       {"run_ms", a->run_ms},
+              {"collect_ms", a->collect_ms},       {"agent_ms", r->ph.agent_ms},
+              {"finish_ms", r->ph.finish_ms}};
+    cJSON *o = cJSON_CreateObject();
+    struct job_result now = {.ph = r->ph};
+
+    if (now.ph.held_ms < 0) /* never through an attempt (invalid, say): until now */
+        job_result_phases_end(&now);
+    for (size_t i = 0; o && i < sizeof(ms) / sizeof(ms[0]); i++) {
+        if (ms[i].v >= 0)
+            cJSON_AddNumberToObject(o, ms[i].name, (double)ms[i].v);
+        if (o && strcmp(ms[i].name, "acquire_ms") == 0 && r->ph.acquire[0])
+            cJSON_AddStringToObject(o, "acquire", r->ph.acquire);
+    }
+    if (o)
+        cJSON_AddNumberToObject(o, "total_ms", (double)(queue_wait_ms(r) + now.ph.held_ms));
+    return o;
+}
+
 /* ---- the Redis hash form ------------------------------------------------------ */
+
+/* "phases": the object's JSON text, a copy the list owns. */
+static int phases_field(const struct job_result *r, struct fields *out)
+{
+    cJSON *o = job_result_phases_json(r);
+    char *text = o ? cJSON_PrintUnformatted(o) : NULL;
+    int rc = text ? fields_add_copy(out, "phases", 6, text, strlen(text)) : LLMSB_ERR_NOMEM;
+
+    cJSON_Delete(o);
+    free(text);
+    return rc;
+}
 
 int job_result_to_fields(const struct job_result *r, char nums[RESULT_NUMS][32], struct fields *out)
 {
@@ -244,6 +299,7 @@ int job_result_to_fields(const struct job_result *r, char nums[RESULT_NUMS][32],
     rc |= fields_adds(out, "worker", r->worker);
     rc |= fields_adds(out, "backend", r->backend);
     rc |= fields_adds(out, "image", r->image);
+    rc |= phases_field(r, out);
     if (r->meta)
         rc |= fields_adds(out, "meta", r->meta);
     return rc ? LLMSB_ERR_NOMEM : 0;

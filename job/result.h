@@ -17,6 +17,19 @@ struct job;
 
 #define RESULT_ID_MAX 256 /* above JOB_ID_MAX */
 
+/* Where a job's time went on the host (docs/jobs.md, "phases"); the
+ * agent's steps are r.phases.  -1: not measured (that step never came). */
+struct result_phases {
+    int64_t claimed_ms; /* clock_mono_ms() when this process took the job */
+    int64_t claimed_at; /* the same on the wall clock (ms since the epoch) */
+    int64_t prepare_ms; /* the scan, the agent's JOB, the image check */
+    int64_t acquire_ms; /* a sandbox to run in: pool wait, create, start, prestart */
+    char acquire[12];   /* how: "warm", "cold", "temporary", "session"; "": none */
+    int64_t agent_ms;   /* JOB sent to RESULT read: the agent's whole turn */
+    int64_t finish_ms;  /* the sandbox given back, expectations, artifacts */
+    int64_t held_ms;    /* the claim to the end of the last attempt; total = wait + held */
+};
+
 struct job_result {
     char id[RESULT_ID_MAX];
     struct proto_result r; /* status, exit_code, signal, output, usage */
@@ -36,6 +49,7 @@ struct job_result {
     int64_t queued_at; /* ms since the epoch; for `run`, when it was asked */
     int64_t started_at;
     int64_t finished_at;
+    struct result_phases ph;
 };
 
 /* j may be NULL (a result for an entry that is not a job at all). */
@@ -48,6 +62,14 @@ void job_result_set_status(struct job_result *r, enum job_status status, const c
  * cases r->cases and the counts from the agent's case results. */
 void job_result_check(struct job_result *r, const struct job *j);
 
+/* Stamps how long r's job has been held (from the claim to now): at the
+ * end of an attempt; a result that never had one is stamped when
+ * serialized.  The phases' total is the queue wait plus that. */
+void job_result_phases_end(struct job_result *r);
+/* The phases object (docs/jobs.md): host and agent times, steps that did
+ * not run left out. New cJSON; caller deletes. */
+cJSON *job_result_phases_json(const struct job_result *r);
+
 /* Turns the agent's collected files into r->artifacts: a JSON array of
  * {name, mime, size, base64}, and {name, skipped} for what was left out. */
 int job_result_artifacts(struct job_result *r);
@@ -58,7 +80,7 @@ int job_result_each_artifact(const struct job_result *r,
 
 /* The result as the Redis hash's string fields.  out's values point into r
  * and into nums (RESULT_NUMS strings), which must outlive out. */
-#define RESULT_MAX_FIELDS 32
+#define RESULT_MAX_FIELDS 33
 #define RESULT_NUMS 16
 int job_result_to_fields(const struct job_result *r, char nums[RESULT_NUMS][32],
                          struct fields *out);

@@ -540,6 +540,54 @@ void proto_result_init(struct proto_result *r, size_t out_cap)
     buf_init(&r->artifacts, PROTO_MAX_ARTIFACTS + PROTO_NOTES_SLACK);
     /* each case's kept output, its numbers and tags */
     buf_init(&r->cases, PROTO_MAX_CASES * (2 * PROTO_CASE_KEEP + 256));
+    r->phases = (struct proto_phases){-1, -1, -1, -1};
+}
+
+/* The phases' fields in tag order (TAG_PHASE_INSTALL_MS is 1). */
+static int64_t *phase_field(struct proto_phases *ph, uint16_t tag)
+{
+    int64_t *f[] = {&ph->install_ms, &ph->compile_ms, &ph->run_ms, &ph->collect_ms};
+    return tag >= 1 && tag <= 4 ? f[tag - 1] : NULL;
+}
+
+/* TAG_PHASES with the steps that ran; nothing when none did. */
+static int phases_encode(const struct proto_phases *ph, struct buf *b)
+{
+    struct proto_phases c = *ph;
+    char tmp[4 * 14];
+    struct buf e;
+    int rc = 0;
+
+    buf_init(&e, sizeof(tmp));
+    for (uint16_t t = TAG_PHASE_INSTALL_MS; t <= TAG_PHASE_COLLECT_MS; t++)
+        if (*phase_field(&c, t) >= 0)
+            rc |= proto_put_u64(&e, t, (uint64_t)*phase_field(&c, t));
+    if (rc == 0 && e.len)
+        rc = proto_put_bytes(b, TAG_PHASES, e.data, e.len);
+    buf_release(&e);
+    return rc;
+}
+
+/* An agent's TAG_PHASES: unknown inner tags skipped, a value that is not
+ * a u64 or past a day of milliseconds refused. */
+static int phases_decode(struct proto_phases *ph, const char *p, uint32_t len)
+{
+    size_t off = 0;
+    uint16_t tag;
+    const char *v;
+    uint32_t n;
+    uint64_t x;
+    int more;
+
+    while ((more = proto_tlv_next(p, len, &off, &tag, &v, &n)) == 1) {
+        int64_t *f = phase_field(ph, tag);
+        if (!f)
+            continue;
+        if (proto_get_u64(v, n, &x) || x > (uint64_t)86400000)
+            return LLMSB_ERR_PROTO;
+        *f = (int64_t)x;
+    }
+    return more < 0 ? LLMSB_ERR_PROTO : 0;
 }
 
 void proto_result_release(struct proto_result *r)
@@ -580,6 +628,7 @@ int proto_result_encode(const struct proto_result *r, struct buf *b)
         rc |= proto_put_bytes(b, TAG_ARTIFACTS, r->artifacts.data, r->artifacts.len);
     if (r->cases.len)
         rc |= proto_put_bytes(b, TAG_CASES, r->cases.data, r->cases.len);
+    rc |= phases_encode(&r->phases, b);
     return rc ? LLMSB_ERR_LIMIT : 0;
 }
 
@@ -646,6 +695,8 @@ static int result_field(struct proto_result *r, uint16_t tag, const char *v, uin
     case TAG_NOT_RUN:
         flag = &r->not_run;
         break;
+    case TAG_PHASES:
+        return phases_decode(&r->phases, v, n);
     default:
         return 0;
     }

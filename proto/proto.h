@@ -148,7 +148,19 @@ enum proto_tag {
      * of it (agent/prespawn.c), with words added to variable NAME (the
      * job's own value first) so that it waits for the agent's go */
     TAG_PRESPAWN = 70,
-    TAG_PRESPAWNED = 71 /* a result: 1 when the run used the process started ahead */
+    TAG_PRESPAWNED = 71, /* a result: 1 when the run used the process started ahead */
+    /* a result, nested: TAG_PHASE_* u64 fields, the milliseconds the agent
+     * measured for each step it ran (an agent without it sends none: the
+     * worker's phases then hold only what it measured itself) */
+    TAG_PHASES = 72
+};
+
+/* The fields inside TAG_PHASES; a step that did not run is left out. */
+enum proto_phase_tag {
+    TAG_PHASE_INSTALL_MS = 1, /* the install step and its offline step (not the pause between) */
+    TAG_PHASE_COMPILE_MS = 2,
+    TAG_PHASE_RUN_MS = 3,    /* the run step, or every case with its state put back */
+    TAG_PHASE_COLLECT_MS = 4 /* artifact collection */
 };
 
 /* The fields inside one TAG_CASE. */
@@ -268,6 +280,11 @@ struct proto_result {
     char error[256];
     struct buf artifacts; /* nested TLVs: TAG_ARTIFACT_NAME/DATA pairs, SKIPPED */
     struct buf cases;     /* TAG_CASE_RESULT entries, one per case run */
+    /* TAG_PHASES: ms per step as the agent measured it; -1: not run, or
+     * not reported (an older agent) */
+    struct proto_phases {
+        int64_t install_ms, compile_ms, run_ms, collect_ms;
+    } phases;
 };
 
 void proto_job_init(struct proto_job *j);

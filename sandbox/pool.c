@@ -251,8 +251,10 @@ int pool_acquire(struct pool *p, const struct container_spec *spec, struct pool_
     sandbox_spec_key(spec, lease->key, sizeof(lease->key));
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        if ((lease->sb = reuse_idle(p, lease->key, err)) != NULL)
+        if ((lease->sb = reuse_idle(p, lease->key, err)) != NULL) {
+            lease->warm = 1;
             goto out;
+        }
         if (p->total < p->cfg.max_size) {
             p->total++;
             p->created++;

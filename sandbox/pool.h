@@ -85,6 +85,7 @@ struct pool {
 struct pool_lease {
     struct sandbox *sb;
     int temporary;
+    int warm; /* 1: an idle container of the key (else made for this lease) */
     char key[POOL_KEY_MAX];
 };
 

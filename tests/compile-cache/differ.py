@@ -44,8 +44,9 @@ def load(T, name):
     with open("%s/%s.out" % (T, name)) as f:
         return {r["id"]: r for r in map(json.loads, f)}
 
-# the timings (and where the job ran) may differ; nothing else may
-TIMES = re.compile(r"(_at|_ms|_kb)$|^(worker|attempts)$")
+# the timings (and where the job ran, and how its sandbox was had: the
+# phases) may differ; nothing else may
+TIMES = re.compile(r"(_at|_ms|_kb)$|^(worker|attempts|phases)$")
 
 def untimed(v):
     """v without its timing fields, at any depth (a test case's own)."""
