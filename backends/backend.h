@@ -105,6 +105,10 @@ struct backend_ops {
     int (*ping)(struct backend *b, char *version, size_t vsz, struct llmsb_err *err);
     /* 1 = present, 0 = absent */
     int (*image_exists)(struct backend *b, const char *image, struct llmsb_err *err);
+    /* What identifies image on this engine (its id, and its repo digest
+     * when it has one), for a report; NULL: the engine cannot say. */
+    int (*image_digest)(struct backend *b, const char *image, char *out, size_t outsz,
+                        struct llmsb_err *err);
     int (*create)(struct backend *b, const struct container_spec *spec, char *id, size_t idsz,
                   struct llmsb_err *err);
     /* Opens the container's stdin/stdout/stderr as the agent stream. */

@@ -51,6 +51,18 @@ int cli_result_final(const cJSON *r);
  * a leading '.' become %XX ("HumanEval/0" -> "HumanEval%2F0"). */
 void cli_id_dirname(const char *id, char *out, size_t outsz);
 
+/* cli/provenance.c: what `submit --report` states beside its figures. */
+struct jobfile;
+struct report_env;
+struct report_timing;
+/* Fills e: this machine, the engine the config names and its version,
+ * the id of each image the results name, each language's limits as the
+ * jobs resolve them; local says whether the jobs ran here. */
+void cli_provenance(const struct config *cfg, const struct jobfile *jf, cJSON **results, int local,
+                    struct report_env *e);
+/* A result object's phases as a report row of language lang (borrowed). */
+void cli_timing_of(const cJSON *result, const char *lang, struct report_timing *t);
+
 int cmd_run(struct cli_globals *g, int argc, char **argv);
 int cmd_images(struct cli_globals *g, int argc, char **argv);
 int cmd_worker(struct cli_globals *g, int argc, char **argv);

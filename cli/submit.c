@@ -29,6 +29,7 @@ struct submit_opts {
     enum existing existing;
     long long slots;
     double timeout_s;
+    const struct config *cfg; /* --report's limits and engine */
 };
 
 /* What submit knows of each job of the file. */
@@ -531,17 +532,46 @@ static char *task_key(const cJSON *job, const char *id, const char *group_by)
     return out;
 }
 
-/* pass@k over the jobs with expectations; -1 on a write error. */
+/* --report's per-phase rows (every job with a result) and provenance;
+ * NULL without --report.  Free with free(tm->t), free(tm->env), free(tm). */
+static struct report_timings *report_timings_of(const struct submit_opts *o,
+                                                const struct jobfile *jf, cJSON **results)
+{
+    struct report_timings *tm;
+    struct report_env *env;
+
+    if (!o->report || !(tm = calloc(1, sizeof(*tm))))
+        return NULL;
+    tm->t = calloc(jf->n ? jf->n : 1, sizeof(*tm->t));
+    tm->env = env = malloc(sizeof(*env));
+    if (!tm->t || !env) {
+        free(tm->t);
+        free(env);
+        free(tm);
+        return NULL;
+    }
+    for (size_t i = 0; i < jf->n; i++)
+        if (results[i])
+            cli_timing_of(results[i], job_lang(jf, i), &tm->t[tm->n++]);
+    cli_provenance(o->cfg, jf, results, o->local, env);
+    return tm;
+}
+
+/* pass@k over the jobs with expectations, and with --report the phases
+ * and provenance; -1 on a write error. */
 static int passk_summary(const struct submit_opts *o, const struct jobfile *jf,
                          const struct plan *p, cJSON **results)
 {
     struct report_row *rows = calloc(jf->n ? jf->n : 1, sizeof(*rows));
+    struct report_timings *tm = report_timings_of(o, jf, results);
     struct llmsb_err err = {0};
     size_t n = 0;
     int rc = 0;
 
-    if (!rows)
+    if (!rows || (o->report && !tm)) {
+        free(rows);
         return -1;
+    }
     for (size_t i = 0; i < jf->n; i++) {
         if (!p->checked[i])
             continue;
@@ -555,13 +585,18 @@ static int passk_summary(const struct submit_opts *o, const struct jobfile *jf,
     }
     if (rc == 0 && report_passk(stdout, rows, n,
                                 o->group_by ? o->group_by : "meta.task_id, else the id less \"#N\"",
-                                o->report, &err) != 0) {
+                                o->report, tm, &err) != 0) {
         cli_error("--report: %s", err.msg);
         rc = -1;
     }
     for (size_t i = 0; i < n; i++)
         free((char *)rows[i].key);
     free(rows);
+    if (tm) {
+        free(tm->t);
+        free((void *)tm->env);
+        free(tm);
+    }
     return rc;
 }
 
@@ -817,6 +852,7 @@ int cmd_submit(struct cli_globals *g, int argc, char **argv)
 
     if (parse_submit(g, argc, argv, &o) != 0 || cli_config_finish(g) != 0)
         return EXIT_USAGE;
+    o.cfg = &g->cfg;
     if (jobfile_load(&jf, o.file, &err) != 0) {
         cli_error("%s", err.msg);
         return EXIT_USAGE;

@@ -98,7 +98,7 @@ static void print_avgs(FILE *out, const struct avg *langs, int nl, const struct 
 
 static int write_report(const char *path, const char *group_by, const struct task *t, size_t nt,
                         const struct avg *langs, int nl, const struct avg *total,
-                        struct llmsb_err *err)
+                        const struct report_timings *tm, struct llmsb_err *err)
 {
     cJSON *o = cJSON_CreateObject(), *L = cJSON_CreateObject(), *G = cJSON_CreateArray();
     char *text, mdpath[4096];
@@ -126,6 +126,10 @@ static int write_report(const char *path, const char *group_by, const struct tas
         cJSON_AddItemToArray(G, x);
     }
     cJSON_AddItemToObject(o, "tasks", G);
+    if (tm && report_timings_json(o, tm) != 0) {
+        cJSON_Delete(o);
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
+    }
     text = cJSON_Print(o);
     cJSON_Delete(o);
     if (!text || !(f = fopen(path, "we")) || fprintf(f, "%s\n", text) < 0 || fclose(f) != 0) {
@@ -141,6 +145,8 @@ static int write_report(const char *path, const char *group_by, const struct tas
             "HumanEval paper, averaged over the tasks with at least k samples.\n\n",
             group_by);
     print_avgs(f, langs, nl, total, 1);
+    if (tm)
+        report_timings_print(f, tm, 1);
     fprintf(f, "\n## Tasks\n\n| language | task | samples | passed | pass@1 |\n"
                "|---|---|---:|---:|---:|\n");
     for (size_t i = 0; i < nt; i++) {
@@ -158,7 +164,7 @@ static int write_report(const char *path, const char *group_by, const struct tas
 }
 
 int report_passk(FILE *out, struct report_row *rows, size_t n, const char *group_by,
-                 const char *path, struct llmsb_err *err)
+                 const char *path, const struct report_timings *tm, struct llmsb_err *err)
 {
     struct task *t = calloc(n ? n : 1, sizeof(*t));
     struct avg langs[32], total = {.lang = "total"};
@@ -188,8 +194,10 @@ int report_passk(FILE *out, struct report_row *rows, size_t n, const char *group
         fprintf(out, "(pass@k: tasks grouped by %s; averaged over tasks with at least k samples)\n",
                 group_by);
     }
+    if (path && tm)
+        report_timings_print(out, tm, 0);
     if (path)
-        rc = write_report(path, group_by, t, nt, langs, nl, &total, err);
+        rc = write_report(path, group_by, t, nt, langs, nl, &total, tm, err);
     free(t);
     return rc;
 }

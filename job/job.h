@@ -4,6 +4,7 @@
 #ifndef LLMSB_JOB_H
 #define LLMSB_JOB_H
 
+#include <cjson/cJSON.h>
 #include <stdint.h>
 #include "proto/proto.h"
 #include "common/common.h"
@@ -81,6 +82,10 @@ struct job {
  * and meta are kept when they parsed). */
 int job_from_fields(struct job *j, const struct config *cfg, const struct fields *f,
                     const char *default_id, struct llmsb_err *err);
+
+/* The same from a job file's object (config/jobfile.h's form). */
+int job_from_json(struct job *j, const struct config *cfg, const cJSON *o, const char *default_id,
+                  struct llmsb_err *err);
 
 /* 1 when j named field (job_from_fields), 0 when it holds a default. */
 int job_given(const struct job *j, const char *field);

@@ -10,6 +10,7 @@
 
 #include "common/base64.h"
 #include "common/json.h"
+#include "config/jobfile.h"
 #include "security/security.h"
 
 typedef int (*field_fn)(struct job *j, const struct config *cfg, const char *v, size_t n,
@@ -870,4 +871,19 @@ int job_from_fields(struct job *j, const struct config *cfg, const struct fields
         (rc = check_session(j, cfg, err)) != 0)
         return rc;
     return job_check_libraries(j, err);
+}
+
+int job_from_json(struct job *j, const struct config *cfg, const cJSON *o, const char *default_id,
+                  struct llmsb_err *err)
+{
+    struct fields f;
+    int rc;
+
+    fields_init(&f, JOB_MAX_FIELDS);
+    /* past JOB_MAX_FIELDS the fields are counted (dropped): job_from_fields says so */
+    rc = jobfile_fields(o, &f) == LLMSB_ERR_NOMEM
+             ? llmsb_err_set(err, LLMSB_ERR_NOMEM, "job: out of memory")
+             : job_from_fields(j, cfg, &f, default_id, err);
+    fields_release(&f);
+    return rc;
 }

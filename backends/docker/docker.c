@@ -123,25 +123,65 @@ int docker_ping(struct backend *b, char *version, size_t vsz, struct llmsb_err *
     return rc;
 }
 
-int docker_image_exists(struct backend *b, const char *image, struct llmsb_err *err)
+/* GET /images/NAME/json into resp; *status 200 or 404. */
+static int image_inspect(struct backend *b, const char *image, struct buf *resp, long *status,
+                         struct llmsb_err *err)
 {
-    struct buf resp;
     char path[600], what[300];
     char *esc = http_escape(image);
-    long status = 0;
-    int rc;
 
     if (!esc)
         return llmsb_err_set(err, LLMSB_ERR_NOMEM, "%s: out of memory", eng(b));
     snprintf(path, sizeof(path), "/images/%s/json", esc);
     snprintf(what, sizeof(what), "inspect image \"%s\"", image);
     free(esc);
+    return call(b, "GET", path, NULL, 200, 404, resp, status, what, err);
+}
+
+int docker_image_exists(struct backend *b, const char *image, struct llmsb_err *err)
+{
+    struct buf resp;
+    long status = 0;
+    int rc;
+
     buf_init(&resp, RESP_CAP);
-    rc = call(b, "GET", path, NULL, 200, 404, &resp, &status, what, err);
+    rc = image_inspect(b, image, &resp, &status, err);
     buf_release(&resp);
     if (rc)
         return rc;
     return status == 200;
+}
+
+int docker_image_digest(struct backend *b, const char *image, char *out, size_t outsz,
+                        struct llmsb_err *err)
+{
+    struct buf resp;
+    long status = 0;
+    cJSON *j = NULL;
+    const cJSON *id, *rd;
+    int rc;
+
+    buf_init(&resp, RESP_CAP);
+    if ((rc = image_inspect(b, image, &resp, &status, err)) != 0)
+        goto out;
+    if (status != 200) {
+        rc = llmsb_err_set(err, LLMSB_ERR_NOTFOUND, "%s: no image \"%s\"", eng(b), image);
+        goto out;
+    }
+    j = cJSON_ParseWithLength(resp.data, resp.len);
+    id = cJSON_GetObjectItemCaseSensitive(j, "Id");
+    rd = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "RepoDigests"), 0);
+    if (!cJSON_IsString(id)) {
+        rc = llmsb_err_set(err, LLMSB_ERR_PROTO, "%s: inspect image \"%s\": no Id", eng(b), image);
+        goto out;
+    }
+    /* an image built here has no repo digest: its id is what identifies it */
+    snprintf(out, outsz, "%s%s%s%s", id->valuestring, cJSON_IsString(rd) ? " (" : "",
+             cJSON_IsString(rd) ? rd->valuestring : "", cJSON_IsString(rd) ? ")" : "");
+out:
+    cJSON_Delete(j);
+    buf_release(&resp);
+    return rc;
 }
 
 static void add_ulimit(cJSON *arr, const char *name, int64_t v)
@@ -736,6 +776,7 @@ const struct backend_ops docker_ops = {
     .egress_ensure = docker_egress_ensure,
     .ping = docker_ping,
     .image_exists = docker_image_exists,
+    .image_digest = docker_image_digest,
     .create = docker_create,
     .attach = docker_attach,
     .start = docker_start,

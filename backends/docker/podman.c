@@ -182,6 +182,7 @@ const struct backend_ops podman_ops = {
     .egress_ensure = docker_egress_ensure,
     .ping = docker_ping,
     .image_exists = docker_image_exists,
+    .image_digest = docker_image_digest,
     .create = docker_create,
     .attach = docker_attach,
     .start = docker_start,

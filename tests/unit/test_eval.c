@@ -165,7 +165,7 @@ TEST(report_write_error_names_the_file)
     size_t len = 0;
     FILE *out = open_memstream(&text, &len);
 
-    ASSERT(report_passk(out, rows, 2, "meta.task_id", "/nonexistent/r.json", &err) < 0);
+    ASSERT(report_passk(out, rows, 2, "meta.task_id", "/nonexistent/r.json", NULL, &err) < 0);
     fclose(out);
     ASSERT_STR(err.msg, "cannot write \"/nonexistent/r.json\"");
     ASSERT_CONTAINS(text, "python            1        2    0.5000");
