@@ -1,6 +1,7 @@
 /* test_eval.c - eval/ without a container: which benchmark a dataset row
  * is from, the job each format writes, the errors naming file:line, the
- * field and the value, sample ids, and a pass@k report's write error. */
+ * field and the value, sample ids, a pass@k report's write error, the
+ * nearest-rank percentiles and the report's phases and provenance. */
 #include "test.h"
 
 #include <cjson/cJSON.h>
@@ -157,6 +158,21 @@ TEST(samples_are_task_n_and_checked)
     jobs_release(&j);
 }
 
+/* A whole file into b, NUL-terminated. */
+static int read_whole(const char *path, struct buf *b)
+{
+    FILE *f = fopen(path, "re");
+    char chunk[4096];
+    size_t n;
+
+    if (!f)
+        return -1;
+    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+        buf_append(b, chunk, n);
+    fclose(f);
+    return buf_append(b, "", 1);
+}
+
 TEST(report_write_error_names_the_file)
 {
     struct report_row rows[] = {{"python", "T/1", 1}, {"python", "T/1", 0}};
@@ -172,5 +188,105 @@ TEST(report_write_error_names_the_file)
     free(text);
 }
 
+/* Nearest rank: the value at rank ceil(p/100 * n), never between two. */
+TEST(percentiles_are_nearest_rank)
+{
+    int64_t v[100];
+
+    for (int i = 0; i < 100; i++)
+        v[i] = i + 1;
+    ASSERT_EQ(report_percentile(v, 0, 50), -1);
+    ASSERT_EQ(report_percentile(v, 1, 50), 1);
+    ASSERT_EQ(report_percentile(v, 1, 99), 1);
+    ASSERT_EQ(report_percentile(v, 2, 50), 1); /* rank 1, not the mean 1.5 */
+    ASSERT_EQ(report_percentile(v, 2, 51), 2);
+    ASSERT_EQ(report_percentile(v, 10, 50), 5);
+    ASSERT_EQ(report_percentile(v, 10, 95), 10); /* rank ceil(9.5) */
+    ASSERT_EQ(report_percentile(v, 20, 95), 19);
+    ASSERT_EQ(report_percentile(v, 20, 99), 20);
+    ASSERT_EQ(report_percentile(v, 100, 99), 99);
+    ASSERT_EQ(report_percentile(v, 100, 100), 100);
+    ASSERT_EQ(report_percentile(v, 3, 0), -1);
+}
+
+/* The report's phases per language: a phase a job lacks is not counted
+ * for it; the provenance lines and the JSON sections are there. */
+TEST(report_phases_and_provenance)
+{
+    struct report_timing t[5];
+    struct report_env env = {.cpus = 2, .memory_bytes = 1LL << 30};
+    struct report_timings tm = {t, 5, &env};
+    struct report_row rows[] = {{"cpp", "T/1", 1}};
+    struct llmsb_err err = {0};
+    char path[] = "/tmp/llmsb-test-report-XXXXXX", *text = NULL, md[64], *mdtext;
+    size_t len = 0;
+    FILE *out;
+    cJSON *o, *cpp;
+    struct buf b;
+    int fd = mkstemp(path);
+
+    ASSERT(fd >= 0);
+    close(fd);
+    for (int i = 0; i < 5; i++) {
+        memset(&t[i], 0, sizeof(t[i]));
+        t[i].lang = i < 4 ? "cpp" : "python";
+        for (int p = 0; p < REPORT_NPHASES; p++)
+            t[i].ms[p] = p == 3 ? -1 : 10 * (i + 1); /* nobody installed */
+        snprintf(t[i].acquire, sizeof(t[i].acquire), "%s", i ? "warm" : "cold");
+    }
+    t[1].ms[4] = -1; /* one cpp job without a compile step */
+    snprintf(env.host, sizeof(env.host), "box");
+    snprintf(env.engine, sizeof(env.engine), "docker");
+    snprintf(env.engine_version, sizeof(env.engine_version), "24.0");
+    env.nimages = 1;
+    snprintf(env.images[0].name, sizeof(env.images[0].name), "llmsb/cpp:latest");
+    snprintf(env.images[0].digest, sizeof(env.images[0].digest), "sha256:abc");
+    report_env_add_limits(&env, "cpp", 10000, 512, 1, 256);
+    report_env_add_limits(&env, "cpp", 10000, 512, 1, 256);
+    report_env_add_limits(&env, "cpp", 2000, 512, 1, 256);
+    ASSERT_EQ(env.nlimits, (size_t)2);
+    ASSERT_EQ(env.limits[0].jobs, (size_t)2);
+    out = open_memstream(&text, &len);
+    ASSERT_EQ(report_passk(out, rows, 1, "meta.task_id", path, &tm, &err), 0);
+    fclose(out);
+    /* cpp run_ms over 10, 20, 30, 40: p50 = 20, p95 = p99 = 40 */
+    ASSERT_CONTAINS(text, "cpp          run              4       20       40       40\n");
+    ASSERT_CONTAINS(text, "cpp          compile          3       30       40       40\n");
+    ASSERT(!strstr(text, "install"));
+    ASSERT_CONTAINS(text, "cpp          acquire: warm 3, cold 1, other 0 (of 4 jobs)");
+    ASSERT_CONTAINS(text, "engine: docker 24.0\n");
+    ASSERT_CONTAINS(text, "image llmsb/cpp:latest: sha256:abc\n");
+    ASSERT_CONTAINS(text, "limits cpp: timeout 10000 ms, memory 512 MB, cpus 1, pids 256 (2 jobs)");
+    ASSERT_CONTAINS(text, "limits cpp: timeout 2000 ms");
+    buf_init(&b, 1 << 20);
+    ASSERT_EQ(read_whole(path, &b), 0);
+    o = cJSON_Parse(b.data);
+    ASSERT(o);
+    ASSERT_STR(cJSON_GetObjectItem(o, "percentiles")->valuestring, "nearest-rank");
+    cpp = cJSON_GetObjectItem(cJSON_GetObjectItem(o, "phases"), "cpp");
+    ASSERT_EQ(cJSON_GetObjectItem(cJSON_GetObjectItem(cpp, "run_ms"), "p50")->valueint, 20);
+    ASSERT_EQ(cJSON_GetObjectItem(cJSON_GetObjectItem(cpp, "compile_ms"), "jobs")->valueint, 3);
+    ASSERT(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(cpp, "install_ms"), "p50")));
+    ASSERT_STR(cJSON_GetObjectItem(
+                   cJSON_GetArrayItem(
+                       cJSON_GetObjectItem(cJSON_GetObjectItem(o, "environment"), "images"), 0),
+                   "digest")
+                   ->valuestring,
+               "sha256:abc");
+    cJSON_Delete(o);
+    snprintf(md, sizeof(md), "%s.md", path);
+    buf_reset(&b);
+    ASSERT_EQ(read_whole(md, &b), 0);
+    mdtext = b.data;
+    ASSERT_CONTAINS(mdtext, "| language | phase | jobs | p50 | p95 | p99 |");
+    ASSERT_CONTAINS(mdtext, "| python | total | 1 | 50 | 50 | 50 |");
+    ASSERT_CONTAINS(mdtext, "- image llmsb/cpp:latest: sha256:abc");
+    buf_release(&b);
+    unlink(md);
+    unlink(path);
+    free(text);
+}
+
 TEST_MAIN("eval", T(reference_jobs_by_format), T(dataset_errors_name_line_field_value),
-          T(samples_are_task_n_and_checked), T(report_write_error_names_the_file))
+          T(samples_are_task_n_and_checked), T(report_write_error_names_the_file),
+          T(percentiles_are_nearest_rank), T(report_phases_and_provenance))

@@ -1,7 +1,8 @@
 /* test_exec.c - the executor (exec/exec.c: exec_job) and the runner's retry policy (exec/runner.c: runner_run) over
  * the fake engine, no container engine: a final result, a failed attempt
  * retried, attempts used up, an engine outage that is not counted, an
- * agent's internal_error, cancel and abort. */
+ * agent's internal_error, cancel and abort; the phases an agent without
+ * TAG_PHASES leaves (the host's only). */
 #include <pthread.h>
 #include <time.h>
 
@@ -58,6 +59,36 @@ FAKE_TEST(final_result)
     ASSERT_EQ(r.r.status, STATUS_OK);
     job_result_release(&r);
     ASSERT_EQ(fake_engine_calls(fe, FAKE_OP_CREATE), 1);
+    fake_exec_release(&x);
+}
+
+/* The host's phases of an agent that sends none (the fake one, as an
+ * agent older than TAG_PHASES): a cold acquire, then a warm one; the
+ * agent's turn inside the total; no step of the agent's. */
+FAKE_TEST(phases_of_an_agent_without_them)
+{
+    static struct fake_exec x; /* held: fake_test.h */
+    struct job_result r;
+    struct llmsb_err err = {0};
+    cJSON *o, *ph;
+    const char *kinds[] = {"cold", "warm"};
+
+    ASSERT_EQ(fake_exec_init(&x, fe), 0);
+    for (int i = 0; i < 2; i++) {
+        ASSERT_EQ(attempt(&x, "sleep 0.2", NULL, &r, &err), SCHED_OUT_FINAL);
+        o = job_result_json(&r);
+        ph = cJSON_GetObjectItem(o, "phases");
+        ASSERT_STR(cJSON_GetObjectItem(ph, "acquire")->valuestring, kinds[i]);
+        ASSERT(cJSON_GetObjectItem(ph, "agent_ms")->valueint >= 200);
+        ASSERT(cJSON_GetObjectItem(ph, "total_ms")->valueint >=
+               cJSON_GetObjectItem(ph, "prepare_ms")->valueint +
+                   cJSON_GetObjectItem(ph, "acquire_ms")->valueint +
+                   cJSON_GetObjectItem(ph, "agent_ms")->valueint +
+                   cJSON_GetObjectItem(ph, "finish_ms")->valueint);
+        ASSERT(!cJSON_GetObjectItem(ph, "run_ms") && !cJSON_GetObjectItem(ph, "compile_ms"));
+        cJSON_Delete(o);
+        job_result_release(&r);
+    }
     fake_exec_release(&x);
 }
 
@@ -246,7 +277,7 @@ FAKE_TEST(runner_gives_up_on_a_lost_engine_after_its_wait)
     fake_exec_release(&x);
 }
 
-TEST_MAIN("exec", T(final_result), T(failed_attempt_is_retried),
+TEST_MAIN("exec", T(final_result), T(phases_of_an_agent_without_them), T(failed_attempt_is_retried),
           T(attempts_used_up_is_internal_error),
           T(agent_internal_error_is_retried_then_internal_error), T(engine_outage_is_not_counted),
           T(cancel_and_abort), T(runner_stamps_its_worker_name),

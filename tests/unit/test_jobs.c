@@ -620,6 +620,73 @@ TEST(result_fields_roundtrip_to_json)
     job_release(&j);
 }
 
+/* The phases: one hash field holding JSON, read back as an object with
+ * the host's and the agent's times; steps that did not run left out, the
+ * total the queue wait plus the time held. */
+TEST(result_phases_in_hash_and_json)
+{
+    struct job j;
+    struct job_result r;
+    struct fields f;
+    char nums[RESULT_NUMS][32];
+    const char *text;
+    cJSON *o, *ph, *back;
+
+    job_init(&j, &cfg);
+    j.id = strdup("p1");
+    job_result_init(&r, &j);
+    r.r.status = STATUS_OK;
+    r.queued_at = r.ph.claimed_at - 250; /* waited 250 ms in the queue */
+    r.ph.prepare_ms = 1;
+    r.ph.acquire_ms = 40;
+    snprintf(r.ph.acquire, sizeof(r.ph.acquire), "warm");
+    r.ph.agent_ms = 600;
+    r.ph.finish_ms = 2;
+    r.ph.held_ms = 650;
+    r.r.phases.compile_ms = 500;
+    r.r.phases.run_ms = 90;
+    r.r.phases.collect_ms = 0;
+    ASSERT_EQ(job_result_to_fields(&r, nums, &f), 0);
+    ASSERT(text = fields_get(&f, "phases", NULL));
+    ASSERT(ph = cJSON_Parse(text)); /* the hash holds JSON text, like meta */
+    cJSON_Delete(ph);
+    o = result_fields_json(&f);
+    fields_release(&f);
+    ph = cJSON_GetObjectItem(o, "phases");
+    ASSERT(cJSON_IsObject(ph));
+    ASSERT_EQ(cJSON_GetObjectItem(ph, "queue_wait_ms")->valueint, 250);
+    ASSERT_EQ(cJSON_GetObjectItem(ph, "prepare_ms")->valueint, 1);
+    ASSERT_EQ(cJSON_GetObjectItem(ph, "acquire_ms")->valueint, 40);
+    ASSERT_STR(cJSON_GetObjectItem(ph, "acquire")->valuestring, "warm");
+    ASSERT(!cJSON_GetObjectItem(ph, "install_ms")); /* no install step */
+    ASSERT_EQ(cJSON_GetObjectItem(ph, "compile_ms")->valueint, 500);
+    ASSERT_EQ(cJSON_GetObjectItem(ph, "run_ms")->valueint, 90);
+    ASSERT_EQ(cJSON_GetObjectItem(ph, "collect_ms")->valueint, 0);
+    ASSERT_EQ(cJSON_GetObjectItem(ph, "agent_ms")->valueint, 600);
+    ASSERT_EQ(cJSON_GetObjectItem(ph, "finish_ms")->valueint, 2);
+    ASSERT_EQ(cJSON_GetObjectItem(ph, "total_ms")->valueint, 900);
+    /* the JSON form straight from the result is the same object */
+    back = job_result_json(&r);
+    ASSERT(cJSON_Compare(cJSON_GetObjectItem(back, "phases"), ph, 1));
+    cJSON_Delete(back);
+    cJSON_Delete(o);
+    job_result_release(&r);
+
+    /* a result that never ran (invalid): the wait and the total only;
+     * a queued_at ahead of the claim (another clock) is no negative wait */
+    job_result_init(&r, &j);
+    job_result_set_status(&r, STATUS_INVALID, "bad");
+    r.queued_at = r.ph.claimed_at + 5000;
+    o = job_result_json(&r);
+    ph = cJSON_GetObjectItem(o, "phases");
+    ASSERT_EQ(cJSON_GetArraySize(ph), 2);
+    ASSERT_EQ(cJSON_GetObjectItem(ph, "queue_wait_ms")->valueint, 0);
+    ASSERT(cJSON_GetObjectItem(ph, "total_ms")->valueint >= 0);
+    cJSON_Delete(o);
+    job_result_release(&r);
+    job_release(&j);
+}
+
 /* pass@k against the closed form, and the default task of an id. */
 TEST(passk_estimator_and_task_ids)
 {
@@ -1501,8 +1568,9 @@ TEST_MAIN("jobs", T(session_close_has_no_exit_code), T(yaml_job_file_with_defaul
           T(compile_and_link_flags_checked_against_the_language),
           T(too_many_fields_are_invalid_not_cut), T(field_names_with_nul_are_unknown),
           T(artifact_names_from_the_agent_are_checked), T(base64_roundtrip_and_rejects),
-          T(result_fields_roundtrip_to_json), T(plots_and_install_reach_the_agent_job),
-          T(java_runs_the_class_that_declares_main), T(zygote_reaches_the_agent_job_when_it_can),
+          T(result_fields_roundtrip_to_json), T(result_phases_in_hash_and_json),
+          T(plots_and_install_reach_the_agent_job), T(java_runs_the_class_that_declares_main),
+          T(zygote_reaches_the_agent_job_when_it_can),
           T(prespawn_reaches_the_agent_job_when_it_can),
           T(compile_server_reaches_the_agent_job_when_it_can), T(dataset_ids_are_accepted),
           T(compare_modes), T(compare_float_numbers_are_decimal),

@@ -240,6 +240,66 @@ TEST(result_roundtrip_and_cap)
     buf_release(&b);
 }
 
+/* TAG_PHASES: what the agent measured comes back; a step it left out,
+ * or an agent without the tag (an older one), reads -1; a phase that is
+ * not a u64 is refused; an inner tag of a newer agent is skipped. */
+TEST(result_phases_roundtrip_and_old_agents)
+{
+    struct proto_result r, d;
+    struct buf b, inner;
+    struct llmsb_err err = {0};
+
+    proto_result_init(&r, 0);
+    r.status = STATUS_OK;
+    r.phases.compile_ms = 412;
+    r.phases.run_ms = 0; /* ran, in under half a millisecond */
+    r.phases.collect_ms = 3;
+    buf_init(&b, 0);
+    ASSERT_EQ(proto_result_encode(&r, &b), 0);
+    proto_result_init(&d, 1024);
+    ASSERT_EQ(proto_result_decode(b.data, b.len, &d, &err), 0);
+    ASSERT_EQ(d.phases.install_ms, -1);
+    ASSERT_EQ(d.phases.compile_ms, 412);
+    ASSERT_EQ(d.phases.run_ms, 0);
+    ASSERT_EQ(d.phases.collect_ms, 3);
+    proto_result_release(&d);
+
+    /* an older agent: no TAG_PHASES at all */
+    buf_reset(&b);
+    proto_put_str(&b, TAG_STATUS, "ok");
+    proto_put_u64(&b, TAG_DURATION_MS, 7);
+    proto_result_init(&d, 1024);
+    ASSERT_EQ(proto_result_decode(b.data, b.len, &d, &err), 0);
+    ASSERT_EQ(d.duration_ms, 7);
+    ASSERT(d.phases.install_ms == -1 && d.phases.compile_ms == -1 && d.phases.run_ms == -1 &&
+           d.phases.collect_ms == -1);
+    proto_result_release(&d);
+
+    /* a newer agent's inner tag is skipped; a bad value refused */
+    buf_init(&inner, 0);
+    proto_put_u64(&inner, 99, 5);
+    proto_put_u64(&inner, TAG_PHASE_RUN_MS, 21);
+    buf_reset(&b);
+    proto_put_str(&b, TAG_STATUS, "ok");
+    proto_put_bytes(&b, TAG_PHASES, inner.data, inner.len);
+    proto_result_init(&d, 1024);
+    ASSERT_EQ(proto_result_decode(b.data, b.len, &d, &err), 0);
+    ASSERT_EQ(d.phases.run_ms, 21);
+    proto_result_release(&d);
+    buf_reset(&inner);
+    proto_put_bytes(&inner, TAG_PHASE_COMPILE_MS, "abc", 3);
+    buf_reset(&b);
+    proto_put_str(&b, TAG_STATUS, "ok");
+    proto_put_bytes(&b, TAG_PHASES, inner.data, inner.len);
+    proto_result_init(&d, 1024);
+    ASSERT(proto_result_decode(b.data, b.len, &d, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "field 72 rejected (malformed)");
+    proto_result_release(&d);
+    buf_release(&inner);
+    proto_result_release(&r);
+    buf_release(&b);
+}
+
 TEST(result_without_status_is_rejected)
 {
     struct proto_result d;
@@ -285,4 +345,5 @@ TEST(path_check)
 TEST_MAIN("proto", T(frame_roundtrip_and_partial), T(frame_rejects_bad_header), T(job_roundtrip),
           T(job_decode_rejects_bad_plots_dir), T(job_decode_rejects_bad_fields),
           T(file_mode_strips_special_bits), T(result_roundtrip_and_cap),
-          T(result_without_status_is_rejected), T(path_check))
+          T(result_phases_roundtrip_and_old_agents), T(result_without_status_is_rejected),
+          T(path_check))
