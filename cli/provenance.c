@@ -124,8 +124,8 @@ void cli_provenance(const struct config *cfg, const struct jobfile *jf, cJSON **
 {
     memset(e, 0, sizeof(*e));
     snprintf(e->where, sizeof(e->where), "%s",
-             local ? "the machine and engine submit --local ran the jobs on"
-                   : "the machine submit ran on and the engine its config names; the jobs ran "
+             local ? "The machine and engine submit --local ran the jobs on"
+                   : "The machine submit ran on and the engine its config names; the jobs ran "
                      "on the workers their results name, whose machines may differ");
     machine(e);
     images_of(e, results, jf->n);

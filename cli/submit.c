@@ -479,7 +479,8 @@ static int parse_submit(struct cli_globals *g, int argc, char **argv, struct sub
                 "jobs as not_finished (--local stops them). Jobs with expectations\n"
                 "are grouped into tasks (--group-by meta.FIELD or id; by default meta.task_id,\n"
                 "else the id less a trailing #N) for pass@1/10/100; --report FILE writes them\n"
-                "as JSON to FILE and as Markdown to FILE.md.");
+                "as JSON to FILE and as Markdown to FILE.md, with p50/p95/p99 of each phase\n"
+                "per language and the machine, engine, image ids and limits.");
             exit(0);
         } else if (argv[i][0] == '-' && argv[i][1]) {
             cli_error("submit: unknown option \"%s\"", argv[i]);
