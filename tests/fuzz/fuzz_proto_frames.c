@@ -1,6 +1,6 @@
-/* fuzz_proto_frames.c - frame parsing and RESULT decoding (artifacts and
- * test-case results too), as the worker does on the bytes a (possibly
- * hostile) container sends. */
+/* fuzz_proto_frames.c - frame parsing and RESULT decoding (artifacts,
+ * test-case results and the phases too) and the result's JSON, as the
+ * worker does on the bytes a (possibly hostile) container sends. */
 #include "proto/proto.h"
 #include "job/job.h"
 #include "job/result.h"
@@ -21,8 +21,9 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
         struct job_result jr;
         job_result_init(&jr, NULL);
         if (proto_result_decode(f.payload, f.len, &jr.r, &err) == 0) {
-            job_result_artifacts(&jr);         /* names from the agent are untrusted */
-            job_result_check(&jr, &cases_job); /* so are its case results */
+            job_result_artifacts(&jr);          /* names from the agent are untrusted */
+            job_result_check(&jr, &cases_job);  /* so are its case results */
+            cJSON_Delete(job_result_json(&jr)); /* and its phases */
         }
         job_result_release(&jr);
         p += used;
