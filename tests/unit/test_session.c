@@ -62,6 +62,18 @@ FAKE_TEST(keeps_its_sandbox_across_calls)
     /* another session gets a sandbox of its own */
     ASSERT(agent_pid(&x, "keep-2") != first);
     ASSERT_EQ(fake_engine_containers(fe), 2);
+    /* the phases say how: a later call has the session's own sandbox */
+    {
+        struct job_result r;
+        ASSERT_EQ(call(&x, "keep-2", "true", &r), SCHED_OUT_FINAL);
+        ASSERT_STR(r.ph.acquire, "session");
+        ASSERT(r.ph.acquire_ms >= 0 && r.ph.agent_ms >= 0 && r.ph.held_ms >= r.ph.agent_ms);
+        job_result_release(&r);
+        ASSERT_EQ(call(&x, "keep-3", "true", &r), SCHED_OUT_FINAL);
+        ASSERT_STR(r.ph.acquire, "cold"); /* a first call: made for it */
+        job_result_release(&r);
+        close_session(&x, "keep-3");
+    }
     close_session(&x, "keep");
     close_session(&x, "keep-2");
     fake_exec_release(&x);
