@@ -94,9 +94,7 @@ static void engine(const struct config *cfg, struct report_env *e)
         size_t dsz = sizeof(e->images[0].digest);
         llmsb_err_clear(&err);
         if (!be.ops->image_digest)
-            snprintf(d, dsz,
-                     "unknown (the %s backend cannot inspect an image: a running pod's "
-                     "status.containerStatuses[].imageID would say)",
+            snprintf(d, dsz, "unknown (the %s backend cannot say what identifies an image)",
                      be.ops->name);
         else if (be.ops->image_digest(&be, e->images[i].name, d, dsz, &err) != 0)
             llmsb_fmt(d, dsz, "unknown (%s)", err.msg);

@@ -45,5 +45,9 @@ void kubernetes_auth_release(struct kubernetes_auth *a);
  * pod's reason, or that no node was assigned and no scheduler answered. */
 void kubernetes_pod_state(const cJSON *pod, struct container_state *st, char *fatal, size_t fsz,
                           char *pending, size_t psz);
+/* From a pod list (GET .../pods): the imageID the kubelet reports for a
+ * container whose spec names image, of a pod not being deleted.  Returns
+ * 0 with out set, or LLMSB_ERR_NOTFOUND when no such container runs. */
+int kubernetes_pods_image_id(const cJSON *list, const char *image, char *out, size_t outsz);
 
 #endif

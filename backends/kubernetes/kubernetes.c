@@ -191,6 +191,63 @@ static int kubernetes_image_exists(struct backend *b, const char *image, struct 
     return 1;
 }
 
+int kubernetes_pods_image_id(const cJSON *list, const char *image, char *out, size_t outsz)
+{
+    const cJSON *pod, *c, *st;
+
+    cJSON_ArrayForEach(pod, cJSON_GetObjectItemCaseSensitive(list, "items")) {
+        const cJSON *md = cJSON_GetObjectItemCaseSensitive(pod, "metadata");
+        const cJSON *spec = cJSON_GetObjectItemCaseSensitive(pod, "spec");
+        const cJSON *status = cJSON_GetObjectItemCaseSensitive(pod, "status");
+        if (cJSON_GetObjectItemCaseSensitive(md, "deletionTimestamp"))
+            continue;
+        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(spec, "containers")) {
+            const cJSON *name = cJSON_GetObjectItemCaseSensitive(c, "name");
+            const cJSON *im = cJSON_GetObjectItemCaseSensitive(c, "image");
+            if (!cJSON_IsString(name) || !cJSON_IsString(im) || strcmp(im->valuestring, image))
+                continue;
+            /* the status of the same container, by name: its imageID */
+            cJSON_ArrayForEach(st, cJSON_GetObjectItemCaseSensitive(status, "containerStatuses")) {
+                const cJSON *sn = cJSON_GetObjectItemCaseSensitive(st, "name");
+                const cJSON *id = cJSON_GetObjectItemCaseSensitive(st, "imageID");
+                if (cJSON_IsString(sn) && strcmp(sn->valuestring, name->valuestring) == 0 &&
+                    cJSON_IsString(id) && id->valuestring[0]) {
+                    snprintf(out, outsz, "%s", id->valuestring);
+                    return 0;
+                }
+            }
+        }
+    }
+    return LLMSB_ERR_NOTFOUND;
+}
+
+/* An image's id as the kubelet pulled it: asked of the sandbox pods that
+ * run it now (the API server lists no node's images in full, and a
+ * registry may not be reachable from here). */
+static int kubernetes_image_digest(struct backend *b, const char *image, char *out, size_t outsz,
+                                   struct llmsb_err *err)
+{
+    struct buf resp;
+    char path[300];
+    cJSON *j = NULL;
+    int rc;
+
+    snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods?labelSelector=llmsb.managed%%3D1",
+             kubernetes_of(b)->ns);
+    buf_init(&resp, LIST_CAP);
+    rc = call(b, "GET", path, NULL, NULL, 200, 0, &resp, NULL, "list pods", err);
+    if (rc == 0 && (j = cJSON_ParseWithLength(resp.data, resp.len)) == NULL)
+        rc = llmsb_err_set(err, LLMSB_ERR_PROTO, "kubernetes: list pods: the answer is not JSON");
+    if (rc == 0 && kubernetes_pods_image_id(j, image, out, outsz) != 0)
+        rc = llmsb_err_set(err, LLMSB_ERR_NOTFOUND,
+                           "kubernetes: no sandbox pod in namespace %s runs \"%s\" now; its "
+                           "imageID is known only from a running pod's status",
+                           kubernetes_of(b)->ns, image);
+    cJSON_Delete(j);
+    buf_release(&resp);
+    return rc;
+}
+
 /* A label value: at most 63 of [A-Za-z0-9._-], alphanumeric at both ends. */
 static void label_value(const char *v, char *out, size_t outsz)
 {
@@ -800,6 +857,7 @@ const struct backend_ops kubernetes_ops = {
     .close = kubernetes_close,
     .ping = kubernetes_ping,
     .image_exists = kubernetes_image_exists,
+    .image_digest = kubernetes_image_digest,
     .create = kubernetes_create,
     .attach = kubernetes_attach,
     .start = kubernetes_start,

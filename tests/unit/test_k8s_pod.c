@@ -117,6 +117,35 @@ TEST(not_an_object)
     ASSERT_CONTAINS(r.pending, "not scheduled");
 }
 
+/* An image's id for a report: the running sandbox pod's container status
+ * of the container whose spec names the image; a pod being deleted, or
+ * another image, is no answer. */
+TEST(image_id_from_the_pods_that_run_it)
+{
+    cJSON *list = cJSON_Parse(
+        "{\"items\": ["
+        "{\"metadata\": {\"deletionTimestamp\": \"x\"}, \"spec\": {\"containers\": [{\"name\": "
+        "\"sandbox\", \"image\": \"llmsb/cpp:latest\"}]}, \"status\": {\"containerStatuses\": "
+        "[{\"name\": \"sandbox\", \"imageID\": \"sha256:gone\"}]}},"
+        "{\"metadata\": {}, \"spec\": {\"containers\": [{\"name\": \"sandbox\", \"image\": "
+        "\"llmsb/python:latest\"}]}, \"status\": {\"containerStatuses\": [{\"name\": \"sandbox\", "
+        "\"imageID\": \"docker.io/llmsb/python@sha256:py\"}]}},"
+        "{\"metadata\": {}, \"spec\": {\"containers\": [{\"name\": \"sandbox\", \"image\": "
+        "\"llmsb/cpp:latest\"}]}, \"status\": {\"containerStatuses\": [{\"name\": \"other\", "
+        "\"imageID\": \"sha256:wrong\"}, {\"name\": \"sandbox\", \"imageID\": "
+        "\"sha256:cpp\"}]}}]}");
+    char out[128];
+
+    ASSERT(list);
+    ASSERT_EQ(kubernetes_pods_image_id(list, "llmsb/cpp:latest", out, sizeof(out)), 0);
+    ASSERT_STR(out, "sha256:cpp");
+    ASSERT_EQ(kubernetes_pods_image_id(list, "llmsb/python:latest", out, sizeof(out)), 0);
+    ASSERT_STR(out, "docker.io/llmsb/python@sha256:py");
+    ASSERT_EQ(kubernetes_pods_image_id(list, "llmsb/r:latest", out, sizeof(out)),
+              LLMSB_ERR_NOTFOUND);
+    cJSON_Delete(list);
+}
+
 TEST_MAIN("k8s_pod", T(no_scheduler_no_node), T(unschedulable_names_the_schedulers_reason),
           T(images_it_cannot_get_are_fatal), T(being_created_is_pending_not_fatal),
-          T(running_and_ended), T(not_an_object))
+          T(running_and_ended), T(not_an_object), T(image_id_from_the_pods_that_run_it))
