@@ -117,14 +117,42 @@ static void limits(const struct config *cfg, const struct jobfile *jf, struct re
     }
 }
 
+/* Through Redis: whose facts these are, and the workers the results name
+ * (the first 8 distinct). */
+static void workers_of(struct report_env *e, cJSON **results, size_t n)
+{
+    const char *seen[8];
+    size_t ns = 0, len;
+
+    len = (size_t)snprintf(e->where, sizeof(e->where), "%s",
+                           "The machine submit ran on, its config's engine and limits; the jobs "
+                           "ran on the workers");
+    for (size_t i = 0; i < n && ns < sizeof(seen) / sizeof(seen[0]); i++) {
+        const cJSON *w = results[i] ? cJSON_GetObjectItemCaseSensitive(results[i], "worker") : NULL;
+        size_t k = 0;
+        if (!cJSON_IsString(w) || !w->valuestring[0])
+            continue;
+        while (k < ns && strcmp(seen[k], w->valuestring) != 0)
+            k++;
+        if (k < ns)
+            continue;
+        seen[ns] = w->valuestring;
+        if (len < sizeof(e->where))
+            len += (size_t)snprintf(e->where + len, sizeof(e->where) - len, "%s %s", ns ? "," : "",
+                                    w->valuestring);
+        ns++;
+    }
+}
+
 void cli_provenance(const struct config *cfg, const struct jobfile *jf, cJSON **results, int local,
                     struct report_env *e)
 {
     memset(e, 0, sizeof(*e));
-    snprintf(e->where, sizeof(e->where), "%s",
-             local ? "The machine and engine submit --local ran the jobs on"
-                   : "The machine submit ran on and the engine its config names; the jobs ran "
-                     "on the workers their results name, whose machines may differ");
+    if (local)
+        snprintf(e->where, sizeof(e->where),
+                 "The machine and engine submit --local ran the jobs on");
+    else
+        workers_of(e, results, jf->n);
     machine(e);
     images_of(e, results, jf->n);
     engine(cfg, e);

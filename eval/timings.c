@@ -234,6 +234,8 @@ static void env_print(FILE *f, const struct report_env *e, int md)
 
     if (md)
         fprintf(f, "\n## Provenance\n\n%s.\n\n", e->where);
+    else
+        fprintf(f, "provenance: %s\n", e->where);
     fprintf(f, "%smachine: %s, %s, %s x %ld, %.1f GiB\n", b, e->host, e->kernel, e->cpu_model,
             e->cpus, (double)e->memory_bytes / (1 << 30));
     fprintf(f, "%sengine: %s %s\n", b, e->engine, e->engine_version);

@@ -100,8 +100,15 @@ export LLMSB_REDIS_URL=redis://127.0.0.1:$PORT
 LLMSB_PREFIX=$PREFIX $B worker --name phw --slots 1 >"$T/worker.log" 2>&1 &
 WORKER=$!
 for _ in $(seq 1 100); do [ "$($R exists "$PREFIX:worker:phw")" = 1 ] && break; sleep 0.1; done
-LLMSB_PREFIX=$PREFIX $B submit "$T/jobs.jsonl" --wait --out "$T/worker.jsonl" </dev/null >"$T/out" 2>"$T/err"
+LLMSB_PREFIX=$PREFIX $B submit "$T/jobs.jsonl" --wait --out "$T/worker.jsonl" --report "$T/wrep.json" \
+    </dev/null >"$T/out" 2>"$T/err"
 check worker "$T/worker.jsonl" worker
+if jq -e '(.environment.where | test("ran on the workers phw$")) and .phases.cpp.compile_ms.p50 > 0' \
+    "$T/wrep.json" >/dev/null 2>&1; then
+    ok worker_report
+else
+    cp "$T/out" "$T/why"; bad worker_report "the report through Redis does not name the worker"
+fi
 if $R hget "$PREFIX:result:cpp-1" phases | jq -e '.compile_ms > 0 and (.acquire | type) == "string"' >/dev/null 2>&1; then
     ok redis_hash_field
 else
@@ -113,6 +120,7 @@ $B submit "$T/jobs.jsonl" --local --slots 2 --report "$T/rep.json" </dev/null >"
 if grep -q '^phases (milliseconds; nearest-rank' "$T/out" &&
    grep -Eq '^cpp +compile +2 +[0-9]+ +[0-9]+ +[0-9]+$' "$T/out" &&
    grep -Eq '^python +total +2 ' "$T/out" &&
+   grep -q '^provenance: The machine and engine submit --local ran the jobs on$' "$T/out" &&
    grep -q '^machine: .*, [0-9.]* GiB$' "$T/out" &&
    grep -q '^engine: docker [0-9]' "$T/out" &&
    grep -Eq '^image llmsb/cpp:latest: sha256:[0-9a-f]{64}' "$T/out" &&
