@@ -145,8 +145,9 @@ static void tell(const struct convert_opts *opt, const struct convert_out *o,
     if (!set)
         fprintf(stderr, " (%s)", c->benchmark);
     if (c->unsolved && !opt->samples)
-        fprintf(stderr, " (%zu tasks have no %s and are left out)", c->unsolved,
-                set ? "canonical_solution" : "reference solution with tests");
+        fprintf(stderr, " (%zu tasks have no %s and are left out%s)", c->unsolved,
+                set ? "canonical_solution" : "reference solution",
+                o->jobs ? "" : "; grade a model's samples with --samples");
     if (c->no_tests)
         fprintf(stderr, " (%zu tasks have no tests)", c->no_tests);
     if (c->skipped)

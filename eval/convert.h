@@ -50,7 +50,7 @@ int convert_write_samples(struct convert_set *s, const char *name, const char *t
 struct convert_stdio_counts {
     char benchmark[32];
     size_t tasks;    /* problems read */
-    size_t unsolved; /* without a reference solution (or without tests) */
+    size_t unsolved; /* with tests but without a reference solution */
     size_t no_tests; /* with no tests: nothing can grade them */
     size_t skipped;  /* reference solutions in a language with no image (Python 2) */
 };
