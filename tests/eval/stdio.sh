@@ -1,11 +1,12 @@
 #!/bin/sh
 # stdio.sh - the stdin/stdout benchmarks of tests/eval/data/stdio end to end
-# (CodeContests, APPS, LiveCodeBench rows): `convert` writes one job per
-# program with its tests as cases and the harness's compare, `submit --local`
-# runs them in the real sandboxes, and every job's verdict must be the one the
-# benchmark's own checker gives (data/README.md: how those were obtained):
-# the reference solutions all pass, and of each samples file exactly the
-# listed ones fail.  Sourced by run.sh (its counters), or run alone.
+# (APPS and LiveCodeBench rows taken from the datasets, and CodeContests,
+# APPS and LiveCodeBench rows written in their layouts): `convert` writes one
+# job per program with its tests as cases and the harness's compare,
+# `submit --local` runs them in the real sandboxes, and every job's verdict
+# must be the one the benchmark's own checker gives (data/README.md: how
+# those were obtained): of each file exactly the listed jobs do not pass.
+# Sourced by run.sh (its counters), or run alone.
 if [ -z "${STDIO_SOURCED:-}" ]; then
     B=${LLMSB_BIN:-bin/llm-sandbox}
     D=$(dirname "$0")/data
@@ -28,19 +29,27 @@ stdio_convert() {
 }
 
 : >"$T/stdio.jobs"
-stdio_convert cc_refs codecontests.jsonl
-stdio_convert cc_samples codecontests.jsonl codecontests_samples.jsonl
+# real rows (data/README.md) first, then the rows written here for the rules
+# no real row here exercises (*_constructed*; no CodeContests row was found)
 stdio_convert apps_refs apps.jsonl
 stdio_convert apps_samples apps.jsonl apps_samples.json
 stdio_convert lcb_samples livecodebench.jsonl livecodebench_samples.json
+stdio_convert cc_c_refs codecontests_constructed.jsonl
+stdio_convert cc_c_samples codecontests_constructed.jsonl codecontests_constructed_samples.jsonl
+stdio_convert apps_c_refs apps_constructed.jsonl
+stdio_convert apps_c_samples apps_constructed.jsonl apps_constructed_samples.json
+stdio_convert lcb_c_samples livecodebench_constructed.jsonl livecodebench_constructed_samples.json
 $B submit "$T/stdio.jobs" --local --wait --out "$T/stdio.out" >"$T/stdio.log" 2>&1
 # NAME JOBS FILE FAILING...: the jobs of FILE, exactly FAILING not passed
 for check in \
-    "cc_refs|7|" \
-    "cc_samples|11|llmsb_A. Even Sum#2|llmsb_A. Even Sum#3|llmsb_B. Circle Area#2|llmsb_B. Circle Area#3|llmsb_C. Reverse Lines#2" \
-    "apps_refs|6|" \
-    "apps_samples|10|9001#2|9001#3|9002#1|9002#2|9003#2" \
-    "lcb_samples|11|llmsb_abc001_a#3|llmsb_abc001_b#1|llmsb_abc001_b#3|llmsb_3000#1|llmsb_3000#2"; do
+    "apps_refs|9|2378/solutions/0|2378/solutions/1" \
+    "apps_samples|7|0#1|2407#1|2407#2" \
+    "lcb_samples|4|1873_A#2|1873_A#3" \
+    "cc_c_refs|7|" \
+    "cc_c_samples|11|llmsb_A. Even Sum#2|llmsb_A. Even Sum#3|llmsb_B. Circle Area#2|llmsb_B. Circle Area#3|llmsb_C. Reverse Lines#2" \
+    "apps_c_refs|6|" \
+    "apps_c_samples|10|9001#2|9001#3|9002#1|9002#2|9003#2" \
+    "lcb_c_samples|11|llmsb_abc001_a#3|llmsb_abc001_b#1|llmsb_abc001_b#3|llmsb_3000#1|llmsb_3000#2"; do
     name=${check%%|*}
     [ -s "$T/$name.jobs" ] || continue
     if python3 - "$T/$name.jobs" "$T/stdio.out" "$check" >"$T/why" 2>&1 <<'EOF'
@@ -65,10 +74,10 @@ EOF
     fi
 done
 
-# LiveCodeBench's private tests as published (base64 of a zlib'd pickle):
-# refused with how to decode them, nothing written
+# LiveCodeBench's private tests as published (base64 of a zlib'd pickle; the
+# real row): refused with how to decode them, nothing written
 $B convert "$S/livecodebench_encoded.jsonl" >"$T/out" 2>"$T/err"
-if [ $? = 2 ] && grep -q 'livecodebench_encoded.jsonl:1: task "llmsb_abc001_a": private_test_cases is not JSON: .*pickle' "$T/err" &&
+if [ $? = 2 ] && grep -q 'livecodebench_encoded.jsonl:1: task "1873_A": private_test_cases is not JSON: .*pickle' "$T/err" &&
     [ ! -s "$T/out" ]; then
     ok stdio_lcb_pickled_private_tests_refused
 else
