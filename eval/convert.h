@@ -42,4 +42,29 @@ int convert_write_references(struct convert_set *s, struct convert_out *o, size_
 int convert_write_samples(struct convert_set *s, const char *name, const char *text,
                           struct convert_out *o, struct llmsb_err *err);
 
+/* The stdin/stdout benchmarks (fmt_stdio.c: CodeContests, APPS,
+ * LiveCodeBench), recognised by their fields: one job per program with
+ * `cases` and the harness's `compare`. */
+
+/* What a stdin/stdout conversion read and left out. */
+struct convert_stdio_counts {
+    char benchmark[32];
+    size_t tasks;    /* problems read */
+    size_t unsolved; /* with tests but without a reference solution */
+    size_t no_tests; /* with no tests: nothing can grade them */
+    size_t skipped;  /* reference solutions in a language with no image (Python 2) */
+};
+
+/* 1 when the first row of text (JSON Lines or a JSON array) is a
+ * stdin/stdout benchmark's. */
+int convert_stdio_detect(const char *text);
+/* Reads the dataset text (named name in errors) and writes a job per
+ * reference solution, or with samples_text (named samples_name), per
+ * sample in the benchmark's own samples format; lang (or NULL) is a
+ * sample's language where the file gives none.  0, or -1 with err set
+ * (LLMSB_ERR_INVALID for bad input, naming file:line, the field and why). */
+int convert_stdio_write(const char *name, const char *text, const char *samples_name,
+                        const char *samples_text, const char *lang, struct convert_out *o,
+                        struct convert_stdio_counts *counts, struct llmsb_err *err);
+
 #endif

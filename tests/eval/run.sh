@@ -153,5 +153,9 @@ else
     bad sample_of_unknown_task_refused "$(cat "$T/err")"
 fi
 
+# CodeContests, APPS and LiveCodeBench: verdicts as their checkers give them
+STDIO_SOURCED=1
+. "$(dirname "$0")/stdio.sh"
+
 echo "eval: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -745,6 +745,7 @@ TEST(compare_modes)
     ASSERT_CONTAINS(why, "tolerance");
     ASSERT(compare_parse("fuzzy", 5, &c, &why) != 0);
     ASSERT_CONTAINS(why, "exact, trailing_whitespace, tokens, float");
+    ASSERT_CONTAINS(why, "lines_decimal");
 }
 
 /* compare: float reads decimal numbers only, by one grammar: an optional
@@ -851,6 +852,85 @@ TEST(compare_float_tolerance_is_decimal)
     ASSERT(compare_parse("float:0", 7, &c, &why) == 0 && c.tol == 0);
     ASSERT(compare_parse("float:0.000000000000000000000000000000000000000001", 50, &c, &why) == 0 &&
            c.tol == 1e-42);
+}
+
+/* The stdin/stdout benchmarks' rules, on the outputs where they differ
+ * from each other: trailing spaces, blank lines, letter case, 1.0 against
+ * 1, 1e-9 against 0.000000001, order. */
+TEST(compare_harness_modes_where_they_differ)
+{
+    struct compare c;
+    const char *why = NULL;
+    char big[64];
+
+    /* trailing spaces and a missing last newline: all three pass */
+    ASSERT(same("lines_decimal", "1 2  \n3", "1 2\n3\n"));
+    ASSERT(same("tokens_icase_abs", "1 2  \n3", "1 2\n3\n"));
+    ASSERT(same("line_token_sets", "1 2  \n3", "1 2\n3\n"));
+    /* a blank line inside: LiveCodeBench counts lines, CodeContests and
+     * APPS do not */
+    ASSERT(!same("lines_decimal", "1\n\n2\n", "1\n2\n"));
+    ASSERT(same("tokens_icase_abs", "1\n\n2\n", "1\n2\n"));
+    ASSERT(same("line_token_sets", "1\n\n2\n", "1\n2\n"));
+    /* tokens split over lines otherwise: only CodeContests */
+    ASSERT(!same("lines_decimal", "1\n2", "1 2"));
+    ASSERT(same("tokens_icase_abs", "1\n2", "1 2"));
+    ASSERT(!same("line_token_sets", "1\n2", "1 2"));
+    /* letter case: only CodeContests ignores it */
+    ASSERT(!same("lines_decimal", "YES", "yes"));
+    ASSERT(same("tokens_icase_abs", "YES", "yes"));
+    ASSERT(!same("line_token_sets", "YES", "yes"));
+    /* 1.0 against 1, 1e-9 against 0.000000001: equal decimals, doubles
+     * within 1e-5, floats */
+    ASSERT(same("lines_decimal", "1.0 1e-9", "1 0.000000001"));
+    ASSERT(same("tokens_icase_abs", "1.0 1e-9", "1 0.000000001"));
+    ASSERT(same("line_token_sets", "1.0 1e-9", "1 0.000000001"));
+    /* close but not equal: Decimal is exact; CodeContests within 1e-5
+     * absolute (strictly); APPS rounds to 3 decimals or numpy.allclose */
+    ASSERT(!same("lines_decimal", "0.30000000000000004", "0.3"));
+    ASSERT(same("tokens_icase_abs", "0.30000000000000004", "0.3"));
+    ASSERT(same("line_token_sets", "0.30000000000000004", "0.3"));
+    ASSERT(!same("tokens_icase_abs", "0.00001", "0"));
+    ASSERT(same("tokens_icase_abs", "0.0000099", "0"));
+    ASSERT(same("line_token_sets", "0.12341 1", "0.1234 1")); /* both round to 0.123 */
+    ASSERT(!same("line_token_sets", "0.1236 1", "0.1234 1"));
+    ASSERT(same("line_token_sets", "100000.5", "100000.6")); /* allclose: relative 1e-5 */
+    ASSERT(!same("line_token_sets", "100000.5 x", "100000.6 x"));
+    /* big integers: Decimal exact, doubles not */
+    ASSERT(!same("lines_decimal", "50000000000000000", "50000000000000001"));
+    ASSERT(same("tokens_icase_abs", "50000000000000000", "50000000000000001"));
+    /* APPS: the order of lines and of tokens and repeats are ignored */
+    ASSERT(same("line_token_sets", "b a\n1\n1\n", "1\na b\n"));
+    ASSERT(!same("line_token_sets", "a\nb", "a c\nb"));
+    /* NaN equals nothing by number; inf only as the same text in
+     * CodeContests (inf - inf is NaN) */
+    ASSERT(!same("lines_decimal", "nan", "NaN"));
+    ASSERT(same("lines_decimal", "Infinity", "inf"));
+    ASSERT(same("tokens_icase_abs", "inf", "INF"));
+    ASSERT(!same("tokens_icase_abs", "inf x", "inf y"));
+    ASSERT(!same("tokens_icase_abs", "inf", "infinity"));
+    /* words: hex is not a number anywhere; Python reads 1_000, absl not */
+    ASSERT(!same("tokens_icase_abs", "0x10", "16"));
+    ASSERT(same("line_token_sets", "1_000", "1000"));
+    ASSERT(same("lines_decimal", "1_000 in_f", "1000 inf")); /* Decimal drops every '_' */
+    ASSERT(!same("tokens_icase_abs", "1_000", "1000"));
+    /* CodeContests: FF is not a separator */
+    ASSERT(!same("tokens_icase_abs", "1\f2", "1 2"));
+    /* empty against white space */
+    ASSERT(same("lines_decimal", "", " \n"));
+    ASSERT(same("tokens_icase_abs", "", "\n"));
+    ASSERT(same("line_token_sets", "", "\n"));
+    ASSERT(!same("line_token_sets", "", "0"));
+    /* the tolerance: CodeContests' 1e-5 unless given */
+    ASSERT(compare_parse("tokens_icase_abs", 16, &c, &why) == 0 && c.tol == 1e-5);
+    ASSERT(compare_parse("tokens_icase_abs:0.5", 20, &c, &why) == 0 && c.tol == 0.5);
+    ASSERT(same("tokens_icase_abs:0.5", "1.4", "1"));
+    compare_format(&c, big, sizeof(big));
+    ASSERT_STR(big, "tokens_icase_abs:0.5");
+    ASSERT(compare_parse("tokens_icase_abs:2", 18, &c, &why) != 0);
+    ASSERT_CONTAINS(why, "tolerance");
+    ASSERT(compare_parse("lines_decimal:1", 15, &c, &why) != 0);
+    ASSERT_CONTAINS(why, "line_token_sets");
 }
 
 /* cases: parsed with errors naming the case and key; the job-level stdin
@@ -1575,7 +1655,8 @@ TEST_MAIN("jobs", T(session_close_has_no_exit_code), T(yaml_job_file_with_defaul
           T(compile_server_reaches_the_agent_job_when_it_can), T(dataset_ids_are_accepted),
           T(compare_modes), T(compare_float_numbers_are_decimal),
           T(compare_float_big_decimals_compare_by_value), T(compare_float_tolerance_is_decimal),
-          T(cases_parse_and_reach_the_agent), T(case_results_make_passed),
-          T(passk_estimator_and_task_ids), T(session_fields_checked_and_reach_the_agent),
+          T(compare_harness_modes_where_they_differ), T(cases_parse_and_reach_the_agent),
+          T(case_results_make_passed), T(passk_estimator_and_task_ids),
+          T(session_fields_checked_and_reach_the_agent),
           T(session_calls_keep_the_sessions_language_env_and_limits),
           T(session_first_call_names_its_language), T(exit_code_is_null_when_the_program_never_ran))

@@ -1,0 +1,272 @@
+/* test_eval_stdio.c - the stdin/stdout benchmarks' converter (eval/fmt_stdio.c)
+ * without a container: which rows it takes, the job each benchmark gets
+ * (cases in the harness's order, its compare, its time per test, the
+ * runner, call-based cases), the samples formats, and the errors naming
+ * file:line, the task, the field and why. */
+#include "test.h"
+
+#include <cjson/cJSON.h>
+
+#include "eval/convert.h"
+
+#define CC_ROW                                                                                    \
+    "{\"name\": \"P1\", \"public_tests\": {\"input\": [\"1\\n\"], \"output\": [\"A\\n\"]}, "      \
+    "\"private_tests\": {\"input\": [\"2\\n\"], \"output\": [\"B\\n\"]}, \"generated_tests\": "   \
+    "[{\"input\": \"3\\n\", \"output\": \"C\\n\"}], \"solutions\": {\"language\": [3, 1, 2, 4], " \
+    "\"solution\": [\"print(1)\", \"print 1\", \"int main(){}\", \"class Main {}\"]}, "           \
+    "\"difficulty\": 7, \"source\": 2, \"time_limit\": {\"seconds\": 2, \"nanos\": 500000000}}\n"
+
+#define APPS_ROWS                                                                             \
+    "{\"problem_id\": 5, \"solutions\": \"[\\\"print(input())\\\"]\", \"input_output\": "     \
+    "\"{\\\"inputs\\\": [[\\\"1\\\", \\\"2\\\"]], \\\"outputs\\\": [\\\"3\\\"]}\", "          \
+    "\"difficulty\": \"interview\", \"url\": \"u\"}\n"                                        \
+    "{\"problem_id\": 6, \"solutions\": \"[\\\"def f(a): return a\\\"]\", \"input_output\": " \
+    "\"{\\\"fn_name\\\": \\\"f\\\", \\\"inputs\\\": [[1]], \\\"outputs\\\": [[1]]}\"}\n"      \
+    "{\"problem_id\": 7, \"solutions\": \"\", \"input_output\": \"\"}\n"
+
+#define LCB_ROW                                                                                \
+    "{\"question_id\": \"q1\", \"platform\": \"leetcode\", \"difficulty\": \"easy\", "         \
+    "\"public_test_cases\": \"[{\\\"input\\\": \\\"[1]\\\\n2\\\", \\\"output\\\": \\\"3\\\", " \
+    "\\\"testtype\\\": \\\"functional\\\"}]\", \"private_test_cases\": \"[]\", \"metadata\": " \
+    "\"{\\\"func_name\\\": \\\"g\\\"}\"}\n"
+
+struct jobs {
+    char *text;
+    size_t len;
+    cJSON *job[8];
+    int n;
+};
+
+/* Converts dataset (with samples, when given) into j; the return code. */
+static int convert(const char *dataset, const char *samples, long timeout_s, struct jobs *j,
+                   struct convert_stdio_counts *c, struct llmsb_err *err)
+{
+    struct convert_out o = {.name = "mem", .timeout_s = timeout_s};
+    int rc;
+
+    memset(j, 0, sizeof(*j));
+    o.out = open_memstream(&j->text, &j->len);
+    rc = convert_stdio_write("d.jsonl", dataset, "s.json", samples, NULL, &o, c, err);
+    fclose(o.out);
+    for (char *p = j->text, *nl; p && *p && j->n < 8; p = nl ? nl + 1 : NULL) {
+        nl = strchr(p, '\n');
+        j->job[j->n++] = cJSON_ParseWithLength(p, nl ? (size_t)(nl - p) : strlen(p));
+    }
+    return rc;
+}
+
+static void jobs_release(struct jobs *j)
+{
+    for (int i = 0; i < j->n; i++)
+        cJSON_Delete(j->job[i]);
+    free(j->text);
+}
+
+static const cJSON *at(const cJSON *o, const char *path)
+{
+    char key[64];
+    const char *dot = strchr(path, '.');
+
+    if (!dot)
+        return *path >= '0' && *path <= '9' ? cJSON_GetArrayItem(o, (int)strtol(path, NULL, 10))
+                                            : cJSON_GetObjectItemCaseSensitive(o, path);
+    snprintf(key, sizeof(key), "%.*s", (int)(dot - path), path);
+    if (*key >= '0' && *key <= '9')
+        return at(cJSON_GetArrayItem(o, (int)strtol(key, NULL, 10)), dot + 1);
+    return at(cJSON_GetObjectItemCaseSensitive(o, key), dot + 1);
+}
+
+static const char *str(const cJSON *o, const char *path)
+{
+    return cJSON_GetStringValue(at(o, path));
+}
+
+TEST(stdio_rows_are_recognised_by_their_fields)
+{
+    ASSERT(convert_stdio_detect(CC_ROW));
+    ASSERT(convert_stdio_detect(APPS_ROWS));
+    ASSERT(convert_stdio_detect(" [" LCB_ROW "]"));
+    ASSERT(!convert_stdio_detect("{\"task_id\": \"HumanEval/0\", \"prompt\": \"\"}\n"));
+    ASSERT(!convert_stdio_detect("not json"));
+}
+
+/* CodeContests: a job per solution in a language with an image (Python 2
+ * left out), public, private then generated tests, tokens_icase_abs, the
+ * harness's 10 s per test, the problem's own time limit in meta. */
+TEST(stdio_codecontests_jobs)
+{
+    struct convert_stdio_counts c;
+    struct llmsb_err err = {0};
+    struct jobs j;
+
+    ASSERT_EQ(convert(CC_ROW, NULL, 0, &j, &c, &err), 0);
+    ASSERT_EQ(j.n, 3);
+    ASSERT_EQ(c.skipped, 1);
+    ASSERT_STR(c.benchmark, "codecontests");
+    ASSERT_STR(str(j.job[0], "id"), "P1/solutions/0");
+    ASSERT_STR(str(j.job[0], "lang"), "python");
+    ASSERT_STR(str(j.job[0], "code"), "print(1)"); /* as it is: python3 FILE */
+    ASSERT_STR(str(j.job[1], "id"), "P1/solutions/2");
+    ASSERT_STR(str(j.job[1], "lang"), "cpp");
+    ASSERT_STR(str(j.job[2], "lang"), "java");
+    ASSERT_STR(str(j.job[0], "compare"), "tokens_icase_abs");
+    ASSERT_STR(str(j.job[0], "cases.0.stdin"), "1\n");
+    ASSERT_STR(str(j.job[0], "cases.1.expect_stdout"), "B\n");
+    ASSERT_STR(str(j.job[0], "cases.2.stdin"), "3\n");
+    ASSERT_EQ(cJSON_GetArraySize(at(j.job[0], "cases")), 3);
+    ASSERT(cJSON_IsTrue(at(j.job[0], "stop_on_failure")));
+    ASSERT_EQ(at(j.job[0], "timeout")->valuedouble, 10);
+    ASSERT_EQ(at(j.job[0], "meta.time_limit_s")->valuedouble, 2.5);
+    ASSERT_EQ(at(j.job[0], "meta.difficulty")->valueint, 7);
+    ASSERT_STR(str(j.job[0], "meta.benchmark"), "codecontests");
+    ASSERT_STR(str(j.job[0], "meta.task_id"), "P1");
+    jobs_release(&j);
+}
+
+/* APPS: lists of lines joined, the runner with program.py, 4 s a test or
+ * --timeout; a call-based problem's cases carry the call; a problem with
+ * no tests is counted, not run. */
+TEST(stdio_apps_jobs)
+{
+    struct convert_stdio_counts c;
+    struct llmsb_err err = {0};
+    struct jobs j;
+
+    ASSERT_EQ(convert(APPS_ROWS, NULL, 0, &j, &c, &err), 0);
+    ASSERT_EQ(j.n, 2);
+    ASSERT_EQ(c.tasks, 3);
+    ASSERT_EQ(c.no_tests, 1);
+    ASSERT_EQ(c.unsolved, 0); /* the one without tests is counted there only */
+    ASSERT_STR(str(j.job[0], "id"), "5/solutions/0");
+    ASSERT_STR(str(j.job[0], "cases.0.stdin"), "1\n2");
+    ASSERT_STR(str(j.job[0], "cases.0.expect_stdout"), "3");
+    ASSERT_STR(str(j.job[0], "compare"), "line_token_sets");
+    ASSERT_STR(cJSON_GetStringValue(cJSON_GetObjectItem(at(j.job[0], "files"), "program.py")),
+               "print(input())");
+    ASSERT_CONTAINS(str(j.job[0], "code"), "CHECKER = \"APPS\"");
+    ASSERT_EQ(at(j.job[0], "timeout")->valuedouble, 4);
+    ASSERT_STR(str(j.job[0], "meta.difficulty"), "interview");
+    ASSERT_STR(str(j.job[1], "args.0"), "call");
+    ASSERT(at(j.job[1], "compare") == NULL);
+    ASSERT_STR(str(j.job[1], "cases.0.stdin"), "{\"fn_name\":\"f\",\"input\":[1],\"output\":[1]}");
+    ASSERT(at(j.job[1], "cases.0.expect_stdout") == NULL);
+    jobs_release(&j);
+    ASSERT_EQ(convert(APPS_ROWS, NULL, 9, &j, &c, &err), 0);
+    ASSERT_EQ(at(j.job[0], "timeout")->valuedouble, 9);
+    jobs_release(&j);
+}
+
+/* The samples formats: APPS's {"PROBLEM_ID": [code]} (or a list by the
+ * dataset's order), LiveCodeBench's [{"question_id", "code_list"}],
+ * CodeContests' JSON Lines; ids TASK#N. */
+TEST(stdio_samples_formats)
+{
+    struct convert_stdio_counts c;
+    struct llmsb_err err = {0};
+    struct jobs j;
+
+    ASSERT_EQ(convert(APPS_ROWS, "{\"6\": [\"a\", \"b\"], \"5\": \"c\"}", 0, &j, &c, &err), 0);
+    ASSERT_EQ(j.n, 3);
+    ASSERT_STR(str(j.job[1], "id"), "6#1");
+    ASSERT_STR(str(j.job[2], "id"), "5#0");
+    jobs_release(&j);
+    ASSERT_EQ(convert(APPS_ROWS, "[[\"a\"], [\"b\"]]", 0, &j, &c, &err), 0);
+    ASSERT_STR(str(j.job[1], "id"), "6#0");
+    jobs_release(&j);
+    ASSERT_EQ(convert(LCB_ROW, "[{\"question_id\": \"q1\", \"code_list\": [\"x\", \"y\"]}]", 0, &j,
+                      &c, &err),
+              0);
+    ASSERT_EQ(j.n, 2);
+    ASSERT_STR(str(j.job[1], "id"), "q1#1");
+    ASSERT_STR(str(j.job[0], "args.0"), "call");
+    ASSERT_STR(str(j.job[0], "cases.0.stdin"),
+               "{\"fn_name\":\"g\",\"input\":\"[1]\\n2\",\"output\":\"3\"}");
+    ASSERT_CONTAINS(str(j.job[0], "code"), "CHECKER = \"LiveCodeBench\"");
+    ASSERT_EQ(at(j.job[0], "timeout")->valuedouble, 6);
+    ASSERT_STR(str(j.job[0], "meta.platform"), "leetcode");
+    jobs_release(&j);
+    ASSERT_EQ(convert(CC_ROW,
+                      "{\"task_id\": \"P1\", \"completion\": \"x\", \"language\": 2}\n"
+                      "{\"name\": \"P1\", \"solution\": \"y\"}\n",
+                      0, &j, &c, &err),
+              0);
+    ASSERT_STR(str(j.job[0], "lang"), "cpp");
+    ASSERT_STR(str(j.job[1], "id"), "P1#1");
+    ASSERT_STR(str(j.job[1], "lang"), "python");
+    jobs_release(&j);
+}
+
+/* Each bad input and the whole message it gets. */
+TEST(stdio_errors_name_line_field_value)
+{
+    static const struct {
+        const char *dataset, *samples, *msg;
+    } cases[] = {
+        {CC_ROW APPS_ROWS, NULL,
+         "d.jsonl:2: a row of another benchmark, where the first row is codecontests's (one "
+         "benchmark per file)"},
+        {"{\"public_tests\": []}\n", NULL, "d.jsonl:1: name: missing or not a string id"},
+        {"{\"name\": \"P\", \"public_tests\": {\"input\": [\"1\"]}}\n", NULL,
+         "d.jsonl:1: task \"P\": public_tests must have \"input\" and \"output\" lists of the "
+         "same length"},
+        {"{\"question_id\": \"q\", \"public_test_cases\": \"[]\", \"private_test_cases\": "
+         "\"eJxrYA==\"}\n",
+         NULL,
+         "d.jsonl:1: task \"q\": private_test_cases is not JSON: LiveCodeBench keeps "
+         "private_test_cases as base64 of zlib of a Python pickle, which only Python can read; "
+         "decode them first (docs/eval.md: \"LiveCodeBench\"), e.g. "
+         "json.loads(pickle.loads(zlib.decompress(base64.b64decode(s))))"},
+        {"{\"question_id\": \"q\", \"public_test_cases\": \"[{\\\"input\\\": \\\"1\\\", "
+         "\\\"output\\\": \\\"1\\\", \\\"testtype\\\": \\\"functional\\\"}]\"}\n",
+         NULL,
+         "d.jsonl:1: task \"q\": public_test_cases has a functional test but metadata names no "
+         "func_name"},
+        {APPS_ROWS, "{\"404\": [\"x\"]}", "s.json:\"404\": task \"404\" is not in d.jsonl"},
+        {APPS_ROWS, "{\"7\": [\"x\"]}",
+         "s.json:\"7\": task \"7\" has no tests in d.jsonl, so nothing can grade it"},
+        {APPS_ROWS, "{\"5\": [1]}", "s.json:\"5\": not a list of code strings"},
+        {LCB_ROW, "{}",
+         "s.json: not LiveCodeBench outputs (a JSON list of {\"question_id\", "
+         "\"code_list\"})"},
+        {CC_ROW, "{\"task_id\": \"P1\", \"completion\": \"x\", \"language\": 1}\n",
+         "s.json:1: language: no image for it (Python 2 and unknown languages are not run)"},
+        {CC_ROW, "{\"task_id\": \"P1\"}\n",
+         "s.json:1: a sample needs task_id (or name) and completion (or solution) strings"},
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct convert_stdio_counts c;
+        struct llmsb_err err = {0};
+        struct jobs j;
+        ASSERT_MSG(convert(cases[i].dataset, cases[i].samples, 0, &j, &c, &err) != 0, cases[i].msg);
+        ASSERT_EQ(err.code, LLMSB_ERR_INVALID);
+        ASSERT_STR(err.msg, cases[i].msg);
+        jobs_release(&j);
+    }
+}
+
+/* A problem with more tests than a job takes is refused, naming it. */
+TEST(stdio_too_many_tests)
+{
+    struct convert_stdio_counts c;
+    struct llmsb_err err = {0};
+    struct jobs j;
+    char *row = NULL;
+    size_t cap = 1001 * 40 + 256, o;
+
+    ASSERT((row = malloc(cap)) != NULL);
+    o = (size_t)snprintf(row, cap, "{\"name\": \"P\", \"public_tests\": [");
+    for (int i = 0; i < 1001; i++)
+        o += (size_t)snprintf(row + o, cap - o, "%s{\"input\": \"\", \"output\": \"\"}",
+                              i ? "," : "");
+    snprintf(row + o, cap - o, "]}\n");
+    ASSERT(convert(row, NULL, 0, &j, &c, &err) != 0);
+    ASSERT_STR(err.msg, "d.jsonl:1: task \"P\": its tests has 1001 tests; a job takes at most "
+                        "1000 cases");
+    jobs_release(&j);
+    free(row);
+}
+
+TEST_MAIN("eval_stdio", T(stdio_rows_are_recognised_by_their_fields), T(stdio_codecontests_jobs),
+          T(stdio_apps_jobs), T(stdio_samples_formats), T(stdio_errors_name_line_field_value),
+          T(stdio_too_many_tests))
