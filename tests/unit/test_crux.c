@@ -4,44 +4,13 @@
  * the generations CRUXEval leaves out; the errors naming file:line. */
 #include "test.h"
 
+#include "eval_jobs.h"
+
 #include <cjson/cJSON.h>
 
 #include "eval/convert.h"
 
 #define MARK "?\?\?\?" /* four question marks, not a trigraph */
-
-struct jobs {
-    char *text;
-    size_t len;
-    cJSON *job[32];
-    int n;
-};
-
-static void jobs_parse(struct jobs *j)
-{
-    for (char *p = j->text, *nl; p && *p && j->n < 32; p = nl ? nl + 1 : NULL) {
-        nl = strchr(p, '\n');
-        j->job[j->n++] = cJSON_ParseWithLength(p, nl ? (size_t)(nl - p) : strlen(p));
-    }
-}
-
-static void jobs_release(struct jobs *j)
-{
-    for (int i = 0; i < j->n; i++)
-        cJSON_Delete(j->job[i]);
-    free(j->text);
-    memset(j, 0, sizeof(*j));
-}
-
-static const char *str(const cJSON *o, const char *path)
-{
-    char key[64];
-    const char *dot = strchr(path, '.');
-    if (!dot)
-        return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, path));
-    snprintf(key, sizeof(key), "%.*s", (int)(dot - path), path);
-    return str(cJSON_GetObjectItemCaseSensitive(o, key), dot + 1);
-}
 
 static double num(const cJSON *o, const char *key)
 {
