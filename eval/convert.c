@@ -231,6 +231,8 @@ static int cmp_task(const void *a, const void *b)
 struct convert_task *convert_set_find(struct convert_set *s, const char *id)
 {
     struct convert_task key = {.id = id};
+    if (s->n == 0)
+        return NULL;
     return bsearch(&key, s->tasks, s->n, sizeof(key), cmp_task);
 }
 
@@ -252,7 +254,8 @@ struct convert_set *convert_set_read_opts(const char *name, const char *text,
         s->opts = *opts;
     if (each_row(name, text, add_task, s, err) != 0)
         goto fail;
-    qsort(s->tasks, s->n, sizeof(*s->tasks), cmp_task);
+    if (s->n > 0) /* an empty dataset has no tasks array to sort */
+        qsort(s->tasks, s->n, sizeof(*s->tasks), cmp_task);
     for (size_t i = 0; i + 1 < s->n; i++)
         if (strcmp(s->tasks[i].id, s->tasks[i + 1].id) == 0) {
             llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: task \"%s\" is there twice", name,
