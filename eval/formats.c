@@ -210,4 +210,5 @@ static const struct convert_format mbxp = {
 
 /* An explicit "language" field wins over a task id prefix, which wins over
  * the entry_point every HumanEval-like row has. */
-const struct convert_format *const convert_formats[] = {&mbxp, &humaneval_x, &humaneval, NULL};
+const struct convert_format *const convert_formats[] = {
+    &mbxp, &humaneval_x, &humaneval, &convert_cruxeval, &convert_cruxeval_x, NULL};

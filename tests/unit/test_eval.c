@@ -4,6 +4,8 @@
  * nearest-rank percentiles and the report's phases and provenance. */
 #include "test.h"
 
+#include "eval_jobs.h"
+
 #include <cjson/cJSON.h>
 
 #include "eval/convert.h"
@@ -20,39 +22,6 @@ static const char dataset[] =
     "\"f\\n\", \"canonical_solution\": \"1\\nend\"}\n"
     "{\"task_id\": \"HumanEval/1\", \"prompt\": \"def g():\\n\", \"test\": \"\", "
     "\"entry_point\": \"g\"}\n";
-
-/* The jobs written to a memory stream, one JSON object per line. */
-struct jobs {
-    char *text;
-    size_t len;
-    cJSON *job[8];
-    int n;
-};
-
-static void jobs_parse(struct jobs *j)
-{
-    for (char *p = j->text, *nl; p && *p && j->n < 8; p = nl ? nl + 1 : NULL) {
-        nl = strchr(p, '\n');
-        j->job[j->n++] = cJSON_ParseWithLength(p, nl ? (size_t)(nl - p) : strlen(p));
-    }
-}
-
-static void jobs_release(struct jobs *j)
-{
-    for (int i = 0; i < j->n; i++)
-        cJSON_Delete(j->job[i]);
-    free(j->text);
-}
-
-static const char *str(const cJSON *o, const char *path)
-{
-    char key[64];
-    const char *dot = strchr(path, '.');
-    if (!dot)
-        return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, path));
-    snprintf(key, sizeof(key), "%.*s", (int)(dot - path), path);
-    return str(cJSON_GetObjectItemCaseSensitive(o, key), dot + 1);
-}
 
 /* The program of a Python job: its file program.py. */
 static const char *program_py(const cJSON *job)
