@@ -24,7 +24,7 @@ LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fi
               backends/docker/podman.c backends/kubernetes/kubernetes.c \
               backends/kubernetes/config.c backends/kubernetes/stream.c \
               sandbox/sandbox.c sandbox/pool.c images/images.c \
-              job/job.c job/parse.c job/result.c \
+              job/job.c job/parse.c job/result.c job/dedup.c \
               queue/queue.c scheduler/decide.c scheduler/scheduler.c \
               exec/exec.c exec/session.c exec/scan.c exec/identity.c exec/runner.c exec/batch.c \
               worker/worker.c mcp/jsonrpc.c mcp/tools.c mcp/server.c \

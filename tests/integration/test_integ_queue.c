@@ -135,7 +135,7 @@ static int finish(struct queue *q, const char *entry, const char *id, const char
     fields_init(&f, 4);
     fields_adds(&f, "id", id);
     fields_adds(&f, "status", status);
-    rc = queue_finish(q, entry, id, status, &f, NULL, 60, &err);
+    rc = queue_finish(q, entry, id, status, &f, NULL, NULL, 60, &err);
     fields_release(&f);
     return rc;
 }
@@ -221,10 +221,10 @@ TEST(mark_running_never_replaces_a_final_result)
     ASSERT_EQ(open_as(&q, prefix, "w1"), 0);
     fields_init(&f, 2);
     fields_adds(&f, "worker", "w1");
-    ASSERT_EQ(queue_mark_running(&q, "job-b", &f, 60, &err), 1);
+    ASSERT_EQ(queue_mark_running(&q, "job-b", &f, NULL, 60, &err), 1);
     ASSERT_EQ(enqueue(&q, "job-b", entry), 0);
     ASSERT_EQ(finish(&q, entry, "job-b", "timeout"), 1);
-    ASSERT_EQ(queue_mark_running(&q, "job-b", &f, 60, &err), 0);
+    ASSERT_EQ(queue_mark_running(&q, "job-b", &f, NULL, 60, &err), 0);
     fields_release(&f);
     ASSERT_EQ(queue_result_get(&q, "job-b", &r, &err), 1);
     ASSERT_STR(fields_get(&r, "status", NULL), "timeout");
