@@ -79,16 +79,16 @@ static const char lua_finish[] = LUA_REPLACEABLE(
          "if final then return 0 end\n"
          "return 1\n";
 
-/* KEYS: result hash, then each copy's.  ARGV: ttl, recheck, n pairs, the
- * pairs, the copies' ids.  0 when a final result stands; a recheck leaves
- * the result it will replace in place until then (1). */
+/* KEYS: result hash, then each copy's.  ARGV: ttl, recheck, job id, n
+ * pairs, the pairs, the copies' ids.  0 when a final result stands; a
+ * recheck leaves the result it will replace in place until then (1). */
 static const char lua_running[] = LUA_REPLACEABLE(
     "2") "local st = redis.call('HGET', KEYS[1], 'status')\n"
          "if not replaceable(KEYS[1]) then return 0 end\n"
          "if st and st ~= 'running' then return 1 end\n"
-         "local np = tonumber(ARGV[3])\n"
+         "local np = tonumber(ARGV[4])\n"
          "local function mark(k)\n"
-         "  redis.call('HSET', k, 'status', 'running', unpack(ARGV, 4, 3 + 2 * np))\n"
+         "  redis.call('HSET', k, 'status', 'running', unpack(ARGV, 5, 4 + 2 * np))\n"
          "  redis.call('EXPIRE', k, ARGV[1])\n"
          "end\n"
          "mark(KEYS[1])\n"
@@ -96,8 +96,7 @@ static const char lua_running[] = LUA_REPLACEABLE(
          "  local s = redis.call('HGET', KEYS[c], 'status')\n"
          "  if not s or s == 'running' then\n"
          "    mark(KEYS[c])\n"
-         "    redis.call('HSET', KEYS[c], 'id', ARGV[3 + 2 * np + c - 1], 'copy_of',\n"
-         "      redis.call('HGET', KEYS[1], 'id'))\n"
+         "    redis.call('HSET', KEYS[c], 'id', ARGV[4 + 2 * np + c - 1], 'copy_of', ARGV[3])\n"
          "  end\n"
          "end\n"
          "return 1\n";
@@ -668,10 +667,11 @@ int queue_mark_running(struct queue *q, const char *job_id, const struct fields 
         return err->code;
     snprintf(ttl, sizeof(ttl), "%lld", ttl_s);
     snprintf(np, sizeof(np), "%zu", fields->n);
-    if ((rc = eval_begin(&a, lua_running, 1 + (int)nc, keys, 3 + 2 * (int)fields->n + (int)nc, nk,
+    if ((rc = eval_begin(&a, lua_running, 1 + (int)nc, keys, 4 + 2 * (int)fields->n + (int)nc, nk,
                          err)) == 0) {
         args_adds(&a, ttl);
         args_adds(&a, recheck_of(c));
+        args_adds(&a, job_id);
         args_adds(&a, np);
         args_fields(&a, fields);
         for (size_t i = 0; i < nc; i++)
