@@ -198,12 +198,15 @@ bin/fuzz/%: tests/fuzz/%.c $(LIB_OBJ)
 # BENCH_JOBS: bench_eval's jobs per language and set (164: all of HumanEval-X).
 # bench_run's and bench_queue's output is kept for bench_eval's goals table.
 BENCH_JOBS ?= 24
+# bench_dedup.sh's job file (-: HumanEval samples with repeats, made by the bench)
+BENCH_DEDUP_FILE ?= -
 bench: all bin/bench/bench_run bin/bench/bench_queue bin/bench/bench_backends
 	bin/bench/bench_run >bin/bench/run.out; s=$$?; cat bin/bench/run.out; exit $$s
 	bin/bench/bench_backends
 	bin/bench/bench_queue bin/llm-sandbox >bin/bench/queue.out; s=$$?; cat bin/bench/queue.out; exit $$s
 	sh bench/bench_cases.sh bin/llm-sandbox 20
 	sh bench/bench_eval.sh bin/llm-sandbox $(BENCH_JOBS) bin/bench/run.out bin/bench/queue.out
+	sh bench/bench_dedup.sh $(BENCH_DEDUP_FILE) bin/llm-sandbox
 
 bin/bench/%: bench/%.c $(LIB_OBJ)
 	@mkdir -p bin/bench
