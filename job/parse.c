@@ -581,19 +581,63 @@ static int f_meta(struct job *j, const struct config *cfg, const char *v, size_t
     return (j->meta = xstrndup(v, n)) ? 0 : LLMSB_ERR_NOMEM;
 }
 
-/* One element of copies: {"id": ID, "meta": JSON}, meta optional. */
-static int one_copy(const cJSON *o, size_t i, struct job_copy *c, struct llmsb_err *err)
+/* A field that is a JSON array of 1 to max objects, each read by one()
+ * into its item of a new array of size-byte items; drop() frees such an
+ * array (the old one first, the new one on failure). */
+struct object_list {
+    const char *field, *shape; /* the field, and its objects as errors show them */
+    int max;
+    size_t size;
+    int (*one)(const cJSON *o, size_t i, void *item, struct llmsb_err *err);
+    void (*drop)(void *items, size_t n);
+};
+
+static int object_list(const struct object_list *l, const char *v, size_t n, void **items,
+                       size_t *count, struct llmsb_err *err)
 {
+    cJSON *a = json_of(l->field, v, n, 1, err), *o;
+    size_t i = 0;
+    int rc = 0;
+
+    if (!a)
+        return err->code;
+    if (cJSON_GetArraySize(a) < 1 || cJSON_GetArraySize(a) > l->max) {
+        cJSON_Delete(a);
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: must be a list of 1 to %d objects %s",
+                             l->field, l->max, l->shape);
+    }
+    l->drop(*items, *count);
+    *count = (size_t)cJSON_GetArraySize(a);
+    if (!(*items = calloc(*count, l->size)))
+        rc = LLMSB_ERR_NOMEM;
+    cJSON_ArrayForEach(o, a) {
+        if (rc == 0)
+            rc = l->one(o, i, (char *)*items + i * l->size, err);
+        i++;
+    }
+    cJSON_Delete(a);
+    if (rc != 0) {
+        l->drop(*items, *count);
+        *items = NULL;
+        *count = 0;
+    }
+    return rc;
+}
+
+#define COPY_SHAPE "{\"id\": ID, \"meta\": JSON} (meta optional)"
+
+/* One element of copies: {"id": ID, "meta": JSON}, meta optional. */
+static int one_copy(const cJSON *o, size_t i, void *item, struct llmsb_err *err)
+{
+    struct job_copy *c = item;
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "id");
     const cJSON *meta = cJSON_GetObjectItemCaseSensitive(o, "meta");
     char field[32];
 
     snprintf(field, sizeof(field), "copies[%zu].id", i);
     if (!cJSON_IsObject(o) || !cJSON_IsString(id) || cJSON_GetArraySize(o) != 1 + (meta != NULL))
-        return llmsb_err_set(err, LLMSB_ERR_INVALID,
-                             "copies[%zu]: must be an object {\"id\": ID, \"meta\": JSON} "
-                             "(meta optional)",
-                             i);
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "copies[%zu]: must be an object %s", i,
+                             COPY_SHAPE);
     if (id_check(field, id->valuestring, strlen(id->valuestring), err) != 0)
         return err->code;
     if (!(c->id = strdup(id->valuestring)) || (meta && !(c->meta = cJSON_PrintUnformatted(meta))))
@@ -601,37 +645,23 @@ static int one_copy(const cJSON *o, size_t i, struct job_copy *c, struct llmsb_e
     return 0;
 }
 
+static void drop_copies(void *items, size_t n)
+{
+    job_copies_free(items, n);
+}
+
 /* copies: the ids (and metas) submit's dedup gives this job's result to. */
 static int f_copies(struct job *j, const struct config *cfg, const char *v, size_t n,
                     struct llmsb_err *err)
 {
-    cJSON *a = json_of("copies", v, n, 1, err), *o;
-    size_t i = 0;
-    int rc = 0;
+    static const struct object_list l = {
+        "copies", COPY_SHAPE, JOB_MAX_COPIES, sizeof(struct job_copy), one_copy, drop_copies};
+    void *items = j->copies;
+    int rc;
 
     (void)cfg;
-    if (!a)
-        return err->code;
-    if (cJSON_GetArraySize(a) < 1 || cJSON_GetArraySize(a) > JOB_MAX_COPIES) {
-        cJSON_Delete(a);
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "copies: must be a list of 1 to %d objects",
-                             JOB_MAX_COPIES);
-    }
-    job_copies_free(j->copies, j->ncopies);
-    j->ncopies = (size_t)cJSON_GetArraySize(a);
-    if (!(j->copies = calloc(j->ncopies, sizeof(*j->copies))))
-        rc = LLMSB_ERR_NOMEM;
-    cJSON_ArrayForEach(o, a) {
-        if (rc == 0)
-            rc = one_copy(o, i, &j->copies[i], err);
-        i++;
-    }
-    cJSON_Delete(a);
-    if (rc != 0) {
-        job_copies_free(j->copies, j->ncopies);
-        j->copies = NULL;
-        j->ncopies = 0;
-    }
+    rc = object_list(&l, v, n, &items, &j->ncopies, err);
+    j->copies = items;
     return rc;
 }
 
@@ -668,8 +698,9 @@ static int case_text(const cJSON *v, size_t i, const char *key, char **dst, size
 }
 
 /* One {stdin, args, expect_stdout, expect_exit} object into c. */
-static int one_case(const cJSON *o, size_t i, struct proto_case *c, struct llmsb_err *err)
+static int one_case(const cJSON *o, size_t i, void *item, struct llmsb_err *err)
 {
+    struct proto_case *c = item;
     const cJSON *v;
     int rc = 0;
 
@@ -711,38 +742,24 @@ static int one_case(const cJSON *o, size_t i, struct proto_case *c, struct llmsb
     return 0;
 }
 
+static void drop_cases(void *items, size_t n)
+{
+    proto_cases_free(items, n);
+}
+
 static int f_cases(struct job *j, const struct config *cfg, const char *v, size_t n,
                    struct llmsb_err *err)
 {
-    cJSON *a = json_of("cases", v, n, 1, err), *o;
-    size_t i = 0;
-    int rc = 0;
+    static const struct object_list l = {
+        "cases",         "{stdin, args, expect_stdout, expect_exit}",
+        PROTO_MAX_CASES, sizeof(struct proto_case),
+        one_case,        drop_cases};
+    void *items = j->cases;
+    int rc;
 
     (void)cfg;
-    if (!a)
-        return err->code;
-    if (cJSON_GetArraySize(a) < 1 || cJSON_GetArraySize(a) > PROTO_MAX_CASES) {
-        cJSON_Delete(a);
-        return llmsb_err_set(err, LLMSB_ERR_INVALID,
-                             "cases: must be a list of 1 to %d objects {stdin, args, "
-                             "expect_stdout, expect_exit}",
-                             PROTO_MAX_CASES);
-    }
-    proto_cases_free(j->cases, j->ncases);
-    j->ncases = (size_t)cJSON_GetArraySize(a);
-    if (!(j->cases = calloc(j->ncases, sizeof(*j->cases))))
-        rc = LLMSB_ERR_NOMEM;
-    cJSON_ArrayForEach(o, a) {
-        if (rc == 0)
-            rc = one_case(o, i, &j->cases[i], err);
-        i++;
-    }
-    cJSON_Delete(a);
-    if (rc != 0) {
-        proto_cases_free(j->cases, j->ncases);
-        j->cases = NULL;
-        j->ncases = 0;
-    }
+    rc = object_list(&l, v, n, &items, &j->ncases, err);
+    j->cases = items;
     return rc;
 }
 

@@ -126,7 +126,8 @@ static int enqueue(struct queue *q, const char *id, char *entry)
     return rc;
 }
 
-static int finish(struct queue *q, const char *entry, const char *id, const char *status)
+static int finish_with(struct queue *q, const char *entry, const char *id, const char *status,
+                       const char *meta, const struct queue_copies *c)
 {
     struct llmsb_err err = {0};
     struct fields f;
@@ -135,9 +136,16 @@ static int finish(struct queue *q, const char *entry, const char *id, const char
     fields_init(&f, 4);
     fields_adds(&f, "id", id);
     fields_adds(&f, "status", status);
-    rc = queue_finish(q, entry, id, status, &f, NULL, NULL, 60, &err);
+    if (meta)
+        fields_adds(&f, "meta", meta);
+    rc = queue_finish(q, entry, id, status, &f, NULL, c, 60, &err);
     fields_release(&f);
     return rc;
+}
+
+static int finish(struct queue *q, const char *entry, const char *id, const char *status)
+{
+    return finish_with(q, entry, id, status, NULL, NULL);
 }
 
 /* Enqueues id and reads it back as consumer q (delivery 1). */
@@ -249,22 +257,6 @@ static void result_of(struct queue *q, const char *id, char *out, size_t n)
     fields_release(&r);
 }
 
-static int finish_with(struct queue *q, const char *entry, const char *id, const char *status,
-                       const struct queue_copies *c)
-{
-    struct llmsb_err err = {0};
-    struct fields f;
-    int rc;
-
-    fields_init(&f, 4);
-    fields_adds(&f, "id", id);
-    fields_adds(&f, "status", status);
-    fields_adds(&f, "meta", "{\"s\":0}");
-    rc = queue_finish(q, entry, id, status, &f, NULL, c, 60, &err);
-    fields_release(&f);
-    return rc;
-}
-
 /* The copies of a run get its result in the same write, each under its own
  * id and meta, each first-wins on its own (one already final keeps its
  * result; one with a cancel request ends cancelled); a recheck replaces a
@@ -290,7 +282,7 @@ TEST(copies_are_written_with_the_run_and_a_recheck_replaces_once)
     result_of(&q, "c#1", got, sizeof(got));
     ASSERT_STR(got, "running c#1 c#0 -");
     ASSERT_EQ(take_new(&q, "c#0", entry), 0);
-    ASSERT_EQ(finish_with(&q, entry, "c#0", "timeout", &c), 1);
+    ASSERT_EQ(finish_with(&q, entry, "c#0", "timeout", "{\"s\":0}", &c), 1);
     result_of(&q, "c#0", got, sizeof(got));
     ASSERT_STR(got, "timeout c#0 - {\"s\":0}");
     result_of(&q, "c#1", got, sizeof(got));
@@ -302,7 +294,8 @@ TEST(copies_are_written_with_the_run_and_a_recheck_replaces_once)
     ASSERT_EQ(queue_wait_done(&q, "c#1", 1, status, sizeof(status), &err), 1);
     ASSERT_STR(status, "timeout");
     ASSERT_EQ(results_for(&q, "c#1"), 1);
-    ASSERT_EQ(finish_with(&q, entry, "c#0", "ok", &c), 0); /* not a recheck: the first stands */
+    ASSERT_EQ(finish_with(&q, entry, "c#0", "ok", "{\"s\":0}", &c),
+              0); /* not a recheck: the first stands */
     result_of(&q, "c#1", got, sizeof(got));
     ASSERT_STR(got, "timeout c#1 c#0 {\"s\":1}");
     /* a recheck: mark_running leaves the timeout in place, the finish replaces it */
