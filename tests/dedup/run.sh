@@ -4,8 +4,8 @@
 # file (16 generations a task, with repeats) runs each distinct program
 # once and every id gets its own result (result ID, BLPOP done:ID, copy_of);
 # jobs that differ in one field that can change the verdict are not merged;
-# --no-dedup runs all; copies survive a submit that exits at once; a
-# cancelled copy ends cancelled alone; --recheck-timeouts (--local and
+# --no-dedup runs all; copies survive a submit that exits at once and a
+# kill -9 of the worker (exactly once); a cancelled copy ends cancelled alone; --recheck-timeouts (--local and
 # through Redis, alone on the worker) turns a flaky timeout into its
 # recheck's verdict and leaves a real one a timeout.
 set -u
@@ -16,6 +16,8 @@ T=$(mktemp -d /tmp/llmsb-dedup.XXXXXX)
 PORT=$((17400 + $$ % 1000))
 export LLMSB_REDIS_URL=redis://127.0.0.1:$PORT
 export LLMSB_PREFIX=dd
+export LLMSB_CONFIG=$T/config.yaml
+printf 'worker: {lease: 6, heartbeat_ttl: 3, block: 1, drain: 20}\n' > "$T/config.yaml"
 R="redis-cli -p $PORT"
 pass=0; fail=0; WORKERS=""
 
@@ -151,6 +153,24 @@ if [ "$rc" = 0 ] && [ "$(cat "$T/nw.ids" | tr '\n' ' ')" = "nw#0 nw#1 nw#2 " ] &
    grep -q 'carrying 2 copies' "$T/nw.err"; then
     ok copies_survive_a_submit_that_exits_at_once
 else bad copies_survive_a_submit_that_exits_at_once "rc=$rc woke=$woke runs=$(runs_of w2) $(cat "$T/nw.err")"; fi
+
+# 4b. kill -9 of the worker mid-run: another worker runs the job again and
+#     every copy gets exactly one result (one results-stream entry each)
+cat > "$T/kill.jsonl" <<'EOF'
+{"id":"k#0","lang":"python","code":"import time\ntime.sleep(3)\nprint('k')"}
+{"id":"k#1","lang":"python","code":"import time\ntime.sleep(3)\nprint('k')"}
+{"id":"k#2","lang":"python","code":"import time\ntime.sleep(3)\nprint('k')"}
+EOF
+"$B" submit "$T/kill.jsonl" >/dev/null 2>&1
+for _ in $(seq 1 100); do [ "$($R hget 'dd:result:k#2' status)" = running ] && break; sleep 0.1; done
+kill -9 "$PID_w2"
+start_worker w3 2
+for id in k#0 k#1 k#2; do $R blpop "dd:done:$id" 60 >/dev/null; done
+entries=$($R xrange dd:results - + | grep -c '^k#[012]$')
+if [ "$($R hget 'dd:result:k#0' status),$($R hget 'dd:result:k#1' status),$($R hget 'dd:result:k#2' status)" = ok,ok,ok ] &&
+   [ "$entries" = 3 ] && [ "$($R hget 'dd:result:k#1' worker)" = w3 ] && [ "$($R hget 'dd:result:k#1' attempts)" = 2 ]; then
+    ok copies_exactly_once_when_the_worker_is_killed
+else bad copies_exactly_once_when_the_worker_is_killed "entries=$entries $($R hgetall 'dd:result:k#1' | tr '\n' ' ' | head -c 400)"; fi
 
 # 5. a cancelled copy ends cancelled; the run and the other copy go on
 cat > "$T/cancel.jsonl" <<'EOF'
