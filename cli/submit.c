@@ -250,14 +250,17 @@ static int runs_alone(const struct jobfile *jf, const struct plan *p, size_t i, 
 }
 
 /* Links each run to its copies (p->next), at most JOB_MAX_COPIES a run: the
- * copy past that starts a run of its own for the rest. */
-static void link_copies(struct plan *p)
+ * copy past that starts a run of its own for the rest.  -1: no memory. */
+static int link_copies(struct plan *p)
 {
     size_t *last = calloc(p->n ? p->n : 1, sizeof(size_t)), *count, *head;
+    int rc = 0;
 
     count = calloc(p->n ? p->n : 1, sizeof(size_t));
     head = calloc(p->n ? p->n : 1, sizeof(size_t));
-    for (size_t i = 0; last && count && head && i < p->n; i++) {
+    if (!last || !count || !head)
+        rc = -1;
+    for (size_t i = 0; rc == 0 && i < p->n; i++) {
         size_t r = p->rep[i];
         if (r == i) {
             last[i] = head[i] = i;
@@ -276,6 +279,7 @@ static void link_copies(struct plan *p)
     free(last);
     free(count);
     free(head);
+    return rc;
 }
 
 /* Groups the jobs by their dedup form (job/dedup.h): rep, next, runs and
@@ -296,11 +300,11 @@ static int plan_dedup(const struct jobfile *jf, struct plan *p, int redis)
             alone[i] = 1, rc = 0;
         fields_release(&f);
     }
-    if (!forms || !alone || rc < 0 || (runs = job_dedup_group(forms, alone, jf->n, p->rep)) < 0) {
+    if (!forms || !alone || rc < 0 || (runs = job_dedup_group(forms, alone, jf->n, p->rep)) < 0 ||
+        link_copies(p) != 0) {
         cli_error("submit: dedup: out of memory");
         rc = -1;
     } else {
-        link_copies(p);
         p->runs = p->copies = 0;
         for (size_t i = 0; i < jf->n; i++)
             if (p->rep[i] != i)
