@@ -34,7 +34,7 @@ struct job_result {
     int cases_total;  /* with cases: how many the job has; -1 without */
     int attempts;
     enum job_status first_status; /* a recheck's (job recheck): what it replaces; else NONE */
-    int64_t queued_at; /* ms since the epoch; for `run`, when it was asked */
+    int64_t queued_at;            /* ms since the epoch; for `run`, when it was asked */
     int64_t started_at;
     int64_t finished_at;
 };
