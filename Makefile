@@ -24,7 +24,7 @@ LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fi
               backends/docker/podman.c backends/kubernetes/kubernetes.c \
               backends/kubernetes/config.c backends/kubernetes/stream.c \
               sandbox/sandbox.c sandbox/pool.c images/images.c \
-              job/job.c job/parse.c job/result.c \
+              job/job.c job/parse.c job/result.c job/dedup.c \
               queue/queue.c scheduler/decide.c scheduler/scheduler.c \
               exec/exec.c exec/session.c exec/scan.c exec/identity.c exec/runner.c exec/batch.c \
               worker/worker.c mcp/jsonrpc.c mcp/tools.c mcp/server.c \
@@ -132,7 +132,7 @@ check-layers:
 	@sh scripts/check-layers.sh
 
 integration: $(INTEG_TESTS) $(TBIN)/fake-agent
-	@FAKE_AGENT=$(CURDIR)/$(TBIN)/fake-agent sh tests/run-suite.sh integration $(INTEG_TESTS) tests/integration/test_cli.sh tests/integration/test_cases_state.sh tests/integration/test_plots.sh tests/integration/test_libraries.sh tests/integration/test_phases.sh tests/queue/test_queue.sh tests/compose/test_compose.sh tests/hostile/run.sh tests/faults/run.sh tests/eval/run.sh tests/mcp/run.sh tests/sessions/run.sh
+	@FAKE_AGENT=$(CURDIR)/$(TBIN)/fake-agent sh tests/run-suite.sh integration $(INTEG_TESTS) tests/integration/test_cli.sh tests/integration/test_cases_state.sh tests/integration/test_plots.sh tests/integration/test_libraries.sh tests/integration/test_phases.sh tests/queue/test_queue.sh tests/dedup/run.sh tests/compose/test_compose.sh tests/hostile/run.sh tests/faults/run.sh tests/eval/run.sh tests/mcp/run.sh tests/sessions/run.sh
 
 # The zygote against fresh interpreters (a differential corpus and
 # HumanEval), then the hostile and integration suites with fresh
@@ -199,12 +199,15 @@ bin/fuzz/%: tests/fuzz/%.c $(LIB_OBJ)
 # BENCH_JOBS: bench_eval's jobs per language and set (164: all of HumanEval-X).
 # bench_run's and bench_queue's output is kept for bench_eval's goals table.
 BENCH_JOBS ?= 24
+# bench_dedup.sh's job file (-: HumanEval samples with repeats, made by the bench)
+BENCH_DEDUP_FILE ?= -
 bench: all bin/bench/bench_run bin/bench/bench_queue bin/bench/bench_backends
 	bin/bench/bench_run >bin/bench/run.out; s=$$?; cat bin/bench/run.out; exit $$s
 	bin/bench/bench_backends
 	bin/bench/bench_queue bin/llm-sandbox >bin/bench/queue.out; s=$$?; cat bin/bench/queue.out; exit $$s
 	sh bench/bench_cases.sh bin/llm-sandbox 20
 	sh bench/bench_eval.sh bin/llm-sandbox $(BENCH_JOBS) bin/bench/run.out bin/bench/queue.out
+	sh bench/bench_dedup.sh $(BENCH_DEDUP_FILE) bin/llm-sandbox
 
 bin/bench/%: bench/%.c $(LIB_OBJ)
 	@mkdir -p bin/bench

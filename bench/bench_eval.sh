@@ -52,7 +52,7 @@ submit() { # NAME JOBS [SWITCH]
         python3 "$H/eval_bench.py" prep "$2" "$W" >"$T/run.jsonl"
         ;;
     esac
-    "$B" $cfg submit --local --slots "$SLOTS" --out "$T/$1.out" "$T/run.jsonl" >"$T/$1.log" 2>&1 </dev/null
+    "$B" $cfg submit --local --no-dedup --slots "$SLOTS" --out "$T/$1.out" "$T/run.jsonl" >"$T/$1.log" 2>&1 </dev/null
     if [ ! -s "$T/$1.out" ] || grep -q '"status": *"internal_error"' "$T/$1.out"; then
         echo "bench_eval: $1: the run failed"; tail -5 "$T/$1.log"; exit 1
     fi

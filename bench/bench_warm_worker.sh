@@ -48,10 +48,10 @@ for B in "$@"; do
         "$B" worker --name "warm-$r" --slots 2 >"$T/worker.log" 2>&1 &
         WPID=$!
         job "w$r-0" >"$T/a.jsonl"
-        "$B" submit "$T/a.jsonl" >/dev/null && wait_for "w$r-0"
+        "$B" submit "$T/a.jsonl" --no-dedup >/dev/null && wait_for "w$r-0"
         sleep 12 # the worker's maintenance (every 10 s) makes the container ahead
         { job "w$r-1"; job "w$r-2"; } >"$T/b.jsonl"
-        "$B" submit "$T/b.jsonl" >/dev/null && wait_for "w$r-1" "w$r-2"
+        "$B" submit "$T/b.jsonl" --no-dedup >/dev/null && wait_for "w$r-1" "w$r-2"
         for id in "w$r-1" "w$r-2"; do
             printf '%s %s %s\n' "$($R hget "llmsb:result:$id" queued_at)" \
                 "$($R hget "llmsb:result:$id" finished_at)" "$($R hget "llmsb:result:$id" zygote)"

@@ -53,8 +53,26 @@ static int in_list(const struct idlist *l, const char *s)
     return l->n && bsearch(&s, l->v, l->n, sizeof(char *), cmp_str) != NULL;
 }
 
+/* The ids of an entry's copies (submit's dedup: they share its run). */
+static int add_copies(struct idlist *ids, const struct fields *f)
+{
+    size_t len;
+    const char *v = fields_get(f, "copies", &len);
+    cJSON *a = v ? cJSON_ParseWithLength(v, len) : NULL, *c;
+    int rc = 0;
+
+    cJSON_ArrayForEach(c, a) {
+        const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "id");
+        if (cJSON_IsString(id) && (rc = add(ids, id->valuestring)) != 0)
+            break;
+    }
+    cJSON_Delete(a);
+    return rc;
+}
+
 /* The ids of every job in the stream (queued or running), one per entry:
- * the job's "id" field, else its entry id (the id its result goes under). */
+ * the job's "id" field, else its entry id (the id its result goes under),
+ * and its copies'. */
 static int stream_ids(struct queue *q, struct idlist *ids, struct llmsb_err *err)
 {
     char after[QUEUE_ENTRY_ID_MAX] = "-";
@@ -68,7 +86,7 @@ static int stream_ids(struct queue *q, struct idlist *ids, struct llmsb_err *err
         for (size_t i = 0; i < n; i++) {
             size_t len;
             const char *id = fields_get(&e[i].f, "id", &len);
-            if (add(ids, id && len ? id : e[i].id) != 0) {
+            if (add(ids, id && len ? id : e[i].id) != 0 || add_copies(ids, &e[i].f) != 0) {
                 queue_entries_free(e, n);
                 return llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
             }

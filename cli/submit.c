@@ -1,8 +1,10 @@
 /* submit.c - the submit verb.  A job file is validated whole before
  * anything is enqueued (every bad job reported with file:line, duplicate
- * ids refused, ids that already have a result reported), then enqueued or
- * run here (--local), waited for, and summarised so that a job that did
- * not run or did not pass is never left out of the numbers. */
+ * ids refused, ids that already have a result reported), identical
+ * programs grouped to run once (dedup; the copies ride on the job that
+ * runs), then enqueued or run here (--local), waited for, timeouts run
+ * again alone when asked (--recheck-timeouts), and summarised so that a
+ * job that did not run or did not pass is never left out of the numbers. */
 #include "cli.h"
 
 #include <stdio.h>
@@ -17,15 +19,17 @@
 #include "queue/queue.h"
 #include "job/job.h"
 #include "job/result.h"
+#include "job/dedup.h"
 #include "exec/batch.h"
 
 #define SHOW_MAX 20 /* problems and failures listed before "... and N more" */
+#define NO_COPY ((size_t)-1)
 
 enum existing { EXISTING_REFUSE = 0, EXISTING_RERUN, EXISTING_REUSE };
 
 struct submit_opts {
     const char *file, *out, *artifacts, *group_by, *report;
-    int wait, local, allow_invalid;
+    int wait, local, allow_invalid, no_dedup, recheck;
     enum existing existing;
     long long slots;
     double timeout_s;
@@ -34,10 +38,17 @@ struct submit_opts {
 
 /* What submit knows of each job of the file. */
 struct plan {
-    char **ids;     /* the job's id ("" until a stream entry id is known) */
-    int *explicit_; /* the file gave the id */
-    int *checked;   /* the job carries expectations */
-    int *reused;    /* --reuse: an existing result stands; not enqueued */
+    char **ids;              /* the job's id ("" until a stream entry id is known) */
+    int *explicit_;          /* the file gave the id */
+    int *checked;            /* the job carries expectations */
+    int *reused;             /* --reuse: an existing result stands; not enqueued */
+    int *valid;              /* the job parsed */
+    size_t *rep;             /* dedup: i when job i runs, else the job whose run it shares */
+    size_t *next;            /* dedup: a run's first copy, a copy's next one; NO_COPY ends */
+    char **meta;             /* the job's meta as JSON text, or NULL */
+    size_t runs, copies;     /* dedup's count: jobs run, jobs that share a run */
+    size_t rechecked, flaky; /* --recheck-timeouts: timeouts run again, and changed */
+    int dedup, recheck;      /* the options were on */
     size_t n;
 };
 
@@ -65,10 +76,16 @@ static void plan_release(struct plan *p)
 {
     for (size_t i = 0; p->ids && i < p->n; i++)
         free(p->ids[i]);
+    for (size_t i = 0; p->meta && i < p->n; i++)
+        free(p->meta[i]);
     free(p->ids);
     free(p->explicit_);
     free(p->checked);
     free(p->reused);
+    free(p->valid);
+    free(p->rep);
+    free(p->next);
+    free(p->meta);
 }
 
 static int plan_init(struct plan *p, size_t n)
@@ -79,7 +96,17 @@ static int plan_init(struct plan *p, size_t n)
     p->explicit_ = calloc(n ? n : 1, sizeof(int));
     p->checked = calloc(n ? n : 1, sizeof(int));
     p->reused = calloc(n ? n : 1, sizeof(int));
-    return p->ids && p->explicit_ && p->checked && p->reused ? 0 : -1;
+    p->valid = calloc(n ? n : 1, sizeof(int));
+    p->rep = calloc(n ? n : 1, sizeof(size_t));
+    p->next = calloc(n ? n : 1, sizeof(size_t));
+    p->meta = calloc(n ? n : 1, sizeof(char *));
+    for (size_t i = 0; p->rep && p->next && i < n; i++)
+        p->rep[i] = i, p->next[i] = NO_COPY;
+    p->runs = n;
+    return p->ids && p->explicit_ && p->checked && p->reused && p->valid && p->rep && p->next &&
+                   p->meta
+               ? 0
+               : -1;
 }
 
 /* ---- validation before anything is enqueued ------------------------------------ */
@@ -125,7 +152,10 @@ static size_t validate(const struct config *cfg, const struct jobfile *jf, struc
             problem(&bad, "%s:%zu: more than %d fields", jf->name, jf->lines[i], JOB_MAX_FIELDS);
         else if (job_from_fields(&j, cfg, &f, "", &err) != 0)
             problem(&bad, "%s:%zu: %s", jf->name, jf->lines[i], err.msg);
+        else
+            p->valid[i] = 1;
         *invalid = bad;
+        p->meta[i] = j.meta ? strdup(j.meta) : NULL;
         p->ids[i] = strdup(j.id ? j.id : "");
         p->explicit_[i] = j.id && j.id[0];
         p->checked[i] = j.expect_stdout != NULL || j.has_expect_exit || j.ncases;
@@ -205,6 +235,139 @@ static int check_existing(struct queue *q, const struct jobfile *jf, struct plan
                 mode == EXISTING_REUSE ? "kept (--reuse), not enqueued again"
                                        : "deleted and enqueued again (--rerun)");
     return 0;
+}
+
+/* ---- dedup: identical programs run once ----------------------------------------- */
+
+/* 1 when job i must run on its own whatever its form: it did not parse,
+ * an existing result stands (--reuse), it carries submit's own fields, or
+ * (through Redis) it has no id (its result goes under the stream entry id
+ * it gets, unknown to its copies' writes). */
+static int runs_alone(const struct jobfile *jf, const struct plan *p, size_t i, int redis)
+{
+    return !p->valid[i] || p->reused[i] || (redis && !p->explicit_[i]) ||
+           cJSON_GetObjectItemCaseSensitive(jf->jobs[i], "copies") ||
+           cJSON_GetObjectItemCaseSensitive(jf->jobs[i], "recheck");
+}
+
+/* Links each run to its copies (p->next), at most JOB_MAX_COPIES a run: the
+ * copy past that starts a run of its own for the rest.  -1: no memory. */
+static int link_copies(struct plan *p)
+{
+    size_t *last = calloc(p->n ? p->n : 1, sizeof(size_t)), *count, *head;
+    int rc = 0;
+
+    count = calloc(p->n ? p->n : 1, sizeof(size_t));
+    head = calloc(p->n ? p->n : 1, sizeof(size_t));
+    if (!last || !count || !head)
+        rc = -1;
+    for (size_t i = 0; rc == 0 && i < p->n; i++) {
+        size_t r = p->rep[i];
+        if (r == i) {
+            last[i] = head[i] = i;
+            continue;
+        }
+        if (count[head[r]] == JOB_MAX_COPIES) { /* i runs; the next copies are its */
+            p->rep[i] = i;
+            head[r] = last[r] = i;
+            continue;
+        }
+        p->rep[i] = head[r];
+        p->next[last[r]] = i;
+        last[r] = i;
+        count[head[r]]++;
+    }
+    free(last);
+    free(count);
+    free(head);
+    return rc;
+}
+
+/* Groups the jobs by their dedup form (job/dedup.h): rep, next, runs and
+ * copies of p.  Returns 0 or -1 (out of memory, said). */
+static int plan_dedup(const struct jobfile *jf, struct plan *p, int redis)
+{
+    struct buf *forms = calloc(jf->n ? jf->n : 1, sizeof(*forms));
+    int *alone = calloc(jf->n ? jf->n : 1, sizeof(int)), rc = 0;
+    long runs;
+
+    for (size_t i = 0; forms && alone && i < jf->n && rc == 0; i++) {
+        struct fields f;
+        buf_init(&forms[i], JOBFILE_MAX_BYTES);
+        if ((alone[i] = runs_alone(jf, p, i, redis)))
+            continue;
+        fields_init(&f, JOB_MAX_FIELDS);
+        if (jobfile_fields(jf->jobs[i], &f) != 0 || (rc = job_dedup_form(&f, &forms[i])) > 0)
+            alone[i] = 1, rc = 0;
+        fields_release(&f);
+    }
+    if (!forms || !alone || rc < 0 || (runs = job_dedup_group(forms, alone, jf->n, p->rep)) < 0 ||
+        link_copies(p) != 0) {
+        cli_error("submit: dedup: out of memory");
+        rc = -1;
+    } else {
+        p->runs = p->copies = 0;
+        for (size_t i = 0; i < jf->n; i++)
+            if (p->rep[i] != i)
+                p->copies++;
+            else if (!p->reused[i])
+                p->runs++;
+    }
+    for (size_t i = 0; forms && i < jf->n; i++)
+        buf_release(&forms[i]);
+    free(forms);
+    free(alone);
+    return rc;
+}
+
+/* The copies field of run r: [{"id": ID, "meta": META}, ...] as text
+ * (owned), or NULL when it has none. */
+static char *copies_field(const struct plan *p, size_t r)
+{
+    cJSON *a = cJSON_CreateArray();
+    char *text = NULL;
+
+    for (size_t c = p->next[r]; a && c != NO_COPY; c = p->next[c]) {
+        cJSON *o = cJSON_CreateObject(), *m = p->meta[c] ? cJSON_Parse(p->meta[c]) : NULL;
+        cJSON_AddStringToObject(o, "id", p->ids[c]);
+        if (m)
+            cJSON_AddItemToObject(o, "meta", m);
+        cJSON_AddItemToArray(a, o);
+    }
+    if (cJSON_GetArraySize(a) > 0)
+        text = cJSON_PrintUnformatted(a);
+    cJSON_Delete(a);
+    return text;
+}
+
+/* results[c] for each copy c of a run whose result is there (--local). */
+static void fill_copies(const struct plan *p, cJSON **results)
+{
+    for (size_t i = 0; i < p->n; i++)
+        if (p->rep[i] != i && results[p->rep[i]]) {
+            cJSON_Delete(results[i]);
+            results[i] =
+                result_json_copy(results[p->rep[i]], p->ids[i], p->meta[i], p->ids[p->rep[i]]);
+        }
+}
+
+/* 1 when job i's result is a timeout that --recheck-timeouts runs again:
+ * a run (copies follow it), not an existing result (--reuse). */
+static int recheckable(const struct plan *p, size_t i, cJSON **results)
+{
+    return p->rep[i] == i && !p->reused[i] && results[i] &&
+           strcmp(jstr(results[i], "status", ""), status_name(STATUS_TIMEOUT)) == 0;
+}
+
+/* After a recheck: how many results changed status (flaky). */
+static void count_flaky(struct plan *p, const int *rechecked, cJSON **results)
+{
+    for (size_t i = 0; i < p->n; i++)
+        if (rechecked[i]) {
+            p->rechecked++;
+            p->flaky += results[i] &&
+                        strcmp(jstr(results[i], "status", ""), status_name(STATUS_TIMEOUT)) != 0;
+        }
 }
 
 /* ---- outcomes ------------------------------------------------------------------ */
@@ -307,6 +470,19 @@ static void print_rates(FILE *out, struct tally *lg, int nlg, struct tally *tota
     }
 }
 
+/* What dedup saved and what a recheck found. */
+static void runs_summary(const struct plan *p, FILE *out)
+{
+    if (p->dedup)
+        fprintf(out, "\ndedup: %zu jobs, %zu distinct programs run, %zu copies (runs saved: %zu)\n",
+                p->n, p->runs, p->copies, p->copies);
+    else
+        fprintf(out, "\ndedup: off (--no-dedup): %zu jobs, %zu runs\n", p->n, p->runs);
+    if (p->recheck)
+        fprintf(out, "recheck: %zu timeout(s) run again alone, %zu changed (flaky)\n", p->rechecked,
+                p->flaky);
+}
+
 /* The summary: by status, by language (the pass rate over every job that
  * carries expectations, run or not), then the failing ids. Returns the
  * number of jobs that did not end well. */
@@ -339,6 +515,7 @@ static size_t summary(const struct jobfile *jf, const struct plan *p, cJSON **re
     if (total.checked)
         fprintf(out, "(pass rate: passed / jobs with expect_stdout, expect_exit or cases, whatever "
                      "their status)\n");
+    runs_summary(p, out);
     for (size_t i = 0; i < jf->n; i++) {
         if (!job_failed(results[i], p->checked[i], why, sizeof(why)))
             continue;
@@ -434,6 +611,10 @@ static int parse_submit(struct cli_globals *g, int argc, char **argv, struct sub
             o->local = 1;
         else if (strcmp(argv[i], "--allow-invalid") == 0)
             o->allow_invalid = 1;
+        else if (strcmp(argv[i], "--no-dedup") == 0)
+            o->no_dedup = 1;
+        else if (strcmp(argv[i], "--recheck-timeouts") == 0)
+            o->recheck = 1;
         else if (strcmp(argv[i], "--rerun") == 0)
             o->existing = EXISTING_RERUN;
         else if (strcmp(argv[i], "--reuse") == 0)
@@ -465,7 +646,8 @@ static int parse_submit(struct cli_globals *g, int argc, char **argv, struct sub
             puts(
                 "usage: llm-sandbox submit JOBFILE [--wait] [--out results.jsonl] [--local]\n"
                 "                          [--rerun | --reuse] [--allow-invalid] [--artifacts DIR]\n"
-                "                          [--slots N] [--timeout S] [--group-by KEY] [--report FILE]\n\n"
+                "                          [--slots N] [--timeout S] [--group-by KEY] [--report FILE]\n"
+                "                          [--no-dedup] [--recheck-timeouts]\n\n"
                 "Checks every job of a YAML or JSON Lines job file (nothing is enqueued when\n"
                 "one is bad or two share an id; --allow-invalid submits bad jobs anyway, as\n"
                 "invalid results), then enqueues them. An id that already has\n"
@@ -480,7 +662,10 @@ static int parse_submit(struct cli_globals *g, int argc, char **argv, struct sub
                 "are grouped into tasks (--group-by meta.FIELD or id; by default meta.task_id,\n"
                 "else the id less a trailing #N) for pass@1/10/100; --report FILE writes them\n"
                 "as JSON to FILE and as Markdown to FILE.md, with p50/p95/p99 of each phase\n"
-                "per language and the machine, engine, image ids and limits.");
+                "per language and the machine, engine, image ids and limits.  Jobs identical\n"
+                "in everything but id and meta run once, each getting its own result marked\n"
+                "copy_of (--no-dedup runs every job).  --recheck-timeouts runs each timeout\n"
+                "once more, alone, and keeps that result (rechecked, first_status).");
             exit(0);
         } else if (argv[i][0] == '-' && argv[i][1]) {
             cli_error("submit: unknown option \"%s\"", argv[i]);
@@ -496,10 +681,11 @@ static int parse_submit(struct cli_globals *g, int argc, char **argv, struct sub
         cli_error("submit: no job file (usage: llm-sandbox submit JOBFILE [--wait])");
         return -1;
     }
-    if ((o->out || o->artifacts || o->report) && !o->wait && !o->local) {
+    if ((o->out || o->artifacts || o->report || o->recheck) && !o->wait && !o->local) {
         cli_error("submit: %s needs --wait or --local", o->out         ? "--out"
                                                         : o->artifacts ? "--artifacts"
-                                                                       : "--report");
+                                                        : o->report    ? "--report"
+                                                                       : "--recheck-timeouts");
         return -1;
     }
     return 0;
@@ -590,6 +776,14 @@ static int passk_summary(const struct submit_opts *o, const struct jobfile *jf,
         cli_error("--report: %s", err.msg);
         rc = -1;
     }
+    if (rc == 0 && o->report) {
+        struct report_runs runs = {jf->n,      p->runs,      p->copies, p->dedup,
+                                   p->recheck, p->rechecked, p->flaky};
+        if (report_runs(o->report, &runs, &err) != 0) {
+            cli_error("--report: %s", err.msg);
+            rc = -1;
+        }
+    }
     for (size_t i = 0; i < n; i++)
         free((char *)rows[i].key);
     free(rows);
@@ -640,33 +834,93 @@ static int finish_early(const struct submit_opts *o, const struct jobfile *jf, c
     return rc == EXIT_INTERNAL ? rc : wrc;
 }
 
+/* Runs the jobs i with pick(p, i, results) in-process, slots at a time,
+ * each under its id (job-N when the file gave none) and with recheck set
+ * when given; their results replace results[i].  Returns an enum batch_end
+ * or a negative code (said). */
+static int local_batch(struct cli_globals *g, const struct plan *p, const struct jobfile *jf,
+                       struct batch_opts *bo, int (*pick)(const struct plan *, size_t, cJSON **),
+                       const char *recheck, cJSON **results)
+{
+    cJSON **jobs = calloc(jf->n ? jf->n : 1, sizeof(*jobs)), **out = NULL;
+    size_t *idx = calloc(jf->n ? jf->n : 1, sizeof(*idx)), m = 0;
+    struct llmsb_err err = {0};
+    int rc = LLMSB_ERR_NOMEM;
+
+    for (size_t i = 0; jobs && idx && i < jf->n; i++) {
+        if (!pick(p, i, results))
+            continue;
+        if (!(jobs[m] = cJSON_Duplicate(jf->jobs[i], 1)))
+            goto out;
+        if (!p->explicit_[i])
+            cJSON_AddStringToObject(jobs[m], "id", p->ids[i]);
+        if (recheck)
+            cJSON_AddStringToObject(jobs[m], "recheck", recheck);
+        idx[m++] = i;
+    }
+    if (jobs && idx && (out = calloc(m ? m : 1, sizeof(*out))))
+        rc = m ? batch_run(&g->cfg, bo, jobs, m, out, &err) : BATCH_DONE;
+    if (rc < 0)
+        cli_error("%s", err.msg[0] ? err.msg : "submit --local: out of memory");
+    for (size_t k = 0; out && k < m; k++)
+        if (out[k]) { /* a recheck stopped before its end leaves the first result */
+            cJSON_Delete(results[idx[k]]);
+            results[idx[k]] = out[k];
+        }
+out:
+    for (size_t k = 0; jobs && k < m; k++)
+        cJSON_Delete(jobs[k]);
+    free(jobs);
+    free(idx);
+    free(out);
+    return rc;
+}
+
+static int pick_run(const struct plan *p, size_t i, cJSON **results)
+{
+    (void)results;
+    return p->rep[i] == i;
+}
+
 static int submit_local(struct cli_globals *g, const struct submit_opts *o, struct jobfile *jf,
-                        const struct plan *p)
+                        struct plan *p)
 {
     cJSON **results = calloc(jf->n ? jf->n : 1, sizeof(*results));
+    int *rechecked = calloc(jf->n ? jf->n : 1, sizeof(int));
     struct progress c = {isatty(STDERR_FILENO), 0, 0, clock_mono_ms(), 0};
     struct batch_opts bo = {o->slots ? (int)o->slots : (int)g->cfg.slots,
                             o->timeout_s > 0 ? c.started_ms + (int64_t)(o->timeout_s * 1000) : 0,
                             local_progress, &c};
-    struct llmsb_err err = {0};
-    int rc;
+    int rc = EXIT_INTERNAL;
 
-    if (!results)
-        return EXIT_INTERNAL;
+    if (!results || !rechecked || (p->dedup && plan_dedup(jf, p, 0) != 0))
+        goto out;
+    for (size_t i = 0; i < jf->n; i++) /* default ids: job-N */
+        if (!p->explicit_[i]) {
+            free(p->ids[i]);
+            if (asprintf(&p->ids[i], "job-%zu", i + 1) < 0)
+                p->ids[i] = NULL;
+            if (!p->ids[i])
+                goto out;
+        }
     cli_signals(); /* Ctrl-C and SIGTERM stop the run; the summary follows */
-    rc = batch_run(&g->cfg, &bo, jf->jobs, jf->n, results, &err);
-    if (rc < 0) {
-        cli_error("%s", err.msg);
+    if ((rc = local_batch(g, p, jf, &bo, pick_run, NULL, results)) < 0) {
         rc = EXIT_INTERNAL;
         goto out;
     }
-    for (size_t i = 0; i < jf->n; i++) /* default ids (job-N) as the results say */
-        if (!p->explicit_[i]) {
-            char defid[32];
-            snprintf(defid, sizeof(defid), "job-%zu", i + 1);
-            free(p->ids[i]);
-            p->ids[i] = strdup(results[i] ? jstr(results[i], "id", "") : defid);
+    if (rc == BATCH_DONE && o->recheck) {
+        for (size_t i = 0; i < jf->n; i++)
+            rechecked[i] = recheckable(p, i, results);
+        bo.slots = 1; /* alone: one slot, nothing else running */
+        c = (struct progress){isatty(STDERR_FILENO), 0, 0, clock_mono_ms(), 0};
+        if ((rc = local_batch(g, p, jf, &bo, recheckable, status_name(STATUS_TIMEOUT), results)) <
+            0) {
+            rc = EXIT_INTERNAL;
+            goto out;
         }
+        count_flaky(p, rechecked, results);
+    }
+    fill_copies(p, results);
     if (rc == BATCH_DONE)
         rc = finish_submit(o, jf, p, results);
     else
@@ -674,9 +928,10 @@ static int submit_local(struct cli_globals *g, const struct submit_opts *o, stru
                           rc == BATCH_STOPPED ? EXIT_INTERRUPTED : EXIT_WAIT_TIMEOUT,
                           "they were stopped and their containers removed");
 out:
-    for (size_t i = 0; i < jf->n; i++)
+    for (size_t i = 0; results && i < jf->n; i++)
         cJSON_Delete(results[i]);
     free(results);
+    free(rechecked);
     return rc;
 }
 
@@ -701,19 +956,29 @@ static void warn_if_no_worker(struct queue *q)
                 q->prefix);
 }
 
-/* Waits until every id has a final result, the timeout, or Ctrl-C.
- * Returns 0, EXIT_WAIT_TIMEOUT or EXIT_INTERRUPTED. */
+/* 1 when r ends job i: final, and a recheck's when i was sent again. */
+static int result_ends(const cJSON *r, const int *rechecked, size_t i)
+{
+    return cli_result_final(r) &&
+           (!rechecked || !rechecked[i] || cJSON_IsTrue(cJSON_GetObjectItem(r, "rechecked")));
+}
+
+/* Waits until every id without a result in results has a final result
+ * (one of a recheck for those rechecked[i] marks; NULL: none), the timeout,
+ * or Ctrl-C.  Returns 0, EXIT_WAIT_TIMEOUT or EXIT_INTERRUPTED. */
 static int wait_results(struct queue *q, const struct plan *p, char *last, double timeout_s,
-                        cJSON **results)
+                        const int *rechecked, cJSON **results)
 {
     struct progress pr = {isatty(STDERR_FILENO), 0, 0, clock_mono_ms(), 0};
     struct llmsb_err err = {0};
-    size_t done = 0;
+    size_t done = 0, need = 0;
     int64_t deadline = timeout_s > 0 ? clock_mono_ms() + (int64_t)(timeout_s * 1000) : 0;
     int64_t next_sweep = 0;
     char why[8];
 
-    while (done < p->n) {
+    for (size_t i = 0; i < p->n; i++)
+        need += results[i] == NULL;
+    while (done < need) {
         struct queue_entry *e;
         size_t ne;
         if (llmsb_interrupted)
@@ -737,7 +1002,7 @@ static int wait_results(struct queue *q, const struct plan *p, char *last, doubl
                 if (results[i])
                     continue;
                 cJSON *r = cli_fetch_result(q, p->ids[i]);
-                if (cli_result_final(r)) {
+                if (result_ends(r, rechecked, i)) {
                     results[i] = r;
                     done++;
                     pr.failed += job_failed(r, p->checked[i], why, sizeof(why));
@@ -746,55 +1011,117 @@ static int wait_results(struct queue *q, const struct plan *p, char *last, doubl
                 }
             }
             next_sweep = clock_mono_ms() + 3000;
-            show_progress(&pr, done, p->n);
+            show_progress(&pr, done, need);
         }
     }
     return 0;
 }
 
-/* Enqueues the jobs not reused. Returns 0, -1 on an error (said), or 1
- * when Ctrl-C or SIGTERM stopped it: the ids of those enqueued (they will
- * run) are printed and the rest are not sent. */
+/* Enqueues job i with its copies (and recheck: the status it rechecks, or
+ * NULL); a job without an id gets its entry id.  Returns 0 or a negative
+ * code with err. */
+static int enqueue_one(struct queue *q, const struct jobfile *jf, struct plan *p, size_t i,
+                       const char *recheck, struct llmsb_err *err)
+{
+    char entry[QUEUE_ENTRY_ID_MAX], *copies = copies_field(p, i);
+    struct fields f;
+    int rc;
+
+    fields_init(&f, QUEUE_MAX_FIELDS);
+    rc = jobfile_fields(jf->jobs[i], &f);
+    if (rc == 0 && copies)
+        rc = fields_adds(&f, "copies", copies);
+    if (rc == 0 && recheck)
+        rc = fields_adds(&f, "recheck", recheck);
+    if (rc != 0)
+        llmsb_err_set(err, rc, "more than %d fields", QUEUE_MAX_FIELDS);
+    else
+        rc = queue_enqueue(q, &f, entry, sizeof(entry), err);
+    fields_release(&f);
+    free(copies);
+    if (rc == 0 && !p->explicit_[i]) {
+        free(p->ids[i]);
+        p->ids[i] = strdup(entry);
+    }
+    return rc;
+}
+
+/* Enqueues the jobs not reused, a copy riding on the job whose run it
+ * shares. Returns 0, -1 on an error (said), or 1 when Ctrl-C or SIGTERM
+ * stopped it: the ids of those enqueued (they will run) are printed and
+ * the rest are not sent. */
 static int enqueue_all(struct queue *q, const struct jobfile *jf, struct plan *p)
 {
     struct llmsb_err err = {0};
     size_t sent = 0;
 
     for (size_t i = 0; i < jf->n; i++) {
-        struct fields f;
-        char entry[QUEUE_ENTRY_ID_MAX];
         int rc;
 
         if (llmsb_interrupted) {
             cli_error("interrupted: %zu of %zu jobs were enqueued and will run; their ids follow",
                       sent, jf->n);
             for (size_t k = 0; k < i; k++)
-                if (!p->reused[k])
+                if (!p->reused[k] && p->rep[k] < i)
                     printf("%s\n", p->ids[k]);
             return 1;
         }
-        if (p->reused[i])
+        if (p->reused[i] || p->rep[i] != i)
             continue;
-        fields_init(&f, QUEUE_MAX_FIELDS);
-        rc = jobfile_fields(jf->jobs[i], &f);
-        if (rc != 0)
-            llmsb_err_set(&err, rc, "more than %d fields", QUEUE_MAX_FIELDS);
-        else
-            rc = queue_enqueue(q, &f, entry, sizeof(entry), &err);
-        fields_release(&f);
-        if (rc != 0) {
+        if ((rc = enqueue_one(q, jf, p, i, NULL, &err)) != 0) {
             cli_error("%s:%zu: enqueue: %s (%zu of %zu jobs were enqueued)", jf->name, jf->lines[i],
                       err.msg, sent, jf->n);
             return -1;
         }
-        if (!p->explicit_[i]) {
-            free(p->ids[i]);
-            p->ids[i] = strdup(entry);
-        }
         sent++;
     }
-    fprintf(stderr, "submitted %zu job(s) to %s:jobs\n", sent, q->prefix);
+    fprintf(stderr, "submitted %zu job(s) to %s:jobs", sent, q->prefix);
+    if (p->copies)
+        fprintf(stderr, ", carrying %zu copies (identical jobs: one run each)", p->copies);
+    fputc('\n', stderr);
     return 0;
+}
+
+/* --recheck-timeouts through Redis: each run whose result is a timeout is
+ * sent again with recheck (a worker runs it with its other slots idle; its
+ * result replaces the first, copies too), then waited for.  Returns what
+ * wait_results does, or EXIT_INTERNAL (said). */
+static int recheck_redis(struct queue *q, const struct jobfile *jf, struct plan *p, char *last,
+                         double timeout_s, cJSON **results)
+{
+    int *again = calloc(jf->n ? jf->n : 1, sizeof(int)), rc = 0;
+    struct llmsb_err err = {0};
+    size_t n = 0;
+
+    if (!again)
+        return EXIT_INTERNAL;
+    for (size_t i = 0; i < jf->n && rc == 0; i++) {
+        if (!recheckable(p, i, results))
+            continue;
+        if (enqueue_one(q, jf, p, i, status_name(STATUS_TIMEOUT), &err) != 0) {
+            cli_error("%s:%zu: recheck: %s", jf->name, jf->lines[i], err.msg);
+            rc = EXIT_INTERNAL;
+        }
+        for (size_t c = i; c != NO_COPY; c = p->next[c]) {
+            again[c] = c == i; /* a run is counted, its copies follow it */
+            cJSON_Delete(results[c]);
+            results[c] = NULL;
+        }
+        n++;
+    }
+    if (n)
+        fprintf(stderr, "submit: %zu timeout(s) sent again, each to run alone on a worker\n", n);
+    if (rc == 0) {
+        int *wanted = calloc(jf->n ? jf->n : 1, sizeof(int));
+        for (size_t i = 0; wanted && i < jf->n; i++)
+            wanted[i] = again[i] || (p->rep[i] != i && again[p->rep[i]]);
+        rc = wanted ? wait_results(q, p, last, timeout_s, wanted, results) : EXIT_INTERNAL;
+        free(wanted);
+    }
+    if (rc == 0)
+        count_flaky(p, again, results);
+    free(again);
+    return rc;
 }
 
 static int submit_redis(struct cli_globals *g, const struct submit_opts *o, struct jobfile *jf,
@@ -816,6 +1143,10 @@ static int submit_redis(struct cli_globals *g, const struct submit_opts *o, stru
         rc = EXIT_USAGE;
         goto out;
     }
+    if (p->dedup && plan_dedup(jf, p, 1) != 0) {
+        rc = EXIT_INTERNAL;
+        goto out;
+    }
     cli_signals(); /* from here Ctrl-C and SIGTERM are answered, not fatal */
     if ((wrc = enqueue_all(&q, jf, p)) != 0) {
         rc = wrc > 0 ? EXIT_INTERRUPTED : EXIT_INTERNAL;
@@ -827,7 +1158,12 @@ static int submit_redis(struct cli_globals *g, const struct submit_opts *o, stru
             printf("%s\n", p->ids[i]);
         goto out;
     }
-    wrc = wait_results(&q, p, last, o->timeout_s, results);
+    wrc = wait_results(&q, p, last, o->timeout_s, NULL, results);
+    if (wrc == 0 && o->recheck &&
+        (wrc = recheck_redis(&q, jf, p, last, o->timeout_s, results)) == EXIT_INTERNAL) {
+        rc = wrc;
+        goto out;
+    }
     if (wrc != 0)
         rc = finish_early(o, jf, p, results, wrc,
                           "they stay queued and keep running (llm-sandbox result ID, or "
@@ -862,6 +1198,8 @@ int cmd_submit(struct cli_globals *g, int argc, char **argv)
         jobfile_release(&jf);
         return EXIT_INTERNAL;
     }
+    p.dedup = !o.no_dedup;
+    p.recheck = o.recheck;
     bad = validate(&g->cfg, &jf, &p, &invalid);
     if (bad && !(o.allow_invalid && bad == invalid)) {
         fprintf(stderr, "submit: %zu problem(s) in %s; nothing was %s%s\n", bad, jf.name,

@@ -201,3 +201,71 @@ int report_passk(FILE *out, struct report_row *rows, size_t n, const char *group
     free(t);
     return rc;
 }
+
+/* ---- what ran: dedup and rechecks ---------------------------------------------- */
+
+/* The report report_passk wrote, read back: new text, caller frees. */
+static char *read_back(const char *path)
+{
+    FILE *f = fopen(path, "re");
+    struct buf b;
+    char chunk[65536];
+    size_t n;
+
+    if (!f)
+        return NULL;
+    buf_init(&b, (size_t)256 << 20);
+    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+        if (buf_append(&b, chunk, n) != 0)
+            break;
+    if (ferror(f) || !feof(f))
+        buf_release(&b);
+    fclose(f);
+    return b.data ? buf_steal(&b) : NULL;
+}
+
+int report_runs(const char *path, const struct report_runs *r, struct llmsb_err *err)
+{
+    char *text = read_back(path), mdpath[4096];
+    cJSON *o = NULL, *x = cJSON_CreateObject();
+    FILE *f;
+    int rc = 0;
+
+    if (!x || !text || !(o = cJSON_Parse(text))) {
+        rc = llmsb_err_set(err, LLMSB_ERR_SYS, "cannot read back \"%s\"", path);
+        goto out;
+    }
+    cJSON_AddBoolToObject(x, "dedup", r->dedup);
+    cJSON_AddNumberToObject(x, "jobs", (double)r->jobs);
+    cJSON_AddNumberToObject(x, "runs", (double)r->runs);
+    cJSON_AddNumberToObject(x, "copies", (double)r->copies);
+    if (r->recheck) {
+        cJSON_AddNumberToObject(x, "rechecked_timeouts", (double)r->rechecked);
+        cJSON_AddNumberToObject(x, "flaky", (double)r->flaky);
+    }
+    cJSON_AddItemToObject(o, "runs", x);
+    x = NULL;
+    free(text);
+    text = cJSON_Print(o);
+    if (!text || !(f = fopen(path, "we")) || fprintf(f, "%s\n", text) < 0 || fclose(f) != 0) {
+        rc = llmsb_err_set(err, LLMSB_ERR_SYS, "cannot write \"%s\"", path);
+        goto out;
+    }
+    snprintf(mdpath, sizeof(mdpath), "%s.md", path);
+    if (!(f = fopen(mdpath, "ae"))) {
+        rc = llmsb_err_set(err, LLMSB_ERR_SYS, "cannot write \"%s\"", mdpath);
+        goto out;
+    }
+    fprintf(f, "\n## Runs\n\n%zu jobs, %zu distinct programs run, %zu copies (dedup %s).\n",
+            r->jobs, r->runs, r->copies, r->dedup ? "on" : "off: --no-dedup");
+    if (r->recheck)
+        fprintf(f, "%zu timeout(s) run again alone (--recheck-timeouts), %zu changed (flaky).\n",
+                r->rechecked, r->flaky);
+    if (fclose(f) != 0)
+        rc = llmsb_err_set(err, LLMSB_ERR_SYS, "cannot write \"%s\"", mdpath);
+out:
+    cJSON_Delete(o);
+    cJSON_Delete(x);
+    free(text);
+    return rc;
+}

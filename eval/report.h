@@ -85,4 +85,16 @@ void report_timings_print(FILE *out, const struct report_timings *tm, int md);
 int report_passk(FILE *out, struct report_row *rows, size_t n, const char *group_by,
                  const char *path, const struct report_timings *tm, struct llmsb_err *err);
 
+/* What a submission ran (submit's dedup and --recheck-timeouts). */
+struct report_runs {
+    size_t jobs, runs, copies; /* copies: jobs that shared an identical job's run */
+    int dedup;                 /* 0: --no-dedup */
+    int recheck;               /* --recheck-timeouts was on */
+    size_t rechecked, flaky;   /* timeouts run again; of those, how many changed */
+};
+/* Adds a "runs" object to the JSON report at path and a "Runs" section to
+ * path.md (both written by report_passk).  On an error returns a negative
+ * code with err naming the file. */
+int report_runs(const char *path, const struct report_runs *r, struct llmsb_err *err);
+
 #endif

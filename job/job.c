@@ -22,6 +22,15 @@ void job_init(struct job *j, const struct config *cfg)
     j->libraries_max = cfg->libraries_max;
 }
 
+void job_copies_free(struct job_copy *c, size_t n)
+{
+    for (size_t i = 0; c && i < n; i++) {
+        free(c[i].id);
+        free(c[i].meta);
+    }
+    free(c);
+}
+
 void job_release(struct job *j)
 {
     free(j->id);
@@ -45,6 +54,7 @@ void job_release(struct job *j)
     strlist_free(j->libraries, j->nlibraries);
     strlist_free(j->flags.compile, j->flags.ncompile);
     strlist_free(j->flags.link, j->flags.nlink);
+    job_copies_free(j->copies, j->ncopies);
     memset(j, 0, sizeof(*j));
 }
 

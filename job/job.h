@@ -10,6 +10,7 @@
 #include "common/common.h"
 #include "common/compare.h"
 #include "common/fields.h"
+#include "common/status.h"
 #include "common/strlist.h"
 #include "config/config.h"
 #include "languages/languages.h"
@@ -27,6 +28,15 @@ struct job_file {
     char *path;
     char *data;
     size_t len;
+};
+
+#define JOB_MAX_COPIES 1000 /* ids one run's result is copied to (submit's dedup) */
+
+/* A job identical to this one in everything that can change the verdict
+ * (submit's dedup): its result is this job's, under its own id and meta. */
+struct job_copy {
+    char *id;
+    char *meta; /* JSON text or NULL */
 };
 
 struct job {
@@ -71,6 +81,9 @@ struct job {
     char *session;           /* NULL: none; else the session the job is a call of */
     const char *entry_id;    /* the stream entry it came in (the worker's), or NULL */
     int session_close;       /* ends the session instead of running anything */
+    struct job_copy *copies; /* results written with this job's (docs/jobs.md, copies) */
+    size_t ncopies;
+    enum job_status recheck; /* STATUS_NONE, or the status of the run this one rechecks */
     unsigned long given;     /* the fields the job named (job_given), not defaults */
 };
 
@@ -87,10 +100,13 @@ int job_from_fields(struct job *j, const struct config *cfg, const struct fields
 int job_from_json(struct job *j, const struct config *cfg, const cJSON *o, const char *default_id,
                   struct llmsb_err *err);
 
+/* The name of the k-th job field (docs/jobs.md), NULL past the last. */
+const char *job_field_name(size_t k);
 /* 1 when j named field (job_from_fields), 0 when it holds a default. */
 int job_given(const struct job *j, const char *field);
 
 void job_init(struct job *j, const struct config *cfg);
+void job_copies_free(struct job_copy *c, size_t n);
 void job_release(struct job *j);
 
 /* Sets a limit by its job-field name ("timeout", "memory", "cpus", "pids",

@@ -24,15 +24,24 @@ static int shown_err(struct llmsb_err *err, const char *field, const char *v, si
     return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: \"%s\" %s", field, shown, why);
 }
 
+/* A job id (field names where it was found): 1 to JOB_ID_MAX bytes of
+ * printable UTF-8. */
+static int id_check(const char *field, const char *v, size_t n, struct llmsb_err *err)
+{
+    if (n == 0 || n > JOB_ID_MAX)
+        return shown_err(err, field, v, n, "must be 1 to " JOB_ID_MAX_TEXT " bytes");
+    if (!llmsb_printable_utf8(v, n))
+        return shown_err(err, field, v, n,
+                         "must be printable UTF-8 text (no control characters or invalid bytes)");
+    return 0;
+}
+
 static int f_id(struct job *j, const struct config *cfg, const char *v, size_t n,
                 struct llmsb_err *err)
 {
     (void)cfg;
-    if (n == 0 || n > JOB_ID_MAX)
-        return shown_err(err, "id", v, n, "must be 1 to " JOB_ID_MAX_TEXT " bytes");
-    if (!llmsb_printable_utf8(v, n))
-        return shown_err(err, "id", v, n,
-                         "must be printable UTF-8 text (no control characters or invalid bytes)");
+    if (id_check("id", v, n, err) != 0)
+        return err->code;
     free(j->id);
     return (j->id = xstrndup(v, n)) ? 0 : LLMSB_ERR_NOMEM;
 }
@@ -573,6 +582,103 @@ static int f_meta(struct job *j, const struct config *cfg, const char *v, size_t
     return (j->meta = xstrndup(v, n)) ? 0 : LLMSB_ERR_NOMEM;
 }
 
+/* A field that is a JSON array of 1 to max objects, each read by one()
+ * into its item of a new array of size-byte items; drop() frees such an
+ * array (the old one first, the new one on failure). */
+struct object_list {
+    const char *field, *shape; /* the field, and its objects as errors show them */
+    int max;
+    size_t size;
+    int (*one)(const cJSON *o, size_t i, void *item, struct llmsb_err *err);
+    void (*drop)(void *items, size_t n);
+};
+
+static int object_list(const struct object_list *l, const char *v, size_t n, void **items,
+                       size_t *count, struct llmsb_err *err)
+{
+    cJSON *a = json_of(l->field, v, n, 1, err), *o;
+    size_t i = 0;
+    int rc = 0;
+
+    if (!a)
+        return err->code;
+    if (cJSON_GetArraySize(a) < 1 || cJSON_GetArraySize(a) > l->max) {
+        cJSON_Delete(a);
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: must be a list of 1 to %d objects %s",
+                             l->field, l->max, l->shape);
+    }
+    l->drop(*items, *count);
+    *count = (size_t)cJSON_GetArraySize(a);
+    if (!(*items = calloc(*count, l->size)))
+        rc = LLMSB_ERR_NOMEM;
+    cJSON_ArrayForEach(o, a) {
+        if (rc == 0)
+            rc = l->one(o, i, (char *)*items + i * l->size, err);
+        i++;
+    }
+    cJSON_Delete(a);
+    if (rc != 0) {
+        l->drop(*items, *count);
+        *items = NULL;
+        *count = 0;
+    }
+    return rc;
+}
+
+#define COPY_SHAPE "{\"id\": ID, \"meta\": JSON} (meta optional)"
+
+/* One element of copies: {"id": ID, "meta": JSON}, meta optional. */
+static int one_copy(const cJSON *o, size_t i, void *item, struct llmsb_err *err)
+{
+    struct job_copy *c = item;
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "id");
+    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(o, "meta");
+    char field[32];
+
+    snprintf(field, sizeof(field), "copies[%zu].id", i);
+    if (!cJSON_IsObject(o) || !cJSON_IsString(id) || cJSON_GetArraySize(o) != 1 + (meta != NULL))
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "copies[%zu]: must be an object %s", i,
+                             COPY_SHAPE);
+    if (id_check(field, id->valuestring, strlen(id->valuestring), err) != 0)
+        return err->code;
+    if (!(c->id = strdup(id->valuestring)) || (meta && !(c->meta = cJSON_PrintUnformatted(meta))))
+        return LLMSB_ERR_NOMEM;
+    return 0;
+}
+
+static void drop_copies(void *items, size_t n)
+{
+    job_copies_free(items, n);
+}
+
+/* copies: the ids (and metas) submit's dedup gives this job's result to. */
+static int f_copies(struct job *j, const struct config *cfg, const char *v, size_t n,
+                    struct llmsb_err *err)
+{
+    static const struct object_list l = {
+        "copies", COPY_SHAPE, JOB_MAX_COPIES, sizeof(struct job_copy), one_copy, drop_copies};
+    void *items = j->copies;
+    int rc;
+
+    (void)cfg;
+    rc = object_list(&l, v, n, &items, &j->ncopies, err);
+    j->copies = items;
+    return rc;
+}
+
+/* recheck: the final status of the run this one checks again
+ * (--recheck-timeouts); its result replaces that one. */
+static int f_recheck(struct job *j, const struct config *cfg, const char *v, size_t n,
+                     struct llmsb_err *err)
+{
+    enum job_status st;
+    (void)cfg;
+    if (status_parse(v, n, &st) != 0 || !status_final(st))
+        return shown_err(err, "recheck", v, n, "is not a final status (docs/statuses.md)");
+    j->recheck = st;
+    return 0;
+}
+
 /* ---- test cases ---------------------------------------------------------------- */
 
 static int case_err(struct llmsb_err *err, size_t i, const char *key, const char *why)
@@ -593,8 +699,9 @@ static int case_text(const cJSON *v, size_t i, const char *key, char **dst, size
 }
 
 /* One {stdin, args, expect_stdout, expect_exit} object into c. */
-static int one_case(const cJSON *o, size_t i, struct proto_case *c, struct llmsb_err *err)
+static int one_case(const cJSON *o, size_t i, void *item, struct llmsb_err *err)
 {
+    struct proto_case *c = item;
     const cJSON *v;
     int rc = 0;
 
@@ -636,38 +743,24 @@ static int one_case(const cJSON *o, size_t i, struct proto_case *c, struct llmsb
     return 0;
 }
 
+static void drop_cases(void *items, size_t n)
+{
+    proto_cases_free(items, n);
+}
+
 static int f_cases(struct job *j, const struct config *cfg, const char *v, size_t n,
                    struct llmsb_err *err)
 {
-    cJSON *a = json_of("cases", v, n, 1, err), *o;
-    size_t i = 0;
-    int rc = 0;
+    static const struct object_list l = {
+        "cases",         "{stdin, args, expect_stdout, expect_exit}",
+        PROTO_MAX_CASES, sizeof(struct proto_case),
+        one_case,        drop_cases};
+    void *items = j->cases;
+    int rc;
 
     (void)cfg;
-    if (!a)
-        return err->code;
-    if (cJSON_GetArraySize(a) < 1 || cJSON_GetArraySize(a) > PROTO_MAX_CASES) {
-        cJSON_Delete(a);
-        return llmsb_err_set(err, LLMSB_ERR_INVALID,
-                             "cases: must be a list of 1 to %d objects {stdin, args, "
-                             "expect_stdout, expect_exit}",
-                             PROTO_MAX_CASES);
-    }
-    proto_cases_free(j->cases, j->ncases);
-    j->ncases = (size_t)cJSON_GetArraySize(a);
-    if (!(j->cases = calloc(j->ncases, sizeof(*j->cases))))
-        rc = LLMSB_ERR_NOMEM;
-    cJSON_ArrayForEach(o, a) {
-        if (rc == 0)
-            rc = one_case(o, i, &j->cases[i], err);
-        i++;
-    }
-    cJSON_Delete(a);
-    if (rc != 0) {
-        proto_cases_free(j->cases, j->ncases);
-        j->cases = NULL;
-        j->ncases = 0;
-    }
+    rc = object_list(&l, v, n, &items, &j->ncases, err);
+    j->cases = items;
     return rc;
 }
 
@@ -718,6 +811,8 @@ static int check_session(struct job *j, const struct config *cfg, struct llmsb_e
                         : j->ncases   ? "cases"
                         : j->image    ? "image"
                         : j->network  ? "network"
+                        : j->ncopies  ? "copies"
+                        : j->recheck  ? "recheck"
                                       : NULL;
     if (j->session_close && !j->session)
         return llmsb_err_set(err, LLMSB_ERR_INVALID,
@@ -778,10 +873,12 @@ static const struct {
     {"cases", f_cases, JOB_MAX_STDIN}, {"compare", f_compare, 64},
     {"stop_on_failure", f_stop_on_failure, 16}, {"compile_flags", f_compile_flags, JOB_MAX_FIELD},
     {"link_flags", f_link_flags, JOB_MAX_FIELD}, {"session", f_session, JOB_SESSION_MAX},
-    {"session_close", f_session_close, 16},
+    {"session_close", f_session_close, 16}, {"copies", f_copies, JOB_MAX_STDIN},
+    {"recheck", f_recheck, 32},
     /* clang-format on */
 };
-_Static_assert(sizeof(fields) / sizeof(fields[0]) <= 32, "one_field's seen mask holds 32 fields");
+_Static_assert(sizeof(fields) / sizeof(fields[0]) <= sizeof(unsigned long) * 8,
+               "one_field's seen mask holds a bit per field");
 
 /* One field through its parser; the error names it. */
 static int one_field(struct job *j, const struct config *cfg, const struct field *f, int *have_code,
@@ -808,6 +905,11 @@ static int one_field(struct job *j, const struct config *cfg, const struct field
     return fields[k].fn(j, cfg, f->value, f->len, err);
 }
 
+const char *job_field_name(size_t k)
+{
+    return k < sizeof(fields) / sizeof(fields[0]) ? fields[k].name : NULL;
+}
+
 int job_given(const struct job *j, const char *field)
 {
     for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++)
@@ -817,13 +919,14 @@ int job_given(const struct job *j, const char *field)
 }
 
 /* Which pass a field is read in: the id before anything (the result is
- * filed under it whatever else is wrong), then meta (an invalid job's
- * result still carries it), then the rest. */
+ * filed under it whatever else is wrong), then meta and copies (an invalid
+ * job's result still carries its meta, and is copied to its copies), then
+ * the rest. */
 static int pass_of(const struct field *f)
 {
     if (strcmp(f->name, "id") == 0)
         return 0;
-    return strcmp(f->name, "meta") == 0 ? 1 : 2;
+    return strcmp(f->name, "meta") == 0 || strcmp(f->name, "copies") == 0 ? 1 : 2;
 }
 
 int job_from_fields(struct job *j, const struct config *cfg, const struct fields *f,

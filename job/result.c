@@ -55,6 +55,9 @@ static const struct {
     {"started_at", RT_INT},
     {"finished_at", RT_INT},
     {"phases", RT_JSON},
+    {"copy_of", RT_TEXT},      /* submit's dedup: the id whose run this result is */
+    {"rechecked", RT_BOOL},    /* --recheck-timeouts ran it again */
+    {"first_status", RT_TEXT}, /* the status of the run a recheck replaced */
     {"meta", RT_JSON_OR_NULL},
 };
 
@@ -71,6 +74,8 @@ void job_result_init(struct job_result *r, const struct job *j)
         snprintf(r->id, sizeof(r->id), "%s", j->id);
     if (j && j->meta)
         r->meta = strdup(j->meta);
+    if (j)
+        r->first_status = j->recheck;
 }
 
 void job_result_release(struct job_result *r)
@@ -300,6 +305,10 @@ int job_result_to_fields(const struct job_result *r, char nums[RESULT_NUMS][32],
     rc |= fields_adds(out, "backend", r->backend);
     rc |= fields_adds(out, "image", r->image);
     rc |= phases_field(r, out);
+    if (r->first_status) {
+        rc |= fields_adds(out, "rechecked", "true");
+        rc |= fields_adds(out, "first_status", status_name(r->first_status));
+    }
     if (r->meta)
         rc |= fields_adds(out, "meta", r->meta);
     return rc ? LLMSB_ERR_NOMEM : 0;
@@ -368,6 +377,28 @@ cJSON *job_result_json(const struct job_result *r)
     if (job_result_to_fields(r, nums, &f) == 0)
         o = result_fields_json(&f);
     fields_release(&f);
+    return o;
+}
+
+cJSON *result_json_copy(const cJSON *r, const char *id, const char *meta, const char *of)
+{
+    cJSON *o = cJSON_CreateObject(), *m = meta ? cJSON_Parse(meta) : NULL;
+
+    if (!m) /* none (or, never for a checked job, not JSON) */
+        m = cJSON_CreateNull();
+
+    for (size_t k = 0; o && m && k < sizeof(schema) / sizeof(schema[0]); k++) {
+        const char *name = schema[k].name;
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, name);
+        cJSON *item = strcmp(name, "id") == 0        ? cJSON_CreateString(id)
+                      : strcmp(name, "copy_of") == 0 ? cJSON_CreateString(of)
+                      : strcmp(name, "meta") == 0    ? (m ? cJSON_Duplicate(m, 1) : NULL)
+                      : v                            ? cJSON_Duplicate(v, 1)
+                                                     : NULL;
+        if (item)
+            cJSON_AddItemToObject(o, name, item);
+    }
+    cJSON_Delete(m);
     return o;
 }
 

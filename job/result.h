@@ -46,7 +46,8 @@ struct job_result {
     int cases_run;    /* with cases: how many the agent reported */
     int cases_total;  /* with cases: how many the job has; -1 without */
     int attempts;
-    int64_t queued_at; /* ms since the epoch; for `run`, when it was asked */
+    enum job_status first_status; /* a recheck's (job recheck): what it replaces; else NONE */
+    int64_t queued_at;            /* ms since the epoch; for `run`, when it was asked */
     int64_t started_at;
     int64_t finished_at;
     struct result_phases ph;
@@ -80,7 +81,7 @@ int job_result_each_artifact(const struct job_result *r,
 
 /* The result as the Redis hash's string fields.  out's values point into r
  * and into nums (RESULT_NUMS strings), which must outlive out. */
-#define RESULT_MAX_FIELDS 33
+#define RESULT_MAX_FIELDS 36
 #define RESULT_NUMS 16
 int job_result_to_fields(const struct job_result *r, char nums[RESULT_NUMS][32],
                          struct fields *out);
@@ -91,6 +92,10 @@ int job_result_to_fields(const struct job_result *r, char nums[RESULT_NUMS][32],
 cJSON *result_fields_json(const struct fields *f);
 /* Both in one: r as a JSON object. New cJSON; caller deletes. */
 cJSON *job_result_json(const struct job_result *r);
+/* A copy of result object r for the job id (submit's dedup): every field
+ * of r in the documented order, but id, copy_of (of: the id that ran) and
+ * meta (JSON text, NULL: none).  Returns a new cJSON; caller deletes. */
+cJSON *result_json_copy(const cJSON *r, const char *id, const char *meta, const char *of);
 /* 1 when a result object (result_fields_json's form; NULL is none) has a
  * final status: it will not change. */
 int result_json_final(const cJSON *r);

@@ -16,39 +16,90 @@
 
 /* ---- scripts ------------------------------------------------------------- */
 
-/* KEYS: result hash, done list, results stream, jobs stream, dead stream.
- * ARGV: group, entry id, ttl, status, job id, npairs, pairs..., dead pairs... */
-static const char lua_finish[] =
-    "local st = redis.call('HGET', KEYS[1], 'status')\n"
-    "local final = st and st ~= 'running'\n"
-    "if not final then\n"
-    "  local n = tonumber(ARGV[6])\n"
-    "  redis.call('DEL', KEYS[1])\n"
-    "  redis.call('HSET', KEYS[1], unpack(ARGV, 7, 6 + 2 * n))\n"
-    "  redis.call('EXPIRE', KEYS[1], ARGV[3])\n"
-    "  redis.call('LPUSH', KEYS[2], ARGV[4])\n"
-    "  redis.call('EXPIRE', KEYS[2], ARGV[3])\n"
-    "  redis.call('XADD', KEYS[3], 'MAXLEN', '~', '" QUEUE_RESULTS_MAXLEN
-    "', '*', 'id', ARGV[5], 'status', ARGV[4])\n"
-    "  if #ARGV > 6 + 2 * n then\n"
-    "    redis.call('XADD', KEYS[5], 'MAXLEN', '~', '" QUEUE_RESULTS_MAXLEN
-    "', '*', unpack(ARGV, 7 + 2 * n))\n"
-    "  end\n"
+/* A final result stands (first one wins) unless it is the one a recheck
+ * replaces: status ARGV[R] (R: the recheck argument's index), not itself a
+ * recheck's. */
+#define LUA_REPLACEABLE(R)                                   \
+    "local function replaceable(k)\n"                        \
+    "  local st = redis.call('HGET', k, 'status')\n"         \
+    "  if not st or st == 'running' then return true end\n"  \
+    "  return ARGV[" R "] ~= '' and st == ARGV[" R "] and\n" \
+    "    redis.call('HGET', k, 'rechecked') ~= 'true'\n"     \
     "end\n"
-    "if ARGV[2] ~= '' then\n"
-    "  redis.call('XACK', KEYS[4], ARGV[1], ARGV[2])\n"
-    "  redis.call('XDEL', KEYS[4], ARGV[2])\n"
-    "end\n"
-    "if final then return 0 end\n"
-    "return 1\n";
 
-/* KEYS: result hash. ARGV: ttl, pairs... */
-static const char lua_running[] =
-    "local st = redis.call('HGET', KEYS[1], 'status')\n"
-    "if st and st ~= 'running' then return 0 end\n"
-    "redis.call('HSET', KEYS[1], 'status', 'running', unpack(ARGV, 2))\n"
-    "redis.call('EXPIRE', KEYS[1], ARGV[1])\n"
-    "return 1\n";
+/* KEYS: result hash, done list, results stream, jobs stream, dead stream,
+ * then per copy its result hash, done list and cancel key.  ARGV: group,
+ * entry id, ttl, status, job id, n result pairs, n dead pairs, recheck,
+ * n copies, the result pairs, the dead pairs, per copy its id and meta
+ * ("": none).  Each copy gets the result under its own id and meta with
+ * copy_of (a copy with a cancel request: cancelled), each first-wins. */
+static const char lua_finish[] = LUA_REPLACEABLE(
+    "8") "local np, nd, nc = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[9])\n"
+         "local res, dead, cps = 10, 10 + 2 * np, 10 + 2 * np + 2 * nd\n"
+         "local function publish(kr, kd, id, st)\n"
+         "  redis.call('EXPIRE', kr, ARGV[3])\n"
+         "  redis.call('LPUSH', kd, st)\n"
+         "  redis.call('EXPIRE', kd, ARGV[3])\n"
+         "  redis.call('XADD', KEYS[3], 'MAXLEN', '~', '" QUEUE_RESULTS_MAXLEN
+         "', '*', 'id', id, 'status', st)\n"
+         "end\n"
+         "local final = not replaceable(KEYS[1])\n"
+         "if not final then\n"
+         "  redis.call('DEL', KEYS[1])\n"
+         "  redis.call('HSET', KEYS[1], unpack(ARGV, res, dead - 1))\n"
+         "  publish(KEYS[1], KEYS[2], ARGV[5], ARGV[4])\n"
+         "  if nd > 0 then\n"
+         "    redis.call('XADD', KEYS[5], 'MAXLEN', '~', '" QUEUE_RESULTS_MAXLEN
+         "', '*', unpack(ARGV, dead, cps - 1))\n"
+         "  end\n"
+         "end\n"
+         "for c = 0, nc - 1 do\n"
+         "  local kr, kd, id, meta = KEYS[6 + 3 * c], KEYS[7 + 3 * c], ARGV[cps + 2 * c],\n"
+         "    ARGV[cps + 2 * c + 1]\n"
+         "  if replaceable(kr) then\n"
+         "    local st = ARGV[4]\n"
+         "    redis.call('DEL', kr)\n"
+         "    if redis.call('EXISTS', KEYS[8 + 3 * c]) == 1 and st ~= 'cancelled' then\n"
+         "      st = 'cancelled'\n"
+         "      redis.call('HSET', kr, 'status', st, 'error', 'cancelled (a copy: the run it '\n"
+         "        .. 'shared went on for ' .. ARGV[5] .. ')')\n"
+         "    else\n"
+         "      redis.call('HSET', kr, unpack(ARGV, res, dead - 1))\n"
+         "    end\n"
+         "    redis.call('HSET', kr, 'id', id, 'copy_of', ARGV[5])\n"
+         "    if meta ~= '' then redis.call('HSET', kr, 'meta', meta)\n"
+         "    else redis.call('HDEL', kr, 'meta') end\n"
+         "    publish(kr, kd, id, st)\n"
+         "  end\n"
+         "end\n"
+         "if ARGV[2] ~= '' then\n"
+         "  redis.call('XACK', KEYS[4], ARGV[1], ARGV[2])\n"
+         "  redis.call('XDEL', KEYS[4], ARGV[2])\n"
+         "end\n"
+         "if final then return 0 end\n"
+         "return 1\n";
+
+/* KEYS: result hash, then each copy's.  ARGV: ttl, recheck, job id, n
+ * pairs, the pairs, the copies' ids.  0 when a final result stands; a
+ * recheck leaves the result it will replace in place until then (1). */
+static const char lua_running[] = LUA_REPLACEABLE(
+    "2") "local st = redis.call('HGET', KEYS[1], 'status')\n"
+         "if not replaceable(KEYS[1]) then return 0 end\n"
+         "if st and st ~= 'running' then return 1 end\n"
+         "local np = tonumber(ARGV[4])\n"
+         "local function mark(k)\n"
+         "  redis.call('HSET', k, 'status', 'running', unpack(ARGV, 5, 4 + 2 * np))\n"
+         "  redis.call('EXPIRE', k, ARGV[1])\n"
+         "end\n"
+         "mark(KEYS[1])\n"
+         "for c = 2, #KEYS do\n"
+         "  local s = redis.call('HGET', KEYS[c], 'status')\n"
+         "  if not s or s == 'running' then\n"
+         "    mark(KEYS[c])\n"
+         "    redis.call('HSET', KEYS[c], 'id', ARGV[4 + 2 * np + c - 1], 'copy_of', ARGV[3])\n"
+         "  end\n"
+         "end\n"
+         "return 1\n";
 
 /* KEYS: session hash, the holder's heartbeat key prefix ("P:worker:").
  * ARGV: me, ttl.  Returns {0} ours now (it was free), {3} ours already,
@@ -540,13 +591,13 @@ int queue_enqueue(struct queue *q, const struct fields *fields, char *id, size_t
 /* Starts an EVAL of script over keys; the caller adds the arguments and
  * calls eval_run. */
 static int eval_begin(struct args *a, const char *script, int nkeys, const char *const *keys,
-                      int nargs, char nk[8], struct llmsb_err *err)
+                      int nargs, char nk[16], struct llmsb_err *err)
 {
     int rc = args_init(a, 3 + nkeys + nargs, err);
 
     if (rc)
         return rc;
-    snprintf(nk, 8, "%d", nkeys);
+    snprintf(nk, 16, "%d", nkeys);
     args_adds(a, "EVAL");
     args_adds(a, script);
     args_adds(a, nk);
@@ -567,53 +618,114 @@ static int eval_run(struct queue *q, struct args *a, long long *out, struct llms
     return 0;
 }
 
-int queue_mark_running(struct queue *q, const char *job_id, const struct fields *fields,
-                       long long ttl_s, struct llmsb_err *err)
+/* The keys of a script: nfixed given, then per copy the kinds named. */
+static const char **copy_keys(struct queue *q, const char *const *fixed, int nfixed,
+                              const struct queue_copies *c, const char *const *kinds, int nkinds,
+                              char **store, struct llmsb_err *err)
 {
+    size_t nc = c ? c->n : 0, nk = (size_t)nfixed + nc * (size_t)nkinds;
+    const char **keys = calloc(nk ? nk : 1, sizeof(*keys));
+    char *k = *store = calloc(nc * (size_t)nkinds + 1, QUEUE_KEY_MAX);
+
+    if (!keys || !k) {
+        free(keys), free(k), *store = NULL;
+        llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    for (int i = 0; i < nfixed; i++)
+        keys[i] = fixed[i];
+    for (size_t i = 0; i < nc; i++)
+        for (int m = 0; m < nkinds; m++, k += QUEUE_KEY_MAX) {
+            if (queue_key(q, kinds[m], c->ids[i], k, err) != 0) {
+                free(keys), free(*store), *store = NULL;
+                return NULL;
+            }
+            keys[(size_t)nfixed + i * (size_t)nkinds + (size_t)m] = k;
+        }
+    return keys;
+}
+
+static const char *recheck_of(const struct queue_copies *c)
+{
+    return c && c->recheck ? c->recheck : "";
+}
+
+int queue_mark_running(struct queue *q, const char *job_id, const struct fields *fields,
+                       const struct queue_copies *c, long long ttl_s, struct llmsb_err *err)
+{
+    static const char *const kinds[] = {"result"};
     struct args a;
-    char key[QUEUE_KEY_MAX], ttl[24], nk[8];
-    const char *keys[1] = {key};
+    char key[QUEUE_KEY_MAX], ttl[24], nk[16], np[16], *store = NULL;
+    const char *fixed[1] = {key}, **keys = NULL;
+    size_t nc = c ? c->n : 0;
     long long v = 0;
     int rc;
 
     if ((rc = queue_key(q, "result", job_id, key, err)) != 0)
         return rc;
+    if (!(keys = copy_keys(q, fixed, 1, c, kinds, 1, &store, err)))
+        return err->code;
     snprintf(ttl, sizeof(ttl), "%lld", ttl_s);
-    if ((rc = eval_begin(&a, lua_running, 1, keys, 1 + 2 * (int)fields->n, nk, err)) != 0)
-        return rc;
-    args_adds(&a, ttl);
-    args_fields(&a, fields);
-    rc = eval_run(q, &a, &v, err);
+    snprintf(np, sizeof(np), "%zu", fields->n);
+    if ((rc = eval_begin(&a, lua_running, 1 + (int)nc, keys, 4 + 2 * (int)fields->n + (int)nc, nk,
+                         err)) == 0) {
+        args_adds(&a, ttl);
+        args_adds(&a, recheck_of(c));
+        args_adds(&a, job_id);
+        args_adds(&a, np);
+        args_fields(&a, fields);
+        for (size_t i = 0; i < nc; i++)
+            args_adds(&a, c->ids[i]);
+        rc = eval_run(q, &a, &v, err);
+    }
+    free(keys);
+    free(store);
     return rc ? rc : (int)v;
 }
 
 int queue_finish(struct queue *q, const char *entry_id, const char *job_id, const char *status,
-                 const struct fields *fields, const struct fields *dead, long long ttl_s,
-                 struct llmsb_err *err)
+                 const struct fields *fields, const struct fields *dead,
+                 const struct queue_copies *c, long long ttl_s, struct llmsb_err *err)
 {
+    static const char *const kinds[] = {"result", "done", "cancel"};
     struct args a;
-    char k_res[QUEUE_KEY_MAX], k_done[QUEUE_KEY_MAX], ttl[24], np[16], nk[8];
-    const char *keys[5] = {k_res, k_done, q->k_results, q->k_jobs, q->k_dead};
+    char k_res[QUEUE_KEY_MAX], k_done[QUEUE_KEY_MAX], ttl[24], np[16], nd[16], ncs[16], nk[16];
+    char *store = NULL;
+    const char *fixed[5] = {k_res, k_done, q->k_results, q->k_jobs, q->k_dead}, **keys = NULL;
+    size_t nc = c ? c->n : 0, ndead = dead ? dead->n : 0;
     long long v = 0;
     int rc;
 
     if ((rc = queue_key(q, "result", job_id, k_res, err)) != 0 ||
         (rc = queue_key(q, "done", job_id, k_done, err)) != 0)
         return rc;
+    if (!(keys = copy_keys(q, fixed, 5, c, kinds, 3, &store, err)))
+        return err->code;
     snprintf(ttl, sizeof(ttl), "%lld", ttl_s);
     snprintf(np, sizeof(np), "%zu", fields->n);
-    if ((rc = eval_begin(&a, lua_finish, 5, keys, 6 + 2 * (int)(fields->n + (dead ? dead->n : 0)),
-                         nk, err)) != 0)
-        return rc;
-    args_adds(&a, q->group);
-    args_adds(&a, entry_id ? entry_id : "");
-    args_adds(&a, ttl);
-    args_adds(&a, status);
-    args_adds(&a, job_id);
-    args_adds(&a, np);
-    args_fields(&a, fields);
-    args_fields(&a, dead);
-    rc = eval_run(q, &a, &v, err);
+    snprintf(nd, sizeof(nd), "%zu", ndead);
+    snprintf(ncs, sizeof(ncs), "%zu", nc);
+    if ((rc = eval_begin(&a, lua_finish, 5 + 3 * (int)nc, keys,
+                         9 + 2 * (int)(fields->n + ndead + nc), nk, err)) == 0) {
+        args_adds(&a, q->group);
+        args_adds(&a, entry_id ? entry_id : "");
+        args_adds(&a, ttl);
+        args_adds(&a, status);
+        args_adds(&a, job_id);
+        args_adds(&a, np);
+        args_adds(&a, nd);
+        args_adds(&a, recheck_of(c));
+        args_adds(&a, ncs);
+        args_fields(&a, fields);
+        args_fields(&a, dead);
+        for (size_t i = 0; i < nc; i++) {
+            args_adds(&a, c->ids[i]);
+            args_adds(&a, c->metas[i] ? c->metas[i] : "");
+        }
+        rc = eval_run(q, &a, &v, err);
+    }
+    free(keys);
+    free(store);
     return rc ? rc : (int)v;
 }
 
@@ -1193,7 +1305,7 @@ int queue_session_claim(struct queue *q, const char *id, const char *me, long lo
                         char *text, size_t tsz, struct llmsb_err *err)
 {
     struct args a;
-    char key[QUEUE_KEY_MAX], hb[QUEUE_KEY_MAX], ttl[24], nk[8];
+    char key[QUEUE_KEY_MAX], hb[QUEUE_KEY_MAX], ttl[24], nk[16];
     const char *keys[2] = {key, hb};
     redisReply *r;
     int rc;
@@ -1225,7 +1337,7 @@ int queue_session_earlier(struct queue *q, const char *entry_id, const char *ses
 {
     struct args a;
     const char *keys[1] = {q->k_jobs};
-    char nk[8];
+    char nk[16];
     long long v = 0;
     int rc;
 

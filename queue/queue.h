@@ -85,18 +85,33 @@ void queue_entries_free(struct queue_entry *e, size_t n);
 int queue_enqueue(struct queue *q, const struct fields *fields, char *id, size_t idsz,
                   struct llmsb_err *err);
 
-/* Marks job_id running unless it already has a final result.
+/* What a job's final write carries besides its own result (NULL: none):
+ * the ids (with metas: JSON text or NULL) of the jobs that share its run
+ * (submit's dedup; each gets the result under its own id and meta, with
+ * copy_of), and recheck: NULL, or the status of the final result this
+ * run rechecks, which it replaces (once) instead of losing to it. */
+struct queue_copies {
+    const char *const *ids;
+    const char *const *metas;
+    size_t n;
+    const char *recheck;
+};
+
+/* Marks job_id (and c's copies without a final result) running unless it
+ * already has a final result (a recheck's leaves it in place).
  * Returns 1 marked, 0 already final, or a negative code. */
 int queue_mark_running(struct queue *q, const char *job_id, const struct fields *fields,
-                       long long ttl_s, struct llmsb_err *err);
+                       const struct queue_copies *c, long long ttl_s, struct llmsb_err *err);
 
 /* The final write, atomic: result hash (fields), done list (status),
  * results stream entry, XACK + XDEL of entry_id; with dead != NULL also an
- * entry on the dead stream. Returns 1 written, 0 when a final result was
- * there already (the entry is acknowledged either way). */
+ * entry on the dead stream; the same for each of c's copies (one with a
+ * cancel request ends cancelled), each first-wins on its own. Returns 1
+ * written, 0 when a final result was there already (the entry is
+ * acknowledged either way). */
 int queue_finish(struct queue *q, const char *entry_id, const char *job_id, const char *status,
-                 const struct fields *fields, const struct fields *dead, long long ttl_s,
-                 struct llmsb_err *err);
+                 const struct fields *fields, const struct fields *dead,
+                 const struct queue_copies *c, long long ttl_s, struct llmsb_err *err);
 /* Acknowledges and deletes an entry with no result (e.g. a deleted entry). */
 int queue_ack(struct queue *q, const char *entry_id, struct llmsb_err *err);
 

@@ -348,7 +348,7 @@ int scheduler_resume(struct scheduler *s)
 
 int scheduler_finish(struct scheduler *s, struct queue *q, const struct queue_entry *e,
                      const char *job_id, const char *status, const struct fields *result,
-                     const struct fields *dead, long long ttl_s)
+                     const struct fields *dead, const struct queue_copies *c, long long ttl_s)
 {
     struct llmsb_err err = {0};
     int64_t start = clock_mono_ms();
@@ -357,7 +357,7 @@ int scheduler_finish(struct scheduler *s, struct queue *q, const struct queue_en
 
     llmsb_escape(shown, sizeof(shown), job_id, strlen(job_id));
     for (;;) {
-        rc = queue_finish(q, e->id, job_id, status, result, dead, ttl_s, &err);
+        rc = queue_finish(q, e->id, job_id, status, result, dead, c, ttl_s, &err);
         if (rc >= 0)
             break;
         if (!queue_err_retryable(&err) || clock_mono_ms() - start > SCHED_FINISH_GIVEUP_MS) {

@@ -100,7 +100,7 @@ int scheduler_resume(struct scheduler *s);
  * Returns 1 written, 0 a final result existed already, <0 gave up. */
 int scheduler_finish(struct scheduler *s, struct queue *q, const struct queue_entry *e,
                      const char *job_id, const char *status, const struct fields *result,
-                     const struct fields *dead, long long ttl_s);
+                     const struct fields *dead, const struct queue_copies *c, long long ttl_s);
 /* The dead-letter entry for e: its fields, then reason, attempts and
  * last_worker (owned by out; fields_release it). */
 int scheduler_dead_fields(const struct scheduler *s, const struct queue_entry *e,

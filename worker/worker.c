@@ -55,6 +55,12 @@ struct worker {
     pthread_mutex_t store_mu;
     struct queue store_q;
     int store_open;
+    /* a recheck runs alone (gate_alone): no other slot claims or runs a job */
+    pthread_mutex_t gate_mu;
+    pthread_cond_t gate_cv;
+    int gate_active;  /* slots claiming or running a job */
+    int gate_waiting; /* rechecks waiting for the others to end */
+    int gate_alone;   /* a recheck is running */
 };
 
 /* ---- sessions in Redis ---------------------------------------------------------- */
@@ -162,30 +168,117 @@ static int redis_connect(struct worker *w, struct queue *q, int fresh, const ato
                                giveup_ms, &err);
 }
 
+/* ---- running alone -------------------------------------------------------------- */
+
+#define GATE_POLL_MS 200
+
+static void gate_wait(struct worker *w)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += GATE_POLL_MS * 1000000L;
+    ts.tv_sec += ts.tv_nsec / 1000000000L;
+    ts.tv_nsec %= 1000000000L;
+    pthread_cond_timedwait(&w->gate_cv, &w->gate_mu, &ts);
+}
+
+/* A slot about to claim a job: waits while a recheck waits or runs. */
+static void gate_enter(struct worker *w)
+{
+    pthread_mutex_lock(&w->gate_mu);
+    while ((w->gate_waiting || w->gate_alone) && !atomic_load(&worker_stop))
+        gate_wait(w);
+    w->gate_active++;
+    pthread_mutex_unlock(&w->gate_mu);
+}
+
+static void gate_leave(struct worker *w)
+{
+    pthread_mutex_lock(&w->gate_mu);
+    w->gate_active--;
+    pthread_cond_broadcast(&w->gate_cv);
+    pthread_mutex_unlock(&w->gate_mu);
+}
+
+/* A recheck (job recheck): waits until no other slot claims or runs a job,
+ * then holds them off until gate_alone_end.  0, or -1 when the worker
+ * drains meanwhile (the entry goes back). */
+static int gate_alone_begin(struct worker *w)
+{
+    int rc = 0;
+
+    pthread_mutex_lock(&w->gate_mu);
+    w->gate_active--; /* this slot's own claim */
+    w->gate_waiting++;
+    while ((w->gate_active > 0 || w->gate_alone) && !(rc = -atomic_load(&worker_stop)))
+        gate_wait(w);
+    w->gate_waiting--;
+    if (rc == 0)
+        w->gate_alone = 1;
+    w->gate_active++;
+    pthread_cond_broadcast(&w->gate_cv);
+    pthread_mutex_unlock(&w->gate_mu);
+    return rc ? -1 : 0;
+}
+
+static void gate_alone_end(struct worker *w)
+{
+    pthread_mutex_lock(&w->gate_mu);
+    w->gate_alone = 0;
+    pthread_cond_broadcast(&w->gate_cv);
+    pthread_mutex_unlock(&w->gate_mu);
+}
+
 /* ---- one entry ----------------------------------------------------------------- */
 
-static void finish(struct slot *s, const struct queue_entry *e, struct job_result *r,
-                   long long ttl_s, const struct fields *dead)
+/* What j's writes carry besides its result: its copies and recheck. *c
+ * points into j and into ids/metas (j->ncopies each; freed by the caller). */
+static int copies_of(const struct job *j, struct queue_copies *c, const char ***ids,
+                     const char ***metas)
+{
+    size_t n = j ? j->ncopies : 0;
+
+    *ids = calloc(n + 1, sizeof(**ids));
+    *metas = calloc(n + 1, sizeof(**metas));
+    if (!*ids || !*metas)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        (*ids)[i] = j->copies[i].id;
+        (*metas)[i] = j->copies[i].meta;
+    }
+    c->ids = *ids;
+    c->metas = *metas;
+    c->n = n;
+    c->recheck = j && j->recheck ? status_name(j->recheck) : NULL;
+    return 0;
+}
+
+static void finish(struct slot *s, const struct queue_entry *e, const struct job *j,
+                   struct job_result *r, long long ttl_s, const struct fields *dead)
 {
     char nums[RESULT_NUMS][32], shown[160];
+    const char **ids = NULL, **metas = NULL;
+    struct queue_copies c;
     struct fields f;
-    int rc;
+    int rc = -1;
 
-    if (job_result_to_fields(r, nums, &f) != 0) {
+    if (job_result_to_fields(r, nums, &f) != 0 || copies_of(j, &c, &ids, &metas) != 0)
         log_error("job=%s: out of memory writing its result", r->id);
-        fields_release(&f);
-        return;
-    }
-    rc = scheduler_finish(&s->w->sched, &s->q, e, r->id, status_name(r->r.status), &f, dead, ttl_s);
+    else
+        rc = scheduler_finish(&s->w->sched, &s->q, e, r->id, status_name(r->r.status), &f, dead, &c,
+                              ttl_s);
+    free(ids);
+    free(metas);
     fields_release(&f);
     llmsb_escape(shown, sizeof(shown), r->id, strlen(r->id));
     if (rc >= 0)
-        log_info("job=%s status=%s attempts=%d%s", shown, status_name(r->r.status), r->attempts,
-                 rc == 0 ? " (a final result existed already; acknowledged)" : "");
+        log_info("job=%s status=%s attempts=%d%s%s", shown, status_name(r->r.status), r->attempts,
+                 rc == 0 ? " (a final result existed already; acknowledged)" : "",
+                 j && j->ncopies ? " (and its copies)" : "");
 }
 
-static void dead_letter(struct slot *s, const struct queue_entry *e, struct job_result *r,
-                        long long ttl_s, const char *reason)
+static void dead_letter(struct slot *s, const struct queue_entry *e, const struct job *j,
+                        struct job_result *r, long long ttl_s, const char *reason)
 {
     struct fields dead;
     char attempts[24];
@@ -193,7 +286,7 @@ static void dead_letter(struct slot *s, const struct queue_entry *e, struct job_
     if (scheduler_dead_fields(&s->w->sched, e, reason, attempts, &dead) != 0)
         log_error("entry %s: out of memory building its dead letter", e->id);
     job_result_set_status(r, STATUS_INTERNAL_ERROR, "%s", reason);
-    finish(s, e, r, ttl_s, &dead);
+    finish(s, e, j, r, ttl_s, &dead);
     fields_release(&dead);
 }
 
@@ -211,7 +304,9 @@ static int already_final(struct slot *s, const struct job *j, const struct job_r
     struct fields p;
     struct llmsb_err err = {0};
     char attempts[16], started[24], queued[24];
-    int rc;
+    const char **ids = NULL, **metas = NULL;
+    struct queue_copies c;
+    int rc = -1;
 
     snprintf(attempts, sizeof(attempts), "%d", r->attempts);
     snprintf(started, sizeof(started), "%lld", (long long)clock_wall_ms());
@@ -222,7 +317,12 @@ static int already_final(struct slot *s, const struct job *j, const struct job_r
     fields_adds(&p, "attempts", attempts);
     fields_adds(&p, "queued_at", queued);
     fields_adds(&p, "started_at", started);
-    rc = queue_mark_running(&s->q, j->id, &p, j->result_ttl_s, &err);
+    if (copies_of(j, &c, &ids, &metas) != 0)
+        llmsb_err_set(&err, LLMSB_ERR_NOMEM, "out of memory");
+    else
+        rc = queue_mark_running(&s->q, j->id, &p, &c, j->result_ttl_s, &err);
+    free(ids);
+    free(metas);
     fields_release(&p);
     if (rc < 0)
         log_warn("job=%s: cannot mark running: %s", j->id, err.msg);
@@ -242,27 +342,34 @@ static void run_entry(struct slot *s, const struct queue_entry *e, const struct 
 
     switch (scheduler_admit(e->deliveries, j->max_attempts, final, cancel)) {
     case SCHED_ADMIT_ACK:
-        finish(s, e, r, j->result_ttl_s, NULL); /* acknowledges; the first result stands */
+        finish(s, e, j, r, j->result_ttl_s, NULL); /* acknowledges; the first result stands */
         return;
     case SCHED_ADMIT_DEAD_LETTER:
-        dead_letter(s, e, r, j->result_ttl_s,
+        dead_letter(s, e, j, r, j->result_ttl_s,
                     "delivered more times than max_attempts (a worker "
                     "died running it, or its infrastructure kept "
                     "failing)");
         return;
     case SCHED_ADMIT_CANCEL:
         job_result_set_status(r, STATUS_CANCELLED, "cancelled before it started");
-        finish(s, e, r, j->result_ttl_s, NULL);
+        finish(s, e, j, r, j->result_ttl_s, NULL);
         return;
     case SCHED_ADMIT_RUN:
         break;
     }
+    if (j->recheck && gate_alone_begin(s->w) != 0) {
+        log_info("job=%s: a recheck given back (the worker drains)", j->id);
+        scheduler_give_back(&s->w->sched, &s->q, e, 0, 0);
+        return;
+    }
     o = runner_attempt(&s->w->rn, &s->be, j, scheduler_cancel_flag(&s->w->sched, s->index), r,
                        &err);
+    if (j->recheck)
+        gate_alone_end(s->w);
     d = scheduler_decide(o, e->deliveries, j->max_attempts, &backoff);
     switch (d.action) {
     case SCHED_FINISH:
-        finish(s, e, r, j->result_ttl_s, NULL);
+        finish(s, e, j, r, j->result_ttl_s, NULL);
         break;
     case SCHED_GIVE_BACK:
         log_info("job=%s: aborted (drain or lease lost); given back for another worker", j->id);
@@ -303,7 +410,7 @@ static void run_entry(struct slot *s, const struct queue_entry *e, const struct 
         char reason[400];
         snprintf(reason, sizeof(reason), "infrastructure failed %lld times; last: %.300s",
                  e->deliveries, err.msg);
-        dead_letter(s, e, r, j->result_ttl_s, reason);
+        dead_letter(s, e, j, r, j->result_ttl_s, reason);
         break;
     }
     }
@@ -335,7 +442,7 @@ static void handle_entry(struct slot *s, struct queue_entry *e)
     if (invalid) {
         job_result_set_status(&r, STATUS_INVALID, "%s", err.msg);
         log_info("job=%s invalid: %s", r.id, err.msg);
-        finish(s, e, &r, cfg->result_ttl_s, NULL);
+        finish(s, e, &j, &r, cfg->result_ttl_s, NULL);
     } else {
         run_entry(s, e, &j, &r);
     }
@@ -356,7 +463,9 @@ static void *slot_main(void *arg)
     while (!atomic_load(&worker_stop)) {
         struct queue_entry *e = NULL;
 
+        gate_enter(w);
         if (scheduler_next(&w->sched, &s->q, &e, &err) != 0) {
+            gate_leave(w);
             if (!atomic_load(&worker_stop))
                 log_warn("slot %d: read: %s", s->index, err.msg);
             if (queue_err_retryable(&err) && redis_connect(w, &s->q, 0, &worker_stop, 0) == 0)
@@ -367,7 +476,8 @@ static void *slot_main(void *arg)
         }
         if (e)
             handle_entry(s, e);
-        else if (atomic_load(&w->sched.paused))
+        gate_leave(w);
+        if (!e && atomic_load(&w->sched.paused))
             clock_sleep_ms(WORKER_PAUSED_POLL_MS);
         queue_entries_free(e, e ? 1 : 0);
     }
@@ -646,6 +756,8 @@ int worker_main(const struct config *cfg, int slots, const char *name)
         pthread_mutex_init(&w.store_mu, NULL);
         session_store_set(&st);
     }
+    pthread_mutex_init(&w.gate_mu, NULL);
+    pthread_cond_init(&w.gate_cv, NULL);
     if (!(w.slots = calloc((size_t)slots, sizeof(*w.slots)))) {
         rc = LLMSB_ERR_NOMEM;
         goto out;

@@ -216,7 +216,7 @@ kill_server() {
 for mode in seq-cached seq-plain; do
     killer=
     if [ "$mode" = seq-cached ]; then kill_server & killer=$!; fi
-    "$B" --config "$T/seq.yaml" submit "$T/$mode.jsonl" --local --slots 1 --out "$T/$mode.out" \
+    "$B" --config "$T/seq.yaml" submit "$T/$mode.jsonl" --local --no-dedup --slots 1 --out "$T/$mode.out" \
         >"$T/$mode.log" 2>&1 ||
         [ -s "$T/$mode.out" ] || bad "run_$mode" "$(tail -5 "$T/$mode.log")"
     [ -n "$killer" ] && { kill "$killer" 2>/dev/null; wait "$killer"; }

@@ -56,7 +56,7 @@ for set in he co; do
     slots=2
     [ $set = co ] && slots=1 # the corpus's order decides which job may have one
     for mode in plain ahead; do
-        "$B" submit "$T/$set-$mode.jsonl" --local --slots $slots --out "$T/$set-$mode.out" \
+        "$B" submit "$T/$set-$mode.jsonl" --local --no-dedup --slots $slots --out "$T/$set-$mode.out" \
             >"$T/$set-$mode.log" 2>&1
         rc=$?
         if [ "$rc" -gt 1 ] || [ ! -s "$T/$set-$mode.out" ]; then

@@ -1,6 +1,8 @@
 /* fuzz_job_fields.c - job fields from a stream entry: the input is split
- * into NUL-separated name/value pairs and parsed as a job; an accepted job
- * must also turn into an agent JOB frame. */
+ * into NUL-separated name/value pairs and parsed as a job (copies and
+ * recheck included); an accepted job must also turn into an agent JOB
+ * frame, and any list of fields into a dedup form. */
+#include "job/dedup.h"
 #include "job/job.h"
 
 #include <string.h>
@@ -31,6 +33,12 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
         fields_add_copy(&f, name, (size_t)(nul - name), v, (size_t)(vend - v));
         n++;
         p = vend + 1;
+    }
+    {
+        struct buf form;
+        buf_init(&form, (size_t)64 << 20);
+        job_dedup_form(&f, &form);
+        buf_release(&form);
     }
     job_init(&j, &cfg);
     if (job_from_fields(&j, &cfg, &f, "1-0", &err) == 0) {

@@ -126,7 +126,8 @@ static int enqueue(struct queue *q, const char *id, char *entry)
     return rc;
 }
 
-static int finish(struct queue *q, const char *entry, const char *id, const char *status)
+static int finish_with(struct queue *q, const char *entry, const char *id, const char *status,
+                       const char *meta, const struct queue_copies *c)
 {
     struct llmsb_err err = {0};
     struct fields f;
@@ -135,9 +136,16 @@ static int finish(struct queue *q, const char *entry, const char *id, const char
     fields_init(&f, 4);
     fields_adds(&f, "id", id);
     fields_adds(&f, "status", status);
-    rc = queue_finish(q, entry, id, status, &f, NULL, 60, &err);
+    if (meta)
+        fields_adds(&f, "meta", meta);
+    rc = queue_finish(q, entry, id, status, &f, NULL, c, 60, &err);
     fields_release(&f);
     return rc;
+}
+
+static int finish(struct queue *q, const char *entry, const char *id, const char *status)
+{
+    return finish_with(q, entry, id, status, NULL, NULL);
 }
 
 /* Enqueues id and reads it back as consumer q (delivery 1). */
@@ -221,14 +229,97 @@ TEST(mark_running_never_replaces_a_final_result)
     ASSERT_EQ(open_as(&q, prefix, "w1"), 0);
     fields_init(&f, 2);
     fields_adds(&f, "worker", "w1");
-    ASSERT_EQ(queue_mark_running(&q, "job-b", &f, 60, &err), 1);
+    ASSERT_EQ(queue_mark_running(&q, "job-b", &f, NULL, 60, &err), 1);
     ASSERT_EQ(enqueue(&q, "job-b", entry), 0);
     ASSERT_EQ(finish(&q, entry, "job-b", "timeout"), 1);
-    ASSERT_EQ(queue_mark_running(&q, "job-b", &f, 60, &err), 0);
+    ASSERT_EQ(queue_mark_running(&q, "job-b", &f, NULL, 60, &err), 0);
     fields_release(&f);
     ASSERT_EQ(queue_result_get(&q, "job-b", &r, &err), 1);
     ASSERT_STR(fields_get(&r, "status", NULL), "timeout");
     fields_release(&r);
+    queue_close(&q);
+}
+
+/* The status (and copy_of, meta) of id's result, "" when absent. */
+static void result_of(struct queue *q, const char *id, char *out, size_t n)
+{
+    struct llmsb_err err = {0};
+    struct fields r;
+    const char *of, *meta;
+
+    out[0] = '\0';
+    if (queue_result_get(q, id, &r, &err) != 1)
+        return;
+    of = fields_get(&r, "copy_of", NULL);
+    meta = fields_get(&r, "meta", NULL);
+    snprintf(out, n, "%s %s %s %s", fields_get(&r, "status", NULL), fields_get(&r, "id", NULL),
+             of ? of : "-", meta ? meta : "-");
+    fields_release(&r);
+}
+
+/* The copies of a run get its result in the same write, each under its own
+ * id and meta, each first-wins on its own (one already final keeps its
+ * result; one with a cancel request ends cancelled); a recheck replaces a
+ * result of the status it rechecks once, and no other. */
+TEST(copies_are_written_with_the_run_and_a_recheck_replaces_once)
+{
+    static const char *ids[] = {"c#1", "c#2", "c#3"};
+    static const char *metas[] = {"{\"s\":1}", NULL, "{\"s\":3}"};
+    struct queue_copies c = {ids, metas, 3, NULL};
+    struct queue q;
+    struct llmsb_err err = {0};
+    struct fields f;
+    char prefix[32], entry[QUEUE_ENTRY_ID_MAX], got[200], status[32];
+
+    ASSERT(redis_ok);
+    new_prefix(prefix, sizeof(prefix));
+    ASSERT_EQ(open_as(&q, prefix, "w1"), 0);
+    ASSERT_EQ(finish(&q, NULL, "c#3", "ok"), 1); /* c#3 has a result of its own already */
+    ASSERT_EQ(queue_cancel(&q, "c#2", 60, &err), 0);
+    fields_init(&f, 2);
+    fields_adds(&f, "worker", "w1");
+    ASSERT_EQ(queue_mark_running(&q, "c#0", &f, &c, 60, &err), 1);
+    result_of(&q, "c#1", got, sizeof(got));
+    ASSERT_STR(got, "running c#1 c#0 -");
+    ASSERT_EQ(take_new(&q, "c#0", entry), 0);
+    ASSERT_EQ(finish_with(&q, entry, "c#0", "timeout", "{\"s\":0}", &c), 1);
+    result_of(&q, "c#0", got, sizeof(got));
+    ASSERT_STR(got, "timeout c#0 - {\"s\":0}");
+    result_of(&q, "c#1", got, sizeof(got));
+    ASSERT_STR(got, "timeout c#1 c#0 {\"s\":1}");
+    result_of(&q, "c#2", got, sizeof(got));
+    ASSERT_STR(got, "cancelled c#2 c#0 -");
+    result_of(&q, "c#3", got, sizeof(got));
+    ASSERT_STR(got, "ok c#3 - -");
+    ASSERT_EQ(queue_wait_done(&q, "c#1", 1, status, sizeof(status), &err), 1);
+    ASSERT_STR(status, "timeout");
+    ASSERT_EQ(results_for(&q, "c#1"), 1);
+    ASSERT_EQ(finish_with(&q, entry, "c#0", "ok", "{\"s\":0}", &c),
+              0); /* not a recheck: the first stands */
+    result_of(&q, "c#1", got, sizeof(got));
+    ASSERT_STR(got, "timeout c#1 c#0 {\"s\":1}");
+    /* a recheck: mark_running leaves the timeout in place, the finish replaces it */
+    c.recheck = "timeout";
+    ASSERT_EQ(queue_mark_running(&q, "c#0", &f, &c, 60, &err), 1);
+    result_of(&q, "c#0", got, sizeof(got));
+    ASSERT_STR(got, "timeout c#0 - {\"s\":0}");
+    fields_adds(&f, "rechecked", "true");
+    {
+        struct fields rf;
+        fields_init(&rf, 4);
+        fields_adds(&rf, "id", "c#0");
+        fields_adds(&rf, "status", "ok");
+        fields_adds(&rf, "rechecked", "true");
+        ASSERT_EQ(queue_finish(&q, NULL, "c#0", "ok", &rf, NULL, &c, 60, &err), 1);
+        ASSERT_EQ(queue_finish(&q, NULL, "c#0", "timeout", &rf, NULL, &c, 60, &err), 0);
+        fields_release(&rf);
+    }
+    result_of(&q, "c#1", got, sizeof(got));
+    ASSERT_STR(got, "ok c#1 c#0 {\"s\":1}");
+    result_of(&q, "c#3", got, sizeof(got));
+    ASSERT_STR(got, "ok c#3 - -");
+    ASSERT_EQ(queue_mark_running(&q, "c#0", &f, &c, 60, &err), 0); /* rechecked: final */
+    fields_release(&f);
     queue_close(&q);
 }
 
@@ -459,6 +550,7 @@ TEST(a_bad_url_is_refused_at_once)
 
 TEST_MAIN("integration_queue", T(enqueue_read_finish_exactly_once),
           T(mark_running_never_replaces_a_final_result),
+          T(copies_are_written_with_the_run_and_a_recheck_replaces_once),
           T(renew_reports_a_lease_taken_by_another_worker),
           T(dead_workers_jobs_are_reclaimed_with_their_delivery_counted),
           T(own_deliveries_not_running_are_recovered_without_a_count),

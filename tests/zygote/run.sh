@@ -33,7 +33,7 @@ for mode in fresh zygote; do
     for set in corpus humaneval; do
         in=tests/zygote/corpus.yaml
         [ $set = humaneval ] && in=$T/humaneval.jsonl
-        LLMSB_CONFIG=$T/$mode.yaml "$B" submit "$in" --local --slots 1 --allow-invalid \
+        LLMSB_CONFIG=$T/$mode.yaml "$B" submit "$in" --local --slots 1 --no-dedup --allow-invalid \
             --out "$T/$set.$mode.jsonl" >"$T/$set.$mode.log" 2>&1
         rc=$?
         if [ "$rc" -gt 1 ] || [ ! -s "$T/$set.$mode.jsonl" ]; then
