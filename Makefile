@@ -199,8 +199,9 @@ bin/fuzz/%: tests/fuzz/%.c $(LIB_OBJ)
 # BENCH_JOBS: bench_eval's jobs per language and set (164: all of HumanEval-X).
 # bench_run's and bench_queue's output is kept for bench_eval's goals table.
 BENCH_JOBS ?= 24
-# bench_dedup.sh's job file (-: HumanEval samples with repeats, made by the bench)
-BENCH_DEDUP_FILE ?= -
+# bench_dedup.sh's job file (cruxeval: CRUXEval's published generations of
+# tests/eval/data/cruxeval; -: HumanEval samples with repeats, made by the bench)
+BENCH_DEDUP_FILE ?= cruxeval
 bench: all bin/bench/bench_run bin/bench/bench_queue bin/bench/bench_backends
 	bin/bench/bench_run >bin/bench/run.out; s=$$?; cat bin/bench/run.out; exit $$s
 	bin/bench/bench_backends

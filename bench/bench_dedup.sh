@@ -5,13 +5,15 @@
 # programs, each wall time and the ratio, and fails unless both runs give
 # every job the same status and verdict.
 #   usage: bench/bench_dedup.sh [JOBFILE] [LLM_SANDBOX] [SLOTS]
-# JOBFILE is any job file (meant: a benchmark's generations through
-# `convert`, e.g. CRUXEval's).  Without one (or "-"): HumanEval samples with
+# JOBFILE is any job file.  Without one (or "cruxeval"): a real benchmark
+# file, CRUXEval's published codellama-7b generations of the excerpt in
+# tests/eval/data/cruxeval (10 tasks x 10 generations, input and output
+# prediction) through `convert --samples`.  "-": HumanEval samples with
 # repeats, BENCH_DEDUP_TASKS (40) tasks x 16 samples, each drawn with a fixed
 # seed from four kinds (the reference solution, one cut short, one that
-# raises at its first line, another task's solution), through
-# `convert --samples`: as a model's samples repeat.
-F=${1:--}
+# raises at its first line, another task's solution): as a model's samples
+# repeat.
+F=${1:-cruxeval}
 B=${2:-bin/llm-sandbox}
 SLOTS=${3:-2}
 TASKS=${BENCH_DEDUP_TASKS:-40}
@@ -19,7 +21,18 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
-if [ "$F" = - ]; then
+if [ "$F" = cruxeval ]; then
+    D=$ROOT/tests/eval/data/cruxeval
+    for m in input output; do
+        g=$D/generations-excerpt.json
+        [ $m = output ] && g=$D/generations-excerpt-output.json
+        "$B" convert "$D/cruxeval.jsonl" --mode $m --samples "$g" --out "$T/$m.jsonl" 2>"$T/convert.err" ||
+            { cat "$T/convert.err"; exit 1; }
+    done
+    cat "$T/input.jsonl" "$T/output.jsonl" > "$T/jobs.jsonl"
+    F=$T/jobs.jsonl
+    WHAT="CRUXEval codellama-7b generations, input and output prediction (tests/eval/data/cruxeval)"
+elif [ "$F" = - ]; then
     head -n "$TASKS" "$ROOT/tests/eval/data/humaneval.jsonl" > "$T/he.jsonl"
     python3 - "$T/he.jsonl" > "$T/samples.jsonl" <<'PY'
 import json, random, sys
