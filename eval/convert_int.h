@@ -14,11 +14,13 @@ struct convert_format;
 
 /* One row of a dataset: a task the jobs are built from. */
 struct convert_task {
-    const char *id; /* task_id, borrowed from row */
+    const char *id; /* the format's id field (task_id), borrowed from row */
     const cJSON *row;
     const struct convert_format *format;
     const struct language *lang;
-    int samples; /* sample jobs written so far */
+    int samples;  /* sample jobs written so far */
+    size_t order; /* the row's place in the dataset */
+    size_t line;  /* and the line it starts on */
 };
 
 /* What a format asks of a job beyond id, lang, code, expect_exit 0, the
@@ -26,6 +28,8 @@ struct convert_task {
 struct convert_job_fields {
     const char *expect_stdout;
     const char *compile_flags[2];
+    long timeout_s; /* the harness's own limit, used without --timeout; 0: none */
+    int as_script;  /* Python: the program is the job's code, run as python3 FILE */
 };
 
 /* How one benchmark recognises its rows and builds a program from a row
@@ -40,6 +44,19 @@ struct convert_format {
     int (*head)(const struct convert_task *t, const char *sol, struct buf *b, const char **prompt);
     int (*tail)(const struct convert_task *t, struct buf *b);
     void (*fields)(const struct convert_task *t, struct convert_job_fields *f);
+    /* Rows whose id is not task_id (MultiPL-E's name), or whose test is
+     * not test (MultiPL-E's tests); NULL: those. */
+    const char *id_key, *test_key;
+    /* The whole program, in place of head, prompt, solution, "\n", test,
+     * tail; NULL: those.  Then no prompt or test is asked of a row. */
+    int (*program)(const struct convert_task *t, const char *sol, struct buf *b);
+    /* A row's reference solution, NULL when it has none; NULL hook: its
+     * canonical_solution. */
+    const char *(*reference)(const struct convert_task *t);
+    /* Adds to the job (and its meta) what the format keeps of the row, or
+     * an error naming the field, its value and why (at: "file:line"). */
+    int (*job)(const struct convert_task *t, cJSON *job, cJSON *meta, const char *at,
+               struct llmsb_err *err);
 };
 
 /* The formats, NULL-terminated, in the order a row is tried: the one with
@@ -48,5 +65,13 @@ extern const struct convert_format *const convert_formats[];
 
 /* row[key] when it is a string, else NULL. */
 const char *convert_str(const cJSON *row, const char *key);
+
+/* Copies the members of from but those named in skip (NULL-terminated, or
+ * NULL) and those meta has into meta; 0 or LLMSB_ERR_NOMEM. */
+int convert_meta_copy(cJSON *meta, const cJSON *from, const char *const *skip);
+
+/* The formats of other files (formats.c has the table): MultiPL-E
+ * (multiple.c) and the open JSON Lines format (open.c). */
+extern const struct convert_format convert_multiple, convert_open;
 
 #endif

@@ -208,6 +208,9 @@ static const struct convert_format mbxp = {
     .tail = python_check,
 };
 
-/* An explicit "language" field wins over a task id prefix, which wins over
- * the entry_point every HumanEval-like row has. */
-const struct convert_format *const convert_formats[] = {&mbxp, &humaneval_x, &humaneval, NULL};
+/* MultiPL-E's rows (name, language, tests) and the open format's (an id,
+ * no task_id) come first; then an explicit "language" field wins over a
+ * task id prefix, which wins over the entry_point every HumanEval-like row
+ * has. */
+const struct convert_format *const convert_formats[] = {&convert_multiple, &convert_open, &mbxp,
+                                                        &humaneval_x,      &humaneval,    NULL};
