@@ -1,6 +1,6 @@
 #!/bin/sh
 # run.sh - the benchmarks of tests/eval/data (HumanEval, HumanEval-X in five
-# languages, MBXP Ruby) end to end: `convert` builds each program as the
+# languages, MBXP Ruby, MultiPL-E in seven: multiple.sh) end to end: `convert` builds each program as the
 # benchmark's harness does, `submit --local --wait` runs it in the real
 # sandboxes, and every reference solution must pass except the records
 # known to be bad (data/README.md).  Then a model's samples: pass@k from
@@ -79,6 +79,8 @@ bench humaneval_x_cpp humaneval-x/humaneval_cpp.jsonl 164 "" ""
 bench humaneval_x_go humaneval-x/humaneval_go.jsonl 164 "" "Go/95"
 bench mbxp_ruby mbxp/mbrbp_release_v1.2.jsonl 784 "" ""
 fi
+# MultiPL-E, seven languages: every verdict as its evaluator's
+. "$(dirname "$0")/multiple.sh"
 
 # Through Redis and a worker, with the datasets' own ids ("HumanEval/0",
 # "JavaScript/112"): the same figures.
