@@ -238,14 +238,15 @@ static int each_row(const char *name, const char *text,
                                      name, at, index);
             return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: not a JSON object", name, at);
         }
-        /* JSON Lines: nothing but blanks after an object on its line */
-        for (const char *q = next; !in_array && q < end && *q != '\n'; q++)
+        for (const char *q = p; q < next; q++)
+            line += *q == '\n';
+        /* JSON Lines: nothing but blanks after a one-line object on its
+         * line (a pretty-printed one may have the next right after it) */
+        for (const char *q = next; !in_array && line == at && q < end && *q != '\n'; q++)
             if (!strchr(" \t\r", *q)) {
                 cJSON_Delete(row);
                 return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: not a JSON object", name, at);
             }
-        for (const char *q = p; q < next; q++)
-            line += *q == '\n';
         p = next, index += in_array;
         rc = fn(row, at, ctx, err);
     }
@@ -305,7 +306,7 @@ static int cmp_task(const void *a, const void *b)
 static struct convert_task *find_task(struct convert_set *s, const char *id)
 {
     struct convert_task key = {.id = id};
-    return bsearch(&key, s->tasks, s->n, sizeof(key), cmp_task);
+    return s->n ? bsearch(&key, s->tasks, s->n, sizeof(key), cmp_task) : NULL;
 }
 
 struct convert_set *convert_set_read(const char *name, const char *text, struct llmsb_err *err)
@@ -318,7 +319,8 @@ struct convert_set *convert_set_read(const char *name, const char *text, struct 
     }
     if (each_row(name, text, add_task, s, err) != 0)
         goto fail;
-    qsort(s->tasks, s->n, sizeof(*s->tasks), cmp_task);
+    if (s->n) /* no tasks: no array to sort */
+        qsort(s->tasks, s->n, sizeof(*s->tasks), cmp_task);
     for (size_t i = 0; i + 1 < s->n; i++)
         if (strcmp(s->tasks[i].id, s->tasks[i + 1].id) == 0) {
             llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: task \"%s\" is there twice", name,
