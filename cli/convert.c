@@ -22,12 +22,15 @@ static const char convert_usage[] =
     "\n"
     "Writes one job per program of a benchmark file as JSON Lines (stdout or\n"
     "--out), for `submit`. Rows of HumanEval (openai/human-eval), HumanEval-X\n"
-    "(Python/, JavaScript/, Java/, CPP/, Go/ task ids) and MBXP (rows with a\n"
-    "\"language\") are recognised by their fields. Without --samples each\n"
-    "task's canonical_solution is used (a check of the harness), id = task id;\n"
-    "with --samples (rows of {\"task_id\", \"completion\"}, as human-eval reads\n"
-    "them) one job per sample, id = TASK#N, grouped by meta.task_id for\n"
-    "pass@k. Every job expects exit code 0. See docs/eval.md.\n";
+    "(Python/, JavaScript/, Java/, CPP/, Go/ task ids), MBXP (rows with a\n"
+    "\"language\"), MultiPL-E (name, language, tests) and the open format (id,\n"
+    "language, program) are recognised by their fields; a file is JSON Lines,\n"
+    "a JSON array or pretty-printed objects. Without --samples each task's\n"
+    "canonical_solution is used (a check of the harness), id = task id, or a\n"
+    "row's completions list (MultiPL-E's files), id = TASK#N; with --samples\n"
+    "(rows of {\"task_id\", \"completion\"}, as human-eval reads them) one job\n"
+    "per sample, id = TASK#N, grouped by meta.task_id for pass@k. Every job\n"
+    "expects exit code 0. See docs/eval.md.\n";
 
 struct convert_opts {
     const char *dataset, *samples, *out_path;
@@ -173,7 +176,9 @@ int cmd_convert(struct cli_globals *g, int argc, char **argv)
         fprintf(stderr, "%zu jobs from %zu tasks of %s", o.jobs, convert_set_size(set),
                 opt.dataset);
         if (unsolved)
-            fprintf(stderr, " (%zu tasks have no canonical_solution and are left out)", unsolved);
+            fprintf(stderr,
+                    " (%zu tasks have no canonical_solution nor completions and are left out)",
+                    unsolved);
         fputc('\n', stderr);
     }
 out:
