@@ -1,5 +1,6 @@
-# multiple.sh - MultiPL-E in all seven languages end to end (sourced by
-# run.sh: B, D, T, ok, bad): `convert` of its own files (its evaluator's
+# multiple.sh - MultiPL-E in all seven languages end to end, then the open
+# JSON Lines format (sourced by run.sh: B, D, T, ok, bad): `convert` of
+# MultiPL-E's own files (its evaluator's
 # test inputs, pretty-printed objects; prompt excerpts as JSON Lines and
 # as a JSON array; completions files with completions lists; samples of
 # {name, completion}), one `submit --local` of every job, and each job's
@@ -71,3 +72,18 @@ refused "$T/mple/c.json.gz" multiple_gz_refused_with_what_to_do \
     'c.json.gz: gzip-compressed (a .json.gz): convert reads JSON text only; unpack it first'
 printf '[\n  {"name": "A", "language": "py", "prompt": "", "tests": ""},\n  3\n]\n' >"$T/mple/a.json"
 refused "$T/mple/a.json" multiple_array_element_named 'a.json:3: element \[1\] of the array is not a JSON object'
+
+# The open JSON Lines format: a row per kind (a program with stdin, with
+# cases, prompt + completion + test, args), in five languages; each job
+# passes exactly when its meta.expect says so.
+if $B convert "$D/open/tasks.jsonl" --out "$T/open.jobs" 2>"$T/err" &&
+    { $B submit "$T/open.jobs" --local --wait --out "$T/open.out" >"$T/open.log" 2>&1; [ $? = 1 ]; } &&
+    python3 - "$T/open.out" >"$T/why" 2>&1 <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert len(rows) == 6, f"{len(rows)} results"
+wrong = {r["id"]: r["status"] for r in rows if (r.get("passed") is True) != (r["meta"]["expect"] == "pass")}
+assert not wrong, f"verdicts not as meta.expect: {wrong}"
+PY
+then ok open_format_jobs_pass_as_written
+else bad open_format_jobs_pass_as_written "$(cat "$T/err") $(tail -3 "$T/why") $(tail -3 "$T/open.log")"; fi

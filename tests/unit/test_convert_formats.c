@@ -131,6 +131,20 @@ TEST(multiple_array_objects_and_samples)
 
     ASSERT_MSG(convert(text, NULL, &j, &err) == 0, err.msg);
     ASSERT_EQ(j.n, 2); /* A and B have no completions, no reference */
+    jobs_release(&j);
+    /* pretty-printed objects one right after another (cat of files
+     * without a last newline), where a one-line row may not be followed */
+    ASSERT_MSG(convert("{\n\"name\": \"A\", \"language\": \"rb\", \"prompt\": \"\", \"tests\": "
+                       "\"\",\n\"completions\": [\"1\"]\n}{\n\"name\": \"B\", \"language\": "
+                       "\"rb\", \"prompt\": \"\", \"tests\": \"\", \"completions\": [\"2\"]}",
+                       NULL, &j, &err) == 0,
+               err.msg);
+    ASSERT_EQ(j.n, 2);
+    jobs_release(&j);
+    ASSERT_EQ(convert("{\"name\": \"A\"} {\"name\": \"B\"}", NULL, &j, &err), LLMSB_ERR_INVALID);
+    ASSERT_STR(err.msg, "d.json:1: not a JSON object");
+    jobs_release(&j);
+    ASSERT_MSG(convert(text, NULL, &j, &err) == 0, err.msg);
     ASSERT_STR(str(j.job[1], "id"), "C#1");
     ASSERT_STR(str(j.job[1], "code"), "c2\nt");
     jobs_release(&j);
