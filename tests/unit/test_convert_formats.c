@@ -18,11 +18,13 @@ struct jobs {
     int n;
 };
 
+static int cut; /* convert_out.cut_at_stop_tokens of convert() */
+
 /* The jobs of dataset (and samples, when given) into j; 0 or the error. */
 static int convert(const char *dataset, const char *samples, struct jobs *j, struct llmsb_err *err)
 {
     struct convert_set *s = convert_set_read("d.json", dataset, err);
-    struct convert_out o = {.name = "mem"};
+    struct convert_out o = {.name = "mem", .cut_at_stop_tokens = cut};
     size_t unsolved = 0;
     int rc;
 
@@ -272,6 +274,28 @@ TEST(open_format_errors)
     }
 }
 
-TEST_MAIN("convert_formats", T(multiple_program_per_language),
+/* --cut-at-stop-tokens: a completion ends before the first of its row's
+ * stop tokens (MultiPL-E's stop_at_stop_token); without it, as it is. */
+TEST(cut_at_stop_tokens)
+{
+    const char *row = "{\"name\": \"A\", \"language\": \"go_test.go\", \"prompt\": \"P{\\n\", "
+                      "\"tests\": \"T\", \"stop_tokens\": [\"\\nfunc\", \"struct\", \"\\n// \"], "
+                      "\"completions\": [\"  return 1\\n}\\n// more\\nfunc b() {}\", \"  x\\n}\"]}";
+    struct llmsb_err err = {0};
+    struct jobs j;
+
+    cut = 1;
+    ASSERT_MSG(convert(row, NULL, &j, &err) == 0, err.msg);
+    cut = 0;
+    ASSERT_EQ(j.n, 2);
+    ASSERT_STR(str(j.job[0], "code"), "P{\n  return 1\n}\nT");
+    ASSERT_STR(str(j.job[1], "code"), "P{\n  x\n}\nT");
+    jobs_release(&j);
+    ASSERT_MSG(convert(row, NULL, &j, &err) == 0, err.msg);
+    ASSERT_STR(str(j.job[0], "code"), "P{\n  return 1\n}\n// more\nfunc b() {}\nT");
+    jobs_release(&j);
+}
+
+TEST_MAIN("convert_formats", T(cut_at_stop_tokens), T(multiple_program_per_language),
           T(multiple_array_objects_and_samples), T(reader_and_multiple_errors), T(open_format_jobs),
           T(open_format_errors))
