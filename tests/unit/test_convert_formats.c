@@ -205,8 +205,8 @@ TEST(open_format_jobs)
     const char *text =
         "{\"id\": \"t1\", \"language\": \"python\", \"program\": \"print(input())\", \"stdin\": "
         "\"hi\", \"expect_stdout\": \"hi\\n\", \"timeout\": 3, \"meta\": {\"level\": \"easy\"}}\n"
-        "{\"id\": \"t2\", \"lang\": \"ruby\", \"prompt\": \"def f\\n\", \"completion\": \"1\\nend\", "
-        "\"test\": \"exit f\"}\n"
+        "{\"id\": \"t2\", \"lang\": \"ruby\", \"prompt\": \"def f\\n\", "
+        "\"completion\": \"1\\nend\", \"test\": \"exit f\"}\n"
         "{\"id\": \"t3\", \"language\": \"cpp\", \"program\": \"int main(){}\", \"compile_flags\": "
         "[\"-O0\"], \"cases\": [{\"stdin\": \"1\", \"expect_stdout\": \"\"}]}\n";
     struct llmsb_err err = {0};
