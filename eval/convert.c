@@ -1,9 +1,9 @@
 /* convert.c - benchmark rows and samples to jobs (see convert.h): reads a
  * dataset's rows (JSON Lines, a JSON array of objects, or pretty-printed
- * objects one after another) into tasks, each recognised by one of the
- * formats of formats.c, and writes one JSON Lines job per program.  The
- * format builds the program; everything a job of any benchmark has is
- * written here. */
+ * objects one after another) into tasks, each adopted or claimed by one of
+ * the formats of formats.c's table, and writes one JSON Lines job per
+ * program.  The format builds the program (and may read samples of its own
+ * shape); everything a job of any benchmark has is written here. */
 #include "eval/convert.h"
 
 #include <stdlib.h>
