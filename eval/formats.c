@@ -208,7 +208,12 @@ static const struct convert_format mbxp = {
     .tail = python_check,
 };
 
-/* An explicit "language" field wins over a task id prefix, which wins over
- * the entry_point every HumanEval-like row has. */
+/* MultiPL-E's rows (name, language, tests) and the open format's (an id,
+ * no task_id) come first; then an explicit "language" field wins over a
+ * task id prefix, which wins over the entry_point every HumanEval-like row
+ * has.  CRUXEval's and CRUXEval-X's rows are adopted before any claim (they
+ * have no field to be claimed by): last, and not named when no format
+ * claims a row. */
 const struct convert_format *const convert_formats[] = {
-    &mbxp, &humaneval_x, &humaneval, &convert_cruxeval, &convert_cruxeval_x, NULL};
+    &convert_multiple, &convert_open,       &mbxp, &humaneval_x, &humaneval,
+    &convert_cruxeval, &convert_cruxeval_x, NULL};

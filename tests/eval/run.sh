@@ -1,10 +1,12 @@
 #!/bin/sh
 # run.sh - the benchmarks of tests/eval/data (HumanEval, HumanEval-X in five
-# languages, MBXP Ruby) end to end: `convert` builds each program as the
-# benchmark's harness does, `submit --local --wait` runs it in the real
-# sandboxes, and every reference solution must pass except the records
-# known to be bad (data/README.md).  Then a model's samples: pass@k from
-# two right and one wrong sample per task.  Against the real dockerd.
+# languages, MBXP Ruby; MultiPL-E in seven and the open format: multiple.sh;
+# stdin/stdout: stdio.sh; CRUXEval and CRUXEval-X: crux.sh) end to end:
+# `convert` builds each program as the benchmark's harness does, `submit
+# --local --wait` runs it in the real sandboxes, and every reference
+# solution must pass except the records known to be bad (data/README.md).
+# Then a model's samples: pass@k from two right and one wrong sample per
+# task.  Against the real dockerd.
 B=${LLMSB_BIN:-bin/llm-sandbox}
 D=$(dirname "$0")/data
 T=$(mktemp -d)
@@ -79,6 +81,8 @@ bench humaneval_x_cpp humaneval-x/humaneval_cpp.jsonl 164 "" ""
 bench humaneval_x_go humaneval-x/humaneval_go.jsonl 164 "" "Go/95"
 bench mbxp_ruby mbxp/mbrbp_release_v1.2.jsonl 784 "" ""
 fi
+# MultiPL-E, seven languages: every verdict as its evaluator's
+. "$(dirname "$0")/multiple.sh"
 
 # Through Redis and a worker, with the datasets' own ids ("HumanEval/0",
 # "JavaScript/112"): the same figures.

@@ -1,6 +1,6 @@
-/* eval_jobs.h - what the eval/ unit tests (test_eval.c, test_crux.c) share:
- * the JSON Lines jobs convert wrote to a memory stream, parsed, and a
- * dotted path's string in a job. */
+/* eval_jobs.h - what the eval/ unit tests (test_eval.c, test_crux.c,
+ * test_convert_formats.c) share: the JSON Lines jobs convert wrote to a
+ * memory stream, parsed, and the value or string at a dotted path. */
 #ifndef LLMSB_TESTS_EVAL_JOBS_H
 #define LLMSB_TESTS_EVAL_JOBS_H
 
@@ -34,15 +34,21 @@ static inline void jobs_release(struct jobs *j)
     memset(j, 0, sizeof(*j));
 }
 
-/* The string at path ("meta.task_id") in o, or NULL. */
-static inline const char *str(const cJSON *o, const char *path)
+/* The value at path ("meta.task_id") in o, or NULL. */
+static inline const cJSON *get(const cJSON *o, const char *path)
 {
     char key[64];
     const char *dot = strchr(path, '.');
     if (!dot)
-        return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, path));
+        return cJSON_GetObjectItemCaseSensitive(o, path);
     snprintf(key, sizeof(key), "%.*s", (int)(dot - path), path);
-    return str(cJSON_GetObjectItemCaseSensitive(o, key), dot + 1);
+    return get(cJSON_GetObjectItemCaseSensitive(o, key), dot + 1);
+}
+
+/* The string at path in o, or NULL. */
+static inline const char *str(const cJSON *o, const char *path)
+{
+    return cJSON_GetStringValue(get(o, path));
 }
 
 #endif

@@ -237,7 +237,8 @@ TEST(cruxeval_x_program_per_language_and_mode)
     }
 }
 
-/* --lang names the language of a file whose name does not */
+/* --lang names the language of a file whose name does not; its samples'
+ * errors name their line */
 TEST(cruxeval_x_language_from_lang_or_file_name)
 {
     static const char row[] =
@@ -257,6 +258,28 @@ TEST(cruxeval_x_language_from_lang_or_file_name)
     ASSERT_STR(err.msg, "data/x.jsonl:1: task \"1\": a CRUXEval-X file's language is --lang or "
                         "its name's (py, js, java, cpp, go, rb, r: cpp.jsonl): \"x\" is none of "
                         "them");
+    jobs_release(&j);
+    /* its results: a JSON array or JSON Lines, an error naming the row's line */
+    ASSERT_EQ(convert("data/x.jsonl", row, "output", "r",
+                      "[\n  {\"id\": 1, \"answer\": \"1\"},\n  {\"id\": 2},\n"
+                      "  {\"id\": 9, \"answer\": \"1\"}\n]",
+                      &j, &o, &err),
+              LLMSB_ERR_INVALID);
+    ASSERT_STR(err.msg, "s.json:4: task \"r/9/output\" is not in the dataset");
+    ASSERT_EQ(j.n, 1);
+    jobs_release(&j);
+    ASSERT_EQ(convert("data/x.jsonl", row, "output", "r",
+                      "{\"id\": 1, \"answer\": \"1\"}\n{\"id\": [1], \"answer\": \"1\"}\n", &j, &o,
+                      &err),
+              LLMSB_ERR_INVALID);
+    ASSERT_STR(err.msg, "s.json:2: the id must be a string or a number");
+    jobs_release(&j);
+    /* CRUXEval's generations.json is not CRUXEval-X's results */
+    ASSERT_EQ(
+        convert("data/x.jsonl", row, "output", "r", "{\n\"sample_0\": [\"1\"]\n}", &j, &o, &err),
+        LLMSB_ERR_INVALID);
+    ASSERT_STR(err.msg,
+               "s.json:1: no id: not a row of CRUXEval-X's results ({\"id\", \"answer\"})");
     jobs_release(&j);
 }
 

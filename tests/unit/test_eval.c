@@ -74,16 +74,17 @@ TEST(dataset_errors_name_line_field_value)
     static const struct {
         const char *text, *msg;
     } cases[] = {
-        {"\n[1]\n", "d.jsonl:2: not a JSON object"},
+        {"\n[1]\n", "d.jsonl:2: element [0] of the array is not a JSON object"},
         {"{\"a\": 1} x\n", "d.jsonl:1: not a JSON object"},
-        {"{\"prompt\": \"p\", \"test\": \"t\"}\n", "d.jsonl:1: no task_id"},
-        {"{\"task_id\": \"A\", \"test\": \"t\"}\n",
+        {"{\"prompt\": \"p\", \"test\": \"t\"}\n", "d.jsonl:1: no task_id (nor a name or an id)"},
+        {"{\"task_id\": \"A\", \"test\": \"t\", \"entry_point\": \"f\"}\n",
          "d.jsonl:1: task \"A\": prompt and test must be strings"},
         {"{\"task_id\": \"A\", \"prompt\": \"p\", \"test\": \"t\", \"language\": \"cobol\"}\n",
          "d.jsonl:1: task \"A\": language \"cobol\" is not one of ours"},
         {"{\"task_id\": \"X/1\", \"prompt\": \"\", \"test\": \"\"}\n",
          "d.jsonl:1: task \"X/1\": not a row of HumanEval (no entry_point), HumanEval-X (task ids "
-         "Python/, JavaScript/, Java/, CPP/, Go/) or MBXP (no language)"},
+         "Python/, JavaScript/, Java/, CPP/, Go/), MBXP (no language), the open format (id, "
+         "language, program or prompt) or MultiPL-E (name, language and tests)"},
         {"{\"task_id\": \"A\", \"prompt\": \"p\", \"test\": \"t\", \"entry_point\": \"f\"}\n"
          "{\"task_id\": \"A\", \"prompt\": \"p\", \"test\": \"t\", \"entry_point\": \"f\"}\n",
          "d.jsonl: task \"A\" is there twice"},
@@ -114,7 +115,8 @@ TEST(samples_are_task_n_and_checked)
     ASSERT_STR(err.msg, "s.jsonl:3: task \"HumanEval/404\" is not in d.jsonl");
     ASSERT_EQ(convert_write_samples(s, "s.jsonl", "{\"task_id\": \"HumanEval/1\"}", &o, &err),
               LLMSB_ERR_INVALID);
-    ASSERT_STR(err.msg, "s.jsonl:1: a sample needs task_id and completion (or generation) strings");
+    ASSERT_STR(err.msg, "s.jsonl:1: a sample needs task_id (or name, or id) and a completion (or "
+                        "generation) string or a completions list");
     fclose(o.out);
     convert_set_free(s);
     jobs_parse(&j);
