@@ -122,8 +122,9 @@ images-current: all
 	@mkdir -p $(BUILD)
 	@bin/llm-sandbox images build > $(BUILD)/images.log 2>&1 || { cat $(BUILD)/images.log; exit 1; }
 
-unit: $(UNIT_TESTS) $(TBIN)/fake-agent check-layers
+unit: $(UNIT_TESTS) $(TBIN)/fake-agent check-layers $(CLI_BIN)
 	@sh tests/run-suite.sh unit $(UNIT_TESTS)
+	@LLMSB_BIN=$(CLI_BIN) sh tests/eval/runners.sh
 
 # The dependency rule of the source tree (docs/architecture.md), over the
 # #include lines; its self-test shows a forbidden include fails it.

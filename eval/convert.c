@@ -15,14 +15,25 @@
 #define CONVERT_MAX_PROGRAM ((size_t)1 << 30)
 
 /* Python harnesses (human-eval, CodeGeeX, mxeval) exec the program inside
- * their own process, where leaving early by SystemExit -- even sys.exit(0)
- * in a completion, before the tests ran -- is a failure, and where
- * __name__ is not "__main__".  So a Python job is this runner, and the
- * program is its file program.py. */
+ * their own process, where leaving early is a failure: by SystemExit --
+ * even sys.exit(0) in a completion, before the tests ran -- or by
+ * os._exit(), which ends their child before it recorded a result.  And
+ * __name__ is not "__main__" there.  So a Python job is this runner, and
+ * the program is its file program.py.  os._exit and posix._exit are
+ * replaced in the runner's own process only (a multiprocessing child, whose
+ * pid differs, still leaves by the real one); the replacement writes why
+ * and leaves by the real one with 1, so no except clause can catch it. */
 static const char python_runner[] =
     "# llm-sandbox convert: runs program.py as the benchmark's harness does, in this\n"
-    "# process: leaving by SystemExit before the tests finish fails, even with 0.\n"
-    "import runpy, sys\n"
+    "# process: leaving by SystemExit or os._exit before the tests finish fails.\n"
+    "import os, posix, runpy, sys\n"
+    "def early_exit(code, pid=os.getpid(), getpid=os.getpid, real=os._exit, write=os.write):\n"
+    "    if getpid() == pid:\n"
+    "        write(2, (\"Error: the program left by os._exit(%r) before its tests \"\n"
+    "                  \"finished\\n\" % (code,)).encode())\n"
+    "        code = 1\n"
+    "    real(code)\n"
+    "os._exit = posix._exit = early_exit\n"
     "try:\n"
     "    runpy.run_path(\"program.py\", run_name=\"__sandbox_program__\")\n"
     "except SystemExit as e:\n"
