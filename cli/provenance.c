@@ -168,7 +168,11 @@ void cli_timing_of(const cJSON *result, const char *lang, struct report_timing *
     t->lang = lang;
     for (int p = 0; p < REPORT_NPHASES; p++) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(ph, report_phase_names[p]);
-        t->ms[p] = cJSON_IsNumber(v) && v->valuedouble >= 0 ? (int64_t)v->valuedouble : -1;
+        /* a number past any duration (1e300, which no int64_t holds) is
+         * not a measurement: read as one not made */
+        t->ms[p] = cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= 1e15
+                       ? (int64_t)v->valuedouble
+                       : -1;
     }
     if (cJSON_IsString(acq))
         snprintf(t->acquire, sizeof(t->acquire), "%s", acq->valuestring);

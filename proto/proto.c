@@ -568,8 +568,9 @@ static int phases_encode(const struct proto_phases *ph, struct buf *b)
     return rc;
 }
 
-/* An agent's TAG_PHASES: unknown inner tags skipped, a value that is not
- * a u64 or past a day of milliseconds refused. */
+/* An agent's TAG_PHASES: unknown inner tags skipped; a value that is not
+ * a u64 or past a day of milliseconds, or a broken inner TLV, drops them
+ * all (-1): a buggy agent loses its timings, not its RESULT. */
 static int phases_decode(struct proto_phases *ph, const char *p, uint32_t len)
 {
     size_t off = 0;
@@ -584,10 +585,12 @@ static int phases_decode(struct proto_phases *ph, const char *p, uint32_t len)
         if (!f)
             continue;
         if (proto_get_u64(v, n, &x) || x > (uint64_t)86400000)
-            return LLMSB_ERR_PROTO;
+            break;
         *f = (int64_t)x;
     }
-    return more < 0 ? LLMSB_ERR_PROTO : 0;
+    if (more != 0)
+        *ph = (struct proto_phases){-1, -1, -1, -1};
+    return 0;
 }
 
 void proto_result_release(struct proto_result *r)

@@ -242,7 +242,8 @@ TEST(result_roundtrip_and_cap)
 
 /* TAG_PHASES: what the agent measured comes back; a step it left out,
  * or an agent without the tag (an older one), reads -1; a phase that is
- * not a u64 is refused; an inner tag of a newer agent is skipped. */
+ * not a u64 or past a day drops them all (-1), not the RESULT; an inner
+ * tag of a newer agent is skipped. */
 TEST(result_phases_roundtrip_and_old_agents)
 {
     struct proto_result r, d;
@@ -286,15 +287,28 @@ TEST(result_phases_roundtrip_and_old_agents)
     ASSERT_EQ(proto_result_decode(b.data, b.len, &d, &err), 0);
     ASSERT_EQ(d.phases.run_ms, 21);
     proto_result_release(&d);
-    buf_reset(&inner);
-    proto_put_bytes(&inner, TAG_PHASE_COMPILE_MS, "abc", 3);
-    buf_reset(&b);
-    proto_put_str(&b, TAG_STATUS, "ok");
-    proto_put_bytes(&b, TAG_PHASES, inner.data, inner.len);
-    proto_result_init(&d, 1024);
-    ASSERT(proto_result_decode(b.data, b.len, &d, &err) != 0);
-    ASSERT_CONTAINS(err.msg, "field 72 rejected (malformed)");
-    proto_result_release(&d);
+    /* a value that is not a u64, or past a day, or a broken inner TLV:
+     * the phases are dropped (all -1), the rest of the RESULT is kept */
+    for (int bad = 0; bad < 3; bad++) {
+        buf_reset(&inner);
+        proto_put_u64(&inner, TAG_PHASE_INSTALL_MS, 5);
+        if (bad == 0)
+            proto_put_bytes(&inner, TAG_PHASE_COMPILE_MS, "abc", 3);
+        else if (bad == 1)
+            proto_put_u64(&inner, TAG_PHASE_COMPILE_MS, (uint64_t)86400001);
+        else
+            buf_append(&inner, "\x02", 1);
+        buf_reset(&b);
+        proto_put_str(&b, TAG_STATUS, "ok");
+        proto_put_u64(&b, TAG_EXIT_CODE, 3);
+        proto_put_bytes(&b, TAG_PHASES, inner.data, inner.len);
+        proto_result_init(&d, 1024);
+        ASSERT_EQ(proto_result_decode(b.data, b.len, &d, &err), 0);
+        ASSERT_EQ(d.exit_code, 3);
+        ASSERT(d.phases.install_ms == -1 && d.phases.compile_ms == -1 && d.phases.run_ms == -1 &&
+               d.phases.collect_ms == -1);
+        proto_result_release(&d);
+    }
     buf_release(&inner);
     proto_result_release(&r);
     buf_release(&b);
