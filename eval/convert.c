@@ -286,6 +286,57 @@ int convert_each_row(const char *name, const char *text,
     return rc;
 }
 
+int convert_check_nul(const char *name, size_t line, const char *json, struct llmsb_err *err)
+{
+    /* the key each open object was last given, by depth (deeper: not named) */
+    const char *key[32] = {0};
+    size_t keylen[32] = {0};
+    int depth = 0, in_array[32] = {0};
+
+    for (const char *p = json; *p; p++) {
+        const char *s = p + 1;
+        if (*p == '\n')
+            line++;
+        else if (*p == '{' || *p == '[') {
+            depth++;
+            if (depth < 32)
+                key[depth] = NULL, in_array[depth] = *p == '[';
+        } else if ((*p == '}' || *p == ']') && depth > 0)
+            depth--;
+        if (*p != '"')
+            continue;
+        for (p = s; *p && *p != '"'; p++) {
+            if (*p != '\\')
+                continue;
+            if (strncmp(p + 1, "u0000", 5) == 0) {
+                int d = depth < 32 ? depth : 31;
+                while (d > 0 && (in_array[d] || !key[d]))
+                    d--;
+                if (d == 0)
+                    key[0] = "(unnamed)", keylen[0] = 9;
+                return llmsb_err_set(
+                    err, LLMSB_ERR_INVALID,
+                    "%s:%zu: field \"%.*s\" holds a NUL character (\\u0000): a job cannot carry "
+                    "it (the text would end there) and Python refuses such source (\"source code "
+                    "string cannot contain null bytes\"); remove it, or give that answer as one "
+                    "that fails",
+                    name, line, (int)(keylen[d] > 64 ? 64 : keylen[d]), key[d]);
+            }
+            if (p[1])
+                p++;
+        }
+        if (!*p)
+            break;
+        {
+            const char *q = p + 1;
+            q += strspn(q, " \t\r\n");
+            if (*q == ':' && depth > 0 && depth < 32 && !in_array[depth])
+                key[depth] = s, keylen[depth] = (size_t)(p - s);
+        }
+    }
+    return 0;
+}
+
 /* A first name for a row's messages until its format says which field
  * is its id. */
 static const char *any_id(const cJSON *row)
@@ -366,7 +417,8 @@ struct convert_set *convert_set_read_opts(const char *name, const char *text,
     }
     if (opts)
         s->opts = *opts;
-    if (convert_each_row(name, text, add_task, s, err) != 0)
+    if (convert_check_nul(name, 1, text, err) != 0 ||
+        convert_each_row(name, text, add_task, s, err) != 0)
         goto fail;
     if (s->n > 0) /* an empty dataset has no tasks array to sort */
         qsort(s->tasks, s->n, sizeof(*s->tasks), cmp_task);
@@ -540,6 +592,8 @@ int convert_write_samples(struct convert_set *s, const char *name, const char *t
     struct samples e = {.set = s, .name = name, .out = o};
     int rc;
 
+    if (convert_check_nul(name, 1, text, err) != 0)
+        return LLMSB_ERR_INVALID;
     if (s->n > 0 && s->tasks[0].format->samples)
         return s->tasks[0].format->samples(s, name, text, o, err);
     buf_init(&e.code, CONVERT_MAX_PROGRAM);

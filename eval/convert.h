@@ -88,4 +88,10 @@ int convert_stdio_write(const char *name, const char *text, const char *samples_
                         const char *samples_text, const char *lang, struct convert_out *o,
                         struct convert_stdio_counts *counts, struct llmsb_err *err);
 
+/* cJSON ends a string at a NUL, so a \u0000 in JSON text would silently cut
+ * a program, a stdin or an expected output.  0 when the JSON text json
+ * (line 1 of file name at line `line`) has none in its strings; else an
+ * error naming name:line and the key of the nearest object holding it. */
+int convert_check_nul(const char *name, size_t line, const char *json, struct llmsb_err *err);
+
 #endif

@@ -94,6 +94,15 @@ static int task_err(struct llmsb_err *err, const char *file, const struct stdio_
                          what, why);
 }
 
+/* A field that is JSON kept as a string (input_output, public_test_cases):
+ * its own \u0000 escapes, which the row's check cannot see. */
+static int nested_nul(const struct stdio_task *t, const char *file, const char *key,
+                      struct llmsb_err *err)
+{
+    const cJSON *v = field(t->row, key);
+    return cJSON_IsString(v) ? convert_check_nul(file, t->line, v->valuestring, err) : 0;
+}
+
 /* A test's text: a string, or a list of lines joined with "\n" (APPS). */
 static char *test_text(const cJSON *v)
 {
@@ -432,6 +441,10 @@ static int apps_tests(struct stdio_task *t, const char *file, struct llmsb_err *
     const cJSON *in, *out, *fn;
     int rc = 0;
 
+    if (nested_nul(t, file, "input_output", err) != 0) {
+        cJSON_Delete(io);
+        return LLMSB_ERR_INVALID;
+    }
     if (!io) {
         cJSON_Delete(t->cases);
         t->cases = NULL; /* "": no tests */
@@ -465,7 +478,7 @@ out:
 static int apps_references(struct stdio_ctx *x, struct stdio_task *t, struct llmsb_err *err)
 {
     cJSON *sols = json_field(t->row, "solutions");
-    int n = cJSON_GetArraySize(sols), rc = 0;
+    int n = cJSON_GetArraySize(sols), rc = nested_nul(t, x->set->name, "solutions", err);
 
     if (!t->cases || n == 0)
         x->counts->unsolved++;
@@ -568,6 +581,8 @@ static int lcb_add_tests(struct stdio_task *t, const char *key, const char *file
 
     if (!v || cJSON_IsNull(v) || (cJSON_IsString(v) && !*v->valuestring))
         return 0;
+    if (nested_nul(t, file, key, err) != 0)
+        return LLMSB_ERR_INVALID;
     if (cJSON_IsString(v) && !(list = cJSON_Parse(v->valuestring)))
         return task_err(
             err, file, t, key,
@@ -933,6 +948,9 @@ int convert_stdio_write(const char *name, const char *text, const char *samples_
     int rc;
 
     memset(counts, 0, sizeof(*counts));
+    if (convert_check_nul(name, 1, text, err) != 0 ||
+        (samples_text && convert_check_nul(samples_name, 1, samples_text, err) != 0))
+        return LLMSB_ERR_INVALID;
     if (lang) {
         const struct language *l = language_find(lang);
         if (!l)

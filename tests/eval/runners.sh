@@ -88,5 +88,33 @@ cat >"$T/lcb_s.json" <<'J'
 J
 check lcb_exit fpffp "$T/lcb.jsonl" --samples "$T/lcb_s.json"
 
+# NAME MESSAGE ARGS...: convert ARGS must fail, its error containing MESSAGE
+refuse() {
+    name=$1; msg=$2; shift 2
+    if $B convert "$@" --out "$T/$name.jobs" 2>"$T/err"; then
+        bad "$name" "converted, where it must refuse: $msg"
+    elif grep -qF "$msg" "$T/err"; then
+        ok "$name"
+    else
+        bad "$name" "$(cat "$T/err")"
+    fi
+}
+
+# a NUL (\u0000) would cut the text there (cJSON): refused, naming the field
+python3 - "$T/crux.jsonl" >"$T/crux_nul.json" <<'PY'
+import json, sys
+row = json.loads(open(sys.argv[1]).readline())
+print(json.dumps({row["id"]: [row["output"] + "\0 and False"]}))
+PY
+refuse crux_nul "crux_nul.json:1: field \"$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["id"])' "$T/crux.jsonl")\" holds a NUL character" \
+    "$T/crux.jsonl" --mode output --samples "$T/crux_nul.json"
+python3 - "$T/he_row.jsonl" >"$T/he_nul.jsonl" <<'PY'
+import json, sys
+row = json.loads(open(sys.argv[1]).readline())
+row["prompt"] += "\0"
+print(json.dumps(row))
+PY
+refuse humaneval_nul "he_nul.jsonl:1: field \"prompt\" holds a NUL character" "$T/he_nul.jsonl"
+
 echo "runners: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

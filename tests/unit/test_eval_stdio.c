@@ -245,6 +245,41 @@ TEST(stdio_errors_name_line_field_value)
     }
 }
 
+/* A \u0000 in a row or a sample (cJSON would end the string there, cutting
+ * a program or a test) is refused naming file:line and the field, also
+ * inside a field that is JSON kept as a string; an escaped backslash
+ * before u0000 is no NUL. */
+TEST(stdio_nul_is_refused_naming_the_field)
+{
+    static const struct {
+        const char *dataset, *samples, *msg;
+    } cases[] = {
+        {"{\"problem_id\": 5, \"solutions\": \"[]\", \"input_output\": "
+         "\"{\\\"inputs\\\": [\\\"1\\\\u0000\\\"], \\\"outputs\\\": [\\\"1\\\"]}\"}\n",
+         NULL, "d.jsonl:1: field \"inputs\" holds a NUL character"},
+        {APPS_ROWS, "{\"5\": [\"print(1)\",\n \"print(2)\\u0000\"]}",
+         "s.json:2: field \"5\" holds a NUL character"},
+        {LCB_ROW, "[{\"question_id\": \"q1\", \"code_list\": [\"x\\u0000\"]}]",
+         "s.json:1: field \"code_list\" holds a NUL character"},
+        {APPS_ROWS, "{\"5\": [\"print('\\\\u0000')\"]}", NULL},
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct convert_stdio_counts c;
+        struct llmsb_err err = {0};
+        struct jobs j;
+        int rc = convert(cases[i].dataset, cases[i].samples, 0, &j, &c, &err);
+        if (cases[i].msg) {
+            ASSERT_MSG(rc != 0, cases[i].msg);
+            ASSERT_CONTAINS(err.msg, cases[i].msg);
+        } else {
+            ASSERT_MSG(rc == 0, err.msg);
+            ASSERT_EQ(j.n, 1);
+        }
+        jobs_release(&j);
+    }
+}
+
 /* A problem with more tests than a job takes is refused, naming it. */
 TEST(stdio_too_many_tests)
 {
@@ -269,4 +304,4 @@ TEST(stdio_too_many_tests)
 
 TEST_MAIN("eval_stdio", T(stdio_rows_are_recognised_by_their_fields), T(stdio_codecontests_jobs),
           T(stdio_apps_jobs), T(stdio_samples_formats), T(stdio_errors_name_line_field_value),
-          T(stdio_too_many_tests))
+          T(stdio_too_many_tests), T(stdio_nul_is_refused_naming_the_field))
