@@ -51,12 +51,34 @@ static int nomem(struct llmsb_err *err)
     return llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
 }
 
-/* s with every "[ANSWER]" taken out and white space stripped at both ends,
- * as both harnesses clean a generation; a new string, caller frees. */
+/* The UTF-8 of the characters Python's str.strip() takes away (str.isspace:
+ * \t-\r, \x1c-\x1f, space, NEL, NBSP and the Unicode spaces). */
+static const char *const py_spaces[] = {
+    "\t",     "\n",     "\v",       "\f",       "\r",     "\x1c",   "\x1d",   "\x1e",
+    "\x1f",   " ",      "\xc2\x85", "\xc2\xa0", "\u1680", "\u2000", "\u2001", "\u2002",
+    "\u2003", "\u2004", "\u2005",   "\u2006",   "\u2007", "\u2008", "\u2009", "\u200a",
+    "\u2028", "\u2029", "\u202f",   "\u205f",   "\u3000", NULL};
+
+/* The length of the white space of Python's that [s, end) begins (at_end
+ * 0) or ends (at_end 1) with, 0 when none. */
+static size_t py_space(const char *s, const char *end, int at_end)
+{
+    for (int i = 0; py_spaces[i]; i++) {
+        size_t n = strlen(py_spaces[i]);
+        if ((size_t)(end - s) >= n && memcmp(at_end ? end - n : s, py_spaces[i], n) == 0)
+            return n;
+    }
+    return 0;
+}
+
+/* s with every "[ANSWER]" taken out and white space stripped at both ends
+ * as Python's str.strip() does, as both harnesses clean a generation; a
+ * new string, caller frees. */
 static char *clean_answer(const char *s)
 {
     static const char tag[] = "[ANSWER]";
     char *out = malloc(strlen(s) + 1), *o = out, *end;
+    size_t n;
 
     if (!out)
         return NULL;
@@ -66,9 +88,10 @@ static char *clean_answer(const char *s)
         else
             *o++ = *p++;
     *o = '\0';
-    for (end = o; end > out && isspace((unsigned char)end[-1]);)
-        *--end = '\0';
-    o = out + strspn(out, " \t\n\r\v\f");
+    for (end = o; (n = py_space(out, end, 1)) > 0;)
+        *(end -= n) = '\0';
+    for (o = out; (n = py_space(o, end, 0)) > 0;)
+        o += n;
     memmove(out, o, strlen(o) + 1);
     return out;
 }
@@ -306,7 +329,7 @@ static int crux_samples(struct convert_set *s, const char *name, const char *tex
  * "output_reasoning"}, one language a file ------------------------------- */
 
 /* inference/untils.py: the language's name there, ours, where its test
- * begins (iterating_stops: the code is cut at the first that occurs),
+ * begins (iterating_stops: the code is cut at the earliest that occurs),
  * what an input prediction replaces (input_map), and how MultiPL-E's
  * evaluator runs the file (its limit, C++'s flags; Python runs as
  * `python3 FILE`).  CRUXEval-X has no Python row in input_map or lang_map:
@@ -368,16 +391,19 @@ static const char *x_marker(const struct convert_task *t, const struct crux_x_la
     return strcmp(t->opts->mode, "input") == 0 ? l->call : marker;
 }
 
-/* Where the code's test begins: at the language's first stop found, else
+/* Where the code's test begins: at the earliest of the language's stops
+ * (infer_vllm.py splits at each in turn, keeping what is before), else
  * nowhere (the whole code is kept, as the harness keeps it). */
 static size_t x_cut(const char *code, const struct crux_x_lang *l)
 {
+    size_t cut = strlen(code);
+
     for (int i = 0; l->stops[i]; i++) {
         const char *at = strstr(code, l->stops[i]);
-        if (at)
-            return (size_t)(at - code);
+        if (at && (size_t)(at - code) < cut)
+            cut = (size_t)(at - code);
     }
-    return strlen(code);
+    return cut;
 }
 
 /* The program around the answer, as infer_vllm.py has it: the code before

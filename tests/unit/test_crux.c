@@ -199,8 +199,12 @@ TEST(cruxeval_x_program_per_language_and_mode)
             jobs_release(&j);
             free(want);
 
-            /* an answer (cleaned as the harness cleans it) in place of the mark */
-            ASSERT(asprintf(&sample, "[{\"id\": 7, \"answer\": \"  [ANSWER]%s\\n\"}]", answer) > 0);
+            /* an answer (cleaned as the harness cleans it: Python's str.strip(),
+             * \x1c and Unicode spaces too) in place of the mark */
+            ASSERT(asprintf(
+                       &sample,
+                       "[{\"id\": 7, \"answer\": \"\\u00a0\\u001c [ANSWER]%s\\u3000\\n\\u001f\"}]",
+                       answer) > 0);
             ASSERT(asprintf(&call, "%s" MARK ")", x_rows[i].call) > 0);
             {
                 const char *reasoning = m ? rout : rin, *mark = m ? MARK : call;
@@ -235,6 +239,28 @@ TEST(cruxeval_x_program_per_language_and_mode)
         free(rout);
         cJSON_Delete(r);
     }
+}
+
+/* The code is cut at the earliest of the language's stops, wherever each
+ * is in the list (infer_vllm.py splits at each in turn). */
+TEST(cruxeval_x_cut_at_the_earliest_stop)
+{
+    static const char row[] =
+        "{\"id\": 3, \"code\": \"long f(long x) {\\n    return x;\\n}\\n\\nint main() {\\n    "
+        "assert(candidate(1) == 1);\\n}\\nint main() {}\\n\", \"input_reasoning\": \"x\", "
+        "\"output_reasoning\": \"}\\n\\nint main() {\\n    assert(candidate(1) == " MARK
+        ");\\n}\\n\"}\n";
+    struct llmsb_err err = {0};
+    struct convert_out o = {0};
+    struct jobs j = {0};
+
+    ASSERT_EQ(
+        convert("cpp.jsonl", row, "output", NULL, "[{\"id\": 3, \"answer\": \"1\"}]", &j, &o, &err),
+        0);
+    ASSERT_EQ(j.n, 1);
+    ASSERT_STR(str(j.job[0], "code"), "\nlong f(long x) {\n    return x;\n}\n\nint main() {\n    "
+                                      "assert(candidate(1) == 1);\n}\n\n\n");
+    jobs_release(&j);
 }
 
 /* --lang names the language of a file whose name does not; its samples'
@@ -310,5 +336,5 @@ TEST(crux_errors_name_file_line_and_value)
 }
 
 TEST_MAIN("crux", T(cruxeval_program_per_mode), T(cruxeval_generations_left_out_as_the_harness),
-          T(cruxeval_x_program_per_language_and_mode),
+          T(cruxeval_x_program_per_language_and_mode), T(cruxeval_x_cut_at_the_earliest_stop),
           T(cruxeval_x_language_from_lang_or_file_name), T(crux_errors_name_file_line_and_value))
