@@ -57,6 +57,13 @@ enum compare_mode {
 
 #define COMPARE_MODES 7
 #define COMPARE_DEFAULT_TOL 1e-6
+/* line_token_sets: past this many lines or tokens in either text, only
+ * its first check (the stripped texts equal, line ends aside) is made; the
+ * others fail (their line and token sets would take many times the
+ * outputs' memory) */
+#define COMPARE_LTS_MAX_LINES ((size_t)1 << 20)
+#define COMPARE_LTS_MAX_TOKENS ((size_t)1 << 21)
+
 /* CodeContests' kDoublePrecision */
 #define COMPARE_ICASE_ABS_TOL 1e-5
 

@@ -2,6 +2,10 @@
  * base64, and the result hash <-> JSON conversions. */
 #include "test.h"
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "common/base64.h"
 #include "config/jobfile.h"
 #include "eval/passk.h"
@@ -854,6 +858,42 @@ TEST(compare_float_tolerance_is_decimal)
            c.tol == 1e-42);
 }
 
+/* line_token_sets on 16 MiB outputs of 4 Mi lines (past the caps): the
+ * same text with other line ends still passes (its first check, in the
+ * output's size); the same lines in another order, which only its line
+ * sets would pass, fail there; the peak memory of either stays near the
+ * outputs' size (it took 500 MB and more). */
+TEST(compare_line_token_sets_bounded_on_huge_outputs)
+{
+    pid_t pid = fork();
+    int st = 0;
+
+    ASSERT(pid >= 0);
+    if (pid == 0) {
+        size_t n = (size_t)4 << 20, len = 2 * n;
+        char *got = malloc(len + 1), *want = malloc(len + 1), *crlf = malloc(2 * len + 1);
+        struct compare c = {.mode = COMPARE_LINE_TOKEN_SETS};
+        struct rusage before, after;
+        int fail = !got || !want || !crlf;
+
+        for (size_t i = 0; !fail && i < n; i++) {
+            got[2 * i] = i % 2 ? 'b' : 'a';
+            want[2 * i] = i % 2 ? 'a' : 'b';
+            got[2 * i + 1] = want[2 * i + 1] = '\n';
+            crlf[3 * i] = got[2 * i];
+            memcpy(crlf + 3 * i + 1, "\r\n", 2);
+        }
+        getrusage(RUSAGE_SELF, &before);
+        fail = fail || !compare_output(&c, crlf, 3 * n, got, len);
+        fail = fail || compare_output(&c, got, len, want, len);
+        getrusage(RUSAGE_SELF, &after);
+        fail = fail || after.ru_maxrss - before.ru_maxrss > 96 * 1024; /* KiB */
+        _exit(fail);
+    }
+    ASSERT(waitpid(pid, &st, 0) == pid);
+    ASSERT_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "over the caps: wrong verdict or memory");
+}
+
 /* The stdin/stdout benchmarks' rules, on the outputs where they differ
  * from each other: trailing spaces, blank lines, letter case, 1.0 against
  * 1, 1e-9 against 0.000000001, order. */
@@ -1640,7 +1680,8 @@ static void setup(void)
     config_defaults(&cfg);
 }
 
-TEST_MAIN("jobs", T(session_close_has_no_exit_code), T(yaml_job_file_with_defaults),
+TEST_MAIN("jobs", T(session_close_has_no_exit_code),
+          T(compare_line_token_sets_bounded_on_huge_outputs), T(yaml_job_file_with_defaults),
           T(yaml_job_file_errors_name_the_line), T(yaml_alias_bomb_and_duplicate_keys),
           T(jobfile_input_is_not_nul_terminated), T(json_lines),
           T(job_fields_are_validated_by_name), T(registry_package_names_pass),
