@@ -17,6 +17,8 @@
 
 /* The most test cases a job takes (the agent's cap). */
 #define STDIO_MAX_CASES 1000
+/* The longest job of a call-based problem (all its tests in one run). */
+#define STDIO_CALL_MAX_TIMEOUT_S 300
 
 struct stdio_format;
 
@@ -198,19 +200,48 @@ static int write_line(struct convert_out *o, cJSON *job, const char *id, struct 
     return rc;
 }
 
+/* A call-based problem's tests as one case: the checkers build the
+ * module (and its Solution()) once and call it for every test, so state
+ * is shared between tests; its stdin is the JSON list of the calls. */
+static cJSON *one_call_case(const cJSON *cases)
+{
+    cJSON *list = cJSON_CreateArray(), *all = cJSON_CreateArray(), *c = cJSON_CreateObject();
+    const cJSON *it;
+    char *text = NULL;
+    int ok = list && all && c;
+
+    cJSON_ArrayForEach(it, cases) {
+        cJSON *call = ok ? cJSON_Parse(cJSON_GetStringValue(field(it, "stdin"))) : NULL;
+        ok = call && cJSON_AddItemToArray(list, call);
+    }
+    if (ok && (text = cJSON_PrintUnformatted(list)) && cJSON_AddStringToObject(c, "stdin", text) &&
+        cJSON_AddItemToArray(all, c)) {
+        c = NULL;
+    } else {
+        cJSON_Delete(all);
+        all = NULL;
+    }
+    free(text);
+    cJSON_Delete(list);
+    cJSON_Delete(c);
+    return all;
+}
+
 /* The job of program code in language lang (our name) for task t. */
 static int write_job(struct stdio_ctx *x, const struct stdio_task *t, const char *id,
                      const char *lang, const char *code, struct llmsb_err *err)
 {
     const struct stdio_format *f = x->set->fmt;
     double timeout = x->out->timeout_s > 0 ? (double)x->out->timeout_s : f->timeout_s;
-    cJSON *job = cJSON_CreateObject(), *meta;
+    cJSON *job = cJSON_CreateObject(), *meta, *calls = NULL;
     int python = strcmp(lang, "python") == 0, rc;
-    char *runner = NULL;
+    char *runner = NULL, per[32];
 
     if (!job ||
-        (python && f->runner && asprintf(&runner, "%s%s", stdio_runner_common, f->runner) < 0)) {
+        (python && f->runner && asprintf(&runner, "%s%s", stdio_runner_common, f->runner) < 0) ||
+        (t->fn_name && !(calls = one_call_case(t->cases)))) {
         cJSON_Delete(job);
+        free(runner);
         return llmsb_err_set(err, LLMSB_ERR_NOMEM, "job \"%s\": out of memory", id);
     }
     cJSON_AddStringToObject(job, "id", id);
@@ -221,11 +252,22 @@ static int write_job(struct stdio_ctx *x, const struct stdio_task *t, const char
     } else {
         cJSON_AddStringToObject(job, "code", code);
     }
-    if (t->fn_name)
-        cJSON_AddItemToArray(cJSON_AddArrayToObject(job, "args"), cJSON_CreateString("call"));
-    else
+    if (t->fn_name) {
+        /* each call under the per-test limit (the runner's alarm), the
+         * job under the checker's global one, (limit + 1) * tests + 5, at
+         * most 300 s (the default limits.max.timeout) */
+        cJSON *args = cJSON_AddArrayToObject(job, "args");
+        snprintf(per, sizeof(per), "%g", timeout);
+        cJSON_AddItemToArray(args, cJSON_CreateString("call"));
+        cJSON_AddItemToArray(args, cJSON_CreateString(per));
+        cJSON_AddItemToObject(job, "cases", calls);
+        timeout = (timeout + 1) * cJSON_GetArraySize(t->cases) + 5;
+        if (timeout > STDIO_CALL_MAX_TIMEOUT_S)
+            timeout = STDIO_CALL_MAX_TIMEOUT_S;
+    } else {
         cJSON_AddStringToObject(job, "compare", f->compare);
-    cJSON_AddItemReferenceToObject(job, "cases", t->cases);
+        cJSON_AddItemReferenceToObject(job, "cases", t->cases);
+    }
     cJSON_AddTrueToObject(job, "stop_on_failure");
     cJSON_AddNumberToObject(job, "timeout", timeout);
     meta = cJSON_AddObjectToObject(job, "meta");

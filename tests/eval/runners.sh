@@ -76,17 +76,19 @@ print(json.dumps({row["id"]: ["__import__('os')._exit(0)", row["output"]]}))
 PY
 check crux_exit fp "$T/crux.jsonl" --mode output --samples "$T/crux_gen.json"
 
-# LiveCodeBench: a functional solution leaving by os._exit(0); a stdin one
-# writing around the captured stdout (os.write, sys.__stdout__)
+# LiveCodeBench: a functional solution leaving by os._exit(0), two whose
+# state carries from one test to the next (the checker builds the module
+# and its Solution() once); a stdin one writing around the captured stdout
+# (os.write, sys.__stdout__)
 cat >"$T/lcb.jsonl" <<'J'
 {"question_id": "q1", "question_title": "t", "public_test_cases": "[{\"input\": \"[1, 2]\", \"output\": \"3\", \"testtype\": \"functional\"}, {\"input\": \"[2, 2]\", \"output\": \"4\", \"testtype\": \"functional\"}]", "private_test_cases": "", "metadata": "{\"func_name\": \"add\"}", "difficulty": "easy", "platform": "leetcode", "contest_id": "c", "contest_date": "2024"}
 {"question_id": "q2", "question_title": "t", "public_test_cases": "[{\"input\": \"5\\n\", \"output\": \"5\\n\", \"testtype\": \"stdin\"}]", "private_test_cases": "", "metadata": "{}", "difficulty": "easy", "platform": "atcoder", "contest_id": "c", "contest_date": "2024"}
 J
 cat >"$T/lcb_s.json" <<'J'
-[{"question_id": "q1", "code_list": ["class Solution:\n    def add(self, a):\n        import os; os._exit(0)\n", "class Solution:\n    def add(self, a):\n        return sum(a)\n"]},
+[{"question_id": "q1", "code_list": ["class Solution:\n    def add(self, a):\n        import os; os._exit(0)\n", "class Solution:\n    def add(self, a):\n        return sum(a)\n", "seen = []\nclass Solution:\n    def add(self, a):\n        seen.append(1)\n        return sum(a) if len(seen) == 1 else 0\n", "class Solution:\n    def __init__(self):\n        self.n = 0\n    def add(self, a):\n        self.n += 1\n        return sum(a) if self.n == 1 else 0\n"]},
  {"question_id": "q2", "code_list": ["import os\nos.write(1, input().encode() + b'\\n')\n", "import sys\nprint(input(), file=sys.__stdout__)\n", "print(input())\n"]}]
 J
-check lcb_exit fpffp "$T/lcb.jsonl" --samples "$T/lcb_s.json"
+check lcb_exit fpffffp "$T/lcb.jsonl" --samples "$T/lcb_s.json"
 
 # NAME MESSAGE ARGS...: convert ARGS must fail, its error containing MESSAGE
 refuse() {

@@ -146,9 +146,15 @@ TEST(stdio_apps_jobs)
     ASSERT_CONTAINS(str(j.job[0], "code"), "CHECKER = \"APPS\"");
     ASSERT_EQ(at(j.job[0], "timeout")->valuedouble, 4);
     ASSERT_STR(str(j.job[0], "meta.difficulty"), "interview");
+    /* a call-based problem: all its tests in one case (one module, as the
+     * checker), each under the per-test limit, the job under its global */
     ASSERT_STR(str(j.job[1], "args.0"), "call");
+    ASSERT_STR(str(j.job[1], "args.1"), "4");
     ASSERT(at(j.job[1], "compare") == NULL);
-    ASSERT_STR(str(j.job[1], "cases.0.stdin"), "{\"fn_name\":\"f\",\"input\":[1],\"output\":[1]}");
+    ASSERT_STR(str(j.job[1], "cases.0.stdin"),
+               "[{\"fn_name\":\"f\",\"input\":[1],\"output\":[1]}]");
+    ASSERT(at(j.job[1], "cases.1") == NULL);
+    ASSERT_EQ(at(j.job[1], "timeout")->valuedouble, (4 + 1) * 1 + 5);
     ASSERT(at(j.job[1], "cases.0.expect_stdout") == NULL);
     jobs_release(&j);
     ASSERT_EQ(convert(APPS_ROWS, NULL, 9, &j, &c, &err), 0);
@@ -180,9 +186,10 @@ TEST(stdio_samples_formats)
     ASSERT_STR(str(j.job[1], "id"), "q1#1");
     ASSERT_STR(str(j.job[0], "args.0"), "call");
     ASSERT_STR(str(j.job[0], "cases.0.stdin"),
-               "{\"fn_name\":\"g\",\"input\":\"[1]\\n2\",\"output\":\"3\"}");
+               "[{\"fn_name\":\"g\",\"input\":\"[1]\\n2\",\"output\":\"3\"}]");
     ASSERT_CONTAINS(str(j.job[0], "code"), "CHECKER = \"LiveCodeBench\"");
-    ASSERT_EQ(at(j.job[0], "timeout")->valuedouble, 6);
+    ASSERT_STR(str(j.job[0], "args.1"), "6");
+    ASSERT_EQ(at(j.job[0], "timeout")->valuedouble, (6 + 1) * 1 + 5);
     ASSERT_STR(str(j.job[0], "meta.platform"), "leetcode");
     jobs_release(&j);
     ASSERT_EQ(convert(CC_ROW,
