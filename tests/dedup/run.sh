@@ -144,6 +144,15 @@ if [ "$rc" = 2 ] && grep -q 'hc.jsonl:1: copies: id "hc#1" is also the id of the
     ok hand_built_copies_naming_a_job_are_refused
 else bad hand_built_copies_naming_a_job_are_refused "rc=$rc $(cat "$T/hc.txt")"; fi
 
+# 3c. --report's per-phase table is over the runs: a copy's timings are its
+#     run's, so three identical jobs count once
+printf '%s\n' '{"id":"ph#0","lang":"python","code":"print(3)"}' '{"id":"ph#1","lang":"python","code":"print(3)"}' \
+    '{"id":"ph#2","lang":"python","code":"print(3)"}' > "$T/ph.jsonl"
+LLMSB_REDIS_URL=redis://127.0.0.1:1 track "$B" submit "$T/ph.jsonl" --local --report "$T/ph.rep" >"$T/ph.txt" 2>&1
+if [ "$(jq -c '[.phases.python.jobs, .phases.python.run_ms.jobs]' "$T/ph.rep")" = '[1,1]' ]; then
+    ok report_phases_are_over_runs
+else bad report_phases_are_over_runs "$(jq -c '.phases.python | [.jobs, .run_ms]' "$T/ph.rep") $(tail -3 "$T/ph.txt")"; fi
+
 # 4. submit without --wait exits at once; the copies ride in the queue and
 #    the worker (started later) writes every one, BLPOP done:ID wakes
 stop_worker w1
