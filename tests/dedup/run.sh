@@ -7,7 +7,12 @@
 # --no-dedup runs all; copies survive a submit that exits at once and a
 # kill -9 of the worker (exactly once); a cancelled copy ends cancelled alone; --recheck-timeouts (--local and
 # through Redis, alone on the worker) turns a flaky timeout into its
-# recheck's verdict and leaves a real one a timeout.
+# recheck's verdict and leaves a real one a timeout.  And what a hostile
+# review found: copies past a run's byte limit start a run of their own;
+# copies of a final result or of an unreadable copies field still get one
+# result each; a recheck leaves a cancelled copy alone and keeps a job's
+# first id; hand-built copies naming a job are refused; --report's phases
+# count runs.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/tests/lib.sh"
