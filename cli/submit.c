@@ -47,7 +47,9 @@ struct plan {
     size_t *next;            /* dedup: a run's first copy, a copy's next one; NO_COPY ends */
     char **meta;             /* the job's meta as JSON text, or NULL */
     size_t runs, copies;     /* dedup's count: jobs run, jobs that share a run */
-    size_t rechecked, flaky; /* --recheck-timeouts: timeouts run again, and changed */
+    size_t rechecked, flaky; /* --recheck-timeouts: jobs whose timeout ran again, and changed */
+    size_t recheck_errors;   /* ... that ended internal_error */
+    size_t recheck_pending;  /* ... whose recheck's result did not come back in time */
     int dedup, recheck;      /* the options were on */
     size_t n;
 };
@@ -134,12 +136,44 @@ static int by_id(const void *a, const void *b)
     return c ? c : (sort_jf->lines[i] < sort_jf->lines[k] ? -1 : 1);
 }
 
+/* The ids a file's own copies fields name (by hand: submit's dedup sets
+ * none in the file): none may be a job's id too. */
+struct hand_copies {
+    struct {
+        size_t job;
+        char *id;
+    } * v;
+    size_t n;
+};
+
+static void hand_copy_add(struct hand_copies *hc, size_t job, const char *id)
+{
+    void *nv = realloc(hc->v, (hc->n + 1) * sizeof(*hc->v));
+    char *d = strdup(id);
+    if (!nv || !d) {
+        free(d);
+        if (nv)
+            hc->v = nv;
+        return;
+    }
+    hc->v = nv;
+    hc->v[hc->n].job = job;
+    hc->v[hc->n++].id = d;
+}
+
+/* bsearch over the sorted order of ids: key is an id. */
+static int id_at(const void *key, const void *elt)
+{
+    return strcmp(key, sort_plan->ids[*(const size_t *)elt]);
+}
+
 /* Each job through the worker's own parser, then duplicate ids. *invalid
  * counts the jobs the parser refused; the return value every problem. */
 static size_t validate(const struct config *cfg, const struct jobfile *jf, struct plan *p,
                        size_t *invalid)
 {
     size_t bad = 0, *order = calloc(jf->n ? jf->n : 1, sizeof(size_t)), nids = 0;
+    struct hand_copies hc = {0};
 
     for (size_t i = 0; i < jf->n; i++) {
         struct llmsb_err err = {0};
@@ -161,6 +195,8 @@ static size_t validate(const struct config *cfg, const struct jobfile *jf, struc
         p->checked[i] = j.expect_stdout != NULL || j.has_expect_exit || j.ncases;
         if (p->explicit_[i] && order)
             order[nids++] = i;
+        for (size_t c = 0; c < j.ncopies; c++) /* checked against the ids below */
+            hand_copy_add(&hc, i, j.copies[c].id);
         job_release(&j);
         fields_release(&f);
     }
@@ -175,6 +211,20 @@ static size_t validate(const struct config *cfg, const struct jobfile *jf, struc
             problem(&bad, "%s:%zu: id \"%s\" is also the id of the job at line %zu", jf->name,
                     jf->lines[order[k]], shown, jf->lines[order[k - 1]]);
         }
+    for (size_t k = 0; order && k < hc.n; k++) {
+        size_t *at = bsearch(hc.v[k].id, order, nids, sizeof(size_t), id_at);
+        char shown[160];
+        if (!at)
+            continue;
+        llmsb_escape(shown, sizeof(shown), hc.v[k].id, strlen(hc.v[k].id));
+        problem(&bad,
+                "%s:%zu: copies: id \"%s\" is also the id of the job at line %zu (it would get "
+                "two results)",
+                jf->name, jf->lines[hc.v[k].job], shown, jf->lines[*at]);
+    }
+    for (size_t k = 0; k < hc.n; k++)
+        free(hc.v[k].id);
+    free(hc.v);
     free(order);
     if (bad > SHOW_MAX)
         fprintf(stderr, "... and %zu more\n", bad - SHOW_MAX);
@@ -250,25 +300,40 @@ static int runs_alone(const struct jobfile *jf, const struct plan *p, size_t i, 
            cJSON_GetObjectItemCaseSensitive(jf->jobs[i], "recheck");
 }
 
-/* Links each run to its copies (p->next), at most JOB_MAX_COPIES a run: the
- * copy past that starts a run of its own for the rest.  -1: no memory. */
+/* The copies field a run carries stays under this many bytes (ids and
+ * metas as text), well under the worker's cap on a field (JOB_MAX_STDIN):
+ * a copy that would pass it starts a run of its own, as past
+ * JOB_MAX_COPIES.  It also bounds what one Lua script writes. */
+#define COPIES_MAX_BYTES ((size_t)4 << 20)
+
+/* At most what copy c adds to its run's copies field, {"id": ID, "meta": META},
+ * an id escaped at worst (\u00XX), meta as cJSON prints it again. */
+static size_t copy_bytes(const struct plan *p, size_t c)
+{
+    return strlen(p->ids[c]) * 6 + (p->meta[c] ? strlen(p->meta[c]) : 0) + 24;
+}
+
+/* Links each run to its copies (p->next), at most JOB_MAX_COPIES and
+ * COPIES_MAX_BYTES a run: the copy past that starts a run of its own for
+ * the rest.  -1: no memory. */
 static int link_copies(struct plan *p)
 {
-    size_t *last = calloc(p->n ? p->n : 1, sizeof(size_t)), *count, *head;
+    size_t *last = calloc(p->n ? p->n : 1, sizeof(size_t)), *count, *head, *bytes;
     int rc = 0;
 
     count = calloc(p->n ? p->n : 1, sizeof(size_t));
     head = calloc(p->n ? p->n : 1, sizeof(size_t));
-    if (!last || !count || !head)
+    bytes = calloc(p->n ? p->n : 1, sizeof(size_t));
+    if (!last || !count || !head || !bytes)
         rc = -1;
     for (size_t i = 0; rc == 0 && i < p->n; i++) {
-        size_t r = p->rep[i];
+        size_t r = p->rep[i], b = r == i ? 0 : copy_bytes(p, i);
         if (r == i) {
             last[i] = head[i] = i;
             continue;
         }
-        if (count[head[r]] == JOB_MAX_COPIES) { /* i runs; the next copies are its */
-            p->rep[i] = i;
+        if (count[head[r]] == JOB_MAX_COPIES || bytes[head[r]] + b > COPIES_MAX_BYTES) {
+            p->rep[i] = i; /* i runs; the next copies are its */
             head[r] = last[r] = i;
             continue;
         }
@@ -276,10 +341,12 @@ static int link_copies(struct plan *p)
         p->next[last[r]] = i;
         last[r] = i;
         count[head[r]]++;
+        bytes[head[r]] += b;
     }
     free(last);
     free(count);
     free(head);
+    free(bytes);
     return rc;
 }
 
@@ -351,23 +418,35 @@ static void fill_copies(const struct plan *p, cJSON **results)
         }
 }
 
+static int is_timeout(const cJSON *r)
+{
+    return r && strcmp(jstr(r, "status", ""), status_name(STATUS_TIMEOUT)) == 0;
+}
+
 /* 1 when job i's result is a timeout that --recheck-timeouts runs again:
  * a run (copies follow it), not an existing result (--reuse). */
 static int recheckable(const struct plan *p, size_t i, cJSON **results)
 {
-    return p->rep[i] == i && !p->reused[i] && results[i] &&
-           strcmp(jstr(results[i], "status", ""), status_name(STATUS_TIMEOUT)) == 0;
+    return p->rep[i] == i && !p->reused[i] && is_timeout(results[i]);
 }
 
-/* After a recheck: how many results changed status (flaky). */
+/* After a recheck, over the jobs (runs and copies) it ran again for
+ * (rechecked[i]): those whose timeout became another final verdict
+ * (flaky), an internal error, or got no recheck's result (the wait ended
+ * first: their first result stands). */
 static void count_flaky(struct plan *p, const int *rechecked, cJSON **results)
 {
-    for (size_t i = 0; i < p->n; i++)
-        if (rechecked[i]) {
-            p->rechecked++;
-            p->flaky += results[i] &&
-                        strcmp(jstr(results[i], "status", ""), status_name(STATUS_TIMEOUT)) != 0;
-        }
+    for (size_t i = 0; i < p->n; i++) {
+        if (!rechecked[i])
+            continue;
+        p->rechecked++;
+        if (!results[i] || !cJSON_IsTrue(cJSON_GetObjectItem(results[i], "rechecked")))
+            p->recheck_pending++;
+        else if (strcmp(jstr(results[i], "status", ""), status_name(STATUS_INTERNAL_ERROR)) == 0)
+            p->recheck_errors++;
+        else
+            p->flaky += !is_timeout(results[i]);
+    }
 }
 
 /* ---- outcomes ------------------------------------------------------------------ */
@@ -478,9 +557,15 @@ static void runs_summary(const struct plan *p, FILE *out)
                 p->n, p->runs, p->copies, p->copies);
     else
         fprintf(out, "\ndedup: off (--no-dedup): %zu jobs, %zu runs\n", p->n, p->runs);
-    if (p->recheck)
-        fprintf(out, "recheck: %zu timeout(s) run again alone, %zu changed (flaky)\n", p->rechecked,
+    if (p->recheck) {
+        fprintf(out, "recheck: %zu timeout(s) run again alone, %zu changed (flaky)", p->rechecked,
                 p->flaky);
+        if (p->recheck_errors)
+            fprintf(out, ", %zu internal error(s)", p->recheck_errors);
+        if (p->recheck_pending)
+            fprintf(out, ", %zu not back in time (the first result stands)", p->recheck_pending);
+        fputc('\n', out);
+    }
 }
 
 /* The summary: by status, by language (the pass rate over every job that
@@ -737,8 +822,8 @@ static struct report_timings *report_timings_of(const struct submit_opts *o,
         free(tm);
         return NULL;
     }
-    for (size_t i = 0; i < jf->n; i++)
-        if (results[i])
+    for (size_t i = 0; i < jf->n; i++) /* the runs: a copy's timings are its run's */
+        if (results[i] && !cJSON_GetObjectItem(results[i], "copy_of"))
             cli_timing_of(results[i], job_lang(jf, i), &tm->t[tm->n++]);
     cli_provenance(o->cfg, jf, results, o->local, env);
     return tm;
@@ -909,8 +994,8 @@ static int submit_local(struct cli_globals *g, const struct submit_opts *o, stru
         goto out;
     }
     if (rc == BATCH_DONE && o->recheck) {
-        for (size_t i = 0; i < jf->n; i++)
-            rechecked[i] = recheckable(p, i, results);
+        for (size_t i = 0; i < jf->n; i++) /* a run and its copies (filled from it) */
+            rechecked[i] = recheckable(p, p->rep[i], results);
         bo.slots = 1; /* alone: one slot, nothing else running */
         c = (struct progress){isatty(STDERR_FILENO), 0, 0, clock_mono_ms(), 0};
         if ((rc = local_batch(g, p, jf, &bo, recheckable, status_name(STATUS_TIMEOUT), results)) <
@@ -918,9 +1003,10 @@ static int submit_local(struct cli_globals *g, const struct submit_opts *o, stru
             rc = EXIT_INTERNAL;
             goto out;
         }
-        count_flaky(p, rechecked, results);
     }
     fill_copies(p, results);
+    if (o->recheck)
+        count_flaky(p, rechecked, results);
     if (rc == BATCH_DONE)
         rc = finish_submit(o, jf, p, results);
     else
@@ -1018,7 +1104,8 @@ static int wait_results(struct queue *q, const struct plan *p, char *last, doubl
 }
 
 /* Enqueues job i with its copies (and recheck: the status it rechecks, or
- * NULL); a job without an id gets its entry id.  Returns 0 or a negative
+ * NULL); a job without an id gets its entry id (a recheck: the first
+ * one's, as its id).  Returns 0 or a negative
  * code with err. */
 static int enqueue_one(struct queue *q, const struct jobfile *jf, struct plan *p, size_t i,
                        const char *recheck, struct llmsb_err *err)
@@ -1033,13 +1120,15 @@ static int enqueue_one(struct queue *q, const struct jobfile *jf, struct plan *p
         rc = fields_adds(&f, "copies", copies);
     if (rc == 0 && recheck)
         rc = fields_adds(&f, "recheck", recheck);
+    if (rc == 0 && recheck && !p->explicit_[i]) /* its result replaces the first */
+        rc = fields_adds(&f, "id", p->ids[i]);
     if (rc != 0)
         llmsb_err_set(err, rc, "more than %d fields", QUEUE_MAX_FIELDS);
     else
         rc = queue_enqueue(q, &f, entry, sizeof(entry), err);
     fields_release(&f);
     free(copies);
-    if (rc == 0 && !p->explicit_[i]) {
+    if (rc == 0 && !p->explicit_[i] && !recheck) {
         free(p->ids[i]);
         p->ids[i] = strdup(entry);
     }
@@ -1061,7 +1150,7 @@ static int enqueue_all(struct queue *q, const struct jobfile *jf, struct plan *p
         if (llmsb_interrupted) {
             cli_error("interrupted: %zu of %zu jobs were enqueued and will run; their ids follow",
                       sent, jf->n);
-            for (size_t k = 0; k < i; k++)
+            for (size_t k = 0; k < jf->n; k++) /* the runs sent, and copies riding on them */
                 if (!p->reused[k] && p->rep[k] < i)
                     printf("%s\n", p->ids[k]);
             return 1;
@@ -1084,17 +1173,23 @@ static int enqueue_all(struct queue *q, const struct jobfile *jf, struct plan *p
 
 /* --recheck-timeouts through Redis: each run whose result is a timeout is
  * sent again with recheck (a worker runs it with its other slots idle; its
- * result replaces the first, copies too), then waited for.  Returns what
- * wait_results does, or EXIT_INTERNAL (said). */
+ * result replaces the first, and that of each copy whose result is a
+ * timeout too: a copy cancelled keeps its own), then waited for.  When the
+ * wait ends first, the first results stand.  Returns what wait_results
+ * does, or EXIT_INTERNAL (said). */
 static int recheck_redis(struct queue *q, const struct jobfile *jf, struct plan *p, char *last,
                          double timeout_s, cJSON **results)
 {
     int *again = calloc(jf->n ? jf->n : 1, sizeof(int)), rc = 0;
+    cJSON **first = calloc(jf->n ? jf->n : 1, sizeof(*first));
     struct llmsb_err err = {0};
     size_t n = 0;
 
-    if (!again)
+    if (!again || !first) {
+        free(again);
+        free(first);
         return EXIT_INTERNAL;
+    }
     for (size_t i = 0; i < jf->n && rc == 0; i++) {
         if (!recheckable(p, i, results))
             continue;
@@ -1102,25 +1197,27 @@ static int recheck_redis(struct queue *q, const struct jobfile *jf, struct plan 
             cli_error("%s:%zu: recheck: %s", jf->name, jf->lines[i], err.msg);
             rc = EXIT_INTERNAL;
         }
-        for (size_t c = i; c != NO_COPY; c = p->next[c]) {
-            again[c] = c == i; /* a run is counted, its copies follow it */
-            cJSON_Delete(results[c]);
-            results[c] = NULL;
-        }
+        for (size_t c = i; c != NO_COPY; c = p->next[c])
+            if (is_timeout(results[c])) {
+                again[c] = 1;
+                first[c] = results[c];
+                results[c] = NULL;
+            }
         n++;
     }
     if (n)
         fprintf(stderr, "submit: %zu timeout(s) sent again, each to run alone on a worker\n", n);
-    if (rc == 0) {
-        int *wanted = calloc(jf->n ? jf->n : 1, sizeof(int));
-        for (size_t i = 0; wanted && i < jf->n; i++)
-            wanted[i] = again[i] || (p->rep[i] != i && again[p->rep[i]]);
-        rc = wanted ? wait_results(q, p, last, timeout_s, wanted, results) : EXIT_INTERNAL;
-        free(wanted);
-    }
     if (rc == 0)
+        rc = wait_results(q, p, last, timeout_s, again, results);
+    for (size_t i = 0; i < jf->n; i++)
+        if (again[i] && !results[i])
+            results[i] = first[i];
+        else
+            cJSON_Delete(first[i]);
+    if (rc != EXIT_INTERNAL)
         count_flaky(p, again, results);
     free(again);
+    free(first);
     return rc;
 }
 

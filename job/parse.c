@@ -666,6 +666,43 @@ static int f_copies(struct job *j, const struct config *cfg, const char *v, size
     return rc;
 }
 
+/* When a job is invalid before its copies were read (or for them): the
+ * copies whose id can be read from the field as sent (any size; an element
+ * that is no object with a valid id is left out: no result can be filed
+ * for it), so that each still gets the invalid result. */
+static void salvage_copies(struct job *j, const struct fields *f)
+{
+    const struct field *c = NULL;
+    cJSON *a, *o;
+    size_t n = 0;
+
+    for (size_t i = 0; i < f->n && !c; i++)
+        c = strcmp(f->v[i].name, "copies") == 0 ? &f->v[i] : NULL;
+    if (j->ncopies || !c || !(a = cJSON_ParseWithLength(c->value, c->len)))
+        return;
+    if (cJSON_IsArray(a) &&
+        (j->copies = calloc((size_t)cJSON_GetArraySize(a) + 1, sizeof(*j->copies)))) {
+        cJSON_ArrayForEach(o, a) {
+            const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "id");
+            const cJSON *meta = cJSON_GetObjectItemCaseSensitive(o, "meta");
+            struct llmsb_err e = {0};
+            struct job_copy *cp = &j->copies[n];
+            if (n == JOB_MAX_COPIES || !cJSON_IsString(id) ||
+                id_check("copies", id->valuestring, strlen(id->valuestring), &e) != 0 ||
+                !(cp->id = strdup(id->valuestring)))
+                continue;
+            if (meta && !(cp->meta = cJSON_PrintUnformatted(meta))) {
+                free(cp->id);
+                cp->id = NULL;
+                continue;
+            }
+            n++;
+        }
+        j->ncopies = n;
+    }
+    cJSON_Delete(a);
+}
+
 /* recheck: the final status of the run this one checks again
  * (--recheck-timeouts); its result replaces that one. */
 static int f_recheck(struct job *j, const struct config *cfg, const char *v, size_t n,
@@ -943,6 +980,7 @@ int job_from_fields(struct job *j, const struct config *cfg, const struct fields
                 continue;
             if (!j->id && default_id)
                 j->id = strdup(default_id);
+            salvage_copies(j, f);
             if (rc == LLMSB_ERR_NOMEM && !err->msg[0])
                 llmsb_err_set(err, rc, "%s: out of memory", f->v[i].name);
             return rc;

@@ -32,7 +32,9 @@
  * entry id, ttl, status, job id, n result pairs, n dead pairs, recheck,
  * n copies, the result pairs, the dead pairs, per copy its id and meta
  * ("": none).  Each copy gets the result under its own id and meta with
- * copy_of (a copy with a cancel request: cancelled), each first-wins. */
+ * copy_of (a copy with a cancel request: cancelled), each first-wins.
+ * When the run's result is final already (a delivery acknowledged, its
+ * pairs empty), the copies still without one get that stored result. */
 static const char lua_finish[] = LUA_REPLACEABLE(
     "8") "local np, nd, nc = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[9])\n"
          "local res, dead, cps = 10, 10 + 2 * np, 10 + 2 * np + 2 * nd\n"
@@ -53,18 +55,22 @@ static const char lua_finish[] = LUA_REPLACEABLE(
          "', '*', unpack(ARGV, dead, cps - 1))\n"
          "  end\n"
          "end\n"
+         "local st0, src = ARGV[4], {unpack(ARGV, res, dead - 1)}\n"
+         "if final then\n"
+         "  st0, src = redis.call('HGET', KEYS[1], 'status'), redis.call('HGETALL', KEYS[1])\n"
+         "end\n"
          "for c = 0, nc - 1 do\n"
          "  local kr, kd, id, meta = KEYS[6 + 3 * c], KEYS[7 + 3 * c], ARGV[cps + 2 * c],\n"
          "    ARGV[cps + 2 * c + 1]\n"
          "  if replaceable(kr) then\n"
-         "    local st = ARGV[4]\n"
+         "    local st = st0\n"
          "    redis.call('DEL', kr)\n"
          "    if redis.call('EXISTS', KEYS[8 + 3 * c]) == 1 and st ~= 'cancelled' then\n"
          "      st = 'cancelled'\n"
          "      redis.call('HSET', kr, 'status', st, 'error', 'cancelled (a copy: the run it '\n"
          "        .. 'shared went on for ' .. ARGV[5] .. ')')\n"
          "    else\n"
-         "      redis.call('HSET', kr, unpack(ARGV, res, dead - 1))\n"
+         "      redis.call('HSET', kr, unpack(src))\n"
          "    end\n"
          "    redis.call('HSET', kr, 'id', id, 'copy_of', ARGV[5])\n"
          "    if meta ~= '' then redis.call('HSET', kr, 'meta', meta)\n"

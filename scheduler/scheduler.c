@@ -24,6 +24,7 @@ int scheduler_init(struct scheduler *s, int nslots, const struct sched_config *c
         atomic_init(&s->slots[i].cancel, SCHED_GO);
     atomic_init(&s->draining, 0);
     atomic_init(&s->paused, 0);
+    atomic_init(&s->alone, 0);
     atomic_init(&s->done, 0);
     pthread_mutex_init(&s->mu, NULL);
     s->renew.every_ms = cfg->lease_ms / 3;
@@ -241,6 +242,8 @@ static void hold(struct scheduler *s, struct queue_entry *e, size_t n)
 static int budget(struct scheduler *s)
 {
     int b;
+    if (atomic_load(&s->alone))
+        return 0;
     pthread_mutex_lock(&s->mu);
     b = scheduler_claim_budget(s->nslots, busy_locked(s), 0);
     pthread_mutex_unlock(&s->mu);
@@ -326,6 +329,17 @@ void scheduler_give_back_held(struct scheduler *s, struct queue *q)
     s->held = NULL;
     s->nheld = 0;
     pthread_mutex_unlock(&s->mu);
+}
+
+void scheduler_alone_begin(struct scheduler *s, struct queue *q)
+{
+    atomic_fetch_add(&s->alone, 1);
+    scheduler_give_back_held(s, q);
+}
+
+void scheduler_alone_end(struct scheduler *s)
+{
+    atomic_fetch_sub(&s->alone, 1);
 }
 
 int scheduler_pause(struct scheduler *s, struct queue *q)

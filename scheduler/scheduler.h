@@ -55,6 +55,7 @@ struct scheduler {
     struct sched_timer renew, reclaim;
     atomic_int draining; /* no new jobs */
     atomic_int paused;   /* the engine does not answer: no new jobs until it does */
+    atomic_int alone;    /* rechecks waiting or running alone: reclaim claims nothing */
     atomic_llong done;   /* final results written */
 };
 
@@ -91,6 +92,11 @@ void scheduler_give_back_held(struct scheduler *s, struct queue *q);
 int scheduler_pause(struct scheduler *s, struct queue *q);
 /* The engine answers again. Returns 1 if it was paused. */
 int scheduler_resume(struct scheduler *s);
+/* A recheck waits for the other slots, then runs alone: from _begin to
+ * _end reclaim claims nothing, and held entries go back (no slot would
+ * start them, nor renew their leases, meanwhile). */
+void scheduler_alone_begin(struct scheduler *s, struct queue *q);
+void scheduler_alone_end(struct scheduler *s);
 
 /* ---- acting on a decision, through queue/ ----------------------------------- */
 

@@ -357,15 +357,20 @@ static void run_entry(struct slot *s, const struct queue_entry *e, const struct 
     case SCHED_ADMIT_RUN:
         break;
     }
+    if (j->recheck)
+        scheduler_alone_begin(&s->w->sched, &s->q);
     if (j->recheck && gate_alone_begin(s->w) != 0) {
+        scheduler_alone_end(&s->w->sched);
         log_info("job=%s: a recheck given back (the worker drains)", j->id);
         scheduler_give_back(&s->w->sched, &s->q, e, 0, 0);
         return;
     }
     o = runner_attempt(&s->w->rn, &s->be, j, scheduler_cancel_flag(&s->w->sched, s->index), r,
                        &err);
-    if (j->recheck)
+    if (j->recheck) {
         gate_alone_end(s->w);
+        scheduler_alone_end(&s->w->sched);
+    }
     d = scheduler_decide(o, e->deliveries, j->max_attempts, &backoff);
     switch (d.action) {
     case SCHED_FINISH:

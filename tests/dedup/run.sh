@@ -7,7 +7,12 @@
 # --no-dedup runs all; copies survive a submit that exits at once and a
 # kill -9 of the worker (exactly once); a cancelled copy ends cancelled alone; --recheck-timeouts (--local and
 # through Redis, alone on the worker) turns a flaky timeout into its
-# recheck's verdict and leaves a real one a timeout.
+# recheck's verdict and leaves a real one a timeout.  And what a hostile
+# review found: copies past a run's byte limit start a run of their own;
+# copies of a final result or of an unreadable copies field still get one
+# result each; a recheck leaves a cancelled copy alone and keeps a job's
+# first id; hand-built copies naming a job are refused; --report's phases
+# count runs.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/tests/lib.sh"
@@ -135,6 +140,24 @@ if grep -q '^dedup: 9 jobs, 8 distinct programs run, 1 copies' "$T/apart.txt" &&
     ok one_verdict_field_apart_is_not_merged
 else bad one_verdict_field_apart_is_not_merged "$(tail -6 "$T/apart.txt"; jq -c '[.id, .status, .passed, .copy_of]' "$T/apart.out")"; fi
 
+# 3b. a hand-built copies list naming an id that is also a job of the file
+#     is refused (that id would get two results), before anything is sent
+printf '%s\n' '{"id":"hc","lang":"python","code":"print(1)","copies":[{"id":"hc#1"}]}' \
+    '{"id":"hc#1","lang":"python","code":"print(1)"}' > "$T/hc.jsonl"
+LLMSB_REDIS_URL=redis://127.0.0.1:1 "$B" submit "$T/hc.jsonl" >"$T/hc.txt" 2>&1; rc=$?
+if [ "$rc" = 2 ] && grep -q 'hc.jsonl:1: copies: id "hc#1" is also the id of the job at line 2' "$T/hc.txt"; then
+    ok hand_built_copies_naming_a_job_are_refused
+else bad hand_built_copies_naming_a_job_are_refused "rc=$rc $(cat "$T/hc.txt")"; fi
+
+# 3c. --report's per-phase table is over the runs: a copy's timings are its
+#     run's, so three identical jobs count once
+printf '%s\n' '{"id":"ph#0","lang":"python","code":"print(3)"}' '{"id":"ph#1","lang":"python","code":"print(3)"}' \
+    '{"id":"ph#2","lang":"python","code":"print(3)"}' > "$T/ph.jsonl"
+LLMSB_REDIS_URL=redis://127.0.0.1:1 track "$B" submit "$T/ph.jsonl" --local --report "$T/ph.rep" >"$T/ph.txt" 2>&1
+if [ "$(jq -c '[.phases.python.jobs, .phases.python.run_ms.jobs]' "$T/ph.rep")" = '[1,1]' ]; then
+    ok report_phases_are_over_runs
+else bad report_phases_are_over_runs "$(jq -c '.phases.python | [.jobs, .run_ms]' "$T/ph.rep") $(tail -3 "$T/ph.txt")"; fi
+
 # 4. submit without --wait exits at once; the copies ride in the queue and
 #    the worker (started later) writes every one, BLPOP done:ID wakes
 stop_worker w1
@@ -203,7 +226,7 @@ recheck_file() {  # recheck_file PATH: the three jobs with T0 = now + 6 s
       {id: "long", lang: "python", timeout: 20, code: "import time\ntime.sleep(9)\nprint(1)\n"}' > "$1"
 }
 check_recheck() {  # check_recheck NAME OUT TXT
-    if grep -q '^recheck: 2 timeout(s) run again alone, 1 changed (flaky)' "$3" &&
+    if grep -q '^recheck: 3 timeout(s) run again alone, 2 changed (flaky)$' "$3" &&
        [ "$(jq -r 'select(.id == "flaky") | "\(.status) \(.passed) \(.rechecked) \(.first_status)"' "$2")" = "ok true true timeout" ] &&
        [ "$(jq -r 'select(.id == "flaky#2") | "\(.status) \(.copy_of) \(.rechecked) \(.meta.s)"' "$2")" = "ok flaky true 2" ] &&
        [ "$(jq -r 'select(.id == "stuck") | "\(.status) \(.rechecked) \(.first_status)"' "$2")" = "timeout true timeout" ] &&
@@ -215,7 +238,7 @@ recheck_file "$T/re.jsonl"
 LLMSB_REDIS_URL=redis://127.0.0.1:1 track "$B" submit "$T/re.jsonl" --local --slots 4 --recheck-timeouts \
     --out "$T/re.out" --report "$T/re.rep" >"$T/re.txt" 2>&1
 check_recheck recheck_timeouts_local "$T/re.out" "$T/re.txt"
-[ "$(jq -c .runs "$T/re.rep")" = '{"dedup":true,"jobs":4,"runs":3,"copies":1,"rechecked_timeouts":2,"flaky":1}' ] &&
+[ "$(jq -c .runs "$T/re.rep")" = '{"dedup":true,"jobs":4,"runs":3,"copies":1,"rechecked_timeouts":3,"flaky":2}' ] &&
     grep -q 'changed (flaky)' "$T/re.rep.md" && ok recheck_counts_in_the_report ||
     bad recheck_counts_in_the_report "$(jq -c .runs "$T/re.rep")"
 
@@ -242,6 +265,69 @@ print(sum(1 for a in re for b in bg if b[0] < a[1] and a[0] < b[1]))
 EOF
 )
 [ "$overlap" = 0 ] && ok recheck_runs_alone_on_the_worker || bad recheck_runs_alone_on_the_worker "$overlap overlaps"
+
+# 7. a delivery of a job whose result is final already: its copies get that
+#    stored result (copy_of), never a status-less one
+$R hset dd:result:fin status ok passed true >/dev/null
+$R xadd dd:jobs '*' id fin lang python code 'print(1)' copies '[{"id":"fin#1","meta":{"s":1}}]' >/dev/null
+st=$($R blpop 'dd:done:fin#1' 30 | tail -1)
+if [ "$st" = ok ] && [ "$($R hget 'dd:result:fin#1' status)" = ok ] &&
+   [ "$($R hget 'dd:result:fin#1' copy_of)" = fin ] && [ "$($R hget 'dd:result:fin#1' meta)" = '{"s":1}' ]; then
+    ok copies_of_a_final_result_get_it
+else bad copies_of_a_final_result_get_it "done=[$st] $($R hgetall 'dd:result:fin#1' | tr '\n' ' ')"; fi
+
+# 7b. a copies field that does not parse (an element of the wrong shape):
+#     the job is invalid, and so is every copy whose id can be read
+$R xadd dd:jobs '*' id badc lang python code 'print(1)' copies '[{"id":"badc#1"},{"id":"badc#2","x":1},5]' >/dev/null
+st=$($R blpop 'dd:done:badc#1' 30 | tail -1),$($R blpop 'dd:done:badc#2' 30 | tail -1)
+if [ "$st" = invalid,invalid ] && [ "$($R hget 'dd:result:badc' status)" = invalid ] &&
+   [ "$($R hget 'dd:result:badc#2' copy_of)" = badc ] && $R hget 'dd:result:badc#2' error | grep -q 'copies\[1\]'; then
+    ok copies_of_an_invalid_copies_field_get_invalid
+else bad copies_of_an_invalid_copies_field_get_invalid "done=[$st] $($R hgetall 'dd:result:badc#2' | tr '\n' ' ')"; fi
+
+# 8. 300 identical jobs with 60 KB of meta each: the copies are split over
+#    runs under the byte limit of a copies field; every id gets its result
+python3 - "$T/big.jsonl" <<'EOF'
+import json, sys
+with open(sys.argv[1], "w") as f:
+    for i in range(300):
+        f.write(json.dumps({"id": "big#%d" % i, "lang": "python", "code": "print(7)",
+                            "expect_stdout": "7", "meta": {"pad": "x" * 60000, "s": i}}) + "\n")
+EOF
+"$B" submit "$T/big.jsonl" --wait --timeout 60 --out "$T/big.out" >"$T/big.txt" 2>&1; rc=$?
+got=$(jq -r 'select(.status == "ok" and .passed == true) | "\(.id) \(.meta.s)"' "$T/big.out" | awk '$1 == "big#" $2' | wc -l)
+if [ "$rc" = 0 ] && [ "$got" = 300 ] && grep -q '^dedup: 300 jobs, 5 distinct programs run, 295 copies' "$T/big.txt"; then
+    ok copies_split_under_the_byte_limit
+else bad copies_split_under_the_byte_limit "rc=$rc got=$got $(grep -E '^dedup|submitted' "$T/big.txt")"; fi
+
+# 9. --recheck-timeouts when a copy of a timed-out run was cancelled: the
+#    cancelled copy keeps its result, the others are rechecked; no hang
+cat > "$T/rc.jsonl" <<'EOF'
+{"id":"rc#0","lang":"python","timeout":3,"code":"while True: pass\n"}
+{"id":"rc#1","lang":"python","timeout":3,"code":"while True: pass\n"}
+{"id":"rc#2","lang":"python","timeout":3,"code":"while True: pass\n"}
+EOF
+( for _ in $(seq 1 100); do [ "$($R hget 'dd:result:rc#1' status)" = running ] && break; sleep 0.1; done
+  "$B" cancel 'rc#1' >/dev/null 2>&1 ) &
+CP=$!
+"$B" submit "$T/rc.jsonl" --wait --timeout 30 --recheck-timeouts --out "$T/rc.out" >"$T/rc.txt" 2>&1; rc=$?
+wait $CP
+if [ "$rc" = 1 ] && grep -q '^recheck: 2 timeout(s) run again alone, 0 changed (flaky)$' "$T/rc.txt" &&
+   [ "$(jq -r '"\(.id) \(.status) \(.rechecked)"' "$T/rc.out" | tr '\n' ',')" = "rc#0 timeout true,rc#1 cancelled null,rc#2 timeout true," ]; then
+    ok recheck_leaves_a_cancelled_copy_alone
+else bad recheck_leaves_a_cancelled_copy_alone "rc=$rc $(tail -4 "$T/rc.txt"; jq -c '[.id, .status, .rechecked]' "$T/rc.out")"; fi
+
+# 10. a recheck of a job without an id replaces the first result, under the
+#     id (stream entry) it got first
+before=$($R --scan --pattern 'dd:result:*' | wc -l)
+echo '{"lang":"python","timeout":1,"code":"while True: pass\n"}' > "$T/noid.jsonl"
+"$B" submit "$T/noid.jsonl" --wait --timeout 40 --recheck-timeouts --out "$T/noid.out" >"$T/noid.txt" 2>&1; rc=$?
+after=$($R --scan --pattern 'dd:result:*' | wc -l)
+nid=$(jq -r .id "$T/noid.out")
+if [ "$rc" = 1 ] && [ $((after - before)) = 1 ] && [ "$($R hget "dd:result:$nid" rechecked)" = true ] &&
+   grep -q '^recheck: 1 timeout(s) run again alone, 0 changed' "$T/noid.txt"; then
+    ok recheck_of_a_job_without_id_replaces_its_result
+else bad recheck_of_a_job_without_id_replaces_its_result "rc=$rc results=$((after - before)) $(tail -3 "$T/noid.txt")"; fi
 
 echo "dedup: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -365,7 +365,7 @@ jobs:
   - {id: slow2, code: "import time; time.sleep(60)"}
   - {id: slow3, code: "import time; time.sleep(60)"}
 EOF
-$B submit "$T/stop.yaml" --local --slots 2 --out "$T/stop.jsonl" </dev/null >"$T/out" 2>"$T/err" &
+$B submit "$T/stop.yaml" --local --no-dedup --slots 2 --out "$T/stop.jsonl" </dev/null >"$T/out" 2>"$T/err" &
 pid=$!
 for _ in $(seq 1 300); do grep -q 'progress: 1/4' "$T/err" 2>/dev/null && break; sleep 0.1; done
 for _ in $(seq 1 50); do [ "$(own_containers $pid)" -ge 2 ] && break; sleep 0.1; done

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "queue/queue.h"
+#include "scheduler/scheduler.h"
 
 extern char **environ;
 
@@ -480,6 +481,40 @@ TEST(uncounted_release_keeps_the_attempt)
     queue_close(&other);
 }
 
+/* While a recheck waits or runs alone, the scheduler's reclaim claims
+ * nothing (no stale entry is held without a slot to run it or a lease
+ * renewed), and held entries go back; after it, reclaim claims again. */
+TEST(reclaim_claims_nothing_while_a_recheck_is_alone)
+{
+    struct sched_config cfg = {1000, 100, "w1"};
+    struct scheduler s;
+    struct queue q, other;
+    struct llmsb_err err = {0};
+    char prefix[32], entry[QUEUE_ENTRY_ID_MAX];
+    int64_t now = 1000000;
+
+    ASSERT(redis_ok);
+    new_prefix(prefix, sizeof(prefix));
+    ASSERT_EQ(open_as(&q, prefix, "w1"), 0);
+    ASSERT_EQ(open_as(&other, prefix, "w2"), 0);
+    ASSERT_EQ(scheduler_init(&s, 2, &cfg, &err), 0);
+    ASSERT_EQ(take_new(&other, "job-alone", entry), 0); /* w2's, its lease runs out */
+    usleep(1200 * 1000);
+    scheduler_alone_begin(&s, &q);
+    ASSERT_EQ(scheduler_tick(&s, &q, now), 0);
+    ASSERT_EQ(s.nheld, 0);
+    scheduler_alone_end(&s);
+    ASSERT_EQ(scheduler_tick(&s, &q, now + 60000), 0);
+    ASSERT_EQ(s.nheld, 1);
+    /* a recheck that starts gives back what was held */
+    scheduler_alone_begin(&s, &q);
+    ASSERT_EQ(s.nheld, 0);
+    scheduler_alone_end(&s);
+    scheduler_release(&s);
+    queue_close(&q);
+    queue_close(&other);
+}
+
 TEST(cancel_keys_and_heartbeats)
 {
     struct queue q, ctl;
@@ -555,5 +590,5 @@ TEST_MAIN("integration_queue", T(enqueue_read_finish_exactly_once),
           T(dead_workers_jobs_are_reclaimed_with_their_delivery_counted),
           T(own_deliveries_not_running_are_recovered_without_a_count),
           T(released_entries_wait_their_back_off), T(uncounted_release_keeps_the_attempt),
-          T(cancel_keys_and_heartbeats), T(entries_with_too_many_or_too_big_fields_are_counted),
-          T(a_bad_url_is_refused_at_once))
+          T(reclaim_claims_nothing_while_a_recheck_is_alone), T(cancel_keys_and_heartbeats),
+          T(entries_with_too_many_or_too_big_fields_are_counted), T(a_bad_url_is_refused_at_once))
