@@ -7,8 +7,8 @@ WARN    = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wformat=2 -Wstrict-proto
           -Wmissing-prototypes -Wshadow -Wno-unused-parameter
 HARDEN  = -O2 -D_FORTIFY_SOURCE=2 -fstack-protector-strong
 CFLAGS  ?= $(HARDEN) -g
-ALLCFLAGS = $(WARN) $(CFLAGS) -MMD -MP -I. $(shell pkg-config --cflags libcurl libcjson yaml-0.1 2>/dev/null)
-LDLIBS  = -lcurl -lcjson -lyaml -larchive -lhiredis -lpcre2-8 -lcrypto -lpthread -lm
+ALLCFLAGS = $(WARN) $(CFLAGS) -MMD -MP -I. $(shell pkg-config --cflags libcurl libcjson yaml-0.1 libmicrohttpd 2>/dev/null)
+LDLIBS  = -lcurl -lcjson -lyaml -larchive -lhiredis -lpcre2-8 -lcrypto -lmicrohttpd -lpthread -lm
 PIE     = -fPIE
 PIELD   = -pie
 
@@ -27,7 +27,7 @@ LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fi
               job/job.c job/parse.c job/result.c job/dedup.c \
               queue/queue.c scheduler/decide.c scheduler/scheduler.c \
               exec/exec.c exec/session.c exec/scan.c exec/identity.c exec/runner.c exec/batch.c \
-              worker/worker.c mcp/jsonrpc.c mcp/tools.c mcp/server.c \
+              worker/worker.c worker/metrics.c mcp/jsonrpc.c mcp/tools.c mcp/server.c \
               eval/passk.c eval/report.c eval/timings.c eval/convert.c eval/formats.c eval/multiple.c \
               eval/open.c eval/fmt_crux.c eval/fmt_stdio.c eval/stdio_runners.c
 CLI_SRC     = cli/main.c cli/run.c cli/images.c cli/queue_cmds.c cli/worker.c cli/submit.c cli/scan.c \
@@ -133,7 +133,7 @@ check-layers:
 	@sh scripts/check-layers.sh
 
 integration: $(INTEG_TESTS) $(TBIN)/fake-agent
-	@FAKE_AGENT=$(CURDIR)/$(TBIN)/fake-agent sh tests/run-suite.sh integration $(INTEG_TESTS) tests/integration/test_cli.sh tests/integration/test_cases_state.sh tests/integration/test_plots.sh tests/integration/test_libraries.sh tests/integration/test_phases.sh tests/queue/test_queue.sh tests/dedup/run.sh tests/compose/test_compose.sh tests/hostile/run.sh tests/faults/run.sh tests/eval/run.sh tests/mcp/run.sh tests/sessions/run.sh
+	@FAKE_AGENT=$(CURDIR)/$(TBIN)/fake-agent sh tests/run-suite.sh integration $(INTEG_TESTS) tests/integration/test_cli.sh tests/integration/test_cases_state.sh tests/integration/test_plots.sh tests/integration/test_libraries.sh tests/integration/test_phases.sh tests/queue/test_queue.sh tests/dedup/run.sh tests/compose/test_compose.sh tests/hostile/run.sh tests/faults/run.sh tests/eval/run.sh tests/mcp/run.sh tests/sessions/run.sh tests/metrics/run.sh
 
 # The zygote against fresh interpreters (a differential corpus and
 # HumanEval), then the hostile and integration suites with fresh

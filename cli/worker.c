@@ -18,7 +18,7 @@ static void on_signal(int sig)
 
 int cmd_worker(struct cli_globals *g, int argc, char **argv)
 {
-    const char *name = NULL;
+    const char *name = NULL, *metrics = NULL;
     long long slots = 0;
 
     for (int i = 1; i < argc; i++) {
@@ -34,10 +34,14 @@ int cmd_worker(struct cli_globals *g, int argc, char **argv)
             }
         } else if (strcmp(argv[i], "--name") == 0 && i + 1 < argc) {
             name = argv[++i];
+        } else if (strcmp(argv[i], "--metrics") == 0 && i + 1 < argc) {
+            metrics = argv[++i];
         } else if (strcmp(argv[i], "--help") == 0) {
-            puts("usage: llm-sandbox worker [--config FILE] [--slots N] [--name NAME]\n\n"
+            puts("usage: llm-sandbox worker [--config FILE] [--slots N] [--name NAME]\n"
+                 "                           [--metrics HOST:PORT]\n\n"
                  "Pulls jobs from the Redis stream until SIGTERM/SIGINT; the first signal\n"
-                 "drains (finishes running jobs up to worker.drain), a second exits at once.");
+                 "drains (finishes running jobs up to worker.drain), a second exits at once.\n"
+                 "--metrics (worker.metrics_addr) serves Prometheus metrics at /metrics.");
             return 0;
         } else {
             cli_error("worker: unknown option \"%s\"", argv[i]);
@@ -46,6 +50,13 @@ int cmd_worker(struct cli_globals *g, int argc, char **argv)
     }
     if (cli_config_finish(g) != 0)
         return EXIT_USAGE;
+    if (metrics) {
+        if (strlen(metrics) >= sizeof(g->cfg.metrics_addr)) {
+            cli_error("--metrics: address too long (got \"%.64s...\")", metrics);
+            return EXIT_USAGE;
+        }
+        snprintf(g->cfg.metrics_addr, sizeof(g->cfg.metrics_addr), "%s", metrics);
+    }
     llmsb_signals(on_signal);
     return worker_main(&g->cfg, slots ? (int)slots : (int)g->cfg.slots, name) == 0 ? 0
                                                                                    : EXIT_INTERNAL;

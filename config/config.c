@@ -68,6 +68,7 @@ static const struct ckey keys[] = {
     {"worker.heartbeat_ttl", C_SECONDS, 1, 600, O(heartbeat_ttl_ms), 0, NULL, "heartbeat key lifetime"},
     {"worker.drain", C_SECONDS, 0, 3600, O(drain_ms), 0, NULL, "time to finish in-flight jobs on SIGTERM"},
     {"worker.block", C_SECONDS, 0.1, 10, O(block_ms), 0, NULL, "XREADGROUP BLOCK"},
+    {"worker.metrics_addr", C_STR, 0, 0, O(metrics_addr), S(metrics_addr), NULL, "Prometheus endpoint HOST:PORT or :PORT (\"\": off)"},
     {"pool.min_idle", C_INT, 0, 64, O(pool_min_idle), 0, NULL, "warm containers kept per key in use"},
     {"pool.max_size", C_INT, 1, 256, O(pool_max_size), 0, NULL, "containers at most"},
     {"pool.max_uses", C_INT, 1, 1000000, O(pool_max_uses), 0, NULL, "jobs per container"},

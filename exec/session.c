@@ -498,3 +498,14 @@ void session_end_all(struct pool *pool, const char *why)
 {
     end_some(pool, NULL, why);
 }
+
+int session_count(const struct pool *pool)
+{
+    int n = 0;
+
+    pthread_mutex_lock(&mu);
+    for (size_t i = 0; i < ntab; i++)
+        n += tab[i]->pool == pool && tab[i]->held && !tab[i]->lost;
+    pthread_mutex_unlock(&mu);
+    return n;
+}

@@ -89,5 +89,7 @@ int session_close(struct pool *pool, const char *id, const char *entry_id, struc
 void session_expire(struct pool *pool, const struct config *cfg);
 /* Ends every session of pool (shutdown), recording why. */
 void session_end_all(struct pool *pool, const char *why);
+/* How many sessions of pool this process holds (open, not lost). */
+int session_count(const struct pool *pool);
 
 #endif

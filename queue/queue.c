@@ -1257,11 +1257,8 @@ static long long int_reply(struct queue *q, struct llmsb_err *err, int argc, con
     return v;
 }
 
-int queue_stats(struct queue *q, struct queue_stats *st,
-                void (*worker_fn)(void *, const char *, const struct fields *), void *ud,
-                struct llmsb_err *err)
+int queue_depth(struct queue *q, struct queue_stats *st, struct llmsb_err *err)
 {
-    char pattern[QUEUE_KEY_MAX], from[32], cursor[32] = "0";
     redisReply *r;
 
     memset(st, 0, sizeof(*st));
@@ -1275,6 +1272,18 @@ int queue_stats(struct queue *q, struct queue_stats *st,
         freeReplyObject(r);
     }
     llmsb_err_clear(err);
+    return 0;
+}
+
+int queue_stats(struct queue *q, struct queue_stats *st,
+                void (*worker_fn)(void *, const char *, const struct fields *), void *ud,
+                struct llmsb_err *err)
+{
+    char pattern[QUEUE_KEY_MAX], from[32], cursor[32] = "0";
+    redisReply *r;
+
+    if (queue_depth(q, st, err) != 0)
+        return err->code;
     snprintf(from, sizeof(from), "%lld", (long long)(clock_wall_ms() - 60000));
     if (cmds(q, &r, err, 6, "XRANGE", q->k_results, from, "+", "COUNT", "1000000") == 0) {
         st->done_last_minute = r->type == REDIS_REPLY_ARRAY ? (long long)r->elements : 0;

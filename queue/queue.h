@@ -196,6 +196,10 @@ struct queue_stats {
     long long done_last_minute;
     int workers;
 };
+/* The cheap part alone (XLEN of the jobs and dead streams, the XPENDING
+ * summary: three O(1) commands): stream_len, pending and dead; the rest 0.
+ * A Prometheus scrape reads these (worker/metrics.c). */
+int queue_depth(struct queue *q, struct queue_stats *st, struct llmsb_err *err);
 /* Calls worker_fn(ud, name, fields) for each live worker heartbeat hash. */
 int queue_stats(struct queue *q, struct queue_stats *st,
                 void (*worker_fn)(void *, const char *, const struct fields *), void *ud,

@@ -21,6 +21,7 @@
 #include "scheduler/scheduler.h"
 #include "exec/runner.h"
 #include "exec/session.h"
+#include "metrics_int.h"
 
 static atomic_int worker_stop; /* drain: set by worker_stop_ask */
 
@@ -58,9 +59,10 @@ struct worker {
     /* a recheck runs alone (gate_alone): no other slot claims or runs a job */
     pthread_mutex_t gate_mu;
     pthread_cond_t gate_cv;
-    int gate_active;  /* slots claiming or running a job */
-    int gate_waiting; /* rechecks waiting for the others to end */
-    int gate_alone;   /* a recheck is running */
+    int gate_active;        /* slots claiming or running a job */
+    int gate_waiting;       /* rechecks waiting for the others to end */
+    int gate_alone;         /* a recheck is running */
+    struct metrics metrics; /* served when worker.metrics_addr is set */
 };
 
 /* ---- sessions in Redis ---------------------------------------------------------- */
@@ -270,6 +272,8 @@ static void finish(struct slot *s, const struct queue_entry *e, const struct job
     free(ids);
     free(metas);
     fields_release(&f);
+    if (rc > 0)
+        metrics_job_done(&s->w->metrics, r, j ? j->lang : NULL, dead != NULL);
     llmsb_escape(shown, sizeof(shown), r->id, strlen(r->id));
     if (rc >= 0)
         log_info("job=%s status=%s attempts=%d%s%s", shown, status_name(r->r.status), r->attempts,
@@ -371,6 +375,8 @@ static void run_entry(struct slot *s, const struct queue_entry *e, const struct 
         gate_alone_end(s->w);
         scheduler_alone_end(&s->w->sched);
     }
+    if (o == SCHED_OUT_FAILED || o == SCHED_OUT_UNAVAILABLE)
+        metrics_engine_error(&s->w->metrics);
     d = scheduler_decide(o, e->deliveries, j->max_attempts, &backoff);
     switch (d.action) {
     case SCHED_FINISH:
@@ -627,6 +633,19 @@ static void *janitor_main(void *arg)
 
 /* ---- lifecycle ---------------------------------------------------------------- */
 
+/* A scrape's gauges, on the metrics server's thread. */
+static void metrics_gauges(void *ud, struct metrics_gauges *g)
+{
+    struct worker *w = ud;
+
+    g->slots = w->nslots;
+    g->busy = scheduler_busy(&w->sched);
+    g->paused = atomic_load(&w->sched.paused) != 0;
+    g->draining = atomic_load(&worker_stop) != 0;
+    g->pool_total = pool_size(&w->rn.pool, &g->pool_idle);
+    g->sessions = session_count(&w->rn.pool);
+}
+
 int worker_stop_ask(void)
 {
     int was = 0;
@@ -746,6 +765,7 @@ int worker_main(const struct config *cfg, int slots, const char *name)
     w.nslots = slots;
     w.started_wall_ms = clock_wall_ms();
     atomic_init(&w.janitor_stop, 0);
+    metrics_init(&w.metrics);
     if ((rc = preflight(&w, name, &err)) != 0) {
         log_error("%s", err.msg);
         return rc;
@@ -767,6 +787,12 @@ int worker_main(const struct config *cfg, int slots, const char *name)
         rc = LLMSB_ERR_NOMEM;
         goto out;
     }
+    if (cfg->metrics_addr[0] &&
+        (rc = metrics_start(&w.metrics, cfg->metrics_addr, cfg->redis_url, cfg->redis_prefix,
+                            metrics_gauges, &w, &err)) != 0) {
+        log_error("%s", err.msg);
+        goto out;
+    }
     log_info("worker %s: %d slots, %s %s, redis %s prefix %s", w.name, slots, w.rn.be.ops->name,
              w.rn.engine_version, cfg->redis_url, cfg->redis_prefix);
     if ((rc = start_threads(&w, &err)) != 0) {
@@ -786,6 +812,7 @@ out:
     atomic_store(&w.janitor_stop, 1);
     if (janitor)
         pthread_join(w.janitor, NULL);
+    metrics_release(&w.metrics); /* before what its gauges read goes */
     /* before the jobs are given back and the session store goes: the
      * sessions' ends are recorded in Redis (runner_close finds none left) */
     session_end_all(&w.rn.pool, "the worker that held it stopped");

@@ -1,0 +1,353 @@
+/* metrics.c - the worker's Prometheus endpoint (metrics_int.h): the
+ * numbers, their exposition text (format 0.0.4) and libmicrohttpd serving
+ * it.  Every label value comes from a fixed set (statuses, languages[],
+ * phases, acquire kinds): no job id or free text ever becomes a label, so a
+ * worker's series stay bounded whatever its jobs say. */
+#include "metrics_int.h"
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "common/common.h"
+#include "queue/queue.h"
+#include <cjson/cJSON.h>
+
+/* upper bounds of the duration buckets, seconds */
+static const double bucket_s[METRICS_BUCKETS] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+                                                 2.5,   5,    10,    30,   60,  120,  300};
+
+/* the result's `phases` keys (docs/jobs.md#phases), without "_ms" */
+static const char *const phase_names[METRICS_PHASES] = {
+    "queue_wait", "prepare", "acquire", "install", "compile",
+    "run",        "collect", "agent",   "finish",  "total"};
+
+/* the result's phases.acquire */
+static const char *const acquire_kinds[METRICS_ACQUIRE_KINDS] = {"warm", "cold", "temporary",
+                                                                 "session"};
+
+_Static_assert(METRICS_LANGS >= 2, "a language and unknown");
+
+static int lang_index(const struct language *lang)
+{
+    for (size_t i = 0; lang && i < languages_count && i < METRICS_LANGS - 1; i++)
+        if (&languages[i] == lang)
+            return (int)i;
+    return METRICS_LANGS - 1;
+}
+
+static const char *lang_label(int i)
+{
+    return i < METRICS_LANGS - 1 && (size_t)i < languages_count ? languages[i].name : "unknown";
+}
+
+static void hist_add(struct metrics_hist *h, double s)
+{
+    for (int b = 0; b < METRICS_BUCKETS; b++)
+        if (s <= bucket_s[b]) {
+            h->buckets[b]++;
+            break;
+        }
+    h->count++;
+    h->sum_s += s;
+}
+
+void metrics_init(struct metrics *m)
+{
+    memset(m, 0, sizeof(*m));
+    pthread_mutex_init(&m->mu, NULL);
+}
+
+void metrics_job_done(struct metrics *m, const struct job_result *r, const struct language *lang,
+                      int dead_letter)
+{
+    cJSON *ph = job_result_phases_json(r); /* outside the lock: it allocates */
+    double s[METRICS_PHASES];
+    int acq = -1;
+
+    for (int i = 0; i < METRICS_PHASES; i++) {
+        char key[32];
+        const cJSON *v;
+        snprintf(key, sizeof(key), "%s_ms", phase_names[i]);
+        v = cJSON_GetObjectItemCaseSensitive(ph, key);
+        s[i] = cJSON_IsNumber(v) && v->valuedouble >= 0 ? v->valuedouble / 1000.0 : -1;
+    }
+    for (int k = 0; k < METRICS_ACQUIRE_KINDS; k++)
+        if (strcmp(r->ph.acquire, acquire_kinds[k]) == 0)
+            acq = k;
+    cJSON_Delete(ph);
+    pthread_mutex_lock(&m->mu);
+    if (r->r.status > STATUS_NONE && r->r.status < STATUS_COUNT)
+        m->c.jobs[r->r.status][lang_index(lang)]++;
+    for (int i = 0; i < METRICS_PHASES; i++)
+        if (s[i] >= 0)
+            hist_add(&m->c.phase[i], s[i]);
+    if (acq >= 0)
+        m->c.acquires[acq]++;
+    m->c.dead_letters += dead_letter != 0;
+    pthread_mutex_unlock(&m->mu);
+}
+
+void metrics_engine_error(struct metrics *m)
+{
+    pthread_mutex_lock(&m->mu);
+    m->c.engine_errors++;
+    pthread_mutex_unlock(&m->mu);
+}
+
+/* ---- the exposition text ------------------------------------------------------ */
+
+static int head(struct buf *b, const char *name, const char *type, const char *help)
+{
+    return buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static int gauge(struct buf *b, const char *name, const char *help, long long v)
+{
+    return head(b, name, "gauge", help) | buf_printf(b, "%s %lld\n", name, v);
+}
+
+static int counter(struct buf *b, const char *name, const char *help, long long v)
+{
+    return head(b, name, "counter", help) | buf_printf(b, "%s %lld\n", name, v);
+}
+
+static int format_jobs(const struct metrics_counts *c, struct buf *b)
+{
+    int rc = head(b, "llmsb_jobs_total", "counter",
+                  "Final results this worker wrote, by status and language.");
+
+    for (int s = STATUS_NONE + 1; s < STATUS_COUNT; s++)
+        for (int l = 0; l < METRICS_LANGS; l++)
+            if (c->jobs[s][l])
+                rc |= buf_printf(b, "llmsb_jobs_total{status=\"%s\",lang=\"%s\"} %lld\n",
+                                 status_name((enum job_status)s), lang_label(l), c->jobs[s][l]);
+    return rc;
+}
+
+static int format_phases(const struct metrics_counts *c, struct buf *b)
+{
+    int rc = head(b, "llmsb_job_phase_seconds", "histogram",
+                  "Where the jobs' time went, by phase (the result's phases).");
+
+    for (int p = 0; p < METRICS_PHASES; p++) {
+        const struct metrics_hist *h = &c->phase[p];
+        long long cum = 0;
+        for (int k = 0; k < METRICS_BUCKETS; k++) {
+            cum += h->buckets[k];
+            rc |= buf_printf(b, "llmsb_job_phase_seconds_bucket{phase=\"%s\",le=\"%g\"} %lld\n",
+                             phase_names[p], bucket_s[k], cum);
+        }
+        rc |= buf_printf(b, "llmsb_job_phase_seconds_bucket{phase=\"%s\",le=\"+Inf\"} %lld\n",
+                         phase_names[p], h->count);
+        rc |= buf_printf(b, "llmsb_job_phase_seconds_sum{phase=\"%s\"} %.3f\n", phase_names[p],
+                         h->sum_s);
+        rc |= buf_printf(b, "llmsb_job_phase_seconds_count{phase=\"%s\"} %lld\n", phase_names[p],
+                         h->count);
+    }
+    return rc;
+}
+
+static int format_queue(const struct queue_stats *qs, struct buf *b)
+{
+    int rc =
+        gauge(b, "llmsb_queue_up", "1 when this scrape read the queue from Redis.", qs != NULL);
+    long long queued;
+
+    if (!qs)
+        return rc;
+    queued = qs->stream_len - qs->pending > 0 ? qs->stream_len - qs->pending : 0;
+    rc |= gauge(b, "llmsb_queue_queued", "Jobs waiting for a worker (status --json: queued).",
+                queued);
+    rc |=
+        gauge(b, "llmsb_queue_pending",
+              "Jobs delivered to a worker and not finished (status --json: pending).", qs->pending);
+    rc |= gauge(b, "llmsb_queue_dead_letters",
+                "Entries of the dead-letter stream (status --json: dead).", qs->dead);
+    return rc;
+}
+
+int metrics_format(const struct metrics_counts *c, const struct metrics_gauges *g,
+                   const struct queue_stats *qs, struct buf *b)
+{
+    int rc = format_jobs(c, b) | format_phases(c, b) | format_queue(qs, b);
+
+    rc |= head(b, "llmsb_pool_acquires_total", "counter",
+               "Sandboxes jobs ran in, by how they were had (warm: a pool hit).");
+    for (int k = 0; k < METRICS_ACQUIRE_KINDS; k++)
+        rc |= buf_printf(b, "llmsb_pool_acquires_total{how=\"%s\"} %lld\n", acquire_kinds[k],
+                         c->acquires[k]);
+    rc |=
+        counter(b, "llmsb_dead_letters_total", "Jobs this worker dead-lettered.", c->dead_letters);
+    rc |=
+        counter(b, "llmsb_engine_errors_total",
+                "Attempts the container engine failed (retried or given back).", c->engine_errors);
+    rc |= gauge(b, "llmsb_worker_slots", "Jobs this worker runs at once.", g->slots);
+    rc |= gauge(b, "llmsb_worker_slots_busy", "Slots running a job.", g->busy);
+    rc |= gauge(b, "llmsb_worker_paused", "1 while the engine does not answer (no jobs taken).",
+                g->paused);
+    rc |= gauge(b, "llmsb_worker_draining", "1 while the worker drains to stop.", g->draining);
+    rc |=
+        gauge(b, "llmsb_pool_containers", "Warm pool containers, idle and in use.", g->pool_total);
+    rc |= gauge(b, "llmsb_pool_idle", "Warm pool containers waiting for a job.", g->pool_idle);
+    rc |= gauge(b, "llmsb_sessions_open", "Sessions this worker holds.", g->sessions);
+    return rc;
+}
+
+/* ---- the server --------------------------------------------------------------- */
+
+/* The queue's depth on the server's own connection; NULL when Redis does
+ * not answer within METRICS_REDIS_TIMEOUT_MS (the next scrape reconnects). */
+static const struct queue_stats *read_queue(struct metrics *m, struct queue_stats *qs)
+{
+    struct llmsb_err err = {0};
+
+    if (!m->q) {
+        struct queue *q = calloc(1, sizeof(*q));
+        if (!q || queue_open(q, m->redis_url, m->redis_prefix, NULL, METRICS_REDIS_TIMEOUT_MS,
+                             &err) != 0) {
+            if (q)
+                queue_close(q);
+            free(q);
+            log_warn("metrics: redis: %s", err.msg);
+            return NULL;
+        }
+        m->q = q;
+    }
+    if (queue_depth(m->q, qs, &err) != 0) {
+        log_warn("metrics: redis: %s", err.msg);
+        queue_close(m->q);
+        free(m->q);
+        m->q = NULL;
+        return NULL;
+    }
+    return qs;
+}
+
+static enum MHD_Result reply(struct MHD_Connection *conn, unsigned code, const char *type,
+                             struct buf *body)
+{
+    size_t len = body->len;
+    char *data = buf_steal(body);
+    struct MHD_Response *res = MHD_create_response_from_buffer(
+        len, data ? data : (char *)"", data ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+    enum MHD_Result rc;
+
+    if (!res) {
+        free(data);
+        return MHD_NO;
+    }
+    MHD_add_response_header(res, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    rc = MHD_queue_response(conn, code, res);
+    MHD_destroy_response(res);
+    return rc;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version, const char *upload,
+                                  size_t *upload_size, void **con_cls)
+{
+    struct metrics *m = cls;
+    struct metrics_counts c;
+    struct metrics_gauges g = {0};
+    struct queue_stats qs;
+    struct buf b;
+    unsigned code = MHD_HTTP_OK;
+
+    buf_init(&b, METRICS_BODY_CAP);
+    if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
+        code = MHD_HTTP_METHOD_NOT_ALLOWED;
+        buf_append_str(&b, "only GET /metrics\n");
+    } else if (strcmp(url, "/metrics") != 0) {
+        code = MHD_HTTP_NOT_FOUND;
+        buf_append_str(&b, "not found: the metrics are at /metrics\n");
+    } else {
+        pthread_mutex_lock(&m->mu);
+        c = m->c;
+        pthread_mutex_unlock(&m->mu);
+        m->gauges(m->ud, &g);
+        if (metrics_format(&c, &g, read_queue(m, &qs), &b) != 0) {
+            code = MHD_HTTP_INTERNAL_SERVER_ERROR;
+            buf_reset(&b);
+            buf_append_str(&b, "metrics: out of memory\n");
+        }
+    }
+    return reply(conn, code,
+                 code == MHD_HTTP_OK ? "text/plain; version=0.0.4; charset=utf-8" : "text/plain",
+                 &b);
+}
+
+/* addr as host and port ("[v6]:port" unbracketed). Returns 0 or -1. */
+static int split_addr(const char *addr, char *host, size_t hsz, char *port, size_t psz)
+{
+    const char *colon = strrchr(addr, ':');
+    const char *h = addr;
+    size_t hl;
+
+    if (!colon || !colon[1] || strlen(colon + 1) >= psz)
+        return -1;
+    hl = (size_t)(colon - addr);
+    if (hl >= 2 && addr[0] == '[' && addr[hl - 1] == ']') {
+        h++;
+        hl -= 2;
+    }
+    if (hl >= hsz)
+        return -1;
+    snprintf(host, hsz, "%.*s", (int)hl, h);
+    snprintf(port, psz, "%s", colon + 1);
+    return 0;
+}
+
+int metrics_start(struct metrics *m, const char *addr, const char *redis_url,
+                  const char *redis_prefix, void (*gauges)(void *, struct metrics_gauges *),
+                  void *ud, struct llmsb_err *err)
+{
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE}, *ai = NULL;
+    char host[256], port[16];
+    long long pn;
+    int rc;
+
+    if (split_addr(addr, host, sizeof(host), port, sizeof(port)) != 0 ||
+        parse_ll(port, 1, 65535, &pn) != 0)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "worker.metrics_addr \"%s\": not HOST:PORT, :PORT or [V6]:PORT "
+                             "with a port from 1 to 65535",
+                             addr);
+    hints.ai_family = host[0] ? AF_UNSPEC : AF_INET;
+    if ((rc = getaddrinfo(host[0] ? host : NULL, port, &hints, &ai)) != 0)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "worker.metrics_addr \"%s\": %s", addr,
+                             gai_strerror(rc));
+    snprintf(m->redis_url, sizeof(m->redis_url), "%s", redis_url);
+    snprintf(m->redis_prefix, sizeof(m->redis_prefix), "%s", redis_prefix);
+    m->gauges = gauges;
+    m->ud = ud;
+    /* one thread answers, one scrape at a time, each bounded in time */
+    m->daemon = MHD_start_daemon(
+        MHD_USE_INTERNAL_POLLING_THREAD | (ai->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0), 0, NULL,
+        NULL, on_request, m, MHD_OPTION_SOCK_ADDR, ai->ai_addr, MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned)16, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10, MHD_OPTION_END);
+    freeaddrinfo(ai);
+    if (!m->daemon)
+        return llmsb_err_set(err, LLMSB_ERR_SYS,
+                             "worker.metrics_addr \"%s\": cannot listen there (in use, or "
+                             "not an address of this host?)",
+                             addr);
+    log_info("metrics: serving http://%s/metrics", addr);
+    return 0;
+}
+
+void metrics_release(struct metrics *m)
+{
+    if (m->daemon)
+        MHD_stop_daemon(m->daemon);
+    m->daemon = NULL;
+    if (m->q) {
+        queue_close(m->q);
+        free(m->q);
+        m->q = NULL;
+    }
+    pthread_mutex_destroy(&m->mu);
+}
