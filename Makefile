@@ -20,7 +20,7 @@ LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fi
               languages/languages.c languages/java.c languages/hooks.c \
               security/lex.c security/policy.c config/config.c config/jobfile.c \
               backends/backend.c backends/hardening.c backends/seccomp.c backends/http/http.c backends/http/websocket.c \
-              backends/docker/docker.c backends/docker/stream.c backends/docker/egress.c \
+              backends/docker/docker.c backends/docker/stream.c backends/docker/egress.c backends/docker/tls.c \
               backends/docker/podman.c backends/kubernetes/kubernetes.c \
               backends/kubernetes/config.c backends/kubernetes/stream.c \
               sandbox/sandbox.c sandbox/pool.c images/images.c \
