@@ -169,11 +169,10 @@ int docker_tls_apply(const struct docker_tls *t, struct http_client *c, char *no
     struct http_tls h = {ca, cert, key, NULL, !t->verify};
     if ((rc = http_client_set_tls(c, &h, err)) != 0)
         goto out;
-    llmsb_fmt(note, notesz, "TLS from %s; %s; %s", t->why,
-              t->verify ? "the daemon's certificate checked against ca.pem"
-                        : "the daemon's certificate not checked",
-              cert ? "client certificate cert.pem" : "no client certificate (no cert.pem)");
-    llmsb_append(note, notesz, " in %s", t->dir_from);
+    llmsb_fmt(note, notesz, "TLS (%s): %s, %s, in %s", t->why,
+              t->verify ? "the daemon checked against ca.pem" : "the daemon not checked",
+              cert ? "client certificate cert.pem" : "no client certificate (no cert.pem)",
+              t->dir_from);
 out:
     free(ca);
     free(cert);

@@ -130,7 +130,7 @@ TEST(certificate_files_and_their_errors)
     put(dir, "ca.pem", PEM);
     ASSERT_EQ(apply(dir, 1, &c, note, sizeof(note), &err), 0);
     ASSERT(c.ca_pem && !c.cert_pem && !c.key_pem && !c.insecure);
-    ASSERT_CONTAINS(note, "checked against ca.pem");
+    ASSERT_CONTAINS(note, "the daemon checked against ca.pem");
     /* half a key pair is an error */
     put(dir, "cert.pem", PEM);
     ASSERT(apply(dir, 1, &c, note, sizeof(note), &err) != 0);
