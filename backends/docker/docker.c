@@ -125,15 +125,16 @@ int docker_ping(struct backend *b, char *version, size_t vsz, struct llmsb_err *
     } else {
         const char *note = ((struct docker *)b->priv)->tls_note;
         char cause[sizeof(err->msg)];
+        const char *hint = flavor_of(b)->daemon_hint;
         /* dockerd's answer to plain HTTP on its TLS port */
-        int plain_to_tls = !*note && strstr(err->msg, "HTTP request to an HTTPS server");
+        if (!*note && strstr(err->msg, "HTTP request to an HTTPS server"))
+            hint = "it speaks TLS: set DOCKER_TLS_VERIFY=1 and DOCKER_CERT_PATH, or "
+                   "backend.tls_verify and backend.cert_path";
+        else if (*note && strstr(err->msg, "SSL")) /* curl's words for a TLS failure */
+            hint = "the TLS handshake failed";
         memcpy(cause, err->msg, sizeof(cause));
         llmsb_fmt(err->msg, sizeof(err->msg), "cannot reach the %s engine at %s (%s): %s%s%s",
-                  eng(b), b->host,
-                  plain_to_tls ? "it speaks TLS: set DOCKER_TLS_VERIFY=1 and DOCKER_CERT_PATH, "
-                                 "or backend.tls_verify and backend.cert_path"
-                               : flavor_of(b)->daemon_hint,
-                  cause, *note ? "; " : "", note);
+                  eng(b), b->host, hint, cause, *note ? "; " : "", note);
     }
     cJSON_Delete(j);
     buf_release(&resp);

@@ -153,9 +153,9 @@ refused() {
         bad "$name" "exit $rc, stderr does not match \"$pat\": $(head -c 400 "$FD/$name.err")"
     fi
 }
-refused wrong_ca "SSL certificate problem.*DOCKER_CERT_PATH=$FD/wrongca" \
+refused wrong_ca "the TLS handshake failed.*SSL certificate problem.*DOCKER_CERT_PATH=$FD/wrongca" \
     DOCKER_HOST="$H" DOCKER_TLS_VERIFY=1 DOCKER_CERT_PATH="$FD/wrongca"
-refused no_client_certificate "alert certificate required.*no client certificate (no cert.pem), in DOCKER_CERT_PATH=$FD/nocert" \
+refused no_client_certificate "alert \\(certificate required\\|bad certificate\\).*no client certificate (no cert.pem), in DOCKER_CERT_PATH=$FD/nocert" \
     DOCKER_HOST="$H" DOCKER_TLS_VERIFY=1 DOCKER_CERT_PATH="$FD/nocert"
 refused missing_ca "DOCKER_CERT_PATH=$FD/empty: ca.pem: No such file or directory" \
     DOCKER_HOST="$H" DOCKER_TLS_VERIFY=1 DOCKER_CERT_PATH="$FD/empty"
