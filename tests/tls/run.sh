@@ -2,7 +2,7 @@
 # tests/tls/run.sh - a remote Docker engine over TLS: a private dockerd
 # listening only on tcp://127.0.0.1:PORT with --tlsverify and certificates
 # this script makes (a CA, the daemon's, a client's; a second, unrelated
-# CA), then `run` and `submit --local` through DOCKER_HOST,
+# CA), then `run`, `submit --local` and a worker through DOCKER_HOST,
 # DOCKER_TLS_VERIFY and DOCKER_CERT_PATH (and through backend.host,
 # backend.tls_verify and backend.cert_path), and the refusals, each with
 # its message: a wrong CA, a client without a certificate, a missing
@@ -18,9 +18,9 @@ B=${LLMSB_BIN:-$ROOT/bin/llm-sandbox}
 LANG_=ruby
 FD=$(mktemp -d /tmp/llmsb-tls.XXXXXX)
 BR=llmsbtls$(($$ % 100000))
-pass=0; fail=0; DPID=""
+pass=0; fail=0; DPID=""; WPID=""; RPORT=
 
-for tool in dockerd docker openssl ip; do
+for tool in dockerd docker openssl ip redis-server redis-cli; do
     command -v "$tool" >/dev/null || { echo "FAIL tls.setup: $tool is not installed"; exit 1; }
 done
 for _ in $(seq 1 20); do
@@ -65,6 +65,8 @@ extendedKeyUsage=serverAuth" &&
 
 cleanup() {
     local cpid
+    [ -n "$WPID" ] && kill -9 "$WPID" 2>/dev/null
+    [ -n "$RPORT" ] && redis-cli -p "$RPORT" shutdown nosave >/dev/null 2>&1
     if [ -n "$DPID" ]; then
         ids=$(docker -H "$H" --tlsverify --tlscacert "$FD/good/ca.pem" --tlscert "$FD/good/cert.pem" \
             --tlskey "$FD/good/key.pem" ps -aq 2>/dev/null)
@@ -137,6 +139,28 @@ rc=$?
 n=$(grep '"status":"ok"' "$FD/results.jsonl" 2>/dev/null | grep -c '"passed":true')
 [ "$rc" = 0 ] && [ "$n" = 4 ] && ok submit_local ||
     bad submit_local "exit $rc, $n of 4 ok: $(tail -c 400 "$FD/submit.err")"
+
+# a worker on the remote engine, fed through a private redis-server
+for _ in $(seq 1 20); do
+    RPORT=$((20000 + RANDOM % 10000))
+    redis-cli -p "$RPORT" ping >/dev/null 2>&1 || break
+done
+redis-server --port "$RPORT" --bind 127.0.0.1 --save '' --appendonly no --dir "$FD" \
+    --daemonize yes --logfile "$FD/redis.log" --pidfile "$FD/redis.pid" >/dev/null
+export LLMSB_REDIS_URL=redis://127.0.0.1:$RPORT
+for _ in $(seq 1 50); do redis-cli -p "$RPORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+DOCKER_HOST=$H DOCKER_TLS_VERIFY=1 DOCKER_CERT_PATH=$FD/good "$B" worker --name tlsw --slots 2 \
+    >"$FD/worker.log" 2>&1 &
+WPID=$!
+sed 's/"tls-/"w-/' "$FD/jobs.jsonl" >"$FD/wjobs.jsonl"
+"$B" submit "$FD/wjobs.jsonl" --wait --timeout 90 --out "$FD/wresults.jsonl" >"$FD/wsubmit.out" 2>&1
+rc=$?
+n=$(grep '"status":"ok"' "$FD/wresults.jsonl" 2>/dev/null | grep -c '"passed":true')
+kill -TERM "$WPID" 2>/dev/null
+for _ in $(seq 1 300); do kill -0 "$WPID" 2>/dev/null || break; sleep 0.1; done
+WPID=""
+[ "$rc" = 0 ] && [ "$n" = 4 ] && ok worker ||
+    bad worker "exit $rc, $n of 4 ok: $(tail -c 300 "$FD/wsubmit.out") | $(tail -c 300 "$FD/worker.log")"
 
 # ---- refusals --------------------------------------------------------------------------
 
