@@ -184,7 +184,7 @@ refused no_client_certificate "alert \\(certificate required\\|bad certificate\\
 refused missing_ca "DOCKER_CERT_PATH=$FD/empty: ca.pem: No such file or directory" \
     DOCKER_HOST="$H" DOCKER_TLS_VERIFY=1 DOCKER_CERT_PATH="$FD/empty"
 # DOCKER_CERT_PATH alone turns no TLS on (as the CLI): plain HTTP to the TLS port
-refused plain_tcp "it speaks TLS: set DOCKER_TLS_VERIFY=1" \
+refused plain_tcp "it speaks TLS: set DOCKER_TLS_VERIFY=1.*HTTP 400: Client sent an HTTP request to an HTTPS server\.$" \
     DOCKER_HOST="$H" DOCKER_CERT_PATH="$FD/good"
 
 # nothing of these runs stays on the private engine (only this script uses it)
