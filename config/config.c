@@ -50,6 +50,8 @@ static const struct ckey keys[] = {
     {"backend.name", C_STR, 0, 0, O(backend), S(backend), NULL, "container engine"},
     {"backend.host", C_STR, 0, 0, O(backend_host), S(backend_host), NULL, "engine address (unix:///path, tcp://host:port)"},
     {"backend.runtime", C_STR, 0, 0, O(runtime), S(runtime), NULL, "OCI runtime (runsc for gVisor)"},
+    {"backend.tls_verify", C_ENUM, 0, 0, O(kube.tls_verify), S(kube.tls_verify), "true|false", "TLS to a tcp:// engine: true checks its certificate against ca.pem, false does not (default: $DOCKER_TLS_VERIFY, $DOCKER_TLS as the docker CLI)"},
+    {"backend.cert_path", C_STR, 0, 0, O(kube.cert_path), S(kube.cert_path), NULL, "directory of ca.pem, cert.pem, key.pem (default: $DOCKER_CERT_PATH, ~/.docker)"},
     {"backend.seccomp", C_ENUM, 0, 0, O(seccomp), S(seccomp), "builtin|engine", "seccomp profile: the project's own, or the engine's default"},
     {"kubernetes.kubeconfig", C_STR, 0, 0, O(kube.client_config), S(kube.client_config), NULL, "kubeconfig file (default $KUBECONFIG, the pod's service account, ~/.kube/config)"},
     {"kubernetes.namespace", C_STR, 0, 0, O(kube.ns), S(kube.ns), NULL, "namespace of the sandbox pods (default: the kubeconfig context's, the pod's own, default)"},

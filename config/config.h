@@ -33,7 +33,7 @@ struct config {
     char backend_host[256];             /* "" = the backend's default address */
     char runtime[64];                   /* "" = engine default (runc); "runsc" = gVisor */
     char seccomp[16];                   /* "builtin" (backends/seccomp.h) or "engine" */
-    struct backend_opts kube;           /* kubernetes.* */
+    struct backend_opts kube;           /* kubernetes.*, backend.tls_verify, backend.cert_path */
     char images[CONFIG_MAX_LANGS][256]; /* per languages[] index; "" = default */
     struct limits defaults;
     struct limits max;

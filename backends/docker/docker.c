@@ -35,6 +35,7 @@ static const struct docker_flavor docker_flavor = {
     .name = "docker",
     .default_host = DOCKER_DEFAULT_HOST,
     .host_env = DOCKER_HOST_ENV,
+    .tls_env = 1,
     .daemon_hint = "is dockerd running?",
     .egress_bridge = DOCKER_EGRESS_BRIDGE,
     .egress_forward_chain = "DOCKER-USER",
@@ -44,6 +45,8 @@ int docker_open_flavor(struct backend *b, const char *host, const struct docker_
                        struct llmsb_err *err)
 {
     struct docker *d = calloc(1, sizeof(*d));
+    struct docker_tls tls;
+    char url[sizeof(b->host) + 16];
 
     if (!d)
         return llmsb_err_set(err, LLMSB_ERR_NOMEM, "%s: out of memory", fl->name);
@@ -57,9 +60,14 @@ int docker_open_flavor(struct backend *b, const char *host, const struct docker_
         return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: host \"%.60s...\" is too long", fl->name,
                              host);
     }
-    if (http_client_init(&d->http, host, DOCKER_API_PREFIX, err) != 0) {
+    docker_tls_from_env(&b->opts, fl->tls_env, &tls);
+    tls.on = tls.on && strncmp(host, "tcp://", 6) == 0; /* dockerd's sockets: never TLS */
+    if (docker_tls_url(host, tls.on, url, sizeof(url), err) != 0 ||
+        http_client_init(&d->http, url, DOCKER_API_PREFIX, err) != 0 ||
+        (tls.on && docker_tls_apply(&tls, &d->http, d->tls_note, sizeof(d->tls_note), err) != 0)) {
+        http_client_release(&d->http);
         free(d);
-        return err->code;
+        return llmsb_err_wrap(err, "%s: %s", fl->name, host);
     }
     b->priv = d;
     return 0;
@@ -115,8 +123,18 @@ int docker_ping(struct backend *b, char *version, size_t vsz, struct llmsb_err *
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "Version");
         snprintf(version, vsz, "%s", cJSON_IsString(v) ? v->valuestring : "unknown");
     } else {
-        llmsb_err_wrap(err, "cannot reach the %s engine at %s (%s)", eng(b), b->host,
-                       flavor_of(b)->daemon_hint);
+        const char *note = ((struct docker *)b->priv)->tls_note;
+        char cause[sizeof(err->msg)];
+        const char *hint = flavor_of(b)->daemon_hint;
+        /* dockerd's answer to plain HTTP on its TLS port */
+        if (!*note && strstr(err->msg, "HTTP request to an HTTPS server"))
+            hint = "it speaks TLS: set DOCKER_TLS_VERIFY=1 and DOCKER_CERT_PATH, or "
+                   "backend.tls_verify and backend.cert_path";
+        else if (*note && strstr(err->msg, "SSL")) /* curl's words for a TLS failure */
+            hint = "the TLS handshake failed";
+        memcpy(cause, err->msg, sizeof(cause));
+        llmsb_fmt(err->msg, sizeof(err->msg), "cannot reach the %s engine at %s (%s): %s%s%s",
+                  eng(b), b->host, hint, cause, *note ? "; " : "", note);
     }
     cJSON_Delete(j);
     buf_release(&resp);

@@ -19,6 +19,7 @@ struct docker_flavor {
     const char *name;         /* "docker", "podman": in every message */
     const char *default_host; /* when neither backend.host nor host_env is set */
     const char *host_env;     /* DOCKER_HOST, CONTAINER_HOST */
+    int tls_env;              /* reads DOCKER_TLS_VERIFY, DOCKER_TLS, DOCKER_CERT_PATH (tls.c) */
     const char *daemon_hint;  /* said when the engine does not answer */
     /* The value after "seccomp=" in SecurityOpt (malloc'd): NULL = the
      * profile itself (Docker); Podman wants a file's path. */
@@ -33,7 +34,39 @@ struct docker_flavor {
 struct docker {
     struct http_client http;
     const struct docker_flavor *fl;
+    char tls_note[400]; /* how TLS is set up, for messages; "" without TLS */
 };
+
+/* ---- TLS (tls.c): the docker CLI's environment and the config keys ---- */
+
+/* The inputs of the decision: the config keys ("" = unset) and the
+ * environment's values (NULL = unset). */
+struct docker_tls_env {
+    const char *tls_verify_cfg; /* backend.tls_verify: "", "true", "false" */
+    const char *cert_path_cfg;  /* backend.cert_path */
+    const char *tls_verify, *tls, *cert_path, *docker_config, *home;
+};
+
+struct docker_tls {
+    int on;             /* speak TLS to a tcp:// host */
+    int verify;         /* check the daemon's certificate against ca.pem */
+    char why[64];       /* what turned TLS on, for messages */
+    char dir[512];      /* where ca.pem, cert.pem and key.pem are */
+    char dir_from[600]; /* "DOCKER_CERT_PATH=/x" or how dir was found */
+};
+
+void docker_tls_decide(const struct docker_tls_env *e, struct docker_tls *t);
+/* docker_tls_decide on o's keys and this process's environment (read_env
+ * 0: the flavor reads no DOCKER_* variables; HOME still gives ~/.docker). */
+void docker_tls_from_env(const struct backend_opts *o, int read_env, struct docker_tls *t);
+/* The address for the HTTP client: tcp://h gets the CLI's default port
+ * (2376 with TLS, 2375 without) and, with TLS, the https scheme; other
+ * hosts are copied. */
+int docker_tls_url(const char *host, int tls, char *out, size_t outsz, struct llmsb_err *err);
+/* Reads t's PEM files into c and describes the setup in note.  A missing
+ * or unreadable file is an error naming the variable, the file and why. */
+int docker_tls_apply(const struct docker_tls *t, struct http_client *c, char *note, size_t notesz,
+                     struct llmsb_err *err);
 
 /* The create body of a sandbox: the hardening spec of s (hardening.h) in
  * the Engine API's words.  Returns a new string, caller frees; NULL out of

@@ -477,10 +477,14 @@ void http_error_message(const struct buf *resp, char *out, size_t outsz)
     cJSON *j = resp->len ? cJSON_ParseWithLength(resp->data, resp->len) : NULL;
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "message");
 
-    if (cJSON_IsString(m))
+    if (cJSON_IsString(m)) {
         llmsb_escape(out, outsz, m->valuestring, strlen(m->valuestring));
-    else
-        llmsb_escape(out, outsz, resp->data ? resp->data : "", resp->len);
+    } else { /* a text body, less its line end ("Client sent an HTTP request ...\n") */
+        size_t n = resp->len;
+        while (n && (resp->data[n - 1] == '\n' || resp->data[n - 1] == '\r'))
+            n--;
+        llmsb_escape(out, outsz, resp->data ? resp->data : "", n);
+    }
     cJSON_Delete(j);
 }
 
