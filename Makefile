@@ -43,7 +43,7 @@ UNIT_TESTS = $(patsubst tests/unit/%.c,$(TBIN)/%,$(wildcard tests/unit/test_*.c)
 INTEG_TESTS = $(patsubst tests/integration/%.c,$(TBIN)/%,$(wildcard tests/integration/test_*.c))
 
 .SECONDARY:
-.PHONY: check-layers fuzzers all clean test test-zygote test-cpp-cache-all test-java-cache-all test-podman test-k8s test-tls unit integration sanitize fuzz bench images images-current format
+.PHONY: check-layers fuzzers all clean test test-zygote test-cpp-cache-all test-java-cache-all test-podman test-gvisor test-k8s test-tls unit integration sanitize fuzz bench images images-current format
 all: bin/llm-sandbox bin/llmsb-agent
 
 V ?= 0
@@ -166,6 +166,14 @@ test-podman: $(CLI_BIN) $(TBIN)/test_integ_docker
 test-tls: $(CLI_BIN)
 	@sh tests/run-suite.sh tls tests/tls/run.sh
 
+# gVisor: the status suite with the hardening audit (test_integ_docker) and
+# the hostile suite on the runtime runsc (Debian's package) of the system
+# dockerd, which scripts/gvisor-up.sh registers (docs/security.md). Not in
+# CI yet: it fails today on what docs/security.md lists under gVisor.
+test-gvisor: $(CLI_BIN) $(TBIN)/test_integ_docker
+	@scripts/gvisor-up.sh
+	@LLMSB_RUNTIME=runsc sh tests/run-suite.sh gvisor $(TBIN)/test_integ_docker tests/hostile/run.sh
+
 # The Kubernetes backend against a real API server and kubelet: the
 # one-node cluster of scripts/k8s-up.sh (built once from Debian's source
 # package, cached in /var/cache/llmsb-k8s), as the worker's service account.
@@ -215,6 +223,9 @@ bench: all bin/bench/bench_run bin/bench/bench_queue bin/bench/bench_backends
 	sh bench/bench_cases.sh bin/llm-sandbox 20
 	sh bench/bench_eval.sh bin/llm-sandbox $(BENCH_JOBS) bin/bench/run.out bin/bench/queue.out
 	sh bench/bench_dedup.sh $(BENCH_DEDUP_FILE) bin/llm-sandbox
+	@if docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q '"runsc"'; then \
+	    sh bench/bench_gvisor.sh bin/llm-sandbox; \
+	else echo "bench_gvisor: not run: dockerd has no runtime runsc (scripts/gvisor-up.sh sets it up)"; fi
 
 bin/bench/%: bench/%.c $(LIB_OBJ)
 	@mkdir -p bin/bench

@@ -121,6 +121,14 @@ int cli_config_finish(struct cli_globals *g)
         }
         snprintf(g->cfg.backend, sizeof(g->cfg.backend), "%s", g->backend);
     }
+    /* backend.runtime for one command: make test-gvisor runs the suites on runsc */
+    if ((env = getenv("LLMSB_RUNTIME")) && *env &&
+        snprintf(g->cfg.runtime, sizeof(g->cfg.runtime), "%s", env) >=
+            (int)sizeof(g->cfg.runtime)) {
+        cli_error("LLMSB_RUNTIME: \"%.60s\" is longer than %zu bytes", env,
+                  sizeof(g->cfg.runtime) - 1);
+        return -1;
+    }
     if (!g->redis_url)
         g->redis_url = getenv("LLMSB_REDIS_URL");
     if (!g->prefix)

@@ -7,15 +7,18 @@
 #   scripts/setup.sh --with-k8s also builds the test Kubernetes of
 #                               scripts/k8s-up.sh (once; cached), beside the
 #                               image builds, which mostly wait on downloads
+#   scripts/setup.sh --with-gvisor  also registers gVisor's runsc as dockerd's
+#                               runtime "runsc" (scripts/gvisor-up.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-example=1 k8s=0
+example=1 k8s=0 gvisor=0
 for a in "$@"; do
     case $a in
         --no-example) example=0 ;;
         --with-k8s) k8s=1 ;;
-        *) echo "usage: $0 [--no-example] [--with-k8s]" >&2; exit 2 ;;
+        --with-gvisor) gvisor=1 ;;
+        *) echo "usage: $0 [--no-example] [--with-k8s] [--with-gvisor]" >&2; exit 2 ;;
     esac
 done
 
@@ -37,6 +40,8 @@ fi
 # Node.js and npm for the MCP test client (tests/mcp): the machine's own
 # when it has one, else Debian's
 command -v node >/dev/null && command -v npm >/dev/null || PKGS="$PKGS nodejs npm"
+# gVisor's runsc, registered after the images are built
+if [ "$gvisor" = 1 ]; then PKGS="$PKGS runsc"; fi
 
 missing=""
 for p in $PKGS; do
@@ -77,6 +82,11 @@ fi
 
 log "building sandbox images (cold: about 9 minutes; cached afterwards)"
 bin/llm-sandbox images build
+
+if [ "$gvisor" = 1 ]; then
+    log "gVisor as dockerd's runtime runsc"
+    scripts/gvisor-up.sh
+fi
 
 if [ "$k8s" = 1 ]; then
     log "waiting for the Kubernetes build"

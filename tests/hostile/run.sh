@@ -6,13 +6,14 @@
 # container, dockerd answering.  Other runs on the host are not counted
 # (tests/lib.sh): a decoy, another run's sandbox, runs meanwhile.
 # LLMSB_BACKEND=podman runs it against the Podman service (suite
-# hostile_podman).
+# hostile_podman); LLMSB_RUNTIME=runsc on gVisor (suite hostile_runsc, make
+# test-gvisor), checking first that a job's kernel is gVisor's.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
 B=${LLMSB_BIN:-$PWD/bin/llm-sandbox}
 case ${LLMSB_BACKEND:-docker} in
-    docker) SUITE=hostile; SOCK=/var/run/docker.sock ;;
+    docker) SUITE=hostile${LLMSB_RUNTIME:+_$LLMSB_RUNTIME}; SOCK=/var/run/docker.sock ;;
     podman) SUITE=hostile_podman; SOCK=/run/podman/podman.sock ;;
     *) echo "FAIL hostile: LLMSB_BACKEND=$LLMSB_BACKEND has no host check here"; echo "hostile: 0 passed, 1 failed"; exit 1 ;;
 esac
@@ -20,6 +21,19 @@ ENGINE_SOCK=$SOCK
 T=$(mktemp -d)
 trap 'kill "${WATCH_PID:-}" 2>/dev/null; [ -n "${decoy:-}" ] && remove_container "$decoy"; rm -rf "$T"' EXIT
 pass=0; fail=0
+
+# the jobs run on the runtime asked for: gVisor has a kernel of its own
+kernel_ok() { # kernel_ok RELEASE: a job's kernel is the one the runtime gives
+    if [ "${LLMSB_RUNTIME:-}" = runsc ]; then [ -n "$1" ] && [ "$1" != "$(uname -r)" ]
+    else [ "$1" = "$(uname -r)" ]; fi
+}
+echo 'import os; print(os.uname().release)' >"$T/kernel.py"
+kernel=$("$B" run "$T/kernel.py" </dev/null 2>"$T/kernel.err")
+if kernel_ok "$kernel"; then echo "ok   $SUITE.runtime (a job's kernel: $kernel)"; pass=$((pass + 1))
+else
+    echo "FAIL $SUITE.runtime: a job's kernel is \"$kernel\" (the host's: $(uname -r)) $(tail -2 "$T/kernel.err")"
+    fail=$((fail + 1))
+fi
 
 watch_containers "$T/created"
 # another run's sandbox, with a process of the sandbox uid, which the host

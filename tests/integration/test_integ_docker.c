@@ -2,10 +2,13 @@
  * llmsb/<lang> images: every language, every run status, stdin, and no
  * residue between two jobs of one container.  A missing engine or image is
  * a failure, not a skip.  LLMSB_BACKEND=podman (or kubernetes) runs the
- * same cases against that engine, as suite integration_<name>. */
+ * same cases against that engine, as suite integration_<name>; LLMSB_RUNTIME
+ * (or backend.runtime in LLMSB_CONFIG) runs them on that OCI runtime, as
+ * suite integration_<name>_<runtime> (make test-gvisor: runsc). */
 #include "tests/unit/test.h"
 
 #include <cjson/cJSON.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "backends/backend.h"
@@ -27,8 +30,9 @@ static const char *backend_name(void)
 
 static const char *suite_name(void)
 {
-    static char name[64];
-    snprintf(name, sizeof(name), "integration_%s", backend_name());
+    static char name[128];
+    snprintf(name, sizeof(name), "integration_%s%s%s", backend_name(), cfg.runtime[0] ? "_" : "",
+             cfg.runtime);
     return name;
 }
 
@@ -129,6 +133,25 @@ TEST(hello_ruby)
     hello("ruby", "puts 'hello world'\n");
 }
 
+/* The job runs on the runtime the config names, not the engine's default:
+ * gVisor (runsc) answers with a kernel of its own, runc with the host's. */
+TEST(runs_on_the_configured_runtime)
+{
+    struct utsname u;
+    char host[sizeof(u.release) + 1];
+
+    ASSERT_EQ(uname(&u), 0);
+    snprintf(host, sizeof(host), "%s\n", u.release);
+    RUN("python", "import os\nprint(os.uname().release)\n", NULL, NULL, NULL, NULL);
+    ASSERT_STR(status_name(r.r.status), "ok");
+    fprintf(stderr, "  runtime \"%s\": the job's kernel %s", cfg.runtime, r.r.out.data);
+    if (strcmp(cfg.runtime, "runsc") == 0)
+        ASSERT(strcmp(r.r.out.data, host) != 0);
+    else
+        ASSERT_STR(r.r.out.data, host);
+    job_result_release(&r);
+}
+
 TEST(spin_loop_times_out_within_a_second)
 {
     int64_t t0 = clock_mono_ms(), wall;
@@ -217,13 +240,15 @@ TEST(java_compile_error)
 
 /* The hardening audit: one check per layer, read from inside a job. */
 static const char audit_code[] =
-    "import os, resource\n"
+    "import ctypes, os, resource\n"
     "st = open('/proc/self/status').read()\n"
     "f = {l.split(':')[0]: l.split(':')[1].strip() for l in st.splitlines() if ':' in l}\n"
     "print('uid', os.getuid(), os.geteuid(), os.getgid())\n"
-    "print('nnp', f['NoNewPrivs'])\n"
+    "print('nnp', ctypes.CDLL(None).prctl(39, 0, 0, 0, 0))\n" /* PR_GET_NO_NEW_PRIVS */
     "print('seccomp', f['Seccomp'])\n"
     "print('capeff', f['CapEff'], 'capbnd', f['CapBnd'])\n"
+    "root = [l.split() for l in open('/proc/self/mounts') if l.split()[1] == '/'][-1]\n"
+    "print('rootfs ro', 'ro' in root[3].split(','))\n"
     "try:\n    open('/usr/x', 'w')\n    print('rootfs writable')\n"
     "except OSError as e:\n    print('rootfs', e.errno)\n"
     "try:\n    open('/run/x', 'w')\n    print('run writable')\n"
@@ -242,18 +267,24 @@ static const char audit_code[] =
     "    for p in paths:\n"
     "        try:\n            return open(p).read().split()[0]\n"
     "        except OSError:\n            pass\n"
-    "print('mem', int(first('/sys/fs/cgroup/memory/memory.limit_in_bytes', '/sys/fs/cgroup/memory.max')) >> 20)\n"
+    "m = first('/sys/fs/cgroup/memory/memory.limit_in_bytes', '/sys/fs/cgroup/memory.max')\n"
+    "print('mem', m and int(m) >> 20)\n"
     "print('pids', first('/sys/fs/cgroup/pids/pids.max', '/sys/fs/cgroup/pids.max'))\n"
     "print('cpu', first('/sys/fs/cgroup/cpu/cpu.cfs_quota_us', '/sys/fs/cgroup/cpu.max'))\n";
 
 static void audit_checks(const char *out)
 {
+    int gvisor = strcmp(cfg.runtime, "runsc") == 0;
+
     ASSERT(out != NULL);
     ASSERT_CONTAINS(out, "uid 10001 10001 10001\n");
     ASSERT_CONTAINS(out, "nnp 1\n");
-    ASSERT_CONTAINS(out, "seccomp 2\n");
+    /* gVisor: the OCI profile is not loaded (docs/security.md#gvisor-runsc) */
+    ASSERT_CONTAINS(out, gvisor ? "seccomp 0\n" : "seccomp 2\n");
     ASSERT_CONTAINS(out, "capeff 0000000000000000 capbnd 00000000000000e0\n");
-    ASSERT_CONTAINS(out, "rootfs 30\n"); /* EROFS */
+    ASSERT_CONTAINS(out, "rootfs ro True\n");
+    /* EROFS; gVisor checks the file's permission first: EACCES */
+    ASSERT_CONTAINS(out, gvisor ? "rootfs 13\n" : "rootfs 30\n");
     /* Podman mounts a root-only tmpfs on /run: EACCES there, EROFS elsewhere */
     ASSERT_CONTAINS(out, "run denied True\n");
     /* Kubernetes' termination log (0666 from the kubelet) closed by the agent */
@@ -270,6 +301,10 @@ static void audit_checks(const char *out)
     ASSERT_CONTAINS(out, "size /tmp 256\n");
     ASSERT_CONTAINS(out, "size /var/tmp 256\n");
     ASSERT_CONTAINS(out, "size /dev/shm 64\n");
+    if (gvisor) { /* no cgroupfs inside: the host's cgroup holds the whole sandbox */
+        ASSERT_CONTAINS(out, "mem None\npids None\ncpu None\n");
+        return;
+    }
     ASSERT_CONTAINS(out, "mem 512\n");
     /* Kubernetes has no per-pod pids limit (the kubelet's podPidsLimit is
      * node-wide, on the pod's cgroup); RLIMIT_NPROC still holds jobs */
@@ -329,7 +364,11 @@ TEST(hardened_in_the_zygote)
     audit_checks(outs[1]);
     ASSERT_CONTAINS(outs[2], want ? "zygotes 1\n" : "zygotes 0\n");
     if (want) {
-        ASSERT_CONTAINS(outs[2], "kill True\nmem True\nenviron True\nuid 0\n");
+        /* gVisor lets the job read the zygote's environ (its fixed start-up
+         * environment): docs/security.md#gvisor-runsc */
+        ASSERT_CONTAINS(outs[2], strcmp(cfg.runtime, "runsc") == 0
+                                     ? "kill True\nmem True\nenviron False\nuid 0\n"
+                                     : "kill True\nmem True\nenviron True\nuid 0\n");
     }
     for (int i = 0; i < 3; i++)
         free(outs[i]);
@@ -507,7 +546,8 @@ TEST(ipc_objects_do_not_survive_into_the_next_job)
 
     ASSERT(backend_ok);
     ASSERT_EQ(run_in_one_container("cpp", codes, 2, outs, NULL), 0);
-    ASSERT_STR(outs[0], "made 1 1 1 1\n");
+    /* gVisor has no POSIX message queues: mq_open fails */
+    ASSERT_STR(outs[0], strcmp(cfg.runtime, "runsc") == 0 ? "made 0 1 1 1\n" : "made 1 1 1 1\n");
     ASSERT_STR(outs[1], "left mq=0 shm=0 msg=0 sem=0\n");
     free(outs[0]);
     free(outs[1]);
@@ -703,6 +743,8 @@ static void setup(void)
         return;
     }
     snprintf(cfg.backend, sizeof(cfg.backend), "%s", backend_name());
+    if (getenv("LLMSB_RUNTIME")) /* as the CLI reads it */
+        snprintf(cfg.runtime, sizeof(cfg.runtime), "%s", getenv("LLMSB_RUNTIME"));
     if (backend_open(&be, backend_name(), NULL, &cfg.kube, &err) != 0 ||
         be.ops->ping(&be, version, sizeof(version), &err) != 0) {
         fprintf(stderr, "integration: no %s engine: %s\n", backend_name(), err.msg);
@@ -721,12 +763,13 @@ static void setup(void)
 }
 
 TEST_MAIN(suite_name(), T(hello_python), T(hello_javascript), T(hello_java), T(hello_cpp),
-          T(hello_go), T(hello_r), T(hello_ruby), T(spin_loop_times_out_within_a_second),
-          T(timeout_keeps_output_so_far), T(memory_bomb_is_memory_limit),
-          T(output_flood_is_output_limit_with_prefix), T(segfault_is_runtime_error_signal_11),
-          T(exit_code_passes_through), T(stdin_reaches_the_program),
-          T(compile_error_is_not_runtime_error), T(java_compile_error), T(hardened_by_default),
-          T(hardened_in_the_zygote), T(file_size_limit_stops_a_huge_file),
-          T(no_residue_between_jobs_and_labels), T(ipc_objects_do_not_survive_into_the_next_job),
-          T(many_jobs_in_one_container), T(pool_reuse_limits_and_exhaustion),
-          T(artifacts_collected_safely), T(missing_image_is_a_clear_error))
+          T(hello_go), T(hello_r), T(hello_ruby), T(runs_on_the_configured_runtime),
+          T(spin_loop_times_out_within_a_second), T(timeout_keeps_output_so_far),
+          T(memory_bomb_is_memory_limit), T(output_flood_is_output_limit_with_prefix),
+          T(segfault_is_runtime_error_signal_11), T(exit_code_passes_through),
+          T(stdin_reaches_the_program), T(compile_error_is_not_runtime_error),
+          T(java_compile_error), T(hardened_by_default), T(hardened_in_the_zygote),
+          T(file_size_limit_stops_a_huge_file), T(no_residue_between_jobs_and_labels),
+          T(ipc_objects_do_not_survive_into_the_next_job), T(many_jobs_in_one_container),
+          T(pool_reuse_limits_and_exhaustion), T(artifacts_collected_safely),
+          T(missing_image_is_a_clear_error))
