@@ -211,30 +211,44 @@ void job_result_phases_end(struct job_result *r)
     r->ph.held_ms = clock_mono_ms() - r->ph.claimed_ms;
 }
 
-cJSON *job_result_phases_json(const struct job_result *r)
+const char *const result_phase_names[RESULT_PHASES] = {
+    "queue_wait", "prepare", "acquire", "install", "compile",
+    "run",        "collect", "agent",   "finish",  "total"};
+
+void job_result_phases_ms(const struct job_result *r, int64_t ms[RESULT_PHASES])
 {
     const struct proto_phases *a = &r->r.phases;
-    const struct {
-        const char *name;
-        int64_t v;
-    } ms[] = {{"queue_wait_ms", queue_wait_ms(r)}, {"prepare_ms", r->ph.prepare_ms},
-              {"acquire_ms", r->ph.acquire_ms},    {"install_ms", a->install_ms},
-              {"compile_ms", a->compile_ms},       {"run_ms", a->run_ms},
-              {"collect_ms", a->collect_ms},       {"agent_ms", r->ph.agent_ms},
-              {"finish_ms", r->ph.finish_ms}};
-    cJSON *o = cJSON_CreateObject();
     struct job_result now = {.ph = r->ph};
 
     if (now.ph.held_ms < 0) /* never through an attempt (invalid, say): until now */
         job_result_phases_end(&now);
-    for (size_t i = 0; o && i < sizeof(ms) / sizeof(ms[0]); i++) {
-        if (ms[i].v >= 0)
-            cJSON_AddNumberToObject(o, ms[i].name, (double)ms[i].v);
-        if (o && strcmp(ms[i].name, "acquire_ms") == 0 && r->ph.acquire[0])
+    ms[0] = queue_wait_ms(r);
+    ms[1] = r->ph.prepare_ms;
+    ms[2] = r->ph.acquire_ms;
+    ms[3] = a->install_ms;
+    ms[4] = a->compile_ms;
+    ms[5] = a->run_ms;
+    ms[6] = a->collect_ms;
+    ms[7] = r->ph.agent_ms;
+    ms[8] = r->ph.finish_ms;
+    ms[9] = queue_wait_ms(r) + now.ph.held_ms; /* total: always there */
+}
+
+cJSON *job_result_phases_json(const struct job_result *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    int64_t ms[RESULT_PHASES];
+    char key[32];
+
+    job_result_phases_ms(r, ms);
+    for (int i = 0; o && i < RESULT_PHASES; i++) {
+        if (ms[i] >= 0 || i == RESULT_PHASES - 1) {
+            snprintf(key, sizeof(key), "%s_ms", result_phase_names[i]);
+            cJSON_AddNumberToObject(o, key, (double)ms[i]);
+        }
+        if (i == 2 && r->ph.acquire[0])
             cJSON_AddStringToObject(o, "acquire", r->ph.acquire);
     }
-    if (o)
-        cJSON_AddNumberToObject(o, "total_ms", (double)(queue_wait_ms(r) + now.ph.held_ms));
     return o;
 }
 

@@ -67,6 +67,11 @@ void job_result_check(struct job_result *r, const struct job *j);
  * end of an attempt; a result that never had one is stamped when
  * serialized.  The phases' total is the queue wait plus that. */
 void job_result_phases_end(struct job_result *r);
+/* The phases' keys (docs/jobs.md), without "_ms", in the documented
+ * order, and each one's milliseconds for r (-1: the step did not run). */
+#define RESULT_PHASES 10
+extern const char *const result_phase_names[RESULT_PHASES];
+void job_result_phases_ms(const struct job_result *r, int64_t ms[RESULT_PHASES]);
 /* The phases object (docs/jobs.md): host and agent times, steps that did
  * not run left out. New cJSON; caller deletes. */
 cJSON *job_result_phases_json(const struct job_result *r);

@@ -14,22 +14,17 @@
 
 #include "common/common.h"
 #include "queue/queue.h"
-#include <cjson/cJSON.h>
 
 /* upper bounds of the duration buckets, seconds */
 static const double bucket_s[METRICS_BUCKETS] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
                                                  2.5,   5,    10,    30,   60,  120,  300};
-
-/* the result's `phases` keys (docs/jobs.md#phases), without "_ms" */
-static const char *const phase_names[METRICS_PHASES] = {
-    "queue_wait", "prepare", "acquire", "install", "compile",
-    "run",        "collect", "agent",   "finish",  "total"};
 
 /* the result's phases.acquire */
 static const char *const acquire_kinds[METRICS_ACQUIRE_KINDS] = {"warm", "cold", "temporary",
                                                                  "session"};
 
 _Static_assert(METRICS_LANGS >= 2, "a language and unknown");
+_Static_assert(METRICS_PHASES == RESULT_PHASES, "a histogram a phase of the result");
 
 static int lang_index(const struct language *lang)
 {
@@ -64,27 +59,19 @@ void metrics_init(struct metrics *m)
 void metrics_job_done(struct metrics *m, const struct job_result *r, const struct language *lang,
                       int dead_letter)
 {
-    cJSON *ph = job_result_phases_json(r); /* outside the lock: it allocates */
-    double s[METRICS_PHASES];
+    int64_t ms[RESULT_PHASES];
     int acq = -1;
 
-    for (int i = 0; i < METRICS_PHASES; i++) {
-        char key[32];
-        const cJSON *v;
-        snprintf(key, sizeof(key), "%s_ms", phase_names[i]);
-        v = cJSON_GetObjectItemCaseSensitive(ph, key);
-        s[i] = cJSON_IsNumber(v) && v->valuedouble >= 0 ? v->valuedouble / 1000.0 : -1;
-    }
+    job_result_phases_ms(r, ms);
     for (int k = 0; k < METRICS_ACQUIRE_KINDS; k++)
         if (strcmp(r->ph.acquire, acquire_kinds[k]) == 0)
             acq = k;
-    cJSON_Delete(ph);
     pthread_mutex_lock(&m->mu);
     if (r->r.status > STATUS_NONE && r->r.status < STATUS_COUNT)
         m->c.jobs[r->r.status][lang_index(lang)]++;
     for (int i = 0; i < METRICS_PHASES; i++)
-        if (s[i] >= 0)
-            hist_add(&m->c.phase[i], s[i]);
+        if (ms[i] >= 0)
+            hist_add(&m->c.phase[i], ms[i] / 1000.0);
     if (acq >= 0)
         m->c.acquires[acq]++;
     m->c.dead_letters += dead_letter != 0;
@@ -139,14 +126,14 @@ static int format_phases(const struct metrics_counts *c, struct buf *b)
         for (int k = 0; k < METRICS_BUCKETS; k++) {
             cum += h->buckets[k];
             rc |= buf_printf(b, "llmsb_job_phase_seconds_bucket{phase=\"%s\",le=\"%g\"} %lld\n",
-                             phase_names[p], bucket_s[k], cum);
+                             result_phase_names[p], bucket_s[k], cum);
         }
         rc |= buf_printf(b, "llmsb_job_phase_seconds_bucket{phase=\"%s\",le=\"+Inf\"} %lld\n",
-                         phase_names[p], h->count);
-        rc |= buf_printf(b, "llmsb_job_phase_seconds_sum{phase=\"%s\"} %.3f\n", phase_names[p],
-                         h->sum_s);
-        rc |= buf_printf(b, "llmsb_job_phase_seconds_count{phase=\"%s\"} %lld\n", phase_names[p],
-                         h->count);
+                         result_phase_names[p], h->count);
+        rc |= buf_printf(b, "llmsb_job_phase_seconds_sum{phase=\"%s\"} %.3f\n",
+                         result_phase_names[p], h->sum_s);
+        rc |= buf_printf(b, "llmsb_job_phase_seconds_count{phase=\"%s\"} %lld\n",
+                         result_phase_names[p], h->count);
     }
     return rc;
 }
