@@ -25,16 +25,11 @@ void jsonrpc_release(struct jsonrpc *rpc)
     buf_release(&rpc->line);
 }
 
-/* Writes msg (consumed) as one line, or adds it to the batch being answered. */
-static void send_json(struct jsonrpc *rpc, cJSON *msg)
+/* Writes msg (consumed) as one line: every message leaves through here. */
+static void write_json(struct jsonrpc *rpc, cJSON *msg)
 {
-    char *text;
+    char *text = cJSON_PrintUnformatted(msg);
 
-    if (rpc->batch) {
-        cJSON_AddItemToArray(rpc->batch, msg);
-        return;
-    }
-    text = cJSON_PrintUnformatted(msg);
     if (text) {
         fputs(text, rpc->out);
         fputc('\n', rpc->out);
@@ -42,6 +37,26 @@ static void send_json(struct jsonrpc *rpc, cJSON *msg)
     }
     free(text);
     cJSON_Delete(msg);
+}
+
+/* Writes msg (consumed), or adds it to the batch being answered. */
+static void send_json(struct jsonrpc *rpc, cJSON *msg)
+{
+    if (rpc->batch)
+        cJSON_AddItemToArray(rpc->batch, msg);
+    else
+        write_json(rpc, msg);
+}
+
+void jsonrpc_notify(struct jsonrpc *rpc, const char *method, cJSON *params)
+{
+    cJSON *m = cJSON_CreateObject();
+
+    cJSON_AddStringToObject(m, "jsonrpc", "2.0");
+    cJSON_AddStringToObject(m, "method", method);
+    if (params)
+        cJSON_AddItemToObject(m, "params", params);
+    write_json(rpc, m); /* at once, even inside a batch: it is no answer */
 }
 
 static cJSON *envelope(const cJSON *id)

@@ -55,6 +55,10 @@ void jsonrpc_line(struct jsonrpc *rpc, const char *line, size_t len);
 
 /* Replies result (consumed) to the request id. */
 void jsonrpc_reply(struct jsonrpc *rpc, const cJSON *id, cJSON *result);
+/* Sends a notification (method, params consumed, may be NULL) at once,
+ * even while a batch is being answered: e.g. notifications/progress
+ * during a long call. */
+void jsonrpc_notify(struct jsonrpc *rpc, const char *method, cJSON *params);
 /* Replies an error to id (NULL: null, as for a message without a usable id). */
 void jsonrpc_error(struct jsonrpc *rpc, const cJSON *id, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
