@@ -16,6 +16,33 @@
 
 /* ---- the container ------------------------------------------------------------- */
 
+/* gVisor on the ptrace platform: the host's pids cgroup of a sandbox holds
+ * the Sentry's own threads and host threads for each process of the job,
+ * more the longer they run (63 sleeping processes take 376; a fork bomb
+ * held at 64 processes by RLIMIT_NPROC grows by about 700 host threads a
+ * second, each costing the sandbox's memory about 64 KB), so a job at its
+ * pids limit would kill the whole sandbox rather than end alone.  On gVisor
+ * the job's bound is RLIMIT_NPROC at its pids limit, which gVisor counts
+ * inside the sandbox (fork and clone fail with EAGAIN), set on the
+ * container (hard, for every process) and by the agent on the job; the
+ * host cgroup is a backstop above both what that many processes take and
+ * what the memory limit lets the host threads grow to, so a job that
+ * outgrows it is OOM-killed (memory_limit) before the pids run out. */
+#define GVISOR_HOST_PIDS_PER_PID 8
+#define GVISOR_HOST_PIDS_PER_MB 32
+
+int exec_on_gvisor(const struct config *cfg)
+{
+    return strcmp(cfg->runtime, "runsc") == 0;
+}
+
+int64_t exec_job_nproc(const struct config *cfg, const struct job *j)
+{
+    if (exec_on_gvisor(cfg) && j->limits.pids < j->limits.nproc)
+        return j->limits.pids;
+    return j->limits.nproc;
+}
+
 void exec_spec_for_job(struct container_spec *spec, const struct config *cfg, const struct job *j,
                        const char *image)
 {
@@ -25,9 +52,11 @@ void exec_spec_for_job(struct container_spec *spec, const struct config *cfg, co
     spec->engine_seccomp = strcmp(cfg->seccomp, "engine") == 0;
     spec->memory_bytes = j->limits.memory_mb << 20;
     spec->cpus = j->limits.cpus;
-    spec->pids = j->limits.pids;
+    spec->pids = exec_on_gvisor(cfg) ? j->limits.pids * GVISOR_HOST_PIDS_PER_PID +
+                                           j->limits.memory_mb * GVISOR_HOST_PIDS_PER_MB
+                                     : j->limits.pids;
     spec->nofile = j->limits.nofile;
-    spec->nproc = j->limits.nproc;
+    spec->nproc = exec_job_nproc(cfg, j);
     spec->work_tmpfs_bytes = j->limits.work_mb << 20;
     spec->tmp_tmpfs_bytes = j->limits.tmp_mb << 20;
     spec->shm_bytes = SHM_BYTES;
@@ -155,6 +184,7 @@ static int prepare(const struct backend *be, const struct config *cfg, const str
         }
         return 1;
     }
+    p->pj.nproc = (uint64_t)exec_job_nproc(cfg, j);
     if ((rc = image_present(be, p->image, err)) <= 0)
         return rc < 0 ? rc
                       : llmsb_err_set(err, LLMSB_ERR_NOTFOUND,

@@ -20,6 +20,11 @@ void runner_pool_config(const struct config *cfg, const struct runner_opts *o,
     if (o->max_size > 0)
         pc->max_size = o->max_size;
     pc->max_uses = (int)cfg->pool_max_uses;
+    /* gVisor keeps a job's POSIX message queues, and has neither
+     * /dev/mqueue nor /proc/sysvipc for the agent to find what a job left:
+     * there a container runs one job and is replaced (its zygote too) */
+    if (exec_on_gvisor(cfg))
+        pc->max_uses = 1;
     pc->max_age_ms = cfg->pool_max_age_ms;
     pc->idle_timeout_ms = cfg->pool_idle_timeout_ms;
     pc->wait_ms = cfg->pool_wait_ms;

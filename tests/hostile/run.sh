@@ -7,7 +7,9 @@
 # (tests/lib.sh): a decoy, another run's sandbox, runs meanwhile.
 # LLMSB_BACKEND=podman runs it against the Podman service (suite
 # hostile_podman); LLMSB_RUNTIME=runsc on gVisor (suite hostile_runsc, make
-# test-gvisor), checking first that a job's kernel is gVisor's.
+# test-gvisor), checking first that a job's kernel is gVisor's; there a
+# case's meta.expect_runsc and meta.stdout_runsc, where given, stand for
+# meta.expect and its expected stdout.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
@@ -49,6 +51,13 @@ while IFS= read -r line; do
     id=$(jq -r .id <<<"$line"); status=$(jq -r .status <<<"$line")
     expect=$(jq -r '.meta.expect // empty' <<<"$line"); check=$(jq -r '.meta.check // empty' <<<"$line")
     passed=$(jq -r '.passed // empty' <<<"$line")
+    # gVisor's own answers where they differ, each justified in hostile.yaml
+    # and docs/security.md: a status, or the stdout the check compares
+    if [ "${LLMSB_RUNTIME:-}" = runsc ]; then
+        expect=$(jq -r --arg e "$expect" '.meta.expect_runsc // $e' <<<"$line")
+        jq -e 'has("meta") and (.meta | has("stdout_runsc"))' <<<"$line" >/dev/null &&
+            passed=$(jq -r '.stdout == .meta.stdout_runsc' <<<"$line")
+    fi
     data=$(jq '[.artifacts[]? | select(.base64)] | length' <<<"$line")
     if [[ "|$expect|" == *"|$status|"* ]] && { [ "$check" != passed ] || [ "$passed" = true ]; } &&
        { [ "$check" != no_artifact_data ] || [ "$data" = 0 ]; }; then

@@ -260,6 +260,7 @@ static const char audit_code[] =
     "print('nofile', resource.getrlimit(resource.RLIMIT_NOFILE)[0])\n"
     "print('fsize', resource.getrlimit(resource.RLIMIT_FSIZE)[0] >> 20)\n"
     "print('core', resource.getrlimit(resource.RLIMIT_CORE)[0])\n"
+    "print('nproc', resource.getrlimit(resource.RLIMIT_NPROC)[0])\n"
     "for d in ('/work', '/tmp', '/var/tmp', '/dev/shm'):\n"
     "    s = os.statvfs(d)\n"
     "    print('size', d, s.f_blocks * s.f_frsize >> 20)\n"
@@ -297,6 +298,8 @@ static void audit_checks(const char *out)
     ASSERT_CONTAINS(out, "nofile 1024\n");
     ASSERT_CONTAINS(out, "fsize 64\n");
     ASSERT_CONTAINS(out, "core 0\n");
+    /* gVisor: the job's pids limit is its RLIMIT_NPROC (exec.c) */
+    ASSERT_CONTAINS(out, gvisor ? "nproc 256\n" : "nproc 4096\n");
     ASSERT_CONTAINS(out, "size /work 256\n");
     ASSERT_CONTAINS(out, "size /tmp 256\n");
     ASSERT_CONTAINS(out, "size /var/tmp 256\n");
@@ -512,8 +515,12 @@ static int run_in_one_container(const char *lang, const char *const *codes, size
 }
 
 /* IPC objects a job makes (POSIX message queue, SysV shared memory,
- * message queue and semaphore set) are gone before the next job of the
- * same container: a second job must find none of them. */
+ * message queue and semaphore set) are gone before the next job, run
+ * through the pool as every front end runs jobs (runner_pool_config): the
+ * second job must find none of them, by name or key, nor in
+ * /proc/sysvipc.  On runc both jobs share the container and the agent
+ * removes them; gVisor keeps POSIX queues and shows neither /dev/mqueue
+ * nor /proc/sysvipc (-1 below), so there each job gets a new container. */
 TEST(ipc_objects_do_not_survive_into_the_next_job)
 {
     const char *make =
@@ -522,7 +529,8 @@ TEST(ipc_objects_do_not_survive_into_the_next_job)
         "struct m { long t; char s[8]; };\n"
         "int main() {\n"
         "  mqd_t q = mq_open(\"/residue\", O_CREAT | O_RDWR, 0666, nullptr);\n"
-        "  int okq = q != (mqd_t)-1 && mq_send(q, \"secret\", 6, 0) == 0;\n"
+        "  int okq = q != (mqd_t)-1;\n"
+        "  if (okq) mq_send(q, \"secret\", 6, 0);\n"
         "  int shm = shmget(0x4c4c, 4096, IPC_CREAT | 0666);\n"
         "  char *p = (char *)shmat(shm, nullptr, 0); if (p != (char *)-1) strcpy(p, \"secret\");\n"
         "  int msq = msgget(0x4c4d, IPC_CREAT | 0666); m msg = {1, \"secret\"};\n"
@@ -538,19 +546,55 @@ TEST(ipc_objects_do_not_survive_into_the_next_job)
         "  std::fclose(p); return n - 1; }\n"
         "int main() {\n"
         "  int q = mq_open(\"/residue\", O_RDONLY) != (mqd_t)-1;\n"
-        "  std::printf(\"left mq=%d shm=%d msg=%d sem=%d\\n\", q, lines(\"/proc/sysvipc/shm\"),\n"
-        "              lines(\"/proc/sysvipc/msg\"), lines(\"/proc/sysvipc/sem\"));\n"
+        "  int keys = (shmget(0x4c4c, 0, 0) >= 0) + (msgget(0x4c4d, 0) >= 0) +\n"
+        "             (semget(0x4c4e, 0, 0) >= 0);\n"
+        "  std::printf(\"left mq=%d keys=%d shm=%d msg=%d sem=%d\\n\", q, keys,\n"
+        "              lines(\"/proc/sysvipc/shm\"), lines(\"/proc/sysvipc/msg\"),\n"
+        "              lines(\"/proc/sysvipc/sem\"));\n"
         "}\n";
     const char *codes[2] = {make, check};
-    char *outs[2] = {NULL, NULL};
+    const char *want[2] = {"made 1 1 1 1\n", "left mq=0 keys=0 shm=0 msg=0 sem=0\n"};
+    int gvisor = strcmp(cfg.runtime, "runsc") == 0;
+    struct runner_opts o = {.kind = RUNNER_KIND_LOCAL, .slots = 1};
+    struct identity id;
+    struct pool_config pc;
+    struct pool p;
+    struct job j;
+    struct llmsb_err err = {0};
+    char first[80] = "";
 
     ASSERT(backend_ok);
-    ASSERT_EQ(run_in_one_container("cpp", codes, 2, outs, NULL), 0);
-    /* gVisor has no POSIX message queues: mq_open fails */
-    ASSERT_STR(outs[0], strcmp(cfg.runtime, "runsc") == 0 ? "made 0 1 1 1\n" : "made 1 1 1 1\n");
-    ASSERT_STR(outs[1], "left mq=0 shm=0 msg=0 sem=0\n");
-    free(outs[0]);
-    free(outs[1]);
+    if (gvisor)
+        want[1] = "left mq=0 keys=0 shm=-1 msg=-1 sem=-1\n";
+    identity_init(&id, NULL, RUNNER_KIND_LOCAL, NULL);
+    runner_pool_config(&cfg, &o, &id, &pc);
+    pool_init(&p, &be, &pc);
+    job_init(&j, &cfg);
+    ASSERT_EQ(job_set_language(&j, "cpp", &err), 0);
+    for (int i = 0; i < 2; i++) {
+        struct container_spec spec;
+        struct pool_lease lease;
+        struct proto_job pj;
+        struct proto_result res;
+
+        exec_spec_for_job(&spec, &cfg, &j, "llmsb/cpp:latest");
+        ASSERT_EQ(job_set_code(&j, codes[i], strlen(codes[i]), &err), 0);
+        ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
+        ASSERT_EQ(pool_acquire(&p, &spec, &lease, &err), 0);
+        /* runc: the same container again; gVisor: a new one */
+        if (i == 1)
+            ASSERT_EQ(strcmp(lease.sb->id, first) == 0, !gvisor);
+        snprintf(first, sizeof(first), "%s", lease.sb->id);
+        proto_result_init(&res, 1 << 20);
+        ASSERT_EQ(sandbox_run(lease.sb, &pj, 60000, &res, &err), 0);
+        ASSERT_STR(status_name(res.status), "ok");
+        ASSERT_STR(res.out.data, want[i]);
+        pool_put(&p, &lease, 1);
+        proto_job_release(&pj);
+        proto_result_release(&res);
+    }
+    pool_release_all(&p);
+    job_release(&j);
 }
 
 TEST(many_jobs_in_one_container)

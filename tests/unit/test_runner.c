@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "exec/exec.h"
 #include "exec/identity.h"
 #include "exec/runner.h"
 
@@ -158,6 +159,39 @@ TEST(pool_config_maps_on_exhausted)
     ASSERT_EQ(pc.wait_ms, cfg.pool_wait_ms);
 }
 
+/* gVisor (backend.runtime: runsc): one job per container, the job bounded
+ * by RLIMIT_NPROC at its pids limit under a host pids cgroup well above it
+ * (exec.c); runc: the config's reuse and limits as they are. */
+TEST(gvisor_runs_one_job_per_container_bounded_by_nproc)
+{
+    const struct runner_opts o = {.slots = 1};
+    struct config cfg;
+    struct identity id;
+    struct pool_config pc;
+    struct container_spec spec;
+    struct job j;
+
+    config_defaults(&cfg);
+    identity_init(&id, NULL, NULL, NULL);
+    job_init(&j, &cfg);
+    runner_pool_config(&cfg, &o, &id, &pc);
+    exec_spec_for_job(&spec, &cfg, &j, "llmsb/python:latest");
+    ASSERT_EQ(pc.max_uses, 200);
+    ASSERT_EQ(spec.pids, 256);
+    ASSERT_EQ(spec.nproc, 4096);
+    ASSERT_EQ(exec_job_nproc(&cfg, &j), 4096);
+    snprintf(cfg.runtime, sizeof(cfg.runtime), "runsc");
+    runner_pool_config(&cfg, &o, &id, &pc);
+    exec_spec_for_job(&spec, &cfg, &j, "llmsb/python:latest");
+    ASSERT_EQ(pc.max_uses, 1);
+    ASSERT_EQ(spec.nproc, 256);
+    ASSERT_EQ(exec_job_nproc(&cfg, &j), 256);
+    ASSERT_EQ(spec.pids, 256 * 8 + 512 * 32);
+    j.limits.nproc = 100; /* under the pids limit: kept */
+    ASSERT_EQ(exec_job_nproc(&cfg, &j), 100);
+    job_release(&j);
+}
+
 /* ---- open and close ------------------------------------------------------------------- */
 
 TEST(open_fails_when_the_engine_does_not_answer)
@@ -231,5 +265,6 @@ TEST(sleep_is_not_cut_short_by_a_signal)
 TEST_MAIN("runner", T(identity_defaults_to_host_and_pid),
           T(identity_takes_a_given_name_kind_and_queue), T(queue_label_is_stable_and_scoped),
           T(pool_labels_name_the_process), T(pool_config_sizes_from_slots_and_sessions),
-          T(pool_config_maps_on_exhausted), T(open_fails_when_the_engine_does_not_answer),
-          T(open_and_close_over_an_engine), T(sleep_is_not_cut_short_by_a_signal))
+          T(pool_config_maps_on_exhausted), T(gvisor_runs_one_job_per_container_bounded_by_nproc),
+          T(open_fails_when_the_engine_does_not_answer), T(open_and_close_over_an_engine),
+          T(sleep_is_not_cut_short_by_a_signal))
