@@ -303,16 +303,20 @@ out:
 void pool_put(struct pool *p, struct pool_lease *lease, int reusable)
 {
     struct sandbox *sb = lease->sb;
-    int keep;
+    int worked, keep;
 
     if (!sb)
         return;
     lease->sb = NULL;
-    keep = reusable && !lease->temporary && sb->healthy && sb->open &&
-           (p->cfg.max_uses <= 0 || sb->jobs < p->cfg.max_uses) &&
+    worked = reusable && !lease->temporary && sb->healthy && sb->open;
+    keep = worked && (p->cfg.max_uses <= 0 || sb->jobs < p->cfg.max_uses) &&
            (p->cfg.max_age_ms <= 0 || clock_mono_ms() - sb->born_ms < p->cfg.max_age_ms);
     sb->cancel = NULL;
     pthread_mutex_lock(&p->mu);
+    /* only keys that worked are kept warm; a container retired by max_uses
+     * or max_age worked too (max_uses 1, as on gVisor: every one) */
+    if (worked)
+        note_key(p, lease->key, sb);
     if (keep && p->nidle == p->aidle) {
         size_t na = p->aidle ? p->aidle * 2 : 8;
         struct pool_idle *ni = realloc(p->idle, na * sizeof(*ni));
@@ -324,7 +328,6 @@ void pool_put(struct pool *p, struct pool_lease *lease, int reusable)
         }
     }
     if (keep) {
-        note_key(p, lease->key, sb); /* only keys that worked are kept warm */
         p->idle[p->nidle].sb = sb;
         p->idle[p->nidle].idle_since_ms = clock_mono_ms();
         snprintf(p->idle[p->nidle].key, sizeof(p->idle[0].key), "%s", lease->key);

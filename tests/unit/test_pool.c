@@ -1,7 +1,8 @@
 /* test_pool.c - the warm container pool (sandbox/pool.c) over the fake
  * engine, no container engine: reuse, max_uses and max_age retirement,
  * the three exhaustion policies, health checks, failed removes retried,
- * release_all, a warm container prestarted when it is made. */
+ * release_all, a warm container prestarted when it is made, single-use
+ * containers kept warm. */
 #include <pthread.h>
 
 #include "common/clock.h"
@@ -337,8 +338,37 @@ FAKE_TEST(warm_container_is_prestarted_as_it_is_made)
     pool_release_all(&x.p);
 }
 
+/* max_uses 1 (gVisor: one job per container): every container is retired
+ * after its job, and maintenance keeps min_idle fresh ones ready, so a job
+ * still finds one started (and prestarted) before it. */
+FAKE_TEST(single_use_containers_are_kept_warm)
+{
+    struct pool_config pc = config_of(2, POOL_WAIT);
+    static struct fx x; /* held: fx_start */
+    int idle;
+
+    pc.min_idle = 1;
+    pc.max_uses = 1;
+    pc.prestart = 1;
+    fake_engine_agent_prestart(fe, 1);
+    ASSERT_EQ(fx_start(&x, fe, pc), 0);
+    ASSERT_EQ(run_showing_prestart(&x.l, "[]\n", &x.err), 0);
+    pool_put(&x.p, &x.l, 1);
+    ASSERT_EQ(fake_engine_containers(fe), 0); /* its one job: retired */
+    pool_maintain(&x.p);
+    ASSERT_EQ(pool_size(&x.p, &idle), 1);
+    ASSERT_EQ(idle, 1);
+    ASSERT_EQ(pool_acquire(&x.p, &x.spec, &x.l, &x.err), 0);
+    ASSERT(strcmp(x.l.sb->id, x.id) != 0);
+    ASSERT_EQ(x.p.reused, 1); /* a warm one, never used */
+    ASSERT_EQ(run_showing_prestart(&x.l, "[sh:data]\n", &x.err), 0);
+    pool_put(&x.p, &x.l, 1);
+    ASSERT_EQ(fake_engine_containers(fe), 0);
+    pool_release_all(&x.p);
+}
+
 TEST_MAIN("pool", T(warm_container_is_reused), T(max_uses_retires), T(max_age_retires),
           T(exhausted_fail_fast), T(exhausted_wait), T(exhausted_temporary),
           T(dead_idle_container_fails_health_check_and_is_replaced),
           T(failed_remove_is_retried_by_maintenance), T(release_all_destroys_idle_containers),
-          T(warm_container_is_prestarted_as_it_is_made))
+          T(warm_container_is_prestarted_as_it_is_made), T(single_use_containers_are_kept_warm))
