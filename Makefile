@@ -23,10 +23,11 @@ LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fi
               backends/docker/docker.c backends/docker/stream.c backends/docker/egress.c backends/docker/tls.c \
               backends/docker/podman.c backends/kubernetes/kubernetes.c \
               backends/kubernetes/config.c backends/kubernetes/stream.c \
-              sandbox/sandbox.c sandbox/pool.c images/images.c \
+              sandbox/sandbox.c sandbox/pool.c images/images.c images/custom.c \
               job/job.c job/parse.c job/result.c job/dedup.c \
               queue/queue.c scheduler/decide.c scheduler/scheduler.c \
               exec/exec.c exec/session.c exec/scan.c exec/identity.c exec/runner.c exec/batch.c \
+              exec/image_check.c \
               worker/worker.c worker/metrics.c mcp/jsonrpc.c mcp/tools.c mcp/server.c \
               eval/passk.c eval/report.c eval/timings.c eval/convert.c eval/formats.c eval/multiple.c \
               eval/open.c eval/fmt_crux.c eval/fmt_stdio.c eval/stdio_runners.c

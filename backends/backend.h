@@ -109,6 +109,11 @@ struct backend_ops {
      * when it has one), for a report; NULL: the engine cannot say. */
     int (*image_digest)(struct backend *b, const char *image, char *out, size_t outsz,
                         struct llmsb_err *err);
+    /* The image's configuration (its Config object as JSON text: Labels,
+     * Env, Volumes, User, Entrypoint...) into out; 1 = present, 0 = absent.
+     * NULL: the engine cannot say (Kubernetes: images are the nodes'). */
+    int (*image_config)(struct backend *b, const char *image, struct buf *out,
+                        struct llmsb_err *err);
     int (*create)(struct backend *b, const struct container_spec *spec, char *id, size_t idsz,
                   struct llmsb_err *err);
     /* Opens the container's stdin/stdout/stderr as the agent stream. */

@@ -170,6 +170,32 @@ int docker_image_exists(struct backend *b, const char *image, struct llmsb_err *
     return status == 200;
 }
 
+int docker_image_config(struct backend *b, const char *image, struct buf *out,
+                        struct llmsb_err *err)
+{
+    struct buf resp;
+    long status = 0;
+    cJSON *j = NULL;
+    char *text = NULL;
+    int rc;
+
+    buf_init(&resp, RESP_CAP);
+    if ((rc = image_inspect(b, image, &resp, &status, err)) != 0 || status != 200)
+        goto out;
+    j = cJSON_ParseWithLength(resp.data, resp.len);
+    text = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(j, "Config"));
+    buf_reset(out);
+    if (!text || buf_append_str(out, text) != 0)
+        rc = llmsb_err_set(err, LLMSB_ERR_PROTO,
+                           "%s: inspect image \"%s\": no Config, or over %zu bytes", eng(b), image,
+                           out->cap);
+out:
+    free(text);
+    cJSON_Delete(j);
+    buf_release(&resp);
+    return rc ? rc : status == 200;
+}
+
 int docker_image_digest(struct backend *b, const char *image, char *out, size_t outsz,
                         struct llmsb_err *err)
 {
@@ -795,6 +821,7 @@ const struct backend_ops docker_ops = {
     .ping = docker_ping,
     .image_exists = docker_image_exists,
     .image_digest = docker_image_digest,
+    .image_config = docker_image_config,
     .create = docker_create,
     .attach = docker_attach,
     .start = docker_start,

@@ -183,6 +183,7 @@ const struct backend_ops podman_ops = {
     .ping = docker_ping,
     .image_exists = docker_image_exists,
     .image_digest = docker_image_digest,
+    .image_config = docker_image_config,
     .create = docker_create,
     .attach = docker_attach,
     .start = docker_start,
