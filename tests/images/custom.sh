@@ -10,6 +10,7 @@
 #   - a setuid-root binary the Dockerfile adds has its bit stripped (the
 #     build lists it, a job sees no setuid file left), and an image that
 #     declares a VOLUME is refused by the hardening audit;
+#   - images list shows it, images rm removes its tags;
 #   - bad input (a bad --name, a missing --dockerfile, an unknown --lang,
 #     a base without python3, a Dockerfile that fails) is refused naming
 #     the option, the value and why.
@@ -66,6 +67,14 @@ if build yaml "$T/yaml" python && grep -q "built llmsb/custom/$N-yaml:[0-9a-f]\{
     ok build
 else
     bad build "no image built and checked"
+fi
+
+if "$B" images list >"$T/why" 2>&1 &&
+    grep -Eq "^llmsb/custom/$N-yaml:latest +python +custom " "$T/why" &&
+    grep -Eq "^llmsb/python:latest +python +stock " "$T/why"; then
+    ok listed
+else
+    bad listed "images list does not show it"
 fi
 
 # 2. a job on it imports yaml and reads the context's file; on the stock image it cannot
@@ -171,6 +180,15 @@ if ! build broken "$T/broken" python && grep -q "the-step-that-fails" "$T/why" &
     ok build_failure_shown
 else
     bad build_failure_shown "no clear build failure"
+fi
+
+# 9. images rm: every tag of the name goes
+if "$B" images rm "$N-suid" >"$T/why" 2>&1 && grep -q "removed llmsb/custom/$N-suid:latest" "$T/why" &&
+    ! engine_get "/images/llmsb/custom/$N-suid:latest/json" >/dev/null &&
+    "$B" images list >"$T/why" 2>&1 && ! grep -q "llmsb/custom/$N-suid:" "$T/why"; then
+    ok removed
+else
+    bad removed "images rm left a tag"
 fi
 
 echo "custom: $pass passed, $fail failed"
