@@ -410,6 +410,12 @@ out:
 int images_custom_accept(struct backend *be, const struct images_custom_tags *t,
                          struct llmsb_err *err)
 {
+    struct llmsb_err e2 = {0};
     int rc = be->ops->image_tag(be, t->unchecked, t->repo, t->hash, err);
-    return rc ? rc : be->ops->image_tag(be, t->unchecked, t->repo, "latest", err);
+
+    if (rc == 0)
+        rc = be->ops->image_tag(be, t->unchecked, t->repo, "latest", err);
+    if (rc == 0 && be->ops->image_remove) /* the name only: the image has two more */
+        be->ops->image_remove(be, t->unchecked, &e2);
+    return rc;
 }

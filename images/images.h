@@ -77,7 +77,8 @@ int images_custom_build(struct backend *be, const struct config *cfg, const stru
 int images_custom_audit(struct backend *be, const char *image, const char *lang,
                         struct buf *findings, struct llmsb_err *err);
 
-/* Tags t->unchecked as <repo>:<hash> and <repo>:latest: it passed. */
+/* Tags t->unchecked as <repo>:<hash> and <repo>:latest (it passed) and
+ * drops the unchecked tag. */
 int images_custom_accept(struct backend *be, const struct images_custom_tags *t,
                          struct llmsb_err *err);
 
