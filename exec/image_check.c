@@ -3,8 +3,9 @@
  * the runner and the agent, then the hardening audit from inside a sandbox
  * of the image, made as every job's is (the one container spec): a shell
  * the engine runs as the sandbox user reports its ids, no-new-privileges,
- * seccomp and capabilities, whether the root is writable, every writable
- * mount, and every setuid or setgid file left. */
+ * seccomp and capabilities, whether the root is writable, every mount
+ * mounted read-write that it can write to, and every setuid or setgid file
+ * left. */
 #include "exec/runner.h"
 
 #include <stdio.h>
@@ -18,14 +19,14 @@ static const char audit_sh[] =
     "grep -E '^(NoNewPrivs|Seccomp|CapEff):' /proc/self/status | tr -d ' \\t'\n"
     "if touch /usr/.llmsb-audit 2>/dev/null; then echo 'root writable'; fi\n"
     "while read -r dev mnt fs opts rest; do\n"
-    "  case \",$opts,\" in *,rw,*) echo \"rw $mnt\";; esac\n"
+    "  case \",$opts,\" in *,rw,*) [ -w \"$mnt\" ] && echo \"rw $mnt\";; esac\n"
     "done </proc/self/mounts\n"
     "find / -xdev -type f -perm /6000 2>/dev/null | sed 's/^/setid /'\n"
     "echo end\n";
 
-/* Writable mounts every sandbox has: the tmpfs mounts of the spec, the
- * engine's /proc, /dev and its files, and the three files of /etc the
- * engine writes for every container. */
+/* Mounts a job may write to in every sandbox: the tmpfs mounts of the
+ * spec, and what the engine gives every container (a root-only one, as
+ * Podman's /run, is not the job's to write and is not reported). */
 static const char *const rw_ok[] = {
     "/work",      "/tmp",          "/var/tmp",         "/dev/shm",
     "/proc",      "/dev",          "/dev/pts",         "/dev/mqueue",

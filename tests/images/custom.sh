@@ -147,6 +147,7 @@ fi
 # 7. a VOLUME: the hardening audit refuses it, naming it; no tag made
 cat >"$T/vol/Dockerfile" <<'EOF'
 FROM llmsb/python:latest
+RUN mkdir -m 1777 /data
 VOLUME /data
 EOF
 if ! build vol "$T/vol" python && grep -q 'the hardening audit refused' "$T/why" &&
