@@ -20,6 +20,8 @@ set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/tests/lib.sh"
 B=${LLMSB_BIN:-$ROOT/bin/llm-sandbox}
+# the agent the build copies in (a sanitizer build's binary has none beside it)
+export LLMSB_AGENT=${LLMSB_AGENT:-$ROOT/bin/llmsb-agent}
 T=$(mktemp -d /tmp/llmsb-custom.XXXXXX)
 N=ct$$
 PORT=$((21400 + $$ % 1000))
