@@ -23,10 +23,11 @@ LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fi
               backends/docker/docker.c backends/docker/stream.c backends/docker/egress.c backends/docker/tls.c \
               backends/docker/podman.c backends/kubernetes/kubernetes.c \
               backends/kubernetes/config.c backends/kubernetes/stream.c \
-              sandbox/sandbox.c sandbox/pool.c images/images.c \
+              sandbox/sandbox.c sandbox/pool.c images/images.c images/custom.c \
               job/job.c job/parse.c job/result.c job/dedup.c \
               queue/queue.c scheduler/decide.c scheduler/scheduler.c \
               exec/exec.c exec/session.c exec/scan.c exec/identity.c exec/runner.c exec/batch.c \
+              exec/image_check.c \
               worker/worker.c worker/metrics.c mcp/jsonrpc.c mcp/tools.c mcp/server.c \
               eval/passk.c eval/report.c eval/timings.c eval/convert.c eval/formats.c eval/multiple.c \
               eval/open.c eval/fmt_crux.c eval/fmt_stdio.c eval/stdio_runners.c
@@ -43,7 +44,7 @@ UNIT_TESTS = $(patsubst tests/unit/%.c,$(TBIN)/%,$(wildcard tests/unit/test_*.c)
 INTEG_TESTS = $(patsubst tests/integration/%.c,$(TBIN)/%,$(wildcard tests/integration/test_*.c))
 
 .SECONDARY:
-.PHONY: check-layers fuzzers all clean test test-zygote test-cpp-cache-all test-java-cache-all test-podman test-gvisor test-k8s test-tls unit integration sanitize fuzz bench images images-current format
+.PHONY: check-layers fuzzers all clean test test-zygote test-cpp-cache-all test-java-cache-all test-podman test-gvisor test-k8s test-tls test-custom-images unit integration sanitize fuzz bench images images-current format
 all: bin/llm-sandbox bin/llmsb-agent
 
 V ?= 0
@@ -133,7 +134,7 @@ check-layers:
 	@sh scripts/check-layers.sh
 
 integration: $(INTEG_TESTS) $(TBIN)/fake-agent
-	@FAKE_AGENT=$(CURDIR)/$(TBIN)/fake-agent sh tests/run-suite.sh integration $(INTEG_TESTS) tests/integration/test_cli.sh tests/integration/test_cases_state.sh tests/integration/test_plots.sh tests/integration/test_libraries.sh tests/integration/test_phases.sh tests/queue/test_queue.sh tests/dedup/run.sh tests/compose/test_compose.sh tests/hostile/run.sh tests/faults/run.sh tests/tls/run.sh tests/eval/run.sh tests/mcp/run.sh tests/sessions/run.sh tests/metrics/run.sh
+	@FAKE_AGENT=$(CURDIR)/$(TBIN)/fake-agent sh tests/run-suite.sh integration $(INTEG_TESTS) tests/integration/test_cli.sh tests/integration/test_cases_state.sh tests/integration/test_plots.sh tests/integration/test_libraries.sh tests/integration/test_phases.sh tests/queue/test_queue.sh tests/dedup/run.sh tests/compose/test_compose.sh tests/hostile/run.sh tests/faults/run.sh tests/tls/run.sh tests/eval/run.sh tests/mcp/run.sh tests/sessions/run.sh tests/metrics/run.sh tests/images/custom.sh
 
 # The zygote against fresh interpreters (a differential corpus and
 # HumanEval), then the hostile and integration suites with fresh
@@ -160,6 +161,11 @@ test-java-cache-all: $(CLI_BIN)
 test-podman: $(CLI_BIN) $(TBIN)/test_integ_docker
 	@scripts/podman-up.sh
 	@LLMSB_BACKEND=podman sh tests/run-suite.sh podman $(TBIN)/test_integ_docker tests/hostile/run.sh tests/podman/run.sh
+
+# Custom images (images build --dockerfile) on the system dockerd (also in
+# `make integration`).
+test-custom-images: $(CLI_BIN)
+	@sh tests/run-suite.sh images tests/images/custom.sh
 
 # A remote Docker engine over TLS: a private dockerd with --tlsverify on
 # 127.0.0.1 and certificates the suite makes (also in `make integration`).

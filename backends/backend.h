@@ -87,6 +87,15 @@ struct backend_stream {
 /* Keeps the newest bytes of an agent's stderr in s->log. */
 void backend_stream_log(struct backend_stream *s, const char *p, size_t n);
 
+/* One tag of an image, as image_list reports it. */
+struct image_info {
+    const char *tag;    /* "repo:tag" */
+    const char *lang;   /* its llmsb.lang label, or "" */
+    const char *custom; /* its llmsb.custom label (images build --dockerfile), or "" */
+    long long created_s;
+    long long size_bytes;
+};
+
 /* ---- the engine ------------------------------------------------------------- */
 
 struct backend;
@@ -108,6 +117,11 @@ struct backend_ops {
     /* What identifies image on this engine (its id, and its repo digest
      * when it has one), for a report; NULL: the engine cannot say. */
     int (*image_digest)(struct backend *b, const char *image, char *out, size_t outsz,
+                        struct llmsb_err *err);
+    /* The image's configuration (its Config object as JSON text: Labels,
+     * Env, Volumes, User, Entrypoint...) into out; 1 = present, 0 = absent.
+     * NULL: the engine cannot say (Kubernetes: images are the nodes'). */
+    int (*image_config)(struct backend *b, const char *image, struct buf *out,
                         struct llmsb_err *err);
     int (*create)(struct backend *b, const struct container_spec *spec, char *id, size_t idsz,
                   struct llmsb_err *err);
@@ -138,6 +152,13 @@ struct backend_ops {
     /* Tags an existing image as repo:tag. */
     int (*image_tag)(struct backend *b, const char *image, const char *repo, const char *tag,
                      struct llmsb_err *err);
+    /* Calls fn for each tag of the images carrying label (a key, or
+     * "k=v"); NULL: the engine cannot list images (Kubernetes). */
+    int (*image_list)(struct backend *b, const char *label,
+                      void (*fn)(void *ud, const struct image_info *ii), void *ud,
+                      struct llmsb_err *err);
+    /* Removes the tag image (the image too when it was its last tag). */
+    int (*image_remove)(struct backend *b, const char *image, struct llmsb_err *err);
     /* Pulls repo:tag from a registry; fails fast when none answers. */
     int (*image_pull)(struct backend *b, const char *repo, const char *tag,
                       backend_progress_cb progress, void *pud, struct llmsb_err *err);

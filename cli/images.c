@@ -1,7 +1,14 @@
-/* images.c - `llm-sandbox images build [--force] [LANG...]`. */
+/* images.c - `llm-sandbox images build [--force] [LANG...]`, and a user's
+ * Dockerfile made into llmsb/custom/NAME with `images build --dockerfile
+ * FILE --name NAME --lang LANG [--context DIR]` (built, checked, audited,
+ * then tagged: images/custom.c, exec/image_check.c); `images list` and
+ * `images rm NAME` through the engine's image API. */
 #include "cli.h"
 
+#include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backends/backend.h"
@@ -10,14 +17,150 @@
 
 static const char images_usage[] =
     "usage: llm-sandbox images build [--force] [--agent PATH] [LANG...]\n"
+    "       llm-sandbox images build --dockerfile FILE --name NAME --lang LANG\n"
+    "                                [--context DIR] [--force] [--agent PATH]\n"
+    "       llm-sandbox images list\n"
+    "       llm-sandbox images rm NAME\n"
     "\n"
     "Builds llmsb/<lang> images (all languages when none is named) from\n"
     "Debian packages; no container registry is needed.  Images whose recipe\n"
-    "hash tag already exists are kept unless --force is given.\n";
+    "hash tag already exists are kept unless --force is given.\n"
+    "\n"
+    "With --dockerfile: builds FILE (context DIR, default FILE's directory),\n"
+    "adds the agent, the hooks and the sandbox user for LANG, runs a hello\n"
+    "world and the hardening audit in it, and tags it llmsb/custom/NAME:<hash>\n"
+    "and :latest; jobs name it with image: llmsb/custom/NAME.\n"
+    "\n"
+    "list shows the sandbox images on the engine (custom ones with their\n"
+    "name); rm NAME removes the tags of llmsb/custom/NAME.\n";
+
+/* The custom build: built as <repo>:unchecked, checked, then tagged. */
+static int custom_build(struct cli_globals *g, struct images_custom *c, const struct images_opts *o)
+{
+    const struct runner_opts ro = {.kind = RUNNER_KIND_RUN, .slots = 1, .max_size = 1};
+    struct images_custom_tags t;
+    struct llmsb_err err = {0};
+    struct runner rn;
+    struct buf findings;
+    char dir[PATH_MAX];
+    int rc, code = 0;
+
+    if (!c->dockerfile || !c->name || !c->lang) {
+        cli_error("images build: --dockerfile, --name and --lang go together (missing: %s)",
+                  !c->dockerfile ? "--dockerfile"
+                  : !c->name     ? "--name"
+                                 : "--lang");
+        return EXIT_USAGE;
+    }
+    if (!c->context) { /* as docker build: the Dockerfile's directory */
+        snprintf(dir, sizeof(dir), "%s", c->dockerfile);
+        c->context = dirname(dir);
+    }
+    if (runner_open(&rn, &g->cfg, &ro, &err) != 0) {
+        cli_error("%s", err.msg);
+        return EXIT_INTERNAL;
+    }
+    buf_init(&findings, (size_t)64 << 10);
+    if ((rc = images_custom_build(&rn.be, &g->cfg, c, o, &t, &err)) != 0 || t.up_to_date)
+        goto out;
+    fprintf(stderr, "[custom] checking %s: a hello world in %s, the hardening audit\n", t.unchecked,
+            t.lang);
+    if ((rc = images_custom_audit(&rn.be, t.unchecked, t.lang, &findings, &err)) != 0 ||
+        (rc = exec_image_check(&rn, t.unchecked, language_find(t.lang), &findings, &err)) != 0)
+        goto out;
+    if (findings.len) {
+        cli_error("images build: --dockerfile \"%s\": the hardening audit refused %s:\n%.*s",
+                  c->dockerfile, t.unchecked, (int)findings.len, findings.data);
+        code = EXIT_USAGE;
+        goto out;
+    }
+    if ((rc = images_custom_accept(&rn.be, &t, &err)) == 0)
+        fprintf(stderr, "[custom] built %s:%s and %s:latest (lang %s)\n", t.repo, t.hash, t.repo,
+                t.lang);
+out:
+    if (rc != 0) {
+        cli_error("%s", err.msg);
+        code = err.code == LLMSB_ERR_INVALID ? EXIT_USAGE : EXIT_INTERNAL;
+    }
+    buf_release(&findings);
+    runner_close(&rn, "images build ended");
+    return code;
+}
+
+/* A custom image's every tag; of our own images, the :latest ones (the
+ * hash tags of older recipes stay until removed). */
+static void list_one(void *ud, const struct image_info *ii)
+{
+    size_t n = strlen(ii->tag);
+    (void)ud;
+    if (!ii->custom[0] && (n < 7 || strcmp(ii->tag + n - 7, ":latest") != 0))
+        return;
+    printf("%-44s %-10s %-8s %6lld MB\n", ii->tag, ii->lang, ii->custom[0] ? "custom" : "stock",
+           ii->size_bytes >> 20);
+}
+
+struct rm_ctx {
+    char tags[64][200];
+    int n;
+};
+
+static void rm_collect(void *ud, const struct image_info *ii)
+{
+    struct rm_ctx *c = ud;
+    if (c->n < 64)
+        snprintf(c->tags[c->n++], sizeof(c->tags[0]), "%s", ii->tag);
+}
+
+/* images list | images rm NAME: through the engine's image API. */
+static int list_or_rm(struct cli_globals *g, const char *verb, const char *name)
+{
+    struct backend be;
+    struct llmsb_err err = {0};
+    struct rm_ctx *rm = NULL;
+    char version[64], label[128];
+    int rc = 0;
+
+    if (strcmp(verb, "rm") == 0 && (!name || !images_custom_name_ok(name))) {
+        cli_error("images rm: \"%s\" is not the NAME of a custom image (llmsb/custom/NAME)",
+                  name ? name : "");
+        return EXIT_USAGE;
+    }
+    if (runner_engine_open(&be, &g->cfg, version, sizeof(version), &err) != 0) {
+        cli_error("%s", err.msg);
+        return EXIT_INTERNAL;
+    }
+    if (!be.ops->image_list) {
+        cli_error("images %s: the %s backend cannot list images (they are the nodes')", verb,
+                  be.ops->name);
+        backend_close(&be);
+        return EXIT_USAGE;
+    }
+    if (strcmp(verb, "list") == 0) {
+        printf("%-44s %-10s %-8s %9s\n", "IMAGE", "LANG", "KIND", "SIZE");
+        rc = be.ops->image_list(&be, "llmsb.lang", list_one, NULL, &err);
+    } else if (!(rm = calloc(1, sizeof(*rm)))) {
+        rc = llmsb_err_set(&err, LLMSB_ERR_NOMEM, "out of memory");
+    } else {
+        snprintf(label, sizeof(label), "llmsb.custom=%s", name);
+        rc = be.ops->image_list(&be, label, rm_collect, rm, &err);
+        if (rc == 0 && rm->n == 0)
+            rc =
+                llmsb_err_set(&err, LLMSB_ERR_INVALID, "images rm: no image llmsb/custom/%s", name);
+        for (int i = 0; rc == 0 && i < rm->n; i++)
+            if ((rc = be.ops->image_remove(&be, rm->tags[i], &err)) == 0)
+                printf("removed %s\n", rm->tags[i]);
+    }
+    if (rc != 0)
+        cli_error("%s", err.msg);
+    free(rm);
+    backend_close(&be);
+    return rc == 0 ? 0 : err.code == LLMSB_ERR_INVALID ? EXIT_USAGE : EXIT_INTERNAL;
+}
 
 int cmd_images(struct cli_globals *g, int argc, char **argv)
 {
     struct images_opts o = {0, stderr, NULL};
+    struct images_custom c = {0};
     const char *langs[64];
     size_t n = 0;
     struct backend be;
@@ -25,16 +168,34 @@ int cmd_images(struct cli_globals *g, int argc, char **argv)
     char version[64];
     int rc;
 
+    if (argc >= 2 && (strcmp(argv[1], "list") == 0 || strcmp(argv[1], "rm") == 0)) {
+        for (int i = 2; i < argc; i++)
+            if (cli_global_opt(g, argc, argv, &i) < 0)
+                return EXIT_USAGE;
+        if (cli_config_finish(g) != 0)
+            return EXIT_USAGE;
+        return list_or_rm(g, argv[1], argc >= 3 ? argv[argc - 1] : NULL);
+    }
     if (argc < 2 || strcmp(argv[1], "build") != 0) {
         fputs(images_usage, argc >= 2 && strcmp(argv[1], "--help") == 0 ? stdout : stderr);
         return argc >= 2 && strcmp(argv[1], "--help") == 0 ? 0 : EXIT_USAGE;
     }
     for (int i = 2; i < argc; i++) {
+        const char **custom_opt = strcmp(argv[i], "--dockerfile") == 0 ? &c.dockerfile
+                                  : strcmp(argv[i], "--name") == 0     ? &c.name
+                                  : strcmp(argv[i], "--lang") == 0     ? &c.lang
+                                  : strcmp(argv[i], "--context") == 0  ? &c.context
+                                                                       : NULL;
         if ((rc = cli_global_opt(g, argc, argv, &i)) < 0)
             return EXIT_USAGE;
         if (rc > 0)
             continue;
-        if (strcmp(argv[i], "--force") == 0)
+        if (custom_opt && i + 1 < argc)
+            *custom_opt = argv[++i];
+        else if (custom_opt) {
+            cli_error("images build: %s needs a value", argv[i]);
+            return EXIT_USAGE;
+        } else if (strcmp(argv[i], "--force") == 0)
             o.force = 1;
         else if (strcmp(argv[i], "--agent") == 0 && i + 1 < argc)
             o.agent_path = argv[++i];
@@ -49,6 +210,14 @@ int cmd_images(struct cli_globals *g, int argc, char **argv)
     }
     if (cli_config_finish(g) != 0)
         return EXIT_USAGE;
+    if (c.dockerfile || c.name || c.lang || c.context) {
+        if (n) {
+            cli_error("images build: --dockerfile builds one image of --lang; drop \"%s\"",
+                      langs[0]);
+            return EXIT_USAGE;
+        }
+        return custom_build(g, &c, &o);
+    }
     if (runner_engine_open(&be, &g->cfg, version, sizeof(version), &err) != 0 ||
         images_build(&be, &g->cfg, langs, n, &o, &err) != 0) {
         cli_error("%s", err.msg);

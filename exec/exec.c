@@ -7,6 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "security/security.h"
 #include "exec/session.h"
 
@@ -76,15 +78,45 @@ int64_t exec_backstop_ms(const struct config *cfg, const struct job *j)
 }
 
 /* Images known to exist, so the hot path asks the engine once a minute per
- * image rather than once per job. */
+ * image rather than once per job; with the language a custom image was
+ * built for (its llmsb.lang label; "" for any other image). */
 static pthread_mutex_t image_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     char name[256];
+    char lang[32];
     int64_t until_ms;
 } image_seen[IMAGE_CACHE];
 
+/* Whether image exists and, when it is a custom image (the llmsb.custom
+ * label of images build --dockerfile), its llmsb.lang label into lang.
+ * 1 present, 0 absent, negative on error (like ops->image_exists). */
+static int image_look(const struct backend *be, const char *image, char lang[32],
+                      struct llmsb_err *err)
+{
+    struct buf text;
+    cJSON *c;
+    const cJSON *labels, *v;
+    int rc;
+
+    lang[0] = '\0';
+    if (!be->ops->image_config) /* the engine cannot say: no language check */
+        return be->ops->image_exists((struct backend *)be, image, err);
+    buf_init(&text, (size_t)4 << 20);
+    if ((rc = be->ops->image_config((struct backend *)be, image, &text, err)) == 1) {
+        c = cJSON_ParseWithLength(text.data, text.len);
+        labels = cJSON_GetObjectItemCaseSensitive(c, "Labels");
+        v = cJSON_GetObjectItemCaseSensitive(labels, "llmsb.lang");
+        if (cJSON_GetObjectItemCaseSensitive(labels, "llmsb.custom") && cJSON_IsString(v))
+            snprintf(lang, 32, "%s", v->valuestring);
+        cJSON_Delete(c);
+    }
+    buf_release(&text);
+    return rc;
+}
+
 /* 1 present, 0 absent, negative on error (like ops->image_exists). */
-static int image_present(const struct backend *be, const char *image, struct llmsb_err *err)
+static int image_present(const struct backend *be, const char *image, char lang[32],
+                         struct llmsb_err *err)
 {
     int64_t now = clock_mono_ms();
     int rc, slot = 0;
@@ -92,6 +124,7 @@ static int image_present(const struct backend *be, const char *image, struct llm
     pthread_mutex_lock(&image_mu);
     for (int i = 0; i < IMAGE_CACHE; i++) {
         if (strcmp(image_seen[i].name, image) == 0 && image_seen[i].until_ms > now) {
+            memcpy(lang, image_seen[i].lang, 32);
             pthread_mutex_unlock(&image_mu);
             return 1;
         }
@@ -99,9 +132,10 @@ static int image_present(const struct backend *be, const char *image, struct llm
             slot = i;
     }
     pthread_mutex_unlock(&image_mu);
-    if ((rc = be->ops->image_exists((struct backend *)be, image, err)) == 1) {
+    if ((rc = image_look(be, image, lang, err)) == 1) {
         pthread_mutex_lock(&image_mu);
         snprintf(image_seen[slot].name, sizeof(image_seen[0].name), "%s", image);
+        memcpy(image_seen[slot].lang, lang, 32);
         image_seen[slot].until_ms = now + IMAGE_CACHE_MS;
         pthread_mutex_unlock(&image_mu);
     }
@@ -151,6 +185,7 @@ struct prepared {
 static int prepare(const struct backend *be, const struct config *cfg, const struct job *j,
                    struct prepared *p, struct job_result *r, struct llmsb_err *err)
 {
+    char image_lang[32];
     int rc;
 
     proto_job_init(&p->pj);
@@ -185,12 +220,19 @@ static int prepare(const struct backend *be, const struct config *cfg, const str
         return 1;
     }
     p->pj.nproc = (uint64_t)exec_job_nproc(cfg, j);
-    if ((rc = image_present(be, p->image, err)) <= 0)
+    if ((rc = image_present(be, p->image, image_lang, err)) <= 0)
         return rc < 0 ? rc
                       : llmsb_err_set(err, LLMSB_ERR_NOTFOUND,
                                       "image \"%s\" is missing on this worker's engine "
                                       "(llm-sandbox images build %s)",
                                       p->image, j->lang->name);
+    if (image_lang[0] && strcmp(image_lang, j->lang->name) != 0) {
+        job_result_set_status(r, STATUS_INVALID,
+                              "image: \"%s\" was built for language %s (its llmsb.lang "
+                              "label), and this job's language is %s",
+                              p->image, image_lang, j->lang->name);
+        return 1;
+    }
     exec_spec_for_job(&p->spec, cfg, j, p->image);
     if (p->install && !j->network && strcmp(cfg->libraries_network, "none") != 0) {
         /* the install step gets a network; the agent pauses after it and the

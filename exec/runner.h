@@ -114,6 +114,13 @@ int runner_stop_asked(const atomic_int *cancel);
 /* Writes this runner's worker name into r. */
 void runner_stamp(const struct runner *rn, struct job_result *r);
 
+/* The checks of a custom image (exec/image_check.c): l's hello world runs
+ * in image as a job (not "hello": an error naming the status and what the
+ * job said), then the hardening audit runs inside a sandbox of image made
+ * as a job's is; each departure is a line appended to findings. */
+int exec_image_check(struct runner *rn, const char *image, const struct language *l,
+                     struct buf *findings, struct llmsb_err *err);
+
 /* Ends the sessions held in its pool (recording why), removes the pool's
  * containers and closes the engine. */
 void runner_close(struct runner *rn, const char *why);

@@ -3,6 +3,7 @@
  * root file system to a temporary file that is then streamed to the
  * engine's import endpoint. */
 #include "images.h"
+#include "images_int.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -88,9 +89,7 @@ char *images_dockerfile(const struct language *l, const char *base, int64_t uid,
     return buf_steal(&b);
 }
 
-static void say(const struct images_opts *o, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void say(const struct images_opts *o, const char *fmt, ...)
+void images_say(const struct images_opts *o, const char *fmt, ...)
 {
     va_list ap;
     if (!o->progress)
@@ -102,25 +101,15 @@ static void say(const struct images_opts *o, const char *fmt, ...)
     fflush(o->progress);
 }
 
-struct say_ctx {
-    const struct images_opts *o;
-    const char *tag;
-};
-
-static void on_progress(void *ud, const char *line)
+void images_progress(void *ud, const char *line)
 {
     struct say_ctx *c = ud;
-    say(c->o, "[%s] %s", c->tag, line);
+    images_say(c->o, "[%s] %s", c->tag, line);
 }
 
 /* ---- reading a buffer or a file as an upload --------------------------- */
 
-struct mem_reader {
-    const char *p;
-    size_t len, off;
-};
-
-static ssize_t mem_read(void *ud, char *dst, size_t max)
+ssize_t images_mem_read(void *ud, char *dst, size_t max)
 {
     struct mem_reader *m = ud;
     size_t n = m->len - m->off < max ? m->len - m->off : max;
@@ -141,13 +130,13 @@ static ssize_t fd_read(void *ud, char *dst, size_t max)
 
 /* ---- build context --------------------------------------------------------- */
 
-static la_ssize_t ctx_write(struct archive *a, void *ud, const void *p, size_t n)
+la_ssize_t images_ctx_write(struct archive *a, void *ud, const void *p, size_t n)
 {
     (void)a;
     return buf_append(ud, p, n) == 0 ? (la_ssize_t)n : -1;
 }
 
-static int ctx_add(struct archive *a, const char *name, const char *data, size_t len, int mode)
+int images_ctx_add(struct archive *a, const char *name, const char *data, size_t len, int mode)
 {
     struct archive_entry *e = archive_entry_new();
     int rc;
@@ -165,22 +154,22 @@ static int ctx_add(struct archive *a, const char *name, const char *data, size_t
 }
 
 /* The hook files a language's image copies in (languages/hooks/). */
-static int ctx_add_hooks(struct archive *a, const struct language *l)
+int images_ctx_add_hooks(struct archive *a, const struct language *l, const char *dir)
 {
     for (int i = 0; i < LANG_MAX_HOOKS && l->hooks[i].file; i++) {
         const struct lang_hook_file *h = language_hook_file(l->hooks[i].file);
         char name[160];
         if (!h)
             return -1;
-        snprintf(name, sizeof(name), "hooks/%s", h->name);
-        if (ctx_add(a, name, h->data, (size_t)(h->end - h->data), l->hooks[i].mode) != 0)
+        snprintf(name, sizeof(name), "%s/%s", dir, h->name);
+        if (images_ctx_add(a, name, h->data, (size_t)(h->end - h->data), l->hooks[i].mode) != 0)
             return -1;
     }
     return 0;
 }
 
 /* Reads a whole file into b (bounded by b's cap); what names it in errors. */
-static int read_file(const char *path, const char *what, struct buf *b, struct llmsb_err *err)
+int images_read_file(const char *path, const char *what, struct buf *b, struct llmsb_err *err)
 {
     char chunk[65536];
     ssize_t n;
@@ -250,7 +239,7 @@ static int ca_load(const char *dir, struct ca_set *c, struct llmsb_err *err)
             ca_release(c);
             return llmsb_err_wrap(err, "images.ca_certificates");
         }
-        if (read_file(path, "CA certificate", &c->data[c->n], err) != 0) {
+        if (images_read_file(path, "CA certificate", &c->data[c->n], err) != 0) {
             buf_release(&c->data[c->n]);
             ca_release(c);
             return llmsb_err_wrap(err, "images.ca_certificates");
@@ -266,7 +255,8 @@ static int ctx_add_cas(struct archive *a, const struct ca_set *c)
     for (int i = 0; i < c->n; i++) {
         char name[300];
         snprintf(name, sizeof(name), "ca/%s", c->name[i]);
-        if (ctx_add(a, name, c->data[i].data ? c->data[i].data : "", c->data[i].len, 0644) != 0)
+        if (images_ctx_add(a, name, c->data[i].data ? c->data[i].data : "", c->data[i].len, 0644) !=
+            0)
             return -1;
     }
     return 0;
@@ -279,17 +269,18 @@ static int build_context(struct buf *out, const struct language *l, const char *
     int rc = 0;
 
     archive_write_set_format_pax_restricted(a);
-    if (archive_write_open(a, out, NULL, ctx_write, NULL) != ARCHIVE_OK ||
-        ctx_add(a, "Dockerfile", dockerfile, strlen(dockerfile), 0644) != 0 ||
-        ctx_add(a, "llmsb-agent", agent->data, agent->len, 0755) != 0 || ctx_add_hooks(a, l) != 0 ||
-        ctx_add_cas(a, cas) != 0 || archive_write_close(a) != ARCHIVE_OK)
+    if (archive_write_open(a, out, NULL, images_ctx_write, NULL) != ARCHIVE_OK ||
+        images_ctx_add(a, "Dockerfile", dockerfile, strlen(dockerfile), 0644) != 0 ||
+        images_ctx_add(a, "llmsb-agent", agent->data, agent->len, 0755) != 0 ||
+        images_ctx_add_hooks(a, l, "hooks") != 0 || ctx_add_cas(a, cas) != 0 ||
+        archive_write_close(a) != ARCHIVE_OK)
         rc = llmsb_err_set(err, LLMSB_ERR_SYS, "images: build context tar: %s",
                            archive_error_string(a) ? archive_error_string(a) : "failed");
     archive_write_free(a);
     return rc;
 }
 
-static void agent_default_path(char *out, size_t outsz)
+void images_agent_path(char *out, size_t outsz)
 {
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -406,14 +397,14 @@ static int debootstrap_import(struct backend *be, const struct config *cfg, cons
         return llmsb_err_set(err, LLMSB_ERR_SYS, "images: mkdtemp: %s", strerror(errno));
     snprintf(root, sizeof(root), "%s/root", dir);
     snprintf(tarpath, sizeof(tarpath), "%s/rootfs.tar", dir);
-    say(o, "[base] debootstrap bookworm from %s (about a minute)", cfg->debian_mirror);
+    images_say(o, "[base] debootstrap bookworm from %s (about a minute)", cfg->debian_mirror);
     {
         char *argv[] = {"debootstrap", "--variant=minbase",        "bookworm",
                         root,          (char *)cfg->debian_mirror, NULL};
         if ((rc = run_cmd(argv, err)) != 0)
             goto out;
     }
-    say(o, "[base] packing the root file system");
+    images_say(o, "[base] packing the root file system");
     if ((fd = open(tarpath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0) {
         rc = llmsb_err_set(err, LLMSB_ERR_SYS, "images: create %s: %s", tarpath, strerror(errno));
         goto out;
@@ -421,10 +412,10 @@ static int debootstrap_import(struct backend *be, const struct config *cfg, cons
     if ((rc = tar_tree(root, fd, err)) != 0)
         goto out;
     lseek(fd, 0, SEEK_SET);
-    say(o, "[base] importing as %s:%s", BASE_REPO, tag);
-    rc = be->ops->image_import(be, BASE_REPO, tag, fd_read, &fd, on_progress, &sc, err);
+    images_say(o, "[base] importing as %s:%s", BASE_REPO, tag);
+    rc = be->ops->image_import(be, BASE_REPO, tag, fd_read, &fd, images_progress, &sc, err);
     if (rc == 0)
-        say(o, "[base] done in %lld s", (long long)((clock_mono_ms() - t0) / 1000));
+        images_say(o, "[base] done in %lld s", (long long)((clock_mono_ms() - t0) / 1000));
 out:
     if (fd >= 0)
         close(fd);
@@ -459,13 +450,14 @@ static int ensure_base(struct backend *be, const struct config *cfg, const struc
     snprintf(repo, sizeof(repo), "%.*s",
              (int)(colon ? (size_t)(colon - cfg->base_image) : strlen(cfg->base_image)),
              cfg->base_image);
-    say(o, "[base] trying to pull %s", cfg->base_image);
-    if (be->ops->image_pull(be, repo, colon ? colon + 1 : "latest", on_progress, &sc, err) == 0 &&
+    images_say(o, "[base] trying to pull %s", cfg->base_image);
+    if (be->ops->image_pull(be, repo, colon ? colon + 1 : "latest", images_progress, &sc, err) ==
+            0 &&
         be->ops->image_exists(be, cfg->base_image, err) > 0) {
         snprintf(ref, refsz, "%s", cfg->base_image);
         return 0;
     }
-    say(o, "[base] no registry (%s); building the base with debootstrap", err->msg);
+    images_say(o, "[base] no registry (%s); building the base with debootstrap", err->msg);
     llmsb_err_clear(err);
     return debootstrap_import(be, cfg, tag, o, err);
 }
@@ -518,21 +510,21 @@ static int build_one(struct backend *be, const struct config *cfg, const struct 
             if ((rc = be->ops->image_tag(be, hash_tag, repo, colon + 1, err)) != 0)
                 return rc;
         }
-        say(o, "[%s] %s is up to date", l->name, hash_tag);
+        images_say(o, "[%s] %s is up to date", l->name, hash_tag);
         return 0;
     }
-    say(o, "[%s] building %s", l->name, hash_tag);
+    images_say(o, "[%s] building %s", l->name, hash_tag);
     buf_init(&ctx, (size_t)256 << 20);
     rc = build_context(&ctx, l, df, agent, cas, err);
     free(df);
     if (rc == 0) {
         mr = (struct mem_reader){ctx.data, ctx.len, 0};
-        rc = be->ops->image_build(be, tags, 2, mem_read, &mr, on_progress, &sc, err);
+        rc = be->ops->image_build(be, tags, 2, images_mem_read, &mr, images_progress, &sc, err);
     }
     buf_release(&ctx);
     if (rc == 0)
-        say(o, "[%s] built %s in %lld s", l->name, hash_tag,
-            (long long)((clock_mono_ms() - t0) / 1000));
+        images_say(o, "[%s] built %s in %lld s", l->name, hash_tag,
+                   (long long)((clock_mono_ms() - t0) / 1000));
     return rc;
 }
 
@@ -563,9 +555,9 @@ int images_build(struct backend *be, const struct config *cfg, const char *const
     if (o->agent_path)
         snprintf(agent_path, sizeof(agent_path), "%s", o->agent_path);
     else
-        agent_default_path(agent_path, sizeof(agent_path));
+        images_agent_path(agent_path, sizeof(agent_path));
     buf_init(&agent, (size_t)64 << 20);
-    if ((rc = read_file(agent_path, "the agent (run make first)", &agent, err)) != 0)
+    if ((rc = images_read_file(agent_path, "the agent (run make first)", &agent, err)) != 0)
         goto out;
     if ((rc = ensure_base(be, cfg, o, base, sizeof(base), err)) != 0)
         goto out;
@@ -579,7 +571,7 @@ int images_build(struct backend *be, const struct config *cfg, const char *const
     if ((rc = ca_load(cfg->ca_dir, cas, err)) != 0)
         goto out;
     if (cas->n)
-        say(o, "[images] trusting %d extra CA certificate(s) from %s", cas->n, cfg->ca_dir);
+        images_say(o, "[images] trusting %d extra CA certificate(s) from %s", cas->n, cfg->ca_dir);
     for (size_t i = 0; i < n && rc == 0; i++)
         rc = build_one(be, cfg, todo[i], base, &agent, cas, o, err);
 out:

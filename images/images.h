@@ -32,4 +32,54 @@ int images_build(struct backend *be, const struct config *cfg, const char *const
 char *images_dockerfile(const struct language *l, const char *base, int64_t uid, int with_ca,
                         const struct config *cfg);
 
+/* ---- custom images (custom.c) ------------------------------------------------ */
+
+/* A user's Dockerfile to build as llmsb/custom/<name> for language lang. */
+struct images_custom {
+    const char *dockerfile; /* a file */
+    const char *name;       /* images_custom_name_ok */
+    const char *lang;       /* a language name or alias */
+    const char *context;    /* a directory (the caller defaults it to the Dockerfile's) */
+};
+
+/* What a build made: repo "llmsb/custom/<name>", its content hash, the
+ * tag of the image built but not yet checked ("<repo>:unchecked"). */
+struct images_custom_tags {
+    char repo[128];
+    char hash[16];
+    char unchecked[160];
+    char lang[32];  /* the language's own name */
+    int up_to_date; /* 1: <repo>:<hash> existed (and :latest now names it) */
+};
+
+/* 1 when name is one path component of an image name: 1 to 64 of a-z,
+ * 0-9, with single '.', '_' or '-' between them. */
+int images_custom_name_ok(const char *name);
+
+/* The sandbox layer appended to a user's Dockerfile for l (new string). */
+char *images_custom_layer(const struct language *l, const char *name, int64_t uid);
+
+/* Builds c as t->unchecked, unless <repo>:<hash> exists (then t->up_to_date
+ * and <repo>:latest names it).  The hash covers the context (the user's
+ * tree and Dockerfile, our layer, the agent, the hooks) and the ids of the
+ * local images its FROM lines name.  Bad input: LLMSB_ERR_INVALID naming
+ * the option, the value and why; a failed check of our layer says what is
+ * missing; a failed build says so (the engine's output went to
+ * o->progress). */
+int images_custom_build(struct backend *be, const struct config *cfg, const struct images_custom *c,
+                        const struct images_opts *o, struct images_custom_tags *t,
+                        struct llmsb_err *err);
+
+/* Appends to findings a line for each thing the image's configuration
+ * gets wrong (a VOLUME, a loader variable in ENV, a USER other than root,
+ * another entrypoint, another llmsb.lang).  Nothing when the engine cannot
+ * say (no image_config). */
+int images_custom_audit(struct backend *be, const char *image, const char *lang,
+                        struct buf *findings, struct llmsb_err *err);
+
+/* Tags t->unchecked as <repo>:<hash> and <repo>:latest (it passed) and
+ * drops the unchecked tag. */
+int images_custom_accept(struct backend *be, const struct images_custom_tags *t,
+                         struct llmsb_err *err);
+
 #endif

@@ -218,6 +218,7 @@ static int flag_cpp(const char *f, int link, const char **why)
         /* testify and go-cmp: what Go test harnesses import */                                                                                    \
         .packages = "golang-go ca-certificates git golang-github-stretchr-testify-dev "                                                            \
                     "golang-github-google-go-cmp-dev",                                                                                             \
+        .tools = "go",                                                                                                                             \
         .install = {"/usr/local/lib/llmsb/go-get"},                                                                                                \
         .install_what = "go get",                                                                                                                  \
         .library_ok = lib_go,                                                                                                                      \
@@ -312,6 +313,7 @@ const struct language languages[] = {
         .strict_modules = {"os", "sys", "subprocess", "ctypes", "socket", "importlib", "pickle",
                            "marshal", "shelve", "shutil", "multiprocessing", "threading", "pty",
                            "signal", "builtins"},
+        .tools = "python3", .hello = "print('hello')\n",
         .lexer = LEX_PYTHON,
     },
     {
@@ -366,6 +368,7 @@ const struct language languages[] = {
         /* a node started ahead starts from the blob (node-wait.js takes
          * both words out of process.env before the job's code runs) */
         .prespawn = "NODE_OPTIONS=" NODE_WAIT,
+        .tools = "node", .hello = "console.log('hello');\n",
         .lexer = LEX_JS,
     },
     {
@@ -410,6 +413,8 @@ const struct language languages[] = {
         },
         .strict_modules = {"java.net", "java.lang.reflect", "java.nio.file", "javax.script",
                            "sun.misc"},
+        .tools = "javac java",
+        .hello = "public class Main { public static void main(String[] a) { System.out.println(\"hello\"); } }\n",
         .lexer = LEX_C,
     },
     {
@@ -464,6 +469,7 @@ const struct language languages[] = {
         },
         .strict_modules = {"unistd.h", "sys/socket.h", "sys/ptrace.h", "dlfcn.h", "sys/mman.h",
                            "netinet/in.h", "arpa/inet.h", "signal.h", "spawn.h", "sys/syscall.h"},
+        .tools = "g++", .hello = "#include <cstdio>\nint main() { std::puts(\"hello\"); }\n",
         .lexer = LEX_C,
     },
     {
@@ -472,6 +478,7 @@ const struct language languages[] = {
         /* go build, and a clear error for a package other than main */
         .compile = {"/usr/local/lib/llmsb/go-build", "{stem}", "{file}"},
         .run = {"./{stem}"},
+        .hello = "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n",
         GO_COMMON,
     },
     {
@@ -484,6 +491,7 @@ const struct language languages[] = {
         /* as `go test` runs it: a program that calls os.Exit(0) before
          * its tests finish fails */
         .run = {"./main.test", "-test.paniconexit0"},
+        .hello = "package main\n\nimport (\n\t\"fmt\"\n\t\"testing\"\n)\n\nfunc TestHello(t *testing.T) { fmt.Println(\"hello\") }\n",
         GO_COMMON,
     },
     {
@@ -530,6 +538,7 @@ const struct language languages[] = {
                 "\\b(?:mcparallel|mcfork|mclapply|makeCluster)\\s*\\(|\\bpskill\\s*\\(",
         },
         .strict_modules = {"parallel", "processx", "callr", "httr", "curl", "RCurl", "sys"},
+        .tools = "Rscript", .hello = "cat('hello\\n')\n",
         .lexer = LEX_R,
     },
     {
@@ -570,6 +579,7 @@ const struct language languages[] = {
                 "\\bfork\\b|\\bProcess\\s*\\.\\s*(?:fork|kill|daemon|spawn)\\b|\\bexit!",
         },
         .strict_modules = {"open3", "socket", "net/http", "fiddle", "ffi", "open-uri", "pty"},
+        .tools = "ruby", .hello = "puts 'hello'\n",
         .lexer = LEX_RUBY,
     },
 };

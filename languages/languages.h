@@ -132,6 +132,11 @@ struct language {
     const char *preinstall_before; /* a RUN line before it (apt-get update) */
     struct lang_hook hooks[LANG_MAX_HOOKS];
     const char *image_setup; /* extra RUN line of its image, or NULL */
+    /* What a custom image (images build --dockerfile) must bring: the
+     * commands its steps need on PATH (space-separated), and a program
+     * that prints a line "hello", which the build runs through the agent */
+    const char *tools;
+    const char *hello;
     enum lang_lexer lexer;
 };
 

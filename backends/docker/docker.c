@@ -170,6 +170,32 @@ int docker_image_exists(struct backend *b, const char *image, struct llmsb_err *
     return status == 200;
 }
 
+int docker_image_config(struct backend *b, const char *image, struct buf *out,
+                        struct llmsb_err *err)
+{
+    struct buf resp;
+    long status = 0;
+    cJSON *j = NULL;
+    char *text = NULL;
+    int rc;
+
+    buf_init(&resp, RESP_CAP);
+    if ((rc = image_inspect(b, image, &resp, &status, err)) != 0 || status != 200)
+        goto out;
+    j = cJSON_ParseWithLength(resp.data, resp.len);
+    text = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(j, "Config"));
+    buf_reset(out);
+    if (!text || buf_append_str(out, text) != 0)
+        rc = llmsb_err_set(err, LLMSB_ERR_PROTO,
+                           "%s: inspect image \"%s\": no Config, or over %zu bytes", eng(b), image,
+                           out->cap);
+out:
+    free(text);
+    cJSON_Delete(j);
+    buf_release(&resp);
+    return rc ? rc : status == 200;
+}
+
 int docker_image_digest(struct backend *b, const char *image, char *out, size_t outsz,
                         struct llmsb_err *err)
 {
@@ -452,23 +478,36 @@ static const char *label_of(const cJSON *labels, const char *name)
     return cJSON_IsString(v) ? v->valuestring : "";
 }
 
-int docker_list(struct backend *b, const char *label,
-                void (*fn)(void *, const struct container_info *), void *ud, struct llmsb_err *err)
+/* GET path + "filters=" the label filter; *out the parsed answer (NULL
+ * when it does not parse), the caller's to delete. */
+static int list_labelled(struct backend *b, const char *path, const char *label, const char *what,
+                         cJSON **out, struct llmsb_err *err)
 {
     struct buf resp;
-    char filt[512], path[1024];
+    char filt[512], full[1024];
     char *esc;
-    cJSON *j = NULL, *it;
     int rc;
 
+    *out = NULL;
     snprintf(filt, sizeof(filt), "{\"label\":[\"%s\"]}", label);
     if (!(esc = http_escape(filt)))
         return llmsb_err_set(err, LLMSB_ERR_NOMEM, "%s: out of memory", eng(b));
-    snprintf(path, sizeof(path), "/containers/json?all=1&filters=%s", esc);
+    snprintf(full, sizeof(full), "%sfilters=%s", path, esc);
     free(esc);
     buf_init(&resp, LIST_CAP);
-    rc = call(b, "GET", path, NULL, 200, 0, &resp, NULL, "list containers", err);
-    if (rc == 0 && (j = cJSON_ParseWithLength(resp.data, resp.len)) != NULL) {
+    if ((rc = call(b, "GET", full, NULL, 200, 0, &resp, NULL, what, err)) == 0)
+        *out = cJSON_ParseWithLength(resp.data, resp.len);
+    buf_release(&resp);
+    return rc;
+}
+
+int docker_list(struct backend *b, const char *label,
+                void (*fn)(void *, const struct container_info *), void *ud, struct llmsb_err *err)
+{
+    cJSON *j = NULL, *it;
+    int rc = list_labelled(b, "/containers/json?all=1&", label, "list containers", &j, err);
+
+    if (rc == 0 && j) {
         cJSON_ArrayForEach(it, j) {
             const cJSON *id = cJSON_GetObjectItemCaseSensitive(it, "Id");
             const cJSON *labels = cJSON_GetObjectItemCaseSensitive(it, "Labels");
@@ -489,11 +528,59 @@ int docker_list(struct backend *b, const char *label,
         }
     }
     cJSON_Delete(j);
-    buf_release(&resp);
     return rc;
 }
 
 /* ---- images ---------------------------------------------------------------- */
+
+int docker_image_list(struct backend *b, const char *label,
+                      void (*fn)(void *, const struct image_info *), void *ud,
+                      struct llmsb_err *err)
+{
+    cJSON *j = NULL, *it, *tag;
+    int rc = list_labelled(b, "/images/json?", label, "list images", &j, err);
+
+    if (rc == 0 && j) {
+        cJSON_ArrayForEach(it, j) {
+            const cJSON *labels = cJSON_GetObjectItemCaseSensitive(it, "Labels");
+            const cJSON *created = cJSON_GetObjectItemCaseSensitive(it, "Created");
+            const cJSON *size = cJSON_GetObjectItemCaseSensitive(it, "Size");
+            struct image_info ii = {NULL, label_of(labels, "llmsb.lang"),
+                                    label_of(labels, "llmsb.custom"),
+                                    cJSON_IsNumber(created) ? (long long)created->valuedouble : 0,
+                                    cJSON_IsNumber(size) ? (long long)size->valuedouble : 0};
+            cJSON_ArrayForEach(tag, cJSON_GetObjectItemCaseSensitive(it, "RepoTags")) {
+                if (cJSON_IsString(tag) && strcmp(tag->valuestring, "<none>:<none>") != 0) {
+                    ii.tag = tag->valuestring;
+                    fn(ud, &ii);
+                }
+            }
+        }
+    }
+    cJSON_Delete(j);
+    return rc;
+}
+
+int docker_image_remove(struct backend *b, const char *image, struct llmsb_err *err)
+{
+    char path[600], what[300];
+    char *esc = http_escape(image);
+    struct buf resp;
+    long status = 0;
+    int rc;
+
+    if (!esc)
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "%s: out of memory", eng(b));
+    snprintf(path, sizeof(path), "/images/%s?noprune=0", esc);
+    snprintf(what, sizeof(what), "remove image \"%s\"", image);
+    free(esc);
+    buf_init(&resp, RESP_CAP);
+    rc = call(b, "DELETE", path, NULL, 200, 404, &resp, &status, what, err);
+    buf_release(&resp);
+    if (rc == 0 && status == 404)
+        rc = llmsb_err_set(err, LLMSB_ERR_NOTFOUND, "%s: no image \"%s\"", eng(b), image);
+    return rc;
+}
 
 /* Build, import and pull answer HTTP 200 and report failure inside the
  * JSON-lines body: {"error": "...", "errorDetail": {...}}. */
@@ -795,6 +882,7 @@ const struct backend_ops docker_ops = {
     .ping = docker_ping,
     .image_exists = docker_image_exists,
     .image_digest = docker_image_digest,
+    .image_config = docker_image_config,
     .create = docker_create,
     .attach = docker_attach,
     .start = docker_start,
@@ -806,5 +894,7 @@ const struct backend_ops docker_ops = {
     .image_build = docker_image_build,
     .image_pull = docker_image_pull,
     .image_tag = docker_image_tag,
+    .image_list = docker_image_list,
+    .image_remove = docker_image_remove,
     .network_disconnect = docker_network_disconnect,
 };

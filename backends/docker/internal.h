@@ -80,6 +80,12 @@ int docker_open_flavor(struct backend *b, const char *host, const struct docker_
 void docker_close(struct backend *b);
 int docker_ping(struct backend *b, char *version, size_t vsz, struct llmsb_err *err);
 int docker_image_exists(struct backend *b, const char *image, struct llmsb_err *err);
+int docker_image_list(struct backend *b, const char *label,
+                      void (*fn)(void *, const struct image_info *), void *ud,
+                      struct llmsb_err *err);
+int docker_image_remove(struct backend *b, const char *image, struct llmsb_err *err);
+int docker_image_config(struct backend *b, const char *image, struct buf *out,
+                        struct llmsb_err *err);
 int docker_image_digest(struct backend *b, const char *image, char *out, size_t outsz,
                         struct llmsb_err *err);
 int docker_create(struct backend *b, const struct container_spec *spec, char *id, size_t idsz,

@@ -183,6 +183,7 @@ const struct backend_ops podman_ops = {
     .ping = docker_ping,
     .image_exists = docker_image_exists,
     .image_digest = docker_image_digest,
+    .image_config = docker_image_config,
     .create = docker_create,
     .attach = docker_attach,
     .start = docker_start,
@@ -194,5 +195,7 @@ const struct backend_ops podman_ops = {
     .image_build = docker_image_build,
     .image_pull = docker_image_pull,
     .image_tag = docker_image_tag,
+    .image_list = docker_image_list,
+    .image_remove = docker_image_remove,
     .network_disconnect = docker_network_disconnect,
 };

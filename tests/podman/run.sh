@@ -1,7 +1,8 @@
 #!/bin/bash
 # run.sh - backend podman as a user meets it, against the real Podman API
 # service (scripts/podman-up.sh): `run` prints hello, the filtered egress
-# network on Podman's own bridge, `images build` through Podman, plots, and
+# network on Podman's own bridge, `images build` through Podman, a custom
+# image (`images build --dockerfile`) through Podman, plots, and
 # the seccomp profile file Podman is given.  The same hello/status suite,
 # hardening audit and hostile suite as Docker run in `make test-podman`
 # with LLMSB_BACKEND=podman (integration_podman, hostile_podman).
@@ -91,6 +92,22 @@ else bad images_build_ruby "exit $rc: $(tail -3 "$T/err")"; fi
 echo 'puts "hi from ruby"' > "$T/h.rb"
 "$B" run "$T/h.rb" </dev/null >"$T/out" 2>"$T/err"
 grep -q '^hi from ruby$' "$T/out" && ok ruby_after_build || bad ruby_after_build "$(cat "$T/out")"
+
+# a custom image through Podman (docs/images.md, "Custom images"): our
+# layer on llmsb/ruby with a file of the context, checked and audited in
+# Podman's sandbox, used by a job, refused to a job of another language
+mkdir -p "$T/cust"; CN=pc$$
+printf 'FROM llmsb/ruby:latest\nCOPY note.txt /usr/local/share/note.txt\n' >"$T/cust/Dockerfile"
+echo "from podman" >"$T/cust/note.txt"
+echo 'puts File.read("/usr/local/share/note.txt")' >"$T/note.rb"
+if LLMSB_AGENT=${LLMSB_AGENT:-$PWD/bin/llmsb-agent} "$B" images build --dockerfile "$T/cust/Dockerfile" \
+        --name "$CN" --lang ruby >"$T/err" 2>&1 && grep -q "built llmsb/custom/$CN:" "$T/err" &&
+    "$B" run --lang ruby --image "llmsb/custom/$CN" "$T/note.rb" </dev/null >"$T/out" 2>"$T/err" &&
+    grep -q '^from podman$' "$T/out" &&
+    ! "$B" run --lang python --image "llmsb/custom/$CN" "$T/note.rb" </dev/null >"$T/err" 2>&1 &&
+    grep -q "was built for language ruby" "$T/err"; then ok custom_image
+else bad custom_image "$(tail -3 "$T/err")"; fi
+"$B" images rm "$CN" >/dev/null 2>&1
 
 # plots and the rest of the plot suite, on Podman
 out=$(sh tests/integration/test_plots.sh 2>&1); rc=$?

@@ -402,8 +402,48 @@ TEST(hooks_are_embedded_and_copied)
     ASSERT_STR(language_find("cpp")->install[1], "/work/.llmsb-lib/cpp");
 }
 
+/* A custom image's layer: every language says what it needs and prints
+ * hello; the layer checks the commands, copies the hooks and the agent,
+ * strips setuid bits and labels the language; names are one component. */
+TEST(custom_image_layer)
+{
+    static const char *const good[] = {"sympy", "py3.12", "a", "my_img-2", "x.y"};
+    static const char *const bad[] = {"",    "Sympy", "-a",   "a-", "a--b", "a/b",
+                                      "a b", "a:b",   "a..b", "_a", "a_"};
+    for (size_t i = 0; i < languages_count; i++) {
+        const struct language *l = &languages[i];
+        char *layer, line[512];
+        ASSERT(l->tools && l->tools[0] && l->hello && strstr(l->hello, "hello"));
+        ASSERT((layer = images_custom_layer(l, "n", 10001)) != NULL);
+        snprintf(line, sizeof(line), "RUN for c in %s; do command -v", l->tools);
+        ASSERT_CONTAINS(layer, line);
+        for (int k = 0; k < LANG_MAX_HOOKS && l->hooks[k].file; k++) {
+            snprintf(line, sizeof(line), "COPY .llmsb/hooks/%s %s\n", l->hooks[k].file,
+                     l->hooks[k].dest);
+            ASSERT_CONTAINS(layer, line);
+        }
+        snprintf(line, sizeof(line), "LABEL llmsb.lang=\"%s\" llmsb.custom=\"n\"\n", l->name);
+        ASSERT_CONTAINS(layer, line);
+        ASSERT_CONTAINS(layer, "\nUSER root\n");
+        ASSERT_CONTAINS(layer, "-perm /6000 -print -exec chmod ug-s {} +");
+        ASSERT_CONTAINS(layer, "useradd -u 10001 -g 10001");
+        ASSERT_CONTAINS(layer, "COPY .llmsb/llmsb-agent /usr/local/bin/llmsb-agent\n");
+        ASSERT_CONTAINS(layer, "ENTRYPOINT [\"/usr/local/bin/llmsb-agent\"]\nCMD []\n");
+        free(layer);
+    }
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+        ASSERT(images_custom_name_ok(good[i]));
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        ASSERT(!images_custom_name_ok(bad[i]));
+    ASSERT(
+        images_custom_name_ok("a234567890123456789012345678901234567890123456789012345678901234"));
+    ASSERT(!images_custom_name_ok(
+        "a2345678901234567890123456789012345678901234567890123456789012345"));
+}
+
 TEST_MAIN("languages", T(all_languages_present), T(compile_flags_expand_where_the_row_says),
           T(aliases_and_extensions), T(compiled_languages_have_compile_steps),
           T(java_public_class_names_the_file),
           T(java_main_class_is_the_top_level_one_declaring_main), T(java_source_and_run_argv),
-          T(java_long_names), T(argv_templates_expand), T(hooks_are_embedded_and_copied))
+          T(java_long_names), T(argv_templates_expand), T(hooks_are_embedded_and_copied),
+          T(custom_image_layer))

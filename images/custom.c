@@ -1,0 +1,421 @@
+/* custom.c - a user's Dockerfile made into a sandbox image (images.h,
+ * images_custom_build).  One build through the engine's build API: the
+ * user's Dockerfile with the sandbox layer appended to its last stage
+ * (root again, the language's commands checked, the sandbox user, the
+ * language's hooks and setup, setuid and setgid bits stripped, the agent
+ * as the entrypoint, the llmsb.lang label), in a context of the user's
+ * directory plus our files under .llmsb/.  The image's configuration is
+ * then audited (images_custom_audit); the caller runs the checks that need
+ * a container and, when they pass, images_custom_accept tags it. */
+#include "images.h"
+#include "images_int.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#define CUSTOM_DIR ".llmsb"                     /* our files in the context */
+#define CUSTOM_DOCKERFILE_MAX ((size_t)1 << 20) /* the user's Dockerfile */
+#define CUSTOM_CONTEXT_MAX ((size_t)256 << 20)  /* the whole context tar */
+#define CUSTOM_NAME_MAX 64
+#define AGENT_PATH "/usr/local/bin/llmsb-agent"
+
+int images_custom_name_ok(const char *name)
+{
+    size_t n = strlen(name);
+
+    if (n == 0 || n > CUSTOM_NAME_MAX || !isalnum((unsigned char)name[0]) ||
+        !isalnum((unsigned char)name[n - 1]))
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)name[i];
+        if (isdigit(c) || (c >= 'a' && c <= 'z'))
+            continue;
+        if (!strchr("._-", c) || !isalnum((unsigned char)name[i + 1]))
+            return 0; /* a separator is single, between letters or digits */
+    }
+    return 1;
+}
+
+/* The sandbox layer, appended to the user's last stage.  Its checks print
+ * a line starting "llmsb: " and fail the build; the caller shows that line. */
+char *images_custom_layer(const struct language *l, const char *name, int64_t uid)
+{
+    struct buf b;
+
+    buf_init(&b, 16384);
+    buf_printf(&b,
+               "\n# ---- the sandbox layer of llm-sandbox (images build --dockerfile) ----\n"
+               "USER root\n"
+               "RUN for c in %s; do command -v \"$c\" >/dev/null 2>&1 || { echo \"llmsb: --lang "
+               "%s needs the command $c on PATH, and this image has none (install it in the "
+               "Dockerfile)\"; exit 1; }; done\n"
+               "RUN command -v useradd >/dev/null 2>&1 || { echo \"llmsb: the image has no "
+               "useradd: build FROM a Debian or Ubuntu image\"; exit 1; }; "
+               "(getent group %lld >/dev/null || groupadd -g %lld sandbox) && "
+               "(getent passwd %lld >/dev/null || useradd -u %lld -g %lld -M -d /tmp "
+               "-s /usr/sbin/nologin sandbox) && mkdir -p /work && chmod 1777 /work\n",
+               l->tools, l->name, (long long)uid, (long long)uid, (long long)uid, (long long)uid,
+               (long long)uid);
+    for (int i = 0; i < LANG_MAX_HOOKS && l->hooks[i].file; i++)
+        buf_printf(&b, "COPY " CUSTOM_DIR "/hooks/%s %s\n", l->hooks[i].file, l->hooks[i].dest);
+    if (l->image_setup)
+        buf_printf(&b, "RUN %s\n", l->image_setup);
+    /* no_new_privileges already makes a setuid bit grant nothing; none is
+     * left either (the audit checks from inside a sandbox) */
+    buf_printf(&b,
+               "RUN find / -xdev -type f -perm /6000 -print -exec chmod ug-s {} + | "
+               "sed 's/^/llmsb-stripped: /'\n"
+               "COPY " CUSTOM_DIR "/llmsb-agent " AGENT_PATH "\n"
+               "LABEL llmsb.lang=\"%s\" llmsb.custom=\"%s\"\n"
+               "HEALTHCHECK NONE\n"
+               "WORKDIR /work\n"
+               "ENTRYPOINT [\"" AGENT_PATH "\"]\n"
+               "CMD []\n",
+               l->name, name);
+    return buf_steal(&b);
+}
+
+/* Writes a file of the user's tree (e, read from disk) and its bytes. */
+static int tree_entry_write(struct archive *a, struct archive_entry *e, struct llmsb_err *err)
+{
+    const char *src = archive_entry_sourcepath(e);
+    char chunk[65536];
+    ssize_t n = 0;
+    int in = -1, rc = 0;
+
+    if (archive_write_header(a, e) < ARCHIVE_WARN)
+        return llmsb_err_set(err, LLMSB_ERR_LIMIT, "images build: context tar: %s",
+                             archive_error_string(a));
+    if (archive_entry_filetype(e) != AE_IFREG || archive_entry_size(e) == 0)
+        return 0;
+    if ((in = open(src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+        return llmsb_err_set(err, LLMSB_ERR_SYS, "images build: --context file \"%s\": %s", src,
+                             strerror(errno));
+    while (rc == 0 && (n = read(in, chunk, sizeof(chunk))) > 0)
+        if (archive_write_data(a, chunk, (size_t)n) != n)
+            rc = llmsb_err_set(err, LLMSB_ERR_LIMIT, "images build: context tar: %s",
+                               archive_error_string(a));
+    if (rc == 0 && n < 0)
+        rc = llmsb_err_set(err, LLMSB_ERR_SYS, "images build: read \"%s\": %s", src,
+                           strerror(errno));
+    close(in);
+    return rc;
+}
+
+/* Adds the tree at dir to a, paths relative to it, times zeroed (the hash
+ * and the engine's cache see contents, not when a file was touched); the
+ * top-level Dockerfile and .llmsb are left out (ours take their place). */
+static int ctx_add_tree(struct archive *a, const char *dir, struct llmsb_err *err)
+{
+    struct archive *disk = archive_read_disk_new();
+    struct archive_entry *e;
+    size_t dl = strlen(dir);
+    int rc = 0, r;
+
+    archive_read_disk_set_symlink_physical(disk);
+    archive_read_disk_set_standard_lookup(disk);
+    if (archive_read_disk_open(disk, dir) != ARCHIVE_OK) {
+        rc = llmsb_err_set(err, LLMSB_ERR_SYS, "images build: --context \"%s\": %s", dir,
+                           archive_error_string(disk));
+        goto out;
+    }
+    while (rc == 0) {
+        const char *path, *rel;
+        e = archive_entry_new();
+        if ((r = archive_read_next_header2(disk, e)) == ARCHIVE_EOF) {
+            archive_entry_free(e);
+            break;
+        }
+        path = archive_entry_pathname(e);
+        rel = path + (strncmp(path, dir, dl) == 0 ? dl : 0);
+        while (*rel == '/')
+            rel++;
+        if (r < ARCHIVE_WARN) {
+            rc = llmsb_err_set(err, LLMSB_ERR_SYS, "images build: --context \"%s\": %s", dir,
+                               archive_error_string(disk));
+        } else if (*rel && strcmp(rel, "Dockerfile") != 0 && strcmp(rel, CUSTOM_DIR) != 0) {
+            archive_read_disk_descend(disk);
+            archive_entry_set_pathname(e, rel);
+            archive_entry_set_mtime(e, 0, 0);
+            archive_entry_unset_atime(e);
+            archive_entry_unset_ctime(e);
+            archive_entry_unset_birthtime(e);
+            archive_entry_set_uname(e, NULL);
+            archive_entry_set_gname(e, NULL);
+            rc = tree_entry_write(a, e, err);
+        } else if (!*rel) {
+            archive_read_disk_descend(disk);
+        }
+        archive_entry_free(e);
+    }
+out:
+    archive_read_free(disk);
+    return rc;
+}
+
+/* The context: the user's tree, the combined Dockerfile, our files. */
+static int custom_context(struct buf *out, const char *dir, const char *df, const struct buf *agent,
+                          const struct language *l, struct llmsb_err *err)
+{
+    struct archive *a = archive_write_new();
+    int rc = 0;
+
+    archive_write_set_format_pax_restricted(a);
+    if (archive_write_open(a, out, NULL, images_ctx_write, NULL) != ARCHIVE_OK)
+        rc = llmsb_err_set(err, LLMSB_ERR_SYS, "images build: context tar: %s",
+                           archive_error_string(a));
+    if (rc == 0)
+        rc = ctx_add_tree(a, dir, err);
+    if (rc == 0 &&
+        (images_ctx_add(a, "Dockerfile", df, strlen(df), 0644) != 0 ||
+         images_ctx_add(a, CUSTOM_DIR "/llmsb-agent", agent->data, agent->len, 0755) != 0 ||
+         images_ctx_add_hooks(a, l, CUSTOM_DIR "/hooks") != 0 ||
+         archive_write_close(a) != ARCHIVE_OK))
+        rc = llmsb_err_set(err, LLMSB_ERR_LIMIT,
+                           "images build: the context of \"%s\" is over %zu MB or unreadable: %s",
+                           dir, out->cap >> 20,
+                           archive_error_string(a) ? archive_error_string(a) : "write failed");
+    archive_write_free(a);
+    return rc;
+}
+
+/* Mixes into h the id of each image a FROM line names that the engine has
+ * (a stage's name or an ARG it does not know is left out): a base image
+ * that moved makes a new hash. */
+static uint64_t hash_from_images(struct backend *be, const char *df, uint64_t h)
+{
+    for (const char *p = df; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+        char img[256], id[512];
+        const char *q = p;
+        size_t n = 0;
+        struct llmsb_err e2 = {0};
+        while (*q == ' ' || *q == '\t')
+            q++;
+        if (strncasecmp(q, "FROM", 4) != 0 || (q[4] != ' ' && q[4] != '\t'))
+            continue;
+        for (q += 4;;) {
+            while (*q == ' ' || *q == '\t')
+                q++;
+            if (strncmp(q, "--", 2) != 0)
+                break;
+            while (*q && !isspace((unsigned char)*q))
+                q++;
+        }
+        while (q[n] && !isspace((unsigned char)q[n]) && n < sizeof(img) - 1)
+            n++;
+        snprintf(img, sizeof(img), "%.*s", (int)n, q);
+        if (n && be->ops->image_digest && be->ops->image_digest(be, img, id, sizeof(id), &e2) == 0)
+            h = hash_fnv1a(h, id, strlen(id));
+    }
+    return h;
+}
+
+struct custom_say {
+    struct say_ctx sc;
+    char check[256]; /* the last "llmsb: " line of the build */
+};
+
+static void custom_progress(void *ud, const char *line)
+{
+    struct custom_say *c = ud;
+    const char *m = strstr(line, "llmsb: ");
+    if (m)
+        snprintf(c->check, sizeof(c->check), "%s", m + 7);
+    images_progress(&c->sc, line);
+}
+
+static int custom_check_input(const struct images_custom *c, const struct language **l,
+                              struct stat *st, struct llmsb_err *err)
+{
+    char names[256];
+
+    if (!images_custom_name_ok(c->name))
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "images build: --name \"%s\" is not an image name component "
+                             "(1 to %d of a-z, 0-9, with single . _ - between them)",
+                             c->name, CUSTOM_NAME_MAX);
+    if (!(*l = language_find(c->lang))) {
+        language_names(names, sizeof(names));
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "images build: --lang \"%s\" is not a language (known: %s)", c->lang,
+                             names);
+    }
+    if (stat(c->dockerfile, st) != 0)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "images build: --dockerfile \"%s\" cannot be read: %s", c->dockerfile,
+                             strerror(errno));
+    if (!S_ISREG(st->st_mode))
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "images build: --dockerfile \"%s\" is not a file", c->dockerfile);
+    if (stat(c->context, st) != 0 || !S_ISDIR(st->st_mode))
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "images build: --context \"%s\" is not a directory", c->context);
+    return 0;
+}
+
+int images_custom_build(struct backend *be, const struct config *cfg, const struct images_custom *c,
+                        const struct images_opts *o, struct images_custom_tags *t,
+                        struct llmsb_err *err)
+{
+    const struct language *l = NULL;
+    struct custom_say cs = {{o, "custom"}, ""};
+    char agent_path[PATH_MAX], *layer = NULL;
+    struct buf user, agent, df, ctx;
+    struct mem_reader mr;
+    struct stat st;
+    const char *tags[1];
+    uint64_t h;
+    int rc;
+
+    buf_init(&user, CUSTOM_DOCKERFILE_MAX);
+    buf_init(&agent, (size_t)64 << 20);
+    buf_init(&df, CUSTOM_DOCKERFILE_MAX + 65536);
+    buf_init(&ctx, CUSTOM_CONTEXT_MAX);
+    memset(t, 0, sizeof(*t));
+    if ((rc = custom_check_input(c, &l, &st, err)) != 0)
+        goto out;
+    if ((rc = images_read_file(c->dockerfile, "Dockerfile", &user, err)) != 0)
+        goto out;
+    if (o->agent_path)
+        snprintf(agent_path, sizeof(agent_path), "%s", o->agent_path);
+    else
+        images_agent_path(agent_path, sizeof(agent_path));
+    if ((rc = images_read_file(agent_path, "the agent (run make first)", &agent, err)) != 0)
+        goto out;
+    layer = images_custom_layer(l, c->name, cfg->sandbox_uid);
+    if (!layer || buf_append(&df, user.data ? user.data : "", user.len) != 0 ||
+        buf_append_str(&df, layer) != 0 || buf_append(&df, "", 1) != 0) {
+        rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "images build: out of memory");
+        goto out;
+    }
+    if ((rc = custom_context(&ctx, c->context, df.data, &agent, l, err)) != 0)
+        goto out;
+    /* the context holds the Dockerfile, the agent and the hooks */
+    h = hash_fnv1a(0, ctx.data, ctx.len);
+    h = hash_from_images(be, user.data ? user.data : "", h);
+    snprintf(t->repo, sizeof(t->repo), "llmsb/custom/%s", c->name);
+    snprintf(t->hash, sizeof(t->hash), "%012llx", (unsigned long long)(h & 0xffffffffffffULL));
+    snprintf(t->unchecked, sizeof(t->unchecked), "%s:unchecked", t->repo);
+    snprintf(t->lang, sizeof(t->lang), "%s", l->name);
+    {
+        char ref[300];
+        snprintf(ref, sizeof(ref), "%s:%s", t->repo, t->hash);
+        if (!o->force && (rc = be->ops->image_exists(be, ref, err)) != 0) {
+            if (rc > 0) {
+                t->up_to_date = 1;
+                rc = be->ops->image_tag(be, ref, t->repo, "latest", err);
+                images_say(o, "[custom] %s is up to date", ref);
+            }
+            goto out;
+        }
+    }
+    images_say(o, "[custom] building %s:%s from %s (context %s, --lang %s)", t->repo, t->hash,
+               c->dockerfile, c->context, l->name);
+    tags[0] = t->unchecked;
+    mr = (struct mem_reader){ctx.data, ctx.len, 0};
+    if ((rc = be->ops->image_build(be, tags, 1, images_mem_read, &mr, custom_progress, &cs, err)) !=
+        0) {
+        if (cs.check[0]) /* our layer's check: say it in its own words */
+            llmsb_err_set(err, LLMSB_ERR_INVALID, "images build: --dockerfile \"%s\": %s",
+                          c->dockerfile, cs.check);
+        else
+            llmsb_err_wrap(err,
+                           "images build: --dockerfile \"%s\" failed to build (its output "
+                           "above)",
+                           c->dockerfile);
+        rc = err->code;
+    }
+out:
+    free(layer);
+    buf_release(&ctx);
+    buf_release(&df);
+    buf_release(&agent);
+    buf_release(&user);
+    return rc;
+}
+
+/* One finding: appended to f as a line. */
+static void finding(struct buf *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void finding(struct buf *f, const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    buf_printf(f, "  - %s\n", line);
+}
+
+/* The audit of what the image says it is: a volume would be a writable
+ * place outside the size-limited tmpfs mounts; the agent starts as root
+ * with the image's environment, so a loader variable there would reach it. */
+int images_custom_audit(struct backend *be, const char *image, const char *lang,
+                        struct buf *findings, struct llmsb_err *err)
+{
+    static const char *const loader[] = {"LD_PRELOAD=", "LD_LIBRARY_PATH=", "LD_AUDIT="};
+    struct buf text;
+    cJSON *cfgj = NULL;
+    const cJSON *v, *e;
+    int rc;
+
+    if (!be->ops->image_config)
+        return 0; /* the engine cannot say (docs/images.md) */
+    buf_init(&text, (size_t)4 << 20);
+    if ((rc = be->ops->image_config(be, image, &text, err)) <= 0) {
+        if (rc == 0)
+            rc = llmsb_err_set(err, LLMSB_ERR_NOTFOUND, "images build: no image \"%s\"", image);
+        goto out;
+    }
+    rc = 0;
+    cfgj = cJSON_ParseWithLength(text.data, text.len);
+    v = cJSON_GetObjectItemCaseSensitive(cfgj, "Volumes");
+    cJSON_ArrayForEach(e, v) {
+        finding(findings, "VOLUME %.200s: a writable mount beside the size-limited tmpfs mounts",
+                e->string);
+    }
+    v = cJSON_GetObjectItemCaseSensitive(cfgj, "Env");
+    cJSON_ArrayForEach(e, v) {
+        for (size_t i = 0; cJSON_IsString(e) && i < sizeof(loader) / sizeof(loader[0]); i++)
+            if (strncmp(e->valuestring, loader[i], strlen(loader[i])) == 0)
+                finding(findings, "ENV %.200s: the agent starts as root with it", e->valuestring);
+    }
+    v = cJSON_GetObjectItemCaseSensitive(cfgj, "User");
+    if (cJSON_IsString(v) && v->valuestring[0] && strcmp(v->valuestring, "root") != 0 &&
+        strcmp(v->valuestring, "0") != 0)
+        finding(findings, "USER %s: the agent must start as root", v->valuestring);
+    v = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cfgj, "Entrypoint"), 0);
+    if (!cJSON_IsString(v) || strcmp(v->valuestring, AGENT_PATH) != 0)
+        finding(findings, "ENTRYPOINT is not " AGENT_PATH);
+    v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cfgj, "Labels"),
+                                         "llmsb.lang");
+    if (!cJSON_IsString(v) || strcmp(v->valuestring, lang) != 0)
+        finding(findings, "label llmsb.lang is not \"%s\"", lang);
+out:
+    cJSON_Delete(cfgj);
+    buf_release(&text);
+    return rc;
+}
+
+int images_custom_accept(struct backend *be, const struct images_custom_tags *t,
+                         struct llmsb_err *err)
+{
+    struct llmsb_err e2 = {0};
+    int rc = be->ops->image_tag(be, t->unchecked, t->repo, t->hash, err);
+
+    if (rc == 0)
+        rc = be->ops->image_tag(be, t->unchecked, t->repo, "latest", err);
+    if (rc == 0 && be->ops->image_remove) /* the name only: the image has two more */
+        be->ops->image_remove(be, t->unchecked, &e2);
+    return rc;
+}

@@ -1,0 +1,198 @@
+#!/bin/bash
+# custom.sh - custom images (docs/images.md, "Custom images") against the
+# real dockerd: `images build --dockerfile` builds a Dockerfile the suite
+# writes (llmsb/python plus Debian's python3-yaml), and
+#   - a job naming image llmsb/custom/<name> imports yaml through `run`
+#     and through a worker (a redis-server of its own, temp port, its own
+#     prefix), while the same job on the stock image cannot;
+#   - a second build with nothing changed is skipped (the hash tag exists);
+#   - a job of another language on it is refused;
+#   - a setuid-root binary the Dockerfile adds has its bit stripped (the
+#     build lists it, a job sees no setuid file left), and an image that
+#     declares a VOLUME is refused by the hardening audit;
+#   - images list shows it, images rm removes its tags;
+#   - bad input (a bad --name, a missing --dockerfile, an unknown --lang,
+#     a base without python3, a Dockerfile that fails) is refused naming
+#     the option, the value and why.
+# Its tags are llmsb/custom/ct<pid>-*, removed at the end.  Run it under
+# the images lock (make integration does, as every docker suite).
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$ROOT/tests/lib.sh"
+B=${LLMSB_BIN:-$ROOT/bin/llm-sandbox}
+# the agent the build copies in (a sanitizer build's binary has none beside it)
+export LLMSB_AGENT=${LLMSB_AGENT:-$ROOT/bin/llmsb-agent}
+T=$(mktemp -d /tmp/llmsb-custom.XXXXXX)
+N=ct$$
+PORT=$((21400 + $$ % 1000))
+PREFIX=customtest$$
+R="redis-cli -p $PORT"
+pass=0; fail=0; WORKER=""
+
+cleanup() {
+    [ -n "$WORKER" ] && kill "$WORKER" 2>/dev/null && wait "$WORKER" 2>/dev/null
+    $R shutdown nosave >/dev/null 2>&1
+    [ -n "$WORKER" ] && remove_containers_of "$WORKER"
+    remove_containers_of $RUN_PIDS
+    # our tags only (their layers go with the last tag)
+    local f tag
+    f=$(jq -rn --arg r "llmsb/custom/$N-*" '{reference: [$r]} | tojson | @uri')
+    for tag in $(engine_get "/images/json?filters=$f" | jq -r '.[].RepoTags[]?'); do
+        curl -fs -X DELETE --max-time 30 --unix-socket "$ENGINE_SOCK" \
+            "http://d/v1.41/images/$(jq -rn --arg t "$tag" '$t | @uri')?force=1" >/dev/null
+    done
+    rm -rf "$T"
+}
+trap cleanup EXIT
+
+ok() { echo "ok   custom.$1"; pass=$((pass + 1)); }
+bad() { echo "FAIL custom.$1: $2"; sed 's/^/  | /' "$T/why" 2>/dev/null | tail -12; fail=$((fail + 1)); }
+
+# build NAME DIR LANG: images build --dockerfile DIR/Dockerfile, output in $T/why
+build() {
+    track "$B" images build --dockerfile "$2/Dockerfile" --name "$N-$1" --lang "$3" >"$T/why" 2>&1
+}
+
+mkdir -p "$T/yaml" "$T/nopy" "$T/suid" "$T/vol" "$T/broken"
+cat >"$T/yaml/Dockerfile" <<'EOF'
+FROM llmsb/python:latest
+RUN apt-get update && apt-get install -y --no-install-recommends python3-yaml \
+    && rm -rf /var/lib/apt/lists/*
+COPY greeting.txt /usr/local/share/greeting.txt
+EOF
+echo "from the context" >"$T/yaml/greeting.txt"
+printf 'import yaml\nprint(yaml.safe_dump({"a": [1, 2]}), end="")\nprint(open("/usr/local/share/greeting.txt").read(), end="")\n' >"$T/yaml.py"
+
+# 1. the build: checked, audited, tagged with its hash and latest
+if build yaml "$T/yaml" python && grep -q "built llmsb/custom/$N-yaml:[0-9a-f]\{12\} and llmsb/custom/$N-yaml:latest (lang python)" "$T/why" &&
+    grep -q "checking llmsb/custom/$N-yaml:unchecked: a hello world in python, the hardening audit" "$T/why"; then
+    ok build
+else
+    bad build "no image built and checked"
+fi
+
+if "$B" images list >"$T/why" 2>&1 &&
+    grep -Eq "^llmsb/custom/$N-yaml:latest +python +custom " "$T/why" &&
+    grep -Eq "^llmsb/python:latest +python +stock " "$T/why"; then
+    ok listed
+else
+    bad listed "images list does not show it"
+fi
+
+# 2. a job on it imports yaml and reads the context's file; on the stock image it cannot
+if track "$B" run --lang python --image "llmsb/custom/$N-yaml" "$T/yaml.py" >"$T/out" 2>"$T/why" &&
+    [ "$(cat "$T/out")" = "$(printf 'a:\n- 1\n- 2\nfrom the context')" ]; then
+    ok run_uses_the_custom_image
+else
+    cp "$T/out" "$T/why" 2>/dev/null; bad run_uses_the_custom_image "wrong output"
+fi
+if ! track "$B" run --lang python "$T/yaml.py" >"$T/out" 2>"$T/why" && grep -q "No module named 'yaml'" "$T/why"; then
+    ok stock_image_lacks_the_package
+else
+    bad stock_image_lacks_the_package "the stock image imported yaml"
+fi
+
+# 3. nothing changed: skipped
+if build yaml "$T/yaml" python && grep -q "llmsb/custom/$N-yaml:[0-9a-f]\{12\} is up to date" "$T/why" &&
+    ! grep -q "Step 1/" "$T/why"; then
+    ok rebuild_skipped
+else
+    bad rebuild_skipped "rebuilt with nothing changed"
+fi
+# a changed context file is a new hash
+echo "changed" >"$T/yaml/greeting.txt"
+if build yaml "$T/yaml" python && grep -q "building llmsb/custom/$N-yaml" "$T/why"; then
+    ok context_change_rebuilds
+else
+    bad context_change_rebuilds "a changed context file did not rebuild"
+fi
+
+# 4. a job of another language on it is refused
+if ! track "$B" run --lang ruby --image "llmsb/custom/$N-yaml" "$T/yaml.py" >"$T/why" 2>&1 &&
+    grep -q "image: \"llmsb/custom/$N-yaml\" was built for language python (its llmsb.lang label), and this job's language is ruby" "$T/why"; then
+    ok other_language_refused
+else
+    bad other_language_refused "not refused"
+fi
+
+# 5. through a worker: the job file names the image
+redis-server --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
+    --logfile "$T/redis.log" --pidfile "$T/redis.pid" --dir "$T"
+for _ in $(seq 1 50); do $R ping >/dev/null 2>&1 && break; sleep 0.1; done
+export LLMSB_REDIS_URL=redis://127.0.0.1:$PORT LLMSB_PREFIX=$PREFIX
+"$B" worker --name cw --slots 1 >"$T/worker.log" 2>&1 &
+WORKER=$!
+jq -cn --rawfile code "$T/yaml.py" --arg img "llmsb/custom/$N-yaml" \
+    '{id: "y1", lang: "python", code: $code, image: $img}' >"$T/jobs.jsonl"
+if timeout 120 "$B" submit "$T/jobs.jsonl" --wait --out "$T/res.jsonl" </dev/null >"$T/why" 2>&1 &&
+    [ "$(jq -r '.status + " " + .image + " " + .stdout' "$T/res.jsonl")" = "ok llmsb/custom/$N-yaml $(printf 'a:\n- 1\n- 2\nchanged')" ]; then
+    ok worker_uses_the_custom_image
+else
+    cat "$T/res.jsonl" >>"$T/why" 2>/dev/null; bad worker_uses_the_custom_image "wrong result"
+fi
+
+# 6. a setuid-root binary: stripped, listed, none left for a job (the
+# step names this run, so the engine's cache does not hide the listing)
+cat >"$T/suid/Dockerfile" <<EOF
+FROM llmsb/python:latest
+RUN cp /bin/true /usr/local/bin/sneaky && chmod 4755 /usr/local/bin/sneaky && echo $N
+EOF
+printf 'import os\nprint(oct(os.stat("/usr/local/bin/sneaky").st_mode & 0o7777))\n' >"$T/suid.py"
+if build suid "$T/suid" python && grep -q "llmsb-stripped: /usr/local/bin/sneaky" "$T/why" &&
+    track "$B" run --lang python --image "llmsb/custom/$N-suid" "$T/suid.py" >"$T/out" 2>>"$T/why" &&
+    [ "$(cat "$T/out")" = "0o755" ]; then
+    ok setuid_stripped
+else
+    bad setuid_stripped "the setuid bit was not stripped"
+fi
+
+# 7. a VOLUME: the hardening audit refuses it, naming it; no tag made
+cat >"$T/vol/Dockerfile" <<'EOF'
+FROM llmsb/python:latest
+RUN mkdir -m 1777 /data
+VOLUME /data
+EOF
+if ! build vol "$T/vol" python && grep -q 'the hardening audit refused' "$T/why" &&
+    grep -q 'VOLUME /data' "$T/why" && grep -q 'a writable mount (a VOLUME?): /data' "$T/why" &&
+    ! engine_get "/images/llmsb/custom/$N-vol:latest/json" >/dev/null; then
+    ok volume_refused_by_audit
+else
+    bad volume_refused_by_audit "the audit let a VOLUME through"
+fi
+
+# 8. bad input, each naming the option, the value and why
+printf 'FROM llmsb/base:latest\n' >"$T/nopy/Dockerfile"
+printf 'FROM llmsb/python:latest\nRUN echo the-step-that-fails && false\n' >"$T/broken/Dockerfile"
+expect_refused() { # NAME WANT CMD...
+    local name=$1 want=$2; shift 2
+    if ! "$@" >"$T/why" 2>&1 && grep -qF -- "$want" "$T/why"; then ok "$name"; else bad "$name" "want: $want"; fi
+}
+expect_refused bad_name "--name \"Bad_Name\" is not an image name component" \
+    "$B" images build --dockerfile "$T/yaml/Dockerfile" --name Bad_Name --lang python
+expect_refused missing_dockerfile "--dockerfile \"$T/none/Dockerfile\" cannot be read: No such file or directory" \
+    "$B" images build --dockerfile "$T/none/Dockerfile" --name "$N-x" --lang python
+expect_refused unknown_lang "--lang \"cobol\" is not a language (known: python," \
+    "$B" images build --dockerfile "$T/yaml/Dockerfile" --name "$N-x" --lang cobol
+expect_refused missing_lang "--dockerfile, --name and --lang go together (missing: --lang)" \
+    "$B" images build --dockerfile "$T/yaml/Dockerfile" --name "$N-x"
+expect_refused no_interpreter "--dockerfile \"$T/nopy/Dockerfile\": --lang python needs the command python3 on PATH, and this image has none" \
+    track "$B" images build --dockerfile "$T/nopy/Dockerfile" --name "$N-nopy" --lang python
+if ! build broken "$T/broken" python && grep -q "the-step-that-fails" "$T/why" &&
+    grep -qF "error: images build: --dockerfile \"$T/broken/Dockerfile\" failed to build (its output above)" "$T/why" &&
+    grep -qF "The command '/bin/sh -c echo the-step-that-fails && false' returned a non-zero code: 1" "$T/why"; then
+    ok build_failure_shown
+else
+    bad build_failure_shown "no clear build failure"
+fi
+
+# 9. images rm: every tag of the name goes
+if "$B" images rm "$N-suid" >"$T/why" 2>&1 && grep -q "removed llmsb/custom/$N-suid:latest" "$T/why" &&
+    ! engine_get "/images/llmsb/custom/$N-suid:latest/json" >/dev/null &&
+    "$B" images list >"$T/why" 2>&1 && ! grep -q "llmsb/custom/$N-suid:" "$T/why"; then
+    ok removed
+else
+    bad removed "images rm left a tag"
+fi
+
+echo "custom: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
