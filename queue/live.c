@@ -41,20 +41,33 @@ static int live_xadd(struct queue *q, const char *job_id, int npairs, const char
     return 0;
 }
 
-int queue_live_reset(struct queue *q, const char *job_id, struct llmsb_err *err)
+/* verb (DEL, EXISTS) of job_id's stream key: its integer answer, or a
+ * negative code. */
+static long long key_verb(struct queue *q, const char *verb, const char *job_id,
+                          struct llmsb_err *err)
 {
     char key[QUEUE_KEY_MAX];
-    const char *argv[2] = {"DEL", key};
-    size_t len[2] = {3, 0};
+    const char *argv[2] = {verb, key};
+    size_t len[2] = {strlen(verb), 0};
     redisReply *r = NULL;
+    long long v;
     int rc;
 
     if ((rc = queue_key(q, "out", job_id, key, err)) != 0)
         return rc;
     len[1] = strlen(key);
-    if ((rc = queue__cmd(q, 2, argv, len, &r, err)) == 0)
-        freeReplyObject(r);
-    return rc;
+    if ((rc = queue__cmd(q, 2, argv, len, &r, err)) != 0)
+        return rc;
+    v = r->type == REDIS_REPLY_INTEGER ? r->integer : 0;
+    freeReplyObject(r);
+    return v;
+}
+
+int queue_live_reset(struct queue *q, const char *job_id, struct llmsb_err *err)
+{
+    long long rc = key_verb(q, "DEL", job_id, err);
+
+    return rc < 0 ? (int)rc : 0;
 }
 
 int queue_live_add(struct queue *q, const char *job_id, const char *fd, unsigned long long offset,
@@ -100,32 +113,14 @@ int queue_live_read(struct queue *q, const char *job_id, char *last_id, size_t l
         len[i] = strlen(argv[i]);
     if ((rc = queue__cmd(q, argc, argv, len, &r, err)) != 0)
         return rc;
-    if (r->type == REDIS_REPLY_ARRAY && r->elements == 1 && r->element[0]->elements == 2)
-        rc = queue__parse_entries(r->element[0]->element[1], out, n);
-    freeReplyObject(r);
-    if (rc)
-        return llmsb_err_set(err, rc, "redis: out of memory");
-    if (*n)
-        snprintf(last_id, lsz, "%s", (*out)[*n - 1].id);
-    return 0;
+    return queue__xread_reply(r, last_id, lsz, out, n, err);
 }
 
 int queue_live_exists(struct queue *q, const char *job_id, struct llmsb_err *err)
 {
-    char key[QUEUE_KEY_MAX];
-    const char *argv[2] = {"EXISTS", key};
-    size_t len[2] = {6, 0};
-    redisReply *r = NULL;
-    int rc;
+    long long rc = key_verb(q, "EXISTS", job_id, err);
 
-    if ((rc = queue_key(q, "out", job_id, key, err)) != 0)
-        return rc;
-    len[1] = strlen(key);
-    if ((rc = queue__cmd(q, 2, argv, len, &r, err)) != 0)
-        return rc;
-    rc = r->type == REDIS_REPLY_INTEGER && r->integer > 0;
-    freeReplyObject(r);
-    return rc;
+    return rc < 0 ? (int)rc : rc > 0;
 }
 
 /* ---- following ---------------------------------------------------------- */

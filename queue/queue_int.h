@@ -14,5 +14,9 @@ int queue__cmd(struct queue *q, int argc, const char **argv, const size_t *lens,
 /* Parses [[id, [k, v, ...]], ...] into a new entry array (free it with
  * queue_entries_free). Returns 0 or LLMSB_ERR_NOMEM. */
 int queue__parse_entries(const redisReply *arr, struct queue_entry **out, size_t *n);
+/* The entries of an XREAD of one stream (r consumed), *last_id moved to
+ * the last one's id. */
+int queue__xread_reply(redisReply *r, char *last_id, size_t lsz, struct queue_entry **out,
+                       size_t *n, struct llmsb_err *err);
 
 #endif
