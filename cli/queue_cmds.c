@@ -44,8 +44,14 @@ static void print_piece(void *arg, int fd, const char *data, size_t len)
     fflush(to);
 }
 
-/* 1 when id has a final result, 0 when not (yet), -1 when it has neither
- * a result nor a live stream (unknown, not started, or expired). */
+/* Where a followed job stands. */
+enum follow_state {
+    FOLLOW_RUNS = 0,   /* running, or its stream exists: follow it */
+    FOLLOW_FINAL = 1,  /* its final result stands */
+    FOLLOW_UNKNOWN = 2 /* neither a result nor a stream: unknown, not started, or expired */
+};
+
+/* A follow_state, or a negative code (err set). */
 static int follow_state(struct queue *q, const char *id, struct llmsb_err *err)
 {
     char status[64];
@@ -54,9 +60,9 @@ static int follow_state(struct queue *q, const char *id, struct llmsb_err *err)
     if (rc < 0)
         return rc;
     if (rc == 1)
-        return strcmp(status, "running") != 0;
+        return strcmp(status, "running") != 0 ? FOLLOW_FINAL : FOLLOW_RUNS;
     rc = queue_live_exists(q, id, err);
-    return rc < 0 ? rc : rc == 1 ? 0 : -1;
+    return rc < 0 ? rc : rc == 1 ? FOLLOW_RUNS : FOLLOW_UNKNOWN;
 }
 
 /* `result ID --follow`: the live stream's chunks as they come, stdout to
@@ -68,35 +74,38 @@ static int follow(struct queue *q, const char *id, double wait_s)
     struct llmsb_err err = {0};
     struct queue_follow f;
     struct fields res;
-    int state, n = 0;
+    int state, n = 0, rc;
 
     queue_follow_init(&f);
-    while ((state = follow_state(q, id, &err)) == -1 && clock_mono_ms() < until &&
+    while ((state = follow_state(q, id, &err)) == FOLLOW_UNKNOWN && clock_mono_ms() < until &&
            !llmsb_interrupted) {
         struct timespec ts = {0, 200 * 1000000L};
         nanosleep(&ts, NULL);
     }
-    if (state == -1 && !llmsb_interrupted) {
+    if (state == FOLLOW_UNKNOWN && !llmsb_interrupted) {
         cli_error("no result for \"%s\" (not started yet, unknown, or expired)", id);
         return 1;
     }
     /* until the end entry; a job that is not live (or whose worker died)
      * shows its end in its result */
-    while (state == 0 && !f.ended && !llmsb_interrupted && n >= 0) {
+    while (state == FOLLOW_RUNS && !f.ended && !llmsb_interrupted && n >= 0) {
         n = queue_follow_step(q, id, &f, FOLLOW_BLOCK_MS, print_piece, NULL, &err);
-        if (n == 0 && (state = follow_state(q, id, &err)) == 1)
+        if (n == 0 && (state = follow_state(q, id, &err)) == FOLLOW_FINAL)
             n = queue_follow_step(q, id, &f, 0, print_piece, NULL, &err); /* the last ones */
     }
     if (llmsb_interrupted)
         return EXIT_INTERRUPTED;
-    if (n < 0 || state < -1) {
+    if (n < 0 || state < 0) {
         cli_error("%s", err.msg);
         return EXIT_INTERNAL;
     }
-    if (queue_result_get(q, id, &res, &err) != 1) {
+    if ((rc = queue_result_get(q, id, &res, &err)) != 1) { /* res is initialised either way */
         fields_release(&res);
-        cli_error("no result for \"%s\" (expired while it was followed)", id);
-        return 1;
+        if (rc < 0)
+            cli_error("%s", err.msg);
+        else
+            cli_error("no result for \"%s\" (expired while it was followed)", id);
+        return rc < 0 ? EXIT_INTERNAL : 1;
     }
     queue_follow_rest(&f, &res, print_piece, NULL);
     fields_release(&res);
