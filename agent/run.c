@@ -703,11 +703,12 @@ static size_t live_waiting(const struct step *s, const struct live *lv)
  * (ms; -1: nothing waits). */
 static int64_t live_flush(const struct step *s, struct live *lv, int force)
 {
-    int64_t now = clock_mono_ms();
+    int64_t now;
     size_t waiting;
 
     if (!s->live || lv->broken || !(waiting = live_waiting(s, lv)))
         return -1;
+    now = clock_mono_ms();
     if (!force && waiting < PROTO_LIVE_FLUSH_BYTES && now - lv->last_ms < PROTO_LIVE_FLUSH_MS)
         return PROTO_LIVE_FLUSH_MS - (now - lv->last_ms);
     live_send(lv, 0, s->out);

@@ -281,11 +281,11 @@ static void finish(struct slot *s, const struct queue_entry *e, const struct job
     fields_release(&f);
     if (rc > 0)
         metrics_job_done(&s->w->metrics, r, j ? j->lang : NULL, dead != NULL);
+    llmsb_escape(shown, sizeof(shown), r->id, strlen(r->id));
     /* a follower stops at the end entry, and reads the result then */
     if (rc >= 0 && j && j->live &&
         queue_live_end(&s->q, r->id, status_name(r->r.status), ttl_s, &s->live_err) != 0)
-        log_warn("job=%s: cannot end its live output: %s", r->id, s->live_err.msg);
-    llmsb_escape(shown, sizeof(shown), r->id, strlen(r->id));
+        log_warn("job=%s: cannot end its live output: %s", shown, s->live_err.msg);
     if (rc >= 0)
         log_info("job=%s status=%s attempts=%d%s%s", shown, status_name(r->r.status), r->attempts,
                  rc == 0 ? " (a final result existed already; acknowledged)" : "",
