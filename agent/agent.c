@@ -9,6 +9,8 @@
  * /var/tmp and /dev/shm before saying READY.  A PRESTART before the first
  * job starts the zygote that job will likely use (zygote.c), or its run
  * step ahead (prespawn.c); so does a clean idle time, for the next job.
+ * A job that asks for live output gets its run step's output in OUTPUT
+ * frames as it comes (run.c), before the RESULT that carries all of it.
  *
  * Runs as root with only CAP_SETUID, CAP_SETGID and CAP_KILL; the job never
  * runs as root and never shares the agent's uid, so it can neither signal
@@ -45,6 +47,7 @@ static void send_hello(int type, int clean)
     proto_put_u64(&p, TAG_AGENT_PID, (uint64_t)getpid());
     proto_put_u64(&p, TAG_CLEAN, (uint64_t)clean);
     proto_put_u64(&p, TAG_PRESTART, 1);
+    proto_put_u64(&p, TAG_LIVE, 1);
     if (send_frame(type, &p) != 0)
         _exit(3);
     buf_release(&p);

@@ -58,6 +58,7 @@ struct step {
     int kill_on_cap; /* run step: cap reached = output_limit */
     int zygote;      /* run step: started through the zygote when it can */
     int javac;       /* compile step: asks the warm javac first (javac.c) */
+    int live;        /* run step: OUTPUT frames as it goes (TAG_LIVE) */
     struct buf *out;
     struct buf *err; /* == out to merge the streams */
     const struct proto_job *job;
@@ -662,6 +663,61 @@ static int drain(int fd, struct buf *dst, const struct step *s, struct outcome *
     return 1;
 }
 
+/* A live step's chunks: how much of each stream went out, and when the
+ * last chunk did. */
+struct live {
+    size_t sent[2]; /* of s->out, s->err */
+    int64_t last_ms;
+    int broken; /* a write to the worker failed: no more chunks */
+};
+
+#define LIVE_FRAME_MAX ((size_t)256 << 10) /* bytes of one OUTPUT frame's chunk */
+
+/* Sends what waits of stream k (0 stdout, 1 stderr) as OUTPUT frames. */
+static void live_send(struct live *lv, int k, const struct buf *b)
+{
+    struct buf payload;
+
+    buf_init(&payload, LIVE_FRAME_MAX + 64);
+    while (!lv->broken && lv->sent[k] < b->len) {
+        size_t n = b->len - lv->sent[k];
+        struct proto_chunk c = {k + 1, lv->sent[k], b->data + lv->sent[k],
+                                n < LIVE_FRAME_MAX ? n : LIVE_FRAME_MAX};
+        buf_reset(&payload);
+        if (proto_chunk_encode(&c, &payload) != 0 ||
+            proto_frame_write(STDOUT_FILENO, PROTO_OUTPUT, payload.data, payload.len) != 0)
+            lv->broken = 1;
+        lv->sent[k] += c.len;
+    }
+    buf_release(&payload);
+}
+
+/* Bytes of the step's output not sent yet. */
+static size_t live_waiting(const struct step *s, const struct live *lv)
+{
+    return s->out->len - lv->sent[0] + (s->err != s->out ? s->err->len - lv->sent[1] : 0);
+}
+
+/* Sends the step's new output when enough waits, enough time passed or
+ * (force) the step ended.  Returns how long until the next send is due
+ * (ms; -1: nothing waits). */
+static int64_t live_flush(const struct step *s, struct live *lv, int force)
+{
+    int64_t now;
+    size_t waiting;
+
+    if (!s->live || lv->broken || !(waiting = live_waiting(s, lv)))
+        return -1;
+    now = clock_mono_ms();
+    if (!force && waiting < PROTO_LIVE_FLUSH_BYTES && now - lv->last_ms < PROTO_LIVE_FLUSH_MS)
+        return PROTO_LIVE_FLUSH_MS - (now - lv->last_ms);
+    live_send(lv, 0, s->out);
+    if (s->err != s->out)
+        live_send(lv, 1, s->err);
+    lv->last_ms = now;
+    return -1;
+}
+
 struct pipes {
     int in_w, out_r, err_r, sfd;
     int zsock; /* the zygote's socket while it owes the job's exit */
@@ -732,9 +788,10 @@ static void supervise(const struct agent_conf *conf, const struct step *s, pid_t
 {
     int64_t deadline = clock_mono_ms() + (int64_t)s->timeout_ms, exit_at = 0, killed_at = 0;
     size_t fed = 0;
+    struct live lv = {{0, 0}, 0, 0};
 
     for (;;) {
-        int64_t now = clock_mono_ms(), wait_ms = 1000;
+        int64_t now = clock_mono_ms(), wait_ms = 1000, due = live_flush(s, &lv, 0);
         struct pollfd pf[6];
         int n = 0, killnow = 0;
 
@@ -774,6 +831,8 @@ static void supervise(const struct agent_conf *conf, const struct step *s, pid_t
             wait_ms = 0;
         if (killed_at && wait_ms > 100)
             wait_ms = 100;
+        if (due >= 0 && wait_ms > due)
+            wait_ms = due;
         pf[n++] = (struct pollfd){pp->sfd, POLLIN, 0};
         pf[n++] = (struct pollfd){pp->out_r, POLLIN, 0};
         pf[n++] = (struct pollfd){pp->err_r, POLLIN, 0};
@@ -801,6 +860,7 @@ static void supervise(const struct agent_conf *conf, const struct step *s, pid_t
             feed_stdin(s, &fed, &pp->in_w);
     }
     reap_main(pid, o, t0);
+    live_flush(s, &lv, 1); /* the rest, before the RESULT */
 }
 
 /* Makes the step's pipes and starts its process (through the zygote when
@@ -989,7 +1049,7 @@ struct run_out {
 /* Runs the program once: argv, stdin, the job's limits; output into out
  * and err.  Returns -1 (errmsg set) when the agent itself failed. */
 static int run_program(const struct agent_conf *conf, const struct proto_job *job, int zygote,
-                       char *const *argv, const char *in, size_t inlen, struct buf *out,
+                       int live, char *const *argv, const char *in, size_t inlen, struct buf *out,
                        struct buf *err, struct run_out *ro, char *errmsg, size_t errsz)
 {
     struct step s = {0};
@@ -1006,6 +1066,7 @@ static int run_program(const struct agent_conf *conf, const struct proto_job *jo
         s.out_cap = PROTO_MAX_OUTPUT; /* the most one RESULT carries */
     s.kill_on_cap = 1;
     s.zygote = zygote;
+    s.live = live;
     s.out = out;
     s.err = err;
     s.job = job;
@@ -1050,8 +1111,9 @@ static void run(const struct agent_conf *conf, const struct proto_job *job, int 
 {
     struct run_out ro = {0};
 
-    if (run_program(conf, job, zygote, job->run_argv, job->stdin_data, job->stdin_len, &res->out,
-                    &res->err, &ro, res->error, sizeof(res->error)) != 0) {
+    if (run_program(conf, job, zygote, job->live == 1, job->run_argv, job->stdin_data,
+                    job->stdin_len, &res->out, &res->err, &ro, res->error,
+                    sizeof(res->error)) != 0) {
         /* a session's process that fails is the session's end, not ours */
         res->status = job->session ? STATUS_SESSION_LOST : STATUS_INTERNAL_ERROR;
         return;
@@ -1192,8 +1254,8 @@ static void run_cases(const struct agent_conf *conf, const struct proto_job *job
 
         buf_reset(&out);
         buf_reset(&err);
-        if (!argv || run_program(conf, job, zygote, argv, c->stdin_data, c->stdin_len, &out, &err,
-                                 &ro, res->error, sizeof(res->error)) != 0) {
+        if (!argv || run_program(conf, job, zygote, 0, argv, c->stdin_data, c->stdin_len, &out,
+                                 &err, &ro, res->error, sizeof(res->error)) != 0) {
             if (!argv)
                 snprintf(res->error, sizeof(res->error), "agent: case argv: out of memory");
             strlist_free(argv, nargv);

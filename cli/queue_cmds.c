@@ -31,12 +31,94 @@ int cli_result_final(const cJSON *r)
     return result_json_final(r);
 }
 
+/* ---- result --follow ------------------------------------------------------------- */
+
+#define FOLLOW_BLOCK_MS 500 /* a read's wait: how soon a non-live job's end is seen */
+
+static void print_piece(void *arg, int fd, const char *data, size_t len)
+{
+    FILE *to = fd == 1 ? stdout : stderr;
+
+    (void)arg;
+    fwrite(data, 1, len, to);
+    fflush(to);
+}
+
+/* Where a followed job stands. */
+enum follow_state {
+    FOLLOW_RUNS = 0,   /* running, or its stream exists: follow it */
+    FOLLOW_FINAL = 1,  /* its final result stands */
+    FOLLOW_UNKNOWN = 2 /* neither a result nor a stream: unknown, not started, or expired */
+};
+
+/* A follow_state, or a negative code (err set). */
+static int follow_state(struct queue *q, const char *id, struct llmsb_err *err)
+{
+    char status[64];
+    int rc = queue_result_status(q, id, status, sizeof(status), err);
+
+    if (rc < 0)
+        return rc;
+    if (rc == 1)
+        return strcmp(status, "running") != 0 ? FOLLOW_FINAL : FOLLOW_RUNS;
+    rc = queue_live_exists(q, id, err);
+    return rc < 0 ? rc : rc == 1 ? FOLLOW_RUNS : FOLLOW_UNKNOWN;
+}
+
+/* `result ID --follow`: the live stream's chunks as they come, stdout to
+ * stdout and stderr to stderr, then what the final result holds past
+ * them.  wait_s bounds the wait for a job that has not started. */
+static int follow(struct queue *q, const char *id, double wait_s)
+{
+    int64_t until = clock_mono_ms() + (int64_t)(wait_s * 1000);
+    struct llmsb_err err = {0};
+    struct queue_follow f;
+    struct fields res;
+    int state, n = 0, rc;
+
+    queue_follow_init(&f);
+    while ((state = follow_state(q, id, &err)) == FOLLOW_UNKNOWN && clock_mono_ms() < until &&
+           !llmsb_interrupted) {
+        struct timespec ts = {0, 200 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    if (state == FOLLOW_UNKNOWN && !llmsb_interrupted) {
+        cli_error("no result for \"%s\" (not started yet, unknown, or expired)", id);
+        return 1;
+    }
+    /* until the end entry; a job that is not live (or whose worker died)
+     * shows its end in its result */
+    while (state == FOLLOW_RUNS && !f.ended && !llmsb_interrupted && n >= 0) {
+        n = queue_follow_step(q, id, &f, FOLLOW_BLOCK_MS, print_piece, NULL, &err);
+        if (n == 0 && (state = follow_state(q, id, &err)) == FOLLOW_FINAL)
+            n = queue_follow_step(q, id, &f, 0, print_piece, NULL, &err); /* the last ones */
+    }
+    if (llmsb_interrupted)
+        return EXIT_INTERRUPTED;
+    if (n < 0 || state < 0) {
+        cli_error("%s", err.msg);
+        return EXIT_INTERNAL;
+    }
+    if ((rc = queue_result_get(q, id, &res, &err)) != 1) { /* res is initialised either way */
+        fields_release(&res);
+        if (rc < 0)
+            cli_error("%s", err.msg);
+        else
+            cli_error("no result for \"%s\" (expired while it was followed)", id);
+        return rc < 0 ? EXIT_INTERNAL : 1;
+    }
+    queue_follow_rest(&f, &res, print_piece, NULL);
+    fields_release(&res);
+    return 0;
+}
+
 /* ---- result, status ------------------------------------------------------------- */
 
 int cmd_result(struct cli_globals *g, int argc, char **argv)
 {
     const char *id = NULL, *dir = NULL;
     double wait_s = 0;
+    int follow_it = 0;
     struct queue q;
     struct llmsb_err err = {0};
     cJSON *r;
@@ -55,9 +137,11 @@ int cmd_result(struct cli_globals *g, int argc, char **argv)
             }
         } else if (strcmp(argv[i], "--artifacts") == 0 && i + 1 < argc) {
             dir = argv[++i];
+        } else if (strcmp(argv[i], "--follow") == 0) {
+            follow_it = 1;
         } else if (argv[i][0] == '-') {
             cli_error("result: unknown option \"%s\" (usage: llm-sandbox result ID [--wait S] "
-                      "[--artifacts DIR])",
+                      "[--artifacts DIR] [--follow])",
                       argv[i]);
             return EXIT_USAGE;
         } else {
@@ -65,7 +149,7 @@ int cmd_result(struct cli_globals *g, int argc, char **argv)
         }
     }
     if (!id) {
-        cli_error("result: no job id (usage: llm-sandbox result ID [--wait S])");
+        cli_error("result: no job id (usage: llm-sandbox result ID [--wait S] [--follow])");
         return EXIT_USAGE;
     }
     if (cli_config_finish(g) != 0)
@@ -74,6 +158,11 @@ int cmd_result(struct cli_globals *g, int argc, char **argv)
                    &err) != 0) {
         cli_error("%s", err.msg);
         return EXIT_INTERNAL;
+    }
+    if (follow_it) {
+        int rc = follow(&q, id, wait_s);
+        queue_close(&q);
+        return rc;
     }
     r = cli_fetch_result(&q, id);
     if (!cli_result_final(r) && wait_s > 0) {

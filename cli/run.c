@@ -169,7 +169,22 @@ static void print_violations(const struct job_result *r)
 }
 
 /* The program's own output as written, then one line on any other status. */
-static void print_plain(const struct job_result *r, const struct job *j)
+/* The program's output as it comes (a live job's sink): printed[0] and
+ * printed[1] count what went to stdout and stderr, so that print_plain
+ * prints only the rest of the result's. */
+static void print_chunk(void *arg, const struct proto_chunk *c)
+{
+    size_t *printed = arg;
+    FILE *to = c->fd == 1 ? stdout : stderr;
+
+    fwrite(c->data, 1, c->len, to);
+    fflush(to);
+    printed[c->fd - 1] += c->len;
+}
+
+/* The result's output past what print_chunk printed of it, then a word on
+ * how it ended. */
+static void print_plain(const struct job_result *r, const struct job *j, const size_t printed[2])
 {
     const struct proto_result *p = &r->r;
     const char *why = r->error[0] ? r->error : p->error;
@@ -177,11 +192,11 @@ static void print_plain(const struct job_result *r, const struct job *j)
     if (p->compile_output.len &&
         (p->status == STATUS_COMPILE_ERROR || p->status == STATUS_INSTALL_ERROR))
         fwrite(p->compile_output.data, 1, p->compile_output.len, stderr);
-    if (p->out.len)
-        fwrite(p->out.data, 1, p->out.len, stdout);
+    if (p->out.len > printed[0])
+        fwrite(p->out.data + printed[0], 1, p->out.len - printed[0], stdout);
     fflush(stdout);
-    if (p->err.len)
-        fwrite(p->err.data, 1, p->err.len, stderr);
+    if (p->err.len > printed[1])
+        fwrite(p->err.data + printed[1], 1, p->err.len - printed[1], stderr);
     switch (p->status) {
     case STATUS_OK:
         break;
@@ -372,6 +387,8 @@ int cmd_run(struct cli_globals *g, int argc, char **argv)
     struct run_opts o = {0};
     struct job j;
     struct job_result r;
+    size_t printed[2] = {0, 0};
+    const struct proto_chunk_sink sink = {print_chunk, printed};
     int rc, code;
 
     /* --config and the other global options may stand anywhere before
@@ -394,6 +411,11 @@ int cmd_run(struct cli_globals *g, int argc, char **argv)
     /* one attempt, as asked: an interactive run reports an infrastructure
      * failure at once rather than retrying behind the user's back */
     j.max_attempts = 1;
+    /* printed as it comes; --json prints the result object alone */
+    if (!o.json) {
+        j.live = 1;
+        j.sink = &sink;
+    }
     job_result_init(&r, &j);
     rc = run_job(g, &j, &r, &err);
     if (rc != 0) {
@@ -409,7 +431,7 @@ int cmd_run(struct cli_globals *g, int argc, char **argv)
             free(text);
             cJSON_Delete(json);
         } else {
-            print_plain(&r, &j);
+            print_plain(&r, &j, printed);
         }
         code = saved_ok ? status_exit(&r) : EXIT_INTERNAL;
     }

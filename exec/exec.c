@@ -291,15 +291,18 @@ static void phases_reset(struct job_result *r)
     r->ph.acquire[0] = '\0';
 }
 
-/* The agent's turn, with its wall-clock stamps and its phase. */
-static int timed_run(struct sandbox *sb, const struct proto_job *pj, int64_t backstop_ms,
-                     struct job_result *r, struct llmsb_err *err)
+/* The agent's turn, with its wall-clock stamps and its phase; a live
+ * job's chunks go to j's sink meanwhile. */
+static int timed_run(struct sandbox *sb, const struct job *j, const struct proto_job *pj,
+                     int64_t backstop_ms, struct job_result *r, struct llmsb_err *err)
 {
     int64_t t0 = clock_mono_ms();
     int rc;
 
     r->started_at = clock_wall_ms();
+    sb->sink = j->sink;
     rc = sandbox_run(sb, pj, backstop_ms, &r->r, err);
+    sb->sink = NULL;
     r->finished_at = clock_wall_ms();
     r->ph.agent_ms = clock_mono_ms() - t0;
     return rc;
@@ -360,7 +363,7 @@ static enum sched_outcome session_call(struct pool *pool, const struct backend *
     }
     r->ph.acquire_ms = took + clock_mono_ms() - t0;
     sb->cancel = cancel;
-    rc = timed_run(sb, &p.pj, exec_backstop_ms(cfg, &call), r, err);
+    rc = timed_run(sb, j, &p.pj, exec_backstop_ms(cfg, &call), r, err);
     t0 = clock_mono_ms();
     sb->cancel = NULL;
     if (rc == LLMSB_ERR_INTERRUPTED) {
@@ -445,7 +448,7 @@ enum sched_outcome exec_job(struct pool *pool, const struct backend *be, const s
              lease.warm        ? "warm"
              : lease.temporary ? "temporary"
                                : "cold");
-    rc = timed_run(lease.sb, &p.pj, exec_backstop_ms(cfg, j), r, err);
+    rc = timed_run(lease.sb, j, &p.pj, exec_backstop_ms(cfg, j), r, err);
     t0 = clock_mono_ms();
     out = conclude(pool, &lease, rc, cancel, &p, j, r, err);
     r->ph.finish_ms = clock_mono_ms() - t0;

@@ -358,6 +358,7 @@ int job_to_proto(const struct job *j, struct proto_job *pj, struct llmsb_err *er
         rc = -1;
     if (j->session && !(pj->session = strdup(j->session)))
         rc = -1;
+    pj->live = j->live && j->sink;
     /* a job with libraries gets what it installed: a plain start; a
      * session's call, its session's interpreter */
     if (j->lang->zygote && (j->session || (!j->fresh_interpreter && !j->nlibraries)) &&

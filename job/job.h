@@ -66,7 +66,11 @@ struct job {
     char *meta;            /* JSON text, copied to the result untouched */
     int plots;             /* capture plots where the language can (default 1) */
     int fresh_interpreter; /* 1: a new interpreter, never the image's zygote */
-    char **libraries;      /* NULL-terminated; installed before the run */
+    int live;              /* 1: its output goes to sink as it comes (docs/jobs.md, live) */
+    /* the front end's, never a field: where a live job's chunks go while it
+     * runs (NULL: nowhere, the job runs as a non-live one) */
+    const struct proto_chunk_sink *sink;
+    char **libraries; /* NULL-terminated; installed before the run */
     size_t nlibraries;
     int64_t libraries_max;
     char **artifact_globs; /* NULL-terminated; files to bring back */

@@ -275,6 +275,13 @@ static int f_plots(struct job *j, const struct config *cfg, const char *v, size_
     return 0;
 }
 
+static int f_live(struct job *j, const struct config *cfg, const char *v, size_t n,
+                  struct llmsb_err *err)
+{
+    (void)cfg;
+    return text_bool("live", v, n, &j->live, err) ? err->code : 0;
+}
+
 static int f_fresh_interpreter(struct job *j, const struct config *cfg, const char *v, size_t n,
                                struct llmsb_err *err)
 {
@@ -903,7 +910,7 @@ static const struct {
     {"timeout", f_timeout, 64}, {"memory", f_memory, 64}, {"cpus", f_cpus, 64},
     {"pids", f_pids, 64}, {"output", f_output, 64}, {"network", f_network, 16},
     {"policy", job_set_policy, 256}, {"security", f_security, JOB_MAX_FIELD}, {"plots", f_plots, 16},
-    {"fresh_interpreter", f_fresh_interpreter, 16},
+    {"fresh_interpreter", f_fresh_interpreter, 16}, {"live", f_live, 16},
     {"artifacts", f_artifacts, JOB_MAX_FIELD}, {"expect_stdout", f_expect_stdout, JOB_MAX_STDIN},
     {"expect_exit", f_expect_exit, 16}, {"image", job_set_image, 256}, {"result_ttl", f_result_ttl, 16},
     {"max_attempts", f_max_attempts, 16}, {"meta", f_meta, JOB_MAX_FIELD},

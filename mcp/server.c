@@ -6,7 +6,10 @@
  * in this process on a warm pool kept between calls (the --local path), or
  * in queue mode through Redis on the workers.  Here: the loop, the two ways
  * of running a call, the stdin watch that cancels it, and the dispatch to
- * the framing (mcp/jsonrpc.c) and the tools (mcp/tools.c). */
+ * the framing (mcp/jsonrpc.c) and the tools (mcp/tools.c).  A call whose
+ * client asked for progress runs as a live job: each chunk of its output
+ * becomes a notifications/progress (from the runner's sink in process,
+ * from the job's Redis stream in queue mode). */
 #include "mcp/server.h"
 
 #include <errno.h>
@@ -20,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/json.h"
 #include "exec/runner.h"
 #include "job/job.h"
 #include "job/result.h"
@@ -60,6 +64,35 @@ static void call_id(struct mcp *m, char *out, size_t outsz)
         close(fd);
     }
     snprintf(out, outsz, "mcp-%ld-%lu-%08x", (long)getpid(), ++m->calls, rnd);
+}
+
+/* ---- progress: a live call's output as it comes ---------------------------------- */
+
+/* A call's progress: progress is the bytes of output so far (it only
+ * grows), message the new piece (docs/mcp.md). */
+struct progress {
+    const struct mcp_progress *to;
+    unsigned long long bytes;
+    struct proto_chunk_sink sink;
+};
+
+static void progress_piece(void *arg, int fd, const char *data, size_t len)
+{
+    struct progress *p = arg;
+    cJSON *params = cJSON_CreateObject();
+
+    (void)fd;
+    p->bytes += len;
+    cJSON_AddItemToObject(params, "progressToken", cJSON_Duplicate(p->to->token, 1));
+    cJSON_AddNumberToObject(params, "progress", (double)p->bytes);
+    json_add_text(params, "message", data, len);
+    jsonrpc_notify(p->to->rpc, "notifications/progress", params);
+}
+
+/* The in-process runner's sink (in this thread: the one that answers). */
+static void progress_chunk(void *arg, const struct proto_chunk *c)
+{
+    progress_piece(arg, c->fd, c->data, c->len);
 }
 
 /* ---- in-process execution: one runner, opened at the first call --------------- */
@@ -119,18 +152,32 @@ static cJSON *fetch_result(struct queue *q, const char *id)
 /* Waits up to --wait for id's done notification, a second at a time: when
  * stdin ends (or a signal comes) the job is cancelled on its worker, which
  * removes its container. Returns 1 done, 0 not in time, or a negative code. */
-static int wait_queued(struct mcp *m, const char *id, struct llmsb_err *err)
+static int wait_queued(struct mcp *m, const char *id, struct progress *p, struct llmsb_err *err)
 {
     int64_t until = clock_mono_ms() + (int64_t)(m->o->wait_s * 1000);
     char status[32];
+    struct queue_follow f;
 
+    queue_follow_init(&f);
     for (;;) {
         int64_t left = until - clock_mono_ms();
         int rc;
         if (left <= 0)
             return 0;
-        rc = queue_wait_done(&m->q, id, left < 1000 ? (double)left / 1000 : 1.0, status,
-                             sizeof(status), err);
+        if (p) { /* the job's stream, its end entry, else its result */
+            rc = queue_follow_step(&m->q, id, &f, left < 500 ? (int)left : 500, progress_piece, p,
+                                   err);
+            if (rc < 0)
+                return rc;
+            if (f.ended ||
+                (rc == 0 && queue_result_status(&m->q, id, status, sizeof(status), err) == 1 &&
+                 strcmp(status, "running") != 0))
+                return 1;
+            rc = 0;
+        } else {
+            rc = queue_wait_done(&m->q, id, left < 1000 ? (double)left / 1000 : 1.0, status,
+                                 sizeof(status), err);
+        }
         if (rc != 0)
             return rc;
         if (runner_stop_asked(&m->cancel)) {
@@ -143,7 +190,7 @@ static int wait_queued(struct mcp *m, const char *id, struct llmsb_err *err)
 }
 
 /* Through Redis: enqueued as any producer's job, then its result. */
-static cJSON *run_queued(struct mcp *m, const struct fields *f, const char *id,
+static cJSON *run_queued(struct mcp *m, const struct fields *f, const char *id, struct progress *p,
                          struct llmsb_err *err)
 {
     char entry[64];
@@ -160,7 +207,7 @@ static cJSON *run_queued(struct mcp *m, const struct fields *f, const char *id,
     r = fetch_result(&m->q, id);
     if (!result_json_final(r)) {
         cJSON_Delete(r);
-        if (wait_queued(m, id, err) < 0)
+        if (wait_queued(m, id, p, err) < 0)
             return NULL;
         r = fetch_result(&m->q, id);
     }
@@ -232,7 +279,7 @@ static void watch_stop(struct watch *w)
  * tool's answer (closing: one line), or a tool error.  err may say why
  * the fields could not be made. */
 static cJSON *run_fields(struct mcp *m, const struct fields *f, const char *id, int closing,
-                         char *status, size_t statussz, struct llmsb_err *err)
+                         struct progress *p, char *status, size_t statussz, struct llmsb_err *err)
 {
     struct job j;
     cJSON *r = NULL, *out;
@@ -240,8 +287,10 @@ static cJSON *run_fields(struct mcp *m, const struct fields *f, const char *id, 
     job_init(&j, m->cfg);
     if (!err->msg[0] && job_from_fields(&j, m->cfg, f, id, err) == 0) {
         struct watch w;
+        if (p) /* the fields say live: true */
+            j.sink = &p->sink;
         watch_start(m, &w);
-        r = m->o->queue_mode ? run_queued(m, f, id, err) : run_here(m, &j, err);
+        r = m->o->queue_mode ? run_queued(m, f, id, p, err) : run_here(m, &j, err);
         watch_stop(&w);
     }
     snprintf(status, statussz, "%s", r ? mcp_str_of(r, "status") : "");
@@ -256,7 +305,7 @@ static cJSON *run_fields(struct mcp *m, const struct fields *f, const char *id, 
     return out;
 }
 
-static cJSON *execute_code(void *ud, const cJSON *args)
+static cJSON *execute_code(void *ud, const cJSON *args, const struct mcp_progress *progress)
 {
     struct mcp *m = ud;
     const cJSON *sess = cJSON_GetObjectItemCaseSensitive(args, "session");
@@ -267,13 +316,16 @@ static cJSON *execute_code(void *ud, const cJSON *args)
     struct mcp_call c;
     struct llmsb_err err = {0};
     char id[64], status[32];
+    struct progress p = {progress, 0, {progress_chunk, &p}};
     cJSON *out;
 
     call_id(m, id, sizeof(id));
     mcp_call_init(&c);
     /* a session's call without a language runs in the session's */
-    mcp_execute_fields(&c, args, id, m->scope, known ? known->lang : "python", &err);
-    out = run_fields(m, &c.f, id, 0, status, sizeof(status), &err);
+    if (mcp_execute_fields(&c, args, id, m->scope, known ? known->lang : "python", &err) == 0 &&
+        progress && fields_adds(&c.f, "live", "true") != 0)
+        llmsb_err_set(&err, LLMSB_ERR_NOMEM, "out of memory");
+    out = run_fields(m, &c.f, id, 0, progress ? &p : NULL, status, sizeof(status), &err);
     if (cJSON_IsString(sess) && status[0] && strcmp(status, "invalid") != 0 &&
         strcmp(status, "session_lost") != 0)
         mcp_session_remember(&m->sessions, sess->valuestring,
@@ -299,7 +351,7 @@ static cJSON *close_session(void *ud, const cJSON *args)
     call_id(m, id, sizeof(id));
     mcp_call_init(&c);
     mcp_close_fields(&c, sess->valuestring, id, m->scope);
-    out = run_fields(m, &c.f, id, 1, status, sizeof(status), &err);
+    out = run_fields(m, &c.f, id, 1, NULL, status, sizeof(status), &err);
     if (strcmp(status, "ok") == 0 || strcmp(status, "session_lost") == 0) /* it is gone */
         mcp_session_remember(&m->sessions, sess->valuestring, NULL, m->calls);
     mcp_call_release(&c);

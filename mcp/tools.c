@@ -483,12 +483,17 @@ static void tools_call(const struct config *cfg, const struct mcp_runner *run, s
 {
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
     const cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
+    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
+    const cJSON *token = cJSON_GetObjectItemCaseSensitive(meta, "progressToken");
+    /* a token is a string or an integer (MCP's ProgressToken) */
+    const struct mcp_progress progress = {rpc, token};
+    int progress_asked = cJSON_IsString(token) || cJSON_IsNumber(token);
 
     if (!cJSON_IsString(name)) {
         jsonrpc_error(rpc, id, JSONRPC_INVALID_PARAMS,
                       "Invalid params: name (the tool's) is required");
     } else if (strcmp(name->valuestring, "execute_code") == 0) {
-        jsonrpc_reply(rpc, id, run->execute_code(run->ud, args));
+        jsonrpc_reply(rpc, id, run->execute_code(run->ud, args, progress_asked ? &progress : NULL));
     } else if (strcmp(name->valuestring, "close_session") == 0) {
         jsonrpc_reply(rpc, id, run->close_session(run->ud, args));
     } else if (strcmp(name->valuestring, "get_supported_languages") == 0) {

@@ -59,10 +59,17 @@ cJSON *mcp_session_closed(const char *session);
  * cancelled (client_left: because stdin ended) or internal_error. */
 cJSON *mcp_call_failed(const struct llmsb_err *err, int client_left);
 struct jsonrpc;
+/* Where a call's progress goes: the client's progressToken (its
+ * params._meta's) and the connection the call came on. */
+struct mcp_progress {
+    struct jsonrpc *rpc;
+    const cJSON *token;
+};
 /* The calls that run a job (the server's: in this process or queued); each
- * returns the tool's result, a new cJSON. */
+ * returns the tool's result, a new cJSON.  execute_code's progress is
+ * NULL unless the client asked for progress (docs/mcp.md). */
 struct mcp_runner {
-    cJSON *(*execute_code)(void *ud, const cJSON *args);
+    cJSON *(*execute_code)(void *ud, const cJSON *args, const struct mcp_progress *progress);
     cJSON *(*close_session)(void *ud, const cJSON *args);
     void *ud;
 };

@@ -273,6 +273,8 @@ int proto_job_encode(const struct proto_job *j, struct buf *b)
         rc |= proto_put_str(b, TAG_PRESPAWN, j->prespawn);
     if (j->compile_server)
         rc |= proto_put_str(b, TAG_COMPILE_SERVER, j->compile_server);
+    if (j->live)
+        rc |= proto_put_u64(b, TAG_LIVE, j->live);
     for (size_t i = 0; i < j->ninstall; i++)
         rc |= proto_put_str(b, TAG_INSTALL_ARG, j->install_argv[i]);
     for (size_t i = 0; i < j->ninstall_env; i++)
@@ -342,6 +344,8 @@ static uint64_t *job_u64_field(struct proto_job *j, uint16_t tag)
         return &j->install_pause;
     case TAG_STOP_ON_FAILURE:
         return &j->stop_on_failure;
+    case TAG_LIVE:
+        return &j->live;
     default:
         return NULL;
     }
@@ -732,6 +736,54 @@ int proto_result_decode(const char *p, size_t len, struct proto_result *r, struc
         return llmsb_err_set(err, LLMSB_ERR_PROTO, "agent result: truncated at offset %zu", off);
     if (r->status == STATUS_NONE)
         return llmsb_err_set(err, LLMSB_ERR_PROTO, "agent result: no status");
+    return 0;
+}
+
+/* ---- live output ------------------------------------------------------- */
+
+int proto_chunk_encode(const struct proto_chunk *c, struct buf *b)
+{
+    int rc = 0;
+
+    rc |= proto_put_u64(b, TAG_CHUNK_FD, (uint64_t)c->fd);
+    rc |= proto_put_u64(b, TAG_CHUNK_OFFSET, c->offset);
+    rc |= proto_put_bytes(b, TAG_CHUNK_DATA, c->data, c->len);
+    return rc ? LLMSB_ERR_LIMIT : 0;
+}
+
+int proto_chunk_decode(const char *p, size_t len, struct proto_chunk *c, struct llmsb_err *err)
+{
+    size_t off = 0;
+    uint16_t tag;
+    const char *v;
+    uint32_t n;
+    uint64_t fd = 0;
+    int rc;
+
+    memset(c, 0, sizeof(*c));
+    while ((rc = proto_tlv_next(p, len, &off, &tag, &v, &n)) == 1) {
+        if ((tag == TAG_CHUNK_FD && proto_get_u64(v, n, &fd) != 0) ||
+            (tag == TAG_CHUNK_OFFSET && proto_get_u64(v, n, &c->offset) != 0))
+            return llmsb_err_set(err, LLMSB_ERR_PROTO, "agent output: field %u malformed", tag);
+        if (tag == TAG_CHUNK_DATA) {
+            c->data = v;
+            c->len = n;
+        }
+    }
+    if (rc < 0)
+        return llmsb_err_set(err, LLMSB_ERR_PROTO, "agent output: truncated at offset %zu", off);
+    if (fd != 1 && fd != 2)
+        return llmsb_err_set(err, LLMSB_ERR_PROTO,
+                             "agent output: fd %llu is neither 1 (stdout) nor 2 (stderr)",
+                             (unsigned long long)fd);
+    if (c->offset > PROTO_MAX_OUTPUT || c->len > PROTO_MAX_OUTPUT - c->offset)
+        return llmsb_err_set(err, LLMSB_ERR_PROTO,
+                             "agent output: a chunk of %zu bytes at offset %llu is past the "
+                             "%zu byte output cap",
+                             c->len, (unsigned long long)c->offset, PROTO_MAX_OUTPUT);
+    c->fd = (int)fd;
+    if (!c->data)
+        c->data = "";
     return 0;
 }
 

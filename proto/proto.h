@@ -23,7 +23,16 @@
  * would (agent/zygote.c), and answers READY.  A worker sends it only to
  * such an agent; an older agent skips frame types it does not know.  A
  * PRESTART with TAG_PRESPAWN starts that job's run-step process ahead
- * (agent/prespawn.c) the same way. */
+ * (agent/prespawn.c) the same way.
+ *
+ * Live output: an agent whose HELLO (and PONG) says TAG_LIVE 1 answers a
+ * JOB carrying TAG_LIVE 1 with OUTPUT frames while its run step runs, each
+ * one chunk of the program's stdout or stderr (TAG_CHUNK_FD 1 or 2,
+ * TAG_CHUNK_OFFSET: where the chunk starts in that stream, TAG_CHUNK_DATA),
+ * coalesced (at most every PROTO_LIVE_FLUSH_MS or PROTO_LIVE_FLUSH_BYTES),
+ * before its RESULT.  Together the chunks of a stream are a prefix of what
+ * the RESULT carries of it (never past the job's output limit): the RESULT
+ * stays the whole truth.  A worker sends TAG_LIVE only to such an agent. */
 #ifndef LLMSB_PROTO_H
 #define LLMSB_PROTO_H
 
@@ -70,8 +79,14 @@ enum proto_type {
     PROTO_SHUTDOWN = 7,
     PROTO_INSTALLED = 8, /* agent: libraries installed; waits for CONTINUE */
     PROTO_CONTINUE = 9,  /* worker: go on to compile and run */
-    PROTO_PRESTART = 10  /* worker: start the zygote this job would use; agent answers READY */
+    PROTO_PRESTART = 10, /* worker: start the zygote this job would use; agent answers READY */
+    PROTO_OUTPUT = 11    /* agent: a chunk of a live job's output (TAG_LIVE), before its RESULT */
 };
+
+/* How an agent coalesces a live job's output: a chunk goes out once this
+ * long has passed since the last one, or this many bytes wait. */
+#define PROTO_LIVE_FLUSH_MS 100
+#define PROTO_LIVE_FLUSH_BYTES ((size_t)32 << 10)
 
 enum proto_tag {
     /* hello / ready */
@@ -152,7 +167,14 @@ enum proto_tag {
     /* a result, nested: TAG_PHASE_* u64 fields, the milliseconds the agent
      * measured for each step it ran (an agent without it sends none: the
      * worker's phases then hold only what it measured itself) */
-    TAG_PHASES = 72
+    TAG_PHASES = 72,
+    /* hello / pong: 1 when the agent sends OUTPUT frames; a job: 1 asks
+     * for them (docs/jobs.md, live) */
+    TAG_LIVE = 73,
+    /* an OUTPUT frame's fields */
+    TAG_CHUNK_FD = 74,     /* 1 stdout, 2 stderr */
+    TAG_CHUNK_OFFSET = 75, /* where the chunk starts in its stream, bytes */
+    TAG_CHUNK_DATA = 76
 };
 
 /* The fields inside TAG_PHASES; a step that did not run is left out. */
@@ -259,6 +281,7 @@ struct proto_job {
     char *session;        /* NULL: no session; else its id */
     char *compile_server; /* NULL: a plain compile; else the warm compiler (agent/javac.c) */
     char *prespawn;       /* NULL: a plain start; else TAG_PRESPAWN's "NAME=words" */
+    uint64_t live;        /* 1: OUTPUT frames while the run step runs (TAG_LIVE) */
 };
 
 struct proto_result {
@@ -301,6 +324,27 @@ void proto_result_init(struct proto_result *r, size_t out_cap);
 void proto_result_release(struct proto_result *r);
 int proto_result_encode(const struct proto_result *r, struct buf *payload);
 int proto_result_decode(const char *p, size_t len, struct proto_result *r, struct llmsb_err *err);
+
+/* One OUTPUT frame's chunk: fd 1 (stdout) or 2 (stderr), where it starts
+ * in that stream, its bytes (pointing into the payload). */
+struct proto_chunk {
+    int fd;
+    uint64_t offset;
+    const char *data;
+    size_t len;
+};
+/* Where a live job's chunks go as they come (the front end's: a Redis
+ * stream, a terminal, an MCP progress notification).  fn is called in the
+ * thread that runs the job. */
+struct proto_chunk_sink {
+    void (*fn)(void *arg, const struct proto_chunk *c);
+    void *arg;
+};
+int proto_chunk_encode(const struct proto_chunk *c, struct buf *payload);
+/* Decodes an OUTPUT payload (untrusted: from the container): fd must be 1
+ * or 2 and the offset plus the length must not wrap; c->data points into
+ * p.  Returns 0, or LLMSB_ERR_PROTO with err naming the field. */
+int proto_chunk_decode(const char *p, size_t len, struct proto_chunk *c, struct llmsb_err *err);
 
 /* Validates a job file path (and an artifact name): relative, no "..", no
  * empty or "." parts, no control characters (NUL, newline, escape, ...),

@@ -6,6 +6,7 @@
  * checked by type and freed exactly once, here; NOGROUP recreates the
  * group; LOADING and IO errors are retryable. */
 #include "queue.h"
+#include "queue_int.h"
 
 #include <hiredis/hiredis.h>
 #include <stdlib.h>
@@ -177,10 +178,8 @@ int queue_err_retryable(const struct llmsb_err *err)
     return err->code == LLMSB_ERR_BACKEND || err->code == LLMSB_ERR_TIMEOUT;
 }
 
-/* Runs one command. On success *out holds a non-error reply the caller
- * frees with freeReplyObject. IO errors and LOADING/BUSY/MASTERDOWN are
- * LLMSB_ERR_BACKEND (retryable); other server errors LLMSB_ERR_INVALID. */
-static int cmd(struct queue *q, int argc, const char **argv, const size_t *lens, redisReply **out,
+/* queue_int.h says what it does. */
+int queue__cmd(struct queue *q, int argc, const char **argv, const size_t *lens, redisReply **out,
                struct llmsb_err *err)
 {
     redisContext *c = q->ctx;
@@ -225,7 +224,7 @@ static int cmds(struct queue *q, redisReply **out, struct llmsb_err *err, int ar
         lens[i] = strlen(argv[i]);
     }
     va_end(ap);
-    return cmd(q, argc, argv, lens, out, err);
+    return queue__cmd(q, argc, argv, lens, out, err);
 }
 
 /* A command's arguments built up to a size known in advance: a head of
@@ -283,7 +282,7 @@ static void args_release(struct args *a)
 static int args_run(struct queue *q, struct args *a, redisReply **out, struct llmsb_err *err)
 {
     redisReply *r = NULL;
-    int rc = cmd(q, a->n, a->v, a->len, &r, err);
+    int rc = queue__cmd(q, a->n, a->v, a->len, &r, err);
 
     args_release(a);
     if (out)
@@ -307,7 +306,7 @@ static int simple(struct queue *q, struct llmsb_err *err, int argc, ...)
         lens[i] = strlen(argv[i]);
     }
     va_end(ap);
-    rc = cmd(q, argc, argv, lens, &r, err);
+    rc = queue__cmd(q, argc, argv, lens, &r, err);
     freeReplyObject(r);
     return rc;
 }
@@ -528,7 +527,7 @@ static int parse_entries_max(const redisReply *arr, size_t max_fields, struct qu
     return 0;
 }
 
-static int parse_entries(const redisReply *arr, struct queue_entry **out, size_t *n)
+int queue__parse_entries(const redisReply *arr, struct queue_entry **out, size_t *n)
 {
     return parse_entries_max(arr, QUEUE_MAX_FIELDS, out, n);
 }
@@ -566,7 +565,7 @@ int queue_read(struct queue *q, int count, int block_ms, struct queue_entry **ou
         return rc;
     }
     if (r->type == REDIS_REPLY_ARRAY && r->elements == 1 && r->element[0]->elements == 2)
-        rc = parse_entries(r->element[0]->element[1], out, n);
+        rc = queue__parse_entries(r->element[0]->element[1], out, n);
     freeReplyObject(r);
     return rc ? llmsb_err_set(err, rc, "redis: out of memory") : 0;
 }
@@ -766,7 +765,7 @@ int queue_renew(struct queue *q, char *const *ids, size_t n, void (*lost)(void *
         argv[argc++] = ids[i];
     for (int i = 0; i < argc; i++)
         lens[i] = strlen(argv[i]);
-    if ((rc = cmd(q, argc, argv, lens, &r, err)) != 0)
+    if ((rc = queue__cmd(q, argc, argv, lens, &r, err)) != 0)
         return rc;
     for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements; i++)
         if (r->element[i]->type == REDIS_REPLY_STRING && lost)
@@ -830,9 +829,9 @@ static int claim_to(struct queue *q, const char *consumer, const char *min_idle,
         argv[argc++] = "JUSTID";
     for (int i = 0; i < argc; i++)
         lens[i] = strlen(argv[i]);
-    if ((rc = cmd(q, argc, argv, lens, &r, err)) != 0)
+    if ((rc = queue__cmd(q, argc, argv, lens, &r, err)) != 0)
         return rc;
-    rc = justid ? 0 : parse_entries(r, out, n);
+    rc = justid ? 0 : queue__parse_entries(r, out, n);
     freeReplyObject(r);
     return rc ? llmsb_err_set(err, rc, "redis: out of memory") : 0;
 }
@@ -944,7 +943,7 @@ int queue_recover_own(struct queue *q, long long min_idle_ms, int count,
         size_t got = 0;
         if ((rc = cmds(q, &r, err, 4, "XRANGE", q->k_jobs, ids[i], ids[i])) != 0)
             break;
-        rc = parse_entries(r, &one, &got);
+        rc = queue__parse_entries(r, &one, &got);
         freeReplyObject(r);
         if (rc != 0) {
             rc = llmsb_err_set(err, rc, "redis: out of memory");
@@ -1197,8 +1196,16 @@ int queue_results_read(struct queue *q, char *last_id, size_t lsz, int block_ms,
     if ((rc = cmds(q, &r, err, 8, "XREAD", "COUNT", "1000", "BLOCK", blk, "STREAMS", q->k_results,
                    last_id)))
         return rc;
+    return queue__xread_reply(r, last_id, lsz, out, n, err);
+}
+
+int queue__xread_reply(redisReply *r, char *last_id, size_t lsz, struct queue_entry **out,
+                       size_t *n, struct llmsb_err *err)
+{
+    int rc = 0;
+
     if (r->type == REDIS_REPLY_ARRAY && r->elements == 1 && r->element[0]->elements == 2)
-        rc = parse_entries(r->element[0]->element[1], out, n);
+        rc = queue__parse_entries(r->element[0]->element[1], out, n);
     freeReplyObject(r);
     if (rc)
         return llmsb_err_set(err, rc, "redis: out of memory");

@@ -178,6 +178,51 @@ int queue_wait_done(struct queue *q, const char *job_id, double timeout_s, char 
 int queue_results_read(struct queue *q, char *last_id, size_t lsz, int block_ms,
                        struct queue_entry **out, size_t *n, struct llmsb_err *err);
 
+/* Live output (queue/live.c; docs/jobs.md, live): prefix:out:ID is a
+ * stream of a live job's chunks, entries {fd: stdout|stderr, offset: where
+ * the chunk starts in its stream, data}, then {fd: end, status} once its
+ * final result stands; at most about QUEUE_LIVE_MAXLEN entries (XADD
+ * MAXLEN ~: a follower that falls behind finds the rest in the result),
+ * kept as long as the result (EXPIRE ttl_s at each write). */
+#define QUEUE_LIVE_MAXLEN "1000"
+/* Deletes job_id's stream: an attempt starts afresh. */
+int queue_live_reset(struct queue *q, const char *job_id, struct llmsb_err *err);
+/* Adds a chunk of fd ("stdout" or "stderr") starting at offset. */
+int queue_live_add(struct queue *q, const char *job_id, const char *fd, unsigned long long offset,
+                   const char *data, size_t len, long long ttl_s, struct llmsb_err *err);
+/* Adds the end entry with the final status. */
+int queue_live_end(struct queue *q, const char *job_id, const char *status, long long ttl_s,
+                   struct llmsb_err *err);
+/* XREAD of job_id's stream after *last_id ("0-0": its start; updated),
+ * up to count entries, blocking up to block_ms (0: not at all).  *n = 0
+ * when none came. */
+int queue_live_read(struct queue *q, const char *job_id, char *last_id, size_t lsz, int count,
+                    int block_ms, struct queue_entry **out, size_t *n, struct llmsb_err *err);
+/* 1 when job_id has a stream (a live job that started, not expired). */
+int queue_live_exists(struct queue *q, const char *job_id, struct llmsb_err *err);
+
+/* A follower of a job's live output: what it handed on of each stream,
+ * so that the rest comes from the final result (queue_follow_rest) and a
+ * consumer that follows gets the bytes of one that only waits. */
+struct queue_follow {
+    char last_id[QUEUE_ENTRY_ID_MAX]; /* "0-0": from the start */
+    unsigned long long next[2];       /* bytes of stdout, stderr handed on */
+    int ended;                        /* the end entry came */
+};
+/* Called with each new piece of fd (1 stdout, 2 stderr) in order. */
+typedef void (*queue_follow_fn)(void *arg, int fd, const char *data, size_t len);
+void queue_follow_init(struct queue_follow *f);
+/* Reads the entries that came since (blocking up to block_ms for one)
+ * and hands on the bytes of each stream that follow what was handed on
+ * (entries trimmed away leave a gap: that stream waits for the result).
+ * Returns how many entries came, or a negative code. */
+int queue_follow_step(struct queue *q, const char *job_id, struct queue_follow *f, int block_ms,
+                      queue_follow_fn fn, void *arg, struct llmsb_err *err);
+/* Hands on what a final result (result_fields form: stdout, stderr) holds
+ * past what the follower handed on. */
+void queue_follow_rest(struct queue_follow *f, const struct fields *result, queue_follow_fn fn,
+                       void *arg);
+
 /* Up to count entries of the jobs stream (dead = 0: every job not yet
  * finished, queued or running) or of the dead-letter stream (dead = 1),
  * oldest first from after the entry id `after` ("-": the start), or newest

@@ -164,6 +164,7 @@ int sandbox_open(struct sandbox *s, const struct backend *tmpl, const struct con
             goto fail;
     }
     s->prestart = tag_u64(&f, TAG_PRESTART) == 1;
+    s->live = tag_u64(&f, TAG_LIVE) == 1;
     buf_consume(&s->in, used);
     s->healthy = 1;
     log_debug("sandbox %.12s ready in %lld ms", s->id, (long long)(clock_mono_ms() - s->born_ms));
@@ -231,18 +232,53 @@ static int classify_loss(struct sandbox *s, struct proto_result *res, int timed_
     return -1;
 }
 
+/* A live job's chunks as they reach the sink: each stream's in order,
+ * never past the job's output limit in all. */
+struct live_in {
+    uint64_t next[2]; /* where the next chunk of stdout, stderr starts */
+    uint64_t cap;     /* the job's output limit */
+    int off;          /* an OUTPUT frame was malformed: no more chunks */
+};
+
+/* Hands an OUTPUT frame's chunk to the sink, or drops it: one the agent
+ * should not have sent (malformed, out of order, past the cap) ends the
+ * job's chunks; its RESULT still says all. */
+static void live_chunk(struct sandbox *s, struct live_in *li, const struct proto_frame *f)
+{
+    struct llmsb_err e = {0};
+    struct proto_chunk c;
+
+    if (li->off)
+        return;
+    if (proto_chunk_decode(f->payload, f->len, &c, &e) != 0 || c.offset != li->next[c.fd - 1] ||
+        c.len > li->cap - (li->next[0] + li->next[1])) {
+        log_debug("sandbox %.12s: live output stopped: %s", s->id,
+                  e.msg[0] ? e.msg : "a chunk out of order or past the output limit");
+        li->off = 1;
+        return;
+    }
+    li->next[c.fd - 1] += c.len;
+    if (c.len)
+        s->sink->fn(s->sink->arg, &c);
+}
+
 /* Sends the JOB frame and waits for its RESULT, handling the install
- * pause on the way. */
+ * pause and a live job's OUTPUT frames on the way. */
 static int exchange(struct sandbox *s, const struct proto_job *pj, int64_t backstop_ms,
                     struct proto_frame *f, size_t *used, struct llmsb_err *err)
 {
     struct buf payload;
+    struct proto_job sent = *pj; /* a view: TAG_LIVE only where it is taken */
     unsigned want = 1u << PROTO_RESULT | (pj->install_pause ? 1u << PROTO_INSTALLED : 0);
+    struct live_in li = {{0, 0}, pj->output_limit ? pj->output_limit : PROTO_MAX_OUTPUT, 0};
     int64_t deadline;
     int rc;
 
+    sent.live = pj->live == 1 && s->live && s->sink;
+    if (sent.live)
+        want |= 1u << PROTO_OUTPUT;
     buf_init(&payload, PROTO_MAX_PAYLOAD);
-    rc = proto_job_encode(pj, &payload) != 0
+    rc = proto_job_encode(&sent, &payload) != 0
              ? llmsb_err_set(err, LLMSB_ERR_INVALID, "job: over the %zu byte protocol cap",
                              PROTO_MAX_PAYLOAD)
              : send_frame(s, PROTO_JOB, payload.data, payload.len, err);
@@ -251,7 +287,12 @@ static int exchange(struct sandbox *s, const struct proto_job *pj, int64_t backs
         return rc == LLMSB_ERR_INVALID ? rc : llmsb_err_wrap(err, "sandbox %.12s: send job", s->id);
     s->jobs++;
     deadline = clock_mono_ms() + backstop_ms;
-    while ((rc = wait_frames(s, want, deadline, f, used, err)) == 0 && f->type == PROTO_INSTALLED) {
+    while ((rc = wait_frames(s, want, deadline, f, used, err)) == 0 && f->type != PROTO_RESULT) {
+        if (f->type == PROTO_OUTPUT) {
+            live_chunk(s, &li, f);
+            buf_consume(&s->in, *used);
+            continue;
+        }
         buf_consume(&s->in, *used);
         want &= ~(1u << PROTO_INSTALLED);
         if ((rc = after_install(s, err)) != 0)

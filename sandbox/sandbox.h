@@ -31,7 +31,11 @@ struct sandbox {
     int healthy;      /* 0: destroy rather than reuse */
     int unremoved;    /* sandbox_close could not remove it: id names a container still */
     int jobs;
-    int prestart;          /* the agent takes PROTO_PRESTART (its HELLO said so), none sent yet */
+    int prestart; /* the agent takes PROTO_PRESTART (its HELLO said so), none sent yet */
+    int live;     /* the agent sends OUTPUT frames for a live job (its HELLO said so) */
+    /* non-NULL: where a live job's chunks go (the caller sets it around
+     * sandbox_run, as cancel); NULL: the job runs as a non-live one */
+    const struct proto_chunk_sink *sink;
     struct proto_job last; /* sandbox_start_view of its last job outside a session */
     int64_t born_ms;
     struct container_spec spec; /* what it was created with (labels not kept) */
@@ -43,7 +47,9 @@ struct sandbox {
  * threads. */
 int sandbox_open(struct sandbox *s, const struct backend *tmpl, const struct container_spec *spec,
                  int64_t start_timeout_ms, struct llmsb_err *err);
-/* Runs one job. Returns 0 with res filled (any status the agent or the
+/* Runs one job; a live one (pj->live) with s->sink set hands its chunks
+ * to the sink as they come, in order per stream and never past the job's
+ * output limit in all (an agent without live output: none).  Returns 0 with res filled (any status the agent or the
  * container's fate decided), or a negative code when the infrastructure
  * failed (the caller's scheduler retries): an unreachable engine, a lost
  * stream, an agent that reported internal_error.  backstop_ms bounds the

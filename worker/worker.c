@@ -6,7 +6,8 @@
  * of it through the runner and carries out the scheduler's decision.  The janitor thread,
  * on its own connection, keeps the heartbeat, drives the scheduler's
  * timers (cancellation, leases, reclaim), keeps the pool warm and removes
- * containers that dead processes of this queue left behind. */
+ * containers that dead processes of this queue left behind.  A live job's
+ * output goes to its stream (queue/live.c) as its agent sends it. */
 #include "worker.h"
 
 #include <errno.h>
@@ -40,6 +41,12 @@ struct slot {
     struct queue q;
     long long client_id;
     struct backend be;
+    /* the live job it runs (live_chunk) */
+    struct proto_chunk_sink live_sink;
+    const char *live_id;
+    long long live_ttl_s;
+    int live_broken;
+    struct llmsb_err live_err;
 };
 
 struct worker {
@@ -275,6 +282,10 @@ static void finish(struct slot *s, const struct queue_entry *e, const struct job
     if (rc > 0)
         metrics_job_done(&s->w->metrics, r, j ? j->lang : NULL, dead != NULL);
     llmsb_escape(shown, sizeof(shown), r->id, strlen(r->id));
+    /* a follower stops at the end entry, and reads the result then */
+    if (rc >= 0 && j && j->live &&
+        queue_live_end(&s->q, r->id, status_name(r->r.status), ttl_s, &s->live_err) != 0)
+        log_warn("job=%s: cannot end its live output: %s", shown, s->live_err.msg);
     if (rc >= 0)
         log_info("job=%s status=%s attempts=%d%s%s", shown, status_name(r->r.status), r->attempts,
                  rc == 0 ? " (a final result existed already; acknowledged)" : "",
@@ -427,6 +438,34 @@ static void run_entry(struct slot *s, const struct queue_entry *e, const struct 
     }
 }
 
+/* A live job's chunk (its sink, in the slot's thread): onto its stream.
+ * A failed write is logged once; the result still carries all. */
+static void live_chunk(void *arg, const struct proto_chunk *c)
+{
+    struct slot *s = arg;
+
+    if (s->live_broken)
+        return;
+    if (queue_live_add(&s->q, s->live_id, c->fd == 1 ? "stdout" : "stderr", c->offset, c->data,
+                       c->len, s->live_ttl_s, &s->live_err) != 0) {
+        log_warn("job=%s: live output stopped: %s", s->live_id, s->live_err.msg);
+        s->live_broken = 1;
+    }
+}
+
+/* A live job's attempt starts with an empty stream, its chunks going to it. */
+static void live_begin(struct slot *s, struct job *j)
+{
+    if (!j->live)
+        return;
+    s->live_id = j->id;
+    s->live_ttl_s = j->result_ttl_s;
+    s->live_broken = queue_live_reset(&s->q, j->id, &s->live_err) != 0;
+    if (s->live_broken)
+        log_warn("job=%s: no live output: %s", j->id, s->live_err.msg);
+    j->sink = &s->live_sink;
+}
+
 static void handle_entry(struct slot *s, struct queue_entry *e)
 {
     const struct config *cfg = s->w->cfg;
@@ -455,6 +494,7 @@ static void handle_entry(struct slot *s, struct queue_entry *e)
         log_info("job=%s invalid: %s", r.id, err.msg);
         finish(s, e, &j, &r, cfg->result_ttl_s, NULL);
     } else {
+        live_begin(s, &j);
         run_entry(s, e, &j, &r);
     }
     scheduler_end(&s->w->sched, s->index);
@@ -740,6 +780,7 @@ static int start_threads(struct worker *w, struct llmsb_err *err)
         struct slot *s = &w->slots[i];
         s->w = w;
         s->index = i;
+        s->live_sink = (struct proto_chunk_sink){live_chunk, s};
         if ((rc = backend_clone(&s->be, &w->rn.be, err)) != 0)
             return rc;
         if ((rc = pthread_create(&s->th, NULL, slot_main, s)) != 0)

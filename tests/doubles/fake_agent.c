@@ -16,7 +16,10 @@
  * uid, mounts or wipes anything, so it needs no root.  --hello-delay-ms N
  * waits N ms before the HELLO (a slow start).  --prestart: its HELLO says
  * it takes PRESTART, and the jobs after one see what it asked to start in
- * FAKE_PRESTARTED (its run argv[0], then ":" and its zygote profile). */
+ * FAKE_PRESTARTED (its run argv[0], then ":" and its zygote profile).
+ * --live: its HELLO says it sends live output, and a live job's stdout
+ * goes out in two OUTPUT frames and its stderr in one once the program
+ * ended, then a chunk out of order (which the worker must drop). */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -29,7 +32,7 @@
 
 #include "proto/proto.h"
 
-static int shell_mode, takes_prestart;
+static int shell_mode, takes_prestart, sends_live;
 static char prestarted[160] = "FAKE_PRESTARTED="; /* putenv's: lives as long as the process */
 
 static int send_frame(int type, const struct buf *payload)
@@ -49,6 +52,8 @@ static int send_ready(int type)
     proto_put_u64(&p, TAG_CLEAN, 1);
     if (takes_prestart)
         proto_put_u64(&p, TAG_PRESTART, 1);
+    if (sends_live)
+        proto_put_u64(&p, TAG_LIVE, 1);
     rc = send_frame(type, &p);
     buf_release(&p);
     return rc;
@@ -144,6 +149,30 @@ static void run_shell(const struct proto_job *j, struct proto_result *r)
     unlink("stderr");
 }
 
+static int send_chunk(int fd, uint64_t offset, const char *data, size_t len)
+{
+    struct proto_chunk c = {fd, offset, data ? data : "", len};
+    struct buf p;
+    int rc;
+
+    buf_init(&p, 4 << 20);
+    rc = proto_chunk_encode(&c, &p) || send_frame(PROTO_OUTPUT, &p);
+    buf_release(&p);
+    return rc;
+}
+
+/* A live job's output as the real agent sends it, then one chunk that
+ * repeats the start of stdout (out of order). */
+static void send_live(const struct proto_result *r)
+{
+    size_t half = r->out.len / 2;
+
+    send_chunk(1, 0, r->out.data, half);
+    send_chunk(2, 0, r->err.data, r->err.len);
+    send_chunk(1, half, r->out.data + half, r->out.len - half);
+    send_chunk(1, 0, r->out.data, r->out.len);
+}
+
 static int answer_job(const struct proto_frame *f)
 {
     struct llmsb_err err = {0};
@@ -161,6 +190,8 @@ static int answer_job(const struct proto_frame *f)
         llmsb_fmt(r.error, sizeof(r.error), "fake agent: %s", err.msg);
     } else {
         run_shell(&j, &r);
+        if (sends_live && j.live)
+            send_live(&r);
         proto_job_release(&j);
     }
     buf_init(&p, 4 << 20);
@@ -197,6 +228,8 @@ int main(int argc, char **argv)
             shell_mode = 1;
         else if (strcmp(argv[i], "--prestart") == 0)
             takes_prestart = 1;
+        else if (strcmp(argv[i], "--live") == 0)
+            sends_live = 1;
         else if (strcmp(argv[i], "--hello-delay-ms") == 0 && i + 1 < argc)
             sleep_ms(strtol(argv[++i], NULL, 10));
     }

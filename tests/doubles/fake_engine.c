@@ -52,6 +52,7 @@ struct fake_engine {
     int broken;
     int64_t hello_delay_ms;
     int prestart;
+    int live;
     int fail[FAKE_OP_COUNT];
     int calls[FAKE_OP_COUNT];
     unsigned long next_id;
@@ -345,7 +346,7 @@ static int fake_start(struct backend *b, const char *id, struct llmsb_err *err)
     struct fake_engine *fe = engine(b);
     struct fake_container *c;
     char delay[24];
-    char *argv[6] = {NULL};
+    char *argv[7] = {NULL};
     int argc = 0, rc = 0;
 
     if (enter(fe, FAKE_OP_START, err) != 0)
@@ -361,6 +362,8 @@ static int fake_start(struct backend *b, const char *id, struct llmsb_err *err)
     }
     if (fe->prestart)
         argv[argc++] = "--prestart";
+    if (fe->live)
+        argv[argc++] = "--live";
     if (!(c = find(fe, id))) {
         rc = unknown(id, err);
     } else if (c->pid == 0) {
@@ -711,6 +714,13 @@ void fake_engine_agent_prestart(struct fake_engine *fe, int on)
 {
     pthread_mutex_lock(&fe->mu);
     fe->prestart = on;
+    pthread_mutex_unlock(&fe->mu);
+}
+
+void fake_engine_agent_live(struct fake_engine *fe, int on)
+{
+    pthread_mutex_lock(&fe->mu);
+    fe->live = on;
     pthread_mutex_unlock(&fe->mu);
 }
 

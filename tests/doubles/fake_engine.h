@@ -63,6 +63,9 @@ void fake_engine_agent(struct fake_engine *fe, int broken, int64_t hello_delay_m
 /* on: the agents of containers started from now on take PRESTART, and
  * their jobs see what it asked for (tests/doubles/fake_agent.c). */
 void fake_engine_agent_prestart(struct fake_engine *fe, int on);
+/* on: the agents of containers started from now on send a live job's
+ * output in OUTPUT frames, with a chunk out of order after it. */
+void fake_engine_agent_live(struct fake_engine *fe, int on);
 /* Kills container id (NULL: every container) with SIGKILL, as an engine
  * or the kernel would; oom: inspect says it was OOM-killed.  Returns the
  * count killed. */

@@ -93,9 +93,11 @@ static cJSON *call(const cJSON *args, int closing)
     return out;
 }
 
-static cJSON *execute_code(void *ud, const cJSON *args)
+static cJSON *execute_code(void *ud, const cJSON *args, const struct mcp_progress *progress)
 {
     (void)ud;
+    if (progress) /* as the server's: a notification on the call's connection */
+        jsonrpc_notify(progress->rpc, "notifications/progress", cJSON_CreateObject());
     return call(args, 0);
 }
 

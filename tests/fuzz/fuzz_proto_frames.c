@@ -1,6 +1,7 @@
-/* fuzz_proto_frames.c - frame parsing and RESULT decoding (artifacts,
- * test-case results and the phases too) and the result's JSON, as the
- * worker does on the bytes a (possibly hostile) container sends. */
+/* fuzz_proto_frames.c - frame parsing, RESULT decoding (artifacts,
+ * test-case results and the phases too) and the result's JSON, and OUTPUT
+ * decoding (a live job's chunks), as the worker does on the bytes a
+ * (possibly hostile) container sends. */
 #include "proto/proto.h"
 #include "job/job.h"
 #include "job/result.h"
@@ -19,6 +20,11 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
         if (proto_frame_parse(p, size, &f, &used, &err) != 1)
             break;
         struct job_result jr;
+        struct proto_chunk c;
+        if (proto_chunk_decode(f.payload, f.len, &c, &err) == 0 &&
+            (c.fd < 1 || c.fd > 2 || c.offset + c.len > PROTO_MAX_OUTPUT ||
+             (c.len && (c.data < f.payload || c.data + c.len > f.payload + f.len))))
+            __builtin_trap(); /* the decoder's promises: fd, cap, data inside the payload */
         job_result_init(&jr, NULL);
         if (proto_result_decode(f.payload, f.len, &jr.r, &err) == 0) {
             job_result_artifacts(&jr);          /* names from the agent are untrusted */

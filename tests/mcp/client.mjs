@@ -1,7 +1,8 @@
 // client.mjs - drives `llm-sandbox mcp` with the MCP SDK's own client over
 // stdio (@modelcontextprotocol/sdk from the npm registry): the handshake,
 // tools/list, each tool, a plot as image content, a file as a resource,
-// the statuses as tool errors, bad arguments and an unknown tool.
+// the statuses as tool errors, bad arguments and an unknown tool, and a
+// call's live output as progress notifications (onprogress).
 //   node client.mjs BIN TRANSCRIPT [ARGS...]   (ARGS: e.g. --queue)
 // Prints "ok NAME" / "FAIL NAME: why" per check and exits 1 on a failure.
 // TRANSCRIPT gets every request and answer (base64 shortened), for docs
@@ -182,6 +183,30 @@ try {
   r = await call(client, "execute_code", { session: rid, code: "puts x * 7" });
   check("session_call_takes_its_language", !r.isError && texts(r)[0] === "42\n", shorten(r));
   await call(client, "close_session", { session: rid });
+
+  // live output: asked for with a progress token (the SDK sends one with
+  // onprogress), the first line comes as a progress notification while the
+  // program still sleeps, well before the call returns; the messages
+  // together are the output, progress only grows
+  {
+    const seen = [];
+    const code = "import sys, time\nprint('first', flush=True)\ntime.sleep(3)\n" +
+      "print('second')\nsys.stderr.write('third\\n')\n";
+    transcript.push(`> tools/call execute_code ${JSON.stringify({ code })} with _meta.progressToken`);
+    const pr = await client.callTool({ name: "execute_code", arguments: { code } }, undefined,
+      { onprogress: (p) => seen.push({ at: Date.now(), ...p }) });
+    const done = Date.now();
+    transcript.push(`< ${seen.length} notifications/progress: ${JSON.stringify(seen.map((p) => [p.progress, p.message]))}`);
+    transcript.push(`< ${shorten(pr)}`);
+    const first = seen.find((p) => (p.message || "").includes("first"));
+    check("progress_first_line_before_the_end",
+      !pr.isError && texts(pr)[0] === "first\nsecond\n" && first && done - first.at >= 2000,
+      `first line ${first ? done - first.at : "never"} ms before the answer; ${JSON.stringify(seen)}`);
+    check("progress_messages_are_the_output",
+      seen.map((p) => p.message).join("") === "first\nsecond\nthird\n" &&
+      seen.every((p, i) => i === 0 || p.progress > seen[i - 1].progress) &&
+      seen[seen.length - 1].progress === 19, JSON.stringify(seen));
+  }
 
   // still answering after all that
   r = await call(client, "execute_code", { code: "print('still here')" });

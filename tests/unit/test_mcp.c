@@ -24,11 +24,23 @@ static cJSON *echo_call(void *ud, const cJSON *args)
     return mcp_tool_result(content, 0);
 }
 
+/* execute_code as the tests run it: one progress notification when the
+ * client asked for progress (carrying its token), then echo_call. */
+static cJSON *echo_execute(void *ud, const cJSON *args, const struct mcp_progress *progress)
+{
+    if (progress) {
+        cJSON *p = cJSON_CreateObject();
+        cJSON_AddItemToObject(p, "progressToken", cJSON_Duplicate(progress->token, 1));
+        jsonrpc_notify(progress->rpc, "notifications/progress", p);
+    }
+    return echo_call(ud, args);
+}
+
 /* The methods of these tests: MCP's, with echo_call running the calls. */
 static void method(void *ud, struct jsonrpc *rpc, const cJSON *id, const char *name,
                    const cJSON *params)
 {
-    static const struct mcp_runner run = {echo_call, echo_call, NULL};
+    static const struct mcp_runner run = {echo_execute, echo_call, NULL};
 
     (void)ud;
     mcp_method(&cfg, &run, rpc, id, name, params);
@@ -129,6 +141,27 @@ TEST(tools_call_dispatch)
                     "get_supported_languages, get_language_details)\"}}\n"
                     "{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-32602,\"message\":"
                     "\"Invalid params: name (the tool's) is required\"}}\n");
+    free(out);
+}
+
+/* A progressToken in params._meta (a string or an integer) reaches
+ * execute_code, whose notification goes out before the call's answer; any
+ * other _meta is no request for progress. */
+TEST(tools_call_progress_token)
+{
+    char *out = converse(
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":"
+        "\"execute_code\",\"arguments\":{\"code\":\"1\"},\"_meta\":{\"progressToken\":7}}}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"
+        "\"execute_code\",\"arguments\":{},\"_meta\":{\"progressToken\":{}}}}\n",
+        1024);
+
+    ASSERT_STR(out, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":"
+                    "{\"progressToken\":7}}\n"
+                    "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[{\"type\":\"text\","
+                    "\"text\":\"{\\\"code\\\":\\\"1\\\"}\"}],\"isError\":false}}\n"
+                    "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[{\"type\":\"text\","
+                    "\"text\":\"{}\"}],\"isError\":false}}\n");
     free(out);
 }
 
@@ -274,5 +307,6 @@ static void setup(void)
 }
 
 TEST_MAIN("mcp", T(initialize_reply), T(framing_lines_batches_errors), T(tools_call_dispatch),
-          T(over_long_line_refused_and_skipped), T(execute_code_call_as_job),
-          T(bad_argument_names_it), T(result_as_content), T(sessions_remember_their_language))
+          T(tools_call_progress_token), T(over_long_line_refused_and_skipped),
+          T(execute_code_call_as_job), T(bad_argument_names_it), T(result_as_content),
+          T(sessions_remember_their_language))

@@ -329,6 +329,70 @@ TEST(result_without_status_is_rejected)
     buf_release(&b);
 }
 
+/* An OUTPUT frame's chunk round-trips; a decoder facing the container
+ * refuses an fd other than 1 or 2, a malformed number, a truncated field
+ * and a chunk that would end past the output cap. */
+TEST(chunk_roundtrip_and_rejects)
+{
+    struct proto_chunk c = {2, 5, "hello", 5}, d;
+    struct llmsb_err err = {0};
+    struct buf b;
+
+    buf_init(&b, 0);
+    ASSERT_EQ(proto_chunk_encode(&c, &b), 0);
+    ASSERT_EQ(proto_chunk_decode(b.data, b.len, &d, &err), 0);
+    ASSERT_EQ(d.fd, 2);
+    ASSERT_EQ(d.offset, 5u);
+    ASSERT(d.len == 5 && memcmp(d.data, "hello", 5) == 0);
+    ASSERT_EQ(proto_chunk_decode(b.data, b.len - 1, &d, &err), LLMSB_ERR_PROTO);
+    ASSERT_CONTAINS(err.msg, "truncated");
+    buf_reset(&b);
+    c.fd = 3;
+    ASSERT_EQ(proto_chunk_encode(&c, &b), 0);
+    ASSERT_EQ(proto_chunk_decode(b.data, b.len, &d, &err), LLMSB_ERR_PROTO);
+    ASSERT_CONTAINS(err.msg, "fd 3 is neither");
+    buf_reset(&b);
+    c.fd = 1;
+    c.offset = PROTO_MAX_OUTPUT - 2; /* 5 bytes from there end past the cap */
+    ASSERT_EQ(proto_chunk_encode(&c, &b), 0);
+    ASSERT_EQ(proto_chunk_decode(b.data, b.len, &d, &err), LLMSB_ERR_PROTO);
+    ASSERT_CONTAINS(err.msg, "past the");
+    buf_reset(&b);
+    proto_put_bytes(&b, TAG_CHUNK_FD, "x", 1); /* not a u64 */
+    ASSERT_EQ(proto_chunk_decode(b.data, b.len, &d, &err), LLMSB_ERR_PROTO);
+    ASSERT_CONTAINS(err.msg, "malformed");
+    buf_release(&b);
+}
+
+/* TAG_LIVE goes out only when set, and comes back. */
+TEST(job_live_roundtrip)
+{
+    struct proto_job j, d;
+    struct llmsb_err err = {0};
+    struct buf b;
+    uint16_t tag;
+    const char *v;
+    uint32_t n;
+    size_t off = 0;
+    int seen = 0;
+
+    proto_job_init(&j);
+    ASSERT_EQ(strlist_add(&j.run_argv, &j.nrun, "true", 4), 0);
+    buf_init(&b, 0);
+    ASSERT_EQ(proto_job_encode(&j, &b), 0);
+    while (proto_tlv_next(b.data, b.len, &off, &tag, &v, &n) == 1)
+        seen |= tag == TAG_LIVE;
+    ASSERT_EQ(seen, 0);
+    buf_reset(&b);
+    j.live = 1;
+    ASSERT_EQ(proto_job_encode(&j, &b), 0);
+    ASSERT_EQ(proto_job_decode(b.data, b.len, &d, &err), 0);
+    ASSERT_EQ(d.live, 1u);
+    proto_job_release(&d);
+    proto_job_release(&j);
+    buf_release(&b);
+}
+
 TEST(path_check)
 {
     struct llmsb_err err = {0};
@@ -360,4 +424,4 @@ TEST_MAIN("proto", T(frame_roundtrip_and_partial), T(frame_rejects_bad_header), 
           T(job_decode_rejects_bad_plots_dir), T(job_decode_rejects_bad_fields),
           T(file_mode_strips_special_bits), T(result_roundtrip_and_cap),
           T(result_phases_roundtrip_and_old_agents), T(result_without_status_is_rejected),
-          T(path_check))
+          T(chunk_roundtrip_and_rejects), T(job_live_roundtrip), T(path_check))

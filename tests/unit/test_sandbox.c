@@ -267,9 +267,78 @@ FAKE_TEST(prestart_only_to_an_agent_that_takes_it)
     sandbox_close(&sb);
 }
 
+/* What a live job's sink got: each stream's bytes in the order given. */
+struct got_live {
+    struct buf out, err;
+    int calls;
+};
+
+static void got_chunk(void *arg, const struct proto_chunk *c)
+{
+    struct got_live *g = arg;
+
+    buf_append(c->fd == 1 ? &g->out : &g->err, c->data, c->len);
+    g->calls++;
+}
+
+/* A live job on an agent that sends OUTPUT: its chunks reach the sink in
+ * order, the one out of order after them is dropped, the RESULT is whole.
+ * An agent that does not say TAG_LIVE (an older one) gets no TAG_LIVE and
+ * runs the job as before; nor does a job without a sink. */
+FAKE_TEST(live_chunks_reach_the_sink_only_from_an_agent_that_sends_them)
+{
+    struct container_spec spec = spec_of();
+    static struct sandbox sb, old; /* held: open_held */
+    static struct got_live g;
+    const struct proto_chunk_sink sink = {got_chunk, &g};
+    struct proto_result res;
+    struct proto_job pj;
+    struct llmsb_err err = {0};
+
+    buf_init(&g.out, 1 << 20);
+    buf_init(&g.err, 1 << 20);
+    fake_engine_agent_live(fe, 1);
+    ASSERT_EQ(open_held(&sb, fe, &spec, 5000, &err), 0);
+    ASSERT_EQ(sb.live, 1);
+    fake_test_job(&pj, "echo one; echo two >&2; echo three", NULL);
+    pj.live = 1;
+    proto_result_init(&res, 1 << 20);
+    sb.sink = &sink;
+    ASSERT_EQ(sandbox_run(&sb, &pj, 5000, &res, &err), 0);
+    sb.sink = NULL;
+    ASSERT_EQ(res.status, STATUS_OK);
+    ASSERT_EQ(g.calls, 3);
+    ASSERT(g.out.len == 10 && memcmp(g.out.data, "one\nthree\n", 10) == 0);
+    ASSERT(g.err.len == 4 && memcmp(g.err.data, "two\n", 4) == 0);
+    ASSERT(res.out.len == 10 && memcmp(res.out.data, "one\nthree\n", 10) == 0);
+    proto_result_release(&res);
+    /* no sink: the job goes out without TAG_LIVE, no chunk comes */
+    proto_result_init(&res, 1 << 20);
+    ASSERT_EQ(sandbox_run(&sb, &pj, 5000, &res, &err), 0);
+    ASSERT_EQ(res.status, STATUS_OK);
+    ASSERT_EQ(g.calls, 3);
+    proto_result_release(&res);
+    fake_engine_agent_live(fe, 0);
+    ASSERT_EQ(open_held(&old, fe, &spec, 5000, &err), 0);
+    ASSERT_EQ(old.live, 0);
+    proto_result_init(&res, 1 << 20);
+    old.sink = &sink;
+    ASSERT_EQ(sandbox_run(&old, &pj, 5000, &res, &err), 0);
+    ASSERT_EQ(res.status, STATUS_OK);
+    ASSERT_EQ(g.calls, 3);
+    ASSERT_EQ(res.out.len, 10u);
+    proto_result_release(&res);
+    proto_job_release(&pj);
+    buf_release(&g.out);
+    buf_release(&g.err);
+    sandbox_close(&old);
+    sandbox_close(&sb);
+}
+
 TEST_MAIN("sandbox", T(round_trip_status_stdout_exit_code),
           T(container_dies_mid_job_is_an_error_not_a_hang), T(oom_killed_container_is_memory_limit),
           T(silent_agent_past_backstop_is_timeout),
           T(slow_start_past_start_timeout_fails_and_removes),
           T(failed_create_and_start_leave_nothing), T(cancel_stops_the_wait),
-          T(agent_internal_error_is_ours), T(prestart_only_to_an_agent_that_takes_it))
+          T(agent_internal_error_is_ours), T(prestart_only_to_an_agent_that_takes_it),
+          T(live_chunks_reach_the_sink_only_from_an_agent_that_sends_them))

@@ -1,0 +1,22 @@
+/* queue_int.h - what the files of queue/ share (queue.c's plumbing, used
+ * by live.c): one command with its reply, and a stream reply's entries. */
+#ifndef LLMSB_QUEUE_INT_H
+#define LLMSB_QUEUE_INT_H
+
+#include <hiredis/hiredis.h>
+#include "queue.h"
+
+/* Runs one command. On success *out holds a non-error reply the caller
+ * frees with freeReplyObject. IO errors and LOADING/BUSY/MASTERDOWN are
+ * LLMSB_ERR_BACKEND (retryable); other server errors LLMSB_ERR_INVALID. */
+int queue__cmd(struct queue *q, int argc, const char **argv, const size_t *lens, redisReply **out,
+               struct llmsb_err *err);
+/* Parses [[id, [k, v, ...]], ...] into a new entry array (free it with
+ * queue_entries_free). Returns 0 or LLMSB_ERR_NOMEM. */
+int queue__parse_entries(const redisReply *arr, struct queue_entry **out, size_t *n);
+/* The entries of an XREAD of one stream (r consumed), *last_id moved to
+ * the last one's id. */
+int queue__xread_reply(redisReply *r, char *last_id, size_t lsz, struct queue_entry **out,
+                       size_t *n, struct llmsb_err *err);
+
+#endif

@@ -1,0 +1,235 @@
+#!/bin/bash
+# test_live.sh - live output (docs/jobs.md, "Live output") against the real
+# dockerd and a redis-server of its own (temp port), through a real worker:
+# `result ID --follow` prints a live job's first line while the job still
+# runs (its result still says running), then the rest; what it prints
+# equals `result ID`'s stdout and stderr, for a live job followed from its
+# start, one capped at its output limit, a job that was not live and one
+# already finished; the stream has a TTL and holds no more than the output
+# limit; an unknown id is a clear error; a job with cases streams nothing
+# and passes; a session's calls stream.  `run` prints a line as the program
+# writes it, long before the program ends, whichever way the program
+# starts: the Python and Ruby zygotes, JavaScript's node started ahead, a
+# compiled C++ binary.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$ROOT/tests/lib.sh"
+B=${LLMSB_BIN:-$ROOT/bin/llm-sandbox}
+T=$(mktemp -d /tmp/llmsb-live.XXXXXX)
+PORT=$((18400 + $$ % 1000))
+PREFIX=livetest$$
+R="redis-cli -p $PORT"
+pass=0; fail=0; WORKER=""
+
+cleanup() {
+    [ -n "$WORKER" ] && kill "$WORKER" 2>/dev/null && wait "$WORKER" 2>/dev/null
+    $R shutdown nosave >/dev/null 2>&1
+    [ -n "$WORKER" ] && remove_containers_of "$WORKER"
+    rm -rf "$T"
+}
+trap cleanup EXIT
+
+ok() { echo "ok   live.$1"; pass=$((pass + 1)); }
+bad() { echo "FAIL live.$1: $2"; sed 's/^/  | /' "$T/why" 2>/dev/null | head -12; fail=$((fail + 1)); }
+
+redis-server --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
+    --logfile "$T/redis.log" --dir "$T"
+for _ in $(seq 1 50); do $R ping >/dev/null 2>&1 && break; sleep 0.1; done
+export LLMSB_REDIS_URL=redis://127.0.0.1:$PORT LLMSB_PREFIX=$PREFIX
+$B worker --name livew --slots 2 >"$T/worker.log" 2>&1 &
+WORKER=$!
+for _ in $(seq 1 100); do [ "$($R exists "$PREFIX:worker:livew")" = 1 ] && break; sleep 0.1; done
+
+# follow ID NAME: `result ID --follow` with its stdout and stderr kept in
+# $T/NAME.out and $T/NAME.err, the result's status when the first stdout
+# line came in $T/NAME.first ("absent" when there was none) and, when that
+# line came a second or more before the follower ended, "early" after it;
+# its exit code in $T/NAME.rc
+follow() {
+    python3 - "$B" "$1" "$PREFIX:result:$1" "$PORT" "$T/$2" <<'EOF'
+import subprocess, sys, time
+b, jid, key, port, out = sys.argv[1:]
+p = subprocess.Popen([b, "result", jid, "--follow", "--wait", "60"], stdout=subprocess.PIPE,
+                     stderr=open(out + ".err", "wb"))
+first = p.stdout.readline()
+t1 = time.monotonic()
+st = subprocess.run(["redis-cli", "-p", port, "hget", key, "status"], capture_output=True,
+                    text=True).stdout.strip() if first else "absent"
+rest = p.stdout.read()
+rc = p.wait()
+early = " early" if first and time.monotonic() - t1 >= 1.0 else ""
+open(out + ".out", "wb").write(first + rest)
+open(out + ".first", "w").write((st or "absent") + early)
+open(out + ".rc", "w").write(str(rc))
+EOF
+}
+
+# same ID NAME: what the follower printed equals the final result's stdout
+# and stderr, byte for byte, and it exited 0
+same() {
+    $B result "$1" >"$T/$2.json" 2>"$T/why"
+    python3 - "$T/$2" <<'EOF' >"$T/why" 2>&1
+import json, sys
+n = sys.argv[1]
+r = json.load(open(n + ".json"))
+out, err = open(n + ".out", "rb").read(), open(n + ".err", "rb").read()
+assert open(n + ".rc").read() == "0", "exit " + open(n + ".rc").read()
+assert out == r["stdout"].encode(), (len(out), len(r["stdout"]), out[:80], r["stdout"][:80])
+assert err == r["stderr"].encode(), (err[:200], r["stderr"][:200])
+EOF
+}
+
+# submit ID CODE [FIELDS]: enqueues a Python job, FIELDS (JSON) added
+submit() {
+    jq -nc --arg id "$1" --arg code "$2" --argjson more "${3:-{\}}" \
+        '{id: $id, lang: "python", code: $code} + $more' >"$T/job.jsonl"
+    $B submit "$T/job.jsonl" </dev/null >"$T/submit.out" 2>&1
+    for _ in $(seq 1 100); do [ "$($R exists "$PREFIX:result:$1")" = 1 ] && break; sleep 0.1; done
+}
+
+# 1. a live job followed from its start: the first line before the result
+submit slow 'import sys, time
+print("first", flush=True)
+sys.stderr.write("err line\n"); sys.stderr.flush()
+time.sleep(3)
+print("second")' '{"live": true}'
+follow slow slow
+if [ "$(cat "$T/slow.first")" = "running early" ] && [ "$(head -1 "$T/slow.out")" = first ] &&
+    grep -qx second "$T/slow.out" && grep -qx 'err line' "$T/slow.err"; then
+    ok first_line_before_the_result
+else
+    { echo "status at the first line: $(cat "$T/slow.first")"; cat "$T/slow.out" "$T/slow.err"; } >"$T/why"
+    bad first_line_before_the_result "the first line did not come while the job ran"
+fi
+if same slow slow; then ok followed_bytes_equal_the_result; else bad followed_bytes_equal_the_result "differ"; fi
+
+# the stream: fields, an end entry with the status, a TTL tied to the result's
+ttl=$($R ttl "$PREFIX:out:slow"); rttl=$($R ttl "$PREFIX:result:slow")
+last=$($R --raw xrevrange "$PREFIX:out:slow" + - count 1 | sed 1d | tr '\n' ' ')
+if [ "$ttl" -gt 0 ] && [ "$ttl" -le "$rttl" ] && [ $((rttl - ttl)) -le 5 ] &&
+    [ "$last" = "fd end status ok " ] &&
+    $R --raw xrange "$PREFIX:out:slow" - + count 1 | grep -qx stdout; then
+    ok stream_fields_end_and_ttl
+else
+    { echo "ttl $ttl result ttl $rttl"; $R xrange "$PREFIX:out:slow" - +; } >"$T/why"
+    bad stream_fields_end_and_ttl "the stream is not as documented"
+fi
+
+# 2. capped: 3 MB printed under a 100000-byte output limit: output_limit,
+# the follower's bytes the result's, the stream's data within the limit
+submit big 'import sys
+for i in range(30):
+    sys.stdout.write(str(i % 10) * 100000); sys.stdout.flush()' '{"live": true, "output": 100000}'
+follow big big
+sum=$($R eval "local t = 0 for _, e in ipairs(redis.call('XRANGE', KEYS[1], '-', '+')) do for i = 1, #e[2], 2 do if e[2][i] == 'data' then t = t + #e[2][i + 1] end end end return t" 1 "$PREFIX:out:big")
+if same big big && [ "$($R hget "$PREFIX:result:big" status)" = output_limit ] &&
+    [ "$sum" -le 100000 ] && [ "$(wc -c <"$T/big.out")" -ge 90000 ]; then
+    ok capped_output_equal_and_within_the_limit
+else
+    echo "stream data $sum bytes, followed $(wc -c <"$T/big.out")" >>"$T/why"
+    bad capped_output_equal_and_within_the_limit "differ, or over the limit"
+fi
+
+# 3. a job that is not live: no stream; the follower prints its result's output
+submit plain 'import time
+time.sleep(1)
+print("plain out")'
+follow plain plain
+if same plain plain && [ "$(cat "$T/plain.out")" = "plain out" ] &&
+    [ "$($R exists "$PREFIX:out:plain")" = 0 ]; then
+    ok not_live_job_prints_its_result
+else
+    bad not_live_job_prints_its_result "$(cat "$T/plain.out" "$T/plain.err" | head -c 300)"
+fi
+
+# 4. a live job followed once it finished: the same bytes
+follow slow again
+if same slow again && [ "$(cat "$T/again.first")" = ok ]; then
+    ok finished_job_prints_the_same
+else
+    bad finished_job_prints_the_same "differ"
+fi
+
+# 5. an unknown id
+$B result no-such-job --follow >"$T/unk.out" 2>"$T/unk.err"; rc=$?
+if [ "$rc" = 1 ] && grep -q 'no result for "no-such-job"' "$T/unk.err" && [ ! -s "$T/unk.out" ]; then
+    ok unknown_id_is_an_error
+else
+    cp "$T/unk.err" "$T/why"; bad unknown_id_is_an_error "exit $rc"
+fi
+
+# 6. a job with cases: nothing streams (each case's output is in its
+# entry), the cases pass, the stream holds the end entry alone
+submit cased 'print(int(input()) * 2)' '{"live": true, "cases": [{"stdin": "2", "expect_stdout": "4\n"}, {"stdin": "5", "expect_stdout": "10\n"}]}'
+follow cased cased
+if same cased cased && [ "$($R hget "$PREFIX:result:cased" status)" = ok ] &&
+    [ "$($R xlen "$PREFIX:out:cased")" = 1 ]; then
+    ok cases_stream_nothing_and_pass
+else
+    { $R hget "$PREFIX:result:cased" status; $R xrange "$PREFIX:out:cased" - +; } >>"$T/why"
+    bad cases_stream_nothing_and_pass "not as documented"
+fi
+
+# 7. a session's calls: each streams its own output
+submit s1 'x = 6
+print("defined", flush=True)' '{"live": true, "session": "live-s"}'
+follow s1 s1
+submit s2 'print(x * 7, flush=True)' '{"live": true, "session": "live-s"}'
+follow s2 s2
+if same s1 s1 && same s2 s2 && [ "$(cat "$T/s2.out")" = 42 ] &&
+    $R --raw xrange "$PREFIX:out:s2" - + | grep -qx '42'; then
+    ok session_calls_stream
+else
+    { cat "$T/s1.out" "$T/s2.out"; $R xrange "$PREFIX:out:s2" - +; } >>"$T/why"
+    bad session_calls_stream "a session's call did not stream"
+fi
+printf '{"id": "s3", "lang": "python", "session": "live-s", "session_close": true}\n' >"$T/close.jsonl"
+$B submit "$T/close.jsonl" --wait </dev/null >/dev/null 2>&1
+
+# 8. JavaScript through the worker: a later job finds its node started
+# ahead (prespawned) and streams all the same; the Python jobs above ran
+# in the zygote
+JS='console.log("early");
+setTimeout(() => console.log("late"), 1500);'
+for n in 1 2 3; do
+    jq -nc --arg id "js$n" --arg code "$JS" '{id: $id, lang: "javascript", live: true, code: $code}' >"$T/job.jsonl"
+    $B submit "$T/job.jsonl" </dev/null >"$T/submit.out" 2>&1
+    for _ in $(seq 1 100); do [ "$($R exists "$PREFIX:result:js$n")" = 1 ] && break; sleep 0.1; done
+    follow "js$n" "js$n"
+done
+if same js3 js3 && [ "$(cat "$T/js3.first")" = "running early" ] &&
+    [ "$($R hget "$PREFIX:result:js3" prespawned)" = true ] &&
+    [ "$($R hget "$PREFIX:result:slow" zygote)" = true ]; then
+    ok prespawned_and_zygote_jobs_stream
+else
+    { echo "js3 first: $(cat "$T/js3.first"); prespawned: $($R hget "$PREFIX:result:js3" prespawned); slow zygote: $($R hget "$PREFIX:result:slow" zygote)"; } >>"$T/why"
+    bad prespawned_and_zygote_jobs_stream "not streamed, or not the path asked for"
+fi
+
+# 9. `run` prints a line as the program writes it: the first line comes
+# seconds before the program ends, however the program starts; --json
+# prints one object still
+printf 'import time\nprint("early", flush=True)\ntime.sleep(2)\nprint("late")\n' >"$T/run.py"
+printf '$stdout.sync = true\nputs "early"\nsleep 2\nputs "late"\n' >"$T/run.rb"
+printf 'console.log("early");\nsetTimeout(() => console.log("late"), 2000);\n' >"$T/run.js"
+printf '#include <cstdio>\n#include <unistd.h>\nint main(){ puts("early"); fflush(stdout); sleep(2); puts("late"); }\n' >"$T/run.cpp"
+for f in run.py run.rb run.js run.cpp; do
+    python3 - "$B" "$T/$f" >"$T/why" 2>&1 <<'EOF'
+import subprocess, sys, time
+p = subprocess.Popen([sys.argv[1], "run", sys.argv[2]], stdout=subprocess.PIPE,
+                     stdin=subprocess.DEVNULL)
+first = p.stdout.readline(); t1 = time.monotonic()
+rest = p.stdout.read(); rc = p.wait(); t2 = time.monotonic()
+assert first == b"early\n" and rest == b"late\n" and rc == 0, (first, rest, rc)
+assert t2 - t1 >= 1.5, "the first line came %.2f s before the end" % (t2 - t1)
+EOF
+    if [ $? = 0 ]; then ok "run_prints_as_it_comes.${f#run.}"; else bad "run_prints_as_it_comes.${f#run.}" "printed only at the end"; fi
+done
+if $B run --json "$T/run.py" </dev/null | jq -e '.stdout == "early\nlate\n"' >/dev/null; then
+    ok run_json_one_object
+else
+    bad run_json_one_object "run --json printed more than the result"
+fi
+
+echo "live: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
