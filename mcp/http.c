@@ -34,6 +34,9 @@
 
 #define OUT_MAX ((size_t)512 << 20) /* one request's messages: answers with files */
 #define WATCH_MS 100                /* how often a waiting connection looks at its socket */
+/* A body over MCP_MAX_MESSAGE is read to its end and refused (413) so the
+ * client reads the answer; one announced over this is refused unread. */
+#define DISCARD_MAX (8 * MCP_MAX_MESSAGE)
 
 /* One MCP session: what one stdio server is, over the shared runner. */
 struct session {
@@ -157,10 +160,13 @@ static void session_unlink(struct server *srv, struct session *s)
  * sandbox sessions its calls opened, then drops the table's reference. */
 static void session_end(struct server *srv, struct session *s, const char *why)
 {
-    log_info("mcp: MCP session %.8s... ended (%s)", s->id, why);
+    int n;
+
     pthread_mutex_lock(&s->call_mu);
-    mcp_end_sessions(s->m);
+    n = mcp_end_sessions(s->m);
     pthread_mutex_unlock(&s->call_mu);
+    log_info("mcp: MCP session %.8s... ended (%s; %d sandbox session%s closed)", s->id, why, n,
+             n == 1 ? "" : "s");
     session_put(srv, s);
 }
 
@@ -421,7 +427,7 @@ static int precheck(struct server *srv, struct MHD_Connection *conn, const char 
                       !mcp_accepts(accept, "text/event-stream")))
         rc = fail(conn, MHD_HTTP_NOT_ACCEPTABLE,
                   "Not Acceptable: Accept must take application/json and text/event-stream");
-    else if (post && len && parse_ll(len, 0, (long long)MCP_MAX_MESSAGE, &n) != 0)
+    else if (post && len && parse_ll(len, 0, (long long)DISCARD_MAX, &n) != 0)
         rc = fail(conn, MHD_HTTP_CONTENT_TOO_LARGE, "Content Too Large: a message over %zu bytes",
                   MCP_MAX_MESSAGE);
     else

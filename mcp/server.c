@@ -464,15 +464,21 @@ void mcp_handle(struct mcp *m, const char *body, size_t len, jsonrpc_write_fn wr
     jsonrpc_release(&rpc);
 }
 
-void mcp_end_sessions(struct mcp *m)
+int mcp_end_sessions(struct mcp *m)
 {
+    int n = 0;
+
     for (size_t i = 0; i < MCP_SESSIONS_KEPT && !llmsb_interrupted; i++)
         if (m->sessions.s[i].sid[0]) {
             char sid[sizeof(m->sessions.s[i].sid)];
+            cJSON *r;
             snprintf(sid, sizeof(sid), "%s", m->sessions.s[i].sid);
-            cJSON_Delete(close_one(m, sid));
+            r = close_one(m, sid);
+            n += cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(r, "isError"));
+            cJSON_Delete(r);
             m->sessions.s[i].sid[0] = '\0'; /* tried once, ended or not */
         }
+    return n;
 }
 
 int mcp_serve(const struct mcp_options *o)

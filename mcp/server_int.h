@@ -31,7 +31,8 @@ void mcp_free(struct mcp *m);
 void mcp_handle(struct mcp *m, const char *body, size_t len, jsonrpc_write_fn write, void *wud,
                 atomic_int *cancel);
 
-/* Closes every sandbox session m's calls opened (that it still knows). */
-void mcp_end_sessions(struct mcp *m);
+/* Closes every sandbox session m's calls opened (that it still knows);
+ * returns how many it ended. */
+int mcp_end_sessions(struct mcp *m);
 
 #endif
