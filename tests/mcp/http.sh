@@ -29,7 +29,7 @@ start_server() {
     local port=$1 log=$2; shift 2
     "$B" mcp --http "127.0.0.1:$port" "$@" >"$log.out" 2>"$log" &
     STARTED=$!
-    for _ in $(seq 1 50); do grep -q "serving MCP over HTTP" "$log" && return 0; sleep 0.1; done
+    for _ in $(seq 1 50); do grep -qs "serving MCP over HTTP" "$log" && return 0; sleep 0.1; done
     return 1
 }
 H=(-H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream')
