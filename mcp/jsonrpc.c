@@ -139,8 +139,18 @@ static void handle(struct jsonrpc *rpc, const cJSON *msg)
 /* One line: a message, or a batch (an array of them; answered as one). */
 static void handle_text(struct jsonrpc *rpc, const char *line, size_t len)
 {
-    cJSON *msg = cJSON_ParseWithLength(line, len), *it;
+    const char *end = NULL;
+    cJSON *msg = cJSON_ParseWithLengthOpts(line, len, &end, 0), *it;
 
+    /* one value and blanks: cJSON stops at the value's end and would take
+     * "{...} junk" or two messages in one HTTP body for the first */
+    while (msg && end && end < line + len &&
+           (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n'))
+        end++;
+    if (msg && end != line + len) {
+        cJSON_Delete(msg);
+        msg = NULL;
+    }
     if (!msg) {
         jsonrpc_error(rpc, NULL, JSONRPC_PARSE_ERROR, "Parse error: not JSON");
         return;
