@@ -5,18 +5,21 @@
 # cap, the tools, two clients' sessions kept apart); then, with curl, a
 # client hanging up mid-call (its container goes at once), the session
 # cap and the idle timeout (with their sandbox sessions closed), the token
-# from a file, and a non-loopback address refused without a token.  A
+# from a file, and a non-loopback address refused without a token; two
+# clients calling at once (in process and with --queue through a
+# redis-server of its own and a worker) overlap and keep apart.  A
 # missing node, SDK or curl is a failure, never a skip.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=${LLMSB_BIN:-$ROOT/bin/llm-sandbox}
 T=$(mktemp -d /tmp/llmsb-mcphttp.XXXXXX)
-PORT=$((18400 + $$ % 1000)); PORT2=$((PORT + 1000))
+PORT=$((18400 + $$ % 1000)); PORT2=$((PORT + 1000)); PORT3=$((PORT + 3000))
 U=http://127.0.0.1:$PORT/mcp; U2=http://127.0.0.1:$PORT2/mcp
-pass=0; fail=0; SERVER=""; SERVER2=""
+pass=0; fail=0; SERVER=""; SERVER2=""; SERVER3=""; WORKER=""
 
 cleanup() {
-    for p in $SERVER $SERVER2; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
+    for p in $SERVER $SERVER2 $SERVER3 $WORKER; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
+    [ -n "${RPORT:-}" ] && redis-cli -p "$RPORT" shutdown nosave >/dev/null 2>&1
     rm -rf "$T"
 }
 trap cleanup EXIT
@@ -60,14 +63,21 @@ done
 export LLMSB_CONFIG=$T/config.yaml
 TOKEN=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
 
-# ---- the SDK client and raw requests
-if LLMSB_MCP_TOKEN=$TOKEN start_server "$PORT" "$T/server.log"; then
-    SERVER=$STARTED
-    out=$(cd "$ROOT/tests/mcp" && node http_client.mjs "$U" "$TOKEN" 2>"$T/client.err")
+# node_checks SCRIPT ARGS...: a client script's ok/FAIL lines, counted into ours
+node_checks() {
+    local out
+    out=$(cd "$ROOT/tests/mcp" && node "$@" 2>"$T/client.err")
     printf '%s\n' "$out"
     pass=$((pass + $(printf '%s\n' "$out" | grep -c '^ok ')))
     fail=$((fail + $(printf '%s\n' "$out" | grep -c '^FAIL ')))
-    printf '%s\n' "$out" | grep -q '^ok ' || bad client "no check ran: $(tail -5 "$T/client.err")"
+    printf '%s\n' "$out" | grep -q '^ok ' || bad "$1" "no check ran: $(tail -5 "$T/client.err")"
+}
+
+# ---- the SDK client and raw requests
+if LLMSB_MCP_TOKEN=$TOKEN start_server "$PORT" "$T/server.log"; then
+    SERVER=$STARTED
+    node_checks http_client.mjs "$U" "$TOKEN"
+    node_checks http_parallel.mjs "$U" "$TOKEN" mcp_http
     # the SDK's DELETE ended the MCP session and the sandbox session s1 with it
     if grep -q 'ended (DELETE; 1 sandbox session closed)' "$T/server.log"; then
         ok delete_closes_sandbox_sessions
@@ -86,20 +96,40 @@ if LLMSB_MCP_TOKEN=$TOKEN start_server "$PORT" "$T/server.log"; then
     curl -s -m 30 -o "$T/hangup.out" "${H[@]}" -H "Authorization: Bearer $TOKEN" -H "Mcp-Session-Id: $sid" \
         -d '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"execute_code","arguments":{"code":"import time; time.sleep(30)","timeout":60}}}' \
         "$U" & cpid=$!
-    during=0
+    before=$(own_containers "$label"); during=$before
     for _ in $(seq 1 300); do
-        during=$(own_containers "$label"); [ "$during" -ge 1 ] && break; sleep 0.1
+        during=$(own_containers "$label"); [ "$during" -gt "$before" ] && break; sleep 0.1
     done
     sleep 1; kill "$cpid" 2>/dev/null; wait "$cpid" 2>/dev/null
     t0=$(date +%s%N); after=$during
-    for _ in $(seq 1 50); do after=$(own_containers "$label"); [ "$after" = 0 ] && break; sleep 0.1; done
+    for _ in $(seq 1 50); do after=$(own_containers "$label"); [ "$after" -le "$before" ] && break; sleep 0.1; done
     ms=$(( ($(date +%s%N) - t0) / 1000000 ))
     c=$(code_of "$U" -H "Authorization: Bearer $TOKEN" -H "Mcp-Session-Id: $sid" -d "$PING")
-    if [ "$during" -ge 1 ] && [ "$after" = 0 ] && [ "$ms" -le 3000 ] && [ "$c" = 200 ]; then
+    if [ "$during" -gt "$before" ] && [ "$after" -le "$before" ] && [ "$ms" -le 3000 ] && [ "$c" = 200 ]; then
         ok hangup_stops_the_call
-    else bad hangup_stops_the_call "containers during $during, after $after ($ms ms); ping then: HTTP $c"; fi
+    else bad hangup_stops_the_call "containers before $before, during $during, after $after ($ms ms); ping then: HTTP $c"; fi
 else
     bad server "did not start: $(tail -3 "$T/server.log")"
+fi
+
+# ---- --queue: the calls are jobs of a worker, through a redis-server of
+# our own; two clients at once, each with its own session
+RPORT=$((PORT + 2000))
+redis-server --port "$RPORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
+    --logfile "$T/redis.log" --dir "$T"
+for _ in $(seq 1 50); do redis-cli -p "$RPORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+LLMSB_REDIS_URL=redis://127.0.0.1:$RPORT LLMSB_PREFIX=mcphttp "$B" worker --name mcphttp-w1 --slots 2 \
+    >"$T/worker.log" 2>&1 &
+WORKER=$!
+if LLMSB_REDIS_URL=redis://127.0.0.1:$RPORT LLMSB_PREFIX=mcphttp LLMSB_MCP_TOKEN=$TOKEN \
+    start_server "$PORT3" "$T/server3.log" --queue; then
+    SERVER3=$STARTED
+    node_checks http_parallel.mjs "http://127.0.0.1:$PORT3/mcp" "$TOKEN" mcp_http_queue
+    w=$(for k in $(redis-cli -p "$RPORT" --scan --pattern 'mcphttp:result:mcp-*'); do
+            redis-cli -p "$RPORT" hget "$k" worker; done | sort -u | tr '\n' ' ')
+    [ "$w" = "mcphttp-w1 " ] && ok queue_calls_on_the_worker || bad queue_calls_on_the_worker "results by: '$w'"
+else
+    bad server3 "did not start: $(tail -3 "$T/server3.log")"
 fi
 
 # ---- the session cap, idleness, the token from a file: no engine needed
