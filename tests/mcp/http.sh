@@ -76,13 +76,6 @@ node_checks() {
 # ---- the SDK client and raw requests
 if LLMSB_MCP_TOKEN=$TOKEN start_server "$PORT" "$T/server.log"; then
     SERVER=$STARTED
-    node_checks http_client.mjs "$U" "$TOKEN"
-    node_checks http_parallel.mjs "$U" "$TOKEN" mcp_http
-    # the SDK's DELETE ended the MCP session and the sandbox session s1 with it
-    if grep -q 'ended (DELETE; 1 sandbox session closed)' "$T/server.log"; then
-        ok delete_closes_sandbox_sessions
-    else bad delete_closes_sandbox_sessions "$(grep 'ended (' "$T/server.log" | tail -3)"; fi
-
     # a body over the cap sent chunked (no Content-Length to refuse it early)
     sid=$(session_of "$U" -H "Authorization: Bearer $TOKEN")
     head -c 9000000 /dev/zero | tr '\0' 'x' >"$T/big"
@@ -91,12 +84,13 @@ if LLMSB_MCP_TOKEN=$TOKEN start_server "$PORT" "$T/server.log"; then
     [ "$c" = 413 ] && ok chunked_oversized_413 || bad chunked_oversized_413 "HTTP $c"
 
     # a client hanging up mid-call: the call stops and its container goes
-    # at once, not at the call's 60 s timeout; the server still answers
+    # at once, not at the call's 60 s timeout; the server still answers.
+    # First, while the server has no warm container the call could reuse
     label=$(hostname)-$SERVER
+    before=$(own_containers "$label"); during=$before
     curl -s -m 30 -o "$T/hangup.out" "${H[@]}" -H "Authorization: Bearer $TOKEN" -H "Mcp-Session-Id: $sid" \
         -d '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"execute_code","arguments":{"code":"import time; time.sleep(30)","timeout":60}}}' \
         "$U" & cpid=$!
-    before=$(own_containers "$label"); during=$before
     for _ in $(seq 1 300); do
         during=$(own_containers "$label"); [ "$during" -gt "$before" ] && break; sleep 0.1
     done
@@ -108,6 +102,13 @@ if LLMSB_MCP_TOKEN=$TOKEN start_server "$PORT" "$T/server.log"; then
     if [ "$during" -gt "$before" ] && [ "$after" -le "$before" ] && [ "$ms" -le 3000 ] && [ "$c" = 200 ]; then
         ok hangup_stops_the_call
     else bad hangup_stops_the_call "containers before $before, during $during, after $after ($ms ms); ping then: HTTP $c"; fi
+
+    node_checks http_client.mjs "$U" "$TOKEN"
+    node_checks http_parallel.mjs "$U" "$TOKEN" mcp_http
+    # the SDK's DELETE ended the MCP session and the sandbox session s1 with it
+    if grep -q 'ended (DELETE; 1 sandbox session closed)' "$T/server.log"; then
+        ok delete_closes_sandbox_sessions
+    else bad delete_closes_sandbox_sessions "$(grep 'ended (' "$T/server.log" | tail -3)"; fi
 else
     bad server "did not start: $(tail -3 "$T/server.log")"
 fi
