@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,7 +43,7 @@ struct session {
     struct mcp *m;
     pthread_mutex_t call_mu; /* its requests, one at a time */
     int refs;                /* the table's and each request's; under the server's mu */
-    int ended;               /* out of the table: nothing more runs */
+    atomic_int ended;        /* out of the table: nothing more runs */
     int64_t used_ms;         /* its last request's start */
 };
 
@@ -153,7 +152,7 @@ static void session_unlink(struct server *srv, struct session *s)
     for (int i = 0; i < srv->o->max_sessions; i++)
         if (srv->s[i] == s)
             srv->s[i] = NULL;
-    s->ended = 1;
+    atomic_store(&s->ended, 1);
 }
 
 /* Ends an unlinked session: once its running call is over, closes the
@@ -271,7 +270,7 @@ static void *call_main(void *arg)
     struct session *s = r->sess;
 
     pthread_mutex_lock(&s->call_mu);
-    if (s->ended)
+    if (atomic_load(&s->ended))
         r->ended = 1;
     else
         mcp_handle(s->m, r->body.data ? r->body.data : "", r->body.len, on_write, r, &r->cancel);
@@ -487,7 +486,7 @@ static enum MHD_Result do_delete(struct req *r, struct MHD_Connection *conn)
         return rc;
     s = r->sess;
     pthread_mutex_lock(&r->srv->mu);
-    was = !s->ended;
+    was = !atomic_load(&s->ended);
     if (was)
         session_unlink(r->srv, s);
     pthread_mutex_unlock(&r->srv->mu);
