@@ -28,7 +28,7 @@ LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fi
               queue/queue.c queue/live.c scheduler/decide.c scheduler/scheduler.c \
               exec/exec.c exec/session.c exec/scan.c exec/identity.c exec/runner.c exec/batch.c \
               exec/image_check.c \
-              worker/worker.c worker/metrics.c mcp/jsonrpc.c mcp/tools.c mcp/server.c \
+              worker/worker.c worker/metrics.c mcp/jsonrpc.c mcp/tools.c mcp/server.c mcp/http.c mcp/http_check.c \
               eval/passk.c eval/report.c eval/timings.c eval/convert.c eval/formats.c eval/multiple.c \
               eval/open.c eval/fmt_crux.c eval/fmt_stdio.c eval/stdio_runners.c
 CLI_SRC     = cli/main.c cli/run.c cli/images.c cli/queue_cmds.c cli/worker.c cli/submit.c cli/scan.c \
@@ -134,7 +134,7 @@ check-layers:
 	@sh scripts/check-layers.sh
 
 integration: $(INTEG_TESTS) $(TBIN)/fake-agent
-	@FAKE_AGENT=$(CURDIR)/$(TBIN)/fake-agent sh tests/run-suite.sh integration $(INTEG_TESTS) tests/integration/test_cli.sh tests/integration/test_cases_state.sh tests/integration/test_plots.sh tests/integration/test_libraries.sh tests/integration/test_phases.sh tests/integration/test_live.sh tests/queue/test_queue.sh tests/dedup/run.sh tests/compose/test_compose.sh tests/hostile/run.sh tests/faults/run.sh tests/tls/run.sh tests/eval/run.sh tests/mcp/run.sh tests/sessions/run.sh tests/metrics/run.sh tests/images/custom.sh
+	@FAKE_AGENT=$(CURDIR)/$(TBIN)/fake-agent sh tests/run-suite.sh integration $(INTEG_TESTS) tests/integration/test_cli.sh tests/integration/test_cases_state.sh tests/integration/test_plots.sh tests/integration/test_libraries.sh tests/integration/test_phases.sh tests/integration/test_live.sh tests/queue/test_queue.sh tests/dedup/run.sh tests/compose/test_compose.sh tests/hostile/run.sh tests/faults/run.sh tests/tls/run.sh tests/eval/run.sh tests/mcp/run.sh tests/mcp/http.sh tests/mcp-conformance/run.sh tests/sessions/run.sh tests/metrics/run.sh tests/images/custom.sh
 
 # The zygote against fresh interpreters (a differential corpus and
 # HumanEval), then the hostile and integration suites with fresh

@@ -1,5 +1,5 @@
-/* jsonrpc.c - JSON-RPC 2.0 framing for the MCP server: lines under a cap,
- * messages and batches (JSON-RPC 2.0 batches; MCP 2025-03-26), the
+/* jsonrpc.c - JSON-RPC 2.0 framing for the MCP server: lines under a cap
+ * or whole bodies, messages and batches (JSON-RPC 2.0 batches; MCP 2025-03-26), the
  * envelope's checks and the reply and error objects. */
 #include "mcp/jsonrpc.h"
 
@@ -25,12 +25,21 @@ void jsonrpc_release(struct jsonrpc *rpc)
     buf_release(&rpc->line);
 }
 
-/* Writes msg (consumed) as one line: every message leaves through here. */
-static void write_json(struct jsonrpc *rpc, cJSON *msg)
+void jsonrpc_set_writer(struct jsonrpc *rpc, jsonrpc_write_fn write, void *wud)
+{
+    rpc->write = write;
+    rpc->write_ud = wud;
+}
+
+/* Writes msg (consumed) as one line, or to the writer: every message
+ * leaves through here. */
+static void write_json(struct jsonrpc *rpc, enum jsonrpc_out kind, cJSON *msg)
 {
     char *text = cJSON_PrintUnformatted(msg);
 
-    if (text) {
+    if (text && rpc->write) {
+        rpc->write(rpc->write_ud, kind, text, strlen(text));
+    } else if (text) {
         fputs(text, rpc->out);
         fputc('\n', rpc->out);
         fflush(rpc->out);
@@ -45,7 +54,7 @@ static void send_json(struct jsonrpc *rpc, cJSON *msg)
     if (rpc->batch)
         cJSON_AddItemToArray(rpc->batch, msg);
     else
-        write_json(rpc, msg);
+        write_json(rpc, JSONRPC_OUT_ANSWER, msg);
 }
 
 void jsonrpc_notify(struct jsonrpc *rpc, const char *method, cJSON *params)
@@ -56,7 +65,8 @@ void jsonrpc_notify(struct jsonrpc *rpc, const char *method, cJSON *params)
     cJSON_AddStringToObject(m, "method", method);
     if (params)
         cJSON_AddItemToObject(m, "params", params);
-    write_json(rpc, m); /* at once, even inside a batch: it is no answer */
+    write_json(rpc, JSONRPC_OUT_NOTIFICATION,
+               m); /* at once, even inside a batch: it is no answer */
 }
 
 static cJSON *envelope(const cJSON *id)
@@ -129,8 +139,18 @@ static void handle(struct jsonrpc *rpc, const cJSON *msg)
 /* One line: a message, or a batch (an array of them; answered as one). */
 static void handle_text(struct jsonrpc *rpc, const char *line, size_t len)
 {
-    cJSON *msg = cJSON_ParseWithLength(line, len), *it;
+    const char *end = NULL;
+    cJSON *msg = cJSON_ParseWithLengthOpts(line, len, &end, 0), *it;
 
+    /* one value and blanks: cJSON stops at the value's end and would take
+     * "{...} junk" or two messages in one HTTP body for the first */
+    while (msg && end && end < line + len &&
+           (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n'))
+        end++;
+    if (msg && end != line + len) {
+        cJSON_Delete(msg);
+        msg = NULL;
+    }
     if (!msg) {
         jsonrpc_error(rpc, NULL, JSONRPC_PARSE_ERROR, "Parse error: not JSON");
         return;
@@ -162,6 +182,11 @@ static void handle_text(struct jsonrpc *rpc, const char *line, size_t len)
         handle(rpc, msg);
     }
     cJSON_Delete(msg);
+}
+
+void jsonrpc_message(struct jsonrpc *rpc, const char *text, size_t len)
+{
+    handle_text(rpc, text, len);
 }
 
 void jsonrpc_line(struct jsonrpc *rpc, const char *line, size_t len)

@@ -4,13 +4,15 @@
  * get_language_details.  A call of execute_code is a job like any other:
  * the same field checks, security scan, limits, pool and statuses; it runs
  * in this process on a warm pool kept between calls (the --local path), or
- * in queue mode through Redis on the workers.  Here: the loop, the two ways
- * of running a call, the stdin watch that cancels it, and the dispatch to
- * the framing (mcp/jsonrpc.c) and the tools (mcp/tools.c).  A call whose
- * client asked for progress runs as a live job: each chunk of its output
- * becomes a notifications/progress (from the runner's sink in process,
- * from the job's Redis stream in queue mode). */
-#include "mcp/server.h"
+ * in queue mode through Redis on the workers.  Here: the stdio loop, one
+ * client's server state (struct mcp: over HTTP one per MCP session, on
+ * the runner all of them share), the two ways of running a call, the
+ * stdin watch that cancels it, and the dispatch to the framing
+ * (mcp/jsonrpc.c) and the tools (mcp/tools.c).  The HTTP transport is
+ * mcp/http.c.  A call whose client asked for progress runs as a live job:
+ * each chunk of its output becomes a notifications/progress (from the
+ * runner's sink in process, from the job's Redis stream in queue mode). */
+#include "mcp/server_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,20 +33,30 @@
 #include "mcp/tools.h"
 #include "queue/queue.h"
 
+/* The in-process runner, shared by every client of the server. */
+struct mcp_engine {
+    pthread_mutex_t mu; /* its opening */
+    int open;
+    int slots;
+    struct runner rn; /* opened at the first in-process call; does not move */
+};
+
 struct mcp {
     const struct mcp_options *o;
     const struct config *cfg;
-    struct jsonrpc rpc;
-    /* in-process: opened at the first execute_code */
-    int runner_open;
-    struct runner rn; /* opened at the first in-process call; does not move */
+    struct jsonrpc rpc; /* stdio's */
+    struct mcp_engine *eng;
+    int http;          /* one MCP session of mcp/http.c: no stdin */
+    struct backend be; /* http: this client's handle on the engine, cloned */
+    int be_open;
     /* queue mode */
     int queue_open;
     char scope[24]; /* "mcp-XXXXXXXX-", before the session ids it is given */
     struct queue q;
     unsigned long calls;
+    atomic_int *cancel; /* the running call's: SCHED_CANCEL_ABORT, the client left */
+    atomic_int own_cancel;
     /* stdin while a call runs (watch_stdin) */
-    atomic_int cancel;  /* SCHED_CANCEL_ABORT once stdin ended during a call */
     int stdin_ended;    /* seen by the watcher: nothing more is answered */
     int stdin_file;     /* a regular file: its end is no client leaving */
     struct buf pending; /* read during a call, for the main loop */
@@ -97,17 +109,47 @@ static void progress_chunk(void *arg, const struct proto_chunk *c)
 
 /* ---- in-process execution: one runner, opened at the first call --------------- */
 
+struct mcp_engine *mcp_engine_new(int slots)
+{
+    struct mcp_engine *e = calloc(1, sizeof(*e));
+
+    if (!e)
+        return NULL;
+    pthread_mutex_init(&e->mu, NULL);
+    e->slots = slots;
+    return e;
+}
+
+void mcp_engine_free(struct mcp_engine *e)
+{
+    if (!e)
+        return;
+    if (e->open)
+        runner_close(&e->rn, "the MCP server that held it stopped");
+    pthread_mutex_destroy(&e->mu);
+    free(e);
+}
+
+/* The shared runner, opened at the first call; over HTTP this client's
+ * own handle on its engine too. */
 static int open_runner(struct mcp *m, struct llmsb_err *err)
 {
+    struct mcp_engine *e = m->eng;
     /* warm after the first call, none before it */
-    const struct runner_opts o = {.kind = RUNNER_KIND_LOCAL, .slots = 1, .keep_warm = 0};
-    int rc;
+    const struct runner_opts o = {.kind = RUNNER_KIND_LOCAL, .slots = e->slots, .keep_warm = 0};
+    int rc = 0;
 
-    if (m->runner_open)
-        return 0;
-    if ((rc = runner_open(&m->rn, m->cfg, &o, err)) != 0)
+    pthread_mutex_lock(&e->mu);
+    if (!e->open && (rc = runner_open(&e->rn, m->cfg, &o, err)) == 0)
+        e->open = 1;
+    pthread_mutex_unlock(&e->mu);
+    if (rc != 0)
         return rc;
-    m->runner_open = 1;
+    if (m->http && !m->be_open) {
+        if ((rc = backend_clone(&m->be, &e->rn.be, err)) != 0)
+            return rc;
+        m->be_open = 1;
+    }
     return 0;
 }
 
@@ -120,7 +162,8 @@ static cJSON *run_here(struct mcp *m, const struct job *j, struct llmsb_err *err
     if (open_runner(m, err) != 0)
         return NULL;
     job_result_init(&r, j);
-    if (runner_run(&m->rn, NULL, j, &m->cancel, &r) == SCHED_OUT_ABORTED) {
+    if (runner_run(&m->eng->rn, m->be_open ? &m->be : NULL, j, m->cancel, &r) ==
+        SCHED_OUT_ABORTED) {
         job_result_release(&r);
         llmsb_err_set(err, LLMSB_ERR_INTERRUPTED, "interrupted");
         return NULL;
@@ -128,12 +171,6 @@ static cJSON *run_here(struct mcp *m, const struct job *j, struct llmsb_err *err
     out = job_result_json(&r);
     job_result_release(&r);
     return out;
-}
-
-static void run_here_close(struct mcp *m)
-{
-    if (m->runner_open)
-        runner_close(&m->rn, "the MCP server that held it stopped");
 }
 
 /* The result hash of id as JSON, or NULL when there is none. */
@@ -180,7 +217,7 @@ static int wait_queued(struct mcp *m, const char *id, struct progress *p, struct
         }
         if (rc != 0)
             return rc;
-        if (runner_stop_asked(&m->cancel)) {
+        if (runner_stop_asked(m->cancel)) {
             if (queue_cancel(&m->q, id, m->cfg->result_ttl_s, err) != 0)
                 return llmsb_err_wrap(err, "cancel job \"%s\"", id);
             return llmsb_err_set(err, LLMSB_ERR_INTERRUPTED, "interrupted; job \"%s\" cancelled",
@@ -250,7 +287,7 @@ static void *watch_stdin(void *arg)
             continue;
         if (n <= 0) {
             m->stdin_ended = 1;
-            atomic_store(&m->cancel, SCHED_CANCEL_ABORT);
+            atomic_store(m->cancel, SCHED_CANCEL_ABORT);
             break;
         }
         buf_append(&m->pending, chunk, (size_t)n); /* fits: room */
@@ -262,7 +299,7 @@ static void watch_start(struct mcp *m, struct watch *w)
 {
     w->m = m;
     atomic_init(&w->done, 0);
-    w->running = !m->stdin_file && pthread_create(&w->th, NULL, watch_stdin, w) == 0;
+    w->running = !m->http && !m->stdin_file && pthread_create(&w->th, NULL, watch_stdin, w) == 0;
 }
 
 static void watch_stop(struct watch *w)
@@ -273,6 +310,16 @@ static void watch_stop(struct watch *w)
     pthread_join(w->th, NULL);
     if (w->m->stdin_ended)
         w->m->rpc.closed = 1; /* nothing more is answered */
+}
+
+/* Why a stopped call stopped when it was the client leaving, else NULL. */
+static const char *client_left(const struct mcp *m)
+{
+    if (m->stdin_ended)
+        return "stdin ended (the client left)";
+    if (m->http && atomic_load(m->cancel) == SCHED_CANCEL_ABORT)
+        return "the client disconnected";
+    return NULL;
 }
 
 /* The fields as a job, checked as any job's, then run: its result as the
@@ -299,7 +346,7 @@ static cJSON *run_fields(struct mcp *m, const struct fields *f, const char *id, 
     else if (r)
         out = mcp_result_content(r);
     else
-        out = mcp_call_failed(err, m->stdin_ended);
+        out = mcp_call_failed(err, client_left(m));
     cJSON_Delete(r);
     job_release(&j);
     return out;
@@ -337,25 +384,31 @@ static cJSON *execute_code(void *ud, const cJSON *args, const struct mcp_progres
     return out;
 }
 
-static cJSON *close_session(void *ud, const cJSON *args)
+/* Ends session sid (as the client names it): close_session's answer. */
+static cJSON *close_one(struct mcp *m, const char *sid)
 {
-    struct mcp *m = ud;
-    const cJSON *sess = cJSON_GetObjectItemCaseSensitive(args, "session");
     struct mcp_call c;
     struct llmsb_err err = {0};
     char id[64], status[32];
     cJSON *out;
 
-    if (!cJSON_IsString(sess))
-        return mcp_tool_error("invalid: session: required, a string (the session's id)");
     call_id(m, id, sizeof(id));
     mcp_call_init(&c);
-    mcp_close_fields(&c, sess->valuestring, id, m->scope);
+    mcp_close_fields(&c, sid, id, m->scope);
     out = run_fields(m, &c.f, id, 1, NULL, status, sizeof(status), &err);
     if (strcmp(status, "ok") == 0 || strcmp(status, "session_lost") == 0) /* it is gone */
-        mcp_session_remember(&m->sessions, sess->valuestring, NULL, m->calls);
+        mcp_session_remember(&m->sessions, sid, NULL, m->calls);
     mcp_call_release(&c);
     return out;
+}
+
+static cJSON *close_session(void *ud, const cJSON *args)
+{
+    const cJSON *sess = cJSON_GetObjectItemCaseSensitive(args, "session");
+
+    if (!cJSON_IsString(sess))
+        return mcp_tool_error("invalid: session: required, a string (the session's id)");
+    return close_one(ud, sess->valuestring);
 }
 
 /* The methods (jsonrpc_method_fn): MCP's, the calls that run a job here. */
@@ -394,31 +447,104 @@ static void serve(struct mcp *m)
         jsonrpc_finish(&m->rpc);
 }
 
-int mcp_serve(const struct mcp_options *o)
+/* A random token of 16 hex digits from the kernel's RNG. */
+static void random_hex(char *out, size_t outsz)
+{
+    unsigned char rnd[8] = {0};
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+
+    if (fd >= 0) {
+        if (read(fd, rnd, sizeof(rnd)) != (ssize_t)sizeof(rnd))
+            memset(rnd, 0, sizeof(rnd));
+        close(fd);
+    }
+    snprintf(out, outsz, "%02x%02x%02x%02x%02x%02x%02x%02x", rnd[0], rnd[1], rnd[2], rnd[3], rnd[4],
+             rnd[5], rnd[6], rnd[7]);
+}
+
+struct mcp *mcp_new(const struct mcp_options *o, struct mcp_engine *eng, int http)
 {
     struct mcp *m = calloc(1, sizeof(*m));
-    struct stat st;
 
     if (!m)
-        return LLMSB_ERR_NOMEM;
+        return NULL;
     m->o = o;
     m->cfg = o->cfg;
-    if (o->queue_mode) {
+    m->eng = eng;
+    m->http = http;
+    if (http) { /* one scope a client: two clients' "s1" are two sessions */
+        char token[20];
+        random_hex(token, sizeof(token));
+        snprintf(m->scope, sizeof(m->scope), "mcp-%.16s-", token);
+    } else if (o->queue_mode) {
         char token[24];
         call_id(m, token, sizeof(token)); /* its random part */
         snprintf(m->scope, sizeof(m->scope), "mcp-%.8s-", token + strlen(token) - 8);
         m->calls = 0;
     }
-    atomic_init(&m->cancel, SCHED_GO);
-    m->stdin_file = fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode);
+    atomic_init(&m->own_cancel, SCHED_GO);
+    m->cancel = &m->own_cancel;
     buf_init(&m->pending, 2 * MCP_MAX_MESSAGE);
     jsonrpc_init(&m->rpc, stdout, MCP_MAX_MESSAGE, method, m);
-    serve(m);
-    run_here_close(m);
+    return m;
+}
+
+void mcp_free(struct mcp *m)
+{
+    if (!m)
+        return;
+    if (m->be_open)
+        backend_close(&m->be);
     if (m->queue_open)
         queue_close(&m->q);
     jsonrpc_release(&m->rpc);
     buf_release(&m->pending);
     free(m);
+}
+
+void mcp_handle(struct mcp *m, const char *body, size_t len, jsonrpc_write_fn write, void *wud,
+                atomic_int *cancel)
+{
+    struct jsonrpc rpc;
+
+    jsonrpc_init(&rpc, NULL, MCP_MAX_MESSAGE, method, m);
+    jsonrpc_set_writer(&rpc, write, wud);
+    m->cancel = cancel;
+    jsonrpc_message(&rpc, body, len);
+    m->cancel = &m->own_cancel;
+    jsonrpc_release(&rpc);
+}
+
+int mcp_end_sessions(struct mcp *m)
+{
+    int n = 0;
+
+    for (size_t i = 0; i < MCP_SESSIONS_KEPT && !llmsb_interrupted; i++)
+        if (m->sessions.s[i].sid[0]) {
+            char sid[sizeof(m->sessions.s[i].sid)];
+            cJSON *r;
+            snprintf(sid, sizeof(sid), "%s", m->sessions.s[i].sid);
+            r = close_one(m, sid);
+            n += cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(r, "isError"));
+            cJSON_Delete(r);
+            m->sessions.s[i].sid[0] = '\0'; /* tried once, ended or not */
+        }
+    return n;
+}
+
+int mcp_serve(const struct mcp_options *o)
+{
+    struct mcp_engine *eng = mcp_engine_new(1);
+    struct mcp *m = eng ? mcp_new(o, eng, 0) : NULL;
+    struct stat st;
+
+    if (!m) {
+        mcp_engine_free(eng);
+        return LLMSB_ERR_NOMEM;
+    }
+    m->stdin_file = fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode);
+    serve(m);
+    mcp_free(m);
+    mcp_engine_free(eng);
     return 0;
 }

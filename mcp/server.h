@@ -18,6 +18,13 @@ struct mcp_options {
     const char *redis_prefix;
     int queue_mode; /* jobs through Redis, not in this process */
     double wait_s;  /* queue mode: how long to wait for a result */
+    /* --http (mcp/http.c) */
+    const char *http_addr;     /* NULL: stdio; else HOST:PORT to listen on */
+    const char *token;         /* NULL: no Authorization asked */
+    const char *allow_origins; /* Origins beyond loopback's, comma separated; NULL: none */
+    int allow_no_token;        /* listening off loopback without a token was asked for */
+    int max_sessions;          /* MCP sessions at once, and calls at once */
+    double session_idle_s;     /* an MCP session unused this long ends */
 };
 
 /* Answers stdin's messages on stdout, one at a time, in order, until stdin
@@ -28,5 +35,17 @@ struct mcp_options {
  * Returns 0 (every failure of a call is an answer to the client), or
  * LLMSB_ERR_NOMEM when the server could not start. */
 int mcp_serve(const struct mcp_options *o);
+
+#define MCP_HTTP_MAX_SESSIONS 16
+#define MCP_HTTP_IDLE_S 1800
+#define MCP_HTTP_PATH "/mcp"
+
+/* Serves MCP's Streamable HTTP transport on o->http_addr at MCP_HTTP_PATH
+ * (docs/mcp.md, "Over HTTP") until llmsb_interrupted: each MCP session
+ * its own sandbox sessions, calls of different sessions at once on one
+ * runner of max_sessions slots, a session's own calls one at a time.
+ * Returns 0, or a negative code with err (cannot listen, a non-loopback
+ * address without a token, ENOMEM). */
+int mcp_serve_http(const struct mcp_options *o, struct llmsb_err *err);
 
 #endif

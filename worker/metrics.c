@@ -267,27 +267,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                  &b);
 }
 
-/* addr as host and port ("[v6]:port" unbracketed). Returns 0 or -1. */
-static int split_addr(const char *addr, char *host, size_t hsz, char *port, size_t psz)
-{
-    const char *colon = strrchr(addr, ':');
-    const char *h = addr;
-    size_t hl;
-
-    if (!colon || !colon[1] || strlen(colon + 1) >= psz)
-        return -1;
-    hl = (size_t)(colon - addr);
-    if (hl >= 2 && addr[0] == '[' && addr[hl - 1] == ']') {
-        h++;
-        hl -= 2;
-    }
-    if (hl >= hsz)
-        return -1;
-    snprintf(host, hsz, "%.*s", (int)hl, h);
-    snprintf(port, psz, "%s", colon + 1);
-    return 0;
-}
-
 int metrics_start(struct metrics *m, const char *addr, const char *redis_url,
                   const char *redis_prefix, void (*gauges)(void *, struct metrics_gauges *),
                   void *ud, struct llmsb_err *err)
@@ -297,7 +276,7 @@ int metrics_start(struct metrics *m, const char *addr, const char *redis_url,
     long long pn;
     int rc;
 
-    if (split_addr(addr, host, sizeof(host), port, sizeof(port)) != 0 ||
+    if (addr_split(addr, host, sizeof(host), port, sizeof(port)) != 0 ||
         parse_ll(port, 1, 65535, &pn) != 0)
         return llmsb_err_set(err, LLMSB_ERR_INVALID,
                              "worker.metrics_addr \"%s\": not HOST:PORT, :PORT or [V6]:PORT "

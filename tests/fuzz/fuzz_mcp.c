@@ -84,7 +84,8 @@ static cJSON *call(const cJSON *args, int closing)
     if (r && closing)
         out = mcp_session_closed(j.session ? j.session : "");
     else
-        out = r ? mcp_result_content(r) : mcp_call_failed(&err, (int)(calls % 2));
+        out = r ? mcp_result_content(r)
+                : mcp_call_failed(&err, calls % 2 ? "stdin ended (the client left)" : NULL);
     if (cJSON_IsString(sess))
         mcp_session_remember(&sessions, sess->valuestring, closing ? NULL : "python", calls);
     cJSON_Delete(r);

@@ -244,7 +244,7 @@ TEST(bad_argument_names_it)
         cJSON *out;
         ASSERT_MSG(fields_of(rows[i].args, &c, &err) == LLMSB_ERR_INVALID, rows[i].args);
         ASSERT_STR(err.msg, rows[i].msg);
-        out = mcp_call_failed(&err, 0);
+        out = mcp_call_failed(&err, NULL);
         ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(out, "isError")));
         ASSERT_CONTAINS(
             cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(out, "content"), 0), "text")

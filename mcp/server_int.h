@@ -1,0 +1,38 @@
+/* server_int.h - the MCP server's parts the HTTP transport (mcp/http.c)
+ * drives: one client's state (struct mcp: its sandbox sessions' scope and
+ * languages, its Redis connection, its engine handle) over the runner
+ * every client shares (struct mcp_engine), a request answered through a
+ * writer, and the end of a client's sandbox sessions. */
+#ifndef LLMSB_MCP_SERVER_INT_H
+#define LLMSB_MCP_SERVER_INT_H
+
+#include <stdatomic.h>
+#include "mcp/jsonrpc.h"
+#include "mcp/server.h"
+
+struct mcp;
+struct mcp_engine;
+
+/* The in-process runner, opened at the first call, for slots calls at a
+ * time.  NULL on ENOMEM. */
+struct mcp_engine *mcp_engine_new(int slots);
+/* Ends the sessions it holds and removes its containers; NULL is a no-op. */
+void mcp_engine_free(struct mcp_engine *e);
+
+/* One client's server over eng (which must outlive it); http: its session
+ * ids get a scope of its own (mcp-<16 hex>-), so no other client can name
+ * them.  NULL on ENOMEM. */
+struct mcp *mcp_new(const struct mcp_options *o, struct mcp_engine *eng, int http);
+void mcp_free(struct mcp *m);
+
+/* Answers one message or batch (len bytes) through write: notifications
+ * as they come, then the answer.  *cancel set to SCHED_CANCEL_ABORT stops
+ * a running call (the client left).  One call at a time per m. */
+void mcp_handle(struct mcp *m, const char *body, size_t len, jsonrpc_write_fn write, void *wud,
+                atomic_int *cancel);
+
+/* Closes every sandbox session m's calls opened (that it still knows);
+ * returns how many it ended. */
+int mcp_end_sessions(struct mcp *m);
+
+#endif
