@@ -60,7 +60,28 @@ int backend_clone(struct backend *dst, const struct backend *src, struct llmsb_e
 {
     /* by its ops, not its name: a backend outside the registry (the unit
      * tests' fake engine) clones as well */
-    return open_ops(dst, src->ops, src->host, &src->opts, err);
+    int rc = open_ops(dst, src->ops, src->host, &src->opts, err);
+
+    dst->runtime_kind = src->runtime_kind;
+    return rc;
+}
+
+int backend_runtime_resolve(struct backend *b, const char *runtime, struct llmsb_err *err)
+{
+    int kind = b->ops->runtime_kind ? b->ops->runtime_kind(b, runtime, err) : 0;
+
+    if (kind < 0)
+        return kind;
+    b->runtime_kind = (enum backend_runtime_kind)kind;
+    return 0;
+}
+
+int backend_runtime_is_runsc(const char *path)
+{
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+
+    /* runsc, runsc-kvm, containerd's shim io.containerd.runsc.v1 */
+    return strstr(base, "runsc") != NULL || strcmp(base, "gvisor") == 0;
 }
 
 void backend_close(struct backend *b)

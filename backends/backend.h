@@ -100,6 +100,17 @@ struct image_info {
 
 struct backend;
 
+/* What a sandbox's runtime is, for what jobs may share (backend_runtime_resolve). */
+enum backend_runtime_kind {
+    BACKEND_RUNTIME_KERNEL = 0, /* the host's kernel (runc, crun; a VM's own, as Kata's) */
+    BACKEND_RUNTIME_GVISOR,     /* gVisor (runsc): a user-space kernel of its own */
+    BACKEND_RUNTIME_UNKNOWN,    /* named, but the engine would not say what it runs */
+};
+
+/* The kernel version (uname -v) every gVisor sandbox reports, with release
+ * 4.4.0: how a job, or a test, sees it runs on gVisor. */
+#define BACKEND_GVISOR_UNAME_VERSION "#1 SMP Sun Jan 10 15:06:54 PST 2016"
+
 /* Progress lines from image builds and imports. */
 typedef void (*backend_progress_cb)(void *ud, const char *line);
 /* Pulls up to max bytes of an upload (a tar stream); 0 at its end, <0 to fail. */
@@ -168,6 +179,11 @@ struct backend_ops {
     /* Takes a running container off a network (after a library install). */
     int (*network_disconnect)(struct backend *b, const char *name, const char *id,
                               struct llmsb_err *err);
+    /* What runtime (NULL or "": the engine's default) runs, from the
+     * engine's own description of it (Docker's /info, a RuntimeClass):
+     * an enum backend_runtime_kind, or a negative code with err set.
+     * NULL: always BACKEND_RUNTIME_KERNEL. */
+    int (*runtime_kind)(struct backend *b, const char *runtime, struct llmsb_err *err);
     /* 1: the stream can only be opened on a running container, so what the
      * agent wrote before it (its HELLO) is lost: the sandbox asks again. */
     int attach_after_start;
@@ -195,6 +211,7 @@ struct backend {
     void *priv;     /* the engine's own state */
     char host[256]; /* the address in use, as resolved by open */
     struct backend_opts opts;
+    enum backend_runtime_kind runtime_kind; /* backend_runtime_resolve's answer; KERNEL before */
 };
 
 /* Opens the named backend at host (NULL or "": the backend's default),
@@ -202,6 +219,13 @@ struct backend {
  * available ones. */
 int backend_open(struct backend *b, const char *name, const char *host,
                  const struct backend_opts *opts, struct llmsb_err *err);
+/* Asks the engine once what runtime (config backend.runtime; "" = the
+ * engine's default) is, and keeps the answer in b->runtime_kind (clones
+ * inherit it). */
+int backend_runtime_resolve(struct backend *b, const char *runtime, struct llmsb_err *err);
+/* 1 when path (a runtime's binary, or a runtime's or handler's name) is
+ * gVisor's: its last component contains "runsc", or is "gvisor". */
+int backend_runtime_is_runsc(const char *path);
 /* Opens another connection to the same engine (for another thread). */
 int backend_clone(struct backend *dst, const struct backend *src, struct llmsb_err *err);
 void backend_close(struct backend *b);

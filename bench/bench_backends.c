@@ -77,7 +77,7 @@ static void measure(struct row *r, const struct config *base, int n)
     job_set_language(&j, "python", &err);
     job_set_code(&j, PROGRAM, strlen(PROGRAM), &err);
     job_to_proto(&j, &pj, &err);
-    exec_spec_for_job(&spec, cfg, &j, IMAGE);
+    exec_spec_for_job(&spec, be, cfg, &j, IMAGE);
     t0 = clock_mono_us();
     if (sandbox_open(&sb, be, &spec, 60000, &err) != 0) {
         snprintf(r->why, sizeof(r->why), "%.190s", err.msg);

@@ -99,7 +99,7 @@ static int open_sandbox(struct sandbox *sb, struct backend *be, const struct con
 
     job_init(&j, cfg);
     job_set_language(&j, lang, &err);
-    exec_spec_for_job(&spec, cfg, &j, image);
+    exec_spec_for_job(&spec, be, cfg, &j, image);
     job_release(&j);
     if (sandbox_open(sb, be, &spec, 60000, &err) != 0) {
         fprintf(stderr, "bench: %s\n", err.msg);

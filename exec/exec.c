@@ -33,20 +33,20 @@
 #define GVISOR_HOST_PIDS_PER_PID 8
 #define GVISOR_HOST_PIDS_PER_MB 32
 
-int exec_on_gvisor(const struct config *cfg)
+int exec_on_gvisor(const struct backend *be)
 {
-    return strcmp(cfg->runtime, "runsc") == 0;
+    return be->runtime_kind == BACKEND_RUNTIME_GVISOR;
 }
 
-int64_t exec_job_nproc(const struct config *cfg, const struct job *j)
+int64_t exec_job_nproc(const struct backend *be, const struct job *j)
 {
-    if (exec_on_gvisor(cfg) && j->limits.pids < j->limits.nproc)
+    if (exec_on_gvisor(be) && j->limits.pids < j->limits.nproc)
         return j->limits.pids;
     return j->limits.nproc;
 }
 
-void exec_spec_for_job(struct container_spec *spec, const struct config *cfg, const struct job *j,
-                       const char *image)
+void exec_spec_for_job(struct container_spec *spec, const struct backend *be,
+                       const struct config *cfg, const struct job *j, const char *image)
 {
     memset(spec, 0, sizeof(*spec));
     spec->image = image;
@@ -54,11 +54,11 @@ void exec_spec_for_job(struct container_spec *spec, const struct config *cfg, co
     spec->engine_seccomp = strcmp(cfg->seccomp, "engine") == 0;
     spec->memory_bytes = j->limits.memory_mb << 20;
     spec->cpus = j->limits.cpus;
-    spec->pids = exec_on_gvisor(cfg) ? j->limits.pids * GVISOR_HOST_PIDS_PER_PID +
-                                           j->limits.memory_mb * GVISOR_HOST_PIDS_PER_MB
-                                     : j->limits.pids;
+    spec->pids = exec_on_gvisor(be) ? j->limits.pids * GVISOR_HOST_PIDS_PER_PID +
+                                          j->limits.memory_mb * GVISOR_HOST_PIDS_PER_MB
+                                    : j->limits.pids;
     spec->nofile = j->limits.nofile;
-    spec->nproc = exec_job_nproc(cfg, j);
+    spec->nproc = exec_job_nproc(be, j);
     spec->work_tmpfs_bytes = j->limits.work_mb << 20;
     spec->tmp_tmpfs_bytes = j->limits.tmp_mb << 20;
     spec->shm_bytes = SHM_BYTES;
@@ -219,7 +219,7 @@ static int prepare(const struct backend *be, const struct config *cfg, const str
         }
         return 1;
     }
-    p->pj.nproc = (uint64_t)exec_job_nproc(cfg, j);
+    p->pj.nproc = (uint64_t)exec_job_nproc(be, j);
     if ((rc = image_present(be, p->image, image_lang, err)) <= 0)
         return rc < 0 ? rc
                       : llmsb_err_set(err, LLMSB_ERR_NOTFOUND,
@@ -233,7 +233,7 @@ static int prepare(const struct backend *be, const struct config *cfg, const str
                               p->image, image_lang, j->lang->name);
         return 1;
     }
-    exec_spec_for_job(&p->spec, cfg, j, p->image);
+    exec_spec_for_job(&p->spec, be, cfg, j, p->image);
     if (p->install && !j->network && strcmp(cfg->libraries_network, "none") != 0) {
         /* the install step gets a network; the agent pauses after it and the
          * container is taken off the network before the program runs */

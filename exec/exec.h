@@ -15,17 +15,18 @@
 #include "job/job.h"
 #include "job/result.h"
 
-/* 1 when the config runs sandboxes on gVisor (backend.runtime: runsc). */
-int exec_on_gvisor(const struct config *cfg);
+/* 1 when be's sandboxes run on gVisor, as the engine described the
+ * runtime (backend_runtime_resolve: any name or path of runsc). */
+int exec_on_gvisor(const struct backend *be);
 
 /* The RLIMIT_NPROC a job's processes get: limits.nproc, and on gVisor no
  * more than limits.pids, which bounds the job there (exec.c). */
-int64_t exec_job_nproc(const struct config *cfg, const struct job *j);
+int64_t exec_job_nproc(const struct backend *be, const struct job *j);
 
-/* Fills a container spec for a job from the config and the job's limits
- * (no labels: the pool adds its own). */
-void exec_spec_for_job(struct container_spec *spec, const struct config *cfg, const struct job *j,
-                       const char *image);
+/* Fills a container spec for a job on be from the config and the job's
+ * limits (no labels: the pool adds its own). */
+void exec_spec_for_job(struct container_spec *spec, const struct backend *be,
+                       const struct config *cfg, const struct job *j, const char *image);
 
 /* The backstop for a job: its limits plus the grace. */
 int64_t exec_backstop_ms(const struct config *cfg, const struct job *j);

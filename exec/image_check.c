@@ -39,10 +39,11 @@ static void finding(struct buf *f, const char *what, const char *v)
 }
 
 /* Judges the audit's lines; each departure is a finding. */
-static void audit_judge(const struct config *cfg, const char *out, struct buf *f)
+static void audit_judge(const struct backend *be, const struct config *cfg, const char *out,
+                        struct buf *f)
 {
     char want[64], line[512];
-    int gvisor = strcmp(cfg->runtime, "runsc") == 0;
+    int gvisor = exec_on_gvisor(be);
 
     snprintf(want, sizeof(want), "uid %lld %lld\n", (long long)cfg->sandbox_uid,
              (long long)cfg->sandbox_uid);
@@ -87,7 +88,7 @@ static int audit_run(struct runner *rn, const struct job *j, const char *image, 
 
     if (!be->ops->exec)
         return 0; /* the engine has no exec: docs/images.md says what holds */
-    exec_spec_for_job(&spec, rn->cfg, j, image);
+    exec_spec_for_job(&spec, be, rn->cfg, j, image);
     spec.nlabels = rn->pool.cfg.nlabels;
     for (int i = 0; i < spec.nlabels; i++) {
         spec.labels[i][0] = rn->pool.cfg.labels[i][0];
@@ -100,7 +101,7 @@ static int audit_run(struct runner *rn, const struct job *j, const char *image, 
         (rc = be->ops->exec(be, id, argv, user, &out, &code, err)) != 0)
         goto out;
     buf_append(&out, "", 1);
-    audit_judge(rn->cfg, out.data ? out.data : "", f);
+    audit_judge(be, rn->cfg, out.data ? out.data : "", f);
 out:
     if (id[0]) {
         struct llmsb_err e2 = {0};

@@ -9,8 +9,9 @@
 #include "exec/exec.h"
 #include "exec/session.h"
 
-void runner_pool_config(const struct config *cfg, const struct runner_opts *o,
-                        const struct identity *id, struct pool_config *pc)
+void runner_pool_config(const struct config *cfg, const struct backend *be,
+                        const struct runner_opts *o, const struct identity *id,
+                        struct pool_config *pc)
 {
     memset(pc, 0, sizeof(*pc));
     pc->min_idle = o->keep_warm ? (int)cfg->pool_min_idle : 0;
@@ -22,8 +23,9 @@ void runner_pool_config(const struct config *cfg, const struct runner_opts *o,
     pc->max_uses = (int)cfg->pool_max_uses;
     /* gVisor keeps a job's POSIX message queues, and has neither
      * /dev/mqueue nor /proc/sysvipc for the agent to find what a job left:
-     * there a container runs one job and is replaced (its zygote too) */
-    if (exec_on_gvisor(cfg))
+     * there a container runs one job and is replaced (its zygote too); so
+     * on a runtime the engine would not describe (runner_engine_ready) */
+    if (be->runtime_kind != BACKEND_RUNTIME_KERNEL)
         pc->max_uses = 1;
     pc->max_age_ms = cfg->pool_max_age_ms;
     pc->idle_timeout_ms = cfg->pool_idle_timeout_ms;
@@ -36,11 +38,15 @@ void runner_pool_config(const struct config *cfg, const struct runner_opts *o,
     identity_pool_labels(id, pc);
 }
 
-/* Pings engine; on failure closes it. */
-static int engine_ping(struct backend *engine, char *version, size_t vsz, struct llmsb_err *err)
+/* Pings engine and asks it what backend.runtime is (exec_on_gvisor); on
+ * failure closes it. */
+static int engine_ready(struct backend *engine, const struct config *cfg, char *version, size_t vsz,
+                        struct llmsb_err *err)
 {
     int rc = engine->ops->ping(engine, version, vsz, err);
 
+    if (rc == 0)
+        rc = backend_runtime_resolve(engine, cfg->runtime, err);
     if (rc != 0)
         backend_close(engine);
     return rc;
@@ -51,7 +57,7 @@ int runner_engine_open(struct backend *engine, const struct config *cfg, char *v
 {
     int rc = backend_open(engine, cfg->backend, cfg->backend_host, &cfg->kube, err);
 
-    return rc != 0 ? rc : engine_ping(engine, version, vsz, err);
+    return rc != 0 ? rc : engine_ready(engine, cfg, version, vsz, err);
 }
 
 int runner_open_engine(struct runner *rn, const struct config *cfg, const struct runner_opts *o,
@@ -65,9 +71,9 @@ int runner_open_engine(struct runner *rn, const struct config *cfg, const struct
     rn->be = *engine;
     rn->engine_wait_ms = o->engine_wait_ms > 0 ? o->engine_wait_ms : RUNNER_ENGINE_WAIT_MS;
     identity_init(&rn->id, o->worker_name, o->kind, o->queue);
-    if ((rc = engine_ping(&rn->be, rn->engine_version, sizeof(rn->engine_version), err)) != 0)
+    if ((rc = engine_ready(&rn->be, cfg, rn->engine_version, sizeof(rn->engine_version), err)) != 0)
         return rc;
-    runner_pool_config(cfg, o, &rn->id, &pc);
+    runner_pool_config(cfg, &rn->be, o, &rn->id, &pc);
     if ((rc = pool_init(&rn->pool, &rn->be, &pc)) != 0)
         backend_close(&rn->be);
     return rc;

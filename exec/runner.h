@@ -60,11 +60,14 @@ struct runner {
     int64_t engine_wait_ms;
 };
 
-/* Fills pc from cfg, o (sizes, warmth) and id (labels). */
-void runner_pool_config(const struct config *cfg, const struct runner_opts *o,
-                        const struct identity *id, struct pool_config *pc);
+/* Fills pc from cfg, be (its runtime: one job per container but on the
+ * host's kernel), o (sizes, warmth) and id (labels). */
+void runner_pool_config(const struct config *cfg, const struct backend *be,
+                        const struct runner_opts *o, const struct identity *id,
+                        struct pool_config *pc);
 
-/* Opens cfg's engine (backend.name, backend.host) and pings it, for a
+/* Opens cfg's engine (backend.name, backend.host), pings it and asks it
+ * what backend.runtime is (backend_runtime_resolve), for a
  * verb that needs the engine and no pool (images build): version gets
  * what the engine says it is.  On failure nothing is left open. */
 int runner_engine_open(struct backend *engine, const struct config *cfg, char *version, size_t vsz,

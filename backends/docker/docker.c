@@ -141,6 +141,48 @@ int docker_ping(struct backend *b, char *version, size_t vsz, struct llmsb_err *
     return rc;
 }
 
+int docker_info_runtime_kind(const char *info, size_t n, const char *runtime)
+{
+    cJSON *j = cJSON_ParseWithLength(info, n);
+    const cJSON *def = cJSON_GetObjectItemCaseSensitive(j, "DefaultRuntime");
+    const cJSON *rts = cJSON_GetObjectItemCaseSensitive(j, "Runtimes");
+    const cJSON *r, *path;
+    const char *name = runtime && *runtime ? runtime : cJSON_GetStringValue(def);
+    int kind = BACKEND_RUNTIME_UNKNOWN;
+
+    if (!cJSON_IsObject(j)) {
+        kind = -1;
+        goto out;
+    }
+    if (!name)
+        goto out;
+    r = cJSON_GetObjectItemCaseSensitive(rts, name);
+    path = cJSON_GetObjectItemCaseSensitive(r, "path");
+    if (backend_runtime_is_runsc(name) ||
+        (cJSON_IsString(path) && backend_runtime_is_runsc(path->valuestring)))
+        kind = BACKEND_RUNTIME_GVISOR;
+    else if (cJSON_IsString(path) || strchr(name, '/')) /* Podman takes a runtime's path */
+        kind = BACKEND_RUNTIME_KERNEL;
+out:
+    cJSON_Delete(j);
+    return kind;
+}
+
+/* The engine's runtimes from GET /info: a runtime registered under any
+ * name (or the default one) is gVisor when its binary is runsc. */
+int docker_runtime_kind(struct backend *b, const char *runtime, struct llmsb_err *err)
+{
+    struct buf resp;
+    int rc;
+
+    buf_init(&resp, RESP_CAP);
+    rc = call(b, "GET", "/info", NULL, 200, 0, &resp, NULL, "info (its runtimes)", err);
+    if (rc == 0 && (rc = docker_info_runtime_kind(resp.data, resp.len, runtime)) < 0)
+        rc = llmsb_err_set(err, LLMSB_ERR_BACKEND, "%s: info: not a JSON object", eng(b));
+    buf_release(&resp);
+    return rc;
+}
+
 /* GET /images/NAME/json into resp; *status 200 or 404. */
 static int image_inspect(struct backend *b, const char *image, struct buf *resp, long *status,
                          struct llmsb_err *err)
@@ -897,4 +939,5 @@ const struct backend_ops docker_ops = {
     .image_list = docker_image_list,
     .image_remove = docker_image_remove,
     .network_disconnect = docker_network_disconnect,
+    .runtime_kind = docker_runtime_kind,
 };

@@ -78,6 +78,15 @@ int docker_open_flavor(struct backend *b, const char *host, const struct docker_
 
 /* The ops of docker_ops, for flavors that share them. */
 void docker_close(struct backend *b);
+int docker_runtime_kind(struct backend *b, const char *runtime, struct llmsb_err *err);
+
+/* What runtime (NULL or "": the DefaultRuntime) is, by the engine's GET
+ * /info answer (n bytes of info): gVisor when its name, or the path the
+ * engine's Runtimes give for it, is runsc's (backend_runtime_is_runsc);
+ * the host's kernel for another registered runtime or a path; unknown
+ * otherwise.  An enum backend_runtime_kind, or -1 when info is not a JSON
+ * object. */
+int docker_info_runtime_kind(const char *info, size_t n, const char *runtime);
 int docker_ping(struct backend *b, char *version, size_t vsz, struct llmsb_err *err);
 int docker_image_exists(struct backend *b, const char *image, struct llmsb_err *err);
 int docker_image_list(struct backend *b, const char *label,

@@ -198,4 +198,5 @@ const struct backend_ops podman_ops = {
     .image_list = docker_image_list,
     .image_remove = docker_image_remove,
     .network_disconnect = docker_network_disconnect,
+    .runtime_kind = docker_runtime_kind,
 };

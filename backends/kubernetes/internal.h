@@ -50,4 +50,10 @@ void kubernetes_pod_state(const cJSON *pod, struct container_state *st, char *fa
  * 0 with out set, or LLMSB_ERR_NOTFOUND when no such container runs. */
 int kubernetes_pods_image_id(const cJSON *list, const char *image, char *out, size_t outsz);
 
+/* What a RuntimeClass object (GET /apis/node.k8s.io/v1/runtimeclasses/N)
+ * runs, by its handler: gVisor for runsc's or "gvisor"
+ * (backend_runtime_is_runsc), the host's (or a VM's) kernel for another,
+ * unknown without one.  An enum backend_runtime_kind. */
+int kubernetes_runtime_class_kind(const cJSON *rc);
+
 #endif

@@ -182,6 +182,47 @@ static int kubernetes_ping(struct backend *b, char *version, size_t vsz, struct 
     return rc;
 }
 
+int kubernetes_runtime_class_kind(const cJSON *rc)
+{
+    const char *handler = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rc, "handler"));
+
+    if (!handler)
+        return BACKEND_RUNTIME_UNKNOWN;
+    return backend_runtime_is_runsc(handler) ? BACKEND_RUNTIME_GVISOR : BACKEND_RUNTIME_KERNEL;
+}
+
+/* backend.runtime names a RuntimeClass: its handler says what the nodes
+ * run.  One we may not read (no ClusterRole for runtimeclasses, or none by
+ * that name) is BACKEND_RUNTIME_UNKNOWN: every pod runs one job. */
+static int kubernetes_runtime_kind(struct backend *b, const char *runtime, struct llmsb_err *err)
+{
+    struct buf resp;
+    char path[200], what[120];
+    cJSON *j = NULL;
+    long status = 0;
+    int rc;
+
+    if (!runtime || !*runtime)
+        return BACKEND_RUNTIME_KERNEL; /* the cluster's default: the agent's HELLO tells */
+    if (!dns_name(runtime, 253, 1))
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "kubernetes: backend.runtime \"%.60s\" is not a RuntimeClass name",
+                             runtime);
+    buf_init(&resp, RESP_CAP);
+    snprintf(path, sizeof(path), "/apis/node.k8s.io/v1/runtimeclasses/%s", runtime);
+    snprintf(what, sizeof(what), "get RuntimeClass %s", runtime);
+    rc = call(b, "GET", path, NULL, NULL, 200, 0, &resp, &status, what, err);
+    if (rc == 0) {
+        j = cJSON_ParseWithLength(resp.data, resp.len);
+        rc = kubernetes_runtime_class_kind(j);
+    } else if (status == 401 || status == 403 || status == 404) {
+        rc = BACKEND_RUNTIME_UNKNOWN;
+    }
+    cJSON_Delete(j);
+    buf_release(&resp);
+    return rc;
+}
+
 /* Images live on the nodes or in a registry, which the API server does not
  * list (a node's status names only its 50 largest images): the pod's own
  * start tells instead (ErrImageNeverPull, ImagePullBackOff: attach). */
@@ -872,6 +913,7 @@ const struct backend_ops kubernetes_ops = {
     .image_tag = kubernetes_image_tag,
     .egress_ensure = kubernetes_egress_ensure,
     .network_disconnect = kubernetes_network_disconnect,
+    .runtime_kind = kubernetes_runtime_kind,
     .attach_after_start = 1,
     .cluster_wide = 1,
 };

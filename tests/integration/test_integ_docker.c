@@ -31,8 +31,8 @@ static const char *backend_name(void)
 static const char *suite_name(void)
 {
     static char name[128];
-    snprintf(name, sizeof(name), "integration_%s%s%s", backend_name(), cfg.runtime[0] ? "_" : "",
-             cfg.runtime);
+    const char *rt = strrchr(cfg.runtime, '/') ? strrchr(cfg.runtime, '/') + 1 : cfg.runtime;
+    snprintf(name, sizeof(name), "integration_%s%s%s", backend_name(), rt[0] ? "_" : "", rt);
     return name;
 }
 
@@ -47,7 +47,7 @@ static int exec_once(const struct job *j, struct job_result *r, struct llmsb_err
     enum sched_outcome o;
 
     identity_init(&id, NULL, "run", NULL);
-    runner_pool_config(&cfg, &ro, &id, &pc);
+    runner_pool_config(&cfg, &be, &ro, &id, &pc);
     pool_init(&pool, &be, &pc);
     o = exec_job(&pool, &be, &cfg, j, NULL, r, err);
     pool_release_all(&pool);
@@ -89,6 +89,22 @@ static int run_code(const char *lang, const char *code, const char *stdin_text, 
     struct job_result r;                                     \
     ASSERT(backend_ok);                                      \
     ASSERT_EQ(run_code(lang, code, stdin_text, timeout, memory, output, &r), 0)
+
+/* 1 when the jobs run on gVisor, as a job's kernel says (gVisor's uname
+ * version is its own fixed one), whatever the runtime is called: what the
+ * cases expect follows this, not the runtime's name. */
+static int on_gvisor(void)
+{
+    static int gvisor = -1;
+    struct job_result r;
+
+    if (gvisor < 0 && run_code("python", "import os\nprint(os.uname().version)\n", NULL, "30", NULL,
+                               NULL, &r) == 0) {
+        gvisor = r.r.out.data && strcmp(r.r.out.data, BACKEND_GVISOR_UNAME_VERSION "\n") == 0;
+        job_result_release(&r);
+    }
+    return gvisor == 1;
+}
 
 static void hello(const char *lang, const char *code)
 {
@@ -134,7 +150,10 @@ TEST(hello_ruby)
 }
 
 /* The job runs on the runtime the config names, not the engine's default:
- * gVisor (runsc) answers with a kernel of its own, runc with the host's. */
+ * gVisor (runsc) answers with a kernel of its own, runc with the host's;
+ * and what the engine told of the runtime (exec_on_gvisor: what the pool
+ * and the limits follow) agrees with the job's kernel, whatever the
+ * runtime's name. */
 TEST(runs_on_the_configured_runtime)
 {
     struct utsname u;
@@ -144,11 +163,16 @@ TEST(runs_on_the_configured_runtime)
     snprintf(host, sizeof(host), "%s\n", u.release);
     RUN("python", "import os\nprint(os.uname().release)\n", NULL, NULL, NULL, NULL);
     ASSERT_STR(status_name(r.r.status), "ok");
-    fprintf(stderr, "  runtime \"%s\": the job's kernel %s", cfg.runtime, r.r.out.data);
-    if (strcmp(cfg.runtime, "runsc") == 0)
+    fprintf(stderr,
+            "  runtime \"%s\": the job's kernel %s  gVisor by the job: %d, by the engine: %d\n",
+            cfg.runtime, r.r.out.data, on_gvisor(), exec_on_gvisor(&be));
+    if (on_gvisor())
         ASSERT(strcmp(r.r.out.data, host) != 0);
     else
         ASSERT_STR(r.r.out.data, host);
+    if (strstr(cfg.runtime, "runsc") || strstr(cfg.runtime, "gvisor"))
+        ASSERT(on_gvisor()); /* not runc under gVisor's name */
+    ASSERT_EQ(exec_on_gvisor(&be), on_gvisor());
     job_result_release(&r);
 }
 
@@ -275,7 +299,7 @@ static const char audit_code[] =
 
 static void audit_checks(const char *out)
 {
-    int gvisor = strcmp(cfg.runtime, "runsc") == 0;
+    int gvisor = on_gvisor();
 
     ASSERT(out != NULL);
     ASSERT_CONTAINS(out, "uid 10001 10001 10001\n");
@@ -369,9 +393,8 @@ TEST(hardened_in_the_zygote)
     if (want) {
         /* gVisor lets the job read the zygote's environ (its fixed start-up
          * environment): docs/security.md#gvisor-runsc */
-        ASSERT_CONTAINS(outs[2], strcmp(cfg.runtime, "runsc") == 0
-                                     ? "kill True\nmem True\nenviron False\nuid 0\n"
-                                     : "kill True\nmem True\nenviron True\nuid 0\n");
+        ASSERT_CONTAINS(outs[2], on_gvisor() ? "kill True\nmem True\nenviron False\nuid 0\n"
+                                             : "kill True\nmem True\nenviron True\nuid 0\n");
     }
     for (int i = 0; i < 3; i++)
         free(outs[i]);
@@ -439,7 +462,7 @@ TEST(no_residue_between_jobs_and_labels)
     ASSERT(backend_ok);
     job_init(&j, &cfg);
     ASSERT_EQ(job_set_language(&j, "python", &err), 0);
-    exec_spec_for_job(&spec, &cfg, &j, "llmsb/python:latest");
+    exec_spec_for_job(&spec, &be, &cfg, &j, "llmsb/python:latest");
     snprintf(who, sizeof(who), "integ-residue-%d", (int)getpid());
     spec.labels[0][0] = "llmsb.worker";
     spec.labels[0][1] = who;
@@ -485,7 +508,8 @@ static int run_in_one_container(const char *lang, const char *const *codes, size
     job_init(&j, &cfg);
     if (job_set_language(&j, lang, &err) != 0)
         return -1;
-    exec_spec_for_job(&spec, &cfg, &j, lang[0] == 'c' ? "llmsb/cpp:latest" : "llmsb/python:latest");
+    exec_spec_for_job(&spec, &be, &cfg, &j,
+                      lang[0] == 'c' ? "llmsb/cpp:latest" : "llmsb/python:latest");
     if (sandbox_open(&sb, &be, &spec, 60000, &err) != 0) {
         fprintf(stderr, "  sandbox: %s\n", err.msg);
         job_release(&j);
@@ -554,7 +578,7 @@ TEST(ipc_objects_do_not_survive_into_the_next_job)
         "}\n";
     const char *codes[2] = {make, check};
     const char *want[2] = {"made 1 1 1 1\n", "left mq=0 keys=0 shm=0 msg=0 sem=0\n"};
-    int gvisor = strcmp(cfg.runtime, "runsc") == 0;
+    int gvisor = on_gvisor();
     struct runner_opts o = {.kind = RUNNER_KIND_LOCAL, .slots = 1};
     struct identity id;
     struct pool_config pc;
@@ -567,7 +591,7 @@ TEST(ipc_objects_do_not_survive_into_the_next_job)
     if (gvisor)
         want[1] = "left mq=0 keys=0 shm=-1 msg=-1 sem=-1\n";
     identity_init(&id, NULL, RUNNER_KIND_LOCAL, NULL);
-    runner_pool_config(&cfg, &o, &id, &pc);
+    runner_pool_config(&cfg, &be, &o, &id, &pc);
     pool_init(&p, &be, &pc);
     job_init(&j, &cfg);
     ASSERT_EQ(job_set_language(&j, "cpp", &err), 0);
@@ -577,7 +601,7 @@ TEST(ipc_objects_do_not_survive_into_the_next_job)
         struct proto_job pj;
         struct proto_result res;
 
-        exec_spec_for_job(&spec, &cfg, &j, "llmsb/cpp:latest");
+        exec_spec_for_job(&spec, &be, &cfg, &j, "llmsb/cpp:latest");
         ASSERT_EQ(job_set_code(&j, codes[i], strlen(codes[i]), &err), 0);
         ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
         ASSERT_EQ(pool_acquire(&p, &spec, &lease, &err), 0);
@@ -608,7 +632,7 @@ TEST(many_jobs_in_one_container)
     ASSERT(backend_ok);
     job_init(&j, &cfg);
     ASSERT_EQ(job_set_language(&j, "python", &err), 0);
-    exec_spec_for_job(&spec, &cfg, &j, "llmsb/python:latest");
+    exec_spec_for_job(&spec, &be, &cfg, &j, "llmsb/python:latest");
     ASSERT_EQ(sandbox_open(&sb, &be, &spec, 60000, &err), 0);
     for (int i = 0; i < 20; i++) {
         struct proto_job pj;
@@ -715,7 +739,7 @@ static void pool_spec(struct container_spec *spec, struct job *j)
     struct llmsb_err err = {0};
     job_init(j, &cfg);
     job_set_language(j, "python", &err);
-    exec_spec_for_job(spec, &cfg, j, "llmsb/python:latest");
+    exec_spec_for_job(spec, &be, &cfg, j, "llmsb/python:latest");
 }
 
 TEST(pool_reuse_limits_and_exhaustion)
@@ -790,7 +814,8 @@ static void setup(void)
     if (getenv("LLMSB_RUNTIME")) /* as the CLI reads it */
         snprintf(cfg.runtime, sizeof(cfg.runtime), "%s", getenv("LLMSB_RUNTIME"));
     if (backend_open(&be, backend_name(), NULL, &cfg.kube, &err) != 0 ||
-        be.ops->ping(&be, version, sizeof(version), &err) != 0) {
+        be.ops->ping(&be, version, sizeof(version), &err) != 0 ||
+        backend_runtime_resolve(&be, cfg.runtime, &err) != 0) {
         fprintf(stderr, "integration: no %s engine: %s\n", backend_name(), err.msg);
         return;
     }
