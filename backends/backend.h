@@ -107,10 +107,6 @@ enum backend_runtime_kind {
     BACKEND_RUNTIME_UNKNOWN,    /* named, but the engine would not say what it runs */
 };
 
-/* The kernel version (uname -v) every gVisor sandbox reports, with release
- * 4.4.0: how a job, or a test, sees it runs on gVisor. */
-#define BACKEND_GVISOR_UNAME_VERSION "#1 SMP Sun Jan 10 15:06:54 PST 2016"
-
 /* Progress lines from image builds and imports. */
 typedef void (*backend_progress_cb)(void *ud, const char *line);
 /* Pulls up to max bytes of an upload (a tar stream); 0 at its end, <0 to fail. */

@@ -174,8 +174,16 @@ enum proto_tag {
     /* an OUTPUT frame's fields */
     TAG_CHUNK_FD = 74,     /* 1 stdout, 2 stderr */
     TAG_CHUNK_OFFSET = 75, /* where the chunk starts in its stream, bytes */
-    TAG_CHUNK_DATA = 76
+    TAG_CHUNK_DATA = 76,
+    /* hello / pong: 1 when the agent's kernel is gVisor's (its uname
+     * version is PROTO_GVISOR_UNAME_VERSION): the host runs one job in
+     * that container, whatever it was told of the runtime */
+    TAG_KERNEL_GVISOR = 77
 };
+
+/* The kernel version (uname -v) every gVisor sandbox reports, with release
+ * 4.4.0. */
+#define PROTO_GVISOR_UNAME_VERSION "#1 SMP Sun Jan 10 15:06:54 PST 2016"
 
 /* The fields inside TAG_PHASES; a step that did not run is left out. */
 enum proto_phase_tag {

@@ -309,12 +309,12 @@ void pool_put(struct pool *p, struct pool_lease *lease, int reusable)
         return;
     lease->sb = NULL;
     worked = reusable && !lease->temporary && sb->healthy && sb->open;
-    keep = worked && (p->cfg.max_uses <= 0 || sb->jobs < p->cfg.max_uses) &&
+    keep = worked && !sb->gvisor && (p->cfg.max_uses <= 0 || sb->jobs < p->cfg.max_uses) &&
            (p->cfg.max_age_ms <= 0 || clock_mono_ms() - sb->born_ms < p->cfg.max_age_ms);
     sb->cancel = NULL;
     pthread_mutex_lock(&p->mu);
     /* only keys that worked are kept warm; a container retired by max_uses
-     * or max_age worked too (max_uses 1, as on gVisor: every one) */
+     * or max_age worked too (max_uses 1, or an agent on gVisor: every one) */
     if (worked)
         note_key(p, lease->key, sb);
     if (keep && p->nidle == p->aidle) {

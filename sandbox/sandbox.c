@@ -165,6 +165,11 @@ int sandbox_open(struct sandbox *s, const struct backend *tmpl, const struct con
     }
     s->prestart = tag_u64(&f, TAG_PRESTART) == 1;
     s->live = tag_u64(&f, TAG_LIVE) == 1;
+    s->gvisor = tag_u64(&f, TAG_KERNEL_GVISOR) == 1;
+    if (s->gvisor && s->be.runtime_kind != BACKEND_RUNTIME_GVISOR)
+        log_warn("sandbox %.12s runs on gVisor, which its engine did not say of runtime "
+                 "\"%s\": one job per container; docs/security.md#gvisor-runsc",
+                 s->id, s->spec.runtime ? s->spec.runtime : "");
     buf_consume(&s->in, used);
     s->healthy = 1;
     log_debug("sandbox %.12s ready in %lld ms", s->id, (long long)(clock_mono_ms() - s->born_ms));

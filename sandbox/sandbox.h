@@ -33,6 +33,7 @@ struct sandbox {
     int jobs;
     int prestart; /* the agent takes PROTO_PRESTART (its HELLO said so), none sent yet */
     int live;     /* the agent sends OUTPUT frames for a live job (its HELLO said so) */
+    int gvisor;   /* the agent's kernel is gVisor's (its HELLO said so): one job, then retired */
     /* non-NULL: where a live job's chunks go (the caller sets it around
      * sandbox_run, as cancel); NULL: the job runs as a non-live one */
     const struct proto_chunk_sink *sink;

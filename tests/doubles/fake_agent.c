@@ -19,7 +19,8 @@
  * FAKE_PRESTARTED (its run argv[0], then ":" and its zygote profile).
  * --live: its HELLO says it sends live output, and a live job's stdout
  * goes out in two OUTPUT frames and its stderr in one once the program
- * ended, then a chunk out of order (which the worker must drop). */
+ * ended, then a chunk out of order (which the worker must drop).
+ * --gvisor: its HELLO says its kernel is gVisor's. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -32,7 +33,7 @@
 
 #include "proto/proto.h"
 
-static int shell_mode, takes_prestart, sends_live;
+static int shell_mode, takes_prestart, sends_live, says_gvisor;
 static char prestarted[160] = "FAKE_PRESTARTED="; /* putenv's: lives as long as the process */
 
 static int send_frame(int type, const struct buf *payload)
@@ -54,6 +55,8 @@ static int send_ready(int type)
         proto_put_u64(&p, TAG_PRESTART, 1);
     if (sends_live)
         proto_put_u64(&p, TAG_LIVE, 1);
+    if (says_gvisor)
+        proto_put_u64(&p, TAG_KERNEL_GVISOR, 1);
     rc = send_frame(type, &p);
     buf_release(&p);
     return rc;
@@ -230,6 +233,8 @@ int main(int argc, char **argv)
             takes_prestart = 1;
         else if (strcmp(argv[i], "--live") == 0)
             sends_live = 1;
+        else if (strcmp(argv[i], "--gvisor") == 0)
+            says_gvisor = 1;
         else if (strcmp(argv[i], "--hello-delay-ms") == 0 && i + 1 < argc)
             sleep_ms(strtol(argv[++i], NULL, 10));
     }

@@ -53,6 +53,7 @@ struct fake_engine {
     int64_t hello_delay_ms;
     int prestart;
     int live;
+    int gvisor;
     int fail[FAKE_OP_COUNT];
     int calls[FAKE_OP_COUNT];
     unsigned long next_id;
@@ -346,7 +347,7 @@ static int fake_start(struct backend *b, const char *id, struct llmsb_err *err)
     struct fake_engine *fe = engine(b);
     struct fake_container *c;
     char delay[24];
-    char *argv[7] = {NULL};
+    char *argv[8] = {NULL};
     int argc = 0, rc = 0;
 
     if (enter(fe, FAKE_OP_START, err) != 0)
@@ -364,6 +365,8 @@ static int fake_start(struct backend *b, const char *id, struct llmsb_err *err)
         argv[argc++] = "--prestart";
     if (fe->live)
         argv[argc++] = "--live";
+    if (fe->gvisor)
+        argv[argc++] = "--gvisor";
     if (!(c = find(fe, id))) {
         rc = unknown(id, err);
     } else if (c->pid == 0) {
@@ -721,6 +724,13 @@ void fake_engine_agent_live(struct fake_engine *fe, int on)
 {
     pthread_mutex_lock(&fe->mu);
     fe->live = on;
+    pthread_mutex_unlock(&fe->mu);
+}
+
+void fake_engine_agent_gvisor(struct fake_engine *fe, int on)
+{
+    pthread_mutex_lock(&fe->mu);
+    fe->gvisor = on;
     pthread_mutex_unlock(&fe->mu);
 }
 

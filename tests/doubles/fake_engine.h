@@ -66,6 +66,9 @@ void fake_engine_agent_prestart(struct fake_engine *fe, int on);
 /* on: the agents of containers started from now on send a live job's
  * output in OUTPUT frames, with a chunk out of order after it. */
 void fake_engine_agent_live(struct fake_engine *fe, int on);
+/* on: the agents of containers started from now on say in their HELLO
+ * that their kernel is gVisor's. */
+void fake_engine_agent_gvisor(struct fake_engine *fe, int on);
 /* Kills container id (NULL: every container) with SIGKILL, as an engine
  * or the kernel would; oom: inspect says it was OOM-killed.  Returns the
  * count killed. */

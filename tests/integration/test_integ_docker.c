@@ -17,6 +17,7 @@
 #include "exec/runner.h"
 #include "job/job.h"
 #include "job/result.h"
+#include "proto/proto.h"
 
 static struct config cfg;
 static struct backend be;
@@ -100,7 +101,7 @@ static int on_gvisor(void)
 
     if (gvisor < 0 && run_code("python", "import os\nprint(os.uname().version)\n", NULL, "30", NULL,
                                NULL, &r) == 0) {
-        gvisor = r.r.out.data && strcmp(r.r.out.data, BACKEND_GVISOR_UNAME_VERSION "\n") == 0;
+        gvisor = r.r.out.data && strcmp(r.r.out.data, PROTO_GVISOR_UNAME_VERSION "\n") == 0;
         job_result_release(&r);
     }
     return gvisor == 1;

@@ -125,6 +125,31 @@ FAKE_TEST(max_uses_retires)
     pool_release_all(&x.p);
 }
 
+/* An agent whose HELLO says its kernel is gVisor's runs one job, whatever
+ * max_uses says and the engine told of the runtime: gVisor keeps what the
+ * agent cannot clean (docs/security.md#gvisor-runsc). */
+FAKE_TEST(agent_on_gvisor_retires_after_one_job)
+{
+    struct pool_config pc = config_of(2, POOL_WAIT);
+    static struct fx x; /* held: fx_start */
+
+    pc.max_uses = 200;
+    fake_engine_agent_gvisor(fe, 1);
+    ASSERT_EQ(fx_start(&x, fe, pc), 0);
+    ASSERT(x.l.sb->gvisor);
+    ASSERT_EQ(run_true(&x.l), 0);
+    pool_put(&x.p, &x.l, 1);
+    ASSERT_EQ(fake_engine_containers(fe), 0);
+    ASSERT_EQ(pool_size(&x.p, NULL), 0);
+    fake_engine_agent_gvisor(fe, 0); /* the host's kernel: kept */
+    ASSERT_EQ(pool_acquire(&x.p, &x.spec, &x.l, &x.err), 0);
+    ASSERT(!x.l.sb->gvisor);
+    ASSERT_EQ(run_true(&x.l), 0);
+    pool_put(&x.p, &x.l, 1);
+    ASSERT_EQ(fake_engine_containers(fe), 1);
+    pool_release_all(&x.p);
+}
+
 FAKE_TEST(max_age_retires)
 {
     struct pool_config pc = config_of(2, POOL_WAIT);
@@ -367,8 +392,9 @@ FAKE_TEST(single_use_containers_are_kept_warm)
     pool_release_all(&x.p);
 }
 
-TEST_MAIN("pool", T(warm_container_is_reused), T(max_uses_retires), T(max_age_retires),
-          T(exhausted_fail_fast), T(exhausted_wait), T(exhausted_temporary),
+TEST_MAIN("pool", T(warm_container_is_reused), T(max_uses_retires),
+          T(agent_on_gvisor_retires_after_one_job), T(max_age_retires), T(exhausted_fail_fast),
+          T(exhausted_wait), T(exhausted_temporary),
           T(dead_idle_container_fails_health_check_and_is_replaced),
           T(failed_remove_is_retried_by_maintenance), T(release_all_destroys_idle_containers),
           T(warm_container_is_prestarted_as_it_is_made), T(single_use_containers_are_kept_warm))
