@@ -15,8 +15,9 @@ set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
 B=${LLMSB_BIN:-$PWD/bin/llm-sandbox}
+rt=${LLMSB_RUNTIME:+_$(basename "$LLMSB_RUNTIME")}; rt=${rt//[^a-z0-9_]/_} # a suite name run-suite.sh reads
 case ${LLMSB_BACKEND:-docker} in
-    docker) SUITE=hostile${LLMSB_RUNTIME:+_$(basename "$LLMSB_RUNTIME")}; SOCK=/var/run/docker.sock ;;
+    docker) SUITE=hostile$rt; SOCK=/var/run/docker.sock ;;
     podman) SUITE=hostile_podman; SOCK=/run/podman/podman.sock ;;
     *) echo "FAIL hostile: LLMSB_BACKEND=$LLMSB_BACKEND has no host check here"; echo "hostile: 0 passed, 1 failed"; exit 1 ;;
 esac

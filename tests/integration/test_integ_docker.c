@@ -8,6 +8,7 @@
 #include "tests/unit/test.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -29,11 +30,17 @@ static const char *backend_name(void)
     return n && *n ? n : "docker";
 }
 
+/* integration_docker, or with a runtime integration_docker_<its name>
+ * (a path's last part; what is not [a-z0-9_] as _, for run-suite.sh) */
 static const char *suite_name(void)
 {
     static char name[128];
     const char *rt = strrchr(cfg.runtime, '/') ? strrchr(cfg.runtime, '/') + 1 : cfg.runtime;
+
     snprintf(name, sizeof(name), "integration_%s%s%s", backend_name(), rt[0] ? "_" : "", rt);
+    for (char *c = name; *c; c++)
+        if (!islower((unsigned char)*c) && !isdigit((unsigned char)*c))
+            *c = '_';
     return name;
 }
 
