@@ -613,6 +613,7 @@ TEST(ipc_objects_do_not_survive_into_the_next_job)
         ASSERT_EQ(job_set_code(&j, codes[i], strlen(codes[i]), &err), 0);
         ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
         ASSERT_EQ(pool_acquire(&p, &spec, &lease, &err), 0);
+        ASSERT_EQ(lease.sb->gvisor, gvisor); /* the agent's HELLO says what the kernel is */
         /* runc: the same container again; gVisor: a new one */
         if (i == 1)
             ASSERT_EQ(strcmp(lease.sb->id, first) == 0, !gvisor);
