@@ -789,6 +789,13 @@ TEST(pool_reuse_limits_and_exhaustion)
     /* back in the pool, then handed out again after a health check */
     a.sb->jobs = 1;
     pool_put(&p, &a, 1);
+    if (on_gvisor()) { /* the agent's HELLO said gVisor: retired, whatever max_uses says */
+        ASSERT_EQ(pool_size(&p, &idle), 0);
+        ASSERT_EQ(p.destroyed, 2);
+        pool_release_all(&p);
+        job_release(&j);
+        return;
+    }
     ASSERT_EQ(pool_size(&p, &idle), 1);
     ASSERT_EQ(idle, 1);
     ASSERT_EQ(pool_acquire(&p, &spec, &a, &err), 0);
