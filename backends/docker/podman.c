@@ -130,6 +130,22 @@ static const struct docker_flavor podman_flavor = {
     .egress_dns_on_gateway = 1,
 };
 
+/* Podman's Docker-compatible create ignores HostConfig.Runtime (4.3.1 here:
+ * with "runsc", or /usr/bin/runsc, a job's kernel is still the host's), so
+ * a container runs on the engine's default runtime, which GET /info names:
+ * backend.runtime is refused rather than believed (docs/security.md). */
+static int podman_runtime_kind(struct backend *b, const char *runtime, struct llmsb_err *err)
+{
+    if (runtime && *runtime)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "podman: backend.runtime \"%.100s\": Podman's Docker-compatible API "
+                             "runs every container on its default runtime, whatever the request "
+                             "names: set engine.runtime in containers.conf and leave "
+                             "backend.runtime empty",
+                             runtime);
+    return docker_runtime_kind(b, NULL, err);
+}
+
 static int podman_open(struct backend *b, const char *host, struct llmsb_err *err)
 {
     char sock[400];
@@ -198,5 +214,5 @@ const struct backend_ops podman_ops = {
     .image_list = docker_image_list,
     .image_remove = docker_image_remove,
     .network_disconnect = docker_network_disconnect,
-    .runtime_kind = docker_runtime_kind,
+    .runtime_kind = podman_runtime_kind,
 };

@@ -1,7 +1,8 @@
 /* test_runtime_kind.c - how a backend tells gVisor from the host's kernel
  * (backend_runtime_resolve): Docker's and Podman's GET /info answers
  * (docker_info_runtime_kind: the default runtime, a runtime registered
- * under another name, a path, runc), a Kubernetes RuntimeClass's handler
+ * under another name, a path, runc; Podman refusing a runtime its
+ * compatible API would ignore), a Kubernetes RuntimeClass's handler
  * (kubernetes_runtime_class_kind), and what the runner and the executor
  * make of the answer: one job per container on gVisor and on a runtime
  * nobody described, RLIMIT_NPROC at the pids limit on gVisor only. */
@@ -71,6 +72,20 @@ TEST(docker_info_names_gvisor_by_its_binary)
     ASSERT_EQ(docker_info_runtime_kind("{}", 2, "runsc"), BACKEND_RUNTIME_GVISOR);
     ASSERT_EQ(docker_info_runtime_kind("[1]", 3, ""), -1);
     ASSERT_EQ(docker_info_runtime_kind("nope", 4, ""), -1);
+}
+
+/* Podman's compatible API ignores the runtime a create names: refused,
+ * before any call (the socket is never reached) */
+TEST(podman_refuses_a_runtime_it_would_ignore)
+{
+    struct backend b;
+    struct llmsb_err err = {0};
+
+    ASSERT_EQ(backend_open(&b, "podman", "unix:///nonexistent/podman.sock", NULL, &err), 0);
+    ASSERT_EQ(backend_runtime_resolve(&b, "/usr/bin/runsc", &err), LLMSB_ERR_INVALID);
+    ASSERT_CONTAINS(err.msg, "podman: backend.runtime \"/usr/bin/runsc\": Podman's");
+    ASSERT_CONTAINS(err.msg, "engine.runtime in containers.conf");
+    backend_close(&b);
 }
 
 static int class_kind(const char *json)
@@ -172,4 +187,5 @@ TEST(the_engines_answer_sets_reuse_and_limits)
 }
 
 TEST_MAIN("runtime_kind", T(docker_info_names_gvisor_by_its_binary),
-          T(runtime_class_handler_names_gvisor), T(the_engines_answer_sets_reuse_and_limits))
+          T(podman_refuses_a_runtime_it_would_ignore), T(runtime_class_handler_names_gvisor),
+          T(the_engines_answer_sets_reuse_and_limits))
