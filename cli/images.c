@@ -34,7 +34,8 @@ static const char images_usage[] =
     "list shows the sandbox images on the engine (custom ones with their\n"
     "name); rm NAME removes the tags of llmsb/custom/NAME.\n";
 
-/* The custom build: built as <repo>:unchecked, checked, then tagged. */
+/* The custom build: built under a name no job may use, checked by its
+ * image id, then tagged (or its unchecked name dropped). */
 static int custom_build(struct cli_globals *g, struct images_custom *c, const struct images_opts *o)
 {
     const struct runner_opts ro = {.kind = RUNNER_KIND_RUN, .slots = 1, .max_size = 1};
@@ -42,9 +43,10 @@ static int custom_build(struct cli_globals *g, struct images_custom *c, const st
     struct llmsb_err err = {0};
     struct runner rn;
     struct buf findings;
-    char dir[PATH_MAX];
+    char dir[PATH_MAX], version[64];
     int rc, code = 0;
 
+    t.id[0] = '\0';
     if (!c->dockerfile || !c->name || !c->lang) {
         cli_error("images build: --dockerfile, --name and --lang go together (missing: %s)",
                   !c->dockerfile ? "--dockerfile"
@@ -63,10 +65,10 @@ static int custom_build(struct cli_globals *g, struct images_custom *c, const st
     buf_init(&findings, (size_t)64 << 10);
     if ((rc = images_custom_build(&rn.be, &g->cfg, c, o, &t, &err)) != 0 || t.up_to_date)
         goto out;
-    fprintf(stderr, "[custom] checking %s: a hello world in %s, the hardening audit\n", t.unchecked,
-            t.lang);
-    if ((rc = images_custom_audit(&rn.be, t.unchecked, t.lang, &findings, &err)) != 0 ||
-        (rc = exec_image_check(&rn, t.unchecked, language_find(t.lang), &findings, &err)) != 0)
+    fprintf(stderr, "[custom] checking %s (%s): a hello world in %s, the hardening audit\n",
+            t.unchecked, t.id, t.lang);
+    if ((rc = images_custom_audit(&rn.be, t.id, t.lang, &findings, &err)) != 0 ||
+        (rc = exec_image_check(&rn, t.id, language_find(t.lang), &findings, &err)) != 0)
         goto out;
     if (findings.len) {
         cli_error("images build: --dockerfile \"%s\": the hardening audit refused %s:\n%.*s",
@@ -83,7 +85,12 @@ out:
         code = err.code == LLMSB_ERR_INVALID ? EXIT_USAGE : EXIT_INTERNAL;
     }
     buf_release(&findings);
-    runner_close(&rn, "images build ended");
+    runner_close(&rn, "images build ended"); /* its containers of the image first */
+    if (code != 0 && t.id[0] &&
+        runner_engine_open(&rn.be, &g->cfg, version, sizeof(version), &err) == 0) {
+        images_custom_discard(&rn.be, &t); /* refused: no name of it stays */
+        backend_close(&rn.be);
+    }
     return code;
 }
 
