@@ -457,8 +457,10 @@ static void finding(struct buf *f, const char *fmt, ...)
 }
 
 /* The audit of what the image says it is: a volume would be a writable
- * place outside the size-limited tmpfs mounts; the agent starts as root
- * with the image's environment, so a loader variable there would reach it. */
+ * place outside the size-limited tmpfs mounts.  A loader variable reaches
+ * no job (the agent is static and builds the environment of every process
+ * it starts from the job's) but would reach an exec into the container,
+ * as the audit's shell: a mistake, refused. */
 int images_custom_audit(struct backend *be, const char *image, const char *lang,
                         struct buf *findings, struct llmsb_err *err)
 {
@@ -487,11 +489,13 @@ int images_custom_audit(struct backend *be, const char *image, const char *lang,
     cJSON_ArrayForEach(e, v) {
         for (size_t i = 0; cJSON_IsString(e) && i < sizeof(loader) / sizeof(loader[0]); i++)
             if (strncmp(e->valuestring, loader[i], strlen(loader[i])) == 0)
-                finding(findings, "ENV %.200s: the agent starts as root with it", e->valuestring);
+                finding(findings,
+                        "ENV %.200s: a loader variable (it reaches an exec into the container)",
+                        e->valuestring);
     }
     v = cJSON_GetObjectItemCaseSensitive(cfgj, "User");
     if (cJSON_IsString(v) && v->valuestring[0] && strcmp(v->valuestring, "0:0") != 0)
-        finding(findings, "USER %s: the agent must start as root", v->valuestring);
+        finding(findings, "USER %s: the agent must start as root (0:0)", v->valuestring);
     v = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cfgj, "Entrypoint"), 0);
     if (!cJSON_IsString(v) || strcmp(v->valuestring, AGENT_PATH) != 0)
         finding(findings, "ENTRYPOINT is not " AGENT_PATH);
