@@ -15,7 +15,10 @@
 #     a last line that continues, and a sparse file that passes the
 #     context cap, are refused; no tag of a custom image but :latest and
 #     its hash may be named by a job;
-#   - images list shows it, images rm removes its tags;
+#   - images list shows it, images rm removes its tags, judging by the
+#     repo (another name of the same image, as one built FROM it carries
+#     the labels, is neither listed nor removed), with its operands
+#     counted and options after NAME taken as options;
 #   - bad input (a bad --name, a missing --dockerfile, an unknown --lang,
 #     a base without python3, a Dockerfile that fails) is refused naming
 #     the option, the value and why.
@@ -42,8 +45,8 @@ cleanup() {
     remove_containers_of $RUN_PIDS
     # our tags only (their layers go with the last tag)
     local f tag
-    f=$(jq -rn --arg r "llmsb/custom/$N-*" --arg u "llmsb-unchecked/$N-*" \
-        '{reference: [$r, $u]} | tojson | @uri')
+    f=$(jq -rn --arg r "llmsb/custom/$N-*" --arg u "llmsb-unchecked/$N-*" --arg d "$N-derived" \
+        '{reference: [$r, $u, $d]} | tojson | @uri')
     for tag in $(engine_get "/images/json?filters=$f" | jq -r '.[].RepoTags[]?'); do
         curl -fs -X DELETE --max-time 30 --unix-socket "$ENGINE_SOCK" \
             "http://d/v1.41/images/$(jq -rn --arg t "$tag" '$t | @uri')?force=1" >/dev/null
@@ -241,14 +244,28 @@ else
     bad build_failure_shown "no clear build failure"
 fi
 
-# 9. images rm: every tag of the name goes
-if "$B" images rm "$N-suid" >"$T/why" 2>&1 && grep -q "removed llmsb/custom/$N-suid:latest" "$T/why" &&
+# 9. images rm: every tag of the name goes, and only those: an image of
+# another name with the same labels (as one built FROM it) is neither
+# listed nor removed; options after NAME are options
+curl -fs -X POST --max-time 30 --unix-socket "$ENGINE_SOCK" \
+    "http://d/v1.41/images/llmsb%2Fcustom%2F$N-suid:latest/tag?repo=$N-derived&tag=latest" >/dev/null
+if "$B" images list >"$T/why" 2>&1 && grep -q "llmsb/custom/$N-suid:latest" "$T/why" &&
+    ! grep -q "$N-derived" "$T/why"; then
+    ok list_judges_by_repo
+else
+    bad list_judges_by_repo "images list shows another repo"
+fi
+if "$B" images rm "$N-suid" --log-level warn >"$T/why" 2>&1 && grep -q "removed llmsb/custom/$N-suid:latest" "$T/why" &&
+    ! grep -q "$N-derived" "$T/why" && engine_get "/images/$N-derived:latest/json" >/dev/null &&
     ! engine_get "/images/llmsb/custom/$N-suid:latest/json" >/dev/null &&
     "$B" images list >"$T/why" 2>&1 && ! grep -q "llmsb/custom/$N-suid:" "$T/why"; then
     ok removed
 else
-    bad removed "images rm left a tag"
+    bad removed "images rm left a tag, or removed another repo's"
 fi
+expect_refused rm_two_names "images rm: takes one NAME; \"b\" is one too many" "$B" images rm a b
+expect_refused list_operand "images list: takes no operand; \"junk\" is one too many" "$B" images list junk
+expect_refused rm_unknown_option "images rm: unknown option \"--force\"" "$B" images rm a --force
 
 echo "custom: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
