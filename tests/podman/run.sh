@@ -107,7 +107,12 @@ if LLMSB_AGENT=${LLMSB_AGENT:-$PWD/bin/llmsb-agent} "$B" images build --dockerfi
     ! "$B" run --lang python --image "llmsb/custom/$CN" "$T/note.rb" </dev/null >"$T/err" 2>&1 &&
     grep -q "was built for language ruby" "$T/err"; then ok custom_image
 else bad custom_image "$(tail -3 "$T/err")"; fi
-"$B" images rm "$CN" >/dev/null 2>&1
+# its unchecked name is gone; list and rm find it under Podman's docker.io/ prefix
+if ! podman images --format '{{.Repository}}' | grep -q "llmsb-unchecked/$CN" &&
+    "$B" images list 2>"$T/err" | grep -q "llmsb/custom/$CN:latest" &&
+    "$B" images rm "$CN" >"$T/out" 2>"$T/err" && grep -q "^removed .*llmsb/custom/$CN:latest" "$T/out" &&
+    ! podman image exists "llmsb/custom/$CN:latest"; then ok custom_image_list_rm
+else bad custom_image_list_rm "$(cat "$T/out" "$T/err" | tail -3)"; fi
 
 # plots and the rest of the plot suite, on Podman
 out=$(sh tests/integration/test_plots.sh 2>&1); rc=$?
