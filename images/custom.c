@@ -178,9 +178,23 @@ static int tree_entry_write(struct archive *a, struct archive_entry *e, struct l
     return rc;
 }
 
+/* The top-level names of the user's tree not sent: the Dockerfile and
+ * .llmsb (ours take their place), and the ignore files, which Podman's
+ * build reads from the context (it could leave out our .llmsb) and
+ * Docker's does not: the whole tree is sent on both. */
+static int ctx_left_out(const char *rel)
+{
+    static const char *const names[] = {"Dockerfile", CUSTOM_DIR, ".dockerignore",
+                                        ".containerignore"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strcmp(rel, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
 /* Adds the tree at dir to a, paths relative to it, times zeroed (the hash
- * and the engine's cache see contents, not when a file was touched); the
- * top-level Dockerfile and .llmsb are left out (ours take their place). */
+ * and the engine's cache see contents, not when a file was touched), less
+ * what ctx_left_out names. */
 static int ctx_add_tree(struct archive *a, const char *dir, struct llmsb_err *err)
 {
     struct archive *disk = archive_read_disk_new();
@@ -209,7 +223,7 @@ static int ctx_add_tree(struct archive *a, const char *dir, struct llmsb_err *er
         if (r < ARCHIVE_WARN) {
             rc = llmsb_err_set(err, LLMSB_ERR_SYS, "images build: --context \"%s\": %s", dir,
                                archive_error_string(disk));
-        } else if (*rel && strcmp(rel, "Dockerfile") != 0 && strcmp(rel, CUSTOM_DIR) != 0) {
+        } else if (*rel && !ctx_left_out(rel)) {
             archive_read_disk_descend(disk);
             archive_entry_set_pathname(e, rel);
             archive_entry_set_mtime(e, 0, 0);
@@ -306,7 +320,9 @@ static void custom_progress(void *ud, const char *line)
 {
     struct custom_say *c = ud;
     const char *m = strstr(line, "llmsb: ");
-    if (m)
+    /* a step's own text ("Step 3/17 : RUN …", Podman's "STEP 3/17: …")
+     * holds our messages too: only what a step printed counts */
+    if (m && strncasecmp(line, "Step ", 5) != 0)
         snprintf(c->check, sizeof(c->check), "%s", m + 7);
     images_progress(&c->sc, line);
 }

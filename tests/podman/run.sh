@@ -94,11 +94,14 @@ echo 'puts "hi from ruby"' > "$T/h.rb"
 grep -q '^hi from ruby$' "$T/out" && ok ruby_after_build || bad ruby_after_build "$(cat "$T/out")"
 
 # a custom image through Podman (docs/images.md, "Custom images"): our
-# layer on llmsb/ruby with a file of the context, checked and audited in
+# layer on llmsb/ruby with a file of the context (and ignore files that
+# would leave out our .llmsb/ if Podman read them), checked and audited in
 # Podman's sandbox, used by a job, refused to a job of another language
 mkdir -p "$T/cust"; CN=pc$$
 printf 'FROM llmsb/ruby:latest\nCOPY note.txt /usr/local/share/note.txt\n' >"$T/cust/Dockerfile"
 echo "from podman" >"$T/cust/note.txt"
+# Podman's build reads ignore files from the context: ours are left out of it
+printf '.llmsb\n*.rb\n' >"$T/cust/.dockerignore"; cp "$T/cust/.dockerignore" "$T/cust/.containerignore"
 echo 'puts File.read("/usr/local/share/note.txt")' >"$T/note.rb"
 if LLMSB_AGENT=${LLMSB_AGENT:-$PWD/bin/llmsb-agent} "$B" images build --dockerfile "$T/cust/Dockerfile" \
         --name "$CN" --lang ruby >"$T/err" 2>&1 && grep -q "built llmsb/custom/$CN:" "$T/err" &&
