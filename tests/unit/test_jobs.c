@@ -462,6 +462,14 @@ TEST(fields_given_twice_are_invalid)
     ASSERT_EQ(job_set_image(&j, &cfg, "llmsb/custom/a", 14, &err), 0);
     ASSERT_EQ(job_set_image(&j, &cfg, "llmsb/custom/a:latest", 21, &err), 0);
     ASSERT_EQ(job_set_image(&j, &cfg, "llmsb/custom/a:0123456789ab", 27, &err), 0);
+    {
+        /* an unchecked build's name, even where the prefix would let it by */
+        struct config open_cfg = cfg;
+        open_cfg.image_prefix[0] = '\0';
+        ASSERT(job_set_image(&j, &open_cfg, "llmsb-unchecked/a:0123456789ab-42", 33, &err) != 0);
+        ASSERT_CONTAINS(err.msg, "is not a checked custom image");
+        ASSERT_EQ(job_set_image(&j, &open_cfg, "other/x", 7, &err), 0);
+    }
     job_release(&j);
 }
 
