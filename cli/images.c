@@ -31,10 +31,11 @@ static const char images_usage[] =
     "world and the hardening audit in it, and tags it llmsb/custom/NAME:<hash>\n"
     "and :latest; jobs name it with image: llmsb/custom/NAME.\n"
     "\n"
-    "list shows the sandbox images on the engine (custom ones with their\n"
-    "name); rm NAME removes the tags of llmsb/custom/NAME.\n";
+    "list shows the sandbox images on the engine (llmsb/custom/* with every\n"
+    "tag, ours by :latest); rm NAME removes the tags of llmsb/custom/NAME.\n";
 
-/* The custom build: built as <repo>:unchecked, checked, then tagged. */
+/* The custom build: built under a name no job may use, checked by its
+ * image id, then tagged (or its unchecked name dropped). */
 static int custom_build(struct cli_globals *g, struct images_custom *c, const struct images_opts *o)
 {
     const struct runner_opts ro = {.kind = RUNNER_KIND_RUN, .slots = 1, .max_size = 1};
@@ -42,9 +43,10 @@ static int custom_build(struct cli_globals *g, struct images_custom *c, const st
     struct llmsb_err err = {0};
     struct runner rn;
     struct buf findings;
-    char dir[PATH_MAX];
+    char dir[PATH_MAX], version[64];
     int rc, code = 0;
 
+    t.id[0] = '\0';
     if (!c->dockerfile || !c->name || !c->lang) {
         cli_error("images build: --dockerfile, --name and --lang go together (missing: %s)",
                   !c->dockerfile ? "--dockerfile"
@@ -63,10 +65,10 @@ static int custom_build(struct cli_globals *g, struct images_custom *c, const st
     buf_init(&findings, (size_t)64 << 10);
     if ((rc = images_custom_build(&rn.be, &g->cfg, c, o, &t, &err)) != 0 || t.up_to_date)
         goto out;
-    fprintf(stderr, "[custom] checking %s: a hello world in %s, the hardening audit\n", t.unchecked,
-            t.lang);
-    if ((rc = images_custom_audit(&rn.be, t.unchecked, t.lang, &findings, &err)) != 0 ||
-        (rc = exec_image_check(&rn, t.unchecked, language_find(t.lang), &findings, &err)) != 0)
+    fprintf(stderr, "[custom] checking %s (%s): a hello world in %s, the hardening audit\n",
+            t.unchecked, t.id, t.lang);
+    if ((rc = images_custom_audit(&rn.be, t.id, t.lang, &findings, &err)) != 0 ||
+        (rc = exec_image_check(&rn, t.id, language_find(t.lang), &findings, &err)) != 0)
         goto out;
     if (findings.len) {
         cli_error("images build: --dockerfile \"%s\": the hardening audit refused %s:\n%.*s",
@@ -83,32 +85,85 @@ out:
         code = err.code == LLMSB_ERR_INVALID ? EXIT_USAGE : EXIT_INTERNAL;
     }
     buf_release(&findings);
-    runner_close(&rn, "images build ended");
+    runner_close(&rn, "images build ended"); /* its containers of the image first */
+    if (code != 0 && t.id[0] &&
+        runner_engine_open(&rn.be, &g->cfg, version, sizeof(version), &err) == 0) {
+        images_custom_discard(&rn.be, &t); /* refused: no name of it stays */
+        backend_close(&rn.be);
+    }
     return code;
 }
 
-/* A custom image's every tag; of our own images, the :latest ones (the
- * hash tags of older recipes stay until removed). */
+/* A tag's repo without the engine's registry prefix (Podman names ours
+ * docker.io/llmsb/..., localhost/llmsb/...). */
+static const char *tag_repo(const char *tag)
+{
+    static const char *const hosts[] = {"docker.io/", "localhost/"};
+    for (size_t i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++)
+        if (strncmp(tag, hosts[i], strlen(hosts[i])) == 0)
+            return tag + strlen(hosts[i]);
+    return tag;
+}
+
+/* Images are judged by their repo, not their labels: an image built FROM
+ * one of ours inherits the llmsb.* labels.  A custom image's every tag
+ * (llmsb/custom/...); of our own images, the :latest ones (the hash tags
+ * of older recipes stay until removed). */
 static void list_one(void *ud, const struct image_info *ii)
 {
-    size_t n = strlen(ii->tag);
+    const char *r = tag_repo(ii->tag);
+    size_t n = strlen(r);
+    int custom = strncmp(r, "llmsb/custom/", 13) == 0;
     (void)ud;
-    if (!ii->custom[0] && (n < 7 || strcmp(ii->tag + n - 7, ":latest") != 0))
+    if (strncmp(r, "llmsb/", 6) != 0 || (!custom && (n < 7 || strcmp(r + n - 7, ":latest") != 0)))
         return;
-    printf("%-44s %-10s %-8s %6lld MB\n", ii->tag, ii->lang, ii->custom[0] ? "custom" : "stock",
+    printf("%-44s %-10s %-8s %6lld MB\n", ii->tag, ii->lang, custom ? "custom" : "stock",
            ii->size_bytes >> 20);
 }
 
+#define RM_MAX 64
+
 struct rm_ctx {
-    char tags[64][200];
-    int n;
+    char repo[160]; /* "llmsb/custom/NAME:" */
+    char tags[RM_MAX][200];
+    int n, more;
 };
 
 static void rm_collect(void *ud, const struct image_info *ii)
 {
     struct rm_ctx *c = ud;
-    if (c->n < 64)
+    if (strncmp(tag_repo(ii->tag), c->repo, strlen(c->repo)) != 0)
+        return; /* another image with the label (built FROM it) */
+    if (c->n < RM_MAX)
         snprintf(c->tags[c->n++], sizeof(c->tags[0]), "%s", ii->tag);
+    else
+        c->more++;
+}
+
+/* images rm NAME: every tag of llmsb/custom/NAME, RM_MAX at a time. */
+static int rm_custom(struct backend *be, const char *name, struct llmsb_err *err)
+{
+    struct rm_ctx *rm = calloc(1, sizeof(*rm));
+    char label[128];
+    int rc;
+
+    if (!rm)
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
+    snprintf(rm->repo, sizeof(rm->repo), "llmsb/custom/%s:", name);
+    snprintf(label, sizeof(label), "llmsb.custom=%s", name);
+    rc = be->ops->image_list(be, label, rm_collect, rm, err);
+    if (rc == 0 && rm->n == 0)
+        rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "images rm: no image llmsb/custom/%s", name);
+    for (int i = 0; rc == 0 && i < rm->n; i++)
+        if ((rc = be->ops->image_remove(be, rm->tags[i], err)) == 0)
+            printf("removed %s\n", rm->tags[i]);
+    if (rc == 0 && rm->more)
+        rc = llmsb_err_set(err, LLMSB_ERR_LIMIT,
+                           "images rm: llmsb/custom/%s has %d more tags than the %d removed: "
+                           "run it again",
+                           name, rm->more, RM_MAX);
+    free(rm);
+    return rc;
 }
 
 /* images list | images rm NAME: through the engine's image API. */
@@ -116,8 +171,7 @@ static int list_or_rm(struct cli_globals *g, const char *verb, const char *name)
 {
     struct backend be;
     struct llmsb_err err = {0};
-    struct rm_ctx *rm = NULL;
-    char version[64], label[128];
+    char version[64];
     int rc = 0;
 
     if (strcmp(verb, "rm") == 0 && (!name || !images_custom_name_ok(name))) {
@@ -138,23 +192,41 @@ static int list_or_rm(struct cli_globals *g, const char *verb, const char *name)
     if (strcmp(verb, "list") == 0) {
         printf("%-44s %-10s %-8s %9s\n", "IMAGE", "LANG", "KIND", "SIZE");
         rc = be.ops->image_list(&be, "llmsb.lang", list_one, NULL, &err);
-    } else if (!(rm = calloc(1, sizeof(*rm)))) {
-        rc = llmsb_err_set(&err, LLMSB_ERR_NOMEM, "out of memory");
     } else {
-        snprintf(label, sizeof(label), "llmsb.custom=%s", name);
-        rc = be.ops->image_list(&be, label, rm_collect, rm, &err);
-        if (rc == 0 && rm->n == 0)
-            rc =
-                llmsb_err_set(&err, LLMSB_ERR_INVALID, "images rm: no image llmsb/custom/%s", name);
-        for (int i = 0; rc == 0 && i < rm->n; i++)
-            if ((rc = be.ops->image_remove(&be, rm->tags[i], &err)) == 0)
-                printf("removed %s\n", rm->tags[i]);
+        rc = rm_custom(&be, name, &err);
     }
     if (rc != 0)
         cli_error("%s", err.msg);
-    free(rm);
     backend_close(&be);
     return rc == 0 ? 0 : err.code == LLMSB_ERR_INVALID ? EXIT_USAGE : EXIT_INTERNAL;
+}
+
+/* images list [global options] | images rm NAME [global options]: the
+ * operands counted, an unknown option refused. */
+static int list_or_rm_args(struct cli_globals *g, int argc, char **argv)
+{
+    const char *verb = argv[1], *name = NULL;
+    int want = strcmp(verb, "rm") == 0, n = 0, rc;
+
+    for (int i = 2; i < argc; i++) {
+        if ((rc = cli_global_opt(g, argc, argv, &i)) < 0)
+            return EXIT_USAGE;
+        if (rc > 0)
+            continue;
+        if (argv[i][0] == '-') {
+            cli_error("images %s: unknown option \"%s\"", verb, argv[i]);
+            return EXIT_USAGE;
+        }
+        if (n++ >= want) {
+            cli_error("images %s: takes %s; \"%s\" is one too many", verb,
+                      want ? "one NAME" : "no operand", argv[i]);
+            return EXIT_USAGE;
+        }
+        name = argv[i];
+    }
+    if (cli_config_finish(g) != 0)
+        return EXIT_USAGE;
+    return list_or_rm(g, verb, name);
 }
 
 int cmd_images(struct cli_globals *g, int argc, char **argv)
@@ -168,14 +240,8 @@ int cmd_images(struct cli_globals *g, int argc, char **argv)
     char version[64];
     int rc;
 
-    if (argc >= 2 && (strcmp(argv[1], "list") == 0 || strcmp(argv[1], "rm") == 0)) {
-        for (int i = 2; i < argc; i++)
-            if (cli_global_opt(g, argc, argv, &i) < 0)
-                return EXIT_USAGE;
-        if (cli_config_finish(g) != 0)
-            return EXIT_USAGE;
-        return list_or_rm(g, argv[1], argc >= 3 ? argv[argc - 1] : NULL);
-    }
+    if (argc >= 2 && (strcmp(argv[1], "list") == 0 || strcmp(argv[1], "rm") == 0))
+        return list_or_rm_args(g, argc, argv);
     if (argc < 2 || strcmp(argv[1], "build") != 0) {
         fputs(images_usage, argc >= 2 && strcmp(argv[1], "--help") == 0 ? stdout : stderr);
         return argc >= 2 && strcmp(argv[1], "--help") == 0 ? 0 : EXIT_USAGE;

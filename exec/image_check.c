@@ -5,7 +5,7 @@
  * the engine runs as the sandbox user reports its ids, no-new-privileges,
  * seccomp and capabilities, whether the root is writable, every mount
  * mounted read-write that it can write to, and every setuid or setgid file
- * left. */
+ * and (when the image has getcap) every file with capabilities left. */
 #include "exec/runner.h"
 
 #include <stdio.h>
@@ -22,6 +22,9 @@ static const char audit_sh[] =
     "  case \",$opts,\" in *,rw,*) [ -w \"$mnt\" ] && echo \"rw $mnt\";; esac\n"
     "done </proc/self/mounts\n"
     "find / -xdev -type f -perm /6000 2>/dev/null | sed 's/^/setid /'\n"
+    "if command -v getcap >/dev/null 2>&1; then\n"
+    "  find / -xdev -type f -exec getcap {} + 2>/dev/null | sed 's/^/caps /'\n"
+    "fi\n"
     "echo end\n";
 
 /* Mounts a job may write to in every sandbox: the tmpfs mounts of the
@@ -64,6 +67,8 @@ static void audit_judge(const struct backend *be, const struct config *cfg, cons
         snprintf(line, sizeof(line), "%.*s", (int)n, p);
         if (strncmp(line, "setid ", 6) == 0)
             finding(f, "a setuid or setgid file: ", line + 6);
+        if (strncmp(line, "caps ", 5) == 0)
+            finding(f, "a file with capabilities: ", line + 5);
         if (strncmp(line, "rw ", 3) != 0)
             continue;
         for (k = 0; k < sizeof(rw_ok) / sizeof(rw_ok[0]); k++)

@@ -48,7 +48,14 @@ int images_custom_name_ok(const char *name)
 }
 
 /* The sandbox layer, appended to the user's last stage.  Its checks print
- * a line starting "llmsb: " and fail the build; the caller shows that line. */
+ * a line starting "llmsb: " and fail the build; the caller shows that line.
+ * It takes nothing from the stage it must not: the shell is set back
+ * (a SHELL of the user's would make our steps no-ops), root is uid 0 by
+ * number (not the name through the image's /etc/passwd), and every strip
+ * fails the build when it fails.  The steps still run the image's
+ * /bin/sh, find, chmod and setcap: its contents are trusted as root
+ * (docs/security.md); the checks guard against mistakes, and the audit
+ * from inside a sandbox (exec/image_check.c) looks again. */
 char *images_custom_layer(const struct language *l, const char *name, int64_t uid)
 {
     struct buf b;
@@ -56,7 +63,8 @@ char *images_custom_layer(const struct language *l, const char *name, int64_t ui
     buf_init(&b, 16384);
     buf_printf(&b,
                "\n# ---- the sandbox layer of llm-sandbox (images build --dockerfile) ----\n"
-               "USER root\n"
+               "SHELL [\"/bin/sh\", \"-c\"]\n"
+               "USER 0:0\n"
                "RUN for c in %s; do command -v \"$c\" >/dev/null 2>&1 || { echo \"llmsb: --lang "
                "%s needs the command $c on PATH, and this image has none (install it in the "
                "Dockerfile)\"; exit 1; }; done\n"
@@ -71,11 +79,21 @@ char *images_custom_layer(const struct language *l, const char *name, int64_t ui
         buf_printf(&b, "COPY " CUSTOM_DIR "/hooks/%s %s\n", l->hooks[i].file, l->hooks[i].dest);
     if (l->image_setup)
         buf_printf(&b, "RUN %s\n", l->image_setup);
-    /* no_new_privileges already makes a setuid bit grant nothing; none is
-     * left either (the audit checks from inside a sandbox) */
+    /* no_new_privileges already makes a setuid bit or a file capability
+     * grant nothing; none is left either (a chmod or setcap that fails
+     * fails the build; the audit looks again from inside a sandbox) */
     buf_printf(&b,
-               "RUN find / -xdev -type f -perm /6000 -print -exec chmod ug-s {} + | "
-               "sed 's/^/llmsb-stripped: /'\n"
+               "RUN set -e; s=/tmp/.llmsb-strip; "
+               "find / -xdev -type f -perm /6000 -print -exec chmod ug-s {} + >$s; "
+               "sed 's/^/llmsb-stripped: /' $s; "
+               "if find / -xdev -type f -perm /6000 | grep -q .; then "
+               "echo 'llmsb: a setuid or setgid file is left'; exit 1; fi; "
+               "if command -v getcap >/dev/null 2>&1; then "
+               "find / -xdev -type f -exec getcap {} + | sed -n 's/ [^ ]*=[^ ]*$//p' >$s; "
+               "while read -r f; do setcap -r \"$f\"; echo \"llmsb-stripped: capabilities of "
+               "$f\"; done <$s; "
+               "if find / -xdev -type f -exec getcap {} + | grep -q .; then "
+               "echo 'llmsb: a file with capabilities is left'; exit 1; fi; fi; rm -f $s\n"
                "COPY " CUSTOM_DIR "/llmsb-agent " AGENT_PATH "\n"
                "LABEL llmsb.lang=\"%s\" llmsb.custom=\"%s\"\n"
                "HEALTHCHECK NONE\n"
@@ -84,6 +102,53 @@ char *images_custom_layer(const struct language *l, const char *name, int64_t ui
                "CMD []\n",
                l->name, name);
     return buf_steal(&b);
+}
+
+int images_custom_dockerfile_check(const char *df, size_t n, const char *path,
+                                   struct llmsb_err *err)
+{
+    const char *p = df, *end = df + n, *last = NULL;
+    char esc = '\\';
+    int lineno = 0, last_no = 0, directives = 1;
+
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p)), *e = nl ? nl : end, *q = p;
+        lineno++;
+        while (q < e && (*q == ' ' || *q == '\t'))
+            q++;
+        /* a parser directive (top of the file only) may change the escape */
+        if (directives && q < e && *q == '#') {
+            const char *v = q + 1;
+            while (v < e && (*v == ' ' || *v == '\t'))
+                v++;
+            if ((size_t)(e - v) >= 8 && strncasecmp(v, "escape", 6) == 0 &&
+                (v = memchr(v, '=', (size_t)(e - v))) != NULL) {
+                for (v++; v < e && (*v == ' ' || *v == '\t'); v++)
+                    ;
+                if (v < e)
+                    esc = *v;
+            }
+        } else {
+            directives = 0;
+        }
+        if (q < e && *q != '#' && *q != '\r') {
+            last = p;
+            last_no = lineno;
+        }
+        p = nl ? nl + 1 : end;
+    }
+    if (last) {
+        const char *e = memchr(last, '\n', (size_t)(end - last));
+        for (e = e ? e : end; e > last && isspace((unsigned char)e[-1]);)
+            e--;
+        if (e > last && e[-1] == esc)
+            return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                 "images build: --dockerfile \"%s\":%d: the last instruction "
+                                 "ends in a line continuation ('%c'), which would swallow the "
+                                 "first line of the sandbox layer appended after it",
+                                 path, last_no, esc);
+    }
+    return 0;
 }
 
 /* Writes a file of the user's tree (e, read from disk) and its bytes. */
@@ -113,14 +178,28 @@ static int tree_entry_write(struct archive *a, struct archive_entry *e, struct l
     return rc;
 }
 
+/* The top-level names of the user's tree not sent: the Dockerfile and
+ * .llmsb (ours take their place), and the ignore files, which Podman's
+ * build reads from the context (it could leave out our .llmsb) and
+ * Docker's does not: the whole tree is sent on both. */
+static int ctx_left_out(const char *rel)
+{
+    static const char *const names[] = {"Dockerfile", CUSTOM_DIR, ".dockerignore",
+                                        ".containerignore"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strcmp(rel, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
 /* Adds the tree at dir to a, paths relative to it, times zeroed (the hash
- * and the engine's cache see contents, not when a file was touched); the
- * top-level Dockerfile and .llmsb are left out (ours take their place). */
+ * and the engine's cache see contents, not when a file was touched), less
+ * what ctx_left_out names. */
 static int ctx_add_tree(struct archive *a, const char *dir, struct llmsb_err *err)
 {
     struct archive *disk = archive_read_disk_new();
     struct archive_entry *e;
-    size_t dl = strlen(dir);
+    size_t dl = strlen(dir), total = 0;
     int rc = 0, r;
 
     archive_read_disk_set_symlink_physical(disk);
@@ -144,7 +223,7 @@ static int ctx_add_tree(struct archive *a, const char *dir, struct llmsb_err *er
         if (r < ARCHIVE_WARN) {
             rc = llmsb_err_set(err, LLMSB_ERR_SYS, "images build: --context \"%s\": %s", dir,
                                archive_error_string(disk));
-        } else if (*rel && strcmp(rel, "Dockerfile") != 0 && strcmp(rel, CUSTOM_DIR) != 0) {
+        } else if (*rel && !ctx_left_out(rel)) {
             archive_read_disk_descend(disk);
             archive_entry_set_pathname(e, rel);
             archive_entry_set_mtime(e, 0, 0);
@@ -153,7 +232,18 @@ static int ctx_add_tree(struct archive *a, const char *dir, struct llmsb_err *er
             archive_entry_unset_birthtime(e);
             archive_entry_set_uname(e, NULL);
             archive_entry_set_gname(e, NULL);
-            rc = tree_entry_write(a, e, err);
+            /* a sparse file is sent whole (the engine unpacks it whole):
+             * its logical size counts against the cap, holes and all */
+            archive_entry_sparse_clear(e);
+            total += archive_entry_size(e) > 0 ? (size_t)archive_entry_size(e) : 0;
+            if (total > CUSTOM_CONTEXT_MAX)
+                rc = llmsb_err_set(err, LLMSB_ERR_LIMIT,
+                                   "images build: --context \"%s\": with \"%s\" (%lld bytes) "
+                                   "its files pass %zu MB",
+                                   dir, rel, (long long)archive_entry_size(e),
+                                   CUSTOM_CONTEXT_MAX >> 20);
+            else
+                rc = tree_entry_write(a, e, err);
         } else if (!*rel) {
             archive_read_disk_descend(disk);
         }
@@ -230,7 +320,9 @@ static void custom_progress(void *ud, const char *line)
 {
     struct custom_say *c = ud;
     const char *m = strstr(line, "llmsb: ");
-    if (m)
+    /* a step's own text ("Step 3/17 : RUN …", Podman's "STEP 3/17: …")
+     * holds our messages too: only what a step printed counts */
+    if (m && strncasecmp(line, "Step ", 5) != 0)
         snprintf(c->check, sizeof(c->check), "%s", m + 7);
     images_progress(&c->sc, line);
 }
@@ -264,6 +356,23 @@ static int custom_check_input(const struct images_custom *c, const struct langua
     return 0;
 }
 
+/* The id of the image just built under t->unchecked, into t->id. */
+static int custom_resolve(struct backend *be, struct images_custom_tags *t, struct llmsb_err *err)
+{
+    char id[512];
+    int rc;
+
+    if (!be->ops->image_digest)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "images build: the %s backend cannot name an image by its id",
+                             be->ops->name);
+    if ((rc = be->ops->image_digest(be, t->unchecked, id, sizeof(id), err)) != 0)
+        return llmsb_err_wrap(err, "images build: the image just built");
+    id[strcspn(id, " ")] = '\0'; /* "<id> (<repo digest>)" */
+    snprintf(t->id, sizeof(t->id), "%.150s", id);
+    return 0;
+}
+
 int images_custom_build(struct backend *be, const struct config *cfg, const struct images_custom *c,
                         const struct images_opts *o, struct images_custom_tags *t,
                         struct llmsb_err *err)
@@ -285,7 +394,9 @@ int images_custom_build(struct backend *be, const struct config *cfg, const stru
     memset(t, 0, sizeof(*t));
     if ((rc = custom_check_input(c, &l, &st, err)) != 0)
         goto out;
-    if ((rc = images_read_file(c->dockerfile, "Dockerfile", &user, err)) != 0)
+    if ((rc = images_read_file(c->dockerfile, "Dockerfile", &user, err)) != 0 ||
+        (rc = images_custom_dockerfile_check(user.data ? user.data : "", user.len, c->dockerfile,
+                                             err)) != 0)
         goto out;
     if (o->agent_path)
         snprintf(agent_path, sizeof(agent_path), "%s", o->agent_path);
@@ -306,7 +417,8 @@ int images_custom_build(struct backend *be, const struct config *cfg, const stru
     h = hash_from_images(be, user.data ? user.data : "", h);
     snprintf(t->repo, sizeof(t->repo), "llmsb/custom/%s", c->name);
     snprintf(t->hash, sizeof(t->hash), "%012llx", (unsigned long long)(h & 0xffffffffffffULL));
-    snprintf(t->unchecked, sizeof(t->unchecked), "%s:unchecked", t->repo);
+    snprintf(t->unchecked, sizeof(t->unchecked), "llmsb-unchecked/%s:%s-%ld", c->name, t->hash,
+             (long)getpid());
     snprintf(t->lang, sizeof(t->lang), "%s", l->name);
     {
         char ref[300];
@@ -335,6 +447,9 @@ int images_custom_build(struct backend *be, const struct config *cfg, const stru
                            "above)",
                            c->dockerfile);
         rc = err->code;
+        images_custom_discard(be, t); /* a failed step may still have tagged */
+    } else if ((rc = custom_resolve(be, t, err)) != 0) {
+        images_custom_discard(be, t);
     }
 out:
     free(layer);
@@ -358,8 +473,10 @@ static void finding(struct buf *f, const char *fmt, ...)
 }
 
 /* The audit of what the image says it is: a volume would be a writable
- * place outside the size-limited tmpfs mounts; the agent starts as root
- * with the image's environment, so a loader variable there would reach it. */
+ * place outside the size-limited tmpfs mounts.  A loader variable reaches
+ * no job (the agent is static and builds the environment of every process
+ * it starts from the job's) but would reach an exec into the container,
+ * as the audit's shell: a mistake, refused. */
 int images_custom_audit(struct backend *be, const char *image, const char *lang,
                         struct buf *findings, struct llmsb_err *err)
 {
@@ -388,12 +505,13 @@ int images_custom_audit(struct backend *be, const char *image, const char *lang,
     cJSON_ArrayForEach(e, v) {
         for (size_t i = 0; cJSON_IsString(e) && i < sizeof(loader) / sizeof(loader[0]); i++)
             if (strncmp(e->valuestring, loader[i], strlen(loader[i])) == 0)
-                finding(findings, "ENV %.200s: the agent starts as root with it", e->valuestring);
+                finding(findings,
+                        "ENV %.200s: a loader variable (it reaches an exec into the container)",
+                        e->valuestring);
     }
     v = cJSON_GetObjectItemCaseSensitive(cfgj, "User");
-    if (cJSON_IsString(v) && v->valuestring[0] && strcmp(v->valuestring, "root") != 0 &&
-        strcmp(v->valuestring, "0") != 0)
-        finding(findings, "USER %s: the agent must start as root", v->valuestring);
+    if (cJSON_IsString(v) && v->valuestring[0] && strcmp(v->valuestring, "0:0") != 0)
+        finding(findings, "USER %s: the agent must start as root (0:0)", v->valuestring);
     v = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cfgj, "Entrypoint"), 0);
     if (!cJSON_IsString(v) || strcmp(v->valuestring, AGENT_PATH) != 0)
         finding(findings, "ENTRYPOINT is not " AGENT_PATH);
@@ -410,12 +528,17 @@ out:
 int images_custom_accept(struct backend *be, const struct images_custom_tags *t,
                          struct llmsb_err *err)
 {
-    struct llmsb_err e2 = {0};
-    int rc = be->ops->image_tag(be, t->unchecked, t->repo, t->hash, err);
+    int rc = be->ops->image_tag(be, t->id, t->repo, t->hash, err);
 
     if (rc == 0)
-        rc = be->ops->image_tag(be, t->unchecked, t->repo, "latest", err);
-    if (rc == 0 && be->ops->image_remove) /* the name only: the image has two more */
-        be->ops->image_remove(be, t->unchecked, &e2);
+        rc = be->ops->image_tag(be, t->id, t->repo, "latest", err);
+    images_custom_discard(be, t); /* the name only: the image keeps its two */
     return rc;
+}
+
+void images_custom_discard(struct backend *be, const struct images_custom_tags *t)
+{
+    struct llmsb_err e2 = {0};
+    if (t->unchecked[0] && be->ops->image_remove)
+        be->ops->image_remove(be, t->unchecked, &e2);
 }

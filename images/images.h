@@ -43,11 +43,15 @@ struct images_custom {
 };
 
 /* What a build made: repo "llmsb/custom/<name>", its content hash, the
- * tag of the image built but not yet checked ("<repo>:unchecked"). */
+ * tag of the image built but not yet checked (outside "llmsb/", so no job
+ * can name it: "llmsb-unchecked/<name>:<hash>-<pid>"), and the image id
+ * the build made, resolved once right after it: every check and the final
+ * tags use the id, never a name another build could move. */
 struct images_custom_tags {
     char repo[128];
     char hash[16];
     char unchecked[160];
+    char id[160];
     char lang[32];  /* the language's own name */
     int up_to_date; /* 1: <repo>:<hash> existed (and :latest now names it) */
 };
@@ -55,6 +59,13 @@ struct images_custom_tags {
 /* 1 when name is one path component of an image name: 1 to 64 of a-z,
  * 0-9, with single '.', '_' or '-' between them. */
 int images_custom_name_ok(const char *name);
+
+/* 0 when the sandbox layer can follow the Dockerfile df (n bytes, read
+ * from path): its last instruction must not end in a line continuation
+ * (the escape character, '\\' or a "# escape=" directive's), which would
+ * swallow our first line; else LLMSB_ERR_INVALID naming path:line. */
+int images_custom_dockerfile_check(const char *df, size_t n, const char *path,
+                                   struct llmsb_err *err);
 
 /* The sandbox layer appended to a user's Dockerfile for l (new string). */
 char *images_custom_layer(const struct language *l, const char *name, int64_t uid);
@@ -77,9 +88,13 @@ int images_custom_build(struct backend *be, const struct config *cfg, const stru
 int images_custom_audit(struct backend *be, const char *image, const char *lang,
                         struct buf *findings, struct llmsb_err *err);
 
-/* Tags t->unchecked as <repo>:<hash> and <repo>:latest (it passed) and
- * drops the unchecked tag. */
+/* Tags the image t->id as <repo>:<hash> and <repo>:latest (it passed)
+ * and drops the unchecked tag. */
 int images_custom_accept(struct backend *be, const struct images_custom_tags *t,
                          struct llmsb_err *err);
+
+/* Drops the unchecked tag of a build that was refused or failed; the
+ * engine deletes the image with its last tag. */
+void images_custom_discard(struct backend *be, const struct images_custom_tags *t);
 
 #endif

@@ -533,6 +533,34 @@ static int image_ref_ok(const char *v, size_t n)
     return 1;
 }
 
+/* A custom image (images build --dockerfile) is named by the tags its
+ * checks made, :latest or :<12 hex digits>, never another tag of its repo.
+ * v passed image_ref_ok. */
+static int custom_tag_ok(const char *v, size_t n)
+{
+    static const char repo[] = "llmsb/custom/", unchecked[] = "llmsb-unchecked/";
+    const char *colon, *tag;
+    size_t tl;
+
+    /* the name of one still being checked, whatever jobs.image_prefix says */
+    if (n >= sizeof(unchecked) - 1 && memcmp(v, unchecked, sizeof(unchecked) - 1) == 0)
+        return 0;
+    if (n < sizeof(repo) - 1 || memcmp(v, repo, sizeof(repo) - 1) != 0)
+        return 1;
+    if (!(colon = memchr(v + sizeof(repo) - 1, ':', n - (sizeof(repo) - 1))))
+        return 1; /* :latest */
+    tag = colon + 1;
+    tl = (size_t)(v + n - tag);
+    if (tl == 6 && memcmp(tag, "latest", 6) == 0)
+        return 1;
+    if (tl != 12)
+        return 0;
+    for (size_t i = 0; i < tl; i++)
+        if (!isdigit((unsigned char)tag[i]) && (tag[i] < 'a' || tag[i] > 'f'))
+            return 0;
+    return 1;
+}
+
 int job_set_image(struct job *j, const struct config *cfg, const char *v, size_t n,
                   struct llmsb_err *err)
 {
@@ -551,6 +579,10 @@ int job_set_image(struct job *j, const struct config *cfg, const char *v, size_t
         return shown_err(err, "image", v, n,
                          "is not an image reference ([host[:port]/]name[:tag]; name parts of "
                          "a-z, 0-9 and single . _ - between them)");
+    if (!custom_tag_ok(v, n))
+        return shown_err(err, "image", v, n,
+                         "is not a checked custom image: name llmsb/custom/NAME, :latest or its "
+                         "12-hex-digit hash tag (images build --dockerfile tags nothing else)");
     free(j->image);
     return (j->image = xstrndup(v, n)) ? 0 : LLMSB_ERR_NOMEM;
 }

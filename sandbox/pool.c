@@ -427,16 +427,15 @@ void pool_maintain(struct pool *p)
     while (expire_one(p, now))
         ;
     for (int w = 0;; w++) {
-        int rc;
         pthread_mutex_lock(&p->mu);
         int n = p->nwarm;
         pthread_mutex_unlock(&p->mu);
         if (w >= n)
             break;
-        while ((rc = warm_one(p, w, now)) == 1) /* this key may want more */
+        /* this key may want more; one that fails (its image removed, the
+         * engine busy) waits for the next round, the other keys go on */
+        while (warm_one(p, w, now) == 1)
             ;
-        if (rc < 0)
-            break;
     }
 }
 

@@ -10,11 +10,20 @@
 #   - a setuid-root binary the Dockerfile adds has its bit stripped (the
 #     build lists it, a job sees no setuid file left), and an image that
 #     declares a VOLUME is refused by the hardening audit;
-#   - images list shows it, images rm removes its tags;
+#   - a Dockerfile that switches the layer off (a last SHELL, root renamed
+#     in /etc/passwd, a file capability) is built with all of it undone;
+#     a last line that continues, and a sparse file that passes the
+#     context cap, are refused; no tag of a custom image but :latest and
+#     its hash may be named by a job;
+#   - images list shows it, images rm removes its tags, judging by the
+#     repo (another name of the same image, as one built FROM it carries
+#     the labels, is neither listed nor removed), with its operands
+#     counted and options after NAME taken as options;
 #   - bad input (a bad --name, a missing --dockerfile, an unknown --lang,
 #     a base without python3, a Dockerfile that fails) is refused naming
 #     the option, the value and why.
-# Its tags are llmsb/custom/ct<pid>-*, removed at the end.  Run it under
+# Its tags are llmsb/custom/ct<pid>-* (llmsb-unchecked/ct<pid>-* while
+# checked), removed at the end.  Run it under
 # the images lock (make integration does, as every docker suite).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -36,7 +45,8 @@ cleanup() {
     remove_containers_of $RUN_PIDS
     # our tags only (their layers go with the last tag)
     local f tag
-    f=$(jq -rn --arg r "llmsb/custom/$N-*" '{reference: [$r]} | tojson | @uri')
+    f=$(jq -rn --arg r "llmsb/custom/$N-*" --arg u "llmsb-unchecked/$N-*" --arg d "$N-derived" \
+        '{reference: [$r, $u, $d]} | tojson | @uri')
     for tag in $(engine_get "/images/json?filters=$f" | jq -r '.[].RepoTags[]?'); do
         curl -fs -X DELETE --max-time 30 --unix-socket "$ENGINE_SOCK" \
             "http://d/v1.41/images/$(jq -rn --arg t "$tag" '$t | @uri')?force=1" >/dev/null
@@ -53,7 +63,12 @@ build() {
     track "$B" images build --dockerfile "$2/Dockerfile" --name "$N-$1" --lang "$3" >"$T/why" 2>&1
 }
 
-mkdir -p "$T/yaml" "$T/nopy" "$T/suid" "$T/vol" "$T/broken"
+expect_refused() { # NAME WANT CMD...
+    local name=$1 want=$2; shift 2
+    if ! "$@" >"$T/why" 2>&1 && grep -qF -- "$want" "$T/why"; then ok "$name"; else bad "$name" "want: $want"; fi
+}
+
+mkdir -p "$T/yaml" "$T/nopy" "$T/suid" "$T/vol" "$T/broken" "$T/hostile" "$T/cont" "$T/sparse"
 cat >"$T/yaml/Dockerfile" <<'EOF'
 FROM llmsb/python:latest
 RUN apt-get update && apt-get install -y --no-install-recommends python3-yaml \
@@ -65,7 +80,8 @@ printf 'import yaml\nprint(yaml.safe_dump({"a": [1, 2]}), end="")\nprint(open("/
 
 # 1. the build: checked, audited, tagged with its hash and latest
 if build yaml "$T/yaml" python && grep -q "built llmsb/custom/$N-yaml:[0-9a-f]\{12\} and llmsb/custom/$N-yaml:latest (lang python)" "$T/why" &&
-    grep -q "checking llmsb/custom/$N-yaml:unchecked: a hello world in python, the hardening audit" "$T/why"; then
+    grep -q "checking llmsb-unchecked/$N-yaml:[0-9a-f]\{12\}-[0-9]* (sha256:[0-9a-f]\{64\}): a hello world in python, the hardening audit" "$T/why" &&
+    ! engine_get "/images/json" | jq -r '.[].RepoTags[]?' | grep -q "^llmsb-unchecked/$N-yaml:"; then
     ok build
 else
     bad build "no image built and checked"
@@ -146,7 +162,41 @@ else
     bad setuid_stripped "the setuid bit was not stripped"
 fi
 
-# 7. a VOLUME: the hardening audit refuses it, naming it; no tag made
+# 6b. a Dockerfile that tries to switch the layer off: root renamed in
+# /etc/passwd, a file with a capability, a setuid file, and a last SHELL
+# that makes shell-form steps no-ops: built, with all of it undone
+cat >"$T/hostile/Dockerfile" <<EOF
+FROM llmsb/python:latest
+RUN apt-get update && apt-get install -y --no-install-recommends libcap2-bin \\
+    && rm -rf /var/lib/apt/lists/* \\
+    && cp /bin/true /usr/local/bin/capped && setcap cap_net_raw+ep /usr/local/bin/capped \\
+    && cp /bin/true /usr/local/bin/sneaky && chmod 4755 /usr/local/bin/sneaky \\
+    && sed -i 's/^root:x:0:0:/root:x:65534:65534:/' /etc/passwd && echo $N
+SHELL ["/bin/true"]
+EOF
+printf 'import os\nprint(oct(os.stat("/usr/local/bin/sneaky").st_mode & 0o7777))\ntry:\n    os.getxattr("/usr/local/bin/capped", "security.capability")\n    print("caps")\nexcept OSError:\n    print("no caps")\n' >"$T/hostile.py"
+if build hostile "$T/hostile" python && grep -q "llmsb-stripped: /usr/local/bin/sneaky" "$T/why" &&
+    grep -q "llmsb-stripped: capabilities of /usr/local/bin/capped" "$T/why" &&
+    track "$B" run --lang python --image "llmsb/custom/$N-hostile" "$T/hostile.py" >"$T/out" 2>>"$T/why" &&
+    [ "$(cat "$T/out")" = "$(printf '0o755\nno caps')" ]; then
+    ok hostile_layer_holds
+else
+    cat "$T/out" >>"$T/why" 2>/dev/null; bad hostile_layer_holds "the layer was switched off"
+fi
+# a last line that continues would swallow the layer's first line: refused
+printf 'FROM llmsb/python:latest\nUSER nobody\nRUN echo hi \\\n\n# a comment\n' >"$T/cont/Dockerfile"
+expect_refused trailing_continuation_refused "--dockerfile \"$T/cont/Dockerfile\":3: the last instruction ends in a line continuation ('\\')" \
+    "$B" images build --dockerfile "$T/cont/Dockerfile" --name "$N-cont" --lang python
+# a sparse file counts by its size, not the bytes its tar entry holds
+printf 'FROM llmsb/python:latest\nRUN false\n' >"$T/sparse/Dockerfile"
+truncate -s 300M "$T/sparse/big"
+expect_refused sparse_context_refused "--context \"$T/sparse\": with \"big\" (314572800 bytes) its files pass 256 MB" \
+    track "$B" images build --dockerfile "$T/sparse/Dockerfile" --name "$N-sparse" --lang python
+rm -f "$T/sparse/big"
+
+# 7. a VOLUME: the hardening audit refuses it, naming it; no name of it
+# stays (the unchecked one is outside llmsb/, and gone), and no tag of a
+# custom image but :latest and its hash may be named by a job
 cat >"$T/vol/Dockerfile" <<'EOF'
 FROM llmsb/python:latest
 RUN mkdir -m 1777 /data
@@ -154,19 +204,28 @@ VOLUME /data
 EOF
 if ! build vol "$T/vol" python && grep -q 'the hardening audit refused' "$T/why" &&
     grep -q 'VOLUME /data' "$T/why" && grep -q 'a writable mount (a VOLUME?): /data' "$T/why" &&
-    ! engine_get "/images/llmsb/custom/$N-vol:latest/json" >/dev/null; then
+    ! engine_get "/images/llmsb/custom/$N-vol:latest/json" >/dev/null &&
+    ! engine_get "/images/json" | jq -r '.[].RepoTags[]?' | grep -q "$N-vol:"; then
     ok volume_refused_by_audit
 else
     bad volume_refused_by_audit "the audit let a VOLUME through"
 fi
+for img in "llmsb/custom/$N-vol:unchecked" "llmsb/custom/$N-yaml:unchecked" "llmsb/custom/$N-yaml:v2"; do
+    jq -cn --arg img "$img" '{id: "u", lang: "python", code: "print(1)", image: $img}' >"$T/u.jsonl"
+    rm -f "$T/u.res"
+    track "$B" submit --local --allow-invalid "$T/u.jsonl" --out "$T/u.res" >"$T/why" 2>&1
+    if [ -s "$T/u.res" ] &&
+        [ "$(jq -r .status "$T/u.res")" = invalid ] &&
+        jq -r .error "$T/u.res" | grep -qF "image: \"$img\" is not a checked custom image"; then
+        ok "unchecked_tag_refused:${img##*:}"
+    else
+        cat "$T/u.res" >>"$T/why" 2>/dev/null; bad "unchecked_tag_refused:${img##*:}" "a job ran it"
+    fi
+done
 
 # 8. bad input, each naming the option, the value and why
 printf 'FROM llmsb/base:latest\n' >"$T/nopy/Dockerfile"
 printf 'FROM llmsb/python:latest\nRUN echo the-step-that-fails && false\n' >"$T/broken/Dockerfile"
-expect_refused() { # NAME WANT CMD...
-    local name=$1 want=$2; shift 2
-    if ! "$@" >"$T/why" 2>&1 && grep -qF -- "$want" "$T/why"; then ok "$name"; else bad "$name" "want: $want"; fi
-}
 expect_refused bad_name "--name \"Bad_Name\" is not an image name component" \
     "$B" images build --dockerfile "$T/yaml/Dockerfile" --name Bad_Name --lang python
 expect_refused missing_dockerfile "--dockerfile \"$T/none/Dockerfile\" cannot be read: No such file or directory" \
@@ -185,14 +244,28 @@ else
     bad build_failure_shown "no clear build failure"
 fi
 
-# 9. images rm: every tag of the name goes
-if "$B" images rm "$N-suid" >"$T/why" 2>&1 && grep -q "removed llmsb/custom/$N-suid:latest" "$T/why" &&
+# 9. images rm: every tag of the name goes, and only those: an image of
+# another name with the same labels (as one built FROM it) is neither
+# listed nor removed; options after NAME are options
+curl -fs -X POST --max-time 30 --unix-socket "$ENGINE_SOCK" \
+    "http://d/v1.41/images/llmsb%2Fcustom%2F$N-suid:latest/tag?repo=$N-derived&tag=latest" >/dev/null
+if "$B" images list >"$T/why" 2>&1 && grep -q "llmsb/custom/$N-suid:latest" "$T/why" &&
+    ! grep -q "$N-derived" "$T/why"; then
+    ok list_judges_by_repo
+else
+    bad list_judges_by_repo "images list shows another repo"
+fi
+if "$B" images rm "$N-suid" --log-level warn >"$T/why" 2>&1 && grep -q "removed llmsb/custom/$N-suid:latest" "$T/why" &&
+    ! grep -q "$N-derived" "$T/why" && engine_get "/images/$N-derived:latest/json" >/dev/null &&
     ! engine_get "/images/llmsb/custom/$N-suid:latest/json" >/dev/null &&
     "$B" images list >"$T/why" 2>&1 && ! grep -q "llmsb/custom/$N-suid:" "$T/why"; then
     ok removed
 else
-    bad removed "images rm left a tag"
+    bad removed "images rm left a tag, or removed another repo's"
 fi
+expect_refused rm_two_names "images rm: takes one NAME; \"b\" is one too many" "$B" images rm a b
+expect_refused list_operand "images list: takes no operand; \"junk\" is one too many" "$B" images list junk
+expect_refused rm_unknown_option "images rm: unknown option \"--force\"" "$B" images rm a --force
 
 echo "custom: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -94,11 +94,14 @@ echo 'puts "hi from ruby"' > "$T/h.rb"
 grep -q '^hi from ruby$' "$T/out" && ok ruby_after_build || bad ruby_after_build "$(cat "$T/out")"
 
 # a custom image through Podman (docs/images.md, "Custom images"): our
-# layer on llmsb/ruby with a file of the context, checked and audited in
+# layer on llmsb/ruby with a file of the context (and ignore files that
+# would leave out our .llmsb/ if Podman read them), checked and audited in
 # Podman's sandbox, used by a job, refused to a job of another language
 mkdir -p "$T/cust"; CN=pc$$
 printf 'FROM llmsb/ruby:latest\nCOPY note.txt /usr/local/share/note.txt\n' >"$T/cust/Dockerfile"
 echo "from podman" >"$T/cust/note.txt"
+# Podman's build reads ignore files from the context: ours are left out of it
+printf '.llmsb\n*.rb\n' >"$T/cust/.dockerignore"; cp "$T/cust/.dockerignore" "$T/cust/.containerignore"
 echo 'puts File.read("/usr/local/share/note.txt")' >"$T/note.rb"
 if LLMSB_AGENT=${LLMSB_AGENT:-$PWD/bin/llmsb-agent} "$B" images build --dockerfile "$T/cust/Dockerfile" \
         --name "$CN" --lang ruby >"$T/err" 2>&1 && grep -q "built llmsb/custom/$CN:" "$T/err" &&
@@ -107,7 +110,12 @@ if LLMSB_AGENT=${LLMSB_AGENT:-$PWD/bin/llmsb-agent} "$B" images build --dockerfi
     ! "$B" run --lang python --image "llmsb/custom/$CN" "$T/note.rb" </dev/null >"$T/err" 2>&1 &&
     grep -q "was built for language ruby" "$T/err"; then ok custom_image
 else bad custom_image "$(tail -3 "$T/err")"; fi
-"$B" images rm "$CN" >/dev/null 2>&1
+# its unchecked name is gone; list and rm find it under Podman's docker.io/ prefix
+if ! podman images --format '{{.Repository}}' | grep -q "llmsb-unchecked/$CN" &&
+    "$B" images list 2>"$T/err" | grep -q "llmsb/custom/$CN:latest" &&
+    "$B" images rm "$CN" >"$T/out" 2>"$T/err" && grep -q "^removed .*llmsb/custom/$CN:latest" "$T/out" &&
+    ! podman image exists "llmsb/custom/$CN:latest"; then ok custom_image_list_rm
+else bad custom_image_list_rm "$(cat "$T/out" "$T/err" | tail -3)"; fi
 
 # plots and the rest of the plot suite, on Podman
 out=$(sh tests/integration/test_plots.sh 2>&1); rc=$?

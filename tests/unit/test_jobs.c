@@ -277,6 +277,17 @@ TEST(job_fields_are_validated_by_name)
          "image: \"llmsb/../evil\" is not an image reference"},
         {{"lang", "python", "code", "x", "image", "llmsb/Py", NULL}, "is not an image reference"},
         {{"lang", "python", "code", "x", "image", "llmsb/py:", NULL}, "is not an image reference"},
+        /* a custom image by a tag its checks did not make */
+        {{"lang", "python", "code", "x", "image", "llmsb/custom/a:unchecked", NULL},
+         "image: \"llmsb/custom/a:unchecked\" is not a checked custom image"},
+        {{"lang", "python", "code", "x", "image", "llmsb/custom/a:v1", NULL},
+         "is not a checked custom image"},
+        {{"lang", "python", "code", "x", "image", "llmsb/custom/a:0123456789ab0", NULL},
+         "is not a checked custom image"},
+        {{"lang", "python", "code", "x", "image", "llmsb/custom/a:0123456789AB", NULL},
+         "is not a checked custom image"},
+        {{"lang", "python", "code", "x", "image", "llmsb-unchecked/a:x", NULL},
+         "is not allowed: images must start with \"llmsb/\""},
         {{"lang", "python", "code", "x", "files", "{\"a\": \"1\", \"a/b\": \"2\"}", NULL},
          "files: \"a/b\" and \"a\": one is a file, the other needs it as a directory"},
         {{"lang", "python", "code", "x", "files", "{\"a\": \"1\", \"a\": \"2\"}", NULL},
@@ -447,6 +458,18 @@ TEST(fields_given_twice_are_invalid)
     ASSERT_EQ(job_set_image(&j, &cfg, "llmsb/python", 12, &err), 0);
     ASSERT(job_set_image(&j, &cfg, "llmsb/\\bad", 11, &err) != 0);
     ASSERT_STR(j.image, "llmsb/python");
+    /* a custom image by :latest or its hash tag */
+    ASSERT_EQ(job_set_image(&j, &cfg, "llmsb/custom/a", 14, &err), 0);
+    ASSERT_EQ(job_set_image(&j, &cfg, "llmsb/custom/a:latest", 21, &err), 0);
+    ASSERT_EQ(job_set_image(&j, &cfg, "llmsb/custom/a:0123456789ab", 27, &err), 0);
+    {
+        /* an unchecked build's name, even where the prefix would let it by */
+        struct config open_cfg = cfg;
+        open_cfg.image_prefix[0] = '\0';
+        ASSERT(job_set_image(&j, &open_cfg, "llmsb-unchecked/a:0123456789ab-42", 33, &err) != 0);
+        ASSERT_CONTAINS(err.msg, "is not a checked custom image");
+        ASSERT_EQ(job_set_image(&j, &open_cfg, "other/x", 7, &err), 0);
+    }
     job_release(&j);
 }
 

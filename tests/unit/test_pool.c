@@ -2,7 +2,7 @@
  * engine, no container engine: reuse, max_uses and max_age retirement,
  * the three exhaustion policies, health checks, failed removes retried,
  * release_all, a warm container prestarted when it is made, single-use
- * containers kept warm. */
+ * containers kept warm, a key that fails to warm not stopping the others. */
 #include <pthread.h>
 
 #include "common/clock.h"
@@ -392,9 +392,36 @@ FAKE_TEST(single_use_containers_are_kept_warm)
     pool_release_all(&x.p);
 }
 
+/* One key whose warming fails (its image removed, say) does not stop the
+ * warming of the keys after it. */
+FAKE_TEST(failed_warm_key_does_not_stop_the_others)
+{
+    struct pool_config pc = config_of(4, POOL_WAIT);
+    static struct fx x; /* held: fx_start */
+    struct container_spec b = spec_of("llmsb/b:latest");
+    int idle;
+
+    pc.min_idle = 1;
+    ASSERT_EQ(fx_start(&x, fe, pc), 0); /* keys a, then b, each used once */
+    ASSERT_EQ(run_true(&x.l), 0);
+    ASSERT_EQ(pool_acquire(&x.p, &b, &x.more[0], &x.err), 0);
+    ASSERT_EQ(run_true(&x.more[0]), 0);
+    pool_put(&x.p, &x.l, 1);
+    pool_put(&x.p, &x.more[0], 1);
+    ASSERT_EQ(pool_acquire(&x.p, &x.spec, &x.l, &x.err), 0); /* both in use again */
+    ASSERT_EQ(pool_acquire(&x.p, &b, &x.more[0], &x.err), 0);
+    fake_engine_fail(fe, FAKE_OP_CREATE, 1); /* a's warm container fails */
+    pool_maintain(&x.p);
+    ASSERT_EQ(pool_size(&x.p, &idle), 3);
+    ASSERT_EQ(idle, 1); /* b's was made all the same */
+    ASSERT_EQ(pool_acquire(&x.p, &b, &x.more[1], &x.err), 0);
+    ASSERT_EQ(x.p.reused, 3);
+}
+
 TEST_MAIN("pool", T(warm_container_is_reused), T(max_uses_retires),
           T(agent_on_gvisor_retires_after_one_job), T(max_age_retires), T(exhausted_fail_fast),
           T(exhausted_wait), T(exhausted_temporary),
           T(dead_idle_container_fails_health_check_and_is_replaced),
           T(failed_remove_is_retried_by_maintenance), T(release_all_destroys_idle_containers),
-          T(warm_container_is_prestarted_as_it_is_made), T(single_use_containers_are_kept_warm))
+          T(warm_container_is_prestarted_as_it_is_made), T(single_use_containers_are_kept_warm),
+          T(failed_warm_key_does_not_stop_the_others))
