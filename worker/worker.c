@@ -439,17 +439,26 @@ static void run_entry(struct slot *s, const struct queue_entry *e, const struct 
     }
 }
 
-/* A live job's chunk (its sink, in the slot's thread): onto its stream.
- * A failed write is logged once; the result still carries all. */
+#define LIVE_SLOW_MS 1000 /* a chunk's XADD this slow: the job's chunks stop */
+
+/* A live job's chunk (its sink, in the slot's thread, which reads the
+ * agent's frames): onto its stream.  A failed write, or one so slow that
+ * the frames behind it wait, stops the job's chunks (logged once): the
+ * result still carries all, and a follower takes the rest from it. */
 static void live_chunk(void *arg, const struct proto_chunk *c)
 {
     struct slot *s = arg;
+    int64_t t0 = clock_mono_ms();
 
     if (s->live_broken)
         return;
     if (queue_live_add(&s->q, s->live_id, c->fd == 1 ? "stdout" : "stderr", c->offset, c->data,
                        c->len, &s->live_err) != 0) {
         log_warn("job=%s: live output stopped: %s", s->live_shown, s->live_err.msg);
+        s->live_broken = 1;
+    } else if (clock_mono_ms() - t0 >= LIVE_SLOW_MS) {
+        log_warn("job=%s: live output stopped: a chunk took %lld ms to reach Redis", s->live_shown,
+                 (long long)(clock_mono_ms() - t0));
         s->live_broken = 1;
     }
 }

@@ -13,6 +13,7 @@
 # compiled C++ binary.  A retried job's follower starts again with the new
 # attempt and checks its bytes against the result; the follower exits as
 # `run` would.  A corpus run live and not live gives the same results.
+# A late reader of `run` and a stalled Redis change no verdict.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/tests/lib.sh"
@@ -35,7 +36,7 @@ ok() { echo "ok   live.$1"; pass=$((pass + 1)); }
 bad() { echo "FAIL live.$1: $2"; sed 's/^/  | /' "$T/why" 2>/dev/null | head -12; fail=$((fail + 1)); }
 
 redis-server --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
-    --logfile "$T/redis.log" --dir "$T"
+    --enable-debug-command local --logfile "$T/redis.log" --dir "$T"
 for _ in $(seq 1 50); do $R ping >/dev/null 2>&1 && break; sleep 0.1; done
 export LLMSB_REDIS_URL=redis://127.0.0.1:$PORT LLMSB_PREFIX=$PREFIX
 $B worker --name livew --slots 2 >"$T/worker.log" 2>&1 &
@@ -369,6 +370,34 @@ assert want <= seen, "the corpus did not end every way: %s" % sorted(seen)
 assert not bad
 EOS
 if [ $? = 0 ]; then ok live_and_not_live_results_equal; else bad live_and_not_live_results_equal "a live job's result differs"; fi
+
+# 11. slow readers never change a verdict: `run` into a pipe read 4 s
+# late (a 2 s timeout, 600 kB written at once) ends ok with all of it;
+# through the worker, a Redis that stalls 1.5 s under a live job (2 s
+# timeout) leaves it ok with all its output, and the worker stops its
+# chunks rather than wait (its log says so)
+printf 'import sys\nsys.stdout.write("x" * 600000)\nsys.stdout.flush()\n' >"$T/burst.py"
+( $B run --timeout 2 "$T/burst.py" </dev/null 2>"$T/burst.err"; echo $? >"$T/burst.rc" ) |
+    { sleep 4; wc -c >"$T/burst.n"; }
+if [ "$(cat "$T/burst.rc")" = 0 ] && [ "$(tr -d ' ' <"$T/burst.n")" = 600000 ]; then
+    ok run_into_a_late_reader_keeps_the_verdict
+else
+    { echo "exit $(cat "$T/burst.rc"), $(cat "$T/burst.n") bytes"; cat "$T/burst.err"; } >"$T/why"
+    bad run_into_a_late_reader_keeps_the_verdict "the late reader changed the verdict"
+fi
+submit stall 'import sys, time
+for i in range(20):
+    sys.stdout.write(str(i % 10) * 40000 + "\n"); sys.stdout.flush(); time.sleep(0.05)' '{"live": true, "timeout": 2}'
+for _ in $(seq 1 50); do [ "$($R xlen "$PREFIX:out:stall")" -gt 1 ] 2>/dev/null && break; sleep 0.05; done
+$R debug sleep 1.5 >/dev/null
+$B result stall --wait 30 >"$T/stall.json" 2>"$T/why"
+if jq -e '.status == "ok" and (.stdout | length) == 800020' "$T/stall.json" >/dev/null &&
+    grep -q "job=stall: live output stopped" "$T/worker.log"; then
+    ok stalled_redis_keeps_the_verdict
+else
+    { jq -c '{status, n: (.stdout | length), error}' "$T/stall.json"; grep stall "$T/worker.log"; } >>"$T/why"
+    bad stalled_redis_keeps_the_verdict "a stalled Redis changed the verdict or held the chunks"
+fi
 
 echo "live: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
