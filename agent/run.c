@@ -663,33 +663,72 @@ static int drain(int fd, struct buf *dst, const struct step *s, struct outcome *
     return 1;
 }
 
-/* A live step's chunks: how much of each stream went out, and when the
- * last chunk did. */
+/* A live step's chunks: how much of each stream went out, when the last
+ * chunk did, and the one frame written in part.  Chunks are optional (the
+ * RESULT carries everything), so the step never waits on them: fd 1 is
+ * non-blocking while the step runs, a frame the worker is slow to read
+ * waits in `frame` (written as poll says fd 1 takes more), and new output
+ * meanwhile coalesces behind sent[] into the next frame. */
 struct live {
-    size_t sent[2]; /* of s->out, s->err */
+    size_t sent[2]; /* of s->out, s->err: in a frame already */
     int64_t last_ms;
-    int broken; /* a write to the worker failed: no more chunks */
+    int broken;       /* a write to the worker failed: no more chunks */
+    int fl;           /* fd 1's flags before the step (-1: not changed) */
+    struct buf frame; /* header + payload of the frame being written */
+    size_t frame_off; /* how much of it went out */
 };
 
 #define LIVE_FRAME_MAX ((size_t)256 << 10) /* bytes of one OUTPUT frame's chunk */
 
-/* Sends what waits of stream k (0 stdout, 1 stderr) as OUTPUT frames. */
-static void live_send(struct live *lv, int k, const struct buf *b)
+static void live_init(const struct step *s, struct live *lv)
+{
+    memset(lv, 0, sizeof(*lv));
+    lv->fl = -1;
+    buf_init(&lv->frame, LIVE_FRAME_MAX + 128);
+    if (s->live && (lv->fl = fcntl(STDOUT_FILENO, F_GETFL)) >= 0 &&
+        fcntl(STDOUT_FILENO, F_SETFL, lv->fl | O_NONBLOCK) != 0)
+        lv->fl = -1;
+}
+
+/* Writes what it can of the pending frame.  Returns 1 when none is
+ * pending any more, 0 when fd 1 takes no more now. */
+static int live_write(struct live *lv)
+{
+    while (!lv->broken && lv->frame_off < lv->frame.len) {
+        ssize_t w =
+            write(STDOUT_FILENO, lv->frame.data + lv->frame_off, lv->frame.len - lv->frame_off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && errno == EAGAIN)
+            return 0;
+        if (w <= 0)
+            lv->broken = 1;
+        else
+            lv->frame_off += (size_t)w;
+    }
+    buf_reset(&lv->frame);
+    lv->frame_off = 0;
+    return 1;
+}
+
+/* Puts the next chunk of stream k (0 stdout, 1 stderr) in the frame.
+ * Returns 1 when it did. */
+static int live_next(struct live *lv, int k, const struct buf *b)
 {
     struct buf payload;
+    size_t n = b->len - lv->sent[k];
+    struct proto_chunk c = {k + 1, lv->sent[k], b->data + lv->sent[k],
+                            n < LIVE_FRAME_MAX ? n : LIVE_FRAME_MAX};
 
+    if (lv->broken || !n)
+        return 0;
     buf_init(&payload, LIVE_FRAME_MAX + 64);
-    while (!lv->broken && lv->sent[k] < b->len) {
-        size_t n = b->len - lv->sent[k];
-        struct proto_chunk c = {k + 1, lv->sent[k], b->data + lv->sent[k],
-                                n < LIVE_FRAME_MAX ? n : LIVE_FRAME_MAX};
-        buf_reset(&payload);
-        if (proto_chunk_encode(&c, &payload) != 0 ||
-            proto_frame_write(STDOUT_FILENO, PROTO_OUTPUT, payload.data, payload.len) != 0)
-            lv->broken = 1;
-        lv->sent[k] += c.len;
-    }
+    if (proto_chunk_encode(&c, &payload) != 0 ||
+        proto_frame_append(&lv->frame, PROTO_OUTPUT, payload.data, payload.len) != 0)
+        lv->broken = 1;
     buf_release(&payload);
+    lv->sent[k] += c.len;
+    return !lv->broken;
 }
 
 /* Bytes of the step's output not sent yet. */
@@ -699,23 +738,46 @@ static size_t live_waiting(const struct step *s, const struct live *lv)
 }
 
 /* Sends the step's new output when enough waits, enough time passed or
- * (force) the step ended.  Returns how long until the next send is due
- * (ms; -1: nothing waits). */
+ * (force) the step ended, as far as fd 1 takes it without waiting.
+ * Returns how long until the next send is due (ms; -1: nothing waits, or
+ * a frame waits for fd 1: poll it, see live_pollfd). */
 static int64_t live_flush(const struct step *s, struct live *lv, int force)
 {
     int64_t now;
     size_t waiting;
 
-    if (!s->live || lv->broken || !(waiting = live_waiting(s, lv)))
+    if (!s->live || lv->broken || !live_write(lv))
+        return -1;
+    if (!(waiting = live_waiting(s, lv)))
         return -1;
     now = clock_mono_ms();
     if (!force && waiting < PROTO_LIVE_FLUSH_BYTES && now - lv->last_ms < PROTO_LIVE_FLUSH_MS)
         return PROTO_LIVE_FLUSH_MS - (now - lv->last_ms);
-    live_send(lv, 0, s->out);
-    if (s->err != s->out)
-        live_send(lv, 1, s->err);
     lv->last_ms = now;
+    while (live_next(lv, 0, s->out) || (s->err != s->out && live_next(lv, 1, s->err)))
+        if (!live_write(lv))
+            break;
     return -1;
+}
+
+/* fd 1 while a frame waits for it, else -1 (poll skips it). */
+static int live_pollfd(const struct live *lv)
+{
+    return !lv->broken && lv->frame.len > lv->frame_off ? STDOUT_FILENO : -1;
+}
+
+/* The step ended: the rest goes out, fd 1 blocking again, so that the
+ * RESULT after it is written whole and after the last OUTPUT frame. */
+static void live_end(const struct step *s, struct live *lv)
+{
+    if (lv->fl >= 0)
+        fcntl(STDOUT_FILENO, F_SETFL, lv->fl);
+    if (s->live) {
+        live_write(lv);
+        while (live_next(lv, 0, s->out) || (s->err != s->out && live_next(lv, 1, s->err)))
+            live_write(lv);
+    }
+    buf_release(&lv->frame);
 }
 
 struct pipes {
@@ -788,11 +850,12 @@ static void supervise(const struct agent_conf *conf, const struct step *s, pid_t
 {
     int64_t deadline = clock_mono_ms() + (int64_t)s->timeout_ms, exit_at = 0, killed_at = 0;
     size_t fed = 0;
-    struct live lv = {{0, 0}, 0, 0};
+    struct live lv;
 
+    live_init(s, &lv);
     for (;;) {
-        int64_t now = clock_mono_ms(), wait_ms = 1000, due = live_flush(s, &lv, 0);
-        struct pollfd pf[6];
+        int64_t now = clock_mono_ms(), wait_ms = 1000, due;
+        struct pollfd pf[7];
         int n = 0, killnow = 0;
 
         if (!o->exited && !killed_at && now >= deadline) {
@@ -825,6 +888,8 @@ static void supervise(const struct agent_conf *conf, const struct step *s, pid_t
             break;
         if (killed_at && now - killed_at >= KILL_GRACE_MS)
             break;
+        /* chunks after the deadline and the kills: never before them */
+        due = live_flush(s, &lv, 0);
         if (!killed_at)
             wait_ms = o->exited ? EXIT_GRACE_MS - (now - exit_at) : deadline - now;
         if (wait_ms < 0)
@@ -839,6 +904,7 @@ static void supervise(const struct agent_conf *conf, const struct step *s, pid_t
         pf[n++] = (struct pollfd){pp->in_w, POLLOUT, 0};
         pf[n++] = (struct pollfd){pp->zsock, POLLIN, 0};
         pf[n++] = (struct pollfd){s->javac ? javac_status_fd() : -1, POLLIN, 0};
+        pf[n++] = (struct pollfd){live_pollfd(&lv), POLLOUT, 0};
         if (poll(pf, (nfds_t)n, (int)wait_ms) < 0 && errno != EINTR)
             break;
         /* the warm javac gave way to the plain one: its own deadline */
@@ -860,7 +926,7 @@ static void supervise(const struct agent_conf *conf, const struct step *s, pid_t
             feed_stdin(s, &fed, &pp->in_w);
     }
     reap_main(pid, o, t0);
-    live_flush(s, &lv, 1); /* the rest, before the RESULT */
+    live_end(s, &lv); /* the rest, before the RESULT */
 }
 
 /* Makes the step's pipes and starts its process (through the zygote when

@@ -35,13 +35,46 @@ int cli_result_final(const cJSON *r)
 
 #define FOLLOW_BLOCK_MS 500 /* a read's wait: how soon a non-live job's end is seen */
 
+/* A piece of fd (1, 2), or (fd 0) an attempt that starts over. */
 static void print_piece(void *arg, int fd, const char *data, size_t len)
 {
     FILE *to = fd == 1 ? stdout : stderr;
 
     (void)arg;
+    if (fd == 0) {
+        fprintf(stderr,
+                "llm-sandbox: attempt %zu starts again; the output above was the "
+                "attempt before's, what follows is the new attempt's\n",
+                len);
+        return;
+    }
     fwrite(data, 1, len, to);
     fflush(to);
+}
+
+/* The followed job's end: run's one-line note on stderr (nothing for ok
+ * or a plain non-zero exit) and run's exit code for its status. */
+static int follow_end(const struct fields *res)
+{
+    const char *st = fields_get(res, "status", NULL), *why = fields_get(res, "error", NULL);
+    const char *code = fields_get(res, "exit_code", NULL), *sig = fields_get(res, "signal", NULL);
+    long long ec = 0, sg = 0;
+    enum job_status s;
+
+    if (!st || status_parse(st, strlen(st), &s) != 0) {
+        cli_error("the result has no known status (\"%s\")", st ? st : "");
+        return EXIT_INTERNAL;
+    }
+    if (code)
+        parse_ll(code, -(1LL << 40), 1LL << 40, &ec);
+    if (sig)
+        parse_ll(sig, 0, 1 << 10, &sg);
+    if (s == STATUS_RUNTIME_ERROR && sg)
+        fprintf(stderr, "llm-sandbox: killed by signal %lld\n", sg);
+    else if (s != STATUS_OK && s != STATUS_RUNTIME_ERROR)
+        fprintf(stderr, "llm-sandbox: %s%s%s\n", st, why && why[0] ? ": " : "", why ? why : "");
+    return status_info(s)->run_exit == STATUS_EXIT_PROGRAM ? (int)(ec & 0xff)
+                                                           : status_info(s)->run_exit;
 }
 
 /* Where a followed job stands. */
@@ -67,7 +100,8 @@ static int follow_state(struct queue *q, const char *id, struct llmsb_err *err)
 
 /* `result ID --follow`: the live stream's chunks as they come, stdout to
  * stdout and stderr to stderr, then what the final result holds past
- * them.  wait_s bounds the wait for a job that has not started. */
+ * them, then run's note and exit code for its status.  wait_s bounds the
+ * wait for a job that has not started. */
 static int follow(struct queue *q, const char *id, double wait_s)
 {
     int64_t until = clock_mono_ms() + (int64_t)(wait_s * 1000);
@@ -107,9 +141,16 @@ static int follow(struct queue *q, const char *id, double wait_s)
             cli_error("no result for \"%s\" (expired while it was followed)", id);
         return rc < 0 ? EXIT_INTERNAL : 1;
     }
-    queue_follow_rest(&f, &res, print_piece, NULL);
+    if (queue_follow_rest(&f, &res, print_piece, NULL) != 0) {
+        cli_error("what was printed of \"%s\" is not what its result holds (a stream from an "
+                  "earlier run, or trimmed): see `llm-sandbox result %s`",
+                  id, id);
+        fields_release(&res);
+        return EXIT_INTERNAL;
+    }
+    rc = follow_end(&res);
     fields_release(&res);
-    return 0;
+    return rc;
 }
 
 /* ---- result, status ------------------------------------------------------------- */

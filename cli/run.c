@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "exec/runner.h"
 #include "job/job.h"
 #include "job/result.h"
@@ -169,17 +170,43 @@ static void print_violations(const struct job_result *r)
 }
 
 /* The program's own output as written, then one line on any other status. */
+#define PRINT_SLOW_MS 1000 /* a chunk this slow to print: no more as they come */
+
 /* The program's output as it comes (a live job's sink): printed[0] and
- * printed[1] count what went to stdout and stderr, so that print_plain
- * prints only the rest of the result's. */
+ * printed[1] count what went to stdout and stderr of this attempt, so that
+ * print_plain prints only the rest of the result's; printed[2] counts the
+ * attempts; printed[3] is 1 once a chunk took PRINT_SLOW_MS to print.  A
+ * chunk that does not follow what was printed is left to the result.  (A
+ * slow stdout holds up this thread only, never the agent's step; past one
+ * slow chunk the rest waits for the end, so that this thread keeps
+ * reading the agent's frames.) */
 static void print_chunk(void *arg, const struct proto_chunk *c)
 {
     size_t *printed = arg;
     FILE *to = c->fd == 1 ? stdout : stderr;
+    int64_t t0 = clock_mono_ms();
 
+    if (printed[3] || c->offset != printed[c->fd - 1])
+        return;
     fwrite(c->data, 1, c->len, to);
     fflush(to);
     printed[c->fd - 1] += c->len;
+    /* a stdout this slow (a pager not paging): the rest at the end */
+    printed[3] = clock_mono_ms() - t0 >= PRINT_SLOW_MS;
+}
+
+/* An attempt starts: after an earlier one, what was printed is void. */
+static void print_attempt(void *arg)
+{
+    size_t *printed = arg;
+
+    if (printed[2]++ && (printed[0] || printed[1]))
+        fprintf(stderr,
+                "llm-sandbox: attempt %zu starts again; the output above was the "
+                "attempt before's, what follows is the new attempt's\n",
+                printed[2]);
+    printed[0] = printed[1] = 0;
+    printed[3] = 0;
 }
 
 /* The result's output past what print_chunk printed of it, then a word on
@@ -387,8 +414,8 @@ int cmd_run(struct cli_globals *g, int argc, char **argv)
     struct run_opts o = {0};
     struct job j;
     struct job_result r;
-    size_t printed[2] = {0, 0};
-    const struct proto_chunk_sink sink = {print_chunk, printed};
+    size_t printed[4] = {0, 0, 0, 0};
+    const struct proto_chunk_sink sink = {print_chunk, printed, print_attempt};
     int rc, code;
 
     /* --config and the other global options may stand anywhere before

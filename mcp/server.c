@@ -81,19 +81,24 @@ static void call_id(struct mcp *m, char *out, size_t outsz)
 /* ---- progress: a live call's output as it comes ---------------------------------- */
 
 /* A call's progress: progress is the bytes of output so far (it only
- * grows), message the new piece (docs/mcp.md). */
+ * grows), message the new piece (docs/mcp.md); attempts, how many began. */
 struct progress {
     const struct mcp_progress *to;
     unsigned long long bytes;
     struct proto_chunk_sink sink;
+    long long attempts;
 };
 
+#define PROGRESS_RESTART "\n[llm-sandbox: the call is tried again; its output starts over]\n"
+
+/* A piece of output (fd 1, 2), or (fd 0) an attempt that starts over. */
 static void progress_piece(void *arg, int fd, const char *data, size_t len)
 {
     struct progress *p = arg;
     cJSON *params = cJSON_CreateObject();
 
-    (void)fd;
+    if (fd == 0)
+        data = PROGRESS_RESTART, len = strlen(PROGRESS_RESTART);
     p->bytes += len;
     cJSON_AddItemToObject(params, "progressToken", cJSON_Duplicate(p->to->token, 1));
     cJSON_AddNumberToObject(params, "progress", (double)p->bytes);
@@ -105,6 +110,14 @@ static void progress_piece(void *arg, int fd, const char *data, size_t len)
 static void progress_chunk(void *arg, const struct proto_chunk *c)
 {
     progress_piece(arg, c->fd, c->data, c->len);
+}
+
+static void progress_begin(void *arg)
+{
+    struct progress *p = arg;
+
+    if (p->attempts++)
+        progress_piece(arg, 0, NULL, 0);
 }
 
 /* ---- in-process execution: one runner, opened at the first call --------------- */
@@ -206,10 +219,14 @@ static int wait_queued(struct mcp *m, const char *id, struct progress *p, struct
                                    err);
             if (rc < 0)
                 return rc;
-            if (f.ended ||
-                (rc == 0 && queue_result_status(&m->q, id, status, sizeof(status), err) == 1 &&
-                 strcmp(status, "running") != 0))
+            if (f.ended)
                 return 1;
+            if (rc == 0 && queue_result_status(&m->q, id, status, sizeof(status), err) == 1 &&
+                strcmp(status, "running") != 0) {
+                /* the entries written just before the status */
+                rc = queue_follow_step(&m->q, id, &f, 0, progress_piece, p, err);
+                return rc < 0 ? rc : 1;
+            }
             rc = 0;
         } else {
             rc = queue_wait_done(&m->q, id, left < 1000 ? (double)left / 1000 : 1.0, status,
@@ -363,7 +380,7 @@ static cJSON *execute_code(void *ud, const cJSON *args, const struct mcp_progres
     struct mcp_call c;
     struct llmsb_err err = {0};
     char id[64], status[32];
-    struct progress p = {progress, 0, {progress_chunk, &p}};
+    struct progress p = {progress, 0, {progress_chunk, &p, progress_begin}, 0};
     cJSON *out;
 
     call_id(m, id, sizeof(id));

@@ -342,11 +342,14 @@ struct proto_chunk {
     size_t len;
 };
 /* Where a live job's chunks go as they come (the front end's: a Redis
- * stream, a terminal, an MCP progress notification).  fn is called in the
- * thread that runs the job. */
+ * stream, a terminal, an MCP progress notification).  fn and begin are
+ * called in the thread that runs the job.  begin (may be NULL) comes
+ * before each attempt's JOB frame: an attempt's chunks start at offset 0
+ * again, and what came of an earlier attempt is void. */
 struct proto_chunk_sink {
     void (*fn)(void *arg, const struct proto_chunk *c);
     void *arg;
+    void (*begin)(void *arg);
 };
 int proto_chunk_encode(const struct proto_chunk *c, struct buf *payload);
 /* Decodes an OUTPUT payload (untrusted: from the container): fd must be 1

@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* XADD key MAXLEN ~ QUEUE_LIVE_MAXLEN * pairs..., then EXPIRE key ttl_s. */
+/* XADD key MAXLEN ~ QUEUE_LIVE_MAXLEN * pairs..., then EXPIRE key ttl_s
+ * (ttl_s 0: none). */
 static int live_xadd(struct queue *q, const char *job_id, int npairs, const char **pairs,
                      const size_t *lens, long long ttl_s, struct llmsb_err *err)
 {
@@ -32,6 +33,8 @@ static int live_xadd(struct queue *q, const char *job_id, int npairs, const char
     if ((rc = queue__cmd(q, 6 + 2 * npairs, argv, len, &r, err)) != 0)
         return rc;
     freeReplyObject(r);
+    if (ttl_s <= 0)
+        return 0;
     snprintf(ttl, sizeof(ttl), "%lld", ttl_s);
     const char *ex[3] = {"EXPIRE", key, ttl};
     const size_t exlen[3] = {6, strlen(key), strlen(ttl)};
@@ -63,15 +66,21 @@ static long long key_verb(struct queue *q, const char *verb, const char *job_id,
     return v;
 }
 
-int queue_live_reset(struct queue *q, const char *job_id, struct llmsb_err *err)
+int queue_live_restart(struct queue *q, const char *job_id, long long attempt, long long ttl_s,
+                       struct llmsb_err *err)
 {
     long long rc = key_verb(q, "DEL", job_id, err);
+    char n[24];
+    const char *pairs[4] = {"fd", "restart", "attempt", n};
 
-    return rc < 0 ? (int)rc : 0;
+    if (rc < 0)
+        return (int)rc;
+    snprintf(n, sizeof(n), "%lld", attempt);
+    return live_xadd(q, job_id, 2, pairs, NULL, ttl_s > 0 ? ttl_s : 1, err);
 }
 
 int queue_live_add(struct queue *q, const char *job_id, const char *fd, unsigned long long offset,
-                   const char *data, size_t len, long long ttl_s, struct llmsb_err *err)
+                   const char *data, size_t len, struct llmsb_err *err)
 {
     char off[24];
     const char *pairs[6] = {"fd", fd, "offset", off, "data", data};
@@ -79,7 +88,7 @@ int queue_live_add(struct queue *q, const char *job_id, const char *fd, unsigned
 
     snprintf(off, sizeof(off), "%llu", offset);
     lens[3] = strlen(off);
-    return live_xadd(q, job_id, 3, pairs, lens, ttl_s, err);
+    return live_xadd(q, job_id, 3, pairs, lens, 0, err);
 }
 
 int queue_live_end(struct queue *q, const char *job_id, const char *status, long long ttl_s,
@@ -87,7 +96,8 @@ int queue_live_end(struct queue *q, const char *job_id, const char *status, long
 {
     const char *pairs[4] = {"fd", "end", "status", status};
 
-    return live_xadd(q, job_id, 2, pairs, NULL, ttl_s, err);
+    return live_xadd(q, job_id, 2, pairs, NULL,
+                     ttl_s > 0 && ttl_s < QUEUE_LIVE_END_TTL_S ? ttl_s : QUEUE_LIVE_END_TTL_S, err);
 }
 
 int queue_live_read(struct queue *q, const char *job_id, char *last_id, size_t lsz, int count,
@@ -125,10 +135,37 @@ int queue_live_exists(struct queue *q, const char *job_id, struct llmsb_err *err
 
 /* ---- following ---------------------------------------------------------- */
 
+#define FNV_BASIS 14695981039346656037ULL
+
+static uint64_t fnv1a(uint64_t h, const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)p[i]) * 1099511628211ULL;
+    return h;
+}
+
 void queue_follow_init(struct queue_follow *f)
 {
     memset(f, 0, sizeof(*f));
     snprintf(f->last_id, sizeof(f->last_id), "0-0");
+    f->sum[0] = f->sum[1] = FNV_BASIS;
+}
+
+/* A restart entry: what came before is void; fn hears of it when this
+ * follower saw an earlier attempt. */
+static void follow_restart(struct queue_follow *f, const struct fields *e, queue_follow_fn fn,
+                           void *arg)
+{
+    const char *a = fields_get(e, "attempt", NULL);
+    long long n = 0;
+
+    if (!a || parse_ll(a, 0, (long long)1 << 40, &n) != 0)
+        n = f->attempt + 1;
+    if (f->attempt || f->next[0] || f->next[1])
+        fn(arg, 0, NULL, (size_t)n);
+    f->attempt = n;
+    f->next[0] = f->next[1] = 0;
+    f->sum[0] = f->sum[1] = FNV_BASIS;
 }
 
 /* One entry: the part of its chunk past what was handed on of its stream. */
@@ -145,6 +182,10 @@ static void follow_entry(struct queue_follow *f, const struct fields *e, queue_f
         f->ended = 1;
         return;
     }
+    if (fd && strcmp(fd, "restart") == 0) {
+        follow_restart(f, e, fn, arg);
+        return;
+    }
     k = fd && strcmp(fd, "stdout") == 0 ? 0 : fd && strcmp(fd, "stderr") == 0 ? 1 : -1;
     if (k < 0 || !data || !off || parse_ll(off, 0, (long long)1 << 62, &at) != 0)
         return;
@@ -153,6 +194,7 @@ static void follow_entry(struct queue_follow *f, const struct fields *e, queue_f
         return;
     size_t skip = (size_t)(f->next[k] - (unsigned long long)at);
     fn(arg, k + 1, data + skip, len - skip);
+    f->sum[k] = fnv1a(f->sum[k], data + skip, len - skip);
     f->next[k] += len - skip;
 }
 
@@ -171,11 +213,18 @@ int queue_follow_step(struct queue *q, const char *job_id, struct queue_follow *
     return (int)n;
 }
 
-void queue_follow_rest(struct queue_follow *f, const struct fields *result, queue_follow_fn fn,
-                       void *arg)
+int queue_follow_rest(struct queue_follow *f, const struct fields *result, queue_follow_fn fn,
+                      void *arg)
 {
     static const char *const names[2] = {"stdout", "stderr"};
 
+    for (int k = 0; k < 2; k++) {
+        size_t len = 0;
+        const char *v = fields_get(result, names[k], &len);
+        if (f->next[k] &&
+            (!v || len < f->next[k] || fnv1a(FNV_BASIS, v, (size_t)f->next[k]) != f->sum[k]))
+            return 1;
+    }
     for (int k = 0; k < 2; k++) {
         size_t len = 0;
         const char *v = fields_get(result, names[k], &len);
@@ -184,4 +233,5 @@ void queue_follow_rest(struct queue_follow *f, const struct fields *result, queu
             f->next[k] = len;
         }
     }
+    return 0;
 }

@@ -179,18 +179,26 @@ int queue_results_read(struct queue *q, char *last_id, size_t lsz, int block_ms,
                        struct queue_entry **out, size_t *n, struct llmsb_err *err);
 
 /* Live output (queue/live.c; docs/jobs.md, live): prefix:out:ID is a
- * stream of a live job's chunks, entries {fd: stdout|stderr, offset: where
- * the chunk starts in its stream, data}, then {fd: end, status} once its
- * final result stands; at most about QUEUE_LIVE_MAXLEN entries (XADD
- * MAXLEN ~: a follower that falls behind finds the rest in the result),
- * kept as long as the result (EXPIRE ttl_s at each write). */
+ * stream of a live job's chunks: each attempt opens with {fd: restart,
+ * attempt: N} (what came before it is void), then entries {fd:
+ * stdout|stderr, offset: where the chunk starts in its stream, data},
+ * then {fd: end, status} once its final result stands; at most about
+ * QUEUE_LIVE_MAXLEN entries (XADD MAXLEN ~: a follower that falls behind
+ * finds the rest in the result).  Kept as long as the result while the
+ * job runs, QUEUE_LIVE_END_TTL_S after its end entry (the result holds
+ * it all then). */
 #define QUEUE_LIVE_MAXLEN "1000"
-/* Deletes job_id's stream: an attempt starts afresh. */
-int queue_live_reset(struct queue *q, const char *job_id, struct llmsb_err *err);
-/* Adds a chunk of fd ("stdout" or "stderr") starting at offset. */
+#define QUEUE_LIVE_END_TTL_S 300
+/* An attempt starts: job_id's stream is replaced by its restart entry
+ * (attempt: the delivery it is), expiring in ttl_s. */
+int queue_live_restart(struct queue *q, const char *job_id, long long attempt, long long ttl_s,
+                       struct llmsb_err *err);
+/* Adds a chunk of fd ("stdout" or "stderr") starting at offset (the
+ * stream's expiry is the restart's: one round trip a chunk). */
 int queue_live_add(struct queue *q, const char *job_id, const char *fd, unsigned long long offset,
-                   const char *data, size_t len, long long ttl_s, struct llmsb_err *err);
-/* Adds the end entry with the final status. */
+                   const char *data, size_t len, struct llmsb_err *err);
+/* Adds the end entry with the final status; the stream expires
+ * QUEUE_LIVE_END_TTL_S later (ttl_s when shorter). */
 int queue_live_end(struct queue *q, const char *job_id, const char *status, long long ttl_s,
                    struct llmsb_err *err);
 /* XREAD of job_id's stream after *last_id ("0-0": its start; updated),
@@ -206,10 +214,14 @@ int queue_live_exists(struct queue *q, const char *job_id, struct llmsb_err *err
  * consumer that follows gets the bytes of one that only waits. */
 struct queue_follow {
     char last_id[QUEUE_ENTRY_ID_MAX]; /* "0-0": from the start */
-    unsigned long long next[2];       /* bytes of stdout, stderr handed on */
+    unsigned long long next[2];       /* bytes of stdout, stderr handed on (this attempt) */
+    uint64_t sum[2];                  /* their FNV-1a hash: checked against the result */
+    long long attempt;                /* the last restart entry's attempt (0: none seen) */
     int ended;                        /* the end entry came */
 };
-/* Called with each new piece of fd (1 stdout, 2 stderr) in order. */
+/* Called with each new piece of fd (1 stdout, 2 stderr) in order; with fd
+ * 0 (data NULL, len the attempt) when an attempt starts again after one
+ * this follower saw: what it handed on before is void, offsets restart. */
 typedef void (*queue_follow_fn)(void *arg, int fd, const char *data, size_t len);
 void queue_follow_init(struct queue_follow *f);
 /* Reads the entries that came since (blocking up to block_ms for one)
@@ -219,9 +231,11 @@ void queue_follow_init(struct queue_follow *f);
 int queue_follow_step(struct queue *q, const char *job_id, struct queue_follow *f, int block_ms,
                       queue_follow_fn fn, void *arg, struct llmsb_err *err);
 /* Hands on what a final result (result_fields form: stdout, stderr) holds
- * past what the follower handed on. */
-void queue_follow_rest(struct queue_follow *f, const struct fields *result, queue_follow_fn fn,
-                       void *arg);
+ * past what the follower handed on.  Returns 0, or 1 (handing on nothing)
+ * when what it handed on of the final attempt is not a prefix of the
+ * result's. */
+int queue_follow_rest(struct queue_follow *f, const struct fields *result, queue_follow_fn fn,
+                      void *arg);
 
 /* Up to count entries of the jobs stream (dead = 0: every job not yet
  * finished, queued or running) or of the dead-letter stream (dead = 1),

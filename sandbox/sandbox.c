@@ -282,6 +282,8 @@ static int exchange(struct sandbox *s, const struct proto_job *pj, int64_t backs
     sent.live = pj->live == 1 && s->live && s->sink;
     if (sent.live)
         want |= 1u << PROTO_OUTPUT;
+    if (sent.live && s->sink->begin)
+        s->sink->begin(s->sink->arg); /* this attempt's chunks start over */
     buf_init(&payload, PROTO_MAX_PAYLOAD);
     rc = proto_job_encode(&sent, &payload) != 0
              ? llmsb_err_set(err, LLMSB_ERR_INVALID, "job: over the %zu byte protocol cap",

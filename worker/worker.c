@@ -44,7 +44,8 @@ struct slot {
     /* the live job it runs (live_chunk) */
     struct proto_chunk_sink live_sink;
     const char *live_id;
-    long long live_ttl_s;
+    char live_shown[200]; /* live_id escaped, for the log */
+    long long live_ttl_s, live_attempt;
     int live_broken;
     struct llmsb_err live_err;
 };
@@ -438,31 +439,52 @@ static void run_entry(struct slot *s, const struct queue_entry *e, const struct 
     }
 }
 
-/* A live job's chunk (its sink, in the slot's thread): onto its stream.
- * A failed write is logged once; the result still carries all. */
+#define LIVE_SLOW_MS 1000 /* a chunk's XADD this slow: the job's chunks stop */
+
+/* A live job's chunk (its sink, in the slot's thread, which reads the
+ * agent's frames): onto its stream.  A failed write, or one so slow that
+ * the frames behind it wait, stops the job's chunks (logged once): the
+ * result still carries all, and a follower takes the rest from it. */
 static void live_chunk(void *arg, const struct proto_chunk *c)
 {
     struct slot *s = arg;
+    int64_t t0 = clock_mono_ms();
 
     if (s->live_broken)
         return;
     if (queue_live_add(&s->q, s->live_id, c->fd == 1 ? "stdout" : "stderr", c->offset, c->data,
-                       c->len, s->live_ttl_s, &s->live_err) != 0) {
-        log_warn("job=%s: live output stopped: %s", s->live_id, s->live_err.msg);
+                       c->len, &s->live_err) != 0) {
+        log_warn("job=%s: live output stopped: %s", s->live_shown, s->live_err.msg);
+        s->live_broken = 1;
+    } else if (clock_mono_ms() - t0 >= LIVE_SLOW_MS) {
+        log_warn("job=%s: live output stopped: a chunk took %lld ms to reach Redis", s->live_shown,
+                 (long long)(clock_mono_ms() - t0));
         s->live_broken = 1;
     }
 }
 
-/* A live job's attempt starts with an empty stream, its chunks going to it. */
-static void live_begin(struct slot *s, struct job *j)
+/* An attempt's JOB frame goes out (its sink's begin, after admission): the
+ * stream starts again with its restart entry. */
+static void live_restart(void *arg)
+{
+    struct slot *s = arg;
+
+    s->live_broken =
+        queue_live_restart(&s->q, s->live_id, s->live_attempt, s->live_ttl_s, &s->live_err) != 0;
+    if (s->live_broken)
+        log_warn("job=%s: no live output: %s", s->live_shown, s->live_err.msg);
+}
+
+/* A live job's chunks go to its stream (restarted at each attempt). */
+static void live_begin(struct slot *s, struct job *j, long long attempt)
 {
     if (!j->live)
         return;
     s->live_id = j->id;
+    llmsb_escape(s->live_shown, sizeof(s->live_shown), j->id, strlen(j->id));
     s->live_ttl_s = j->result_ttl_s;
-    s->live_broken = queue_live_reset(&s->q, j->id, &s->live_err) != 0;
-    if (s->live_broken)
-        log_warn("job=%s: no live output: %s", j->id, s->live_err.msg);
+    s->live_attempt = attempt;
+    s->live_broken = 0;
     j->sink = &s->live_sink;
 }
 
@@ -494,7 +516,7 @@ static void handle_entry(struct slot *s, struct queue_entry *e)
         log_info("job=%s invalid: %s", r.id, err.msg);
         finish(s, e, &j, &r, cfg->result_ttl_s, NULL);
     } else {
-        live_begin(s, &j);
+        live_begin(s, &j, e->deliveries);
         run_entry(s, e, &j, &r);
     }
     scheduler_end(&s->w->sched, s->index);
@@ -780,7 +802,7 @@ static int start_threads(struct worker *w, struct llmsb_err *err)
         struct slot *s = &w->slots[i];
         s->w = w;
         s->index = i;
-        s->live_sink = (struct proto_chunk_sink){live_chunk, s};
+        s->live_sink = (struct proto_chunk_sink){live_chunk, s, live_restart};
         if ((rc = backend_clone(&s->be, &w->rn.be, err)) != 0)
             return rc;
         if ((rc = pthread_create(&s->th, NULL, slot_main, s)) != 0)

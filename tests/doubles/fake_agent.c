@@ -164,6 +164,8 @@ static int send_chunk(int fd, uint64_t offset, const char *data, size_t len)
     return rc;
 }
 
+#define LIVE_SEEN "fake agent: got TAG_LIVE\n" /* ends the RESULT's stderr of a live job */
+
 /* A live job's output as the real agent sends it, then one chunk that
  * repeats the start of stdout (out of order). */
 static void send_live(const struct proto_result *r)
@@ -195,6 +197,8 @@ static int answer_job(const struct proto_frame *f)
         run_shell(&j, &r);
         if (sends_live && j.live)
             send_live(&r);
+        if (j.live) /* whether a job asked for chunks: the test sees it */
+            buf_append(&r.err, LIVE_SEEN, strlen(LIVE_SEEN));
         proto_job_release(&j);
     }
     buf_init(&p, 4 << 20);

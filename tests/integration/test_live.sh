@@ -10,7 +10,10 @@
 # and passes; a session's calls stream.  `run` prints a line as the program
 # writes it, long before the program ends, whichever way the program
 # starts: the Python and Ruby zygotes, JavaScript's node started ahead, a
-# compiled C++ binary.
+# compiled C++ binary.  A retried job's follower starts again with the new
+# attempt and checks its bytes against the result; the follower exits as
+# `run` would.  A corpus run live and not live gives the same results.
+# A late reader of `run` and a stalled Redis change no verdict.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/tests/lib.sh"
@@ -33,7 +36,7 @@ ok() { echo "ok   live.$1"; pass=$((pass + 1)); }
 bad() { echo "FAIL live.$1: $2"; sed 's/^/  | /' "$T/why" 2>/dev/null | head -12; fail=$((fail + 1)); }
 
 redis-server --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
-    --logfile "$T/redis.log" --dir "$T"
+    --enable-debug-command local --logfile "$T/redis.log" --dir "$T"
 for _ in $(seq 1 50); do $R ping >/dev/null 2>&1 && break; sleep 0.1; done
 export LLMSB_REDIS_URL=redis://127.0.0.1:$PORT LLMSB_PREFIX=$PREFIX
 $B worker --name livew --slots 2 >"$T/worker.log" 2>&1 &
@@ -64,16 +67,20 @@ open(out + ".rc", "w").write(str(rc))
 EOF
 }
 
-# same ID NAME: what the follower printed equals the final result's stdout
-# and stderr, byte for byte, and it exited 0
+# same ID NAME [RC]: what the follower printed equals the final result's
+# stdout and stderr (after run's one-line note, when its status has one),
+# byte for byte, and it exited RC (default 0: run's code for the status)
 same() {
     $B result "$1" >"$T/$2.json" 2>"$T/why"
-    python3 - "$T/$2" <<'EOF' >"$T/why" 2>&1
+    python3 - "$T/$2" "${3:-0}" <<'EOF' >"$T/why" 2>&1
 import json, sys
-n = sys.argv[1]
+n, rc = sys.argv[1:]
 r = json.load(open(n + ".json"))
 out, err = open(n + ".out", "rb").read(), open(n + ".err", "rb").read()
-assert open(n + ".rc").read() == "0", "exit " + open(n + ".rc").read()
+if r["status"] not in ("ok", "runtime_error"):
+    assert err.endswith(b"\n") and err.rsplit(b"\n", 2)[-2].startswith(b"llm-sandbox: " + r["status"].encode()), err[-200:]
+    err = err[:err.rstrip(b"\n").rfind(b"\n") + 1]
+assert open(n + ".rc").read() == rc, "exit " + open(n + ".rc").read()
 assert out == r["stdout"].encode(), (len(out), len(r["stdout"]), out[:80], r["stdout"][:80])
 assert err == r["stderr"].encode(), (err[:200], r["stderr"][:200])
 EOF
@@ -103,15 +110,17 @@ else
 fi
 if same slow slow; then ok followed_bytes_equal_the_result; else bad followed_bytes_equal_the_result "differ"; fi
 
-# the stream: fields, an end entry with the status, a TTL tied to the result's
-ttl=$($R ttl "$PREFIX:out:slow"); rttl=$($R ttl "$PREFIX:result:slow")
+# the stream: a restart entry, fields, an end entry with the status, a
+# TTL of at most 300 s once ended (the result holds it all)
+ttl=$($R ttl "$PREFIX:out:slow")
 last=$($R --raw xrevrange "$PREFIX:out:slow" + - count 1 | sed 1d | tr '\n' ' ')
-if [ "$ttl" -gt 0 ] && [ "$ttl" -le "$rttl" ] && [ $((rttl - ttl)) -le 5 ] &&
-    [ "$last" = "fd end status ok " ] &&
-    $R --raw xrange "$PREFIX:out:slow" - + count 1 | grep -qx stdout; then
+first=$($R --raw xrange "$PREFIX:out:slow" - + count 1 | sed 1d | tr '\n' ' ')
+if [ "$ttl" -gt 0 ] && [ "$ttl" -le 300 ] && [ "$last" = "fd end status ok " ] &&
+    [ "$first" = "fd restart attempt 1 " ] &&
+    $R --raw xrange "$PREFIX:out:slow" - + count 2 | grep -qx stdout; then
     ok stream_fields_end_and_ttl
 else
-    { echo "ttl $ttl result ttl $rttl"; $R xrange "$PREFIX:out:slow" - +; } >"$T/why"
+    { echo "ttl $ttl"; $R xrange "$PREFIX:out:slow" - +; } >"$T/why"
     bad stream_fields_end_and_ttl "the stream is not as documented"
 fi
 
@@ -122,7 +131,7 @@ for i in range(30):
     sys.stdout.write(str(i % 10) * 100000); sys.stdout.flush()' '{"live": true, "output": 100000}'
 follow big big
 sum=$($R eval "local t = 0 for _, e in ipairs(redis.call('XRANGE', KEYS[1], '-', '+')) do for i = 1, #e[2], 2 do if e[2][i] == 'data' then t = t + #e[2][i + 1] end end end return t" 1 "$PREFIX:out:big")
-if same big big && [ "$($R hget "$PREFIX:result:big" status)" = output_limit ] &&
+if same big big 121 && [ "$($R hget "$PREFIX:result:big" status)" = output_limit ] &&
     [ "$sum" -le 100000 ] && [ "$(wc -c <"$T/big.out")" -ge 90000 ]; then
     ok capped_output_equal_and_within_the_limit
 else
@@ -163,11 +172,86 @@ fi
 submit cased 'print(int(input()) * 2)' '{"live": true, "cases": [{"stdin": "2", "expect_stdout": "4\n"}, {"stdin": "5", "expect_stdout": "10\n"}]}'
 follow cased cased
 if same cased cased && [ "$($R hget "$PREFIX:result:cased" status)" = ok ] &&
-    [ "$($R xlen "$PREFIX:out:cased")" = 1 ]; then
+    [ "$($R xlen "$PREFIX:out:cased")" -le 2 ] &&
+    ! $R --raw xrange "$PREFIX:out:cased" - + | grep -qx stdout; then
     ok cases_stream_nothing_and_pass
 else
     { $R hget "$PREFIX:result:cased" status; $R xrange "$PREFIX:out:cased" - +; } >>"$T/why"
     bad cases_stream_nothing_and_pass "not as documented"
+fi
+
+# 6b. a retried job (the stream as a worker writes it: attempt 1's
+# chunks, then attempt 2's restart entry and chunks): the follower says on
+# stderr that the output starts again, prints attempt 2's bytes after
+# attempt 1's, checks them against the result and exits 0; a stream whose
+# bytes are not the result's makes it warn and exit non-zero
+fake_stream() { # ID: its stream's entries from stdin (a job still running)
+    while read -r fd a b; do
+        if [ "$fd" = restart ]; then $R xadd "$PREFIX:out:$1" '*' fd restart attempt "$a" >/dev/null
+        else $R xadd "$PREFIX:out:$1" '*' fd "$fd" offset "$a" data "$b
+" >/dev/null; fi
+    done
+}
+fake_end() { # ID RESULT-STDOUT STATUS EXIT: the end entry and the result
+    $R hset "$PREFIX:result:$1" id "$1" status "$3" stdout "$2" stderr "" exit_code "$4" error "" >/dev/null
+    $R xadd "$PREFIX:out:$1" '*' fd end status "$3" >/dev/null
+}
+# follow_running ID NAME ...: follows ID while it runs, fake_end ... after a second
+follow_running() {
+    follow "$1" "$2" &
+    local fp=$!
+    sleep 1
+    shift 2
+    fake_end "$@"
+    wait $fp
+}
+fake_stream retried <<'EOS'
+restart 1
+stdout 0 attempt1-line1
+stdout 15 attempt1-line2
+restart 2
+stdout 0 A2
+stdout 3 attempt2 second line, longer
+EOS
+follow_running retried retried retried "A2
+attempt2 second line, longer
+" ok 0
+printf 'attempt1-line1\nattempt1-line2\nA2\nattempt2 second line, longer\n' >"$T/retried.want"
+if [ "$(cat "$T/retried.rc")" = 0 ] && cmp -s "$T/retried.out" "$T/retried.want" &&
+    grep -q 'attempt 2 starts again' "$T/retried.err"; then
+    ok retried_job_follower_restarts
+else
+    { echo "exit $(cat "$T/retried.rc")"; od -c "$T/retried.out" | head -5; cat "$T/retried.err"; } >"$T/why"
+    bad retried_job_follower_restarts "the follower kept attempt 1's offsets"
+fi
+fake_stream stale <<'EOS'
+stdout 0 wrong
+EOS
+follow_running stale stale stale "right
+" ok 0
+if [ "$(cat "$T/stale.rc")" != 0 ] && grep -q 'not what its result holds' "$T/stale.err"; then
+    ok follower_checks_its_bytes_against_the_result
+else
+    { echo "exit $(cat "$T/stale.rc")"; cat "$T/stale.out" "$T/stale.err"; } >"$T/why"
+    bad follower_checks_its_bytes_against_the_result "exited 0 on bytes that are not the result"
+fi
+
+# 6c. the follower ends as `run` would: its exit code for the status and
+# its one-line note on stderr
+fake_stream failed <<'EOS'
+stdout 0 x
+EOS
+fake_end failed "x
+" runtime_error 3
+fake_end slowjob '' timeout 137
+follow failed failed
+follow slowjob slowjob
+if [ "$(cat "$T/failed.rc")" = 3 ] && [ "$(cat "$T/slowjob.rc")" = 124 ] &&
+    grep -q '^llm-sandbox: timeout' "$T/slowjob.err" && [ ! -s "$T/failed.err" ]; then
+    ok follower_exit_code_and_note_are_runs
+else
+    { echo "rc $(cat "$T/failed.rc") $(cat "$T/slowjob.rc")"; cat "$T/failed.err" "$T/slowjob.err"; } >"$T/why"
+    bad follower_exit_code_and_note_are_runs "exit codes $(cat "$T/failed.rc") $(cat "$T/slowjob.rc")"
 fi
 
 # 7. a session's calls: each streams its own output
@@ -229,6 +313,90 @@ if $B run --json "$T/run.py" </dev/null | jq -e '.stdout == "early\nlate\n"' >/d
     ok run_json_one_object
 else
     bad run_json_one_object "run --json printed more than the result"
+fi
+
+# 10. live against not live: the same corpus through the worker twice,
+# `live: true` and `live: false`; status, exit code, signal, stdout,
+# stderr, the truncation flags and the error (its digits aside) must be
+# the same, whichever way each job ends and starts (the Python zygote,
+# JavaScript started ahead, a compiled C++ binary, a session's call)
+python3 - "$T/corpus.jsonl" <<'EOS'
+import json, sys
+jobs = {
+ "ok": {"lang": "python", "code": "print('hi')"},
+ "rterr": {"lang": "python", "code": "import sys\nprint('before')\nsys.stderr.write('bad\\n')\nsys.exit(3)"},
+ "tmo": {"lang": "python", "code": "import time\nprint('t', flush=True)\ntime.sleep(30)", "timeout": 2},
+ "olim": {"lang": "python", "code": "import sys\nfor i in range(50):\n    sys.stdout.write('x' * 10000); sys.stdout.flush()", "output": 100000},
+ "mem": {"lang": "python", "code": "print('m', flush=True)\nb = bytearray(400 << 20)\nprint(len(b))", "memory": 128},
+ "bigout": {"lang": "python", "code": "import sys\nsys.stdout.write(''.join('%07d\\n' % i for i in range(400000)))"},
+ "errheavy": {"lang": "python", "code": "import sys\nfor i in range(20000):\n    sys.stderr.write('e%d\\n' % i)\nprint('done')"},
+ "stdin": {"lang": "python", "code": "import sys\nd = sys.stdin.read()\nprint(len(d), d[:5])", "stdin": "hello " * 100000},
+ "closeout": {"lang": "python", "code": "import os, sys, time\nprint('bye', flush=True)\nos.close(1)\ntime.sleep(0.5)\nsys.stderr.write('after\\n')"},
+ "js": {"lang": "javascript", "code": "console.log('js'); console.error('jserr'); process.exitCode = 2;"},
+ "cpp": {"lang": "cpp", "code": "#include <cstdio>\nint main(){ for (int i = 0; i < 100000; i++) printf(\"%d\\n\", i); fprintf(stderr, \"c\\n\"); return 5; }"},
+}
+with open(sys.argv[1], "w") as f:
+    for live in (True, False):
+        for name, j in jobs.items():
+            f.write(json.dumps(dict(j, id="d-%s-%d" % (name, live), live=live)) + "\n")
+        for k, code in enumerate(["y = 5\nprint('s', y, flush=True)", "import sys\nprint(y * 2)\nsys.exit(4)"]):
+            f.write(json.dumps({"id": "d-sess%d-%d" % (k, live), "lang": "python", "code": code,
+                                "session": "diff-%d" % live, "live": live}) + "\n")
+EOS
+$B submit "$T/corpus.jsonl" --wait </dev/null >"$T/corpus.out" 2>&1
+for f in 0 1; do
+    printf '{"id": "d-close-%s", "lang": "python", "session": "diff-%s", "session_close": true}\n' "$f" "$f"
+done >"$T/close2.jsonl"
+$B submit "$T/close2.jsonl" --wait </dev/null >/dev/null 2>&1
+python3 - "$B" "$T/corpus.jsonl" >"$T/why" 2>&1 <<'EOS'
+import json, re, subprocess, sys
+b, corpus = sys.argv[1:]
+names = sorted({json.loads(l)["id"][2:-2] for l in open(corpus)})
+keys = ["status", "exit_code", "signal", "stdout", "stderr", "stdout_truncated", "stderr_truncated", "error"]
+bad, seen = [], set()
+for n in names:
+    r = [json.loads(subprocess.run([b, "result", "d-%s-%d" % (n, live)], capture_output=True).stdout)
+         for live in (1, 0)]
+    seen.add(r[0]["status"])
+    for k in keys:
+        a, c = (re.sub(r"[0-9.]+", "N", x[k]) if k == "error" and x.get(k) else x.get(k) for x in r)
+        if a != c:
+            bad.append("%s: %s live %r, not live %r" % (n, k, str(a)[:80], str(c)[:80]))
+print("statuses:", sorted(seen))
+for x in bad:
+    print(x)
+want = {"ok", "runtime_error", "timeout", "output_limit", "memory_limit"}
+assert want <= seen, "the corpus did not end every way: %s" % sorted(seen)
+assert not bad
+EOS
+if [ $? = 0 ]; then ok live_and_not_live_results_equal; else bad live_and_not_live_results_equal "a live job's result differs"; fi
+
+# 11. slow readers never change a verdict: `run` into a pipe read 4 s
+# late (a 2 s timeout, 600 kB written at once) ends ok with all of it;
+# through the worker, a Redis that stalls 1.5 s under a live job (2 s
+# timeout) leaves it ok with all its output, and the worker stops its
+# chunks rather than wait (its log says so)
+printf 'import sys\nsys.stdout.write("x" * 600000)\nsys.stdout.flush()\n' >"$T/burst.py"
+( $B run --timeout 2 "$T/burst.py" </dev/null 2>"$T/burst.err"; echo $? >"$T/burst.rc" ) |
+    { sleep 4; wc -c >"$T/burst.n"; }
+if [ "$(cat "$T/burst.rc")" = 0 ] && [ "$(tr -d ' ' <"$T/burst.n")" = 600000 ]; then
+    ok run_into_a_late_reader_keeps_the_verdict
+else
+    { echo "exit $(cat "$T/burst.rc"), $(cat "$T/burst.n") bytes"; cat "$T/burst.err"; } >"$T/why"
+    bad run_into_a_late_reader_keeps_the_verdict "the late reader changed the verdict"
+fi
+submit stall 'import sys, time
+for i in range(20):
+    sys.stdout.write(str(i % 10) * 40000 + "\n"); sys.stdout.flush(); time.sleep(0.05)' '{"live": true, "timeout": 2}'
+for _ in $(seq 1 50); do [ "$($R xlen "$PREFIX:out:stall")" -gt 1 ] 2>/dev/null && break; sleep 0.05; done
+$R debug sleep 1.5 >/dev/null
+$B result stall --wait 30 >"$T/stall.json" 2>"$T/why"
+if jq -e '.status == "ok" and (.stdout | length) == 800020' "$T/stall.json" >/dev/null &&
+    grep -q "job=stall: live output stopped" "$T/worker.log"; then
+    ok stalled_redis_keeps_the_verdict
+else
+    { jq -c '{status, n: (.stdout | length), error}' "$T/stall.json"; grep stall "$T/worker.log"; } >>"$T/why"
+    bad stalled_redis_keeps_the_verdict "a stalled Redis changed the verdict or held the chunks"
 fi
 
 echo "live: $pass passed, $fail failed"

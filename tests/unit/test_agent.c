@@ -1,11 +1,13 @@
 /* test_agent.c - the agent's tree wipe: never follows symlinks out of the
  * wiped dir, removes unreadable subtrees, leaves the dir itself; the
  * per-case state restore; the run step started ahead (prespawn.c); the warm
- * javac's compile child falling back (javac.c). */
+ * javac's compile child falling back (javac.c); a live step whose
+ * worker reads its frames late still gets its verdict in time. */
 #include "test.h"
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +17,8 @@
 #include <unistd.h>
 
 #include "agent/prespawn.h"
+#include "common/clock.h"
+#include "proto/proto.h"
 #include "agent/run.h"
 #include "agent/javac.h"
 #include "agent/zygote.h"
@@ -511,8 +515,110 @@ TEST(prespawn_serves_only_the_same_spec)
     snap_teardown(&d);
 }
 
+/* ---- a live step with a worker that reads late: the frames' reader
+ * sleeps, then parses what came (whole OUTPUT frames, offsets in order) */
+
+struct late_reader {
+    int fd, delay_ms, frames, bad;
+    size_t next_off; /* where the next stdout chunk must start */
+};
+
+static void *late_read(void *arg)
+{
+    struct late_reader *r = arg;
+    struct timespec ts = {r->delay_ms / 1000, (r->delay_ms % 1000) * 1000000L};
+    struct buf in;
+    char chunk[65536];
+    ssize_t n;
+
+    nanosleep(&ts, NULL);
+    buf_init(&in, (size_t)64 << 20);
+    while ((n = read(r->fd, chunk, sizeof(chunk))) > 0) {
+        struct proto_frame f;
+        struct proto_chunk c;
+        struct llmsb_err err;
+        size_t used;
+        buf_append(&in, chunk, (size_t)n);
+        while (proto_frame_parse(in.data, in.len, &f, &used, &err) == 1) {
+            if (f.type != PROTO_OUTPUT || proto_chunk_decode(f.payload, f.len, &c, &err) != 0 ||
+                c.fd != 1 || c.offset != r->next_off)
+                r->bad++;
+            else
+                r->next_off += c.len;
+            r->frames++;
+            memmove(in.data, in.data + used, in.len - used);
+            in.len -= used;
+        }
+    }
+    if (in.len)
+        r->bad++; /* a frame cut short */
+    buf_release(&in);
+    return NULL;
+}
+
+/* The program writes 600000 bytes at once and exits well inside its 2 s;
+ * the worker reads the agent's stdout only after 3 s.  The step's verdict
+ * must not wait on the chunks: ok, exit 0, all of stdout, in well under
+ * the timeout; the frames that went out are whole and in order. */
+TEST(live_step_never_waits_on_a_slow_worker)
+{
+    struct snap_dirs d;
+    struct proto_job j;
+    struct proto_result r;
+    struct late_reader lr = {-1, 3000, 0, 0, 0};
+    pthread_t th;
+    sigset_t chld, old;
+    int p[2], saved = -1;
+    int64_t t0, took;
+
+    ASSERT_EQ(snap_setup(&d), 0);
+    proto_job_init(&j);
+    strlist_add(&j.run_argv, &j.nrun, "/bin/sh", 7);
+    strlist_add(&j.run_argv, &j.nrun, "-c", 2);
+    strlist_add(&j.run_argv, &j.nrun, "head -c 600000 /dev/zero", 24);
+    strlist_add(&j.env, &j.nenv, "PATH=/usr/bin:/bin", 18);
+    j.timeout_ms = 2000;
+    j.output_limit = 1 << 20;
+    j.live = 1;
+    proto_result_init(&r, PROTO_MAX_OUTPUT);
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &chld, &old);
+    ASSERT_EQ(pipe(p), 0);
+    lr.fd = p[0];
+    fflush(stdout);
+    saved = dup(STDOUT_FILENO);
+    dup2(p[1], STDOUT_FILENO);
+    close(p[1]);
+    pthread_create(&th, NULL, late_read, &lr);
+    t0 = clock_mono_ms();
+    agent_job_run(&d.conf, &j, &r);
+    took = clock_mono_ms() - t0;
+    dup2(saved, STDOUT_FILENO); /* the reader sees EOF */
+    close(saved);
+    pthread_join(th, NULL);
+    close(p[0]);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    fprintf(
+        stderr,
+        "  live step, reader 3 s late: status %s exit %lld stdout %zu B, step %lld ms (wall %lld ms), "
+        "%d frames (%zu B)\n",
+        status_name(r.status), (long long)r.exit_code, r.out.len, (long long)r.duration_ms,
+        (long long)took, lr.frames, lr.next_off);
+    ASSERT_EQ(r.status, STATUS_OK);
+    ASSERT_EQ(r.exit_code, 0);
+    ASSERT_EQ(r.out.len, (size_t)600000);
+    ASSERT(r.duration_ms < 1500);
+    ASSERT_EQ(lr.bad, 0);
+    ASSERT(lr.frames > 0 && lr.next_off == 600000);
+    proto_result_release(&r);
+    proto_job_release(&j);
+    snap_teardown(&d);
+}
+
 TEST_MAIN("agent", T(rm_tree_does_not_follow_symlinks), T(rm_tree_removes_a_tree_of_any_depth),
           T(oom_count_reads_or_reports_unknown), T(zygote_env_sensitive_names),
           T(javac_env_ok_only_the_sandbox_env), T(javac_child_falls_back_when_the_server_is_gone),
           T(javac_child_falls_back_on_hotspot_files), T(restore_tells_the_jobs_doing_from_ours),
-          T(snapshot_keeps_a_library_of_any_shape), T(prespawn_serves_only_the_same_spec))
+          T(snapshot_keeps_a_library_of_any_shape), T(prespawn_serves_only_the_same_spec),
+          T(live_step_never_waits_on_a_slow_worker))

@@ -267,11 +267,22 @@ FAKE_TEST(prestart_only_to_an_agent_that_takes_it)
     sandbox_close(&sb);
 }
 
+/* 1 when b holds the text s. */
+static int buf_contains(const struct buf *b, const char *s)
+{
+    return b->len >= strlen(s) && memmem(b->data, b->len, s, strlen(s)) != NULL;
+}
+
 /* What a live job's sink got: each stream's bytes in the order given. */
 struct got_live {
     struct buf out, err;
-    int calls;
+    int calls, begins;
 };
+
+static void got_begin(void *arg)
+{
+    ((struct got_live *)arg)->begins++;
+}
 
 static void got_chunk(void *arg, const struct proto_chunk *c)
 {
@@ -283,14 +294,16 @@ static void got_chunk(void *arg, const struct proto_chunk *c)
 
 /* A live job on an agent that sends OUTPUT: its chunks reach the sink in
  * order, the one out of order after them is dropped, the RESULT is whole.
- * An agent that does not say TAG_LIVE (an older one) gets no TAG_LIVE and
- * runs the job as before; nor does a job without a sink. */
+ * The sink's begin comes before the attempt.  An agent that does not say
+ * TAG_LIVE (an older one) gets no TAG_LIVE (the fake agent's stderr says
+ * whether it got one) and runs the job as before; nor does a job without
+ * a sink. */
 FAKE_TEST(live_chunks_reach_the_sink_only_from_an_agent_that_sends_them)
 {
     struct container_spec spec = spec_of();
     static struct sandbox sb, old; /* held: open_held */
     static struct got_live g;
-    const struct proto_chunk_sink sink = {got_chunk, &g};
+    const struct proto_chunk_sink sink = {got_chunk, &g, got_begin};
     struct proto_result res;
     struct proto_job pj;
     struct llmsb_err err = {0};
@@ -311,12 +324,15 @@ FAKE_TEST(live_chunks_reach_the_sink_only_from_an_agent_that_sends_them)
     ASSERT(g.out.len == 10 && memcmp(g.out.data, "one\nthree\n", 10) == 0);
     ASSERT(g.err.len == 4 && memcmp(g.err.data, "two\n", 4) == 0);
     ASSERT(res.out.len == 10 && memcmp(res.out.data, "one\nthree\n", 10) == 0);
+    ASSERT(buf_contains(&res.err, "got TAG_LIVE")); /* the fake agent saw it */
+    ASSERT_EQ(g.begins, 1);                          /* before the attempt's JOB */
     proto_result_release(&res);
     /* no sink: the job goes out without TAG_LIVE, no chunk comes */
     proto_result_init(&res, 1 << 20);
     ASSERT_EQ(sandbox_run(&sb, &pj, 5000, &res, &err), 0);
     ASSERT_EQ(res.status, STATUS_OK);
     ASSERT_EQ(g.calls, 3);
+    ASSERT(!buf_contains(&res.err, "got TAG_LIVE"));
     proto_result_release(&res);
     fake_engine_agent_live(fe, 0);
     ASSERT_EQ(open_held(&old, fe, &spec, 5000, &err), 0);
@@ -327,6 +343,8 @@ FAKE_TEST(live_chunks_reach_the_sink_only_from_an_agent_that_sends_them)
     ASSERT_EQ(res.status, STATUS_OK);
     ASSERT_EQ(g.calls, 3);
     ASSERT_EQ(res.out.len, 10u);
+    ASSERT(!buf_contains(&res.err, "got TAG_LIVE")); /* an older agent is not asked */
+    ASSERT_EQ(g.begins, 1);
     proto_result_release(&res);
     proto_job_release(&pj);
     buf_release(&g.out);
