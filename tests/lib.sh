@@ -115,3 +115,42 @@ processes_outside_containers() {
             [ ! -e "/proc/$p" ] || echo "$p $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | head -c 100)"
     done
 }
+
+# free_port: a TCP port on 127.0.0.1 that nothing listens on now (the
+# kernel's pick), so suites running side by side never meet on one.
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# start_redis PORT DIR [ARG...]: a redis-server of the suite's own on
+# 127.0.0.1:PORT, nothing persisted, its log, pid and files in DIR, with
+# ARGs added; returns once it answers, fails if it does not within 5 s.
+start_redis() {
+    local port=$1 dir=$2 i
+    shift 2
+    redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
+        --logfile "$dir/redis.log" --pidfile "$dir/redis.pid" --dir "$dir" "$@" || return 1
+    for i in $(seq 1 50); do
+        redis-cli -p "$port" ping >/dev/null 2>&1 && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+# suite NAME: a suite's counters.  `ok CASE` and `bad CASE WHY` add to pass
+# and fail and print NAME.CASE; bad also prints what the case left in
+# $T/why, through $WHY_SHOW (default: its first 12 lines).
+suite() {
+    SUITE=$1
+    pass=0
+    fail=0
+}
+ok() {
+    echo "ok   $SUITE.$1"
+    pass=$((pass + 1))
+}
+bad() {
+    echo "FAIL $SUITE.$1: $2"
+    [ -s "${T:-/nonexistent}/why" ] && sed 's/^/  | /' "$T/why" | ${WHY_SHOW:-head -12}
+    fail=$((fail + 1))
+}

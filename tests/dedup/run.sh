@@ -18,13 +18,13 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/tests/lib.sh"
 B=${LLMSB_BIN:-$ROOT/bin/llm-sandbox}
 T=$(mktemp -d /tmp/llmsb-dedup.XXXXXX)
-PORT=$((17400 + $$ % 1000))
+PORT=$(free_port)
 export LLMSB_REDIS_URL=redis://127.0.0.1:$PORT
 export LLMSB_PREFIX=dd
 export LLMSB_CONFIG=$T/config.yaml
 printf 'worker: {lease: 6, heartbeat_ttl: 3, block: 1, drain: 20}\n' > "$T/config.yaml"
 R="redis-cli -p $PORT"
-pass=0; fail=0; WORKERS=""
+suite dedup; WORKERS=""
 
 cleanup() {
     for p in $WORKERS; do kill "$p" 2>/dev/null; done
@@ -35,12 +35,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ok() { echo "ok   dedup.$1"; pass=$((pass + 1)); }
-bad() { echo "FAIL dedup.$1: $2"; fail=$((fail + 1)); }
-
-redis-server --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
-    --dir "$T" --logfile "$T/redis.log" --pidfile "$T/redis.pid"
-for _ in $(seq 1 50); do $R ping >/dev/null 2>&1 && break; sleep 0.1; done
+start_redis "$PORT" "$T" || { echo "dedup: redis-server did not start"; exit 1; }
 
 start_worker() {  # start_worker NAME SLOTS
     "$B" worker --name "$1" --slots "$2" >"$T/$1.log" 2>&1 &

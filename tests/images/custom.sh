@@ -33,10 +33,10 @@ B=${LLMSB_BIN:-$ROOT/bin/llm-sandbox}
 export LLMSB_AGENT=${LLMSB_AGENT:-$ROOT/bin/llmsb-agent}
 T=$(mktemp -d /tmp/llmsb-custom.XXXXXX)
 N=ct$$
-PORT=$((21400 + $$ % 1000))
+PORT=$(free_port)
 PREFIX=customtest$$
 R="redis-cli -p $PORT"
-pass=0; fail=0; WORKER=""
+suite custom; WORKER=""
 
 cleanup() {
     [ -n "$WORKER" ] && kill "$WORKER" 2>/dev/null && wait "$WORKER" 2>/dev/null
@@ -55,8 +55,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ok() { echo "ok   custom.$1"; pass=$((pass + 1)); }
-bad() { echo "FAIL custom.$1: $2"; sed 's/^/  | /' "$T/why" 2>/dev/null | tail -12; fail=$((fail + 1)); }
+WHY_SHOW="tail -12"
 
 # build NAME DIR LANG: images build --dockerfile DIR/Dockerfile, output in $T/why
 build() {
@@ -132,9 +131,7 @@ else
 fi
 
 # 5. through a worker: the job file names the image
-redis-server --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
-    --logfile "$T/redis.log" --pidfile "$T/redis.pid" --dir "$T"
-for _ in $(seq 1 50); do $R ping >/dev/null 2>&1 && break; sleep 0.1; done
+start_redis "$PORT" "$T" || { echo "custom: redis-server did not start"; exit 1; }
 export LLMSB_REDIS_URL=redis://127.0.0.1:$PORT LLMSB_PREFIX=$PREFIX
 "$B" worker --name cw --slots 1 >"$T/worker.log" 2>&1 &
 WORKER=$!

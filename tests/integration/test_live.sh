@@ -19,10 +19,10 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/tests/lib.sh"
 B=${LLMSB_BIN:-$ROOT/bin/llm-sandbox}
 T=$(mktemp -d /tmp/llmsb-live.XXXXXX)
-PORT=$((18400 + $$ % 1000))
+PORT=$(free_port)
 PREFIX=livetest$$
 R="redis-cli -p $PORT"
-pass=0; fail=0; WORKER=""
+suite live; WORKER=""
 
 cleanup() {
     [ -n "$WORKER" ] && kill "$WORKER" 2>/dev/null && wait "$WORKER" 2>/dev/null
@@ -32,12 +32,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ok() { echo "ok   live.$1"; pass=$((pass + 1)); }
-bad() { echo "FAIL live.$1: $2"; sed 's/^/  | /' "$T/why" 2>/dev/null | head -12; fail=$((fail + 1)); }
-
-redis-server --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
-    --enable-debug-command local --logfile "$T/redis.log" --dir "$T"
-for _ in $(seq 1 50); do $R ping >/dev/null 2>&1 && break; sleep 0.1; done
+start_redis "$PORT" "$T" --enable-debug-command local || { echo "live: redis-server did not start"; exit 1; }
 export LLMSB_REDIS_URL=redis://127.0.0.1:$PORT LLMSB_PREFIX=$PREFIX
 $B worker --name livew --slots 2 >"$T/worker.log" 2>&1 &
 WORKER=$!

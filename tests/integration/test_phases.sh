@@ -12,10 +12,10 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/tests/lib.sh"
 B=${LLMSB_BIN:-$ROOT/bin/llm-sandbox}
 T=$(mktemp -d /tmp/llmsb-phases.XXXXXX)
-PORT=$((17400 + $$ % 1000))
+PORT=$(free_port)
 PREFIX=phasetest$$
 R="redis-cli -p $PORT"
-pass=0; fail=0; WORKER=""
+suite phases; WORKER=""
 
 cleanup() {
     [ -n "$WORKER" ] && kill "$WORKER" 2>/dev/null && wait "$WORKER" 2>/dev/null
@@ -25,8 +25,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ok() { echo "ok   phases.$1"; pass=$((pass + 1)); }
-bad() { echo "FAIL phases.$1: $2"; sed 's/^/  | /' "$T/why" 2>/dev/null | head -8; fail=$((fail + 1)); }
+WHY_SHOW="head -8"
 
 # check NAME FILE: FILE holds result objects (one JSON a line); the
 # checks below are asked of each, and of the sequence (warm after first).
@@ -93,9 +92,7 @@ $B submit "$T/jobs.jsonl" --local --slots 1 --out "$T/local.jsonl" </dev/null >"
 check submit_local "$T/local.jsonl" local
 
 # 3. a worker through Redis: the hash's phases field is JSON text
-redis-server --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
-    --logfile "$T/redis.log" --pidfile "$T/redis.pid" --dir "$T"
-for _ in $(seq 1 50); do $R ping >/dev/null 2>&1 && break; sleep 0.1; done
+start_redis "$PORT" "$T" || { echo "phases: redis-server did not start"; exit 1; }
 export LLMSB_REDIS_URL=redis://127.0.0.1:$PORT
 LLMSB_PREFIX=$PREFIX $B worker --name phw --slots 1 >"$T/worker.log" 2>&1 &
 WORKER=$!

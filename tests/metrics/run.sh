@@ -18,12 +18,12 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/tests/lib.sh"
 B=${LLMSB_BIN:-$ROOT/bin/llm-sandbox}
 T=$(mktemp -d /tmp/llmsb-metrics.XXXXXX)
-PORT=$((19400 + $$ % 1000))
+PORT=$(free_port)
 MPORT=$((20400 + $$ % 1000))
 PREFIX=metricstest$$
 R="redis-cli -p $PORT"
 PY=/usr/bin/python3 # Debian's, with python3-prometheus-client
-pass=0; fail=0; WORKER=""
+suite metrics; WORKER=""
 
 cleanup() {
     [ -n "$WORKER" ] && kill "$WORKER" 2>/dev/null && wait "$WORKER" 2>/dev/null
@@ -32,9 +32,6 @@ cleanup() {
     rm -rf "$T"
 }
 trap cleanup EXIT
-
-ok() { echo "ok   metrics.$1"; pass=$((pass + 1)); }
-bad() { echo "FAIL metrics.$1: $2"; sed 's/^/  | /' "$T/why" 2>/dev/null | head -12; fail=$((fail + 1)); }
 
 scrape() { curl -sf --max-time 5 "http://127.0.0.1:$MPORT/metrics" -o "$1"; }
 
@@ -61,9 +58,7 @@ done
 "$PY" -c 'import prometheus_client.parser' 2>/dev/null ||
     { echo "FAIL metrics.tools: python3-prometheus-client missing (scripts/setup.sh)"; echo "metrics: 0 passed, 1 failed"; exit 1; }
 
-redis-server --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
-    --logfile "$T/redis.log" --pidfile "$T/redis.pid" --dir "$T"
-for _ in $(seq 1 50); do $R ping >/dev/null 2>&1 && break; sleep 0.1; done
+start_redis "$PORT" "$T" || { echo "metrics: redis-server did not start"; exit 1; }
 export LLMSB_REDIS_URL=redis://127.0.0.1:$PORT LLMSB_PREFIX=$PREFIX
 
 # 1. a bad address: the worker does not start, and says which
