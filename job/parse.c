@@ -533,9 +533,43 @@ static int image_ref_ok(const char *v, size_t n)
     return 1;
 }
 
+/* The name Docker and Podman store for v: without a docker.io host (any
+ * of its spellings) or localhost/ (Podman's names for local builds), then
+ * without library/ (Docker Hub's official images), so the checks below
+ * see one spelling of each name.  Sets *n. */
+static const char *image_canonical(const char *v, size_t *n)
+{
+    static const char *const hosts[] = {"docker.io/", "index.docker.io/", "registry-1.docker.io/",
+                                        "localhost/"};
+    static const char library[] = "library/";
+
+    for (size_t i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++) {
+        size_t hl = strlen(hosts[i]);
+        if (*n > hl && memcmp(v, hosts[i], hl) == 0) {
+            v += hl, *n -= hl;
+            break;
+        }
+    }
+    if (*n > sizeof(library) - 1 && memcmp(v, library, sizeof(library) - 1) == 0)
+        v += sizeof(library) - 1, *n -= sizeof(library) - 1;
+    return v;
+}
+
+/* Whether canonical v names an image by its ID (sha256:..., or a bare
+ * hex string the engines take as an ID prefix), reaching any image. */
+static int image_is_id(const char *v, size_t n)
+{
+    size_t i = 0;
+    if (n >= 6 && memcmp(v, "sha256", 6) == 0 && (n == 6 || v[6] == ':' || v[6] == '/'))
+        return 1;
+    while (i < n && (isdigit((unsigned char)v[i]) || (v[i] >= 'a' && v[i] <= 'f')))
+        i++;
+    return i == n;
+}
+
 /* A custom image (images build --dockerfile) is named by the tags its
  * checks made, :latest or :<12 hex digits>, never another tag of its repo.
- * v passed image_ref_ok. */
+ * v passed image_ref_ok and is canonical (image_canonical). */
 static int custom_tag_ok(const char *v, size_t n)
 {
     static const char repo[] = "llmsb/custom/", unchecked[] = "llmsb-unchecked/";
@@ -579,7 +613,13 @@ int job_set_image(struct job *j, const struct config *cfg, const char *v, size_t
         return shown_err(err, "image", v, n,
                          "is not an image reference ([host[:port]/]name[:tag]; name parts of "
                          "a-z, 0-9 and single . _ - between them)");
-    if (!custom_tag_ok(v, n))
+    size_t cn = n;
+    const char *c = image_canonical(v, &cn);
+    if (image_is_id(c, cn))
+        return shown_err(err, "image", v, n,
+                         "is an image ID, not a name: an ID reaches any image, one still being "
+                         "checked among them; name the image (NAME[:tag])");
+    if (!custom_tag_ok(c, cn))
         return shown_err(err, "image", v, n,
                          "is not a checked custom image: name llmsb/custom/NAME, :latest or its "
                          "12-hex-digit hash tag (images build --dockerfile tags nothing else)");

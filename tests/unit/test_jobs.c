@@ -469,6 +469,31 @@ TEST(fields_given_twice_are_invalid)
         ASSERT(job_set_image(&j, &open_cfg, "llmsb-unchecked/a:0123456789ab-42", 33, &err) != 0);
         ASSERT_CONTAINS(err.msg, "is not a checked custom image");
         ASSERT_EQ(job_set_image(&j, &open_cfg, "other/x", 7, &err), 0);
+        /* Docker's normalised spellings of the same names, and image IDs */
+        static const char *const aliases[] = {
+            "docker.io/llmsb-unchecked/x:0123456789ab-42",
+            "index.docker.io/llmsb-unchecked/x:0123456789ab-42",
+            "registry-1.docker.io/llmsb-unchecked/x:0123456789ab-42",
+            "localhost/llmsb-unchecked/x:0123456789ab-42",
+            "docker.io/library/llmsb-unchecked/x:y",
+            "docker.io/llmsb/custom/x:unchecked",
+            "localhost/llmsb/custom/x:v1",
+        };
+        for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++) {
+            ASSERT(job_set_image(&j, &open_cfg, aliases[i], strlen(aliases[i]), &err) != 0);
+            ASSERT_CONTAINS(err.msg, "is not a checked custom image");
+        }
+        static const char *const ids[] = {
+            "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+            "docker.io/sha256:0123", "0123456789ab", "deadbeef", "sha256"};
+        for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+            ASSERT(job_set_image(&j, &open_cfg, ids[i], strlen(ids[i]), &err) != 0);
+            ASSERT_CONTAINS(err.msg, "image ID");
+        }
+        ASSERT_EQ(job_set_image(&j, &open_cfg, "docker.io/llmsb/custom/x:0123456789ab", 37, &err),
+                  0);
+        ASSERT_EQ(job_set_image(&j, &open_cfg, "docker.io/library/python:3", 26, &err), 0);
+        ASSERT_EQ(job_set_image(&j, &open_cfg, "cafe:1", 6, &err), 0);
     }
     job_release(&j);
 }
