@@ -11,7 +11,7 @@
 #include <string.h>
 
 /* XADD key MAXLEN ~ QUEUE_LIVE_MAXLEN * pairs..., then EXPIRE key ttl_s
- * (ttl_s 0: none). */
+ * (ttl_s 0: none) in the same round trip. */
 static int live_xadd(struct queue *q, const char *job_id, int npairs, const char **pairs,
                      const size_t *lens, long long ttl_s, struct llmsb_err *err)
 {
@@ -30,18 +30,16 @@ static int live_xadd(struct queue *q, const char *job_id, int npairs, const char
         argv[6 + i] = pairs[i];
         len[6 + i] = lens ? lens[i] : strlen(pairs[i]);
     }
-    if ((rc = queue__cmd(q, 6 + 2 * npairs, argv, len, &r, err)) != 0)
-        return rc;
-    freeReplyObject(r);
-    if (ttl_s <= 0)
+    if (ttl_s <= 0) {
+        if ((rc = queue__cmd(q, 6 + 2 * npairs, argv, len, &r, err)) != 0)
+            return rc;
+        freeReplyObject(r);
         return 0;
+    }
     snprintf(ttl, sizeof(ttl), "%lld", ttl_s);
     const char *ex[3] = {"EXPIRE", key, ttl};
     const size_t exlen[3] = {6, strlen(key), strlen(ttl)};
-    if ((rc = queue__cmd(q, 3, ex, exlen, &r, err)) != 0)
-        return rc;
-    freeReplyObject(r);
-    return 0;
+    return queue__cmd2(q, 6 + 2 * npairs, argv, len, 3, ex, exlen, err);
 }
 
 /* verb (DEL, EXISTS) of job_id's stream key: its integer answer, or a
@@ -80,7 +78,7 @@ int queue_live_restart(struct queue *q, const char *job_id, long long attempt, l
 }
 
 int queue_live_add(struct queue *q, const char *job_id, const char *fd, unsigned long long offset,
-                   const char *data, size_t len, struct llmsb_err *err)
+                   const char *data, size_t len, long long ttl_s, struct llmsb_err *err)
 {
     char off[24];
     const char *pairs[6] = {"fd", fd, "offset", off, "data", data};
@@ -88,7 +86,7 @@ int queue_live_add(struct queue *q, const char *job_id, const char *fd, unsigned
 
     snprintf(off, sizeof(off), "%llu", offset);
     lens[3] = strlen(off);
-    return live_xadd(q, job_id, 3, pairs, lens, 0, err);
+    return live_xadd(q, job_id, 3, pairs, lens, ttl_s, err);
 }
 
 int queue_live_end(struct queue *q, const char *job_id, const char *status, long long ttl_s,

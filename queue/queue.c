@@ -179,34 +179,62 @@ int queue_err_retryable(const struct llmsb_err *err)
 }
 
 /* queue_int.h says what it does. */
-int queue__cmd(struct queue *q, int argc, const char **argv, const size_t *lens, redisReply **out,
-               struct llmsb_err *err)
+/* r (NULL on an IO error) as queue__cmd answers it. */
+static int reply_check(redisContext *c, redisReply *r, const char *verb, redisReply **out,
+                       struct llmsb_err *err)
 {
-    redisContext *c = q->ctx;
-    redisReply *r;
-
-    *out = NULL;
-    if (!c)
-        return llmsb_err_set(err, LLMSB_ERR_BACKEND, "redis: not connected");
-    r = redisCommandArgv(c, argc, argv, lens);
     if (!r)
         return llmsb_err_set(err,
                              c->err == REDIS_ERR_IO && strstr(c->errstr, "temporarily")
                                  ? LLMSB_ERR_TIMEOUT
                                  : LLMSB_ERR_BACKEND,
-                             "redis: %s: %s", argv[0], c->errstr[0] ? c->errstr : "I/O error");
+                             "redis: %s: %s", verb, c->errstr[0] ? c->errstr : "I/O error");
     if (r->type == REDIS_REPLY_ERROR) {
         int retry = strncmp(r->str, "LOADING", 7) == 0 || strncmp(r->str, "BUSY", 4) == 0 ||
                     strncmp(r->str, "MASTERDOWN", 10) == 0 || strncmp(r->str, "TRYAGAIN", 8) == 0;
         char shown[160];
         llmsb_escape(shown, sizeof(shown), r->str, r->len);
-        llmsb_err_set(err, retry ? LLMSB_ERR_BACKEND : LLMSB_ERR_INVALID, "redis: %s: %s", argv[0],
+        llmsb_err_set(err, retry ? LLMSB_ERR_BACKEND : LLMSB_ERR_INVALID, "redis: %s: %s", verb,
                       shown);
         freeReplyObject(r);
         return err->code;
     }
     *out = r;
     return 0;
+}
+
+int queue__cmd(struct queue *q, int argc, const char **argv, const size_t *lens, redisReply **out,
+               struct llmsb_err *err)
+{
+    *out = NULL;
+    if (!q->ctx)
+        return llmsb_err_set(err, LLMSB_ERR_BACKEND, "redis: not connected");
+    return reply_check(q->ctx, redisCommandArgv(q->ctx, argc, argv, lens), argv[0], out, err);
+}
+
+int queue__cmd2(struct queue *q, int argc1, const char **argv1, const size_t *lens1, int argc2,
+                const char **argv2, const size_t *lens2, struct llmsb_err *err)
+{
+    redisContext *c = q->ctx;
+    const char *verb[2] = {argv1[0], argv2[0]};
+    int rc = 0;
+
+    if (!c)
+        return llmsb_err_set(err, LLMSB_ERR_BACKEND, "redis: not connected");
+    if (redisAppendCommandArgv(c, argc1, argv1, lens1) != REDIS_OK ||
+        redisAppendCommandArgv(c, argc2, argv2, lens2) != REDIS_OK)
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "redis: %s: out of memory", verb[0]);
+    for (int i = 0; i < 2; i++) {
+        void *r = NULL;
+        redisReply *ok = NULL;
+        int one = reply_check(c, redisGetReply(c, &r) == REDIS_OK ? r : NULL, verb[i], &ok, err);
+        freeReplyObject(ok);
+        if (one && !rc)
+            rc = one;
+        if (one && !r)
+            break; /* the connection failed: no second reply comes */
+    }
+    return rc;
 }
 
 /* cmd() with string arguments only. */

@@ -184,19 +184,21 @@ int queue_results_read(struct queue *q, char *last_id, size_t lsz, int block_ms,
  * stdout|stderr, offset: where the chunk starts in its stream, data},
  * then {fd: end, status} once its final result stands; at most about
  * QUEUE_LIVE_MAXLEN entries (XADD MAXLEN ~: a follower that falls behind
- * finds the rest in the result).  Kept as long as the result while the
- * job runs, QUEUE_LIVE_END_TTL_S after its end entry (the result holds
- * it all then). */
+ * finds the rest in the result).  Kept while the job may run (the
+ * worker's restart and chunks set its expiry: the longer of the result's
+ * TTL and the job's backstop plus a margin), QUEUE_LIVE_END_TTL_S after
+ * its end entry (the result holds it all then). */
 #define QUEUE_LIVE_MAXLEN "1000"
 #define QUEUE_LIVE_END_TTL_S 300
 /* An attempt starts: job_id's stream is replaced by its restart entry
  * (attempt: the delivery it is), expiring in ttl_s. */
 int queue_live_restart(struct queue *q, const char *job_id, long long attempt, long long ttl_s,
                        struct llmsb_err *err);
-/* Adds a chunk of fd ("stdout" or "stderr") starting at offset (the
- * stream's expiry is the restart's: one round trip a chunk). */
+/* Adds a chunk of fd ("stdout" or "stderr") starting at offset; ttl_s >
+ * 0 sets the stream's expiry again (in the same round trip), so a stream
+ * whose key expired and was made again by this XADD still expires. */
 int queue_live_add(struct queue *q, const char *job_id, const char *fd, unsigned long long offset,
-                   const char *data, size_t len, struct llmsb_err *err);
+                   const char *data, size_t len, long long ttl_s, struct llmsb_err *err);
 /* Adds the end entry with the final status; the stream expires
  * QUEUE_LIVE_END_TTL_S later (ttl_s when shorter). */
 int queue_live_end(struct queue *q, const char *job_id, const char *status, long long ttl_s,

@@ -1,5 +1,5 @@
 /* queue_int.h - what the files of queue/ share (queue.c's plumbing, used
- * by live.c): one command with its reply, and a stream reply's entries. */
+ * by live.c): one command with its reply, two pipelined, and a stream reply's entries. */
 #ifndef LLMSB_QUEUE_INT_H
 #define LLMSB_QUEUE_INT_H
 
@@ -11,6 +11,10 @@
  * LLMSB_ERR_BACKEND (retryable); other server errors LLMSB_ERR_INVALID. */
 int queue__cmd(struct queue *q, int argc, const char **argv, const size_t *lens, redisReply **out,
                struct llmsb_err *err);
+/* Runs two commands in one round trip (pipelined), dropping their
+ * replies: 0, or the first one's error as queue__cmd says it. */
+int queue__cmd2(struct queue *q, int argc1, const char **argv1, const size_t *lens1, int argc2,
+                const char **argv2, const size_t *lens2, struct llmsb_err *err);
 /* Parses [[id, [k, v, ...]], ...] into a new entry array (free it with
  * queue_entries_free). Returns 0 or LLMSB_ERR_NOMEM. */
 int queue__parse_entries(const redisReply *arr, struct queue_entry **out, size_t *n);

@@ -12,7 +12,9 @@
 # starts: the Python and Ruby zygotes, JavaScript's node started ahead, a
 # compiled C++ binary.  A retried job's follower starts again with the new
 # attempt and checks its bytes against the result; the follower exits as
-# `run` would.  A corpus run live and not live gives the same results.
+# `run` would.  A corpus run live and not live gives the same results
+# (and the live ones streamed); a stream always expires, even when the
+# job's result lives a second.
 # A late reader of `run` and a stalled Redis change no verdict.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -365,6 +367,38 @@ assert want <= seen, "the corpus did not end every way: %s" % sorted(seen)
 assert not bad
 EOS
 if [ $? = 0 ]; then ok live_and_not_live_results_equal; else bad live_and_not_live_results_equal "a live job's result differs"; fi
+# ... and the live ones did stream (a restart entry, a chunk, an end
+# entry), the others not, so a silent fall back to not live fails here
+: >"$T/why"
+for id in $(jq -r '.id' "$T/corpus.jsonl"); do
+    fds=$($R --raw xrange "$PREFIX:out:$id" - + | awk 'p == "fd" { print } { p = $0 }' | tr '\n' ' ')
+    case "$id:$fds" in
+    *-1:"restart "*std*"end ") ;;
+    *-0:) ;;
+    *) echo "$id: fd of its entries: $fds" >>"$T/why" ;;
+    esac
+done
+if [ ! -s "$T/why" ]; then ok live_jobs_streamed; else bad live_jobs_streamed "a live job left no stream, or a job not live one"; fi
+
+# 10b. a live job whose result lives 1 s and prints for 4 s: its stream
+# always expires (no TTL of -1: a chunk after the key expired made it
+# again), while it runs and once it ended
+submit shortttl 'import time
+for i in range(16):
+    print(i, flush=True); time.sleep(0.25)' '{"live": true, "result_ttl": 1}'
+: >"$T/ttls"
+for _ in $(seq 1 40); do
+    $R ttl "$PREFIX:out:shortttl" >>"$T/ttls"
+    [ "$($R hget "$PREFIX:result:shortttl" status)" = running ] || [ "$($R exists "$PREFIX:result:shortttl")" = 0 ] || break
+    sleep 0.2
+done
+$R ttl "$PREFIX:out:shortttl" >>"$T/ttls"
+if ! grep -qx -- -1 "$T/ttls" && grep -q '^[1-9]' "$T/ttls"; then
+    ok short_result_ttl_stream_always_expires
+else
+    { echo "TTLs seen:"; sort "$T/ttls" | uniq -c; } >"$T/why"
+    bad short_result_ttl_stream_always_expires "the stream lost its expiry"
+fi
 
 # 11. slow readers never change a verdict: `run` into a pipe read 4 s
 # late (a 2 s timeout, 600 kB written at once) ends ok with all of it;
