@@ -10,9 +10,10 @@
 /* Exit codes of the verbs themselves; `run` exits with its job's status's
  * code from the status table (common/status.h). */
 enum cli_exit {
-    EXIT_USAGE = 2,          /* bad flag or invalid job */
-    EXIT_INTERNAL = 3,       /* the infrastructure failed */
-    EXIT_WAIT_TIMEOUT = 124, /* submit --wait --timeout ran out */
+    EXIT_USAGE = 2,             /* bad flag or invalid job */
+    EXIT_INTERNAL = 3,          /* the infrastructure failed */
+    EXIT_FOLLOW_MISMATCH = 117, /* result --follow printed bytes its result does not hold */
+    EXIT_WAIT_TIMEOUT = 124,    /* submit --wait --timeout ran out */
     EXIT_INTERRUPTED = 130
 };
 

@@ -98,6 +98,19 @@ static int follow_state(struct queue *q, const char *id, struct llmsb_err *err)
     return rc < 0 ? rc : rc == 1 ? FOLLOW_RUNS : FOLLOW_UNKNOWN;
 }
 
+/* Whether the follower printed chunks while the final result holds no
+ * output and no exit code: its attempt failed before its program ran
+ * (container create, a dead letter), the chunks were an attempt's before. */
+static int never_ran(const struct queue_follow *f, const struct fields *res)
+{
+    size_t n[3] = {0, 0, 0};
+    const char *code = fields_get(res, "exit_code", &n[2]);
+
+    fields_get(res, "stdout", &n[0]);
+    fields_get(res, "stderr", &n[1]);
+    return f->next[0] + f->next[1] > 0 && n[0] == 0 && n[1] == 0 && (!code || n[2] == 0);
+}
+
 /* `result ID --follow`: the live stream's chunks as they come, stdout to
  * stdout and stderr to stderr, then what the final result holds past
  * them, then run's note and exit code for its status.  wait_s bounds the
@@ -141,12 +154,15 @@ static int follow(struct queue *q, const char *id, double wait_s)
             cli_error("no result for \"%s\" (expired while it was followed)", id);
         return rc < 0 ? EXIT_INTERNAL : 1;
     }
-    if (queue_follow_rest(&f, &res, print_piece, NULL) != 0) {
+    if (never_ran(&f, &res))
+        fprintf(stderr, "llm-sandbox: the output above was an earlier attempt's; the final "
+                        "attempt's program never ran\n");
+    else if (queue_follow_rest(&f, &res, print_piece, NULL) != 0) {
         cli_error("what was printed of \"%s\" is not what its result holds (a stream from an "
                   "earlier run, or trimmed): see `llm-sandbox result %s`",
                   id, id);
         fields_release(&res);
-        return EXIT_INTERNAL;
+        return EXIT_FOLLOW_MISMATCH;
     }
     rc = follow_end(&res);
     fields_release(&res);

@@ -181,7 +181,7 @@ fi
 # chunks, then attempt 2's restart entry and chunks): the follower says on
 # stderr that the output starts again, prints attempt 2's bytes after
 # attempt 1's, checks them against the result and exits 0; a stream whose
-# bytes are not the result's makes it warn and exit non-zero
+# bytes are not the result's makes it warn and exit 117
 fake_stream() { # ID: its stream's entries from stdin (a job still running)
     while read -r fd a b; do
         if [ "$fd" = restart ]; then $R xadd "$PREFIX:out:$1" '*' fd restart attempt "$a" >/dev/null
@@ -226,11 +226,33 @@ stdout 0 wrong
 EOS
 follow_running stale stale stale "right
 " ok 0
-if [ "$(cat "$T/stale.rc")" != 0 ] && grep -q 'not what its result holds' "$T/stale.err"; then
+if [ "$(cat "$T/stale.rc")" = 117 ] && grep -q 'not what its result holds' "$T/stale.err"; then
     ok follower_checks_its_bytes_against_the_result
 else
     { echo "exit $(cat "$T/stale.rc")"; cat "$T/stale.out" "$T/stale.err"; } >"$T/why"
     bad follower_checks_its_bytes_against_the_result "exited 0 on bytes that are not the result"
+fi
+
+# the final attempt failed before its program ran (the stream still
+# holds the attempt before's chunks, the result no output, no exit code):
+# no mismatch, the follower says the output was the earlier attempt's
+# and exits as `run` would for internal_error (3)
+fake_stream norun <<'EOS'
+restart 1
+stdout 0 attempt1
+EOS
+follow norun norun &
+fp=$!
+sleep 1
+$R hset "$PREFIX:result:norun" id norun status internal_error stdout "" stderr "" error "create failed" >/dev/null
+$R xadd "$PREFIX:out:norun" '*' fd end status internal_error >/dev/null
+wait $fp
+if [ "$(cat "$T/norun.rc")" = 3 ] && ! grep -q 'not what its result holds' "$T/norun.err" &&
+    grep -q 'never ran' "$T/norun.err"; then
+    ok follower_voids_chunks_of_a_final_attempt_that_never_ran
+else
+    { echo "exit $(cat "$T/norun.rc")"; cat "$T/norun.err"; } >"$T/why"
+    bad follower_voids_chunks_of_a_final_attempt_that_never_ran "a false mismatch"
 fi
 
 # 6c. the follower ends as `run` would: its exit code for the status and
