@@ -394,6 +394,7 @@ int job_to_proto(const struct job *j, struct proto_job *pj, struct llmsb_err *er
     pj->fsize_limit = (uint64_t)j->limits.file_size_mb << 20;
     pj->nofile = (uint64_t)j->limits.nofile;
     pj->nproc = (uint64_t)j->limits.nproc;
+    pj->pids = (uint64_t)j->limits.pids;
     for (size_t i = 0; i < j->nglobs; i++)
         rc |= strlist_add(&pj->artifact_globs, &pj->nglobs, j->artifact_globs[i],
                           strlen(j->artifact_globs[i]));

@@ -266,6 +266,9 @@ struct proto_job {
     uint64_t fsize_limit; /* RLIMIT_FSIZE bytes */
     uint64_t nofile;
     uint64_t nproc;
+    /* the worker's side only, never sent: the job's pids limit, which
+     * bounds nproc where the agent's HELLO says gVisor (sandbox.c) */
+    uint64_t pids;
     char **artifact_globs; /* NULL-terminated; none: collect nothing */
     size_t nglobs;
     uint64_t artifact_max_count;

@@ -267,6 +267,14 @@ static void live_chunk(struct sandbox *s, struct live_in *li, const struct proto
         s->sink->fn(s->sink->arg, &c);
 }
 
+/* The RLIMIT_NPROC a job is sent with: on a kernel the agent says is
+ * gVisor's, at most the job's pids limit, as exec_job_nproc does when the
+ * engine said so (the pids cgroup does not bound a job there) */
+static uint64_t sent_nproc(const struct sandbox *s, const struct proto_job *pj)
+{
+    return s->gvisor && pj->pids && pj->pids < pj->nproc ? pj->pids : pj->nproc;
+}
+
 /* Sends the JOB frame and waits for its RESULT, handling the install
  * pause and a live job's OUTPUT frames on the way. */
 static int exchange(struct sandbox *s, const struct proto_job *pj, int64_t backstop_ms,
@@ -280,6 +288,7 @@ static int exchange(struct sandbox *s, const struct proto_job *pj, int64_t backs
     int rc;
 
     sent.live = pj->live == 1 && s->live && s->sink;
+    sent.nproc = sent_nproc(s, pj);
     if (sent.live)
         want |= 1u << PROTO_OUTPUT;
     if (sent.live && s->sink->begin)
@@ -365,14 +374,16 @@ int sandbox_run(struct sandbox *s, const struct proto_job *pj, int64_t backstop_
 /* Sends view as a PRESTART and waits for its READY. */
 static int send_prestart(struct sandbox *s, const struct proto_job *view, struct llmsb_err *err)
 {
+    struct proto_job sent = *view; /* started with the limits its job gets */
     struct buf payload;
     int rc;
 
     s->prestart = 0;
     if ((rc = ready_for_next(s, err)) != 0)
         return rc;
+    sent.nproc = sent_nproc(s, view);
     buf_init(&payload, PROTO_MAX_PAYLOAD);
-    rc = proto_job_encode(view, &payload) != 0
+    rc = proto_job_encode(&sent, &payload) != 0
              ? llmsb_err_set(err, LLMSB_ERR_INVALID, "prestart: over the %zu byte protocol cap",
                              PROTO_MAX_PAYLOAD)
              : send_frame(s, PROTO_PRESTART, payload.data, payload.len, err);
@@ -414,6 +425,7 @@ int sandbox_prestart(struct sandbox *s, const struct proto_job *pj, struct llmsb
     z.fsize_limit = pj->fsize_limit;
     z.nofile = pj->nofile;
     z.nproc = pj->nproc;
+    z.pids = pj->pids;
     z.compile_server = pj->compile_server;
     z.compile_argv = pj->compile_argv;
     z.ncompile = pj->ncompile;
@@ -451,6 +463,7 @@ int sandbox_start_view(const struct proto_job *pj, struct proto_job *view)
     view->fsize_limit = pj->fsize_limit;
     view->nofile = pj->nofile;
     view->nproc = pj->nproc;
+    view->pids = pj->pids;
     if (rc != 0)
         proto_job_release(view);
     return rc;

@@ -146,7 +146,7 @@ int docker_info_runtime_kind(const char *info, size_t n, const char *runtime)
     cJSON *j = cJSON_ParseWithLength(info, n);
     const cJSON *def = cJSON_GetObjectItemCaseSensitive(j, "DefaultRuntime");
     const cJSON *rts = cJSON_GetObjectItemCaseSensitive(j, "Runtimes");
-    const cJSON *r, *path;
+    const cJSON *r, *path, *type;
     const char *name = runtime && *runtime ? runtime : cJSON_GetStringValue(def);
     int kind = BACKEND_RUNTIME_UNKNOWN;
 
@@ -158,10 +158,14 @@ int docker_info_runtime_kind(const char *info, size_t n, const char *runtime)
         goto out;
     r = cJSON_GetObjectItemCaseSensitive(rts, name);
     path = cJSON_GetObjectItemCaseSensitive(r, "path");
+    /* Docker 23+ registers a containerd shim by its runtimeType, no path */
+    type = cJSON_GetObjectItemCaseSensitive(r, "runtimeType");
     if (backend_runtime_is_runsc(name) ||
-        (cJSON_IsString(path) && backend_runtime_is_runsc(path->valuestring)))
+        (cJSON_IsString(path) && backend_runtime_is_runsc(path->valuestring)) ||
+        (cJSON_IsString(type) && backend_runtime_is_runsc(type->valuestring)))
         kind = BACKEND_RUNTIME_GVISOR;
-    else if (cJSON_IsString(path) || strchr(name, '/')) /* Podman takes a runtime's path */
+    else if (cJSON_IsString(path) || cJSON_IsString(type) ||
+             strchr(name, '/')) /* Podman takes a runtime's path */
         kind = BACKEND_RUNTIME_KERNEL;
 out:
     cJSON_Delete(j);
@@ -169,7 +173,8 @@ out:
 }
 
 /* The engine's runtimes from GET /info: a runtime registered under any
- * name (or the default one) is gVisor when its binary is runsc. */
+ * name (or the default one) is gVisor when its binary, or its containerd
+ * shim (runtimeType io.containerd.runsc.v1), is runsc. */
 int docker_runtime_kind(struct backend *b, const char *runtime, struct llmsb_err *err)
 {
     struct buf resp;

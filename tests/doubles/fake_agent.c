@@ -20,7 +20,8 @@
  * --live: its HELLO says it sends live output, and a live job's stdout
  * goes out in two OUTPUT frames and its stderr in one once the program
  * ended, then a chunk out of order (which the worker must drop).
- * --gvisor: its HELLO says its kernel is gVisor's. */
+ * --gvisor: its HELLO says its kernel is gVisor's.  A job sees the
+ * RLIMIT_NPROC its JOB frame asked for in FAKE_NPROC. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -102,6 +103,7 @@ static void read_file(const char *path, struct buf *into, int *truncated)
 static void run_shell(const struct proto_job *j, struct proto_result *r)
 {
     int64_t start = clock_mono_ms();
+    char nproc[24];
     char *code = j->nfiles ? xstrndup(j->files[0].data, j->files[0].len) : NULL;
     int status = 0;
     pid_t pid;
@@ -119,6 +121,8 @@ static void run_shell(const struct proto_job *j, struct proto_result *r)
             _exit(126);
         for (size_t i = 0; i < j->nenv; i++)
             putenv(j->env[i]);
+        snprintf(nproc, sizeof(nproc), "%llu", (unsigned long long)j->nproc);
+        setenv("FAKE_NPROC", nproc, 1);
         if (prestarted[sizeof("FAKE_PRESTARTED=") - 1])
             putenv(prestarted);
         execl("/bin/sh", "sh", "-c", code, (char *)NULL);

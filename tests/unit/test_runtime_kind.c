@@ -17,7 +17,7 @@
  * and again under other names; default is DefaultRuntime */
 static const char *info(const char *def)
 {
-    static char s[1024];
+    static char s[2048];
 
     snprintf(s, sizeof(s),
              "{\"DefaultRuntime\":\"%s\",\"Runtimes\":{"
@@ -26,7 +26,10 @@ static const char *info(const char *def)
              "\"gvisor-test\":{\"path\":\"/usr/bin/runsc\"},"
              "\"sandboxed\":{\"path\":\"/opt/gvisor/bin/runsc-2024\"},"
              "\"crun\":{\"path\":\"/usr/bin/crun\"},"
-             "\"kata\":{\"path\":\"/usr/bin/kata-runtime\"}}}",
+             "\"kata\":{\"path\":\"/usr/bin/kata-runtime\"},"
+             /* Docker 23+: a containerd shim, runtimeType and no path */
+             "\"shimmed\":{\"runtimeType\":\"io.containerd.runsc.v1\"},"
+             "\"runc-shim\":{\"runtimeType\":\"io.containerd.runc.v2\"}}}",
              def);
     return s;
 }
@@ -55,6 +58,10 @@ TEST(docker_info_names_gvisor_by_its_binary)
         {"runsc", "runc", BACKEND_RUNTIME_KERNEL},
         {"runc", "crun", BACKEND_RUNTIME_KERNEL},
         {"runc", "kata", BACKEND_RUNTIME_KERNEL}, /* a VM's own kernel */
+        /* by its containerd shim (daemon.json's runtimeType, no path) */
+        {"runc", "shimmed", BACKEND_RUNTIME_GVISOR},
+        {"shimmed", "", BACKEND_RUNTIME_GVISOR},
+        {"runc", "runc-shim", BACKEND_RUNTIME_KERNEL},
         /* a path (Podman takes one), or a name the engine did not register */
         {"runc", "/usr/bin/runsc", BACKEND_RUNTIME_GVISOR},
         {"runc", "/usr/local/bin/runsc-kvm", BACKEND_RUNTIME_GVISOR},

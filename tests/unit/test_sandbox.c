@@ -2,7 +2,8 @@
  * over the fake engine (tests/doubles/fake_engine.h), no container engine:
  * a job's round trip, a container that dies or goes silent mid-job, a slow
  * or failed start, a cancel, an agent that reports internal_error, a
- * prestart only where the agent takes it. */
+ * prestart only where the agent takes it, RLIMIT_NPROC at the pids limit
+ * where the agent says gVisor. */
 #include <pthread.h>
 #include <time.h>
 #include <unistd.h>
@@ -325,7 +326,7 @@ FAKE_TEST(live_chunks_reach_the_sink_only_from_an_agent_that_sends_them)
     ASSERT(g.err.len == 4 && memcmp(g.err.data, "two\n", 4) == 0);
     ASSERT(res.out.len == 10 && memcmp(res.out.data, "one\nthree\n", 10) == 0);
     ASSERT(buf_contains(&res.err, "got TAG_LIVE")); /* the fake agent saw it */
-    ASSERT_EQ(g.begins, 1);                          /* before the attempt's JOB */
+    ASSERT_EQ(g.begins, 1);                         /* before the attempt's JOB */
     proto_result_release(&res);
     /* no sink: the job goes out without TAG_LIVE, no chunk comes */
     proto_result_init(&res, 1 << 20);
@@ -353,10 +354,53 @@ FAKE_TEST(live_chunks_reach_the_sink_only_from_an_agent_that_sends_them)
     sandbox_close(&sb);
 }
 
+/* The JOB frame's RLIMIT_NPROC: at the job's pids limit where the agent's
+ * HELLO says gVisor, whatever the engine said of the runtime (the pids
+ * cgroup does not bound a job there), the job's nproc elsewhere. */
+FAKE_TEST(job_nproc_at_its_pids_where_the_agent_says_gvisor)
+{
+    static const struct {
+        int gvisor;
+        uint64_t nproc, pids;
+        const char *want;
+    } rows[] = {
+        {1, 4096, 256, "256\n"},
+        {1, 100, 256, "100\n"}, /* under its pids: kept */
+        {1, 4096, 0, "4096\n"},
+        {0, 4096, 256, "4096\n"},
+    };
+    struct container_spec spec = spec_of();
+    static struct sandbox sb; /* held: open_held */
+    struct proto_result res;
+    struct proto_job pj;
+    struct llmsb_err err = {0};
+
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        fake_engine_agent_gvisor(fe, rows[i].gvisor);
+        ASSERT_EQ(open_held(&sb, fe, &spec, 5000, &err), 0);
+        ASSERT_EQ(sb.gvisor, rows[i].gvisor);
+        fake_test_job(&pj, "echo $FAKE_NPROC", NULL);
+        pj.nproc = rows[i].nproc;
+        pj.pids = rows[i].pids;
+        proto_result_init(&res, 1 << 20);
+        ASSERT_EQ(sandbox_run(&sb, &pj, 5000, &res, &err), 0);
+        ASSERT_EQ(res.status, STATUS_OK);
+        ASSERT_MSG(res.out.len == strlen(rows[i].want) &&
+                       memcmp(res.out.data, rows[i].want, res.out.len) == 0,
+                   rows[i].want);
+        ASSERT_EQ(pj.nproc, rows[i].nproc); /* the caller's job is not changed */
+        proto_result_release(&res);
+        proto_job_release(&pj);
+        sandbox_close(&sb);
+    }
+    fake_engine_agent_gvisor(fe, 0);
+}
+
 TEST_MAIN("sandbox", T(round_trip_status_stdout_exit_code),
           T(container_dies_mid_job_is_an_error_not_a_hang), T(oom_killed_container_is_memory_limit),
           T(silent_agent_past_backstop_is_timeout),
           T(slow_start_past_start_timeout_fails_and_removes),
           T(failed_create_and_start_leave_nothing), T(cancel_stops_the_wait),
           T(agent_internal_error_is_ours), T(prestart_only_to_an_agent_that_takes_it),
-          T(live_chunks_reach_the_sink_only_from_an_agent_that_sends_them))
+          T(live_chunks_reach_the_sink_only_from_an_agent_that_sends_them),
+          T(job_nproc_at_its_pids_where_the_agent_says_gvisor))
