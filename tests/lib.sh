@@ -137,6 +137,16 @@ start_redis() {
     return 1
 }
 
+# stop_worker_and_redis: the end of a suite that ran a worker ($WORKER, if
+# it started one) on its own redis-server ($PORT): the worker stopped, the
+# server shut down, the worker's containers removed.
+stop_worker_and_redis() {
+    [ -n "${WORKER:-}" ] && kill "$WORKER" 2>/dev/null && wait "$WORKER" 2>/dev/null
+    redis-cli -p "$PORT" shutdown nosave >/dev/null 2>&1
+    [ -n "${WORKER:-}" ] && remove_containers_of "$WORKER"
+    return 0
+}
+
 # suite NAME: a suite's counters.  `ok CASE` and `bad CASE WHY` add to pass
 # and fail and print NAME.CASE; bad also prints what the case left in
 # $T/why, through $WHY_SHOW (default: its first 12 lines).

@@ -39,9 +39,7 @@ R="redis-cli -p $PORT"
 suite custom; WORKER=""
 
 cleanup() {
-    [ -n "$WORKER" ] && kill "$WORKER" 2>/dev/null && wait "$WORKER" 2>/dev/null
-    $R shutdown nosave >/dev/null 2>&1
-    [ -n "$WORKER" ] && remove_containers_of "$WORKER"
+    stop_worker_and_redis
     remove_containers_of $RUN_PIDS
     # our tags only (their layers go with the last tag)
     local f tag

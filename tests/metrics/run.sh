@@ -26,9 +26,7 @@ PY=/usr/bin/python3 # Debian's, with python3-prometheus-client
 suite metrics; WORKER=""
 
 cleanup() {
-    [ -n "$WORKER" ] && kill "$WORKER" 2>/dev/null && wait "$WORKER" 2>/dev/null
-    $R shutdown nosave >/dev/null 2>&1
-    [ -n "$WORKER" ] && remove_containers_of "$WORKER"
+    stop_worker_and_redis
     rm -rf "$T"
 }
 trap cleanup EXIT
