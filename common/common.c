@@ -299,26 +299,6 @@ char *buf_steal(struct buf *b)
 
 /* ---- numbers ----------------------------------------------------------- */
 
-int addr_split(const char *addr, char *host, size_t hsz, char *port, size_t psz)
-{
-    const char *colon = strrchr(addr, ':');
-    const char *h = addr;
-    size_t hl;
-
-    if (!colon || !colon[1] || strlen(colon + 1) >= psz)
-        return -1;
-    hl = (size_t)(colon - addr);
-    if (hl >= 2 && addr[0] == '[' && addr[hl - 1] == ']') {
-        h++;
-        hl -= 2;
-    }
-    if (hl >= hsz)
-        return -1;
-    snprintf(host, hsz, "%.*s", (int)hl, h);
-    snprintf(port, psz, "%s", colon + 1);
-    return 0;
-}
-
 int parse_ll(const char *s, long long min, long long max, long long *out)
 {
     char *end;

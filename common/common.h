@@ -118,9 +118,6 @@ int parse_ll(const char *s, long long min, long long max, long long *out);
 int parse_double(const char *s, double min, double max, double *out);
 /* Parse "true/false/yes/no/1/0/on/off". */
 int parse_bool(const char *s, int *out);
-/* A listen address "HOST:PORT", ":PORT" or "[V6]:PORT" as host (""
- * for none, V6 unbracketed) and port text (unchecked).  Returns 0 or -1. */
-int addr_split(const char *addr, char *host, size_t hsz, char *port, size_t psz);
 
 /* Monotonic clock in milliseconds and microseconds; wall clock in ms. */
 int64_t clock_mono_ms(void);

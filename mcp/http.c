@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/net.h"
 #include "exec/runner.h"
 #include "mcp/http_check.h"
 #include "mcp/tools.h"
@@ -617,26 +618,16 @@ static int addr_loopback(const struct sockaddr *a)
 static int listen_on(struct server *srv, struct llmsb_err *err)
 {
     const char *addr = srv->o->http_addr;
-    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE}, *ai = NULL;
-    char host[256], port[16];
+    struct addrinfo *ai = NULL;
     const union MHD_DaemonInfo *di;
-    long long pn;
+    char host[NI_MAXHOST], port[NI_MAXSERV];
     int rc;
 
-    if (strchr(addr, ':') == NULL) {
-        snprintf(host, sizeof(host), "127.0.0.1");
-        snprintf(port, sizeof(port), "%.15s", addr);
-    } else if (addr_split(addr, host, sizeof(host), port, sizeof(port)) != 0) {
-        port[0] = '\0';
-    }
-    if (parse_ll(port, 0, 65535, &pn) != 0)
-        return llmsb_err_set(err, LLMSB_ERR_INVALID,
-                             "--http \"%s\": not PORT, HOST:PORT, :PORT or [V6]:PORT with a port "
-                             "from 0 to 65535",
-                             addr);
-    hints.ai_family = host[0] ? AF_UNSPEC : AF_INET;
-    if ((rc = getaddrinfo(host[0] ? host : NULL, port, &hints, &ai)) != 0)
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "--http \"%s\": %s", addr, gai_strerror(rc));
+    if ((rc = addr_resolve_listen("--http", addr, 1, 0, &ai, err)) != 0)
+        return rc;
+    if (getnameinfo(ai->ai_addr, ai->ai_addrlen, host, sizeof(host), port, sizeof(port),
+                    NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+        snprintf(host, sizeof(host), "?"), snprintf(port, sizeof(port), "?");
     srv->loopback = addr_loopback(ai->ai_addr);
     if (!srv->loopback && !srv->o->token && !srv->o->allow_no_token) {
         freeaddrinfo(ai);
@@ -660,9 +651,10 @@ static int listen_on(struct server *srv, struct llmsb_err *err)
                              "of this host?)",
                              addr);
     di = MHD_get_daemon_info(srv->d, MHD_DAEMON_INFO_BIND_PORT);
-    log_info("mcp: serving MCP over HTTP on http://%s%s%s:%u%s%s", strchr(host, ':') ? "[" : "",
-             host[0] ? host : "0.0.0.0", strchr(host, ':') ? "]" : "",
-             di ? (unsigned)di->port : (unsigned)pn, MCP_HTTP_PATH,
+    if (di)
+        snprintf(port, sizeof(port), "%u", (unsigned)di->port);
+    log_info("mcp: serving MCP over HTTP on http://%s%s%s:%s%s%s", strchr(host, ':') ? "[" : "",
+             host, strchr(host, ':') ? "]" : "", port, MCP_HTTP_PATH,
              srv->o->token ? " (bearer token required)" : "");
     return 0;
 }

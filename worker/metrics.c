@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 
 #include "common/common.h"
+#include "common/net.h"
 #include "queue/queue.h"
 
 /* upper bounds of the duration buckets, seconds */
@@ -271,21 +272,11 @@ int metrics_start(struct metrics *m, const char *addr, const char *redis_url,
                   const char *redis_prefix, void (*gauges)(void *, struct metrics_gauges *),
                   void *ud, struct llmsb_err *err)
 {
-    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE}, *ai = NULL;
-    char host[256], port[16];
-    long long pn;
+    struct addrinfo *ai = NULL;
     int rc;
 
-    if (addr_split(addr, host, sizeof(host), port, sizeof(port)) != 0 ||
-        parse_ll(port, 1, 65535, &pn) != 0)
-        return llmsb_err_set(err, LLMSB_ERR_INVALID,
-                             "worker.metrics_addr \"%s\": not HOST:PORT, :PORT or [V6]:PORT "
-                             "with a port from 1 to 65535",
-                             addr);
-    hints.ai_family = host[0] ? AF_UNSPEC : AF_INET;
-    if ((rc = getaddrinfo(host[0] ? host : NULL, port, &hints, &ai)) != 0)
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "worker.metrics_addr \"%s\": %s", addr,
-                             gai_strerror(rc));
+    if ((rc = addr_resolve_listen("worker.metrics_addr", addr, 0, 1, &ai, err)) != 0)
+        return rc;
     snprintf(m->redis_url, sizeof(m->redis_url), "%s", redis_url);
     snprintf(m->redis_prefix, sizeof(m->redis_prefix), "%s", redis_prefix);
     m->gauges = gauges;
