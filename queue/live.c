@@ -133,20 +133,14 @@ int queue_live_exists(struct queue *q, const char *job_id, struct llmsb_err *err
 
 /* ---- following ---------------------------------------------------------- */
 
-#define FNV_BASIS 14695981039346656037ULL
-
-static uint64_t fnv1a(uint64_t h, const char *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)p[i]) * 1099511628211ULL;
-    return h;
-}
+/* The hash of nothing: where a stream's sum of what was printed starts. */
+#define SUM_EMPTY hash_fnv1a(0, "", 0)
 
 void queue_follow_init(struct queue_follow *f)
 {
     memset(f, 0, sizeof(*f));
     snprintf(f->last_id, sizeof(f->last_id), "0-0");
-    f->sum[0] = f->sum[1] = FNV_BASIS;
+    f->sum[0] = f->sum[1] = SUM_EMPTY;
 }
 
 /* A restart entry: what came before is void; fn hears of it when this
@@ -163,7 +157,7 @@ static void follow_restart(struct queue_follow *f, const struct fields *e, queue
         fn(arg, 0, NULL, (size_t)n);
     f->attempt = n;
     f->next[0] = f->next[1] = 0;
-    f->sum[0] = f->sum[1] = FNV_BASIS;
+    f->sum[0] = f->sum[1] = SUM_EMPTY;
 }
 
 /* One entry: the part of its chunk past what was handed on of its stream. */
@@ -192,7 +186,7 @@ static void follow_entry(struct queue_follow *f, const struct fields *e, queue_f
         return;
     size_t skip = (size_t)(f->next[k] - (unsigned long long)at);
     fn(arg, k + 1, data + skip, len - skip);
-    f->sum[k] = fnv1a(f->sum[k], data + skip, len - skip);
+    f->sum[k] = hash_fnv1a(f->sum[k], data + skip, len - skip);
     f->next[k] += len - skip;
 }
 
@@ -220,7 +214,7 @@ int queue_follow_rest(struct queue_follow *f, const struct fields *result, queue
         size_t len = 0;
         const char *v = fields_get(result, names[k], &len);
         if (f->next[k] &&
-            (!v || len < f->next[k] || fnv1a(FNV_BASIS, v, (size_t)f->next[k]) != f->sum[k]))
+            (!v || len < f->next[k] || hash_fnv1a(0, v, (size_t)f->next[k]) != f->sum[k]))
             return 1;
     }
     for (int k = 0; k < 2; k++) {
