@@ -117,14 +117,19 @@ static struct session *session_get(struct server *srv, const char *id)
 }
 
 /* A new session, with the table's reference and the caller's; NULL when
- * max_sessions are open (*full) or on ENOMEM. */
-static struct session *session_new(struct server *srv, int *full)
+ * max_sessions are open (*full), or with err set (ENOMEM, no random bytes
+ * for its id or scope: no session rather than a guessable one). */
+static struct session *session_new(struct server *srv, int *full, struct llmsb_err *err)
 {
     struct session *s = calloc(1, sizeof(*s));
     int slot = -1;
 
     *full = 0;
-    if (!s || mcp_session_id_new(s->id) != 0 || !(s->m = mcp_new(srv->o, srv->eng, 1))) {
+    if (!s) {
+        llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    if (mcp_session_id_new(s->id, err) != 0 || !(s->m = mcp_new(srv->o, srv->eng, 1, err))) {
         free(s);
         return NULL;
     }
@@ -537,6 +542,7 @@ static enum MHD_Result do_post(struct req *r, struct MHD_Connection *conn)
 {
     const char *sid;
     enum MHD_Result rc;
+    struct llmsb_err err = {0};
     int init, has_request, full;
 
     if (r->too_big)
@@ -544,12 +550,13 @@ static enum MHD_Result do_post(struct req *r, struct MHD_Connection *conn)
                     MCP_MAX_MESSAGE);
     classify(&r->body, &init, &has_request);
     if (init) {
-        if (!(r->sess = session_new(r->srv, &full)))
+        if (!(r->sess = session_new(r->srv, &full, &err)))
             return full ? fail(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
                                "Service Unavailable: too many MCP sessions (%d, --max-sessions): "
                                "end one (DELETE) or wait for one to idle out",
                                r->srv->o->max_sessions)
-                        : fail(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+                        : fail(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+                               "Internal Server Error: no MCP session opened: %s", err.msg);
         log_info("mcp: MCP session %.8s... opened", r->sess->id);
     } else if (find_session(r, conn, &rc) != 0) {
         return rc;

@@ -15,7 +15,6 @@
 #include "mcp/server_int.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -26,6 +25,7 @@
 #include <unistd.h>
 
 #include "common/json.h"
+#include "common/random.h"
 #include "exec/runner.h"
 #include "job/job.h"
 #include "job/result.h"
@@ -64,18 +64,16 @@ struct mcp {
 };
 
 /* A fresh job id: "mcp-", this process's pid, the call's number and 8 hex
- * digits from the kernel's RNG (ids through Redis must not collide). */
-static void call_id(struct mcp *m, char *out, size_t outsz)
+ * digits from the kernel's RNG (ids through Redis must not collide).
+ * Returns 0, or an error (no random bytes) that fails the call. */
+static int call_id(struct mcp *m, char *out, size_t outsz, struct llmsb_err *err)
 {
-    unsigned int rnd = 0;
-    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    char rnd[9];
 
-    if (fd >= 0) {
-        if (read(fd, &rnd, sizeof(rnd)) != (ssize_t)sizeof(rnd))
-            rnd = (unsigned int)clock_wall_ms();
-        close(fd);
-    }
-    snprintf(out, outsz, "mcp-%ld-%lu-%08x", (long)getpid(), ++m->calls, rnd);
+    if (random_hex(rnd, sizeof(rnd), 4, "mcp: the call's job id", err) != 0)
+        return err->code;
+    snprintf(out, outsz, "mcp-%ld-%lu-%s", (long)getpid(), ++m->calls, rnd);
+    return 0;
 }
 
 /* ---- progress: a live call's output as it comes ---------------------------------- */
@@ -383,10 +381,10 @@ static cJSON *execute_code(void *ud, const cJSON *args, const struct mcp_progres
     struct progress p = {progress, 0, {progress_chunk, &p, progress_begin}, 0};
     cJSON *out;
 
-    call_id(m, id, sizeof(id));
     mcp_call_init(&c);
     /* a session's call without a language runs in the session's */
-    if (mcp_execute_fields(&c, args, id, m->scope, known ? known->lang : "python", &err) == 0 &&
+    if (call_id(m, id, sizeof(id), &err) == 0 &&
+        mcp_execute_fields(&c, args, id, m->scope, known ? known->lang : "python", &err) == 0 &&
         progress && fields_adds(&c.f, "live", "true") != 0)
         llmsb_err_set(&err, LLMSB_ERR_NOMEM, "out of memory");
     out = run_fields(m, &c.f, id, 0, progress ? &p : NULL, status, sizeof(status), &err);
@@ -409,9 +407,9 @@ static cJSON *close_one(struct mcp *m, const char *sid)
     char id[64], status[32];
     cJSON *out;
 
-    call_id(m, id, sizeof(id));
     mcp_call_init(&c);
-    mcp_close_fields(&c, sid, id, m->scope);
+    if (call_id(m, id, sizeof(id), &err) == 0)
+        mcp_close_fields(&c, sid, id, m->scope);
     out = run_fields(m, &c.f, id, 1, NULL, status, sizeof(status), &err);
     if (strcmp(status, "ok") == 0 || strcmp(status, "session_lost") == 0) /* it is gone */
         mcp_session_remember(&m->sessions, sid, NULL, m->calls);
@@ -464,40 +462,29 @@ static void serve(struct mcp *m)
         jsonrpc_finish(&m->rpc);
 }
 
-/* A random token of 16 hex digits from the kernel's RNG. */
-static void random_hex(char *out, size_t outsz)
-{
-    unsigned char rnd[8] = {0};
-    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-
-    if (fd >= 0) {
-        if (read(fd, rnd, sizeof(rnd)) != (ssize_t)sizeof(rnd))
-            memset(rnd, 0, sizeof(rnd));
-        close(fd);
-    }
-    snprintf(out, outsz, "%02x%02x%02x%02x%02x%02x%02x%02x", rnd[0], rnd[1], rnd[2], rnd[3], rnd[4],
-             rnd[5], rnd[6], rnd[7]);
-}
-
-struct mcp *mcp_new(const struct mcp_options *o, struct mcp_engine *eng, int http)
+struct mcp *mcp_new(const struct mcp_options *o, struct mcp_engine *eng, int http,
+                    struct llmsb_err *err)
 {
     struct mcp *m = calloc(1, sizeof(*m));
+    char token[17];
 
-    if (!m)
+    if (!m) {
+        llmsb_err_set(err, LLMSB_ERR_NOMEM, "mcp: out of memory");
         return NULL;
+    }
     m->o = o;
     m->cfg = o->cfg;
     m->eng = eng;
     m->http = http;
-    if (http) { /* one scope a client: two clients' "s1" are two sessions */
-        char token[20];
-        random_hex(token, sizeof(token));
-        snprintf(m->scope, sizeof(m->scope), "mcp-%.16s-", token);
-    } else if (o->queue_mode) {
-        char token[24];
-        call_id(m, token, sizeof(token)); /* its random part */
-        snprintf(m->scope, sizeof(m->scope), "mcp-%.8s-", token + strlen(token) - 8);
-        m->calls = 0;
+    /* over HTTP one scope a client: two clients' "s1" are two sessions,
+     * and no client can name another's; with --queue one a server */
+    if (http || o->queue_mode) {
+        if (random_hex(token, sizeof(token), http ? 8 : 4, "mcp: the client's session scope",
+                       err) != 0) {
+            free(m);
+            return NULL;
+        }
+        snprintf(m->scope, sizeof(m->scope), "mcp-%s-", token);
     }
     atomic_init(&m->own_cancel, SCHED_GO);
     m->cancel = &m->own_cancel;
@@ -549,15 +536,16 @@ int mcp_end_sessions(struct mcp *m)
     return n;
 }
 
-int mcp_serve(const struct mcp_options *o)
+int mcp_serve(const struct mcp_options *o, struct llmsb_err *err)
 {
     struct mcp_engine *eng = mcp_engine_new(1);
-    struct mcp *m = eng ? mcp_new(o, eng, 0) : NULL;
+    struct mcp *m = eng ? mcp_new(o, eng, 0, err)
+                        : (llmsb_err_set(err, LLMSB_ERR_NOMEM, "mcp: out of memory"), NULL);
     struct stat st;
 
     if (!m) {
         mcp_engine_free(eng);
-        return LLMSB_ERR_NOMEM;
+        return err->code;
     }
     m->stdin_file = fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode);
     serve(m);
