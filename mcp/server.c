@@ -79,29 +79,58 @@ static int call_id(struct mcp *m, char *out, size_t outsz, struct llmsb_err *err
 /* ---- progress: a live call's output as it comes ---------------------------------- */
 
 /* A call's progress: progress is the bytes of output so far (it only
- * grows), message the new piece (docs/mcp.md); attempts, how many began. */
+ * grows), message the new piece (docs/mcp.md); attempts, how many began;
+ * sent, the notifications' bytes, which stay within MCP_PROGRESS_MAX_BYTES. */
 struct progress {
     const struct mcp_progress *to;
     unsigned long long bytes;
     struct proto_chunk_sink sink;
     long long attempts;
+    size_t sent;
 };
 
 #define PROGRESS_RESTART "\n[llm-sandbox: the call is tried again; its output starts over]\n"
+#define PROGRESS_STOPPED                                                                       \
+    "\n[llm-sandbox: no more progress for this call (its notifications reached the cap); the " \
+    "answer holds the whole output]\n"
 
-/* A piece of output (fd 1, 2), or (fd 0) an attempt that starts over. */
+static size_t progress_send(struct progress *p, const char *data, size_t len)
+{
+    cJSON *params = cJSON_CreateObject();
+
+    cJSON_AddItemToObject(params, "progressToken", cJSON_Duplicate(p->to->token, 1));
+    cJSON_AddNumberToObject(params, "progress", (double)p->bytes);
+    json_add_text(params, "message", data, len);
+    return jsonrpc_notify(p->to->rpc, "notifications/progress", params);
+}
+
+/* The most a notification of a message of len bytes can take: 6 bytes a
+ * byte escaped (\u0001), the token escaped, the envelope. */
+static size_t progress_bound(size_t len)
+{
+    return 6 * len + 6 * MCP_PROGRESS_TOKEN_MAX + 128;
+}
+
+/* A piece of output (fd 1, 2), or (fd 0) an attempt that starts over.
+ * When it might take the call's notifications past MCP_PROGRESS_MAX_BYTES
+ * one says so instead, within the cap, and nothing more is sent: a call's
+ * notifications are bounded whatever its output and token. */
 static void progress_piece(void *arg, int fd, const char *data, size_t len)
 {
     struct progress *p = arg;
-    cJSON *params = cJSON_CreateObject();
+    size_t room = MCP_PROGRESS_MAX_BYTES - progress_bound(strlen(PROGRESS_STOPPED));
 
     if (fd == 0)
         data = PROGRESS_RESTART, len = strlen(PROGRESS_RESTART);
     p->bytes += len;
-    cJSON_AddItemToObject(params, "progressToken", cJSON_Duplicate(p->to->token, 1));
-    cJSON_AddNumberToObject(params, "progress", (double)p->bytes);
-    json_add_text(params, "message", data, len);
-    jsonrpc_notify(p->to->rpc, "notifications/progress", params);
+    if (p->sent > room) /* stopped */
+        return;
+    if (p->sent + progress_bound(len) <= room) {
+        p->sent += progress_send(p, data, len);
+        return;
+    }
+    progress_send(p, PROGRESS_STOPPED, strlen(PROGRESS_STOPPED));
+    p->sent = room + 1;
 }
 
 /* The in-process runner's sink (in this thread: the one that answers). */
@@ -378,7 +407,7 @@ static cJSON *execute_code(void *ud, const cJSON *args, const struct mcp_progres
     struct mcp_call c;
     struct llmsb_err err = {0};
     char id[64], status[32];
-    struct progress p = {progress, 0, {progress_chunk, &p, progress_begin}, 0};
+    struct progress p = {progress, 0, {progress_chunk, &p, progress_begin}, 0, 0};
     cJSON *out;
 
     mcp_call_init(&c);

@@ -58,8 +58,10 @@ done
     bad sdk "the MCP SDK is not installed: npm ci --prefix tests/mcp (scripts/setup.sh does it)"
 [ "$fail" -eq 0 ] || { echo "mcp_http: $pass passed, $fail failed"; exit 1; }
 
-# a session's idle time for its sandbox sessions (as tests/mcp/run.sh)
-{ [ -n "${LLMSB_CONFIG:-}" ] && cat "$LLMSB_CONFIG"; echo "sessions: {idle_ttl: 30}"; } >"$T/config.yaml"
+# a session's idle time for its sandbox sessions (as tests/mcp/run.sh);
+# 4 MiB of output a call (http_progress.mjs prints 2 MiB)
+{ [ -n "${LLMSB_CONFIG:-}" ] && cat "$LLMSB_CONFIG"; echo "sessions: {idle_ttl: 30}"
+  echo "limits: {defaults: {output: 4194304}}"; } >"$T/config.yaml"
 export LLMSB_CONFIG=$T/config.yaml
 TOKEN=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
 
