@@ -46,6 +46,7 @@ struct session {
     int refs;                /* the table's and each request's; under the server's mu */
     atomic_int ended;        /* out of the table: nothing more runs */
     int64_t used_ms;         /* its last request's start */
+    atomic_int *calling;     /* the running call's cancel, NULL; under the server's mu */
 };
 
 struct server {
@@ -152,16 +153,20 @@ static struct session *session_new(struct server *srv, int *full, struct llmsb_e
     return s;
 }
 
-/* Takes s out of the table (under mu): no request finds it any more. */
+/* Takes s out of the table (under mu): no request finds it any more, and
+ * its running call, if any, is asked to stop (SCHED_CANCEL_USER: the
+ * client ended the session, so it is cancelled, not given back). */
 static void session_unlink(struct server *srv, struct session *s)
 {
     for (int i = 0; i < srv->o->max_sessions; i++)
         if (srv->s[i] == s)
             srv->s[i] = NULL;
     atomic_store(&s->ended, 1);
+    if (s->calling)
+        atomic_store(s->calling, SCHED_CANCEL_USER);
 }
 
-/* Ends an unlinked session: once its running call is over, closes the
+/* Ends an unlinked session: once its running call stopped, closes the
  * sandbox sessions its calls opened, then drops the table's reference. */
 static void session_end(struct server *srv, struct session *s, const char *why)
 {
@@ -270,16 +275,31 @@ static void on_write(void *wud, enum jsonrpc_out kind, const char *text, size_t 
     pthread_mutex_unlock(&r->mu);
 }
 
+/* The session's running call is r's from now (1), or the session ended
+ * first (0); calling 0 after the call: none. */
+static int session_calling(struct server *srv, struct session *s, struct req *r, int calling)
+{
+    int ok;
+
+    pthread_mutex_lock(&srv->mu);
+    ok = !atomic_load(&s->ended);
+    s->calling = calling && ok ? &r->cancel : NULL;
+    pthread_mutex_unlock(&srv->mu);
+    return ok;
+}
+
 static void *call_main(void *arg)
 {
     struct req *r = arg;
     struct session *s = r->sess;
 
     pthread_mutex_lock(&s->call_mu);
-    if (atomic_load(&s->ended))
+    if (!session_calling(r->srv, s, r, 1)) {
         r->ended = 1;
-    else
+    } else {
         mcp_handle(s->m, r->body.data ? r->body.data : "", r->body.len, on_write, r, &r->cancel);
+        session_calling(r->srv, s, r, 0);
+    }
     pthread_mutex_unlock(&s->call_mu);
     pthread_mutex_lock(&r->mu);
     r->done = 1;

@@ -202,11 +202,15 @@ static cJSON *run_here(struct mcp *m, const struct job *j, struct llmsb_err *err
     if (open_runner(m, err) != 0)
         return NULL;
     job_result_init(&r, j);
-    if (runner_run(&m->eng->rn, m->be_open ? &m->be : NULL, j, m->cancel, &r) ==
-        SCHED_OUT_ABORTED) {
+    /* stopped (the client left, or ended its MCP session): no result */
+    switch (runner_run(&m->eng->rn, m->be_open ? &m->be : NULL, j, m->cancel, &r)) {
+    case SCHED_OUT_ABORTED:
+    case SCHED_OUT_CANCELLED:
         job_result_release(&r);
         llmsb_err_set(err, LLMSB_ERR_INTERRUPTED, "interrupted");
         return NULL;
+    default:
+        break;
     }
     out = job_result_json(&r);
     job_result_release(&r);
@@ -363,6 +367,8 @@ static const char *client_left(const struct mcp *m)
         return "stdin ended (the client left)";
     if (m->http && atomic_load(m->cancel) == SCHED_CANCEL_ABORT)
         return "the client disconnected";
+    if (m->http && atomic_load(m->cancel) == SCHED_CANCEL_USER)
+        return "the MCP session was ended (DELETE)";
     return NULL;
 }
 

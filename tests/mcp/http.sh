@@ -85,18 +85,25 @@ if LLMSB_MCP_TOKEN=$TOKEN start_server "$PORT" "$T/server.log"; then
         -H 'Transfer-Encoding: chunked' --data-binary @"$T/big")
     [ "$c" = 413 ] && ok chunked_oversized_413 || bad chunked_oversized_413 "HTTP $c"
 
+    # long_call SID OUT CODE: starts a call of CODE (60 s timeout) in MCP
+    # session SID, its answer to OUT, and returns once its container is
+    # there (cpid: the client; before, during: the server's containers)
+    long_call() {
+        before=$(own_containers "$label"); during=$before
+        curl -s -m 60 -o "$2" "${H[@]}" -H "Authorization: Bearer $TOKEN" -H "Mcp-Session-Id: $1" \
+            -d '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"execute_code","arguments":{"code":"'"$3"'","timeout":60}}}' \
+            "$U" & cpid=$!
+        for _ in $(seq 1 300); do
+            during=$(own_containers "$label"); [ "$during" -gt "$before" ] && break; sleep 0.1
+        done
+        sleep 1
+    }
     # a client hanging up mid-call: the call stops and its container goes
     # at once, not at the call's 60 s timeout; the server still answers.
     # First, while the server has no warm container the call could reuse
     label=$(hostname)-$SERVER
-    before=$(own_containers "$label"); during=$before
-    curl -s -m 30 -o "$T/hangup.out" "${H[@]}" -H "Authorization: Bearer $TOKEN" -H "Mcp-Session-Id: $sid" \
-        -d '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"execute_code","arguments":{"code":"import time; time.sleep(30)","timeout":60}}}' \
-        "$U" & cpid=$!
-    for _ in $(seq 1 300); do
-        during=$(own_containers "$label"); [ "$during" -gt "$before" ] && break; sleep 0.1
-    done
-    sleep 1; kill "$cpid" 2>/dev/null; wait "$cpid" 2>/dev/null
+    long_call "$sid" "$T/hangup.out" 'import time; time.sleep(30)'
+    kill "$cpid" 2>/dev/null; wait "$cpid" 2>/dev/null
     t0=$(date +%s%N); after=$during
     for _ in $(seq 1 50); do after=$(own_containers "$label"); [ "$after" -le "$before" ] && break; sleep 0.1; done
     ms=$(( ($(date +%s%N) - t0) / 1000000 ))
@@ -104,6 +111,22 @@ if LLMSB_MCP_TOKEN=$TOKEN start_server "$PORT" "$T/server.log"; then
     if [ "$during" -gt "$before" ] && [ "$after" -le "$before" ] && [ "$ms" -le 3000 ] && [ "$c" = 200 ]; then
         ok hangup_stops_the_call
     else bad hangup_stops_the_call "containers before $before, during $during, after $after ($ms ms); ping then: HTTP $c"; fi
+
+    # DELETE during a call stops the call rather than waiting for its 20 s:
+    # the call is answered cancelled, and its container is gone by the 204
+    sid2=$(session_of "$U" -H "Authorization: Bearer $TOKEN")
+    long_call "$sid2" "$T/deleted.out" 'import time; time.sleep(20); print(\"slept\")'
+    t0=$(date +%s%N)
+    c=$(curl -s -m 60 -o /dev/null -w '%{http_code}' -X DELETE -H "Authorization: Bearer $TOKEN" \
+        -H "Mcp-Session-Id: $sid2" "$U")
+    ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+    after=$(own_containers "$label")
+    wait "$cpid"
+    if [ "$c" = 204 ] && [ "$during" -gt "$before" ] && [ "$after" -le "$before" ] &&
+        grep -q 'cancelled: the MCP session was ended (DELETE); the call was stopped and its sandbox removed' "$T/deleted.out" &&
+        ! grep -q slept "$T/deleted.out"; then
+        ok delete_stops_the_running_call; echo "     (the DELETE's 204 after $ms ms)"
+    else bad delete_stops_the_running_call "DELETE: HTTP $c after $ms ms; containers before $before, during $during, after the 204 $after; the call's answer: $(head -c 300 "$T/deleted.out")"; fi
 
     node_checks http_client.mjs "$U" "$TOKEN"
     node_checks http_parallel.mjs "$U" "$TOKEN" mcp_http
