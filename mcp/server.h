@@ -37,6 +37,10 @@ struct mcp_options {
  * random bytes for --queue's session scope). */
 int mcp_serve(const struct mcp_options *o, struct llmsb_err *err);
 
+/* The front door (common/http_gate.h): connections held until their
+ * first request's headers are in, and the time they have for it. */
+#define MCP_HTTP_WAITING_MAX 256
+#define MCP_HTTP_HEAD_DEADLINE_MS 10000
 #define MCP_HTTP_MAX_SESSIONS 16
 #define MCP_HTTP_IDLE_S 1800
 #define MCP_HTTP_PATH "/mcp"

@@ -3,22 +3,25 @@
 # tests/mcp/http_client.mjs drives it with the SDK's own HTTP client and
 # raw requests (token, Origin, media types, sessions, DELETE, the body
 # cap, the tools, two clients' sessions kept apart); then, with curl, a
-# client hanging up mid-call (its container goes at once), the session
-# cap and the idle timeout (with their sandbox sessions closed), the token
-# from a file, and a non-loopback address refused without a token; two
-# clients calling at once (in process and with --queue through a
-# redis-server of its own and a worker) overlap and keep apart.  A
-# missing node, SDK or curl is a failure, never a skip.
+# client hanging up mid-call (its container goes at once), DELETE
+# stopping a running call, progress and its bounds (http_progress.mjs),
+# clients without the token that never finish a request
+# (tests/slow_clients.py) while one with it is served (http_served.mjs),
+# the session cap and the idle timeout (with their sandbox sessions
+# closed), the token from a file, and a non-loopback address refused
+# without a token; two clients calling at once (in process and with
+# --queue through a redis-server of its own and a worker) overlap and
+# keep apart.  A missing node, SDK or curl is a failure, never a skip.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=${LLMSB_BIN:-$ROOT/bin/llm-sandbox}
 T=$(mktemp -d /tmp/llmsb-mcphttp.XXXXXX)
 PORT=$((18400 + $$ % 1000)); PORT2=$((PORT + 1000)); PORT3=$((PORT + 3000))
 U=http://127.0.0.1:$PORT/mcp; U2=http://127.0.0.1:$PORT2/mcp
-pass=0; fail=0; SERVER=""; SERVER2=""; SERVER3=""; WORKER=""
+pass=0; fail=0; SERVER=""; SERVER2=""; SERVER3=""; SERVER4=""; WORKER=""; SLOW=""
 
 cleanup() {
-    for p in $SERVER $SERVER2 $SERVER3 $WORKER; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
+    for p in $SLOW $SERVER $SERVER2 $SERVER3 $SERVER4 $WORKER; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
     [ -n "${RPORT:-}" ] && redis-cli -p "$RPORT" shutdown nosave >/dev/null 2>&1
     rm -rf "$T"
 }
@@ -157,6 +160,38 @@ if LLMSB_REDIS_URL=redis://127.0.0.1:$RPORT LLMSB_PREFIX=mcphttp LLMSB_MCP_TOKEN
     [ "$w" = "mcphttp-w1 " ] && ok queue_calls_on_the_worker || bad queue_calls_on_the_worker "results by: '$w'"
 else
     bad server3 "did not start: $(tail -3 "$T/server3.log")"
+fi
+
+# ---- clients without the token that never finish a request must not lock
+# out one with it (the default caps: 80 connections): 250 sockets idle or
+# dribble a byte every 5 s for 14 s (the front door answers each 408 at
+# its 10 s deadline), then 400 for 8 s (past its 256 waiting places: the
+# oldest give way, 503); the SDK's client is served round after round.
+# No engine needed.
+PORT4=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# slow_phase N SECONDS ROUNDS NAME: the slow sockets, the client's rounds
+# meanwhile; the sockets' stats (slow_clients.py's last line) in $T/slow.NAME
+slow_phase() {
+    python3 "$ROOT/tests/slow_clients.py" 127.0.0.1 "$PORT4" "$1" "$2" >"$T/slow.$4" 2>&1 & SLOW=$!
+    for _ in $(seq 1 100); do grep -q '^ready' "$T/slow.$4" && break; sleep 0.1; done
+    node_checks http_served.mjs "http://127.0.0.1:$PORT4/mcp" "$TOKEN" "$3" 4500 "$4"
+    wait "$SLOW"; SLOW=""
+}
+if LLMSB_MCP_TOKEN=$TOKEN start_server "$PORT4" "$T/server4.log"; then
+    SERVER4=$STARTED
+    slow_phase 250 14 3 served_among_slow_clients
+    st=$(tail -1 "$T/slow.served_among_slow_clients")
+    if [ "$(printf '%s' "$st" | jq '(.answers | keys) == ["408"] and .answers["408"] >= 250')" = true ]; then
+        ok slow_clients_get_408_at_the_deadline
+    else bad slow_clients_get_408_at_the_deadline "their sockets: $st"; fi
+    slow_phase 400 8 2 served_past_the_waiting_room
+    st=$(tail -1 "$T/slow.served_past_the_waiting_room")
+    if [ "$(printf '%s' "$st" | jq '.answers["503"] // 0')" -ge 144 ]; then
+        ok oldest_waiting_give_way_503
+    else bad oldest_waiting_give_way_503 "their sockets: $st"; fi
+    kill "$SERVER4" 2>/dev/null && wait "$SERVER4" 2>/dev/null; SERVER4=""
+else
+    bad server4 "did not start: $(tail -3 "$T/server4.log")"
 fi
 
 # ---- the session cap, idleness, the token from a file: no engine needed
