@@ -104,51 +104,158 @@ char *images_custom_layer(const struct language *l, const char *name, int64_t ui
     return buf_steal(&b);
 }
 
+/* ---- the user's Dockerfile, read as the engines' parsers read it ------------ */
+
+/* The length of the white space at p (Go's unicode.IsSpace, with which
+ * every engine's parser trims a line: ASCII's, NEL, NBSP and the Unicode
+ * spaces, as UTF-8), 0 if none. */
+static size_t df_space(const unsigned char *p, const unsigned char *e)
+{
+    size_t n = (size_t)(e - p);
+
+    if (n >= 1 && (*p == ' ' || (*p >= '\t' && *p <= '\r')))
+        return 1;
+    if (n >= 2 && p[0] == 0xc2 && (p[1] == 0x85 || p[1] == 0xa0))
+        return 2;
+    if (n < 3 || p[2] < 0x80)
+        return 0;
+    if ((p[0] == 0xe1 && p[1] == 0x9a && p[2] == 0x80) || /* U+1680 */
+        (p[0] == 0xe2 && p[1] == 0x80 &&                  /* U+2000-200A, 2028, 2029, 202F */
+         (p[2] <= 0x8a || p[2] == 0xa8 || p[2] == 0xa9 || p[2] == 0xaf)) ||
+        (p[0] == 0xe2 && p[1] == 0x81 && p[2] == 0x9f) || /* U+205F */
+        (p[0] == 0xe3 && p[1] == 0x80 && p[2] == 0x80))   /* U+3000 */
+        return 3;
+    return 0;
+}
+
+/* The parsers that may read the file, each with its rule for a parser
+ * directive (a "# name=value" line before any comment, blank line or
+ * instruction): moby/buildkit's (Docker; names escape and syntax, and
+ * check in later releases; a value trimmed, exactly ` or \ for escape) and
+ * openshift/imagebuilder's (Podman's buildah, and Docker before 20.10:
+ * only "# escape=" and its first character). */
+enum df_parser { DF_BUILDKIT, DF_BUILDKIT_CHECK, DF_IMAGEBUILDER, DF_PARSERS };
+
+struct df_directives {
+    char esc;     /* the escape character, '\\' unless a directive set it */
+    int esc_line; /* the line of that directive */
+    int done;     /* no directive can follow */
+    int failed;   /* the parser refuses the file (a bad or repeated directive) */
+    unsigned seen;
+};
+
+static int df_re_space(char c) /* RE2's \s */
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
+}
+
+/* Reads line s..e (its leading white space trimmed) as parser p does while
+ * directives may come: 1 a directive, 0 not one (none may follow), -1 one
+ * the parser refuses; *esc is set by an escape directive. */
+static int df_directive(enum df_parser p, const char *s, const char *e, char *esc, unsigned *seen)
+{
+    static const char *const names[] = {"escape", "syntax", "check"};
+    size_t nnames = p == DF_BUILDKIT ? 2 : 3, k, len;
+    const char *name;
+
+    if (s == e || *s != '#')
+        return 0;
+    for (s++; s < e && (p == DF_IMAGEBUILDER ? (*s == ' ' || *s == '\t') : df_re_space(*s));)
+        s++;
+    if (p == DF_IMAGEBUILDER) { /* ^#[ \t]*escape[ \t]*=[ \t]*(.) */
+        if ((size_t)(e - s) < 6 || strncasecmp(s, "escape", 6) != 0)
+            return 0;
+        for (s += 6; s < e && (*s == ' ' || *s == '\t');)
+            s++;
+        if (s == e || *s++ != '=')
+            return 0;
+        while (s < e && (*s == ' ' || *s == '\t'))
+            s++;
+        if (s == e)
+            return 0;
+        if ((*s != '`' && *s != '\\') || (*seen & 1))
+            return -1;
+        *seen |= 1;
+        *esc = *s;
+        return 1;
+    }
+    /* ^#\s*([a-zA-Z][a-zA-Z0-9]*)\s*=\s*(.+?)\s*$, the name a known one */
+    for (name = s;
+         s < e && (isalpha((unsigned char)*s) || (s > name && isdigit((unsigned char)*s)));)
+        s++;
+    len = (size_t)(s - name);
+    while (s < e && df_re_space(*s))
+        s++;
+    if (len == 0 || s == e || *s++ != '=' || s == e) /* (.+?) needs a character */
+        return 0;
+    for (k = 0; k < nnames; k++)
+        if (strlen(names[k]) == len && strncasecmp(name, names[k], len) == 0)
+            break;
+    if (k == nnames)
+        return 0;
+    while (s < e && df_re_space(*s))
+        s++;
+    while (e > s && df_re_space(e[-1]))
+        e--;
+    if (*seen & (1u << k))
+        return -1; /* only one of each */
+    *seen |= 1u << k;
+    if (k == 0 && (e - s != 1 || (*s != '`' && *s != '\\')))
+        return -1;
+    if (k == 0)
+        *esc = *s;
+    return 1;
+}
+
 int images_custom_dockerfile_check(const char *df, size_t n, const char *path,
                                    struct llmsb_err *err)
 {
-    const char *p = df, *end = df + n, *last = NULL;
-    char esc = '\\';
-    int lineno = 0, last_no = 0, directives = 1;
+    struct df_directives d[DF_PARSERS];
+    const char *p = df, *end = df + n, *last = NULL, *last_end = NULL;
+    int lineno = 0, last_no = 0, esc_line = 0;
+    char esc = 0, note[64] = "";
 
+    for (int i = 0; i < DF_PARSERS; i++)
+        d[i] = (struct df_directives){'\\', 0, 0, 0, 0};
+    if (n >= 3 && memcmp(df, "\xef\xbb\xbf", 3) == 0)
+        p += 3; /* every parser drops a byte-order mark from the first line */
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p)), *e = nl ? nl : end, *q = p;
+        size_t k;
         lineno++;
-        while (q < e && (*q == ' ' || *q == '\t'))
-            q++;
-        /* a parser directive (top of the file only) may change the escape */
-        if (directives && q < e && *q == '#') {
-            const char *v = q + 1;
-            while (v < e && (*v == ' ' || *v == '\t'))
-                v++;
-            if ((size_t)(e - v) >= 8 && strncasecmp(v, "escape", 6) == 0 &&
-                (v = memchr(v, '=', (size_t)(e - v))) != NULL) {
-                for (v++; v < e && (*v == ' ' || *v == '\t'); v++)
-                    ;
-                if (v < e)
-                    esc = *v;
-            }
-        } else {
-            directives = 0;
+        if (e > p && e[-1] == '\r')
+            e--; /* the parsers' line scanner drops a CR before the LF */
+        while ((k = df_space((const unsigned char *)q, (const unsigned char *)e)) != 0)
+            q += k;
+        for (int i = 0; i < DF_PARSERS; i++) {
+            char c = 0;
+            int r = d[i].done ? 0 : df_directive((enum df_parser)i, q, e, &c, &d[i].seen);
+            if (r <= 0)
+                d[i].done = 1;
+            d[i].failed |= r < 0;
+            if (r > 0 && c)
+                d[i].esc = c, d[i].esc_line = lineno;
         }
-        if (q < e && *q != '#' && *q != '\r') {
-            last = p;
-            last_no = lineno;
-        }
+        /* comment and blank lines do not end a continuation: they are skipped */
+        if (q < e && *q != '#')
+            last = q, last_end = e, last_no = lineno;
         p = nl ? nl + 1 : end;
     }
-    if (last) {
-        const char *e = memchr(last, '\n', (size_t)(end - last));
-        for (e = e ? e : end; e > last && isspace((unsigned char)e[-1]);)
-            e--;
-        if (e > last && e[-1] == esc)
-            return llmsb_err_set(err, LLMSB_ERR_INVALID,
-                                 "images build: --dockerfile \"%s\":%d: the last instruction "
-                                 "ends in a line continuation ('%c'), which would swallow the "
-                                 "first line of the sandbox layer appended after it",
-                                 path, last_no, esc);
-    }
-    return 0;
+    while (last && last_end > last && isspace((unsigned char)last_end[-1]))
+        last_end--;
+    /* refused when any parser that accepts the file would continue it */
+    for (int i = 0; last && last_end > last && i < DF_PARSERS && !esc; i++)
+        if (!d[i].failed && last_end[-1] == d[i].esc)
+            esc = d[i].esc, esc_line = d[i].esc_line;
+    if (!esc)
+        return 0;
+    if (esc_line)
+        snprintf(note, sizeof(note), ", the escape character of line %d's \"# escape=\"", esc_line);
+    return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                         "images build: --dockerfile \"%s\":%d: the last instruction ends in a "
+                         "line continuation ('%c'%s), which would swallow the first line of the "
+                         "sandbox layer appended after it",
+                         path, last_no, esc, note);
 }
 
 /* Writes a file of the user's tree (e, read from disk) and its bytes. */

@@ -12,7 +12,8 @@
 #     declares a VOLUME is refused by the hardening audit;
 #   - a Dockerfile that switches the layer off (a last SHELL, root renamed
 #     in /etc/passwd, a file capability) is built with all of it undone;
-#     a last line that continues, and a sparse file that passes the
+#     a last line that continues (also behind a byte-order mark, or with a
+#     comment before "# escape="), and a sparse file that passes the
 #     context cap, are refused; no tag of a custom image but :latest and
 #     its hash may be named by a job;
 #   - images list shows it, images rm removes its tags, judging by the
@@ -65,7 +66,21 @@ expect_refused() { # NAME WANT CMD...
     if ! "$@" >"$T/why" 2>&1 && grep -qF -- "$want" "$T/why"; then ok "$name"; else bad "$name" "want: $want"; fi
 }
 
-mkdir -p "$T/yaml" "$T/nopy" "$T/suid" "$T/vol" "$T/broken" "$T/hostile" "$T/cont" "$T/sparse"
+refused_and_gone() { # CASE NAME WANT...: a build of $T/NAME refused saying each WANT, no tag of it left
+    local case=$1 name=$2 w; shift 2
+    if build "$name" "$T/$name" python; then bad "$case" "built"; return; fi
+    for w in "$@"; do
+        grep -qF -- "$w" "$T/why" || { bad "$case" "want: $w"; return; }
+    done
+    if engine_get "/images/json" | jq -r '.[].RepoTags[]?' | grep -q "$N-$name:"; then
+        bad "$case" "a tag of it is left"
+    else
+        ok "$case"
+    fi
+}
+
+mkdir -p "$T/yaml" "$T/nopy" "$T/suid" "$T/vol" "$T/broken" "$T/hostile" "$T/cont" "$T/sparse" \
+    "$T/bom" "$T/comment"
 cat >"$T/yaml/Dockerfile" <<'EOF'
 FROM llmsb/python:latest
 RUN apt-get update && apt-get install -y --no-install-recommends python3-yaml \
@@ -178,6 +193,18 @@ if build hostile "$T/hostile" python && grep -q "llmsb-stripped: /usr/local/bin/
 else
     cat "$T/out" >>"$T/why" 2>/dev/null; bad hostile_layer_holds "the layer was switched off"
 fi
+# 6c. Dockerfiles that switch our layer off where the engine's parser and
+# a naive reading of it disagree, each planting a setuid-root shell in a
+# mode-711 directory (which the sandbox user cannot list) after taking
+# Debian's own setuid bits off: refused before any build, naming the line
+# and the escape character.  A byte-order mark before "# escape=`" (the
+# engines drop it, so the directive holds):
+PLANT="find / -xdev -type f -perm /6000 -exec chmod ug-s {} + ; mkdir -m 711 /opt/hid && cp /bin/dash /opt/hid/sh && chmod 4755 /opt/hid/sh && echo $N"
+printf '\xef\xbb\xbf# escape=`\nFROM llmsb/python:latest\nRUN %s\nSHELL ["/bin/true"]\nRUN true `\n' "$PLANT" >"$T/bom/Dockerfile"
+refused_and_gone bom_refused bom "--dockerfile \"$T/bom/Dockerfile\":5: the last instruction ends in a line continuation ('\`', the escape character of line 1's \"# escape=\")"
+# a comment before "# escape=" (it is a comment too, so '\' continues):
+printf '# a comment first\n# escape=`\nFROM llmsb/python:latest\nRUN %s\nSHELL ["/bin/true"]\nRUN true \\\n' "$PLANT" >"$T/comment/Dockerfile"
+refused_and_gone comment_refused comment "--dockerfile \"$T/comment/Dockerfile\":6: the last instruction ends in a line continuation ('\\')"
 # a last line that continues would swallow the layer's first line: refused
 printf 'FROM llmsb/python:latest\nUSER nobody\nRUN echo hi \\\n\n# a comment\n' >"$T/cont/Dockerfile"
 expect_refused trailing_continuation_refused "--dockerfile \"$T/cont/Dockerfile\":3: the last instruction ends in a line continuation ('\\')" \
