@@ -258,26 +258,54 @@ int images_custom_dockerfile_check(const char *df, size_t n, const char *path,
                          path, last_no, esc, note);
 }
 
+/* A context tar being written: a into out, from the user's tree at dir;
+ * how many of its entries and how many bytes of their contents so far,
+ * for an error that names them. */
+struct ctx_tar {
+    struct archive *a;
+    struct buf *out;
+    const char *dir;
+    size_t entries, bytes;
+};
+
+/* The error of a failed write to the tar: past the cap (images_ctx_write
+ * says EFBIG), the cap, the figure reached and what was in it by then; a
+ * tar header of 512 bytes or more per file counts too, so many empty
+ * files fill it as surely as a few big ones. */
+static int ctx_tar_error(const struct ctx_tar *c, struct llmsb_err *err)
+{
+    const char *why = archive_error_string(c->a);
+
+    if (archive_errno(c->a) != EFBIG)
+        return llmsb_err_set(err, LLMSB_ERR_SYS, "images build: --context \"%s\": the tar: %s",
+                             c->dir, why ? why : "write failed");
+    return llmsb_err_set(err, LLMSB_ERR_LIMIT,
+                         "images build: --context \"%s\": the context tar passes its cap of %zu "
+                         "MB: %zu bytes written and the next block does not fit, with %zu files "
+                         "and directories of the context in it (%zu bytes of contents; each "
+                         "takes a tar header of 512 bytes or more)",
+                         c->dir, c->out->cap >> 20, c->out->len, c->entries, c->bytes);
+}
+
 /* Writes a file of the user's tree (e, read from disk) and its bytes. */
-static int tree_entry_write(struct archive *a, struct archive_entry *e, struct llmsb_err *err)
+static int tree_entry_write(struct ctx_tar *c, struct archive_entry *e, struct llmsb_err *err)
 {
     const char *src = archive_entry_sourcepath(e);
     char chunk[65536];
     ssize_t n = 0;
     int in = -1, rc = 0;
 
-    if (archive_write_header(a, e) < ARCHIVE_WARN)
-        return llmsb_err_set(err, LLMSB_ERR_LIMIT, "images build: context tar: %s",
-                             archive_error_string(a));
+    if (archive_write_header(c->a, e) < ARCHIVE_WARN)
+        return ctx_tar_error(c, err);
+    c->entries++;
     if (archive_entry_filetype(e) != AE_IFREG || archive_entry_size(e) == 0)
         return 0;
     if ((in = open(src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
         return llmsb_err_set(err, LLMSB_ERR_SYS, "images build: --context file \"%s\": %s", src,
                              strerror(errno));
     while (rc == 0 && (n = read(in, chunk, sizeof(chunk))) > 0)
-        if (archive_write_data(a, chunk, (size_t)n) != n)
-            rc = llmsb_err_set(err, LLMSB_ERR_LIMIT, "images build: context tar: %s",
-                               archive_error_string(a));
+        if (archive_write_data(c->a, chunk, (size_t)n) != n)
+            rc = ctx_tar_error(c, err);
     if (rc == 0 && n < 0)
         rc = llmsb_err_set(err, LLMSB_ERR_SYS, "images build: read \"%s\": %s", src,
                            strerror(errno));
@@ -299,20 +327,20 @@ static int ctx_left_out(const char *rel)
     return 0;
 }
 
-/* Adds the tree at dir to a, paths relative to it, times zeroed (the hash
+/* Adds the tree at c->dir, paths relative to it, times zeroed (the hash
  * and the engine's cache see contents, not when a file was touched), less
  * what ctx_left_out names. */
-static int ctx_add_tree(struct archive *a, const char *dir, struct llmsb_err *err)
+static int ctx_add_tree(struct ctx_tar *c, struct llmsb_err *err)
 {
     struct archive *disk = archive_read_disk_new();
     struct archive_entry *e;
-    size_t dl = strlen(dir), total = 0;
+    size_t dl = strlen(c->dir);
     int rc = 0, r;
 
     archive_read_disk_set_symlink_physical(disk);
     archive_read_disk_set_standard_lookup(disk);
-    if (archive_read_disk_open(disk, dir) != ARCHIVE_OK) {
-        rc = llmsb_err_set(err, LLMSB_ERR_SYS, "images build: --context \"%s\": %s", dir,
+    if (archive_read_disk_open(disk, c->dir) != ARCHIVE_OK) {
+        rc = llmsb_err_set(err, LLMSB_ERR_SYS, "images build: --context \"%s\": %s", c->dir,
                            archive_error_string(disk));
         goto out;
     }
@@ -324,11 +352,11 @@ static int ctx_add_tree(struct archive *a, const char *dir, struct llmsb_err *er
             break;
         }
         path = archive_entry_pathname(e);
-        rel = path + (strncmp(path, dir, dl) == 0 ? dl : 0);
+        rel = path + (strncmp(path, c->dir, dl) == 0 ? dl : 0);
         while (*rel == '/')
             rel++;
         if (r < ARCHIVE_WARN) {
-            rc = llmsb_err_set(err, LLMSB_ERR_SYS, "images build: --context \"%s\": %s", dir,
+            rc = llmsb_err_set(err, LLMSB_ERR_SYS, "images build: --context \"%s\": %s", c->dir,
                                archive_error_string(disk));
         } else if (*rel && !ctx_left_out(rel)) {
             archive_read_disk_descend(disk);
@@ -342,15 +370,15 @@ static int ctx_add_tree(struct archive *a, const char *dir, struct llmsb_err *er
             /* a sparse file is sent whole (the engine unpacks it whole):
              * its logical size counts against the cap, holes and all */
             archive_entry_sparse_clear(e);
-            total += archive_entry_size(e) > 0 ? (size_t)archive_entry_size(e) : 0;
-            if (total > CUSTOM_CONTEXT_MAX)
+            c->bytes += archive_entry_size(e) > 0 ? (size_t)archive_entry_size(e) : 0;
+            if (c->bytes > CUSTOM_CONTEXT_MAX)
                 rc = llmsb_err_set(err, LLMSB_ERR_LIMIT,
                                    "images build: --context \"%s\": with \"%s\" (%lld bytes) "
                                    "its files pass %zu MB",
-                                   dir, rel, (long long)archive_entry_size(e),
+                                   c->dir, rel, (long long)archive_entry_size(e),
                                    CUSTOM_CONTEXT_MAX >> 20);
             else
-                rc = tree_entry_write(a, e, err);
+                rc = tree_entry_write(c, e, err);
         } else if (!*rel) {
             archive_read_disk_descend(disk);
         }
@@ -365,25 +393,21 @@ out:
 static int custom_context(struct buf *out, const char *dir, const char *df, const struct buf *agent,
                           const struct language *l, struct llmsb_err *err)
 {
-    struct archive *a = archive_write_new();
+    struct ctx_tar c = {archive_write_new(), out, dir, 0, 0};
     int rc = 0;
 
-    archive_write_set_format_pax_restricted(a);
-    if (archive_write_open(a, out, NULL, images_ctx_write, NULL) != ARCHIVE_OK)
-        rc = llmsb_err_set(err, LLMSB_ERR_SYS, "images build: context tar: %s",
-                           archive_error_string(a));
+    archive_write_set_format_pax_restricted(c.a);
+    if (archive_write_open(c.a, out, NULL, images_ctx_write, NULL) != ARCHIVE_OK)
+        rc = ctx_tar_error(&c, err);
     if (rc == 0)
-        rc = ctx_add_tree(a, dir, err);
+        rc = ctx_add_tree(&c, err);
     if (rc == 0 &&
-        (images_ctx_add(a, "Dockerfile", df, strlen(df), 0644) != 0 ||
-         images_ctx_add(a, CUSTOM_DIR "/llmsb-agent", agent->data, agent->len, 0755) != 0 ||
-         images_ctx_add_hooks(a, l, CUSTOM_DIR "/hooks") != 0 ||
-         archive_write_close(a) != ARCHIVE_OK))
-        rc = llmsb_err_set(err, LLMSB_ERR_LIMIT,
-                           "images build: the context of \"%s\" is over %zu MB or unreadable: %s",
-                           dir, out->cap >> 20,
-                           archive_error_string(a) ? archive_error_string(a) : "write failed");
-    archive_write_free(a);
+        (images_ctx_add(c.a, "Dockerfile", df, strlen(df), 0644) != 0 ||
+         images_ctx_add(c.a, CUSTOM_DIR "/llmsb-agent", agent->data, agent->len, 0755) != 0 ||
+         images_ctx_add_hooks(c.a, l, CUSTOM_DIR "/hooks") != 0 ||
+         archive_write_close(c.a) != ARCHIVE_OK))
+        rc = ctx_tar_error(&c, err);
+    archive_write_free(c.a);
     return rc;
 }
 

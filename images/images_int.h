@@ -26,7 +26,8 @@ struct mem_reader {
 };
 ssize_t images_mem_read(void *ud, char *dst, size_t max);
 
-/* libarchive's writer into a struct buf (ud). */
+/* libarchive's writer into a struct buf (ud); a write past the buffer's
+ * cap fails with archive_errno EFBIG. */
 la_ssize_t images_ctx_write(struct archive *a, void *ud, const void *p, size_t n);
 /* One regular file of the context, mtime 0. */
 int images_ctx_add(struct archive *a, const char *name, const char *data, size_t len, int mode);

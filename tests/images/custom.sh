@@ -13,9 +13,9 @@
 #   - a Dockerfile that switches the layer off (a last SHELL, root renamed
 #     in /etc/passwd, a file capability) is built with all of it undone;
 #     a last line that continues (also behind a byte-order mark, or with a
-#     comment before "# escape="), and a sparse file that passes the
-#     context cap, are refused; no tag of a custom image but :latest and
-#     its hash may be named by a job;
+#     comment before "# escape="), a sparse file and 200,000 empty files
+#     that pass the context cap, are refused; no tag of a custom image but
+#     :latest and its hash may be named by a job;
 #   - images list shows it, images rm removes its tags, judging by the
 #     repo (another name of the same image, as one built FROM it carries
 #     the labels, is neither listed nor removed), with its operands
@@ -80,7 +80,7 @@ refused_and_gone() { # CASE NAME WANT...: a build of $T/NAME refused saying each
 }
 
 mkdir -p "$T/yaml" "$T/nopy" "$T/suid" "$T/vol" "$T/broken" "$T/hostile" "$T/cont" "$T/sparse" \
-    "$T/bom" "$T/comment"
+    "$T/bom" "$T/comment" "$T/many"
 cat >"$T/yaml/Dockerfile" <<'EOF'
 FROM llmsb/python:latest
 RUN apt-get update && apt-get install -y --no-install-recommends python3-yaml \
@@ -215,6 +215,20 @@ truncate -s 300M "$T/sparse/big"
 expect_refused sparse_context_refused "--context \"$T/sparse\": with \"big\" (314572800 bytes) its files pass 256 MB" \
     track "$B" images build --dockerfile "$T/sparse/Dockerfile" --name "$N-sparse" --lang python
 rm -f "$T/sparse/big"
+# 200,000 empty files whose names take a tar header of their own: 0 bytes
+# of contents, over 256 MB as a tar; the error names the cap, the figure
+# reached and the count
+printf 'FROM llmsb/python:latest\nRUN false\n' >"$T/many/Dockerfile"
+python3 -c 'import sys
+for i in range(200000):
+    open("%s/%0120d" % (sys.argv[1], i), "w").close()' "$T/many"
+if ! track "$B" images build --dockerfile "$T/many/Dockerfile" --name "$N-many" --lang python >"$T/why" 2>&1 &&
+    grep -Eq -- "--context \"$T/many\": the context tar passes its cap of 256 MB: [0-9]+ bytes written and the next block does not fit, with [0-9]+ files and directories of the context in it \(0 bytes of contents; each takes a tar header of 512 bytes or more\)" "$T/why"; then
+    ok many_empty_files_refused
+else
+    bad many_empty_files_refused "no error naming the cap, the figure and the count"
+fi
+rm -rf "$T/many"
 
 # 7. a VOLUME: the hardening audit refuses it, naming it; no name of it
 # stays (the unchecked one is outside llmsb/, and gone), and no tag of a
