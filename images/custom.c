@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,7 +29,6 @@
 #define CUSTOM_DOCKERFILE_MAX ((size_t)1 << 20) /* the user's Dockerfile */
 #define CUSTOM_CONTEXT_MAX ((size_t)256 << 20)  /* the whole context tar */
 #define CUSTOM_NAME_MAX 64
-#define AGENT_PATH "/usr/local/bin/llmsb-agent"
 
 int images_custom_name_ok(const char *name)
 {
@@ -47,6 +47,45 @@ int images_custom_name_ok(const char *name)
     return 1;
 }
 
+/* Our layer's RUN steps, in order; "setup" only for a language with one.
+ * Each ends by adding "<step> <nonce>" to IMAGES_CUSTOM_MARKS, so the
+ * image's files, read from outside after the build, show which ran: a
+ * step a Dockerfile switched off (a SHELL of its own, a /bin/sh that does
+ * nothing, a continuation that swallowed our SHELL line) leaves no mark,
+ * and the nonce, new for each build, makes a mark of an earlier build (an
+ * image built FROM a custom one) not count. */
+static const char *const layer_steps[] = {"tools", "user", "setup", "strip"};
+
+static int layer_has(const struct language *l, size_t step)
+{
+    return strcmp(layer_steps[step], "setup") != 0 || l->image_setup;
+}
+
+/* The end of a RUN step: its mark (the first step starts the file afresh). */
+static void layer_mark(struct buf *b, size_t step, const char *nonce)
+{
+    if (step == 0)
+        buf_printf(b,
+                   " && mkdir -p /usr/local/lib/llmsb && rm -f " IMAGES_CUSTOM_MARKS
+                   " && echo \"%s %s\" >" IMAGES_CUSTOM_MARKS "\n",
+                   layer_steps[step], nonce);
+    else
+        buf_printf(b, " && echo \"%s %s\" >>" IMAGES_CUSTOM_MARKS "\n", layer_steps[step], nonce);
+}
+
+void images_custom_marks(const struct language *l, const char *nonce, char *out, size_t outsz)
+{
+    size_t o = 0;
+
+    if (outsz)
+        out[0] = '\0';
+    for (size_t i = 0; i < sizeof(layer_steps) / sizeof(layer_steps[0]) && o < outsz; i++)
+        if (layer_has(l, i)) {
+            int n = snprintf(out + o, outsz - o, "%s %s\n", layer_steps[i], nonce);
+            o += n > 0 ? (size_t)n : 0;
+        }
+}
+
 /* The sandbox layer, appended to the user's last stage.  Its checks print
  * a line starting "llmsb: " and fail the build; the caller shows that line.
  * It takes nothing from the stage it must not: the shell is set back
@@ -54,9 +93,11 @@ int images_custom_name_ok(const char *name)
  * number (not the name through the image's /etc/passwd), and every strip
  * fails the build when it fails.  The steps still run the image's
  * /bin/sh, find, chmod and setcap: its contents are trusted as root
- * (docs/security.md); the checks guard against mistakes, and the audit
- * from inside a sandbox (exec/image_check.c) looks again. */
-char *images_custom_layer(const struct language *l, const char *name, int64_t uid)
+ * (docs/security.md); what matters is looked at again after the build,
+ * from outside the image (tree.c: every file's mode and capabilities, the
+ * steps' marks, our files) and from inside a sandbox (exec/image_check.c). */
+char *images_custom_layer(const struct language *l, const char *name, int64_t uid,
+                          const char *nonce)
 {
     struct buf b;
 
@@ -67,38 +108,44 @@ char *images_custom_layer(const struct language *l, const char *name, int64_t ui
                "USER 0:0\n"
                "RUN for c in %s; do command -v \"$c\" >/dev/null 2>&1 || { echo \"llmsb: --lang "
                "%s needs the command $c on PATH, and this image has none (install it in the "
-               "Dockerfile)\"; exit 1; }; done\n"
+               "Dockerfile)\"; exit 1; }; done",
+               l->tools, l->name);
+    layer_mark(&b, 0, nonce);
+    buf_printf(&b,
                "RUN command -v useradd >/dev/null 2>&1 || { echo \"llmsb: the image has no "
                "useradd: build FROM a Debian or Ubuntu image\"; exit 1; }; "
                "(getent group %lld >/dev/null || groupadd -g %lld sandbox) && "
                "(getent passwd %lld >/dev/null || useradd -u %lld -g %lld -M -d /tmp "
-               "-s /usr/sbin/nologin sandbox) && mkdir -p /work && chmod 1777 /work\n",
-               l->tools, l->name, (long long)uid, (long long)uid, (long long)uid, (long long)uid,
-               (long long)uid);
+               "-s /usr/sbin/nologin sandbox) && mkdir -p /work && chmod 1777 /work",
+               (long long)uid, (long long)uid, (long long)uid, (long long)uid, (long long)uid);
+    layer_mark(&b, 1, nonce);
     for (int i = 0; i < LANG_MAX_HOOKS && l->hooks[i].file; i++)
         buf_printf(&b, "COPY " CUSTOM_DIR "/hooks/%s %s\n", l->hooks[i].file, l->hooks[i].dest);
-    if (l->image_setup)
-        buf_printf(&b, "RUN %s\n", l->image_setup);
+    if (l->image_setup) { /* a subshell: the mark follows the whole setup */
+        buf_printf(&b, "RUN (%s)", l->image_setup);
+        layer_mark(&b, 2, nonce);
+    }
     /* no_new_privileges already makes a setuid bit or a file capability
      * grant nothing; none is left either (a chmod or setcap that fails
-     * fails the build; the audit looks again from inside a sandbox) */
+     * fails the build; the image's files are looked at again after it) */
+    buf_printf(&b, "RUN set -e; s=/tmp/.llmsb-strip; "
+                   "find / -xdev -type f -perm /6000 -print -exec chmod ug-s {} + >$s; "
+                   "sed 's/^/llmsb-stripped: /' $s; "
+                   "if find / -xdev -type f -perm /6000 | grep -q .; then "
+                   "echo 'llmsb: a setuid or setgid file is left'; exit 1; fi; "
+                   "if command -v getcap >/dev/null 2>&1; then "
+                   "find / -xdev -type f -exec getcap {} + | sed -n 's/ [^ ]*=[^ ]*$//p' >$s; "
+                   "while read -r f; do setcap -r \"$f\"; echo \"llmsb-stripped: capabilities of "
+                   "$f\"; done <$s; "
+                   "if find / -xdev -type f -exec getcap {} + | grep -q .; then "
+                   "echo 'llmsb: a file with capabilities is left'; exit 1; fi; fi; rm -f $s");
+    layer_mark(&b, 3, nonce);
     buf_printf(&b,
-               "RUN set -e; s=/tmp/.llmsb-strip; "
-               "find / -xdev -type f -perm /6000 -print -exec chmod ug-s {} + >$s; "
-               "sed 's/^/llmsb-stripped: /' $s; "
-               "if find / -xdev -type f -perm /6000 | grep -q .; then "
-               "echo 'llmsb: a setuid or setgid file is left'; exit 1; fi; "
-               "if command -v getcap >/dev/null 2>&1; then "
-               "find / -xdev -type f -exec getcap {} + | sed -n 's/ [^ ]*=[^ ]*$//p' >$s; "
-               "while read -r f; do setcap -r \"$f\"; echo \"llmsb-stripped: capabilities of "
-               "$f\"; done <$s; "
-               "if find / -xdev -type f -exec getcap {} + | grep -q .; then "
-               "echo 'llmsb: a file with capabilities is left'; exit 1; fi; fi; rm -f $s\n"
-               "COPY " CUSTOM_DIR "/llmsb-agent " AGENT_PATH "\n"
+               "COPY " CUSTOM_DIR "/llmsb-agent " IMAGES_AGENT_PATH "\n"
                "LABEL llmsb.lang=\"%s\" llmsb.custom=\"%s\"\n"
                "HEALTHCHECK NONE\n"
                "WORKDIR /work\n"
-               "ENTRYPOINT [\"" AGENT_PATH "\"]\n"
+               "ENTRYPOINT [\"" IMAGES_AGENT_PATH "\"]\n"
                "CMD []\n",
                l->name, name);
     return buf_steal(&b);
@@ -389,23 +436,29 @@ out:
     return rc;
 }
 
-/* The context: the user's tree, the combined Dockerfile, our files. */
+/* The context: the user's tree, our files, then the combined Dockerfile;
+ * *hashed is the length of what comes before the Dockerfile (the tar is
+ * written unblocked, so that length is exact): the content hash covers
+ * that, and the Dockerfile without this build's nonce. */
 static int custom_context(struct buf *out, const char *dir, const char *df, const struct buf *agent,
-                          const struct language *l, struct llmsb_err *err)
+                          const struct language *l, size_t *hashed, struct llmsb_err *err)
 {
     struct ctx_tar c = {archive_write_new(), out, dir, 0, 0};
     int rc = 0;
 
     archive_write_set_format_pax_restricted(c.a);
+    archive_write_set_bytes_per_block(c.a, 0);
     if (archive_write_open(c.a, out, NULL, images_ctx_write, NULL) != ARCHIVE_OK)
         rc = ctx_tar_error(&c, err);
     if (rc == 0)
         rc = ctx_add_tree(&c, err);
     if (rc == 0 &&
-        (images_ctx_add(c.a, "Dockerfile", df, strlen(df), 0644) != 0 ||
-         images_ctx_add(c.a, CUSTOM_DIR "/llmsb-agent", agent->data, agent->len, 0755) != 0 ||
-         images_ctx_add_hooks(c.a, l, CUSTOM_DIR "/hooks") != 0 ||
-         archive_write_close(c.a) != ARCHIVE_OK))
+        (images_ctx_add(c.a, CUSTOM_DIR "/llmsb-agent", agent->data, agent->len, 0755) != 0 ||
+         images_ctx_add_hooks(c.a, l, CUSTOM_DIR "/hooks") != 0))
+        rc = ctx_tar_error(&c, err);
+    *hashed = out->len;
+    if (rc == 0 && (images_ctx_add(c.a, "Dockerfile", df, strlen(df), 0644) != 0 ||
+                    archive_write_close(c.a) != ARCHIVE_OK))
         rc = ctx_tar_error(&c, err);
     archive_write_free(c.a);
     return rc;
@@ -504,23 +557,88 @@ static int custom_resolve(struct backend *be, struct images_custom_tags *t, stru
     return 0;
 }
 
+/* This build's nonce: 128 random bits in hex (no weaker fallback). */
+static int custom_nonce(char *out, size_t outsz, struct llmsb_err *err)
+{
+    unsigned char r[16];
+
+    if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+        return llmsb_err_set(err, LLMSB_ERR_SYS,
+                             "images build: getrandom for the build's nonce: %s", strerror(errno));
+    for (size_t i = 0; i < sizeof(r) && 2 * i + 2 < outsz; i++)
+        snprintf(out + 2 * i, 3, "%02x", r[i]);
+    return 0;
+}
+
+/* The context into ctx (the user's tree and Dockerfile, our layer with
+ * this build's nonce, the agent, the hooks) and the content hash into
+ * t->hash: the context but for the nonce, and the ids of the local images
+ * the FROM lines name. */
+static int custom_prepare(struct backend *be, const struct config *cfg,
+                          const struct images_custom *c, const struct language *l,
+                          const struct buf *user, const struct buf *agent, struct buf *ctx,
+                          struct images_custom_tags *t, struct llmsb_err *err)
+{
+    const char *u = user->data ? user->data : "";
+    char *layer = NULL, *plain = NULL;
+    struct buf df;
+    size_t hashed = 0;
+    uint64_t h;
+    int rc;
+
+    buf_init(&df, CUSTOM_DOCKERFILE_MAX + 65536);
+    if ((rc = custom_nonce(t->nonce, sizeof(t->nonce), err)) != 0)
+        goto out;
+    layer = images_custom_layer(l, c->name, cfg->sandbox_uid, t->nonce);
+    plain = images_custom_layer(l, c->name, cfg->sandbox_uid, "");
+    if (!layer || !plain || buf_append(&df, u, user->len) != 0 || buf_append_str(&df, layer) != 0 ||
+        buf_append(&df, "", 1) != 0) {
+        rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "images build: out of memory");
+        goto out;
+    }
+    if ((rc = custom_context(ctx, c->context, df.data, agent, l, &hashed, err)) != 0)
+        goto out;
+    h = hash_fnv1a(0, ctx->data, hashed);
+    h = hash_fnv1a(h, u, user->len);
+    h = hash_fnv1a(h, plain, strlen(plain));
+    h = hash_from_images(be, u, h);
+    snprintf(t->hash, sizeof(t->hash), "%012llx", (unsigned long long)(h & 0xffffffffffffULL));
+    t->agent_bytes = (long long)agent->len;
+    t->agent_hash = hash_fnv1a(0, agent->data ? agent->data : "", agent->len);
+out:
+    free(plain);
+    free(layer);
+    buf_release(&df);
+    return rc;
+}
+
+/* The failed build's error: our layer's check in its own words, else the
+ * engine's (its output went to the progress lines). */
+static int custom_build_failed(const struct images_custom *c, const struct custom_say *cs,
+                               struct llmsb_err *err)
+{
+    if (cs->check[0])
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "images build: --dockerfile \"%s\": %s",
+                             c->dockerfile, cs->check);
+    return llmsb_err_wrap(
+        err, "images build: --dockerfile \"%s\" failed to build (its output above)", c->dockerfile);
+}
+
 int images_custom_build(struct backend *be, const struct config *cfg, const struct images_custom *c,
                         const struct images_opts *o, struct images_custom_tags *t,
                         struct llmsb_err *err)
 {
     const struct language *l = NULL;
     struct custom_say cs = {{o, "custom"}, ""};
-    char agent_path[PATH_MAX], *layer = NULL;
-    struct buf user, agent, df, ctx;
+    char agent_path[PATH_MAX], ref[300];
+    struct buf user, agent, ctx;
     struct mem_reader mr;
     struct stat st;
     const char *tags[1];
-    uint64_t h;
     int rc;
 
     buf_init(&user, CUSTOM_DOCKERFILE_MAX);
     buf_init(&agent, (size_t)64 << 20);
-    buf_init(&df, CUSTOM_DOCKERFILE_MAX + 65536);
     buf_init(&ctx, CUSTOM_CONTEXT_MAX);
     memset(t, 0, sizeof(*t));
     if ((rc = custom_check_input(c, &l, &st, err)) != 0)
@@ -533,35 +651,21 @@ int images_custom_build(struct backend *be, const struct config *cfg, const stru
         snprintf(agent_path, sizeof(agent_path), "%s", o->agent_path);
     else
         images_agent_path(agent_path, sizeof(agent_path));
-    if ((rc = images_read_file(agent_path, "the agent (run make first)", &agent, err)) != 0)
+    if ((rc = images_read_file(agent_path, "the agent (run make first)", &agent, err)) != 0 ||
+        (rc = custom_prepare(be, cfg, c, l, &user, &agent, &ctx, t, err)) != 0)
         goto out;
-    layer = images_custom_layer(l, c->name, cfg->sandbox_uid);
-    if (!layer || buf_append(&df, user.data ? user.data : "", user.len) != 0 ||
-        buf_append_str(&df, layer) != 0 || buf_append(&df, "", 1) != 0) {
-        rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "images build: out of memory");
-        goto out;
-    }
-    if ((rc = custom_context(&ctx, c->context, df.data, &agent, l, err)) != 0)
-        goto out;
-    /* the context holds the Dockerfile, the agent and the hooks */
-    h = hash_fnv1a(0, ctx.data, ctx.len);
-    h = hash_from_images(be, user.data ? user.data : "", h);
     snprintf(t->repo, sizeof(t->repo), "llmsb/custom/%s", c->name);
-    snprintf(t->hash, sizeof(t->hash), "%012llx", (unsigned long long)(h & 0xffffffffffffULL));
     snprintf(t->unchecked, sizeof(t->unchecked), "llmsb-unchecked/%s:%s-%ld", c->name, t->hash,
              (long)getpid());
     snprintf(t->lang, sizeof(t->lang), "%s", l->name);
-    {
-        char ref[300];
-        snprintf(ref, sizeof(ref), "%s:%s", t->repo, t->hash);
-        if (!o->force && (rc = be->ops->image_exists(be, ref, err)) != 0) {
-            if (rc > 0) {
-                t->up_to_date = 1;
-                rc = be->ops->image_tag(be, ref, t->repo, "latest", err);
-                images_say(o, "[custom] %s is up to date", ref);
-            }
-            goto out;
+    snprintf(ref, sizeof(ref), "%s:%s", t->repo, t->hash);
+    if (!o->force && (rc = be->ops->image_exists(be, ref, err)) != 0) {
+        if (rc > 0) {
+            t->up_to_date = 1;
+            rc = be->ops->image_tag(be, ref, t->repo, "latest", err);
+            images_say(o, "[custom] %s is up to date", ref);
         }
+        goto out;
     }
     images_say(o, "[custom] building %s:%s from %s (context %s, --lang %s)", t->repo, t->hash,
                c->dockerfile, c->context, l->name);
@@ -569,33 +673,21 @@ int images_custom_build(struct backend *be, const struct config *cfg, const stru
     mr = (struct mem_reader){ctx.data, ctx.len, 0};
     if ((rc = be->ops->image_build(be, tags, 1, images_mem_read, &mr, custom_progress, &cs, err)) !=
         0) {
-        if (cs.check[0]) /* our layer's check: say it in its own words */
-            llmsb_err_set(err, LLMSB_ERR_INVALID, "images build: --dockerfile \"%s\": %s",
-                          c->dockerfile, cs.check);
-        else
-            llmsb_err_wrap(err,
-                           "images build: --dockerfile \"%s\" failed to build (its output "
-                           "above)",
-                           c->dockerfile);
-        rc = err->code;
+        rc = custom_build_failed(c, &cs, err);
         images_custom_discard(be, t); /* a failed step may still have tagged */
     } else if ((rc = custom_resolve(be, t, err)) != 0) {
         images_custom_discard(be, t);
     }
 out:
-    free(layer);
     buf_release(&ctx);
-    buf_release(&df);
     buf_release(&agent);
     buf_release(&user);
     return rc;
 }
 
-/* One finding: appended to f as a line. */
-static void finding(struct buf *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void finding(struct buf *f, const char *fmt, ...)
+void images_finding(struct buf *f, const char *fmt, ...)
 {
-    char line[512];
+    char line[600];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(line, sizeof(line), fmt, ap);
@@ -629,27 +721,29 @@ int images_custom_audit(struct backend *be, const char *image, const char *lang,
     cfgj = cJSON_ParseWithLength(text.data, text.len);
     v = cJSON_GetObjectItemCaseSensitive(cfgj, "Volumes");
     cJSON_ArrayForEach(e, v) {
-        finding(findings, "VOLUME %.200s: a writable mount beside the size-limited tmpfs mounts",
-                e->string);
+        images_finding(findings,
+                       "VOLUME %.200s: a writable mount beside the size-limited tmpfs mounts",
+                       e->string);
     }
     v = cJSON_GetObjectItemCaseSensitive(cfgj, "Env");
     cJSON_ArrayForEach(e, v) {
         for (size_t i = 0; cJSON_IsString(e) && i < sizeof(loader) / sizeof(loader[0]); i++)
             if (strncmp(e->valuestring, loader[i], strlen(loader[i])) == 0)
-                finding(findings,
-                        "ENV %.200s: a loader variable (it reaches an exec into the container)",
-                        e->valuestring);
+                images_finding(
+                    findings,
+                    "ENV %.200s: a loader variable (it reaches an exec into the container)",
+                    e->valuestring);
     }
     v = cJSON_GetObjectItemCaseSensitive(cfgj, "User");
     if (cJSON_IsString(v) && v->valuestring[0] && strcmp(v->valuestring, "0:0") != 0)
-        finding(findings, "USER %s: the agent must start as root (0:0)", v->valuestring);
+        images_finding(findings, "USER %s: the agent must start as root (0:0)", v->valuestring);
     v = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cfgj, "Entrypoint"), 0);
-    if (!cJSON_IsString(v) || strcmp(v->valuestring, AGENT_PATH) != 0)
-        finding(findings, "ENTRYPOINT is not " AGENT_PATH);
+    if (!cJSON_IsString(v) || strcmp(v->valuestring, IMAGES_AGENT_PATH) != 0)
+        images_finding(findings, "ENTRYPOINT is not " IMAGES_AGENT_PATH);
     v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cfgj, "Labels"),
                                          "llmsb.lang");
     if (!cJSON_IsString(v) || strcmp(v->valuestring, lang) != 0)
-        finding(findings, "label llmsb.lang is not \"%s\"", lang);
+        images_finding(findings, "label llmsb.lang is not \"%s\"", lang);
 out:
     cJSON_Delete(cfgj);
     buf_release(&text);

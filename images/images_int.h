@@ -8,6 +8,9 @@
 #include "images.h"
 #include "languages/languages.h"
 
+/* Where the agent goes in every image. */
+#define IMAGES_AGENT_PATH "/usr/local/bin/llmsb-agent"
+
 /* A progress line (nothing when o->progress is NULL). */
 void images_say(const struct images_opts *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -18,6 +21,9 @@ struct say_ctx {
     const char *tag;
 };
 void images_progress(void *ud, const char *line);
+
+/* Appends one finding of an audit to f, as a line "  - <text>". */
+void images_finding(struct buf *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* An upload read from memory (backend_read_cb). */
 struct mem_reader {

@@ -14,8 +14,11 @@
 #     in /etc/passwd, a file capability) is built with all of it undone;
 #     a last line that continues (also behind a byte-order mark, or with a
 #     comment before "# escape="), a sparse file and 200,000 empty files
-#     that pass the context cap, are refused; no tag of a custom image but
-#     :latest and its hash may be named by a job;
+#     that pass the context cap, are refused; a setuid-root shell in a
+#     mode-711 directory behind a find of the image's, and a /bin/sh that
+#     does nothing for root, are refused by the audit of the image's files
+#     from outside, and deleted; no tag of a custom image but :latest and
+#     its hash may be named by a job;
 #   - images list shows it, images rm removes its tags, judging by the
 #     repo (another name of the same image, as one built FROM it carries
 #     the labels, is neither listed nor removed), with its operands
@@ -80,7 +83,7 @@ refused_and_gone() { # CASE NAME WANT...: a build of $T/NAME refused saying each
 }
 
 mkdir -p "$T/yaml" "$T/nopy" "$T/suid" "$T/vol" "$T/broken" "$T/hostile" "$T/cont" "$T/sparse" \
-    "$T/bom" "$T/comment" "$T/many"
+    "$T/bom" "$T/comment" "$T/hidden" "$T/gate" "$T/many"
 cat >"$T/yaml/Dockerfile" <<'EOF'
 FROM llmsb/python:latest
 RUN apt-get update && apt-get install -y --no-install-recommends python3-yaml \
@@ -205,6 +208,20 @@ refused_and_gone bom_refused bom "--dockerfile \"$T/bom/Dockerfile\":5: the last
 # a comment before "# escape=" (it is a comment too, so '\' continues):
 printf '# a comment first\n# escape=`\nFROM llmsb/python:latest\nRUN %s\nSHELL ["/bin/true"]\nRUN true \\\n' "$PLANT" >"$T/comment/Dockerfile"
 refused_and_gone comment_refused comment "--dockerfile \"$T/comment/Dockerfile\":6: the last instruction ends in a line continuation ('\\')"
+# 6d. the same shell with a find of the Dockerfile's that reports nothing
+# (our strip and the audit in a sandbox run the image's find): the image's
+# files, read from outside as root, show it and Debian's own; refused,
+# and the unchecked image deleted
+printf 'FROM llmsb/python:latest\nRUN mkdir -m 711 /opt/hid && cp /bin/dash /opt/hid/sh && chmod 4755 /opt/hid/sh && printf "#!/bin/sh\\nexit 0\\n" >/usr/local/bin/find && chmod 755 /usr/local/bin/find && echo %s\n' "$N" >"$T/hidden/Dockerfile"
+refused_and_gone hidden_setuid_refused hidden "the hardening audit refused" \
+    "in the image's files: a setuid or setgid file: /opt/hid/sh (mode 4755, owner 0:0)" \
+    "in the image's files: a setuid or setgid file: /usr/bin/su (mode 4755, owner 0:0)"
+# 6e. a /bin/sh that does nothing for root (so our steps do nothing) and
+# runs the audit for the sandbox user: each step left no mark; refused
+printf 'FROM llmsb/python:latest\nRUN find / -xdev -type f -perm /6000 -exec chmod ug-s {} + ; printf "#!/bin/dash\\n[ \\"\\$(id -u)\\" = 0 ] && exit 0\\nexec /bin/dash \\"\\$@\\"\\n" >/usr/local/bin/sh-gate && chmod 755 /usr/local/bin/sh-gate && ln -sf /usr/local/bin/sh-gate /bin/sh && echo %s\n' "$N" >"$T/gate/Dockerfile"
+refused_and_gone steps_without_marks_refused gate "the hardening audit refused" \
+    "our layer's step \"tools\" left no mark in /usr/local/lib/llmsb/custom-steps: it did not run" \
+    "our layer's step \"strip\" left no mark"
 # a last line that continues would swallow the layer's first line: refused
 printf 'FROM llmsb/python:latest\nUSER nobody\nRUN echo hi \\\n\n# a comment\n' >"$T/cont/Dockerfile"
 expect_refused trailing_continuation_refused "--dockerfile \"$T/cont/Dockerfile\":3: the last instruction ends in a line continuation ('\\')" \

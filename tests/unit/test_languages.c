@@ -405,7 +405,7 @@ TEST(hooks_are_embedded_and_copied)
 /* A custom image's layer: every language says what it needs and prints
  * hello; the layer checks the commands, copies the hooks and the agent,
  * strips setuid bits and file capabilities and labels the language; names
- * are one component.  (The Dockerfile check: test_images.c.) */
+ * are one component.  (Its marks and the Dockerfile check: test_images.c.) */
 TEST(custom_image_layer)
 {
     static const char *const good[] = {"sympy", "py3.12", "a", "my_img-2", "x.y"};
@@ -415,7 +415,7 @@ TEST(custom_image_layer)
         const struct language *l = &languages[i];
         char *layer, line[512];
         ASSERT(l->tools && l->tools[0] && l->hello && strstr(l->hello, "hello"));
-        ASSERT((layer = images_custom_layer(l, "n", 10001)) != NULL);
+        ASSERT((layer = images_custom_layer(l, "n", 10001, "nonce")) != NULL);
         snprintf(line, sizeof(line), "RUN for c in %s; do command -v", l->tools);
         ASSERT_CONTAINS(layer, line);
         for (int k = 0; k < LANG_MAX_HOOKS && l->hooks[k].file; k++) {
