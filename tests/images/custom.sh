@@ -27,7 +27,8 @@
 #     a base without python3, a Dockerfile that fails) is refused naming
 #     the option, the value and why.
 # Its tags are llmsb/custom/ct<pid>-* (llmsb-unchecked/ct<pid>-* while
-# checked), removed at the end.  Run it under
+# checked) and ct<pid>-base (llmsb/python as the run found it, the yaml
+# image's base), removed at the end.  Run it under
 # the images lock (make integration does, as every docker suite).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -48,7 +49,7 @@ cleanup() {
     # our tags only (their layers go with the last tag)
     local f tag
     f=$(jq -rn --arg r "llmsb/custom/$N-*" --arg u "llmsb-unchecked/$N-*" --arg d "$N-derived" \
-        '{reference: [$r, $u, $d]} | tojson | @uri')
+        --arg b "$N-base" '{reference: [$r, $u, $d, $b]} | tojson | @uri')
     for tag in $(engine_get "/images/json?filters=$f" | jq -r '.[].RepoTags[]?'); do
         curl -fs -X DELETE --max-time 30 --unix-socket "$ENGINE_SOCK" \
             "http://d/v1.41/images/$(jq -rn --arg t "$tag" '$t | @uri')?force=1" >/dev/null
@@ -84,8 +85,13 @@ refused_and_gone() { # CASE NAME WANT...: a build of $T/NAME refused saying each
 
 mkdir -p "$T/yaml" "$T/nopy" "$T/suid" "$T/vol" "$T/broken" "$T/hostile" "$T/cont" "$T/sparse" \
     "$T/bom" "$T/comment" "$T/hidden" "$T/gate" "$T/many"
-cat >"$T/yaml/Dockerfile" <<'EOF'
-FROM llmsb/python:latest
+# the yaml image's base: llmsb/python:latest as it is now, under a tag of
+# this run's, so that another run on the host that tags llmsb/python:latest
+# anew (its agent differs) does not move the base between two builds here
+curl -fs -X POST --max-time 30 --unix-socket "$ENGINE_SOCK" \
+    "http://d/v1.41/images/llmsb%2Fpython:latest/tag?repo=$N-base&tag=latest" >/dev/null ||
+    { echo "custom: cannot tag llmsb/python:latest as $N-base"; exit 1; }
+{ echo "FROM $N-base:latest"; cat <<'EOF'; } >"$T/yaml/Dockerfile"
 RUN apt-get update && apt-get install -y --no-install-recommends python3-yaml \
     && rm -rf /var/lib/apt/lists/*
 COPY greeting.txt /usr/local/share/greeting.txt
