@@ -23,7 +23,7 @@ LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fi
               backends/docker/docker.c backends/docker/stream.c backends/docker/egress.c backends/docker/tls.c \
               backends/docker/podman.c backends/kubernetes/kubernetes.c \
               backends/kubernetes/config.c backends/kubernetes/stream.c \
-              sandbox/sandbox.c sandbox/pool.c images/images.c images/custom.c \
+              sandbox/sandbox.c sandbox/pool.c images/images.c images/custom.c images/tree.c \
               job/job.c job/parse.c job/result.c job/dedup.c \
               queue/queue.c queue/live.c scheduler/decide.c scheduler/scheduler.c \
               exec/exec.c exec/session.c exec/scan.c exec/identity.c exec/runner.c exec/batch.c \
