@@ -237,22 +237,37 @@ int queue__cmd2(struct queue *q, int argc1, const char **argv1, const size_t *le
     return rc;
 }
 
-/* cmd() with string arguments only. */
-static int cmds(struct queue *q, redisReply **out, struct llmsb_err *err, int argc, ...)
+/* One command of argc plain strings from ap: queue__cmd's answer; more
+ * than QUEUE__ARGS_MAX is refused before any past the first is read. */
+static int cmdv(struct queue *q, redisReply **out, struct llmsb_err *err, int argc, va_list ap)
 {
-    const char *argv[32];
-    size_t lens[32];
-    va_list ap;
+    const char *argv[QUEUE__ARGS_MAX];
+    size_t lens[QUEUE__ARGS_MAX];
 
-    if (argc > 32)
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "redis: too many arguments");
-    va_start(ap, argc);
+    *out = NULL;
+    if (argc < 1 || argc > QUEUE__ARGS_MAX) {
+        const char *verb = argc >= 1 ? va_arg(ap, const char *) : "(none)";
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "redis: %s: %d arguments; a command of plain strings takes 1 to %d",
+                             verb, argc, QUEUE__ARGS_MAX);
+    }
     for (int i = 0; i < argc; i++) {
         argv[i] = va_arg(ap, const char *);
         lens[i] = strlen(argv[i]);
     }
-    va_end(ap);
     return queue__cmd(q, argc, argv, lens, out, err);
+}
+
+/* cmd() with string arguments only. */
+static int cmds(struct queue *q, redisReply **out, struct llmsb_err *err, int argc, ...)
+{
+    va_list ap;
+    int rc;
+
+    va_start(ap, argc);
+    rc = cmdv(q, out, err, argc, ap);
+    va_end(ap);
+    return rc;
 }
 
 /* A command's arguments built up to a size known in advance: a head of
@@ -320,21 +335,15 @@ static int args_run(struct queue *q, struct args *a, redisReply **out, struct ll
     return rc;
 }
 
-static int simple(struct queue *q, struct llmsb_err *err, int argc, ...)
+int queue__simple(struct queue *q, struct llmsb_err *err, int argc, ...)
 {
-    const char *argv[16];
-    size_t lens[16];
-    redisReply *r;
+    redisReply *r = NULL;
     va_list ap;
     int rc;
 
     va_start(ap, argc);
-    for (int i = 0; i < argc && i < 16; i++) {
-        argv[i] = va_arg(ap, const char *);
-        lens[i] = strlen(argv[i]);
-    }
+    rc = cmdv(q, &r, err, argc, ap);
     va_end(ap);
-    rc = queue__cmd(q, argc, argv, lens, &r, err);
     freeReplyObject(r);
     return rc;
 }
@@ -413,16 +422,16 @@ static int connect_now(struct queue *q, struct llmsb_err *err)
     if (!q->unix_path[0])
         redisEnableKeepAlive(c);
     q->ctx = c;
-    if (q->password[0] && simple(q, err, 2, "AUTH", q->password) != 0)
+    if (q->password[0] && queue__simple(q, err, 2, "AUTH", q->password) != 0)
         return err->code;
     snprintf(db, sizeof(db), "%d", q->db);
-    if (q->db && simple(q, err, 2, "SELECT", db) != 0)
+    if (q->db && queue__simple(q, err, 2, "SELECT", db) != 0)
         return err->code;
     snprintf(name, sizeof(name), "llmsb:%s", q->consumer[0] ? q->consumer : "client");
     for (char *s = name; *s; s++)
         if (*s == ' ' || *s == '\n')
             *s = '_';
-    simple(q, err, 3, "CLIENT", "SETNAME", name);
+    queue__simple(q, err, 3, "CLIENT", "SETNAME", name);
     llmsb_err_clear(err);
     return 0;
 }
@@ -564,7 +573,7 @@ int queue__parse_entries(const redisReply *arr, struct queue_entry **out, size_t
 
 int queue_group_ensure(struct queue *q, struct llmsb_err *err)
 {
-    int rc = simple(q, err, 6, "XGROUP", "CREATE", q->k_jobs, q->group, "0", "MKSTREAM");
+    int rc = queue__simple(q, err, 6, "XGROUP", "CREATE", q->k_jobs, q->group, "0", "MKSTREAM");
     if (rc != 0 && strstr(err->msg, "BUSYGROUP")) {
         llmsb_err_clear(err);
         return 0;
@@ -764,9 +773,9 @@ int queue_finish(struct queue *q, const char *entry_id, const char *job_id, cons
 
 int queue_ack(struct queue *q, const char *entry_id, struct llmsb_err *err)
 {
-    if (simple(q, err, 4, "XACK", q->k_jobs, q->group, entry_id) != 0)
+    if (queue__simple(q, err, 4, "XACK", q->k_jobs, q->group, entry_id) != 0)
         return err->code;
-    return simple(q, err, 3, "XDEL", q->k_jobs, entry_id);
+    return queue__simple(q, err, 3, "XDEL", q->k_jobs, entry_id);
 }
 
 /* ---- leases, reclaim, recovery ----------------------------------------------------- */
@@ -825,10 +834,10 @@ int queue_release(struct queue *q, const char *entry_id, long long idle_ms, long
     snprintf(cnt, sizeof(cnt), "%lld", count < 0 ? 0 : count);
     retry_consumer(q, parked, sizeof(parked));
     if (count < 0)
-        return simple(q, err, 9, "XCLAIM", q->k_jobs, q->group, parked, "0", entry_id, "IDLE", idle,
-                      "JUSTID");
-    return simple(q, err, 11, "XCLAIM", q->k_jobs, q->group, parked, "0", entry_id, "IDLE", idle,
-                  "RETRYCOUNT", cnt, "JUSTID");
+        return queue__simple(q, err, 9, "XCLAIM", q->k_jobs, q->group, parked, "0", entry_id,
+                             "IDLE", idle, "JUSTID");
+    return queue__simple(q, err, 11, "XCLAIM", q->k_jobs, q->group, parked, "0", entry_id, "IDLE",
+                         idle, "RETRYCOUNT", cnt, "JUSTID");
 }
 
 /* XCLAIM ids to consumer. set_idle (or NULL) sets their idle time;
@@ -1044,7 +1053,7 @@ int queue_free_dead_consumers(struct queue *q, long long idle_ms, struct llmsb_e
             return rc;
         freed += (int)nr;
         log_info("reclaimed %zu job(s) of dead worker %s", nr, dead[i]);
-        simple(q, err, 5, "XGROUP", "DELCONSUMER", q->k_jobs, q->group, dead[i]);
+        queue__simple(q, err, 5, "XGROUP", "DELCONSUMER", q->k_jobs, q->group, dead[i]);
     }
     return freed;
 }
@@ -1069,7 +1078,7 @@ int queue_cancel(struct queue *q, const char *job_id, long long ttl_s, struct ll
     snprintf(ttl, sizeof(ttl), "%lld", ttl_s);
     if (queue_key(q, "cancel", job_id, key, err) != 0)
         return err->code;
-    return simple(q, err, 5, "SET", key, "1", "EX", ttl);
+    return queue__simple(q, err, 5, "SET", key, "1", "EX", ttl);
 }
 
 int queue_cancel_requested(struct queue *q, const char *job_id, struct llmsb_err *err)
@@ -1101,13 +1110,14 @@ int queue_heartbeat(struct queue *q, const char *worker, const struct fields *fi
     if ((rc = args_run(q, &a, NULL, err)) != 0)
         return rc;
     snprintf(ttl, sizeof(ttl), "%lld", ttl_ms);
-    return simple(q, err, 3, "PEXPIRE", key, ttl);
+    return queue__simple(q, err, 3, "PEXPIRE", key, ttl);
 }
 
 int queue_heartbeat_delete(struct queue *q, const char *worker, struct llmsb_err *err)
 {
     char key[QUEUE_KEY_MAX];
-    return queue_key(q, "worker", worker, key, err) ? err->code : simple(q, err, 2, "DEL", key);
+    return queue_key(q, "worker", worker, key, err) ? err->code
+                                                    : queue__simple(q, err, 2, "DEL", key);
 }
 
 int queue_consumer_retire(struct queue *q, struct llmsb_err *err)
@@ -1117,7 +1127,7 @@ int queue_consumer_retire(struct queue *q, struct llmsb_err *err)
 
     if (pending(q, 0, 1, q->consumer, rows, &n, err) != 0 || n > 0)
         return err->code;
-    return simple(q, err, 5, "XGROUP", "DELCONSUMER", q->k_jobs, q->group, q->consumer);
+    return queue__simple(q, err, 5, "XGROUP", "DELCONSUMER", q->k_jobs, q->group, q->consumer);
 }
 
 long long queue_client_id(struct queue *q, struct llmsb_err *err)
@@ -1136,7 +1146,7 @@ int queue_unblock(struct queue *q, long long client_id, struct llmsb_err *err)
 {
     char id[24];
     snprintf(id, sizeof(id), "%lld", client_id);
-    return simple(q, err, 3, "CLIENT", "UNBLOCK", id);
+    return queue__simple(q, err, 3, "CLIENT", "UNBLOCK", id);
 }
 
 /* ---- consumers of results ------------------------------------------------------- */
@@ -1185,7 +1195,7 @@ int queue_result_delete(struct queue *q, const char *job_id, struct llmsb_err *e
         (rc = queue_key(q, "done", job_id, kd, err)) != 0 ||
         (rc = queue_key(q, "cancel", job_id, kc, err)) != 0)
         return rc;
-    return simple(q, err, 4, "DEL", kr, kd, kc);
+    return queue__simple(q, err, 4, "DEL", kr, kd, kc);
 }
 
 int queue_wait_done(struct queue *q, const char *job_id, double timeout_s, char *status, size_t ssz,
@@ -1204,7 +1214,7 @@ int queue_wait_done(struct queue *q, const char *job_id, double timeout_s, char 
         snprintf(status, ssz, "%s", r->element[1]->str);
         rc = 1;
         /* leave the notification for other waiters */
-        simple(q, err, 3, "LPUSH", key, status);
+        queue__simple(q, err, 3, "LPUSH", key, status);
         llmsb_err_clear(err);
     }
     freeReplyObject(r);
@@ -1404,7 +1414,7 @@ int queue_session_drop(struct queue *q, const char *id, struct llmsb_err *err)
 {
     char key[QUEUE_KEY_MAX];
     int rc = queue_key(q, "session", id, key, err);
-    return rc ? rc : simple(q, err, 2, "DEL", key);
+    return rc ? rc : queue__simple(q, err, 2, "DEL", key);
 }
 
 int queue_session_lose(struct queue *q, const char *id, const char *why, long long ttl_s,
@@ -1416,9 +1426,9 @@ int queue_session_lose(struct queue *q, const char *id, const char *why, long lo
     if (rc)
         return rc;
     snprintf(ttl, sizeof(ttl), "%lld", ttl_s);
-    if ((rc = simple(q, err, 6, "HSET", key, "state", "lost", "why", why)) != 0)
+    if ((rc = queue__simple(q, err, 6, "HSET", key, "state", "lost", "why", why)) != 0)
         return rc;
-    return simple(q, err, 3, "EXPIRE", key, ttl);
+    return queue__simple(q, err, 3, "EXPIRE", key, ttl);
 }
 
 int queue_hand_over(struct queue *q, const char *entry_id, const char *consumer, long long idle_ms,
@@ -1427,6 +1437,6 @@ int queue_hand_over(struct queue *q, const char *entry_id, const char *consumer,
     char idle[24], cnt[24];
     snprintf(idle, sizeof(idle), "%lld", idle_ms);
     snprintf(cnt, sizeof(cnt), "%lld", count < 0 ? 0 : count);
-    return simple(q, err, 11, "XCLAIM", q->k_jobs, q->group, consumer, "0", entry_id, "IDLE", idle,
-                  "RETRYCOUNT", cnt, "JUSTID");
+    return queue__simple(q, err, 11, "XCLAIM", q->k_jobs, q->group, consumer, "0", entry_id, "IDLE",
+                         idle, "RETRYCOUNT", cnt, "JUSTID");
 }

@@ -3,9 +3,10 @@
  * through the group, the atomic finish (first final result wins, exactly
  * one notification and results entry), leases (renew, lost, release),
  * reclaim of dead consumers with their delivery counted, recovery of own
- * deliveries, cancel keys, heartbeats, and entries that are too big.  No
- * sleeps stand in for synchronisation: idle times are set with XCLAIM IDLE
- * where a test needs an entry to look old.  A missing redis-server is a
+ * deliveries, cancel keys, heartbeats, entries that are too big, and the
+ * argument bound of a plain command.  No sleeps stand in for
+ * synchronisation: idle times are set with XCLAIM IDLE where a test needs
+ * an entry to look old.  A missing redis-server is a
  * failure. */
 #include "tests/unit/test.h"
 
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "queue/queue.h"
+#include "queue/queue_int.h"
 #include "scheduler/scheduler.h"
 
 extern char **environ;
@@ -583,6 +585,58 @@ TEST(a_bad_url_is_refused_at_once)
     queue_close(&q);
 }
 
+/* A plain command of more than 16 arguments (queue.c once read past a
+ * 16-slot array there) runs with every one; past QUEUE__ARGS_MAX it is
+ * refused, naming the verb and the count, and nothing is sent. */
+TEST(a_plain_command_takes_its_bound_and_refuses_more)
+{
+    struct queue q;
+    struct llmsb_err err = {0};
+    char prefix[32], keys[QUEUE__ARGS_MAX + 1][48];
+    const char *exists[2] = {"EXISTS", NULL};
+    redisReply *r = NULL;
+    int alive = 0;
+
+    ASSERT(redis_ok);
+    new_prefix(prefix, sizeof(prefix));
+    ASSERT_EQ(open_as(&q, prefix, NULL), 0);
+    for (int i = 0; i <= QUEUE__ARGS_MAX; i++) {
+        snprintf(keys[i], sizeof(keys[i]), "%s:k%d", prefix, i);
+        ASSERT_EQ(queue__simple(&q, &err, 3, "SET", keys[i], "1"), 0);
+    }
+    /* DEL of 20 keys: 21 arguments */
+    ASSERT_EQ(queue__simple(&q, &err, 21, "DEL", keys[0], keys[1], keys[2], keys[3], keys[4],
+                            keys[5], keys[6], keys[7], keys[8], keys[9], keys[10], keys[11],
+                            keys[12], keys[13], keys[14], keys[15], keys[16], keys[17], keys[18],
+                            keys[19]),
+              0);
+    for (int i = 0; i <= QUEUE__ARGS_MAX; i++) {
+        size_t lens[2] = {6, strlen(keys[i])};
+        exists[1] = keys[i];
+        ASSERT_EQ(queue__cmd(&q, 2, exists, lens, &r, &err), 0);
+        alive += r->integer == 1;
+        ASSERT_MSG(r->integer == (i >= 20), keys[i]);
+        freeReplyObject(r);
+    }
+    ASSERT_EQ(alive, QUEUE__ARGS_MAX + 1 - 20);
+    /* 33 arguments: refused before a word goes out; the keys stay */
+    ASSERT_EQ(queue__simple(&q, &err, 33, "DEL", keys[20], keys[21], keys[22], keys[23], keys[24],
+                            keys[25], keys[26], keys[27], keys[28], keys[29], keys[30], keys[31],
+                            keys[32], keys[20], keys[21], keys[22], keys[23], keys[24], keys[25],
+                            keys[26], keys[27], keys[28], keys[29], keys[30], keys[31], keys[32],
+                            keys[20], keys[21], keys[22], keys[23], keys[24], keys[25]),
+              LLMSB_ERR_INVALID);
+    ASSERT_CONTAINS(err.msg, "DEL: 33 arguments");
+    exists[1] = keys[32];
+    {
+        size_t lens[2] = {6, strlen(keys[32])};
+        ASSERT_EQ(queue__cmd(&q, 2, exists, lens, &r, &err), 0);
+        ASSERT_EQ(r->integer, 1);
+        freeReplyObject(r);
+    }
+    queue_close(&q);
+}
+
 TEST_MAIN("integration_queue", T(enqueue_read_finish_exactly_once),
           T(mark_running_never_replaces_a_final_result),
           T(copies_are_written_with_the_run_and_a_recheck_replaces_once),
@@ -591,4 +645,5 @@ TEST_MAIN("integration_queue", T(enqueue_read_finish_exactly_once),
           T(own_deliveries_not_running_are_recovered_without_a_count),
           T(released_entries_wait_their_back_off), T(uncounted_release_keeps_the_attempt),
           T(reclaim_claims_nothing_while_a_recheck_is_alone), T(cancel_keys_and_heartbeats),
-          T(entries_with_too_many_or_too_big_fields_are_counted), T(a_bad_url_is_refused_at_once))
+          T(entries_with_too_many_or_too_big_fields_are_counted), T(a_bad_url_is_refused_at_once),
+          T(a_plain_command_takes_its_bound_and_refuses_more))
