@@ -31,14 +31,18 @@
 /* KEYS: result hash, done list, results stream, jobs stream, dead stream,
  * then per copy its result hash, done list and cancel key.  ARGV: group,
  * entry id, ttl, status, job id, n result pairs, n dead pairs, recheck,
- * n copies, the result pairs, the dead pairs, per copy its id and meta
- * ("": none).  Each copy gets the result under its own id and meta with
- * copy_of (a copy with a cancel request: cancelled), each first-wins.
- * When the run's result is final already (a delivery acknowledged, its
- * pairs empty), the copies still without one get that stored result. */
+ * n copies, ack (1: acknowledge the entry once every copy is through),
+ * the copies' byte budget, the result pairs, the dead pairs, per copy its
+ * id and meta ("": none).  Each copy gets the result under its own id and
+ * meta with copy_of (a copy with a cancel request: cancelled), each
+ * first-wins.  When the run's result is final already (an earlier batch
+ * of this write, or a delivery acknowledged), the copies still without
+ * one get that stored result.  The copies stop once those written carry
+ * the budget's bytes (at least one is written): returns {written, copies
+ * gone through}, and the entry is acknowledged only when all are. */
 static const char lua_finish[] = LUA_REPLACEABLE(
     "8") "local np, nd, nc = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[9])\n"
-         "local res, dead, cps = 10, 10 + 2 * np, 10 + 2 * np + 2 * nd\n"
+         "local res, dead, cps = 12, 12 + 2 * np, 12 + 2 * np + 2 * nd\n"
          "local function publish(kr, kd, id, st)\n"
          "  redis.call('EXPIRE', kr, ARGV[3])\n"
          "  redis.call('LPUSH', kd, st)\n"
@@ -60,7 +64,9 @@ static const char lua_finish[] = LUA_REPLACEABLE(
          "if final then\n"
          "  st0, src = redis.call('HGET', KEYS[1], 'status'), redis.call('HGETALL', KEYS[1])\n"
          "end\n"
-         "for c = 0, nc - 1 do\n"
+         "local size, budget, spent, c = 0, tonumber(ARGV[11]), 0, 0\n"
+         "for i = 1, #src do size = size + #src[i] end\n"
+         "while c < nc and spent < budget do\n"
          "  local kr, kd, id, meta = KEYS[6 + 3 * c], KEYS[7 + 3 * c], ARGV[cps + 2 * c],\n"
          "    ARGV[cps + 2 * c + 1]\n"
          "  if replaceable(kr) then\n"
@@ -72,19 +78,20 @@ static const char lua_finish[] = LUA_REPLACEABLE(
          "        .. 'shared went on for ' .. ARGV[5] .. ')')\n"
          "    else\n"
          "      redis.call('HSET', kr, unpack(src))\n"
+         "      spent = spent + size\n"
          "    end\n"
          "    redis.call('HSET', kr, 'id', id, 'copy_of', ARGV[5])\n"
          "    if meta ~= '' then redis.call('HSET', kr, 'meta', meta)\n"
          "    else redis.call('HDEL', kr, 'meta') end\n"
          "    publish(kr, kd, id, st)\n"
          "  end\n"
+         "  c = c + 1\n"
          "end\n"
-         "if ARGV[2] ~= '' then\n"
+         "if ARGV[2] ~= '' and ARGV[10] == '1' and c == nc then\n"
          "  redis.call('XACK', KEYS[4], ARGV[1], ARGV[2])\n"
          "  redis.call('XDEL', KEYS[4], ARGV[2])\n"
          "end\n"
-         "if final then return 0 end\n"
-         "return 1\n";
+         "return {final and 0 or 1, c}\n";
 
 /* KEYS: result hash, then each copy's.  ARGV: ttl, recheck, job id, n
  * pairs, the pairs, the copies' ids.  0 when a final result stands; a
@@ -725,50 +732,109 @@ int queue_mark_running(struct queue *q, const char *job_id, const struct fields 
     return rc ? rc : (int)v;
 }
 
+/* What every batch of one final write carries (queue_finish). */
+struct finish_write {
+    const char *entry_id, *job_id, *status;
+    const struct fields *fields, *dead;
+    const char *fixed[5]; /* the keys before the copies' */
+    char ttl[24], budget[24];
+};
+
+/* One call of lua_finish over the copies w (a window of the write's): 0,
+ * *written the run's result (1 written, 0 final already), *through the
+ * copies it got through; ack: the last window, acknowledged when all of
+ * it is through. */
+static int finish_batch(struct queue *q, const struct finish_write *fw,
+                        const struct queue_copies *w, int ack, int *written, size_t *through,
+                        struct llmsb_err *err)
+{
+    static const char *const kinds[] = {"result", "done", "cancel"};
+    struct args a;
+    char np[16], nd[16], ncs[16], nk[16], *store = NULL;
+    const char **keys = NULL;
+    size_t ndead = fw->dead ? fw->dead->n : 0;
+    redisReply *r = NULL;
+    int rc;
+
+    if (!(keys = copy_keys(q, fw->fixed, 5, w, kinds, 3, &store, err)))
+        return err->code;
+    snprintf(np, sizeof(np), "%zu", fw->fields->n);
+    snprintf(nd, sizeof(nd), "%zu", ndead);
+    snprintf(ncs, sizeof(ncs), "%zu", w->n);
+    if ((rc = eval_begin(&a, lua_finish, 5 + 3 * (int)w->n, keys,
+                         11 + 2 * (int)(fw->fields->n + ndead + w->n), nk, err)) == 0) {
+        args_adds(&a, q->group);
+        args_adds(&a, fw->entry_id ? fw->entry_id : "");
+        args_adds(&a, fw->ttl);
+        args_adds(&a, fw->status);
+        args_adds(&a, fw->job_id);
+        args_adds(&a, np);
+        args_adds(&a, nd);
+        args_adds(&a, recheck_of(w));
+        args_adds(&a, ncs);
+        args_adds(&a, ack ? "1" : "0");
+        args_adds(&a, fw->budget);
+        args_fields(&a, fw->fields);
+        args_fields(&a, fw->dead);
+        for (size_t i = 0; i < w->n; i++) {
+            args_adds(&a, w->ids[i]);
+            args_adds(&a, w->metas[i] ? w->metas[i] : "");
+        }
+        rc = args_run(q, &a, &r, err);
+    }
+    free(keys);
+    free(store);
+    if (rc != 0)
+        return rc;
+    if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
+        r->element[0]->type != REDIS_REPLY_INTEGER || r->element[1]->type != REDIS_REPLY_INTEGER ||
+        r->element[1]->integer < 0 || (size_t)r->element[1]->integer > w->n)
+        rc = llmsb_err_set(err, LLMSB_ERR_PROTO, "redis: finish: unexpected reply");
+    else {
+        *written = (int)r->element[0]->integer;
+        *through = (size_t)r->element[1]->integer;
+    }
+    freeReplyObject(r);
+    return rc;
+}
+
+/* In batches: each script writes at most QUEUE_COPIES_BATCH copies and
+ * stops once QUEUE_COPIES_BATCH_BYTES of copied results are written, so
+ * none holds Redis for long; every batch carries the result (the first
+ * writes it, the others find it final and copy what is stored) and only
+ * the last acknowledges the entry, so a worker that dies between them
+ * leaves it pending: its next delivery finds the result final and writes
+ * the copies still without one. */
 int queue_finish(struct queue *q, const char *entry_id, const char *job_id, const char *status,
                  const struct fields *fields, const struct fields *dead,
                  const struct queue_copies *c, long long ttl_s, struct llmsb_err *err)
 {
-    static const char *const kinds[] = {"result", "done", "cancel"};
-    struct args a;
-    char k_res[QUEUE_KEY_MAX], k_done[QUEUE_KEY_MAX], ttl[24], np[16], nd[16], ncs[16], nk[16];
-    char *store = NULL;
-    const char *fixed[5] = {k_res, k_done, q->k_results, q->k_jobs, q->k_dead}, **keys = NULL;
-    size_t nc = c ? c->n : 0, ndead = dead ? dead->n : 0;
-    long long v = 0;
-    int rc;
+    struct finish_write fw = {entry_id, job_id, status, fields, dead, {NULL}, "", ""};
+    char k_res[QUEUE_KEY_MAX], k_done[QUEUE_KEY_MAX];
+    size_t nc = c ? c->n : 0, at = 0;
+    int rc, written = -1;
 
     if ((rc = queue_key(q, "result", job_id, k_res, err)) != 0 ||
         (rc = queue_key(q, "done", job_id, k_done, err)) != 0)
         return rc;
-    if (!(keys = copy_keys(q, fixed, 5, c, kinds, 3, &store, err)))
-        return err->code;
-    snprintf(ttl, sizeof(ttl), "%lld", ttl_s);
-    snprintf(np, sizeof(np), "%zu", fields->n);
-    snprintf(nd, sizeof(nd), "%zu", ndead);
-    snprintf(ncs, sizeof(ncs), "%zu", nc);
-    if ((rc = eval_begin(&a, lua_finish, 5 + 3 * (int)nc, keys,
-                         9 + 2 * (int)(fields->n + ndead + nc), nk, err)) == 0) {
-        args_adds(&a, q->group);
-        args_adds(&a, entry_id ? entry_id : "");
-        args_adds(&a, ttl);
-        args_adds(&a, status);
-        args_adds(&a, job_id);
-        args_adds(&a, np);
-        args_adds(&a, nd);
-        args_adds(&a, recheck_of(c));
-        args_adds(&a, ncs);
-        args_fields(&a, fields);
-        args_fields(&a, dead);
-        for (size_t i = 0; i < nc; i++) {
-            args_adds(&a, c->ids[i]);
-            args_adds(&a, c->metas[i] ? c->metas[i] : "");
-        }
-        rc = eval_run(q, &a, &v, err);
-    }
-    free(keys);
-    free(store);
-    return rc ? rc : (int)v;
+    fw.fixed[0] = k_res, fw.fixed[1] = k_done, fw.fixed[2] = q->k_results;
+    fw.fixed[3] = q->k_jobs, fw.fixed[4] = q->k_dead;
+    snprintf(fw.ttl, sizeof(fw.ttl), "%lld", ttl_s);
+    snprintf(fw.budget, sizeof(fw.budget), "%zu", (size_t)QUEUE_COPIES_BATCH_BYTES);
+    do {
+        size_t n = nc - at < QUEUE_COPIES_BATCH ? nc - at : QUEUE_COPIES_BATCH, through = 0;
+        struct queue_copies w = {c ? c->ids + at : NULL, c ? c->metas + at : NULL, n,
+                                 c ? c->recheck : NULL};
+        int one = 0;
+        if ((rc = finish_batch(q, &fw, &w, at + n == nc, &one, &through, err)) != 0)
+            return rc;
+        if (written < 0)
+            written = one;
+        if (through == 0 && n > 0) /* the script writes at least one copy */
+            return llmsb_err_set(err, LLMSB_ERR_PROTO, "redis: finish: no copy written");
+        at += through;
+    } while (at < nc);
+    return written;
 }
 
 int queue_ack(struct queue *q, const char *entry_id, struct llmsb_err *err)

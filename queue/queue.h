@@ -23,6 +23,11 @@
 #define QUEUE_CONSUMER_MAX 160
 #define QUEUE_BATCH_MAX 64            /* entries one reclaim call handles */
 #define QUEUE_RESULTS_MAXLEN "100000" /* results and dead streams, MAXLEN ~ */
+/* One script of a final write with copies (queue_finish) writes at most
+ * this many copies, and stops after the copy that brings the bytes of
+ * results it copied to this budget (8 copies of a 1 MiB result). */
+#define QUEUE_COPIES_BATCH 100
+#define QUEUE_COPIES_BATCH_BYTES ((size_t)8 << 20)
 
 struct queue {
     void *ctx; /* redisContext */
@@ -103,12 +108,17 @@ struct queue_copies {
 int queue_mark_running(struct queue *q, const char *job_id, const struct fields *fields,
                        const struct queue_copies *c, long long ttl_s, struct llmsb_err *err);
 
-/* The final write, atomic: result hash (fields), done list (status),
- * results stream entry, XACK + XDEL of entry_id; with dead != NULL also an
- * entry on the dead stream; the same for each of c's copies (one with a
- * cancel request ends cancelled), each first-wins on its own. Returns 1
- * written, 0 when a final result was there already (the entry is
- * acknowledged either way). */
+/* The final write: result hash (fields), done list (status), results
+ * stream entry, XACK + XDEL of entry_id; with dead != NULL also an entry
+ * on the dead stream; the same for each of c's copies (one with a cancel
+ * request ends cancelled), each first-wins on its own.  One script
+ * without copies; with them, scripts of at most QUEUE_COPIES_BATCH copies
+ * and QUEUE_COPIES_BATCH_BYTES of copied results each (the first writes
+ * the result, the last acknowledges), so a long list never holds Redis
+ * for long, and a write cut short leaves the entry pending: called again
+ * (its next delivery), it writes the copies still without a result, from
+ * the stored one.  Returns 1 written, 0 when a final result was there
+ * already (the entry is acknowledged either way). */
 int queue_finish(struct queue *q, const char *entry_id, const char *job_id, const char *status,
                  const struct fields *fields, const struct fields *dead,
                  const struct queue_copies *c, long long ttl_s, struct llmsb_err *err);

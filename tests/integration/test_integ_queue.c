@@ -326,6 +326,272 @@ TEST(copies_are_written_with_the_run_and_a_recheck_replaces_once)
     queue_close(&q);
 }
 
+/* ---- copies of a large result ----------------------------------------------- */
+
+#define BIG_COPIES 1000
+#define BIG_BYTES ((size_t)1 << 20)
+
+/* A run "big" with BIG_COPIES copies and a result of BIG_BYTES of stdout. */
+struct big_run {
+    char ids[BIG_COPIES][24];
+    const char *idp[BIG_COPIES], *metas[BIG_COPIES];
+    struct queue_copies c;
+    struct fields f;
+    char *out;
+};
+
+static struct big_run *big_new(void)
+{
+    struct big_run *b = calloc(1, sizeof(*b));
+
+    if (!b || !(b->out = malloc(BIG_BYTES))) {
+        free(b);
+        return NULL;
+    }
+    memset(b->out, 'x', BIG_BYTES);
+    for (int i = 0; i < BIG_COPIES; i++) {
+        snprintf(b->ids[i], sizeof(b->ids[i]), "big#%d", i);
+        b->idp[i] = b->ids[i];
+    }
+    b->c = (struct queue_copies){b->idp, b->metas, BIG_COPIES, NULL};
+    fields_init(&b->f, 4);
+    fields_adds(&b->f, "id", "big");
+    fields_adds(&b->f, "status", "ok");
+    fields_add(&b->f, "stdout", b->out, BIG_BYTES);
+    return b;
+}
+
+static void big_free(struct big_run *b)
+{
+    if (!b)
+        return;
+    fields_release(&b->f);
+    free(b->out);
+    free(b);
+}
+
+/* A command of up to 8 plain strings; its reply (caller frees) or NULL. */
+static redisReply *ask(struct queue *q, int argc, ...)
+{
+    const char *argv[8];
+    size_t lens[8];
+    struct llmsb_err err = {0};
+    redisReply *r = NULL;
+    va_list ap;
+
+    va_start(ap, argc);
+    for (int i = 0; i < argc && i < 8; i++) {
+        argv[i] = va_arg(ap, const char *);
+        lens[i] = strlen(argv[i]);
+    }
+    va_end(ap);
+    if (argc > 8 || queue__cmd(q, argc, argv, lens, &r, &err) != 0) {
+        fprintf(stderr, "  redis: %s\n", err.msg);
+        return NULL;
+    }
+    return r;
+}
+
+static long long ask_int(struct queue *q, const char *verb, const char *key)
+{
+    redisReply *r = ask(q, 2, verb, key);
+    long long v = r && r->type == REDIS_REPLY_INTEGER ? r->integer : -1;
+
+    freeReplyObject(r);
+    return v;
+}
+
+/* What is wrong with the copies of b (NULL: nothing): each has the run's
+ * whole result under its own id, one notification and one results-stream
+ * entry, as has the run. */
+static const char *big_check(struct queue *q, const char *prefix, char *why, size_t wsz)
+{
+    static int seen[BIG_COPIES + 1];
+    char key[QUEUE_KEY_MAX];
+    redisReply *r;
+
+    memset(seen, 0, sizeof(seen));
+    snprintf(key, sizeof(key), "%s:results", prefix);
+    if (!(r = ask(q, 6, "XRANGE", key, "-", "+", "COUNT", "5000")))
+        return "XRANGE failed";
+    for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements; i++) {
+        const redisReply *kv = r->element[i]->element[1];
+        for (size_t k = 0; k + 1 < kv->elements; k += 2) {
+            const char *id = kv->element[k + 1]->str;
+            char *end;
+            long n;
+            if (strcmp(kv->element[k]->str, "id") != 0)
+                continue;
+            if (strcmp(id, "big") == 0)
+                seen[BIG_COPIES]++;
+            else if (strncmp(id, "big#", 4) == 0 && (n = strtol(id + 4, &end, 10)) >= 0 &&
+                     n < BIG_COPIES && !*end)
+                seen[n]++;
+        }
+    }
+    freeReplyObject(r);
+    for (int i = 0; i <= BIG_COPIES; i++) {
+        const char *id = i < BIG_COPIES ? NULL : "big";
+        char one[24];
+        long long len, done;
+        if (!id) {
+            snprintf(one, sizeof(one), "big#%d", i);
+            id = one;
+        }
+        snprintf(key, sizeof(key), "%s:result:%s", prefix, id);
+        r = ask(q, 3, "HSTRLEN", key, "stdout");
+        len = r && r->type == REDIS_REPLY_INTEGER ? r->integer : -1;
+        freeReplyObject(r);
+        r = ask(q, 3, "HGET", key, i < BIG_COPIES ? "copy_of" : "status");
+        snprintf(key, sizeof(key), "%s:done:%s", prefix, id);
+        done = ask_int(q, "LLEN", key);
+        if (seen[i] != 1 || len != (long long)BIG_BYTES || done != 1 || !r ||
+            r->type != REDIS_REPLY_STRING || strcmp(r->str, i < BIG_COPIES ? "big" : "ok") != 0)
+            snprintf(why, wsz, "%s: %d results-stream entries, %lld stdout bytes, %lld done, %s",
+                     id, seen[i], len, done, r && r->str ? r->str : "(no copy_of/status)");
+        freeReplyObject(r);
+        if (why[0])
+            return why;
+    }
+    return NULL;
+}
+
+/* Deletes what big_check looks at, so the next test has the memory. */
+static void big_drop(struct queue *q, const char *prefix)
+{
+    char key[QUEUE_KEY_MAX];
+
+    for (int i = 0; i <= BIG_COPIES; i++) {
+        char id[24];
+        snprintf(id, sizeof(id), i < BIG_COPIES ? "big#%d" : "big", i);
+        snprintf(key, sizeof(key), "%s:result:%s", prefix, id);
+        freeReplyObject(ask(q, 2, "DEL", key));
+        snprintf(key, sizeof(key), "%s:done:%s", prefix, id);
+        freeReplyObject(ask(q, 2, "DEL", key));
+    }
+}
+
+/* The EVALs SLOWLOG holds (every command since the reset, at a threshold
+ * of 0): how many, the longest and all together, in microseconds. */
+static int evals_logged(struct queue *q, long long *longest_us, long long *all_us)
+{
+    redisReply *r = ask(q, 3, "SLOWLOG", "GET", "-1");
+    int n = 0;
+
+    *longest_us = *all_us = 0;
+    for (size_t i = 0; r && r->type == REDIS_REPLY_ARRAY && i < r->elements; i++) {
+        const redisReply *e = r->element[i];
+        if (e->elements < 4 || e->element[3]->elements < 1 ||
+            strcmp(e->element[3]->element[0]->str, "EVAL") != 0)
+            continue;
+        n++;
+        *all_us += e->element[2]->integer;
+        if (e->element[2]->integer > *longest_us)
+            *longest_us = e->element[2]->integer;
+    }
+    freeReplyObject(r);
+    return n;
+}
+
+/* 1,000 copies of a 1 MiB result: no script writes more than
+ * QUEUE_COPIES_BATCH copies or goes past QUEUE_COPIES_BATCH_BYTES by more
+ * than one result (seen as the number of scripts SLOWLOG holds, printed
+ * with the longest), and every copy gets the whole result once. */
+TEST(copies_of_a_large_result_are_written_in_bounded_scripts)
+{
+    struct big_run *b = big_new();
+    struct queue q;
+    struct llmsb_err err = {0};
+    char prefix[32], entry[QUEUE_ENTRY_ID_MAX], why[300] = "";
+    long long longest = 0, all = 0;
+    const char *bad;
+    int scripts, least;
+
+    ASSERT(redis_ok);
+    ASSERT(b);
+    new_prefix(prefix, sizeof(prefix));
+    ASSERT_EQ(open_as(&q, prefix, "w1"), 0);
+    ASSERT_EQ(take_new(&q, "big", entry), 0);
+    freeReplyObject(ask(&q, 4, "CONFIG", "SET", "slowlog-max-len", "100000"));
+    freeReplyObject(ask(&q, 4, "CONFIG", "SET", "slowlog-log-slower-than", "0"));
+    freeReplyObject(ask(&q, 2, "SLOWLOG", "RESET"));
+    ASSERT_EQ(queue_finish(&q, entry, "big", "ok", &b->f, NULL, &b->c, 600, &err), 1);
+    scripts = evals_logged(&q, &longest, &all);
+    freeReplyObject(ask(&q, 4, "CONFIG", "SET", "slowlog-log-slower-than", "10000"));
+    fprintf(stderr,
+            "  %d copies of a %zu KiB result: %d scripts, the longest %.1f ms, all of them "
+            "%.1f ms\n",
+            BIG_COPIES, BIG_BYTES >> 10, scripts, (double)longest / 1000, (double)all / 1000);
+    least = (int)(((size_t)BIG_COPIES * BIG_BYTES + QUEUE_COPIES_BATCH_BYTES + BIG_BYTES - 1) /
+                  (QUEUE_COPIES_BATCH_BYTES + BIG_BYTES));
+    ASSERT(scripts >= least);
+    bad = big_check(&q, prefix, why, sizeof(why));
+    ASSERT_STR(bad ? bad : "", "");
+    ASSERT_EQ(ask_int(&q, "XLEN", q.k_jobs), 0); /* acknowledged and deleted */
+    big_drop(&q, prefix);
+    big_free(b);
+    queue_close(&q);
+}
+
+/* A worker killed between the scripts of a write with copies: the entry
+ * stays pending, and its next delivery (which finds the result final)
+ * gives every copy still without one the stored result: each copy ends
+ * with exactly one result, notification and results-stream entry. */
+TEST(copies_are_each_written_once_when_the_writer_dies_between_scripts)
+{
+    struct big_run *b = big_new();
+    struct queue q;
+    struct llmsb_err err = {0};
+    struct fields wrong;
+    char prefix[32], entry[QUEUE_ENTRY_ID_MAX], why[300] = "";
+    const char *bad;
+    long long written = 0;
+    pid_t child;
+    redisReply *r;
+
+    ASSERT(redis_ok);
+    ASSERT(b);
+    new_prefix(prefix, sizeof(prefix));
+    ASSERT_EQ(open_as(&q, prefix, "w1"), 0);
+    ASSERT_EQ(take_new(&q, "big", entry), 0);
+    child = fork();
+    ASSERT(child >= 0);
+    if (child == 0) { /* the worker that dies */
+        struct queue cq;
+        if (queue_open(&cq, url, prefix, "w1", 60000, &err) != 0)
+            _exit(2);
+        _exit(queue_finish(&cq, entry, "big", "ok", &b->f, NULL, &b->c, 600, &err) == 1 ? 0 : 1);
+    }
+    for (int i = 0; i < 20000 && written < 2; i++) { /* the run's entry and a copy's */
+        struct timespec ts = {0, 500000};
+        written = ask_int(&q, "XLEN", q.k_results);
+        if (written < 2)
+            nanosleep(&ts, NULL);
+    }
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    written = ask_int(&q, "XLEN", q.k_results);
+    fprintf(stderr, "  killed after %lld of %d results\n", written, BIG_COPIES + 1);
+    ASSERT(written >= 2);
+    ASSERT_MSG(written < BIG_COPIES + 1, "the write ended before the kill: no script between");
+    r = ask(&q, 3, "XPENDING", q.k_jobs, q.group);
+    ASSERT(r && r->type == REDIS_REPLY_ARRAY && r->element[0]->integer == 1);
+    freeReplyObject(r);
+    /* the next delivery: its own result (another) loses to the stored one */
+    fields_init(&wrong, 4);
+    fields_adds(&wrong, "id", "big");
+    fields_adds(&wrong, "status", "internal_error");
+    fields_adds(&wrong, "stdout", "not this");
+    ASSERT_EQ(queue_finish(&q, entry, "big", "internal_error", &wrong, NULL, &b->c, 600, &err), 0);
+    fields_release(&wrong);
+    bad = big_check(&q, prefix, why, sizeof(why));
+    ASSERT_STR(bad ? bad : "", "");
+    ASSERT_EQ(ask_int(&q, "XLEN", q.k_jobs), 0);
+    big_drop(&q, prefix);
+    big_free(b);
+    queue_close(&q);
+}
+
 static char lost_id[QUEUE_ENTRY_ID_MAX];
 static void on_lost(void *ud, const char *id)
 {
@@ -646,4 +912,6 @@ TEST_MAIN("integration_queue", T(enqueue_read_finish_exactly_once),
           T(released_entries_wait_their_back_off), T(uncounted_release_keeps_the_attempt),
           T(reclaim_claims_nothing_while_a_recheck_is_alone), T(cancel_keys_and_heartbeats),
           T(entries_with_too_many_or_too_big_fields_are_counted), T(a_bad_url_is_refused_at_once),
-          T(a_plain_command_takes_its_bound_and_refuses_more))
+          T(a_plain_command_takes_its_bound_and_refuses_more),
+          T(copies_of_a_large_result_are_written_in_bounded_scripts),
+          T(copies_are_each_written_once_when_the_writer_dies_between_scripts))
