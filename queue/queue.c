@@ -93,24 +93,35 @@ static const char lua_finish[] = LUA_REPLACEABLE(
          "end\n"
          "return {final and 0 or 1, c}\n";
 
-/* KEYS: result hash, then each copy's.  ARGV: ttl, recheck, job id, n
- * pairs, the pairs, the copies' ids.  0 when a final result stands; a
- * recheck leaves the result it will replace in place until then (1). */
+/* KEYS: result hash, jobs stream, then each copy's result hash.  ARGV:
+ * ttl, recheck, job id, group, entry id ("": none), n pairs, the pairs,
+ * the copies' ids.  0 when a final result stands; a recheck leaves the
+ * result it will replace in place until then (1); 2 when another entry
+ * of the id holds the mark and is delivered and not acknowledged yet (it
+ * runs, or will run again): one run of an id at a time. */
 static const char lua_running[] = LUA_REPLACEABLE(
     "2") "local st = redis.call('HGET', KEYS[1], 'status')\n"
          "if not replaceable(KEYS[1]) then return 0 end\n"
          "if st and st ~= 'running' then return 1 end\n"
-         "local np = tonumber(ARGV[4])\n"
+         "if st and ARGV[5] ~= '' then\n"
+         "  local holder = redis.call('HGET', KEYS[1], 'entry_id')\n"
+         "  if holder and holder ~= ARGV[5] and\n"
+         "    #redis.call('XPENDING', KEYS[2], ARGV[4], holder, holder, 1) == 1 then\n"
+         "    return 2\n"
+         "  end\n"
+         "end\n"
+         "local np = tonumber(ARGV[6])\n"
          "local function mark(k)\n"
-         "  redis.call('HSET', k, 'status', 'running', unpack(ARGV, 5, 4 + 2 * np))\n"
+         "  redis.call('HSET', k, 'status', 'running', unpack(ARGV, 7, 6 + 2 * np))\n"
          "  redis.call('EXPIRE', k, ARGV[1])\n"
          "end\n"
          "mark(KEYS[1])\n"
-         "for c = 2, #KEYS do\n"
+         "if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'entry_id', ARGV[5]) end\n"
+         "for c = 3, #KEYS do\n"
          "  local s = redis.call('HGET', KEYS[c], 'status')\n"
          "  if not s or s == 'running' then\n"
          "    mark(KEYS[c])\n"
-         "    redis.call('HSET', KEYS[c], 'id', ARGV[4 + 2 * np + c - 1], 'copy_of', ARGV[3])\n"
+         "    redis.call('HSET', KEYS[c], 'id', ARGV[6 + 2 * np + c - 2], 'copy_of', ARGV[3])\n"
          "  end\n"
          "end\n"
          "return 1\n";
@@ -699,28 +710,31 @@ static const char *recheck_of(const struct queue_copies *c)
     return c && c->recheck ? c->recheck : "";
 }
 
-int queue_mark_running(struct queue *q, const char *job_id, const struct fields *fields,
-                       const struct queue_copies *c, long long ttl_s, struct llmsb_err *err)
+int queue_mark_running(struct queue *q, const char *job_id, const char *entry_id,
+                       const struct fields *fields, const struct queue_copies *c, long long ttl_s,
+                       struct llmsb_err *err)
 {
     static const char *const kinds[] = {"result"};
     struct args a;
     char key[QUEUE_KEY_MAX], ttl[24], nk[16], np[16], *store = NULL;
-    const char *fixed[1] = {key}, **keys = NULL;
+    const char *fixed[2] = {key, q->k_jobs}, **keys = NULL;
     size_t nc = c ? c->n : 0;
     long long v = 0;
     int rc;
 
     if ((rc = queue_key(q, "result", job_id, key, err)) != 0)
         return rc;
-    if (!(keys = copy_keys(q, fixed, 1, c, kinds, 1, &store, err)))
+    if (!(keys = copy_keys(q, fixed, 2, c, kinds, 1, &store, err)))
         return err->code;
     snprintf(ttl, sizeof(ttl), "%lld", ttl_s);
     snprintf(np, sizeof(np), "%zu", fields->n);
-    if ((rc = eval_begin(&a, lua_running, 1 + (int)nc, keys, 4 + 2 * (int)fields->n + (int)nc, nk,
+    if ((rc = eval_begin(&a, lua_running, 2 + (int)nc, keys, 6 + 2 * (int)fields->n + (int)nc, nk,
                          err)) == 0) {
         args_adds(&a, ttl);
         args_adds(&a, recheck_of(c));
         args_adds(&a, job_id);
+        args_adds(&a, q->group);
+        args_adds(&a, entry_id ? entry_id : "");
         args_adds(&a, np);
         args_fields(&a, fields);
         for (size_t i = 0; i < nc; i++)

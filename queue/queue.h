@@ -103,10 +103,14 @@ struct queue_copies {
 };
 
 /* Marks job_id (and c's copies without a final result) running unless it
- * already has a final result (a recheck's leaves it in place).
- * Returns 1 marked, 0 already final, or a negative code. */
-int queue_mark_running(struct queue *q, const char *job_id, const struct fields *fields,
-                       const struct queue_copies *c, long long ttl_s, struct llmsb_err *err);
+ * already has a final result (a recheck's leaves it in place), for the
+ * delivery entry_id (NULL: none), unless another entry of job_id holds
+ * the mark and is delivered and not acknowledged yet: one run of an id at
+ * a time (two runs would write one live stream).  Returns 1 marked, 0
+ * already final, 2 another entry runs it, or a negative code. */
+int queue_mark_running(struct queue *q, const char *job_id, const char *entry_id,
+                       const struct fields *fields, const struct queue_copies *c, long long ttl_s,
+                       struct llmsb_err *err);
 
 /* The final write: result hash (fields), done list (status), results
  * stream entry, XACK + XDEL of entry_id; with dead != NULL also an entry

@@ -316,8 +316,12 @@ static int64_t entry_ms(const char *id)
     return parse_ll(ms, 0, (long long)1 << 62, &v) == 0 ? v : 0;
 }
 
-/* The job's "running" record. Returns 1 when a final result exists already. */
-static int already_final(struct slot *s, const struct job *j, const struct job_result *r)
+/* The job's "running" record, for this delivery: queue_mark_running's
+ * answer (1 marked, 0 a final result exists already, 2 another entry of
+ * the id runs it); 1 when Redis failed (logged: the job runs, at least
+ * once). */
+static int mark_running(struct slot *s, const struct queue_entry *e, const struct job *j,
+                        const struct job_result *r)
 {
     struct fields p;
     struct llmsb_err err = {0};
@@ -338,13 +342,13 @@ static int already_final(struct slot *s, const struct job *j, const struct job_r
     if (copies_of(j, &c, &ids, &metas) != 0)
         llmsb_err_set(&err, LLMSB_ERR_NOMEM, "out of memory");
     else
-        rc = queue_mark_running(&s->q, j->id, &p, &c, j->result_ttl_s, &err);
+        rc = queue_mark_running(&s->q, j->id, e->id, &p, &c, j->result_ttl_s, &err);
     free(ids);
     free(metas);
     fields_release(&p);
     if (rc < 0)
         log_warn("job=%s: cannot mark running: %s", j->id, err.msg);
-    return rc == 0;
+    return rc < 0 ? 1 : rc;
 }
 
 static void run_entry(struct slot *s, const struct queue_entry *e, const struct job *j,
@@ -355,10 +359,18 @@ static void run_entry(struct slot *s, const struct queue_entry *e, const struct 
     struct llmsb_err err = {0};
     struct sched_decision d;
     enum sched_outcome o;
-    int final = already_final(s, j, r);
-    int cancel = !final && queue_cancel_requested(&s->q, j->id, &err) == 1;
+    int mark = mark_running(s, e, j, r);
+    int cancel = mark == 1 && queue_cancel_requested(&s->q, j->id, &err) == 1;
 
-    switch (scheduler_admit(e->deliveries, j->max_attempts, final, cancel)) {
+    switch (scheduler_admit(e->deliveries, j->max_attempts, mark == 0, mark == 2, cancel)) {
+    case SCHED_ADMIT_WAIT: {
+        char shown[160];
+        llmsb_escape(shown, sizeof(shown), j->id, strlen(j->id));
+        log_info("job=%s: another entry of this id runs it; entry %s waits for its result", shown,
+                 e->id);
+        scheduler_give_back(&s->w->sched, &s->q, e, SCHED_WAIT_OTHER_RUN_MS, 0);
+        return;
+    }
     case SCHED_ADMIT_ACK:
         finish(s, e, j, r, j->result_ttl_s, NULL); /* acknowledges; the first result stands */
         return;

@@ -232,14 +232,47 @@ TEST(mark_running_never_replaces_a_final_result)
     ASSERT_EQ(open_as(&q, prefix, "w1"), 0);
     fields_init(&f, 2);
     fields_adds(&f, "worker", "w1");
-    ASSERT_EQ(queue_mark_running(&q, "job-b", &f, NULL, 60, &err), 1);
+    ASSERT_EQ(queue_mark_running(&q, "job-b", NULL, &f, NULL, 60, &err), 1);
     ASSERT_EQ(enqueue(&q, "job-b", entry), 0);
     ASSERT_EQ(finish(&q, entry, "job-b", "timeout"), 1);
-    ASSERT_EQ(queue_mark_running(&q, "job-b", &f, NULL, 60, &err), 0);
+    ASSERT_EQ(queue_mark_running(&q, "job-b", NULL, &f, NULL, 60, &err), 0);
     fields_release(&f);
     ASSERT_EQ(queue_result_get(&q, "job-b", &r, &err), 1);
     ASSERT_STR(fields_get(&r, "status", NULL), "timeout");
     fields_release(&r);
+    queue_close(&q);
+}
+
+/* Two entries of one id: the first delivery marks it running, the other
+ * is told another runs it (2) while that entry is delivered and not
+ * acknowledged, whoever redelivers it; then it takes the mark, or finds
+ * the final result. */
+TEST(one_run_of_an_id_at_a_time)
+{
+    struct queue q;
+    struct llmsb_err err = {0};
+    struct fields f;
+    char prefix[32], e1[QUEUE_ENTRY_ID_MAX], e2[QUEUE_ENTRY_ID_MAX], e3[QUEUE_ENTRY_ID_MAX];
+
+    ASSERT(redis_ok);
+    new_prefix(prefix, sizeof(prefix));
+    ASSERT_EQ(open_as(&q, prefix, "w1"), 0);
+    ASSERT_EQ(take_new(&q, "twin", e1), 0);
+    ASSERT_EQ(take_new(&q, "twin", e2), 0);
+    fields_init(&f, 2);
+    fields_adds(&f, "worker", "w1");
+    ASSERT_EQ(queue_mark_running(&q, "twin", e1, &f, NULL, 60, &err), 1);
+    ASSERT_EQ(queue_mark_running(&q, "twin", e2, &f, NULL, 60, &err), 2);
+    ASSERT_EQ(queue_mark_running(&q, "twin", e1, &f, NULL, 60, &err), 1); /* e1 again */
+    ASSERT_EQ(queue_release(&q, e1, 0, 0, &err), 0); /* given back: still pending */
+    ASSERT_EQ(queue_mark_running(&q, "twin", e2, &f, NULL, 60, &err), 2);
+    ASSERT_EQ(queue_ack(&q, e1, &err), 0); /* gone without a result */
+    ASSERT_EQ(queue_mark_running(&q, "twin", e2, &f, NULL, 60, &err), 1);
+    ASSERT_EQ(take_new(&q, "twin", e3), 0);
+    ASSERT_EQ(queue_mark_running(&q, "twin", e3, &f, NULL, 60, &err), 2);
+    ASSERT_EQ(finish(&q, e2, "twin", "ok"), 1);
+    ASSERT_EQ(queue_mark_running(&q, "twin", e3, &f, NULL, 60, &err), 0);
+    fields_release(&f);
     queue_close(&q);
 }
 
@@ -281,7 +314,7 @@ TEST(copies_are_written_with_the_run_and_a_recheck_replaces_once)
     ASSERT_EQ(queue_cancel(&q, "c#2", 60, &err), 0);
     fields_init(&f, 2);
     fields_adds(&f, "worker", "w1");
-    ASSERT_EQ(queue_mark_running(&q, "c#0", &f, &c, 60, &err), 1);
+    ASSERT_EQ(queue_mark_running(&q, "c#0", NULL, &f, &c, 60, &err), 1);
     result_of(&q, "c#1", got, sizeof(got));
     ASSERT_STR(got, "running c#1 c#0 -");
     ASSERT_EQ(take_new(&q, "c#0", entry), 0);
@@ -303,7 +336,7 @@ TEST(copies_are_written_with_the_run_and_a_recheck_replaces_once)
     ASSERT_STR(got, "timeout c#1 c#0 {\"s\":1}");
     /* a recheck: mark_running leaves the timeout in place, the finish replaces it */
     c.recheck = "timeout";
-    ASSERT_EQ(queue_mark_running(&q, "c#0", &f, &c, 60, &err), 1);
+    ASSERT_EQ(queue_mark_running(&q, "c#0", NULL, &f, &c, 60, &err), 1);
     result_of(&q, "c#0", got, sizeof(got));
     ASSERT_STR(got, "timeout c#0 - {\"s\":0}");
     fields_adds(&f, "rechecked", "true");
@@ -321,7 +354,7 @@ TEST(copies_are_written_with_the_run_and_a_recheck_replaces_once)
     ASSERT_STR(got, "ok c#1 c#0 {\"s\":1}");
     result_of(&q, "c#3", got, sizeof(got));
     ASSERT_STR(got, "ok c#3 - -");
-    ASSERT_EQ(queue_mark_running(&q, "c#0", &f, &c, 60, &err), 0); /* rechecked: final */
+    ASSERT_EQ(queue_mark_running(&q, "c#0", NULL, &f, &c, 60, &err), 0); /* rechecked: final */
     fields_release(&f);
     queue_close(&q);
 }
@@ -904,7 +937,7 @@ TEST(a_plain_command_takes_its_bound_and_refuses_more)
 }
 
 TEST_MAIN("integration_queue", T(enqueue_read_finish_exactly_once),
-          T(mark_running_never_replaces_a_final_result),
+          T(mark_running_never_replaces_a_final_result), T(one_run_of_an_id_at_a_time),
           T(copies_are_written_with_the_run_and_a_recheck_replaces_once),
           T(renew_reports_a_lease_taken_by_another_worker),
           T(dead_workers_jobs_are_reclaimed_with_their_delivery_counted),
