@@ -27,28 +27,15 @@ R="redis-cli -p $PORT"
 suite dedup; WORKERS=""
 
 cleanup() {
-    for p in $WORKERS; do kill "$p" 2>/dev/null; done
-    for p in $WORKERS; do for _ in $(seq 1 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done; done
-    $R shutdown nosave >/dev/null 2>&1
-    remove_containers_of $WORKERS $RUN_PIDS
+    stop_workers_and_redis
     rm -rf "$T"
 }
 trap cleanup EXIT
 
 start_redis "$PORT" "$T" || { echo "dedup: redis-server did not start"; exit 1; }
 
-start_worker() {  # start_worker NAME SLOTS
-    "$B" worker --name "$1" --slots "$2" >"$T/$1.log" 2>&1 &
-    WORKERS="$WORKERS $!"
-    eval "PID_$1=$!"
-    for _ in $(seq 1 100); do [ "$($R exists dd:worker:$1)" = 1 ] && return 0; sleep 0.1; done
-    echo "worker $1 did not come up"; cat "$T/$1.log"
-}
-stop_worker() {  # stop_worker NAME: SIGTERM drains; waits for it to end
-    local p; eval "p=\$PID_$1"
-    kill "$p" 2>/dev/null
-    for _ in $(seq 1 300); do kill -0 "$p" 2>/dev/null || return 0; sleep 0.1; done
-}
+start_worker() { start_named_worker "$B" "$1" "$2"; }  # start_worker NAME SLOTS
+stop_worker() { stop_named_worker "$1"; }
 runs_of() { grep -c "job=.* status=" "$T/$1.log"; }  # jobs a worker wrote a result for
 
 # A CRUXEval-style file: 4 tasks x 16 generations, python assertions, the
