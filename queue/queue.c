@@ -1400,20 +1400,14 @@ int queue_depth(struct queue *q, struct queue_stats *st, struct llmsb_err *err)
     return 0;
 }
 
-int queue_stats(struct queue *q, struct queue_stats *st,
-                void (*worker_fn)(void *, const char *, const struct fields *), void *ud,
-                struct llmsb_err *err)
+int queue_workers_each(struct queue *q,
+                       void (*worker_fn)(void *, const char *, const struct fields *), void *ud,
+                       struct llmsb_err *err)
 {
-    char pattern[QUEUE_KEY_MAX], from[32], cursor[32] = "0";
+    char pattern[QUEUE_KEY_MAX], cursor[32] = "0";
     redisReply *r;
+    int n = 0;
 
-    if (queue_depth(q, st, err) != 0)
-        return err->code;
-    snprintf(from, sizeof(from), "%lld", (long long)(clock_wall_ms() - 60000));
-    if (cmds(q, &r, err, 6, "XRANGE", q->k_results, from, "+", "COUNT", "1000000") == 0) {
-        st->done_last_minute = r->type == REDIS_REPLY_ARRAY ? (long long)r->elements : 0;
-        freeReplyObject(r);
-    }
     if (queue_key(q, "worker", "*", pattern, err) != 0)
         return err->code;
     do {
@@ -1429,13 +1423,39 @@ int queue_stats(struct queue *q, struct queue_stats *st,
             fields_init(&f, QUEUE_MAX_FIELDS);
             fill_pairs(&f, h);
             freeReplyObject(h);
-            st->workers++;
+            if (f.n == 0) { /* expired between the SCAN and the HGETALL */
+                fields_release(&f);
+                continue;
+            }
+            n++;
             if (worker_fn)
                 worker_fn(ud, key + strlen(pattern) - 1, &f);
             fields_release(&f);
         }
         freeReplyObject(r);
     } while (strcmp(cursor, "0") != 0);
+    llmsb_err_clear(err);
+    return n;
+}
+
+int queue_stats(struct queue *q, struct queue_stats *st,
+                void (*worker_fn)(void *, const char *, const struct fields *), void *ud,
+                struct llmsb_err *err)
+{
+    char from[32];
+    redisReply *r;
+    int n;
+
+    if (queue_depth(q, st, err) != 0)
+        return err->code;
+    snprintf(from, sizeof(from), "%lld", (long long)(clock_wall_ms() - 60000));
+    if (cmds(q, &r, err, 6, "XRANGE", q->k_results, from, "+", "COUNT", "1000000") == 0) {
+        st->done_last_minute = r->type == REDIS_REPLY_ARRAY ? (long long)r->elements : 0;
+        freeReplyObject(r);
+    }
+    if ((n = queue_workers_each(q, worker_fn, ud, err)) < 0)
+        return n;
+    st->workers = n;
     return 0;
 }
 

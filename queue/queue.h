@@ -275,6 +275,27 @@ struct queue_stats {
  * summary: three O(1) commands): stream_len, pending and dead; the rest 0.
  * A Prometheus scrape reads these (worker/metrics.c). */
 int queue_depth(struct queue *q, struct queue_stats *st, struct llmsb_err *err);
+/* Calls worker_fn(ud, name, fields) for each live worker heartbeat hash
+ * (worker_fn may be NULL).  Returns how many, or a negative code. */
+int queue_workers_each(struct queue *q,
+                       void (*worker_fn)(void *, const char *, const struct fields *), void *ud,
+                       struct llmsb_err *err);
+/* What the live workers understand (queue/workers.c): a front end about
+ * to use a feature asks first, and falls back or refuses when one lacks
+ * it (docs/operations.md, rolling upgrades); a worker handed a job that
+ * needs a feature it lacks looks here for one that has it. */
+struct queue_workers_check {
+    int alive;                     /* live workers (heartbeats) */
+    int lacking;                   /* of them, those without every feature asked for */
+    char lacking_names[512];       /* theirs with their protocol levels: "w1 (protocol 0)";
+                                      ", ..." ends a list cut short */
+    char best[QUEUE_CONSUMER_MAX]; /* one with all of them, the most free slots; "" none */
+};
+/* Reads the heartbeats for features (a comma-separated list of names,
+ * common/features.h); a heartbeat without a features field (a worker of
+ * protocol 0) has none.  Returns 0 or a negative code. */
+int queue_workers_check(struct queue *q, const char *features, struct queue_workers_check *out,
+                        struct llmsb_err *err);
 /* Calls worker_fn(ud, name, fields) for each live worker heartbeat hash. */
 int queue_stats(struct queue *q, struct queue_stats *st,
                 void (*worker_fn)(void *, const char *, const struct fields *), void *ud,

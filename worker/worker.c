@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/features.h"
 #include "queue/queue.h"
 #include "scheduler/scheduler.h"
 #include "exec/exec.h"
@@ -515,12 +516,71 @@ static void live_begin(struct slot *s, struct job *j, long long attempt)
     j->sink = &s->live_sink;
 }
 
+/* The first feature e's needs field names that this build does not know,
+ * into missing: 1, else 0 (a malformed list is the parser's to refuse). */
+static int needs_unknown(const struct queue_entry *e, char *missing, size_t msz)
+{
+    struct llmsb_err err = {0};
+    size_t len = 0;
+    const char *needs = fields_get(&e->f, "needs", &len);
+
+    return needs && features_check("needs", needs, len, missing, msz, &err) == 1;
+}
+
+/* A job that needs a feature this worker lacks (a newer front end's) is
+ * never invalid: it goes to a live worker that publishes every feature it
+ * needs, as a session's call goes to its worker, else (none alive, or it
+ * went round more than max_attempts deliveries) it ends internal_error
+ * with a dead letter naming the feature. */
+static void hand_on(struct slot *s, const struct queue_entry *e, struct job *j,
+                    struct job_result *r, const char *missing)
+{
+    const char *needs = fields_get(&e->f, "needs", NULL);
+    struct queue_workers_check c;
+    struct llmsb_err err = {0};
+    char shown[160], reason[512];
+
+    llmsb_escape(shown, sizeof(shown), r->id, strlen(r->id));
+    if (queue_workers_check(&s->q, needs, &c, &err) != 0) {
+        log_warn("job=%s: cannot read the workers' heartbeats (%s); given back", shown, err.msg);
+        scheduler_give_back(&s->w->sched, &s->q, e, SCHED_BACKOFF_BASE_MS, 0);
+        return;
+    }
+    if (c.best[0] && e->deliveries <= j->max_attempts) {
+        if (queue_hand_over(&s->q, e->id, c.best, scheduler_own_idle_ms(s->w->cfg->block_ms),
+                            e->deliveries, &err) == 0)
+            log_info("job=%s needs %s, which this worker (protocol %d) lacks: handed to %s", shown,
+                     needs, LLMSB_PROTOCOL, c.best);
+        else
+            log_warn("job=%s: cannot hand it to %s: %s", shown, c.best, err.msg);
+        return;
+    }
+    if (c.best[0]) /* handed round: nobody that has it took it */
+        snprintf(
+            reason, sizeof(reason),
+            "needs the feature \"%.32s\", which this worker (protocol %d: %.40s) does not know; "
+            "handed to workers that publish all of \"%.100s\" (%.64s), it came back %lld times "
+            "(max_attempts %d); see the workers' logs (docs/operations.md, rolling upgrades)",
+            missing, LLMSB_PROTOCOL, features_all(), needs, c.best, e->deliveries - 1,
+            j->max_attempts);
+    else
+        snprintf(
+            reason, sizeof(reason),
+            "needs the feature \"%.32s\", which this worker (protocol %d: %.40s) does not know, "
+            "and no live worker publishes all of \"%.100s\" (%d alive); upgrade the workers "
+            "(docs/operations.md, rolling upgrades)",
+            missing, LLMSB_PROTOCOL, features_all(), needs, c.alive);
+    log_info("job=%s: %s", shown, reason);
+    dead_letter(s, e, j, r, s->w->cfg->result_ttl_s, reason);
+}
+
 static void handle_entry(struct slot *s, struct queue_entry *e)
 {
     const struct config *cfg = s->w->cfg;
     struct llmsb_err err = {0};
     struct job j;
     struct job_result r;
+    char missing[FEATURE_NAME_MAX + 1];
     int invalid;
 
     if (e->deleted) {
@@ -538,7 +598,9 @@ static void handle_entry(struct slot *s, struct queue_entry *e)
     r.queued_at = entry_ms(e->id);
     runner_stamp(&s->w->rn, &r);
     scheduler_begin(&s->w->sched, s->index, e->id, r.id);
-    if (invalid) {
+    if (needs_unknown(e, missing, sizeof(missing))) {
+        hand_on(s, e, &j, &r, missing);
+    } else if (invalid) {
         job_result_set_status(&r, STATUS_INVALID, "%s", err.msg);
         log_info("job=%s invalid: %s", r.id, err.msg);
         finish(s, e, &j, &r, cfg->result_ttl_s, NULL);
@@ -591,7 +653,7 @@ static int heartbeat(struct worker *w, struct queue *q)
 {
     struct fields p;
     struct llmsb_err err = {0};
-    char slots[16], busy[16], done[24], pid[16], started[24], pooled[32];
+    char slots[16], busy[16], done[24], pid[16], started[24], pooled[32], protocol[16];
     int idle = 0, total = pool_size(&w->rn.pool, &idle), rc;
 
     snprintf(slots, sizeof(slots), "%d", w->nslots);
@@ -600,6 +662,7 @@ static int heartbeat(struct worker *w, struct queue *q)
     snprintf(pid, sizeof(pid), "%d", (int)getpid());
     snprintf(started, sizeof(started), "%lld", (long long)w->started_wall_ms);
     snprintf(pooled, sizeof(pooled), "%d/%d", idle, total);
+    snprintf(protocol, sizeof(protocol), "%d", LLMSB_PROTOCOL);
     fields_init(&p, 16);
     fields_adds(&p, "host", w->rn.id.host);
     fields_adds(&p, "pid", pid);
@@ -607,6 +670,8 @@ static int heartbeat(struct worker *w, struct queue *q)
     fields_adds(&p, "busy", busy);
     fields_adds(&p, "done", done);
     fields_adds(&p, "version", LLMSB_VERSION);
+    fields_adds(&p, "protocol", protocol);
+    fields_adds(&p, "features", features_all());
     fields_adds(&p, "backend", w->rn.be.ops->name);
     fields_adds(&p, "state",
                 atomic_load(&worker_stop)       ? "draining"

@@ -847,6 +847,71 @@ TEST(cancel_keys_and_heartbeats)
     queue_close(&q);
 }
 
+/* A heartbeat of name: slots, busy, and protocol and features unless NULL. */
+static int beat(struct queue *q, const char *name, const char *slots, const char *busy,
+                const char *protocol, const char *features)
+{
+    struct llmsb_err err = {0};
+    struct fields hb;
+    int rc;
+
+    fields_init(&hb, 8);
+    fields_adds(&hb, "slots", slots);
+    fields_adds(&hb, "busy", busy);
+    if (protocol)
+        fields_adds(&hb, "protocol", protocol);
+    if (features)
+        fields_adds(&hb, "features", features);
+    rc = queue_heartbeat(q, name, &hb, 60000, &err);
+    fields_release(&hb);
+    return rc;
+}
+
+/* What the live workers understand: a heartbeat without features (a
+ * worker of protocol 0) lacks every one, a list asked for is lacked when
+ * one of it is, those lacking are named with their level (the list cut
+ * short with "..."), and the best of the rest has the most free slots. */
+TEST(workers_check_names_those_lacking_a_feature)
+{
+    struct queue q;
+    struct llmsb_err err = {0};
+    struct queue_workers_check c;
+    char prefix[32], name[48];
+
+    ASSERT(redis_ok);
+    new_prefix(prefix, sizeof(prefix));
+    ASSERT_EQ(open_as(&q, prefix, NULL), 0);
+    ASSERT_EQ(queue_workers_check(&q, "live", &c, &err), 0);
+    ASSERT(c.alive == 0 && c.lacking == 0 && !c.best[0] && !c.lacking_names[0]);
+    ASSERT_EQ(beat(&q, "w-old", "2", "0", NULL, NULL), 0);
+    ASSERT_EQ(beat(&q, "w-a", "2", "2", "1", "dedup,recheck,live"), 0);
+    ASSERT_EQ(beat(&q, "w-b", "4", "1", "1", "dedup,recheck,live"), 0);
+    ASSERT_EQ(beat(&q, "w-c", "8", "0", "1", "dedup"), 0);
+    ASSERT_EQ(queue_workers_check(&q, "live", &c, &err), 0);
+    ASSERT_EQ(c.alive, 4);
+    ASSERT_EQ(c.lacking, 2);
+    ASSERT_CONTAINS(c.lacking_names, "w-old (protocol 0)");
+    ASSERT_CONTAINS(c.lacking_names, "w-c (protocol 1)");
+    ASSERT_STR(c.best, "w-b");
+    ASSERT_EQ(queue_workers_check(&q, "dedup,live", &c, &err), 0);
+    ASSERT_EQ(c.lacking, 2);
+    ASSERT_EQ(queue_workers_check(&q, "dedup", &c, &err), 0);
+    ASSERT_EQ(c.lacking, 1);
+    ASSERT_STR(c.lacking_names, "w-old (protocol 0)");
+    ASSERT_STR(c.best, "w-c");
+    ASSERT_EQ(queue_workers_check(&q, "teleport", &c, &err), 0);
+    ASSERT(c.lacking == 4 && !c.best[0]);
+    for (int i = 0; i < 60; i++) {
+        snprintf(name, sizeof(name), "worker-of-a-long-name-%d", i);
+        ASSERT_EQ(beat(&q, name, "1", "0", NULL, NULL), 0);
+    }
+    ASSERT_EQ(queue_workers_check(&q, "live", &c, &err), 0);
+    ASSERT_EQ(c.lacking, 62);
+    ASSERT(strlen(c.lacking_names) < sizeof(c.lacking_names));
+    ASSERT_STR(c.lacking_names + strlen(c.lacking_names) - 5, ", ...");
+    queue_close(&q);
+}
+
 TEST(entries_with_too_many_or_too_big_fields_are_counted)
 {
     struct queue q;
@@ -944,6 +1009,7 @@ TEST_MAIN("integration_queue", T(enqueue_read_finish_exactly_once),
           T(own_deliveries_not_running_are_recovered_without_a_count),
           T(released_entries_wait_their_back_off), T(uncounted_release_keeps_the_attempt),
           T(reclaim_claims_nothing_while_a_recheck_is_alone), T(cancel_keys_and_heartbeats),
+          T(workers_check_names_those_lacking_a_feature),
           T(entries_with_too_many_or_too_big_fields_are_counted), T(a_bad_url_is_refused_at_once),
           T(a_plain_command_takes_its_bound_and_refuses_more),
           T(copies_of_a_large_result_are_written_in_bounded_scripts),
