@@ -16,7 +16,7 @@ COMMON_SRC  = common/common.c common/status.c common/strlist.c common/compare.c
 PROTO_SRC   = proto/proto.c
 AGENT_SRC   = agent/agent.c agent/run.c agent/artifacts.c agent/zygote.c agent/prespawn.c agent/snapshot.c \
               agent/javac.c
-LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fields.c common/clock.c common/net.c common/random.c common/http_gate.c \
+LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fields.c common/clock.c common/net.c common/random.c common/http_gate.c common/features.c \
               languages/languages.c languages/java.c languages/hooks.c \
               security/lex.c security/policy.c config/config.c config/jobfile.c \
               backends/backend.c backends/hardening.c backends/seccomp.c backends/http/http.c backends/http/websocket.c \
@@ -25,7 +25,7 @@ LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fi
               backends/kubernetes/config.c backends/kubernetes/stream.c \
               sandbox/sandbox.c sandbox/pool.c images/images.c images/custom.c images/tree.c \
               job/job.c job/parse.c job/result.c job/dedup.c \
-              queue/queue.c queue/live.c scheduler/decide.c scheduler/scheduler.c \
+              queue/queue.c queue/live.c queue/workers.c scheduler/decide.c scheduler/scheduler.c \
               exec/exec.c exec/session.c exec/scan.c exec/identity.c exec/runner.c exec/batch.c \
               exec/image_check.c \
               worker/worker.c worker/metrics.c mcp/jsonrpc.c mcp/tools.c mcp/server.c mcp/http.c mcp/http_check.c \
@@ -134,7 +134,7 @@ check-layers:
 	@sh scripts/check-layers.sh
 
 integration: $(INTEG_TESTS) $(TBIN)/fake-agent
-	@FAKE_AGENT=$(CURDIR)/$(TBIN)/fake-agent sh tests/run-suite.sh integration $(INTEG_TESTS) tests/integration/test_cli.sh tests/integration/test_cases_state.sh tests/integration/test_plots.sh tests/integration/test_libraries.sh tests/integration/test_phases.sh tests/integration/test_live.sh tests/queue/test_queue.sh tests/dedup/run.sh tests/compose/test_compose.sh tests/hostile/run.sh tests/faults/run.sh tests/tls/run.sh tests/eval/run.sh tests/mcp/run.sh tests/mcp/http.sh tests/mcp-conformance/run.sh tests/sessions/run.sh tests/metrics/run.sh tests/images/custom.sh
+	@FAKE_AGENT=$(CURDIR)/$(TBIN)/fake-agent sh tests/run-suite.sh integration $(INTEG_TESTS) tests/integration/test_cli.sh tests/integration/test_cases_state.sh tests/integration/test_plots.sh tests/integration/test_libraries.sh tests/integration/test_phases.sh tests/integration/test_live.sh tests/queue/test_queue.sh tests/queue/skew.sh tests/dedup/run.sh tests/compose/test_compose.sh tests/hostile/run.sh tests/faults/run.sh tests/tls/run.sh tests/eval/run.sh tests/mcp/run.sh tests/mcp/http.sh tests/mcp-conformance/run.sh tests/sessions/run.sh tests/metrics/run.sh tests/images/custom.sh
 
 # The zygote against fresh interpreters (a differential corpus and
 # HumanEval), then the hostile and integration suites with fresh

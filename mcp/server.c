@@ -274,12 +274,43 @@ static int wait_queued(struct mcp *m, const char *id, struct progress *p, struct
     }
 }
 
+/* A live call needs every live worker to know live output (an older one
+ * calls the job invalid; docs/operations.md, rolling upgrades): when one
+ * does not, plain gets the fields without live, the progress says why
+ * once, and *p becomes NULL (the call is waited for as one not live).
+ * Returns 1 so, 0 live as asked, or a negative code. */
+static int live_or_not(struct mcp *m, const struct fields *f, struct fields *plain,
+                       struct progress **p, struct llmsb_err *err)
+{
+    struct queue_workers_check c;
+    char note[700];
+
+    if (!*p || queue_workers_check(&m->q, "live", &c, err) != 0)
+        return *p ? err->code : 0;
+    if (!c.lacking)
+        return 0;
+    for (size_t i = 0; i < f->n; i++)
+        if (strcmp(f->v[i].name, "live") != 0 &&
+            fields_add(plain, f->v[i].name, f->v[i].value, f->v[i].len) != 0)
+            return llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
+    snprintf(note, sizeof(note),
+             "[llm-sandbox: no live output for this call: %d of %d live worker(s) are older than "
+             "it: %s; the output comes with the result]\n",
+             c.lacking, c.alive, c.lacking_names);
+    log_info("%.*s", (int)strlen(note) - 1, note); /* without its newline */
+    progress_piece(*p, 1, note, strlen(note));
+    *p = NULL;
+    return 1;
+}
+
 /* Through Redis: enqueued as any producer's job, then its result. */
 static cJSON *run_queued(struct mcp *m, const struct fields *f, const char *id, struct progress *p,
                          struct llmsb_err *err)
 {
     char entry[64];
+    struct fields plain;
     cJSON *r;
+    int off;
 
     if (!m->queue_open) {
         if (queue_open(&m->q, m->o->redis_url, m->o->redis_prefix, NULL,
@@ -287,7 +318,11 @@ static cJSON *run_queued(struct mcp *m, const struct fields *f, const char *id, 
             return NULL;
         m->queue_open = 1;
     }
-    if (queue_enqueue(&m->q, f, entry, sizeof(entry), err) != 0)
+    fields_init(&plain, f->max);
+    if ((off = live_or_not(m, f, &plain, &p, err)) >= 0)
+        off = queue_enqueue(&m->q, off ? &plain : f, entry, sizeof(entry), err);
+    fields_release(&plain);
+    if (off != 0)
         return NULL;
     r = fetch_result(&m->q, id);
     if (!result_json_final(r)) {

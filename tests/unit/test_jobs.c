@@ -196,6 +196,32 @@ static int fields_job(const char *const *kv, struct job *j, struct llmsb_err *er
     return rc;
 }
 
+/* needs: a list of the features this build knows is accepted (and is no
+ * part of what runs); a feature it does not know, or a list that is not
+ * one, is refused naming the field (a worker hands such a job on before
+ * it parses it: docs/jobs.md, needs). */
+TEST(needs_names_features_this_build_knows)
+{
+    static const char *const ok_kv[] = {"lang", "python", "code", "x", "needs", "live,dedup", NULL};
+    static const char *const unknown_kv[] = {"lang",  "python",        "code", "x",
+                                             "needs", "live,teleport", NULL};
+    static const char *const bad_kv[] = {"lang", "python", "code", "x", "needs", "Live", NULL};
+    struct llmsb_err err = {0};
+    struct job j;
+
+    ASSERT_EQ(fields_job(ok_kv, &j, &err), 0);
+    ASSERT(job_given(&j, "needs"));
+    job_release(&j);
+    ASSERT_EQ(fields_job(unknown_kv, &j, &err), LLMSB_ERR_INVALID);
+    ASSERT_CONTAINS(err.msg, "needs: the feature \"teleport\" is not one this build knows "
+                             "(dedup,recheck,live)");
+    job_release(&j);
+    memset(&err, 0, sizeof(err));
+    ASSERT_EQ(fields_job(bad_kv, &j, &err), LLMSB_ERR_INVALID);
+    ASSERT_CONTAINS(err.msg, "needs: \"Live\" is not a list of feature names");
+    job_release(&j);
+}
+
 TEST(job_fields_are_validated_by_name)
 {
     static const struct {
@@ -1728,7 +1754,7 @@ static void setup(void)
     config_defaults(&cfg);
 }
 
-TEST_MAIN("jobs", T(session_close_has_no_exit_code),
+TEST_MAIN("jobs", T(session_close_has_no_exit_code), T(needs_names_features_this_build_knows),
           T(compare_line_token_sets_bounded_on_huge_outputs), T(yaml_job_file_with_defaults),
           T(yaml_job_file_errors_name_the_line), T(yaml_alias_bomb_and_duplicate_keys),
           T(jobfile_input_is_not_nul_terminated), T(json_lines),
