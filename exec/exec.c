@@ -24,8 +24,9 @@
  * held at 64 processes by RLIMIT_NPROC grows by about 700 host threads a
  * second, each costing the sandbox's memory about 64 KB), so a job at its
  * pids limit would kill the whole sandbox rather than end alone.  On gVisor
- * the job's bound is RLIMIT_NPROC at its pids limit, which gVisor counts
- * inside the sandbox (fork and clone fail with EAGAIN), set on the
+ * the job's bound is RLIMIT_NPROC at its pids limit (less the job's first
+ * process, which gVisor does not count: sandbox_gvisor_nproc), which gVisor
+ * counts inside the sandbox (fork and clone fail with EAGAIN), set on the
  * container (hard, for every process) and by the agent on the job; the
  * host cgroup is a backstop above both what that many processes take and
  * what the memory limit lets the host threads grow to, so a job that
@@ -40,8 +41,8 @@ int exec_on_gvisor(const struct backend *be)
 
 int64_t exec_job_nproc(const struct backend *be, const struct job *j)
 {
-    if (exec_on_gvisor(be) && j->limits.pids < j->limits.nproc)
-        return j->limits.pids;
+    if (exec_on_gvisor(be))
+        return (int64_t)sandbox_gvisor_nproc((uint64_t)j->limits.pids, (uint64_t)j->limits.nproc);
     return j->limits.nproc;
 }
 
