@@ -15,7 +15,7 @@ PIELD   = -pie
 COMMON_SRC  = common/common.c common/status.c common/strlist.c common/compare.c
 PROTO_SRC   = proto/proto.c
 AGENT_SRC   = agent/agent.c agent/run.c agent/artifacts.c agent/zygote.c agent/prespawn.c agent/snapshot.c \
-              agent/javac.c
+              agent/javac.c agent/confine.c
 LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fields.c common/clock.c common/net.c \
               languages/languages.c languages/java.c languages/hooks.c \
               security/lex.c security/policy.c config/config.c config/jobfile.c \
@@ -94,7 +94,7 @@ $(CLI_BIN): $(CLI_OBJ) $(LIB_OBJ)
 	$(Q)$(CC) $(PIELD) -o $@ $^ $(LDLIBS)
 
 AGENT_LIB_OBJ = $(BUILD)/agent/run.o $(BUILD)/agent/artifacts.o $(BUILD)/agent/zygote.o $(BUILD)/agent/prespawn.o \
-                $(BUILD)/agent/snapshot.o $(BUILD)/agent/javac.o
+                $(BUILD)/agent/snapshot.o $(BUILD)/agent/javac.o $(BUILD)/agent/confine.o
 # the unit tests' fake engine (tests/doubles/fake_engine.c), whose
 # containers run $(TBIN)/fake-agent as plain processes
 UNIT_DOUBLES_OBJ = $(BUILD)/tests/doubles/fake_engine.o
