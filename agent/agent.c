@@ -12,8 +12,8 @@
  * A job that asks for live output gets its run step's output in OUTPUT
  * frames as it comes (run.c), before the RESULT that carries all of it.
  *
- * First it confines itself (confine.c): no namespace made by any process
- * of the sandbox after it.
+ * First it confines itself (confine.c): its own environment left behind,
+ * no namespace made by any process of the sandbox after it.
  * Runs as root with only CAP_SETUID, CAP_SETGID and CAP_KILL; the job never
  * runs as root and never shares the agent's uid, so it can neither signal
  * nor trace the agent.  Linked statically: no libc or loader in the image is
@@ -197,9 +197,10 @@ int main(int argc, char **argv)
     struct llmsb_err err = {0};
     sigset_t chld;
 
-    /* before anything else runs: every process of the sandbox inherits
-     * the namespace filter (confine.c) */
-    if (agent_confine(&err) != 0) {
+    /* before anything else runs (it may run itself again here, without
+     * the container's environment): every process of the sandbox
+     * inherits the namespace filter (confine.c) */
+    if (agent_confine(argv, &err) != 0) {
         fprintf(stderr, "llmsb-agent: %s\n", err.msg);
         return 2;
     }

@@ -1,10 +1,10 @@
 /* confine.c - what the agent does to its own process at start, for every
- * process of the sandbox after it, on any runtime: the namespace filter.
+ * process of the sandbox after it, on any runtime.
  *
- * No process of a sandbox may make a namespace: unshare and setns fail
- * with EPERM, clone with a CLONE_NEW* flag too, and clone3 (whose flags
- * sit in memory a filter cannot read) with ENOSYS, so that libc falls
- * back to clone.  On runc the container's seccomp profile
+ * The namespace filter.  No process of a sandbox may make a namespace:
+ * unshare and setns fail with EPERM, clone with a CLONE_NEW* flag too, and
+ * clone3 (whose flags sit in memory a filter cannot read) with ENOSYS, so
+ * that libc falls back to clone.  On runc the container's seccomp profile
  * (backends/seccomp.c) already answers the same, so nothing changes there;
  * on gVisor that profile is not loaded (docs/security.md), and a job that
  * made a user namespace held every capability in it, RLIMIT_NPROC's
@@ -12,7 +12,16 @@
  * there, was gone (a job at pids 32 made 1,500).  gVisor runs seccomp
  * filters for the programs it runs, so this one filter, installed on the
  * agent before anything starts, holds on both (and on a pod, which cannot
- * carry our profile). */
+ * carry our profile).
+ *
+ * The environment.  gVisor's procfs lets any process read another's
+ * environ (runc: EACCES for a process of another uid), and the agent's
+ * holds whatever the image's ENV and the engine put there (the registry
+ * settings of pool.preinstall, a mirror's URL with its credentials, say),
+ * none of which the agent needs.  So the agent runs itself again with only
+ * LLMSB_AGENT_UID and a guard string of two pages or more, and makes the
+ * guard's whole pages unreadable: a read of /proc/1/environ then fails
+ * (EFAULT) on gVisor, as it fails on runc (EACCES). */
 #include "confine.h"
 
 #include <endian.h>
@@ -20,9 +29,17 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* ---- the namespace filter ------------------------------------------------ */
 
 #if defined(__x86_64__)
 #define NATIVE_ARCH AUDIT_ARCH_X86_64
@@ -115,8 +132,112 @@ int agent_confine_ns_filter(void)
     return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
 }
 
-int agent_confine(struct llmsb_err *err)
+/* ---- the environment ------------------------------------------------------ */
+
+int agent_confine_env_ready(char *const *env, size_t page_bytes)
 {
+    int keep = 0, guard = 0;
+
+    for (size_t i = 0; env && env[i]; i++) {
+        if (strncmp(env[i], AGENT_CONFINE_KEEP, strlen(AGENT_CONFINE_KEEP)) == 0)
+            keep++;
+        else if (strncmp(env[i], AGENT_CONFINE_GUARD, strlen(AGENT_CONFINE_GUARD)) == 0 &&
+                 strlen(env[i]) >= 2 * page_bytes)
+            guard++;
+        else
+            return 0;
+    }
+    return keep <= 1 && guard == 1;
+}
+
+void agent_confine_pages(const char *p, size_t len, size_t page_bytes, uintptr_t *lo, uintptr_t *hi)
+{
+    uintptr_t start = (uintptr_t)p, end = start + len;
+
+    *lo = (start + page_bytes - 1) / page_bytes * page_bytes;
+    *hi = end / page_bytes * page_bytes;
+    if (*hi < *lo)
+        *hi = *lo;
+}
+
+int agent_confine_env_guard(char **env, size_t page_bytes)
+{
+    static char *kept[2];
+    const char *guard = NULL;
+    uintptr_t lo, hi;
+    size_t k = 0;
+
+    for (size_t i = 0; env[i]; i++) {
+        if (strncmp(env[i], AGENT_CONFINE_GUARD, strlen(AGENT_CONFINE_GUARD)) == 0)
+            guard = env[i];
+        else if (k < 1)
+            kept[k++] = env[i];
+    }
+    kept[k] = NULL;
+    if (!guard) {
+        errno = EINVAL;
+        return -1;
+    }
+    agent_confine_pages(guard, strlen(guard), page_bytes, &lo, &hi);
+    if (lo == hi) {
+        errno = EINVAL;
+        return -1;
+    }
+    environ = kept;
+    return mprotect((void *)lo, hi - lo, PROT_NONE);
+}
+
+/* Runs the agent again with the kept entry and a guard.  Returns only when
+ * that failed. */
+static int run_again(char **argv, size_t page_bytes, struct llmsb_err *err)
+{
+    size_t glen = strlen(AGENT_CONFINE_GUARD) + 2 * page_bytes;
+    char *guard = malloc(glen + 1), *env[3] = {NULL, NULL, NULL};
+    const char *keep = getenv("LLMSB_AGENT_UID");
+    char *keep_entry = NULL;
+
+    if (!guard)
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "agent: the environment's guard");
+    memcpy(guard, AGENT_CONFINE_GUARD, strlen(AGENT_CONFINE_GUARD));
+    memset(guard + strlen(AGENT_CONFINE_GUARD), 'x', glen - strlen(AGENT_CONFINE_GUARD));
+    guard[glen] = '\0';
+    env[0] = guard;
+    if (keep) {
+        size_t n = strlen(AGENT_CONFINE_KEEP) + strlen(keep) + 1;
+        if (!(keep_entry = malloc(n))) {
+            free(guard);
+            return llmsb_err_set(err, LLMSB_ERR_NOMEM, "agent: the environment's kept entry");
+        }
+        snprintf(keep_entry, n, "%s%s", AGENT_CONFINE_KEEP, keep);
+        env[1] = keep_entry;
+    }
+    execve("/proc/self/exe", argv, env);
+    llmsb_err_set(err, LLMSB_ERR_SYS,
+                  "agent: run /proc/self/exe again without the container's "
+                  "environment: %s",
+                  strerror(errno));
+    free(keep_entry);
+    free(guard);
+    return err->code;
+}
+
+int agent_confine(char **argv, struct llmsb_err *err)
+{
+    long page = sysconf(_SC_PAGESIZE);
+
+    if (page <= 0)
+        return llmsb_err_set(err, LLMSB_ERR_SYS, "agent: the page size: %s", strerror(errno));
+    if (!agent_confine_env_ready(environ, (size_t)page)) {
+        if (getenv("LLMSB_AGENT_GUARD")) /* run again already: never a loop */
+            return llmsb_err_set(err, LLMSB_ERR_SYS,
+                                 "agent: run again, its environment is still not the one it "
+                                 "gave itself (only %s and a guard of two pages)",
+                                 AGENT_CONFINE_KEEP);
+        return run_again(argv, (size_t)page, err);
+    }
+    if (agent_confine_env_guard(environ, (size_t)page) != 0)
+        return llmsb_err_set(err, LLMSB_ERR_SYS,
+                             "agent: make the environment's guard unreadable: %s", strerror(errno));
     if (agent_confine_ns_filter() != 0)
         return llmsb_err_set(err, LLMSB_ERR_SYS, "agent: install the namespace filter: %s",
                              strerror(errno));

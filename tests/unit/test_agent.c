@@ -3,7 +3,8 @@
  * per-case state restore; the run step started ahead (prespawn.c); the warm
  * javac's compile child falling back (javac.c); a live step whose
  * worker reads its frames late still gets its verdict in time; the
- * agent's own confinement (confine.c): the namespace filter. */
+ * agent's own confinement (confine.c): the namespace filter, the guard
+ * over its environment. */
 #include "test.h"
 
 #include <dirent.h>
@@ -14,6 +15,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -731,6 +733,73 @@ TEST(confine_filter_covers_i386_calls)
 #endif
 }
 
+TEST(confine_env_ready_only_as_the_agent_runs_itself_again)
+{
+    char guard[3 * 4096];
+    char *docker[] = {"PATH=/usr/local/bin:/usr/bin:/bin", "LLMSB_AGENT_UID=10001",
+                      "PIP_INDEX_URL=https://u:secret@mirror/simple", NULL};
+    char *ready[] = {guard, "LLMSB_AGENT_UID=10001", NULL};
+    char *alone[] = {guard, NULL};
+    char *two[] = {guard, "LLMSB_AGENT_UID=1", "LLMSB_AGENT_UID=2", NULL};
+    char *more[] = {guard, "LLMSB_AGENT_UID=1", "HOSTNAME=x", NULL};
+    char *none[] = {NULL};
+
+    snprintf(guard, sizeof(guard), "%s", AGENT_CONFINE_GUARD);
+    memset(guard + strlen(guard), 'x', 2 * 4096);
+    guard[strlen(AGENT_CONFINE_GUARD) + 2 * 4096] = '\0';
+    ASSERT_EQ(agent_confine_env_ready(docker, 4096), 0);
+    ASSERT_EQ(agent_confine_env_ready(ready, 4096), 1);
+    ASSERT_EQ(agent_confine_env_ready(alone, 4096), 1);
+    ASSERT_EQ(agent_confine_env_ready(two, 4096), 0);
+    ASSERT_EQ(agent_confine_env_ready(more, 4096), 0);
+    ASSERT_EQ(agent_confine_env_ready(none, 4096), 0);
+    ASSERT_EQ(agent_confine_env_ready(ready, 8192), 0); /* a guard under two pages */
+}
+
+TEST(confine_pages_are_the_whole_pages_inside)
+{
+    uintptr_t lo, hi;
+
+    agent_confine_pages((const char *)4096, 8192, 4096, &lo, &hi);
+    ASSERT(lo == 4096 && hi == 12288);
+    agent_confine_pages((const char *)4097, 8192, 4096, &lo, &hi);
+    ASSERT(lo == 8192 && hi == 12288);
+    agent_confine_pages((const char *)4097, 4096, 4096, &lo, &hi);
+    ASSERT(lo == hi); /* no whole page */
+}
+
+/* In a child: the guard's whole page unreadable (a write from it fails
+ * with EFAULT, as gVisor's read of /proc/PID/environ does), the bytes
+ * around it and the kept entry still there, environ without the guard. */
+static int env_guard_checks(void)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    char *mem = mmap(NULL, 4 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *guard = mem + 100, *env[3];
+    size_t len = strlen(AGENT_CONFINE_GUARD) + 2 * page; /* ends in the third page */
+    const char *uid;
+    int p[2], step = 0;
+
+    CHECK(mem != MAP_FAILED && pipe(p) == 0);
+    memcpy(guard, AGENT_CONFINE_GUARD, strlen(AGENT_CONFINE_GUARD));
+    memset(guard + strlen(AGENT_CONFINE_GUARD), 'x', len - strlen(AGENT_CONFINE_GUARD));
+    guard[len] = '\0';
+    env[0] = guard;
+    env[1] = "LLMSB_AGENT_UID=4242";
+    env[2] = NULL;
+    CHECK(agent_confine_env_guard(env, page) == 0);
+    CHECK((uid = getenv("LLMSB_AGENT_UID")) && strcmp(uid, "4242") == 0 && !environ[1]);
+    CHECK(write(p[1], mem + page, 1) == -1 && errno == EFAULT);
+    CHECK(write(p[1], mem + 2 * page - 1, 1) == -1 && errno == EFAULT);
+    CHECK(write(p[1], mem + page - 1, 1) == 1 && write(p[1], mem + 2 * page, 1) == 1);
+    return 0;
+}
+
+TEST(confine_env_guard_makes_its_pages_unreadable)
+{
+    ASSERT_EQ(in_child(env_guard_checks), 0);
+}
+
 TEST_MAIN("agent", T(rm_tree_does_not_follow_symlinks), T(rm_tree_removes_a_tree_of_any_depth),
           T(oom_count_reads_or_reports_unknown), T(zygote_env_sensitive_names),
           T(javac_env_ok_only_the_sandbox_env), T(javac_child_falls_back_when_the_server_is_gone),
@@ -738,4 +807,7 @@ TEST_MAIN("agent", T(rm_tree_does_not_follow_symlinks), T(rm_tree_removes_a_tree
           T(snapshot_keeps_a_library_of_any_shape), T(prespawn_serves_only_the_same_spec),
           T(live_step_never_waits_on_a_slow_worker),
           T(confine_filter_denies_namespaces_and_keeps_fork_and_threads),
-          T(confine_filter_covers_i386_calls))
+          T(confine_filter_covers_i386_calls),
+          T(confine_env_ready_only_as_the_agent_runs_itself_again),
+          T(confine_pages_are_the_whole_pages_inside),
+          T(confine_env_guard_makes_its_pages_unreadable))
