@@ -26,6 +26,8 @@
 # plain javac has a deadline of its own), and the next job is served warm;
 # the server killed from the host during a job's run step: the next jobs'
 # results are as plain, the one after served warm.
+# The one-sandbox part keeps the caller's LLMSB_CONFIG (its images among
+# them), as the corpus runs do.
 #   usage: tests/compile-cache/java.sh [all]
 # Without "all" (CI), every fourth HumanEval-X program runs; with it (make
 # test-java-cache-all), all 164.
@@ -200,12 +202,22 @@ for name, env in (("seq-cached", {"LLMSB_COMPILE_CACHE_TRACE": "-"}),
         for i, code in jobs:
             f.write(json.dumps({"id": i, "lang": "java", "code": code, "env": env}) + "\n")
 EOF
-printf 'limits: {defaults: {compile_timeout: 3}}\n' >"$T/seq.yaml"
+# the caller's config (LLMSB_CONFIG: its images, say) with a compile limit
+# of 3 s, and the Java image it names, in whose containers kill_server looks
+JAVA_IMAGE=$(python3 - "$T/seq.yaml" <<'EOF'
+import os, sys, yaml
+path = os.environ.get("LLMSB_CONFIG")
+cfg = (yaml.safe_load(open(path)) if path else None) or {}
+cfg.setdefault("limits", {}).setdefault("defaults", {})["compile_timeout"] = 3
+yaml.safe_dump(cfg, open(sys.argv[1], "w"))
+print((cfg.get("images") or {}).get("java", "llmsb/java:latest"))
+EOF
+) || bad prepare "the one-sandbox config"
 # Kills the server, from the host, of the container whose job made the
 # marker file; says so in $T/killed.
 kill_server() {
     for _ in $(seq 600); do
-        for c in $(docker ps -q --filter ancestor=llmsb/java:latest 2>/dev/null); do
+        for c in $(docker ps -q --filter ancestor="$JAVA_IMAGE" 2>/dev/null); do
             docker exec "$c" test -e /tmp/llmsb-test-kill-server 2>/dev/null || continue
             pid=$(docker top "$c" -o pid,args | awk '/Llmsb[J]avac/ {print $1}')
             [ -n "$pid" ] && kill -KILL $pid && echo killed >"$T/killed" && return
