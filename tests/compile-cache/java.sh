@@ -9,7 +9,8 @@
 # dir, .hotspotrc and .hotspot_compiler, the class files' modes,
 # JAVA_TOOL_OPTIONS and other env, test cases, a container below the
 # server's memory or pids threshold) and HumanEval-X's Java reference
-# solutions, each run with the server and with LLMSB_COMPILE_CACHE=0;
+# solutions, each run with the server and with LLMSB_COMPILE_CACHE=0 (a
+# sandbox that runs no server at all);
 # every result field but the timings must be equal, the class files
 # (artifacts) too.  A third run with LLMSB_COMPILE_CACHE_TRACE=- (the
 # agent's trace in compile_output) checks that each program took the path
@@ -18,7 +19,8 @@
 # and fall back, "plain-" ones never ask; it is compared too, its trace
 # lines taken out.  Then, one sandbox in turn: a
 # job's run step tries to signal the server, read its /proc files
-# (environ, mem, fd) and find a socket to connect to, and leaves files in
+# (environ, mem, fd) and find a socket to connect to (with
+# LLMSB_COMPILE_CACHE=0 it finds no server), and leaves files in
 # the work dir and /tmp that would change the next job's compile, which
 # must compile as if they were not there; a compile past the compile step's
 # limit times out as the plain one does, and the next job is served warm; a
@@ -254,6 +256,9 @@ check("probe", res["probe"].get("stdout"),
       "server: found\nkill: denied\nenviron: denied\nmem: denied\nfd: denied\n"
       "socket dirs: 0\nconnected: 0\nalive: true\n")
 check("probe's compile", paths["probe"], "warm\n")
+# the plain side runs no server at all (LLMSB_COMPILE_CACHE=0): what the
+# corpus compares is a sandbox without it, its memory and threads included
+check("probe without the server", plain["probe"].get("stdout"), "server: none\n")
 check("poison", res["poison"].get("stdout"), "left files\n")
 for i in ("victim", "after", "slow-compile", "after-slow", "slow-note", "after-note",
           "sleeper", "after-kill", "after-restart"):
