@@ -34,6 +34,18 @@
 #define GVISOR_HOST_PIDS_PER_PID 8
 #define GVISOR_HOST_PIDS_PER_MB 32
 
+/* The tasks a job's warm javac holds in its container's pids cgroup (its
+ * threads), where the agent may start one (proto.h): added to the
+ * container's pids limit, so that a program of the job starts as many
+ * threads with the server there as without it. */
+static int64_t helper_pids(const struct job *j)
+{
+    return job_compile_server(j) && j->limits.memory_mb >= PROTO_JAVAC_MIN_MEMORY_MB &&
+                   j->limits.pids >= PROTO_JAVAC_MIN_PIDS
+               ? PROTO_JAVAC_PIDS
+               : 0;
+}
+
 int exec_on_gvisor(const struct backend *be)
 {
     return be->runtime_kind == BACKEND_RUNTIME_GVISOR;
@@ -55,9 +67,10 @@ void exec_spec_for_job(struct container_spec *spec, const struct backend *be,
     spec->engine_seccomp = strcmp(cfg->seccomp, "engine") == 0;
     spec->memory_bytes = j->limits.memory_mb << 20;
     spec->cpus = j->limits.cpus;
-    spec->pids = exec_on_gvisor(be) ? j->limits.pids * GVISOR_HOST_PIDS_PER_PID +
-                                          j->limits.memory_mb * GVISOR_HOST_PIDS_PER_MB
-                                    : j->limits.pids;
+    spec->pids = j->limits.pids + helper_pids(j);
+    if (exec_on_gvisor(be))
+        spec->pids =
+            spec->pids * GVISOR_HOST_PIDS_PER_PID + j->limits.memory_mb * GVISOR_HOST_PIDS_PER_MB;
     spec->nofile = j->limits.nofile;
     spec->nproc = exec_job_nproc(be, j);
     spec->work_tmpfs_bytes = j->limits.work_mb << 20;
