@@ -15,7 +15,7 @@ PIELD   = -pie
 COMMON_SRC  = common/common.c common/status.c common/strlist.c common/compare.c
 PROTO_SRC   = proto/proto.c
 AGENT_SRC   = agent/agent.c agent/run.c agent/artifacts.c agent/zygote.c agent/prespawn.c agent/snapshot.c \
-              agent/javac.c
+              agent/javac.c agent/confine.c
 LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fields.c common/clock.c common/net.c common/random.c common/http_gate.c common/features.c \
               languages/languages.c languages/java.c languages/hooks.c \
               security/lex.c security/policy.c config/config.c config/jobfile.c \
@@ -94,7 +94,7 @@ $(CLI_BIN): $(CLI_OBJ) $(LIB_OBJ)
 	$(Q)$(CC) $(PIELD) -o $@ $^ $(LDLIBS)
 
 AGENT_LIB_OBJ = $(BUILD)/agent/run.o $(BUILD)/agent/artifacts.o $(BUILD)/agent/zygote.o $(BUILD)/agent/prespawn.o \
-                $(BUILD)/agent/snapshot.o $(BUILD)/agent/javac.o
+                $(BUILD)/agent/snapshot.o $(BUILD)/agent/javac.o $(BUILD)/agent/confine.o
 # the unit tests' fake engine (tests/doubles/fake_engine.c), whose
 # containers run $(TBIN)/fake-agent as plain processes
 UNIT_DOUBLES_OBJ = $(BUILD)/tests/doubles/fake_engine.o
@@ -226,7 +226,7 @@ BENCH_JOBS ?= 24
 # bench_dedup.sh's job file (cruxeval: CRUXEval's published generations of
 # tests/eval/data/cruxeval; -: HumanEval samples with repeats, made by the bench)
 BENCH_DEDUP_FILE ?= cruxeval
-bench: all bin/bench/bench_run bin/bench/bench_queue bin/bench/bench_backends
+bench: all bin/bench/bench_run bin/bench/bench_queue bin/bench/bench_backends bin/bench/bench_confine
 	bin/bench/bench_run >bin/bench/run.out; s=$$?; cat bin/bench/run.out; exit $$s
 	bin/bench/bench_backends
 	bin/bench/bench_queue bin/llm-sandbox >bin/bench/queue.out; s=$$?; cat bin/bench/queue.out; exit $$s
@@ -236,6 +236,14 @@ bench: all bin/bench/bench_run bin/bench/bench_queue bin/bench/bench_backends
 	@if docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q '"runsc"'; then \
 	    sh bench/bench_gvisor.sh bin/llm-sandbox; \
 	else echo "bench_gvisor: not run: dockerd has no runtime runsc (scripts/gvisor-up.sh sets it up)"; fi
+
+# The namespace filter's cost, run in containers by bench_gvisor.sh: static,
+# as the agent it measures.
+bin/bench/bench_confine: $(BUILD)/agent-static/bench/bench_confine.o $(BUILD)/agent-static/agent/confine.o \
+                         $(COMMON_SRC:%.c=$(BUILD)/agent-static/%.o)
+	@mkdir -p bin/bench
+	@$(if $(Q),echo "  LINK    $@",:)
+	$(Q)$(CC) -static -o $@ $^ -lpthread -lm
 
 bin/bench/%: bench/%.c $(LIB_OBJ)
 	@mkdir -p bin/bench

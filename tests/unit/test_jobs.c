@@ -1286,7 +1286,9 @@ TEST(java_runs_the_class_that_declares_main)
 }
 
 /* Java jobs name the image's warm javac unless they install libraries
- * (their jars could carry annotation processors); other languages none. */
+ * (their jars could carry annotation processors) or their env switches it
+ * off (LLMSB_COMPILE_CACHE=0: then no server runs in their sandbox at all,
+ * the plain side of tests/compile-cache/java.sh); other languages none. */
 TEST(compile_server_reaches_the_agent_job_when_it_can)
 {
     const char *java[] = {"lang", "java", "code",
@@ -1296,7 +1298,12 @@ TEST(compile_server_reaches_the_agent_job_when_it_can)
         "code",      "public class Main { public static void main(String[] a) {} }",
         "libraries", "[\"libgson-java\"]",
         NULL};
+    const char *off[] = {"lang", "java",
+                         "code", "public class Main { public static void main(String[] a) {} }",
+                         "env",  "{\"LLMSB_COMPILE_CACHE\": \"0\"}",
+                         NULL};
     const char *cpp[] = {"lang", "cpp", "code", "int main() {}", NULL};
+    const char **none[] = {libs, off, cpp};
     struct llmsb_err err = {0};
     struct proto_job pj;
     struct job j;
@@ -1306,10 +1313,10 @@ TEST(compile_server_reaches_the_agent_job_when_it_can)
     ASSERT_STR(pj.compile_server, "/usr/local/lib/llmsb/llmsb-javac.jar");
     proto_job_release(&pj);
     job_release(&j);
-    for (int k = 0; k < 2; k++) {
-        ASSERT_EQ(fields_job(k == 0 ? libs : cpp, &j, &err), 0);
+    for (int k = 0; k < 3; k++) {
+        ASSERT_EQ(fields_job(none[k], &j, &err), 0);
         ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
-        ASSERT(pj.compile_server == NULL);
+        ASSERT_MSG(pj.compile_server == NULL, none[k][5]);
         proto_job_release(&pj);
         job_release(&j);
     }
