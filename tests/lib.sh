@@ -148,18 +148,21 @@ stop_worker_and_redis() {
 }
 
 # start_named_worker BIN NAME SLOTS: a worker of the binary BIN named NAME
-# on the suite's redis-server ($PORT, prefix $LLMSB_PREFIX), its log in
-# $T/NAME.log, its pid added to WORKERS and kept in PID_NAME (- as _);
-# returns once its heartbeat is there (15 s at most, else says so).
+# on the suite's redis-server ($PORT, prefix $LLMSB_PREFIX or llmsb), its
+# log appended to $T/NAME.log (a worker started again keeps its earlier
+# lines), its pid added to WORKERS and kept in PID_NAME (- as _); returns
+# once its heartbeat is there, fails saying so if it is not within 15 s.
 start_named_worker() {
-    "$1" worker --name "$2" --slots "$3" >"$T/$2.log" 2>&1 &
+    "$1" worker --name "$2" --slots "$3" >>"$T/$2.log" 2>&1 &
     WORKERS="${WORKERS:-} $!"
+    disown $! 2>/dev/null
     eval "PID_${2//-/_}=$!"
     for _ in $(seq 1 150); do
-        [ "$(redis-cli -p "$PORT" exists "$LLMSB_PREFIX:worker:$2")" = 1 ] && return 0
+        [ "$(redis-cli -p "$PORT" exists "${LLMSB_PREFIX:-llmsb}:worker:$2")" = 1 ] && return 0
         sleep 0.1
     done
-    echo "worker $2 did not come up"; cat "$T/$2.log"
+    echo "worker $2 did not come up"; tail -20 "$T/$2.log"
+    return 1
 }
 
 # stop_named_worker NAME: SIGTERM (it drains), then waits up to 30 s for it.
@@ -257,16 +260,3 @@ pe_cleanup() {
     return 0
 }
 
-# worker_start NAME DIR: a worker ($B) named NAME with 2 slots against
-# $LLMSB_REDIS_URL, logging to DIR/NAME.log; its pid in PID_NAME and added
-# to WORKERS; returns once its heartbeat is in Redis ($R, prefix llmsb),
-# fails if it is not within 15 s.
-worker_start() {
-    "$B" worker --name "$1" --slots 2 >>"$2/$1.log" 2>&1 &
-    WORKERS="${WORKERS:-} $!"
-    disown $! 2>/dev/null
-    eval "PID_$1=$!"
-    for _ in $(seq 1 150); do [ "$($R exists "llmsb:worker:$1")" = 1 ] && return 0; sleep 0.1; done
-    tail -5 "$2/$1.log"
-    return 1
-}

@@ -16,6 +16,7 @@ B=${LLMSB_BIN:-$ROOT/bin/llm-sandbox}
 LANG_=ruby
 OUTAGE_S=${FAULT_OUTAGE_S:-20}
 FD=$(mktemp -d /tmp/llmsb-fd.XXXXXX) # short: the socket path must fit sun_path
+T=$FD
 BR=llmsbfd$(($$ % 100000))
 pass=0; fail=0; WORKERS=""
 
@@ -66,7 +67,7 @@ start_redis_aof() {
 }
 
 start_worker() { # start_worker NAME
-    worker_start "$1" "$FD" || { echo "FAIL faults.worker: $1 did not come up"; exit 1; }
+    start_named_worker "$B" "$1" 2 || { echo "FAIL faults.worker: $1 did not come up"; exit 1; }
 }
 
 stop_worker() { # stop_worker NAME: SIGTERM, wait for the drain

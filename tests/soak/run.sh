@@ -37,6 +37,7 @@ MON_S=${SOAK_MONITOR_S:-60}
 SEED=${SOAK_SEED:-$$}
 RANDOM=$SEED
 FD=$(mktemp -d /tmp/llmsb-sk.XXXXXX) # short: the socket path must fit sun_path
+T=$FD
 BR=llmsbsk$(($$ % 100000))
 suite soak
 WORKERS="" FOLLOWERS=""
@@ -86,7 +87,7 @@ redis_up() {
     start_redis "$PORT" "$FD" --appendonly yes --appendfsync always ||
         { echo "FAIL soak.redis: redis-server did not start"; tail -5 "$FD/redis.log"; exit 1; }
 }
-worker_up() { worker_start "$1" "$FD" || { echo "FAIL soak.worker: $1 did not come up"; exit 1; }; }
+worker_up() { start_named_worker "$B" "$1" 2 || { echo "FAIL soak.worker: $1 did not come up"; exit 1; }; }
 
 redis_up
 worker_up s1
