@@ -14,11 +14,11 @@
 # identical programs (dedup: the copies get the original's result).  The
 # producer keeps about SOAK_BACKLOG jobs waiting.
 #
-# The faults, one every SOAK_FAULT_S seconds on average (10-50 s): kill -9 of
-# worker s2 or s3 (started again 2 s later), kill -9 of one of the engine's
-# running containers, Redis stopped (kill -9 or SHUTDOWN, in turn; AOF with
-# appendfsync always) and started again, and once, halfway, the engine
-# restarted.  Worker s1 is never killed: its RSS, fds and threads are the
+# The faults, one every SOAK_FAULT_S seconds on average (10-50 s), the kinds
+# in turn from a random one: kill -9 of worker s2 or s3 (started again 2 s
+# later), kill -9 of one of the engine's running containers, Redis stopped
+# (kill -9 or SHUTDOWN, in turn; AOF with appendfsync always) and started
+# again; and once, halfway, the engine restarted.  Worker s1 is never killed: its RSS, fds and threads are the
 # flat-line figures (printed every SOAK_MONITOR_S seconds, for every worker).
 #
 # A session whose worker or container a fault killed goes on `session_lost`
@@ -232,7 +232,7 @@ produce() {
 
 # ---- faults --------------------------------------------------------------------
 
-FAULTS=0 ENGINE_RESTARTED=0 REDIS_KILLS=0
+FAULTS=0 FAULT0=$((RANDOM % 3)) ENGINE_RESTARTED=0 REDIS_KILLS=0
 fault() {
     local w c
     FAULTS=$((FAULTS + 1))
@@ -243,7 +243,8 @@ fault() {
         pe_start || { echo "FAIL soak.engine: the private dockerd did not start again"; exit 1; }
         return
     fi
-    case $((RANDOM % 3)) in
+    # the kinds in turn from a random one, so that a short soak has each
+    case $(((FAULTS + FAULT0) % 3)) in
         0) w=s$((2 + RANDOM % 2))
            echo "  fault $FAULTS at $(($(date +%s) - START)) s: kill -9 of worker $w"
            eval "kill -9 \$PID_$w"
