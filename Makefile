@@ -44,7 +44,7 @@ UNIT_TESTS = $(patsubst tests/unit/%.c,$(TBIN)/%,$(wildcard tests/unit/test_*.c)
 INTEG_TESTS = $(patsubst tests/integration/%.c,$(TBIN)/%,$(wildcard tests/integration/test_*.c))
 
 .SECONDARY:
-.PHONY: check-layers fuzzers all clean test test-zygote test-cpp-cache-all test-java-cache-all test-podman test-gvisor test-k8s test-tls test-custom-images unit integration sanitize fuzz bench images images-current format
+.PHONY: check-layers fuzzers all clean test test-zygote test-cpp-cache-all test-java-cache-all test-podman test-gvisor test-k8s test-tls test-custom-images test-soak soak unit integration sanitize fuzz bench images images-current format
 all: bin/llm-sandbox bin/llmsb-agent
 
 V ?= 0
@@ -115,7 +115,7 @@ $(TBIN)/test_integ_%: tests/integration/test_integ_%.c $(LIB_OBJ)
 # static agent runs inside the containers and is not instrumented.)
 test: all images-current unit
 	$(MAKE) $(SANFLAGS) bin/san/llm-sandbox
-	LLMSB_BIN=$(CURDIR)/bin/san/llm-sandbox $(MAKE) $(SANFLAGS) unit integration test-zygote test-gvisor test-podman test-k8s
+	LLMSB_BIN=$(CURDIR)/bin/san/llm-sandbox $(MAKE) $(SANFLAGS) unit integration test-soak test-zygote test-gvisor test-podman test-k8s
 
 # The integration tests run the agent inside the images: rebuild them when
 # the agent or a recipe changed (only the agent layer, from the build cache).
@@ -161,6 +161,19 @@ test-java-cache-all: $(CLI_BIN)
 test-podman: $(CLI_BIN) $(TBIN)/test_integ_docker
 	@scripts/podman-up.sh
 	@LLMSB_BACKEND=podman sh tests/run-suite.sh podman $(TBIN)/test_integ_docker tests/hostile/run.sh tests/podman/run.sh
+
+# The soak (tests/soak/run.sh): mixed jobs through three workers on a
+# private dockerd and Redis, with faults at random (kill -9 of a worker, of
+# a container, Redis restarted, the engine restarted once); every job one
+# result with its verdict, the workers flat, nothing left.  `make soak` is
+# 30 minutes in every language (outside CI; SOAK_SECONDS to change it);
+# make test runs 3 minutes in Python and Ruby (the images it copies to the
+# private engine).
+soak: $(CLI_BIN)
+	@SOAK_SECONDS=$${SOAK_SECONDS:-1800} sh tests/run-suite.sh soak tests/soak/run.sh
+
+test-soak: $(CLI_BIN)
+	@SOAK_SECONDS=180 SOAK_MONITOR_S=30 SOAK_LANGS="python ruby" sh tests/run-suite.sh soak tests/soak/run.sh
 
 # Custom images (images build --dockerfile) on the system dockerd (also in
 # `make integration`).

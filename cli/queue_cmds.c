@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "config/jobfile.h"
 #include "queue/queue.h"
 #include "job/result.h"
@@ -111,23 +112,38 @@ static int never_ran(const struct queue_follow *f, const struct fields *res)
     return f->next[0] + f->next[1] > 0 && n[0] == 0 && n[1] == 0 && (!code || n[2] == 0);
 }
 
+/* After a failed call: 1 when Redis answers again (a restart or a
+ * failover is a pause: try the call again), 0 when the error is not the
+ * connection's or Redis stayed away for FOLLOW_OUTAGE_MS (err says so). */
+#define FOLLOW_OUTAGE_MS 120000
+static int follow_recover(struct queue *q, struct llmsb_err *err)
+{
+    if (!queue_err_retryable(err) || llmsb_interrupted)
+        return 0;
+    fprintf(stderr, "llm-sandbox: %s; connecting again\n", err->msg);
+    return queue_reconnect_wait(q, FOLLOW_OUTAGE_MS, &llmsb_interrupted, err) == 0;
+}
+
 /* `result ID --follow`: the live stream's chunks as they come, stdout to
  * stdout and stderr to stderr, then what the final result holds past
  * them, then run's note and exit code for its status.  wait_s bounds the
- * wait for a job that has not started. */
+ * wait for a job that has not started.  Redis going away meanwhile (up to
+ * FOLLOW_OUTAGE_MS) pauses it: the stream is read on from its last entry. */
 static int follow(struct queue *q, const char *id, double wait_s)
 {
     int64_t until = clock_mono_ms() + (int64_t)(wait_s * 1000);
     struct llmsb_err err = {0};
     struct queue_follow f;
     struct fields res;
-    int state, n = 0, rc;
+    int state, n = 0, rc = 0;
 
     queue_follow_init(&f);
-    while ((state = follow_state(q, id, &err)) == FOLLOW_UNKNOWN && clock_mono_ms() < until &&
-           !llmsb_interrupted) {
-        struct timespec ts = {0, 200 * 1000000L};
-        nanosleep(&ts, NULL);
+    while (((state = follow_state(q, id, &err)) == FOLLOW_UNKNOWN && clock_mono_ms() < until) ||
+           (state < 0 && follow_recover(q, &err))) {
+        if (llmsb_interrupted)
+            break;
+        if (state == FOLLOW_UNKNOWN)
+            clock_sleep_ms(200);
     }
     if (state == FOLLOW_UNKNOWN && !llmsb_interrupted) {
         cli_error("no result for \"%s\" (not started yet, unknown, or expired)", id);
@@ -135,10 +151,22 @@ static int follow(struct queue *q, const char *id, double wait_s)
     }
     /* until the end entry; a job that is not live (or whose worker died)
      * shows its end in its result */
-    while (state == FOLLOW_RUNS && !f.ended && !llmsb_interrupted && n >= 0) {
+    while (state == FOLLOW_RUNS && !f.ended && !llmsb_interrupted) {
         n = queue_follow_step(q, id, &f, FOLLOW_BLOCK_MS, print_piece, NULL, &err);
         if (n == 0 && (state = follow_state(q, id, &err)) == FOLLOW_FINAL)
             n = queue_follow_step(q, id, &f, 0, print_piece, NULL, &err); /* the last ones */
+        if ((n < 0 || state < 0) && follow_recover(q, &err))
+            n = 0, state = FOLLOW_RUNS;
+        else if (n < 0)
+            break;
+    }
+    while (!llmsb_interrupted && n >= 0 && state >= 0 &&
+           (rc = queue_result_get(q, id, &res, &err)) < 0) {
+        fields_release(&res);
+        if (!follow_recover(q, &err)) {
+            n = rc;
+            break;
+        }
     }
     if (llmsb_interrupted)
         return EXIT_INTERRUPTED;
@@ -146,13 +174,10 @@ static int follow(struct queue *q, const char *id, double wait_s)
         cli_error("%s", err.msg);
         return EXIT_INTERNAL;
     }
-    if ((rc = queue_result_get(q, id, &res, &err)) != 1) { /* res is initialised either way */
+    if (rc != 1) { /* res is initialised either way */
         fields_release(&res);
-        if (rc < 0)
-            cli_error("%s", err.msg);
-        else
-            cli_error("no result for \"%s\" (expired while it was followed)", id);
-        return rc < 0 ? EXIT_INTERNAL : 1;
+        cli_error("no result for \"%s\" (expired while it was followed)", id);
+        return 1;
     }
     if (never_ran(&f, &res))
         fprintf(stderr, "llm-sandbox: the output above was an earlier attempt's; the final "
@@ -223,8 +248,12 @@ int cmd_result(struct cli_globals *g, int argc, char **argv)
     }
     r = cli_fetch_result(&q, id);
     if (!cli_result_final(r) && wait_s > 0) {
+        int64_t until = clock_mono_ms() + (int64_t)(wait_s * 1000), left;
         cJSON_Delete(r);
-        queue_wait_done(&q, id, wait_s, status, sizeof(status), &err);
+        while ((left = until - clock_mono_ms()) > 0 &&
+               queue_wait_done(&q, id, (double)left / 1000, status, sizeof(status), &err) < 0 &&
+               follow_recover(&q, &err))
+            ;
         r = cli_fetch_result(&q, id);
     }
     queue_close(&q);

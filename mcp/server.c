@@ -87,6 +87,7 @@ struct progress {
     struct proto_chunk_sink sink;
     long long attempts;
     size_t sent;
+    size_t out[2]; /* the attempt's stdout and stderr bytes sent so far */
 };
 
 #define PROGRESS_RESTART "\n[llm-sandbox: the call is tried again; its output starts over]\n"
@@ -111,17 +112,14 @@ static size_t progress_bound(size_t len)
     return 6 * len + 6 * MCP_PROGRESS_TOKEN_MAX + 128;
 }
 
-/* A piece of output (fd 1, 2), or (fd 0) an attempt that starts over.
- * When it might take the call's notifications past MCP_PROGRESS_MAX_BYTES
- * one says so instead, within the cap, and nothing more is sent: a call's
- * notifications are bounded whatever its output and token. */
-static void progress_piece(void *arg, int fd, const char *data, size_t len)
+/* A message.  When it might take the call's notifications past
+ * MCP_PROGRESS_MAX_BYTES one says so instead, within the cap, and nothing
+ * more is sent: a call's notifications are bounded whatever its output
+ * and token. */
+static void progress_message(struct progress *p, const char *data, size_t len)
 {
-    struct progress *p = arg;
     size_t room = MCP_PROGRESS_MAX_BYTES - progress_bound(strlen(PROGRESS_STOPPED));
 
-    if (fd == 0)
-        data = PROGRESS_RESTART, len = strlen(PROGRESS_RESTART);
     p->bytes += len;
     if (p->sent > room) /* stopped */
         return;
@@ -131,6 +129,36 @@ static void progress_piece(void *arg, int fd, const char *data, size_t len)
     }
     progress_send(p, PROGRESS_STOPPED, strlen(PROGRESS_STOPPED));
     p->sent = room + 1;
+}
+
+/* A piece of output (fd 1, 2), or (fd 0) an attempt that starts over. */
+static void progress_piece(void *arg, int fd, const char *data, size_t len)
+{
+    struct progress *p = arg;
+
+    if (fd == 0) {
+        p->out[0] = p->out[1] = 0;
+        progress_message(p, PROGRESS_RESTART, strlen(PROGRESS_RESTART));
+        return;
+    }
+    p->out[fd == 2] += len;
+    progress_message(p, data, len);
+}
+
+/* The call's end: what its result's stdout and stderr hold past what the
+ * chunks brought (the agent sends none on a slow reader rather than wait,
+ * and a job run without live sends none), so that the messages of the
+ * last attempt are its output, whichever way it ran. */
+static void progress_finish(struct progress *p, const cJSON *r)
+{
+    static const char *const name[2] = {"stdout", "stderr"};
+
+    for (int fd = 0; fd < 2; fd++) {
+        const char *text = mcp_str_of(r, name[fd]);
+        size_t len = strlen(text);
+        if (len > p->out[fd])
+            progress_piece(p, fd + 1, text + p->out[fd], len - p->out[fd]);
+    }
 }
 
 /* The in-process runner's sink (in this thread: the one that answers). */
@@ -230,38 +258,56 @@ static cJSON *fetch_result(struct queue *q, const char *id)
     return out;
 }
 
-/* Waits up to --wait for id's done notification, a second at a time: when
- * stdin ends (or a signal comes) the job is cancelled on its worker, which
- * removes its container. Returns 1 done, 0 not in time, or a negative code. */
+/* One wait of at most left ms for id: the job's stream (p: its chunks as
+ * progress, its end entry, else its result), or its done notification.
+ * 1 done, 0 not yet, or a negative code. */
+static int wait_step(struct mcp *m, const char *id, struct progress *p, struct queue_follow *f,
+                     int64_t left, struct llmsb_err *err)
+{
+    char status[32];
+    int rc;
+
+    if (!p)
+        return queue_wait_done(&m->q, id, left < 1000 ? (double)left / 1000 : 1.0, status,
+                               sizeof(status), err);
+    if ((rc = queue_follow_step(&m->q, id, f, left < 500 ? (int)left : 500, progress_piece, p,
+                                err)) < 0)
+        return rc;
+    if (f->ended)
+        return 1;
+    if (rc > 0 || (rc = queue_result_status(&m->q, id, status, sizeof(status), err)) != 1)
+        return rc < 0 ? rc : 0;
+    if (strcmp(status, "running") == 0)
+        return 0;
+    /* the entries written just before the status */
+    rc = queue_follow_step(&m->q, id, f, 0, progress_piece, p, err);
+    return rc < 0 ? rc : 1;
+}
+
+/* Waits up to --wait for id's end, a step at a time: when stdin ends (or a
+ * signal comes) the job is cancelled on its worker, which removes its
+ * container; Redis going away meanwhile (a restart, a failover) is waited
+ * out within the same time.  Returns 1 done, 0 not in time, or a negative
+ * code. */
 static int wait_queued(struct mcp *m, const char *id, struct progress *p, struct llmsb_err *err)
 {
     int64_t until = clock_mono_ms() + (int64_t)(m->o->wait_s * 1000);
-    char status[32];
     struct queue_follow f;
+
+    int down = 0;
 
     queue_follow_init(&f);
     for (;;) {
         int64_t left = until - clock_mono_ms();
         int rc;
         if (left <= 0)
-            return 0;
-        if (p) { /* the job's stream, its end entry, else its result */
-            rc = queue_follow_step(&m->q, id, &f, left < 500 ? (int)left : 500, progress_piece, p,
-                                   err);
-            if (rc < 0)
-                return rc;
-            if (f.ended)
-                return 1;
-            if (rc == 0 && queue_result_status(&m->q, id, status, sizeof(status), err) == 1 &&
-                strcmp(status, "running") != 0) {
-                /* the entries written just before the status */
-                rc = queue_follow_step(&m->q, id, &f, 0, progress_piece, p, err);
-                return rc < 0 ? rc : 1;
-            }
+            return down ? err->code : 0;
+        rc = wait_step(m, id, p, &f, left, err);
+        if (rc < 0 && queue_err_retryable(err)) { /* two seconds at a time: a cancel is seen */
+            down = queue_reconnect_wait(&m->q, left < 2000 ? left : 2000, NULL, err) != 0;
+            if (!down)
+                log_warn("redis: connected again while waiting for job \"%s\"", id);
             rc = 0;
-        } else {
-            rc = queue_wait_done(&m->q, id, left < 1000 ? (double)left / 1000 : 1.0, status,
-                                 sizeof(status), err);
         }
         if (rc != 0)
             return rc;
@@ -298,7 +344,7 @@ static int live_or_not(struct mcp *m, const struct fields *f, struct fields *pla
              "it: %s; the output comes with the result]\n",
              c.lacking, c.alive, c.lacking_names);
     log_info("%.*s", (int)strlen(note) - 1, note); /* without its newline */
-    progress_piece(*p, 1, note, strlen(note));
+    progress_message(*p, note, strlen(note));
     *p = NULL;
     return 1;
 }
@@ -424,6 +470,8 @@ static cJSON *run_fields(struct mcp *m, const struct fields *f, const char *id, 
         watch_start(m, &w);
         r = m->o->queue_mode ? run_queued(m, f, id, p, err) : run_here(m, &j, err);
         watch_stop(&w);
+        if (p && r)
+            progress_finish(p, r);
     }
     snprintf(status, statussz, "%s", r ? mcp_str_of(r, "status") : "");
     if (r && closing && strcmp(mcp_str_of(r, "status"), "ok") == 0)
@@ -448,7 +496,7 @@ static cJSON *execute_code(void *ud, const cJSON *args, const struct mcp_progres
     struct mcp_call c;
     struct llmsb_err err = {0};
     char id[64], status[32];
-    struct progress p = {progress, 0, {progress_chunk, &p, progress_begin}, 0, 0};
+    struct progress p = {progress, 0, {progress_chunk, &p, progress_begin}, 0, 0, {0, 0}};
     cJSON *out;
 
     mcp_call_init(&c);

@@ -505,6 +505,28 @@ int queue_connect_retry(struct queue *q, const char *url, const char *prefix, co
     }
 }
 
+int queue_reconnect_wait(struct queue *q, int64_t giveup_ms, const volatile sig_atomic_t *stop,
+                         struct llmsb_err *err)
+{
+    int64_t backoff = 100, start = clock_mono_ms();
+    char first[sizeof(err->msg)];
+    int rc = err->code;
+
+    if (!queue_err_retryable(err))
+        return rc;
+    snprintf(first, sizeof(first), "%s", err->msg);
+    while (!(stop && *stop) && clock_mono_ms() - start < giveup_ms) {
+        clock_sleep_ms(backoff);
+        backoff = backoff * 2 > QUEUE_RECONNECT_MAX_MS ? QUEUE_RECONNECT_MAX_MS : backoff * 2;
+        if ((rc = queue_reconnect(q, err)) == 0)
+            return 0;
+        if (!queue_err_retryable(err))
+            return rc;
+    }
+    return llmsb_err_set(err, rc ? rc : LLMSB_ERR_BACKEND, "%s (connecting again for %lld s: %s)",
+                         first, (long long)((clock_mono_ms() - start) / 1000), err->msg);
+}
+
 /* ---- entries ---------------------------------------------------------------- */
 
 void queue_entries_free(struct queue_entry *e, size_t n)

@@ -7,6 +7,7 @@
 #ifndef LLMSB_QUEUE_H
 #define LLMSB_QUEUE_H
 
+#include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -72,6 +73,15 @@ int queue_connect_retry(struct queue *q, const char *url, const char *prefix, co
                         struct llmsb_err *err);
 /* 1 when the last error means "connection or server unavailable, retry". */
 int queue_err_retryable(const struct llmsb_err *err);
+/* After a call failed with err: when the error is the connection's or the
+ * server's (queue_err_retryable), connects again with back-off (100 ms
+ * doubling to QUEUE_RECONNECT_MAX_MS) until it works (0: try the call
+ * again), *stop becomes non-zero or giveup_ms passes; else err's code,
+ * err saying what failed and for how long it was retried.  For a client
+ * waiting on a job (result --follow and --wait, MCP --queue): a Redis
+ * restart or failover is a pause, not the end of the wait. */
+int queue_reconnect_wait(struct queue *q, int64_t giveup_ms, const volatile sig_atomic_t *stop,
+                         struct llmsb_err *err);
 
 /* prefix:kind[:id] into out. Returns 0, or LLMSB_ERR_INVALID (err set)
  * when it does not fit: keys are never cut short, so two ids never share

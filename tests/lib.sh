@@ -148,18 +148,21 @@ stop_worker_and_redis() {
 }
 
 # start_named_worker BIN NAME SLOTS: a worker of the binary BIN named NAME
-# on the suite's redis-server ($PORT, prefix $LLMSB_PREFIX), its log in
-# $T/NAME.log, its pid added to WORKERS and kept in PID_NAME (- as _);
-# returns once its heartbeat is there (15 s at most, else says so).
+# on the suite's redis-server ($PORT, prefix $LLMSB_PREFIX or llmsb), its
+# log appended to $T/NAME.log (a worker started again keeps its earlier
+# lines), its pid added to WORKERS and kept in PID_NAME (- as _); returns
+# once its heartbeat is there, fails saying so if it is not within 15 s.
 start_named_worker() {
-    "$1" worker --name "$2" --slots "$3" >"$T/$2.log" 2>&1 &
+    "$1" worker --name "$2" --slots "$3" >>"$T/$2.log" 2>&1 &
     WORKERS="${WORKERS:-} $!"
+    disown $! 2>/dev/null
     eval "PID_${2//-/_}=$!"
     for _ in $(seq 1 150); do
-        [ "$(redis-cli -p "$PORT" exists "$LLMSB_PREFIX:worker:$2")" = 1 ] && return 0
+        [ "$(redis-cli -p "$PORT" exists "${LLMSB_PREFIX:-llmsb}:worker:$2")" = 1 ] && return 0
         sleep 0.1
     done
-    echo "worker $2 did not come up"; cat "$T/$2.log"
+    echo "worker $2 did not come up"; tail -20 "$T/$2.log"
+    return 1
 }
 
 # stop_named_worker NAME: SIGTERM (it drains), then waits up to 30 s for it.
@@ -202,3 +205,58 @@ bad() {
     [ -s "${T:-/nonexistent}/why" ] && sed 's/^/  | /' "$T/why" | ${WHY_SHOW:-head -12}
     fail=$((fail + 1))
 }
+
+# A private dockerd, for a suite that kills or restarts its engine: its own
+# socket, data root, exec root, pidfile, bridge and cgroup parent; never the
+# system daemon's (whose docker0 a second daemon with --bridge=none would
+# delete).  pe_init DIR NAME sets PE_DIR, PE_SOCK and PE (the docker command
+# for it) and makes the bridge NAME (a short DIR: the socket path must fit
+# sun_path); pe_start starts the daemon and waits for it; pe_pid, pe_stop;
+# pe_load IMAGE... copies the system daemon's images into it; pe_cleanup
+# removes its containers, stops it, unmounts what it left and the bridge.
+pe_init() {
+    PE_DIR=$1
+    PE_BR=$2
+    PE_SOCK=$PE_DIR/d.sock
+    PE="docker -H unix://$PE_SOCK"
+    ip link add name "$PE_BR" type bridge && ip addr add "10.213.$(($$ % 200)).1/24" dev "$PE_BR" &&
+        ip link set "$PE_BR" up
+}
+pe_start() {
+    dockerd --host "unix://$PE_SOCK" --data-root "$PE_DIR/data" --exec-root "$PE_DIR/x" \
+        --pidfile "$PE_DIR/d.pid" --bridge "$PE_BR" --iptables=false --ip-masq=false \
+        --cgroup-parent "/llmsb-$PE_BR" >>"$PE_DIR/dockerd.log" 2>&1 &
+    disown $! 2>/dev/null
+    for _ in $(seq 1 100); do $PE version >/dev/null 2>&1 && return 0; sleep 0.2; done
+    tail -5 "$PE_DIR/dockerd.log"
+    return 1
+}
+pe_pid() { cat "$PE_DIR/d.pid" 2>/dev/null; }
+pe_stop() {
+    local pid
+    pid=$(pe_pid)
+    [ -n "$pid" ] && kill "$pid" 2>/dev/null
+    for _ in $(seq 1 150); do [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+    # its containerd, when a kill -9 orphaned it
+    pkill -f "containerd --config $PE_DIR/x/containerd" 2>/dev/null
+    return 0
+}
+pe_load() {
+    local img
+    for img in "$@"; do
+        docker save "$img" | $PE load >>"$PE_DIR/load.log" 2>&1 || { tail -2 "$PE_DIR/load.log"; return 1; }
+    done
+}
+pe_cleanup() {
+    local ids
+    [ -n "${PE_DIR:-}" ] || return 0
+    if $PE version >/dev/null 2>&1; then
+        ids=$($PE ps -aq)
+        [ -n "$ids" ] && $PE rm -f $ids >/dev/null 2>&1
+    fi
+    pe_stop
+    grep -o " $PE_DIR[^ ]*" /proc/mounts | sort -r | xargs -r umount -l 2>/dev/null
+    ip link del "$PE_BR" 2>/dev/null
+    return 0
+}
+

@@ -11,12 +11,12 @@
 # llmsb/ruby (the smallest), copied with docker save | docker load.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$ROOT/tests/lib.sh"
 B=${LLMSB_BIN:-$ROOT/bin/llm-sandbox}
 LANG_=ruby
 OUTAGE_S=${FAULT_OUTAGE_S:-20}
 FD=$(mktemp -d /tmp/llmsb-fd.XXXXXX) # short: the socket path must fit sun_path
-SOCK=$FD/d.sock
-D="docker -H unix://$SOCK"
+T=$FD
 BR=llmsbfd$(($$ % 100000))
 pass=0; fail=0; WORKERS=""
 
@@ -36,51 +36,24 @@ bad() { echo "FAIL faults.$1: $2"; fail=$((fail + 1)); }
 
 # ---- the private engine ------------------------------------------------------
 
-start_engine() {
-    dockerd --host "unix://$SOCK" --data-root "$FD/data" --exec-root "$FD/x" \
-        --pidfile "$FD/d.pid" --bridge "$BR" --iptables=false --ip-masq=false \
-        --cgroup-parent /llmsb-faults >>"$FD/dockerd.log" 2>&1 &
-    disown $! 2>/dev/null
-    for _ in $(seq 1 100); do $D version >/dev/null 2>&1 && return 0; sleep 0.2; done
-    echo "FAIL faults.engine: the private dockerd did not start"; tail -5 "$FD/dockerd.log"
-    exit 1
-}
-
-engine_pid() { cat "$FD/d.pid" 2>/dev/null; }
-
-stop_engine() {
-    local pid
-    pid=$(engine_pid)
-    [ -n "$pid" ] && kill "$pid" 2>/dev/null
-    for _ in $(seq 1 100); do [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-    # its containerd, when a kill -9 orphaned it
-    pkill -f "containerd --config $FD/x/containerd" 2>/dev/null
-}
-
 cleanup() {
     for p in $WORKERS; do kill -9 "$p" 2>/dev/null; done
     $R shutdown nosave >/dev/null 2>&1
-    if $D version >/dev/null 2>&1; then
-        ids=$($D ps -aq)
-        [ -n "$ids" ] && $D rm -f $ids >/dev/null 2>&1
-    fi
-    stop_engine
-    grep -o " $FD[^ ]*" /proc/mounts | sort -r | xargs -r umount -l 2>/dev/null
-    ip link del "$BR" 2>/dev/null
+    pe_cleanup
     rm -rf "$FD"
 }
 trap cleanup EXIT
 
-ip link add name "$BR" type bridge && ip addr add 10.213.$(($$ % 200)).1/24 dev "$BR" &&
-    ip link set "$BR" up || { echo "FAIL faults.setup: cannot make bridge $BR"; exit 1; }
+pe_init "$FD" "$BR" || { echo "FAIL faults.setup: cannot make bridge $BR"; exit 1; }
+start_engine() { pe_start || { echo "FAIL faults.engine: the private dockerd did not start"; exit 1; }; }
 start_engine
 t0=$(date +%s)
-docker save "llmsb/$LANG_:latest" | $D load >"$FD/load.log" 2>&1 ||
-    { echo "FAIL faults.setup: cannot copy llmsb/$LANG_ to the private engine: $(tail -2 "$FD/load.log")"; exit 1; }
+pe_load "llmsb/$LANG_:latest" ||
+    { echo "FAIL faults.setup: cannot copy llmsb/$LANG_ to the private engine"; exit 1; }
 echo "  (private dockerd up, llmsb/$LANG_ loaded in $(( $(date +%s) - t0 )) s)"
 
 cat >"$FD/config.yaml" <<EOF
-backend: {host: "unix://$SOCK"}
+backend: {host: "unix://$PE_SOCK"}
 worker: {lease: 6, heartbeat_ttl: 3, block: 1, drain: 20}
 pool: {min_idle: 1, wait: 30}
 jobs: {max_attempts: 3}
@@ -88,20 +61,13 @@ EOF
 
 # ---- redis and workers ---------------------------------------------------------
 
-start_redis() {
-    redis-server --port "$PORT" --bind 127.0.0.1 --appendonly yes --appendfsync always \
-        --dir "$FD" --save '' --daemonize yes --logfile "$FD/redis.log" --pidfile "$FD/redis.pid"
-    for _ in $(seq 1 50); do $R ping >/dev/null 2>&1 && return 0; sleep 0.1; done
-    echo "FAIL faults.redis: redis-server did not start"; tail -5 "$FD/redis.log"; exit 1
+start_redis_aof() {
+    start_redis "$PORT" "$FD" --appendonly yes --appendfsync always ||
+        { echo "FAIL faults.redis: redis-server did not start"; tail -5 "$FD/redis.log"; exit 1; }
 }
 
 start_worker() { # start_worker NAME
-    "$B" worker --name "$1" --slots 2 >"$FD/$1.log" 2>&1 &
-    WORKERS="$WORKERS $!"
-    disown $! 2>/dev/null
-    eval "PID_$1=$!"
-    for _ in $(seq 1 100); do [ "$($R exists "llmsb:worker:$1")" = 1 ] && return 0; sleep 0.1; done
-    echo "FAIL faults.worker: $1 did not come up"; tail -5 "$FD/$1.log"; exit 1
+    start_named_worker "$B" "$1" 2 || { echo "FAIL faults.worker: $1 did not come up"; exit 1; }
 }
 
 stop_worker() { # stop_worker NAME: SIGTERM, wait for the drain
@@ -160,14 +126,14 @@ counts() {
 left_behind() {
     local n
     for _ in $(seq 1 "$2"); do
-        n=$($D ps -aq --filter "$1" | wc -l)
+        n=$($PE ps -aq --filter "$1" | wc -l)
         [ "$n" = 0 ] && break
         sleep 1
     done
     echo "$n"
 }
 
-start_redis
+start_redis_aof
 start_worker w1
 start_worker w2
 
@@ -188,7 +154,7 @@ queue_jobs r 30
 wait_running w2 60 || wait_running w3 10 || bad redis_kill9 "no job ran"
 kill -9 "$(cat "$FD/redis.pid")"
 sleep 2
-start_redis
+start_redis_aof
 counts r 30
 echo "faults: redis kill -9 mid-run (AOF): 30 jobs, $lost lost, $doubled doubled"
 if [ "$lost" = 0 ] && [ "$doubled" = 0 ]; then ok redis_kill9_aof
@@ -199,7 +165,7 @@ else bad redis_kill9_aof "lost=$lost doubled=$doubled"; fi
 # the crash killed are removed while the workers run on
 queue_jobs e 12
 wait_running w2 60 || wait_running w3 10 || bad engine_kill9 "no job ran"
-kill -9 "$(engine_pid)"
+kill -9 "$(pe_pid)"
 t0=$(date +%s)
 sleep "$OUTAGE_S"
 start_engine
@@ -220,9 +186,9 @@ fi
 # 4. the workers stop: nothing of theirs stays on the engine
 stop_worker w2
 stop_worker w3
-all=$($D ps -aq | wc -l)
+all=$($PE ps -aq | wc -l)
 echo "faults: after the workers stopped: $all containers on the engine"
-[ "$all" = 0 ] && ok nothing_left_after_stop || bad nothing_left_after_stop "$all containers: $($D ps -a --format '{{.Names}} {{.Status}}' | head -5)"
+[ "$all" = 0 ] && ok nothing_left_after_stop || bad nothing_left_after_stop "$all containers: $($PE ps -a --format '{{.Names}} {{.Status}}' | head -5)"
 
 echo "faults: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -15,7 +15,8 @@
 # `run` would.  A corpus run live and not live gives the same results
 # (and the live ones streamed); a stream always expires, even when the
 # job's result lives a second.
-# A late reader of `run` and a stalled Redis change no verdict.  Two
+# A late reader of `run` and a stalled Redis change no verdict; a follower
+# reads on when Redis drops its connection.  Two
 # entries of one id at once run one after the other, not into one stream.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -270,6 +271,31 @@ if [ "$(cat "$T/failed.rc")" = 3 ] && [ "$(cat "$T/slowjob.rc")" = 124 ] &&
 else
     { echo "rc $(cat "$T/failed.rc") $(cat "$T/slowjob.rc")"; cat "$T/failed.err" "$T/slowjob.err"; } >"$T/why"
     bad follower_exit_code_and_note_are_runs "exit codes $(cat "$T/failed.rc") $(cat "$T/slowjob.rc")"
+fi
+
+# 6d. Redis drops every connection while a live job runs (as a restart or
+# a failover does): the follower says it connects again on stderr, reads
+# the stream on from where it was and exits 0 with every byte once (it
+# exited 3 with "Server closed the connection")
+submit dropped 'import time
+print("before", flush=True)
+time.sleep(3)
+print("after")' '{"live": true}'
+follow dropped dropped &
+fp=$!
+for _ in $(seq 1 100); do # the first line streamed, and the follower reading on
+    [ "$($R xlen "$PREFIX:out:dropped")" -ge 2 ] && $R client list | grep -q 'cmd=xread ' && break
+    sleep 0.1
+done
+$R client kill type normal >/dev/null
+wait $fp
+if [ "$(cat "$T/dropped.rc")" = 0 ] && [ "$(cat "$T/dropped.out")" = "before
+after" ] && grep -q "connecting again" "$T/dropped.err" &&
+   [ "$($R hget "$PREFIX:result:dropped" status)" = ok ]; then
+    ok follower_reads_on_after_a_dropped_connection
+else
+    { echo "exit $(cat "$T/dropped.rc")"; cat "$T/dropped.out" "$T/dropped.err"; } >"$T/why"
+    bad follower_reads_on_after_a_dropped_connection "it did not read on"
 fi
 
 # 7. a session's calls: each streams its own output

@@ -132,6 +132,30 @@ else
     else
         bad queue_results_in_redis "$n results, workers: $w"
     fi
+    # --queue: Redis drops every connection mid-call (as a restart or a
+    # failover does): the server connects again and answers the call, its
+    # progress messages the output (it ended the call with the error)
+    for k in $(redis-cli -p "$PORT" --scan --pattern 'mcptest:out:*'); do # the calls' before
+        redis-cli -p "$PORT" del "$k" >/dev/null
+    done
+    (cd "$ROOT/tests/mcp" && node one_call.mjs "$B" 'import time
+print("a", flush=True)
+time.sleep(3)
+print("b")' --queue --wait 60) >"$T/drop.json" 2>"$T/drop.err" &
+    cp=$!
+    for _ in $(seq 1 100); do # the call's job running, its first line streamed
+        k=$(redis-cli -p "$PORT" --scan --pattern 'mcptest:out:mcp-*' | tail -1)
+        [ -n "$k" ] && [ "$(redis-cli -p "$PORT" xlen "$k")" -ge 2 ] && break
+        sleep 0.1
+    done
+    redis-cli -p "$PORT" client kill type normal >/dev/null
+    wait $cp
+    if jq -e '.isError == false and (.text | index("a\nb\n")) != null and
+            ([.progress[].message] | add) == "a\nb\n"' "$T/drop.json" >/dev/null; then
+        ok queued_call_answered_after_redis_dropped_it
+    else
+        bad queued_call_answered_after_redis_dropped_it "$(head -c 400 "$T/drop.json"; tail -3 "$T/drop.err")"
+    fi
     # --queue: stdin's end cancels the call on its worker (which removes its
     # container) and the server exits at once
     eof_mid_call mcp-w1 --queue

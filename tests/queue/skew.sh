@@ -127,11 +127,13 @@ else
 fi
 
 # 5. MCP through the queue: a call with a progress token beside an older
-#    worker runs without live output, its progress saying why once
-(cd "$ROOT/tests/mcp" && node "$ROOT/tests/queue/skew_mcp.mjs" "$B" 'print("via mcp")' --queue --wait 60) \
+#    worker runs without live output, its progress saying why once, then
+#    the output from the result
+(cd "$ROOT/tests/mcp" && node one_call.mjs "$B" 'print("via mcp")' --queue --wait 60) \
     >"$T/mcp.json" 2>"$T/mcp.err"; rc=$?
 if [ "$rc" = 0 ] && jq -e '.isError == false and (.text | index("via mcp\n")) != null and
-        (.text | map(select(startswith("status: ok"))) | length) == 1 and (.progress | length) == 1 and
+        (.text | map(select(startswith("status: ok"))) | length) == 1 and (.progress | length) == 2 and
+        .progress[1].message == "via mcp\n" and
         (.progress[0].message | test("no live output for this call: 1 of 1 live worker\\(s\\) are older than it: sk-old \\(protocol 0\\)"))' \
         "$T/mcp.json" >/dev/null; then
     ok mcp_progress_call_runs_without_live_output_on_an_older_worker
