@@ -575,12 +575,15 @@ static int wait_turn(struct pool *p, int64_t deadline_ms)
 
 /* A container being made ahead for key is ready sooner than one made now:
  * waits a turn for it when no other acquire waits for that one, until
- * deadline_ms.  1 waited, 0 nothing to wait for. Locked. */
+ * deadline_ms; so too for one the refiller is about to make (it was told
+ * by the put just before this acquire, on this thread).  1 waited, 0
+ * nothing to wait for. Locked. */
 static int wait_for_made(struct pool *p, const char *key, int64_t deadline_ms)
 {
     int w = key_index(p, key), rc;
 
-    if (w < 0 || p->warm[w].making <= p->warm[w].waiting)
+    if (w < 0 || p->warm[w].making + (p->helpers == 1 && make_due(p, w, clock_mono_ms(), 1)) <=
+                     p->warm[w].waiting)
         return 0;
     p->warm[w].waiting++;
     rc = wait_turn(p, deadline_ms);

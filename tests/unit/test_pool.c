@@ -421,7 +421,7 @@ FAKE_TEST(single_use_containers_follow_the_rate)
         pool_put(&x.p, &x.l, 1);
         ASSERT_EQ(pool_settle(&x.p, 10000), 0);
         ASSERT_EQ(pool_size(&x.p, &idle), fake_engine_containers(fe)); /* none in use */
-        ASSERT(idle >= 1 && idle <= 2); /* the next, made ahead */
+        ASSERT(idle >= 1 && idle <= 2);                                /* the next, made ahead */
     }
 }
 
@@ -516,6 +516,27 @@ FAKE_TEST(acquire_waits_for_the_container_being_made)
     ASSERT_EQ(x.l.create_ms, 0); /* none made for it */
 }
 
+/* The acquire right after the put that made a make due (the same thread,
+ * before the refiller has taken it up) waits for that container rather
+ * than make its own. */
+FAKE_TEST(acquire_right_after_the_put_gets_the_one_made_for_it)
+{
+    struct pool_config pc = config_of(4, POOL_WAIT);
+    static struct fx x; /* held: fx_start */
+
+    pc.max_uses = 1;
+    pc.slots = 1;
+    ASSERT_EQ(fx_start(&x, fe, pc), 0);
+    for (int i = 0; i < 3; i++) {
+        if (i > 0)
+            ASSERT_EQ(pool_acquire(&x.p, &x.spec, &x.l, &x.err), 0);
+        ASSERT_EQ(x.l.warm, i == 2); /* the third: two used up make a rate */
+        ASSERT_EQ(run_true(&x.l), 0);
+        pool_put(&x.p, &x.l, 1);
+    }
+    ASSERT_EQ(fake_engine_calls(fe, FAKE_OP_CREATE) >= 3, 1);
+}
+
 /* The number a key wants ready: the jobs expected during one create,
  * rounded up, from two containers used up on, at most the slots; falling
  * as the gap since the last grows, none past the window; a pause past the
@@ -583,5 +604,6 @@ TEST_MAIN("pool", T(warm_container_is_reused), T(max_uses_retires),
           T(single_use_container_is_replaced_as_it_retires),
           T(single_use_containers_follow_the_rate),
           T(retired_container_is_removed_off_the_jobs_path), T(remover_queue_is_bounded),
-          T(acquire_waits_for_the_container_being_made), T(rate_target_follows_the_arrivals),
-          T(failed_warm_key_does_not_stop_the_others))
+          T(acquire_waits_for_the_container_being_made),
+          T(acquire_right_after_the_put_gets_the_one_made_for_it),
+          T(rate_target_follows_the_arrivals), T(failed_warm_key_does_not_stop_the_others))
