@@ -314,13 +314,13 @@ static void helpers_start(struct pool *p)
         p->helpers = -1;
         return;
     }
-    if (helper_start(&p->refiller, refiller_main, p) != 0) {
-        log_warn("pool: cannot start the refiller thread; containers are made ahead only by "
+    while (p->nrefillers < POOL_REFILLERS &&
+           helper_start(&p->refiller[p->nrefillers], refiller_main, p) == 0)
+        p->nrefillers++;
+    if (p->nrefillers == 0)
+        log_warn("pool: cannot start a refiller thread; containers are made ahead only by "
                  "maintenance");
-        p->helpers = 2; /* the remover alone */
-        return;
-    }
-    p->helpers = 1;
+    p->helpers = p->nrefillers ? 1 : 2; /* 2: the remover alone */
 }
 
 /* The containers key w should have ready (idle or being made): min_idle
@@ -361,7 +361,7 @@ static int make_due_any(const struct pool *p, int64_t now)
     return -1;
 }
 
-/* Tells the refiller the pool changed; starts the helpers when a key
+/* Tells the refillers the pool changed; starts the helpers when a key
  * wants a container made. Locked. */
 static void refill_kick(struct pool *p)
 {
@@ -497,9 +497,11 @@ static int make_warm(struct pool *p, struct warm_make *m)
     return rc;
 }
 
-/* The refiller: makes containers ahead whenever a key wants more ready
- * than it has (looked at when the pool changes, and every second for
- * rates that fall and failures whose wait ended). */
+/* A refiller: makes containers ahead whenever a key wants more ready than
+ * it has (looked at when the pool changes, and every second for rates
+ * that fall and failures whose wait ended); with POOL_REFILLERS of them,
+ * two keys, or a key whose create is slower than its gap, are made for at
+ * once. */
 static void *refiller_main(void *arg)
 {
     struct pool *p = arg;
@@ -777,20 +779,22 @@ int pool_settle(struct pool *p, int64_t timeout_ms)
     return rc;
 }
 
-/* Ends the helpers: the refiller after the container it is making, the
- * remover once none is left to remove. */
+/* Ends the helpers: the refillers after the container each is making,
+ * the remover once none is left to remove. */
 static void helpers_stop(struct pool *p)
 {
-    int h;
+    int h, n;
 
     pthread_mutex_lock(&p->mu);
     p->stopping = 1;
     h = p->helpers;
+    n = p->nrefillers;
     p->helpers = -1;
+    p->nrefillers = 0;
     pthread_cond_broadcast(&p->helper_cv);
     pthread_mutex_unlock(&p->mu);
-    if (h == 1)
-        pthread_join(p->refiller, NULL);
+    for (int i = 0; i < n; i++)
+        pthread_join(p->refiller[i], NULL);
     if (h == 1 || h == 2)
         pthread_join(p->remover, NULL);
 }

@@ -9,10 +9,10 @@
  * maintenance drops idle ones past idle_timeout and keeps min_idle warm for
  * every key it has seen (prestarted as the key's last job would want).
  *
- * Off the job's path, two threads of the pool's own (started at their
- * first work, joined by pool_release_all): the remover removes the
- * containers pool_put retired (at most POOL_REMOVE_MAX wait; past that
- * pool_put removes one itself), and the refiller makes a key's next
+ * Off the job's path, threads of the pool's own (started at their first
+ * work, joined by pool_release_all): the remover removes the containers
+ * pool_put retired (at most POOL_REMOVE_MAX wait; past that pool_put
+ * removes one itself), and POOL_REFILLERS refillers make a key's next
  * containers as soon as the key has fewer ready (idle or being made) than
  * it wants: min_idle while used lately, and as many as its jobs use up
  * during one create (pool_rate_target), not on maintenance's tick.
@@ -63,6 +63,7 @@ int pool_config_label(struct pool_config *pc, const char *key, const char *value
 #define POOL_WAIT_SLICE_MS 200
 #define POOL_GRAVE_MAX 256 /* container ids whose remove is to be retried */
 #define POOL_REMOVE_MAX 16 /* retired containers waiting for the remover */
+#define POOL_REFILLERS 2   /* containers made ahead at once */
 /* a key that used up no container for this long wants none for its rate */
 #define POOL_RATE_WINDOW_MS 10000
 /* a create taken before the key's first is measured */
@@ -118,12 +119,13 @@ struct pool {
     } warm[POOL_MAX_KEYS];
     int nwarm;
     long long created, reused, destroyed;
-    /* the helper threads: 0 not started yet, 1 both running, 2 the remover
-     * alone (the refiller could not start: maintenance warms), -1 none
-     * (could not start, or released: pool_put removes) */
+    /* the helper threads: 0 not started yet, 1 the remover and refillers
+     * running, 2 the remover alone (no refiller could start: maintenance
+     * warms), -1 none (could not start, or released: pool_put removes) */
     int helpers;
     int stopping; /* pool_release_all: the helpers end (the remover once it is done) */
-    pthread_t remover, refiller;
+    pthread_t remover, refiller[POOL_REFILLERS];
+    int nrefillers;                          /* started */
     struct sandbox *doomed[POOL_REMOVE_MAX]; /* retired, to be removed */
     size_t ndoomed;
     int removing;                 /* removes in flight */
