@@ -15,17 +15,17 @@ PIELD   = -pie
 COMMON_SRC  = common/common.c common/status.c common/strlist.c common/compare.c
 PROTO_SRC   = proto/proto.c
 AGENT_SRC   = agent/agent.c agent/run.c agent/artifacts.c agent/zygote.c agent/prespawn.c agent/snapshot.c \
-              agent/javac.c
-LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fields.c common/clock.c common/net.c \
+              agent/javac.c agent/confine.c
+LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fields.c common/clock.c common/net.c common/random.c common/http_gate.c common/features.c \
               languages/languages.c languages/java.c languages/hooks.c \
               security/lex.c security/policy.c config/config.c config/jobfile.c \
               backends/backend.c backends/hardening.c backends/seccomp.c backends/http/http.c backends/http/websocket.c \
               backends/docker/docker.c backends/docker/stream.c backends/docker/egress.c backends/docker/tls.c \
               backends/docker/podman.c backends/kubernetes/kubernetes.c \
               backends/kubernetes/config.c backends/kubernetes/stream.c \
-              sandbox/sandbox.c sandbox/pool.c images/images.c images/custom.c \
+              sandbox/sandbox.c sandbox/pool.c images/images.c images/custom.c images/tree.c \
               job/job.c job/parse.c job/result.c job/dedup.c \
-              queue/queue.c queue/live.c scheduler/decide.c scheduler/scheduler.c \
+              queue/queue.c queue/live.c queue/workers.c scheduler/decide.c scheduler/scheduler.c \
               exec/exec.c exec/session.c exec/scan.c exec/identity.c exec/runner.c exec/batch.c \
               exec/image_check.c \
               worker/worker.c worker/metrics.c mcp/jsonrpc.c mcp/tools.c mcp/server.c mcp/http.c mcp/http_check.c \
@@ -94,7 +94,7 @@ $(CLI_BIN): $(CLI_OBJ) $(LIB_OBJ)
 	$(Q)$(CC) $(PIELD) -o $@ $^ $(LDLIBS)
 
 AGENT_LIB_OBJ = $(BUILD)/agent/run.o $(BUILD)/agent/artifacts.o $(BUILD)/agent/zygote.o $(BUILD)/agent/prespawn.o \
-                $(BUILD)/agent/snapshot.o $(BUILD)/agent/javac.o
+                $(BUILD)/agent/snapshot.o $(BUILD)/agent/javac.o $(BUILD)/agent/confine.o
 # the unit tests' fake engine (tests/doubles/fake_engine.c), whose
 # containers run $(TBIN)/fake-agent as plain processes
 UNIT_DOUBLES_OBJ = $(BUILD)/tests/doubles/fake_engine.o
@@ -134,7 +134,7 @@ check-layers:
 	@sh scripts/check-layers.sh
 
 integration: $(INTEG_TESTS) $(TBIN)/fake-agent
-	@FAKE_AGENT=$(CURDIR)/$(TBIN)/fake-agent sh tests/run-suite.sh integration $(INTEG_TESTS) tests/integration/test_cli.sh tests/integration/test_cases_state.sh tests/integration/test_plots.sh tests/integration/test_libraries.sh tests/integration/test_phases.sh tests/integration/test_live.sh tests/queue/test_queue.sh tests/dedup/run.sh tests/compose/test_compose.sh tests/hostile/run.sh tests/faults/run.sh tests/tls/run.sh tests/eval/run.sh tests/mcp/run.sh tests/mcp/http.sh tests/mcp-conformance/run.sh tests/sessions/run.sh tests/metrics/run.sh tests/images/custom.sh
+	@FAKE_AGENT=$(CURDIR)/$(TBIN)/fake-agent sh tests/run-suite.sh integration $(INTEG_TESTS) tests/integration/test_cli.sh tests/integration/test_cases_state.sh tests/integration/test_plots.sh tests/integration/test_libraries.sh tests/integration/test_phases.sh tests/integration/test_live.sh tests/queue/test_queue.sh tests/queue/skew.sh tests/dedup/run.sh tests/compose/test_compose.sh tests/hostile/run.sh tests/faults/run.sh tests/tls/run.sh tests/eval/run.sh tests/mcp/run.sh tests/mcp/http.sh tests/mcp-conformance/run.sh tests/sessions/run.sh tests/metrics/run.sh tests/images/custom.sh
 
 # The zygote against fresh interpreters (a differential corpus and
 # HumanEval), then the hostile and integration suites with fresh
@@ -226,7 +226,8 @@ BENCH_JOBS ?= 24
 # bench_dedup.sh's job file (cruxeval: CRUXEval's published generations of
 # tests/eval/data/cruxeval; -: HumanEval samples with repeats, made by the bench)
 BENCH_DEDUP_FILE ?= cruxeval
-bench: all bin/bench/bench_run bin/bench/bench_queue bin/bench/bench_backends bin/bench/bench_stream
+bench: all bin/bench/bench_run bin/bench/bench_queue bin/bench/bench_backends bin/bench/bench_confine \
+       bin/bench/bench_stream
 	bin/bench/bench_run >bin/bench/run.out; s=$$?; cat bin/bench/run.out; exit $$s
 	bin/bench/bench_backends
 	bin/bench/bench_queue bin/llm-sandbox >bin/bench/queue.out; s=$$?; cat bin/bench/queue.out; exit $$s
@@ -236,6 +237,14 @@ bench: all bin/bench/bench_run bin/bench/bench_queue bin/bench/bench_backends bi
 	@if docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q '"runsc"'; then \
 	    sh bench/bench_gvisor.sh bin/llm-sandbox && bin/bench/bench_stream; \
 	else echo "bench_gvisor, bench_stream: not run: dockerd has no runtime runsc (scripts/gvisor-up.sh sets it up)"; fi
+
+# The namespace filter's cost, run in containers by bench_gvisor.sh: static,
+# as the agent it measures.
+bin/bench/bench_confine: $(BUILD)/agent-static/bench/bench_confine.o $(BUILD)/agent-static/agent/confine.o \
+                         $(COMMON_SRC:%.c=$(BUILD)/agent-static/%.o)
+	@mkdir -p bin/bench
+	@$(if $(Q),echo "  LINK    $@",:)
+	$(Q)$(CC) -static -o $@ $^ -lpthread -lm
 
 bin/bench/%: bench/%.c $(LIB_OBJ)
 	@mkdir -p bin/bench

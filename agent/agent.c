@@ -12,10 +12,13 @@
  * A job that asks for live output gets its run step's output in OUTPUT
  * frames as it comes (run.c), before the RESULT that carries all of it.
  *
+ * First it confines itself (confine.c): its own environment left behind,
+ * no namespace made by any process of the sandbox after it.
  * Runs as root with only CAP_SETUID, CAP_SETGID and CAP_KILL; the job never
  * runs as root and never shares the agent's uid, so it can neither signal
  * nor trace the agent.  Linked statically: no libc or loader in the image is
  * trusted or needed. */
+#include "confine.h"
 #include "prespawn.h"
 #include "proto/proto.h"
 #include "javac.h"
@@ -191,8 +194,16 @@ int main(int argc, char **argv)
         printf("llmsb-agent %s (protocol %d)\n", LLMSB_VERSION, PROTO_VERSION);
         return 0;
     }
+    struct llmsb_err err = {0};
     sigset_t chld;
 
+    /* before anything else runs (it may run itself again here, without
+     * the container's environment): every process of the sandbox
+     * inherits the namespace filter (confine.c) */
+    if (agent_confine(argv, &err) != 0) {
+        fprintf(stderr, "llmsb-agent: %s\n", err.msg);
+        return 2;
+    }
     signal(SIGPIPE, SIG_IGN);
     /* SIGCHLD is read through a signalfd in the step loop (run.c). */
     sigemptyset(&chld);

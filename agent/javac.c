@@ -38,7 +38,8 @@
  *   library (whatever could add an annotation processor, which -proc:none
  *   leaves out; the server itself refuses to start when its class path
  *   names one) and no .hotspotrc or .hotspot_compiler (plain javac's JVM
- *   warns about them); the container's pids.max is 256 or more.
+ *   warns about them); the container's pids.max is the job's 256 or
+ *   more with the server's threads on top (proto.h: the worker adds them).
  * - a compile that timed out or was killed ends the server (it may be
  *   stuck on that input), so does one that got no usable answer and one
  *   that left it above JAVAC_MAX_RSS; it restarts at the next idle time,
@@ -81,9 +82,11 @@ extern char **environ;
 /* past this RSS after a compile the server is ended (serial GC rarely
  * gives memory back: a job's compile must not grow it for the next ones) */
 #define JAVAC_MAX_RSS ((long long)120 << 20)
-/* below this cgroup pids.max no server starts: its ~12 threads count
- * there (the default limit, docs/config.md, is 256) */
-#define JAVAC_MIN_PIDS 256
+/* below this cgroup pids.max no server starts: its PROTO_JAVAC_PIDS
+ * threads count there, which the worker adds to the job's own limit when
+ * that is PROTO_JAVAC_MIN_PIDS (the default, docs/config.md) or more; a
+ * container without them has no room for the server */
+#define JAVAC_MIN_PIDS (PROTO_JAVAC_MIN_PIDS + PROTO_JAVAC_PIDS)
 /* what the child tells the agent (status pipe) as it starts plain javac:
  * the server answered (it is fine), or it did not (it is ended) */
 #define JAVAC_PLAIN 'P'

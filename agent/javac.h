@@ -13,7 +13,7 @@
  * job's share would miss, and a job's own javac or java (a heap of a
  * quarter of the limit by default, ~200 MB of RSS at most at 512 MB) needs
  * the rest. */
-#define JAVAC_MIN_MEMORY ((long long)512 << 20)
+#define JAVAC_MIN_MEMORY ((long long)PROTO_JAVAC_MIN_MEMORY_MB << 20)
 
 /* Before a job's files are unpacked: remembers whether the job asks for
  * the server (job->compile_server), so that the next idle time starts it,

@@ -4,8 +4,9 @@
  * framing, how a job's network is filtered) is known only to that
  * backend's own files.  The agent's bytes travel over an opaque stream
  * that each backend delivers its own way (a Docker or Podman attach, a
- * Kubernetes WebSocket); files travel over that stream too, never over an
- * engine's archive API. */
+ * Kubernetes WebSocket); a job's files travel over that stream too, never
+ * over an engine's archive API (only a custom image's audit reads a
+ * container's files through the engine: container_export). */
 #ifndef LLMSB_BACKEND_H
 #define LLMSB_BACKEND_H
 
@@ -150,6 +151,14 @@ struct backend_ops {
      * and diagnostics. */
     int (*exec)(struct backend *b, const char *id, const char *const *argv, const char *user,
                 struct buf *out, int *exit_code, struct llmsb_err *err);
+    /* Streams the file system of container id (created; it need not have
+     * started) to sink as the engine's tar of it, as it arrives; a sink
+     * that returns non-zero stops it.  Read by the engine, as root: every
+     * file with its mode, owner and file capabilities, whatever the modes
+     * of its directories.  NULL: the engine cannot (Kubernetes). */
+    int (*container_export)(struct backend *b, const char *id,
+                            int (*sink)(void *ud, const char *p, size_t n), void *ud,
+                            struct llmsb_err *err);
     /* Imports a root filesystem tarball pulled from rd as repo:tag. */
     int (*image_import)(struct backend *b, const char *repo, const char *tag, backend_read_cb rd,
                         void *ud, backend_progress_cb progress, void *pud, struct llmsb_err *err);

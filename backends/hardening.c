@@ -123,8 +123,9 @@ static const struct gap gaps[] = {
      "kubelet evicts the pod once the volume holds more than its sizeLimit, and the pod's "
      "memory limit, which tmpfs pages count against, bounds it"},
     {"kubernetes", HARDENING_ITEM_SECCOMP, 1,
-     "the runtime's default profile (seccompProfile RuntimeDefault): the project's own would "
-     "be a Localhost profile file installed on every node"},
+     "the runtime's default profile (seccompProfile RuntimeDefault) and the agent's own "
+     "namespace filter (agent/confine.c): the project's own profile would be a Localhost "
+     "profile file installed on every node"},
     {"kubernetes", HARDENING_ITEM_MOUNT_FLAGS, 0,
      "an emptyDir (medium Memory, sizeLimit) takes no mount options: /tmp, /var/tmp and "
      "/dev/shm allow exec; for nosuid, no new privileges makes setuid bits grant nothing; for "

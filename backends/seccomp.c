@@ -4,6 +4,8 @@
 #include <cjson/cJSON.h>
 #include <string.h>
 
+#include "common/common.h"
+
 /* clang-format off */
 
 /* Allowed without conditions. */
@@ -92,9 +94,6 @@ static const char *const denied[] = {
  * UNAME26, PER_LINUX32, PER_LINUX32|UNAME26 and the query 0xffffffff. */
 static const double personalities[] = {0x0, 0x8, 0x20000, 0x20008, 0xffffffff};
 
-/* CLONE_NEWNS|NEWCGROUP|NEWUTS|NEWIPC|NEWUSER|NEWPID|NEWNET */
-#define CLONE_NS_FLAGS 0x7E020000
-
 #define ERRNO_EPERM 1
 #define ERRNO_ENOSYS 38
 
@@ -150,8 +149,8 @@ char *seccomp_profile_json(void)
         cJSON_AddItemToArray(names, cJSON_CreateString(allowed[i]));
     cJSON_AddStringToObject(all, "action", "SCMP_ACT_ALLOW");
     cJSON_AddItemToArray(syscalls, all);
-    /* clone: allowed when (flags & CLONE_NS_FLAGS) == 0 */
-    arg0(rule(syscalls, "clone", "SCMP_ACT_ALLOW"), CLONE_NS_FLAGS, 0, "SCMP_CMP_MASKED_EQ");
+    /* clone: allowed when (flags & LLMSB_CLONE_NS_FLAGS) == 0 */
+    arg0(rule(syscalls, "clone", "SCMP_ACT_ALLOW"), LLMSB_CLONE_NS_FLAGS, 0, "SCMP_CMP_MASKED_EQ");
     r = rule(syscalls, "clone3", "SCMP_ACT_ERRNO");
     cJSON_AddNumberToObject(r, "errnoRet", ERRNO_ENOSYS);
     for (size_t i = 0; i < COUNT(personalities); i++)

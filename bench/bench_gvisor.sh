@@ -6,7 +6,8 @@
 # every job, which is how it runs them: exec/runner.c), and N/4 `run`s (a
 # new container each: the cold start).  Prints each runtime's p50 and p99
 # of the job's own time (phases: total_ms less queue_wait_ms, the first job
-# of a batch left out) and the ratio of the p50s.
+# of a batch left out) and the ratio of the p50s; then what the agent's
+# namespace filter costs system calls on each runtime (bench_confine).
 #   usage: bench/bench_gvisor.sh [LLM_SANDBOX] [N]
 # Needs the runtime runsc registered with dockerd (scripts/gvisor-up.sh).
 B=${1:-bin/llm-sandbox}
@@ -73,4 +74,14 @@ for p in $PROGRAMS; do
     row "$p (batch, n=$N)" "$r" "$s"
 done
 row "trivial (cold, n=$(((N + 3) / 4)))" "$(cold runc)" "$(cold runsc)"
+
+# The agent's namespace filter (agent/confine.c), on every process of a
+# sandbox: what it costs each kind of system call, timed in a container
+# of each runtime (bench_confine, static, beside this binary's bench/)
+C=$(cd "$(dirname "$B")" && pwd)/bench/bench_confine
+for rt in runc runsc; do
+    echo "the agent's namespace filter on $rt (bench_confine: plain and filtered children in turns)"
+    docker run --rm --runtime="$rt" --network none -v "$C:/bench_confine:ro" llmsb/base:latest \
+        /bench_confine </dev/null || { echo "bench_gvisor: bench_confine on $rt failed"; status=1; }
+done
 exit $status

@@ -34,6 +34,14 @@ static const char images_usage[] =
     "list shows the sandbox images on the engine (llmsb/custom/* with every\n"
     "tag, ours by :latest); rm NAME removes the tags of llmsb/custom/NAME.\n";
 
+/* exec_image_check's look at a container of the image before it starts:
+ * its files, read from outside (images/tree.c). */
+static int tree_hook(void *ud, struct backend *be, const char *id, struct buf *f,
+                     struct llmsb_err *err)
+{
+    return images_custom_tree_audit(be, id, ud, f, err);
+}
+
 /* The custom build: built under a name no job may use, checked by its
  * image id, then tagged (or its unchecked name dropped). */
 static int custom_build(struct cli_globals *g, struct images_custom *c, const struct images_opts *o)
@@ -43,6 +51,7 @@ static int custom_build(struct cli_globals *g, struct images_custom *c, const st
     struct llmsb_err err = {0};
     struct runner rn;
     struct buf findings;
+    const struct image_check_hook hook = {tree_hook, &t};
     char dir[PATH_MAX], version[64];
     int rc, code = 0;
 
@@ -68,7 +77,7 @@ static int custom_build(struct cli_globals *g, struct images_custom *c, const st
     fprintf(stderr, "[custom] checking %s (%s): a hello world in %s, the hardening audit\n",
             t.unchecked, t.id, t.lang);
     if ((rc = images_custom_audit(&rn.be, t.id, t.lang, &findings, &err)) != 0 ||
-        (rc = exec_image_check(&rn, t.id, language_find(t.lang), &findings, &err)) != 0)
+        (rc = exec_image_check(&rn, t.id, language_find(t.lang), &hook, &findings, &err)) != 0)
         goto out;
     if (findings.len) {
         cli_error("images build: --dockerfile \"%s\": the hardening audit refused %s:\n%.*s",

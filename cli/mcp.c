@@ -153,8 +153,8 @@ int cmd_mcp(struct cli_globals *g, int argc, char **argv)
             cli_error("mcp: %s", err.msg);
         return rc == 0 ? 0 : rc == LLMSB_ERR_INVALID ? EXIT_USAGE : EXIT_INTERNAL;
     }
-    if (mcp_serve(&o) != 0) {
-        cli_error("mcp: out of memory");
+    if (mcp_serve(&o, &err) != 0) {
+        cli_error("%s", err.msg);
         return EXIT_INTERNAL;
     }
     return 0;

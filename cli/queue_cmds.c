@@ -273,6 +273,8 @@ static void add_worker(void *ud, const char *name, const struct fields *f)
         else
             cJSON_AddStringToObject(w, f->v[i].name, f->v[i].value);
     }
+    if (!fields_get(f, "protocol", NULL)) /* a worker from before protocol levels */
+        cJSON_AddNumberToObject(w, "protocol", 0);
     cJSON_AddItemToArray(ud, w);
 }
 
@@ -347,12 +349,13 @@ static const char *str(const cJSON *o, const char *k)
 static void print_status(const cJSON *o)
 {
     const cJSON *w, *d, *dead = cJSON_GetObjectItemCaseSensitive(o, "dead_letters");
-    const char *k[] = {"host", "slots", "busy", "done", "state", "pool_idle_total"};
+    const char *k[] = {"host",  "slots",           "busy",     "done",
+                       "state", "pool_idle_total", "protocol", "features"};
 
     printf("redis %s, prefix %s\nworkers:\n", str(o, "redis"), str(o, "prefix"));
     cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(o, "workers")) {
         printf("  %-28s", str(w, "name"));
-        for (int i = 0; i < 6; i++)
+        for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
             printf(" %s=%s", k[i], str(w, k[i]));
         putchar('\n');
     }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/random.h"
 #include "exec/runner.h"
 #include "job/job.h"
 #include "job/result.h"
@@ -76,22 +77,17 @@ int cli_read_file(const char *path, struct buf *b, const char *what, struct llms
     return rc;
 }
 
-/* A fresh id for a run: "run-" and 12 hex digits from the kernel's RNG. */
-static char *run_id(void)
+/* A fresh id for a run: "run-" and 12 hex digits from the kernel's RNG.
+ * Returns a new string (caller frees), or NULL with err set. */
+static char *run_id(struct llmsb_err *err)
 {
-    unsigned char rnd[6] = {0};
-    char id[32];
-    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-    uint64_t v = (uint64_t)clock_wall_ms() ^ ((uint64_t)getpid() << 24);
+    char id[32] = "run-", *dup;
 
-    if (fd >= 0) {
-        if (read(fd, rnd, sizeof(rnd)) == (ssize_t)sizeof(rnd))
-            for (size_t i = 0; i < sizeof(rnd); i++)
-                v = v << 8 ^ rnd[i];
-        close(fd);
-    }
-    snprintf(id, sizeof(id), "run-%012llx", (unsigned long long)(v & 0xffffffffffffULL));
-    return strdup(id);
+    if (random_hex(id + 4, sizeof(id) - 4, 6, "run: the job's id", err) != 0)
+        return NULL;
+    if (!(dup = strdup(id)))
+        llmsb_err_set(err, LLMSB_ERR_NOMEM, "run: out of memory");
+    return dup;
 }
 
 struct run_opts {
@@ -429,7 +425,11 @@ int cmd_run(struct cli_globals *g, int argc, char **argv)
     /* Ctrl-C and SIGTERM end the wait and remove the container. */
     cli_signals();
     job_init(&j, &g->cfg);
-    j.id = run_id();
+    if (!(j.id = run_id(&err))) {
+        cli_error("%s", err.msg);
+        job_release(&j);
+        return EXIT_INTERNAL;
+    }
     if (parse_run(g, argc, argv, &j, &o, &err) != 0 || load_job(g, &o, argc, argv, &j, &err) != 0) {
         cli_error("%s", err.msg);
         job_release(&j);

@@ -14,6 +14,7 @@
 
 #include "eval/passk.h"
 #include "eval/report.h"
+#include "common/features.h"
 #include "common/status.h"
 #include "config/jobfile.h"
 #include "queue/queue.h"
@@ -51,6 +52,8 @@ struct plan {
     size_t recheck_errors;   /* ... that ended internal_error */
     size_t recheck_pending;  /* ... whose recheck's result did not come back in time */
     int dedup, recheck;      /* the options were on */
+    const char *dedup_off;   /* why dedup is off: "--no-dedup", or older workers */
+    int live_off;            /* live jobs go without live (workers older than it) */
     size_t n;
 };
 
@@ -556,7 +559,7 @@ static void runs_summary(const struct plan *p, FILE *out)
         fprintf(out, "\ndedup: %zu jobs, %zu distinct programs run, %zu copies (runs saved: %zu)\n",
                 p->n, p->runs, p->copies, p->copies);
     else
-        fprintf(out, "\ndedup: off (--no-dedup): %zu jobs, %zu runs\n", p->n, p->runs);
+        fprintf(out, "\ndedup: off (%s): %zu jobs, %zu runs\n", p->dedup_off, p->n, p->runs);
     if (p->recheck) {
         fprintf(out, "recheck: %zu timeout(s) run again alone, %zu changed (flaky)", p->rechecked,
                 p->flaky);
@@ -1111,11 +1114,16 @@ static int enqueue_one(struct queue *q, const struct jobfile *jf, struct plan *p
                        const char *recheck, struct llmsb_err *err)
 {
     char entry[QUEUE_ENTRY_ID_MAX], *copies = copies_field(p, i);
+    cJSON *job = NULL;
     struct fields f;
     int rc;
 
     fields_init(&f, QUEUE_MAX_FIELDS);
-    rc = jobfile_fields(jf->jobs[i], &f);
+    if (p->live_off && cJSON_GetObjectItemCaseSensitive(jf->jobs[i], "live") &&
+        (job = cJSON_Duplicate(jf->jobs[i], 1))) /* an older worker would call it invalid */
+        cJSON_DeleteItemFromObjectCaseSensitive(job, "live");
+    rc = jobfile_fields(job ? job : jf->jobs[i], &f);
+    cJSON_Delete(job);
     if (rc == 0 && copies)
         rc = fields_adds(&f, "copies", copies);
     if (rc == 0 && recheck)
@@ -1221,6 +1229,70 @@ static int recheck_redis(struct queue *q, const struct jobfile *jf, struct plan 
     return rc;
 }
 
+/* ---- workers older than a feature (docs/operations.md, rolling upgrades) ------------ */
+
+/* 1 when a live worker lacks feature (said: which workers, and what submit
+ * does instead), 0 when none does (or none is alive), -1 when the
+ * heartbeats could not be read (said). */
+static int workers_lack(struct queue *q, enum llmsb_feature feature, const char *instead)
+{
+    const struct feature_info *fi = feature_info(feature);
+    struct queue_workers_check c;
+    struct llmsb_err err = {0};
+
+    if (queue_workers_check(q, fi->name, &c, &err) != 0) {
+        cli_error("submit: the workers' heartbeats: %s", err.msg);
+        return -1;
+    }
+    if (!c.lacking)
+        return 0;
+    fprintf(stderr, "submit: %d of %d live worker(s) are older than %s: %s; %s\n", c.lacking,
+            c.alive, fi->what, c.lacking_names, instead);
+    return 1;
+}
+
+/* Before anything is sent (a --rerun deletes results): --recheck-timeouts
+ * is refused when a live worker would call a recheck invalid, and live
+ * jobs go without live when one would call them so.  Returns 0,
+ * EXIT_USAGE (refused) or EXIT_INTERNAL, said. */
+static int check_workers(struct queue *q, const struct submit_opts *o, const struct jobfile *jf,
+                         struct plan *p)
+{
+    char instead[200];
+    size_t live = 0;
+    int lack;
+
+    if (o->recheck &&
+        (lack = workers_lack(
+             q, FEATURE_RECHECK,
+             "upgrade them, or submit without --recheck-timeouts (nothing was enqueued)")) != 0)
+        return lack < 0 ? EXIT_INTERNAL : EXIT_USAGE;
+    for (size_t i = 0; i < jf->n; i++)
+        live += cJSON_GetObjectItemCaseSensitive(jf->jobs[i], "live") != NULL;
+    snprintf(instead, sizeof(instead),
+             "the %zu job(s) with live are sent without it (no live output: they run as "
+             "before, and result --follow prints their output when they end)",
+             live);
+    if (live && (lack = workers_lack(q, FEATURE_LIVE, instead)) != 0) {
+        if (lack < 0)
+            return EXIT_INTERNAL;
+        p->live_off = 1;
+    }
+    return 0;
+}
+
+/* Dedup undone: every job its own run (workers older than it). */
+static void plan_undedup(struct plan *p, const char *why)
+{
+    p->dedup = 0;
+    p->dedup_off = why;
+    p->copies = p->runs = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        p->rep[i] = i, p->next[i] = NO_COPY;
+        p->runs += !p->reused[i];
+    }
+}
+
 static int submit_redis(struct cli_globals *g, const struct submit_opts *o, struct jobfile *jf,
                         struct plan *p)
 {
@@ -1236,6 +1308,8 @@ static int submit_redis(struct cli_globals *g, const struct submit_opts *o, stru
         free(results);
         return EXIT_INTERNAL;
     }
+    if ((rc = check_workers(&q, o, jf, p)) != 0)
+        goto out;
     if (check_existing(&q, jf, p, o->existing) != 0) {
         rc = EXIT_USAGE;
         goto out;
@@ -1243,6 +1317,14 @@ static int submit_redis(struct cli_globals *g, const struct submit_opts *o, stru
     if (p->dedup && plan_dedup(jf, p, 1) != 0) {
         rc = EXIT_INTERNAL;
         goto out;
+    }
+    if (p->copies &&
+        (wrc = workers_lack(&q, FEATURE_DEDUP, "dedup is off: every job runs on its own")) != 0) {
+        if (wrc < 0) {
+            rc = EXIT_INTERNAL;
+            goto out;
+        }
+        plan_undedup(p, "workers older than dedup");
     }
     cli_signals(); /* from here Ctrl-C and SIGTERM are answered, not fatal */
     if ((wrc = enqueue_all(&q, jf, p)) != 0) {
@@ -1296,6 +1378,7 @@ int cmd_submit(struct cli_globals *g, int argc, char **argv)
         return EXIT_INTERNAL;
     }
     p.dedup = !o.no_dedup;
+    p.dedup_off = "--no-dedup";
     p.recheck = o.recheck;
     bad = validate(&g->cfg, &jf, &p, &invalid);
     if (bad && !(o.allow_invalid && bad == invalid)) {

@@ -13,6 +13,12 @@
 
 #define LLMSB_VERSION "0.1.0"
 
+/* The clone flags that make a namespace (CLONE_NEWNS, NEWCGROUP, NEWUTS,
+ * NEWIPC, NEWUSER, NEWPID, NEWNET): a clone with any of them is denied by
+ * the container's seccomp profile (backends/seccomp.c) and by the filter
+ * the agent installs on itself (agent/confine.c). */
+#define LLMSB_CLONE_NS_FLAGS 0x7E020000
+
 /* ---- errors ------------------------------------------------------------ */
 
 enum llmsb_code {

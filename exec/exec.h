@@ -19,8 +19,8 @@
  * runtime (backend_runtime_resolve: any name or path of runsc). */
 int exec_on_gvisor(const struct backend *be);
 
-/* The RLIMIT_NPROC a job's processes get: limits.nproc, and on gVisor no
- * more than limits.pids, which bounds the job there (exec.c). */
+/* The RLIMIT_NPROC a job's processes get: limits.nproc, and on gVisor
+ * what holds the job at limits.pids processes (sandbox_gvisor_nproc). */
 int64_t exec_job_nproc(const struct backend *be, const struct job *j);
 
 /* Fills a container spec for a job on be from the config and the job's

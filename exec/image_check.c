@@ -1,11 +1,13 @@
 /* image_check.c - the checks of a custom image that need a sandbox
  * (runner.h, exec_image_check): the language's hello world as a job through
- * the runner and the agent, then the hardening audit from inside a sandbox
- * of the image, made as every job's is (the one container spec): a shell
- * the engine runs as the sandbox user reports its ids, no-new-privileges,
- * seccomp and capabilities, whether the root is writable, every mount
- * mounted read-write that it can write to, and every setuid or setgid file
- * and (when the image has getcap) every file with capabilities left. */
+ * the runner and the agent, then a sandbox of the image, made as every
+ * job's is (the one container spec): before it starts, the caller's look
+ * at it from outside (its files, read through the engine); then the
+ * hardening audit from inside it: a shell the engine runs as the sandbox
+ * user reports its ids, no-new-privileges, seccomp and capabilities,
+ * whether the root is writable, every mount mounted read-write that it can
+ * write to, and every setuid or setgid file and (when the image has
+ * getcap) every file with capabilities it can see. */
 #include "exec/runner.h"
 
 #include <stdio.h>
@@ -80,9 +82,10 @@ static void audit_judge(const struct backend *be, const struct config *cfg, cons
     }
 }
 
-/* The audit in a sandbox of the image, made as j's would be. */
-static int audit_run(struct runner *rn, const struct job *j, const char *image, struct buf *f,
-                     struct llmsb_err *err)
+/* A sandbox of the image, made as j's would be: the caller's hook before
+ * it starts, then the audit in it. */
+static int audit_run(struct runner *rn, const struct job *j, const char *image,
+                     const struct image_check_hook *created, struct buf *f, struct llmsb_err *err)
 {
     const char *argv[] = {"/bin/sh", "-c", audit_sh, NULL};
     struct backend *be = &rn->be;
@@ -91,8 +94,6 @@ static int audit_run(struct runner *rn, const struct job *j, const char *image, 
     struct buf out;
     int rc, code = -1;
 
-    if (!be->ops->exec)
-        return 0; /* the engine has no exec: docs/images.md says what holds */
     exec_spec_for_job(&spec, be, rn->cfg, j, image);
     spec.nlabels = rn->pool.cfg.nlabels;
     for (int i = 0; i < spec.nlabels; i++) {
@@ -102,7 +103,11 @@ static int audit_run(struct runner *rn, const struct job *j, const char *image, 
     snprintf(user, sizeof(user), "%lld", (long long)rn->cfg->sandbox_uid);
     buf_init(&out, (size_t)1 << 20);
     if ((rc = be->ops->create(be, &spec, id, sizeof(id), err)) != 0 ||
-        (rc = be->ops->start(be, id, err)) != 0 ||
+        (created && (rc = created->fn(created->ud, be, id, f, err)) != 0))
+        goto out;
+    if (!be->ops->exec)
+        goto out; /* the engine has no exec: docs/images.md says what holds */
+    if ((rc = be->ops->start(be, id, err)) != 0 ||
         (rc = be->ops->exec(be, id, argv, user, &out, &code, err)) != 0)
         goto out;
     buf_append(&out, "", 1);
@@ -117,7 +122,8 @@ out:
 }
 
 int exec_image_check(struct runner *rn, const char *image, const struct language *l,
-                     struct buf *findings, struct llmsb_err *err)
+                     const struct image_check_hook *created, struct buf *findings,
+                     struct llmsb_err *err)
 {
     struct job j;
     struct job_result r;
@@ -145,7 +151,7 @@ int exec_image_check(struct runner *rn, const char *image, const struct language
                                                      : "no output");
         goto out;
     }
-    rc = audit_run(rn, &j, image, findings, err);
+    rc = audit_run(rn, &j, image, created, findings, err);
 out:
     job_result_release(&r);
     job_release(&j);

@@ -117,12 +117,22 @@ int runner_stop_asked(const atomic_int *cancel);
 /* Writes this runner's worker name into r. */
 void runner_stamp(const struct runner *rn, struct job_result *r);
 
+/* A look at a container of a custom image from outside, before it starts
+ * (exec_image_check): the caller's (images/tree.c reads its files), as a
+ * callback, since exec/ does not include images/.  Findings go to f. */
+struct image_check_hook {
+    int (*fn)(void *ud, struct backend *be, const char *id, struct buf *f, struct llmsb_err *err);
+    void *ud;
+};
+
 /* The checks of a custom image (exec/image_check.c): l's hello world runs
  * in image as a job (not "hello": an error naming the status and what the
- * job said), then the hardening audit runs inside a sandbox of image made
- * as a job's is; each departure is a line appended to findings. */
+ * job said), then a sandbox of image is made as a job's is: created is
+ * called with it before it starts (NULL: none), then the hardening audit
+ * runs inside it; each departure is a line appended to findings. */
 int exec_image_check(struct runner *rn, const char *image, const struct language *l,
-                     struct buf *findings, struct llmsb_err *err);
+                     const struct image_check_hook *created, struct buf *findings,
+                     struct llmsb_err *err);
 
 /* Ends the sessions held in its pool (recording why), removes the pool's
  * containers and closes the engine. */

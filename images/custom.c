@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,7 +29,6 @@
 #define CUSTOM_DOCKERFILE_MAX ((size_t)1 << 20) /* the user's Dockerfile */
 #define CUSTOM_CONTEXT_MAX ((size_t)256 << 20)  /* the whole context tar */
 #define CUSTOM_NAME_MAX 64
-#define AGENT_PATH "/usr/local/bin/llmsb-agent"
 
 int images_custom_name_ok(const char *name)
 {
@@ -47,6 +47,45 @@ int images_custom_name_ok(const char *name)
     return 1;
 }
 
+/* Our layer's RUN steps, in order; "setup" only for a language with one.
+ * Each ends by adding "<step> <nonce>" to IMAGES_CUSTOM_MARKS, so the
+ * image's files, read from outside after the build, show which ran: a
+ * step a Dockerfile switched off (a SHELL of its own, a /bin/sh that does
+ * nothing, a continuation that swallowed our SHELL line) leaves no mark,
+ * and the nonce, new for each build, makes a mark of an earlier build (an
+ * image built FROM a custom one) not count. */
+static const char *const layer_steps[] = {"tools", "user", "setup", "strip"};
+
+static int layer_has(const struct language *l, size_t step)
+{
+    return strcmp(layer_steps[step], "setup") != 0 || l->image_setup;
+}
+
+/* The end of a RUN step: its mark (the first step starts the file afresh). */
+static void layer_mark(struct buf *b, size_t step, const char *nonce)
+{
+    if (step == 0)
+        buf_printf(b,
+                   " && mkdir -p /usr/local/lib/llmsb && rm -f " IMAGES_CUSTOM_MARKS
+                   " && echo \"%s %s\" >" IMAGES_CUSTOM_MARKS "\n",
+                   layer_steps[step], nonce);
+    else
+        buf_printf(b, " && echo \"%s %s\" >>" IMAGES_CUSTOM_MARKS "\n", layer_steps[step], nonce);
+}
+
+void images_custom_marks(const struct language *l, const char *nonce, char *out, size_t outsz)
+{
+    size_t o = 0;
+
+    if (outsz)
+        out[0] = '\0';
+    for (size_t i = 0; i < sizeof(layer_steps) / sizeof(layer_steps[0]) && o < outsz; i++)
+        if (layer_has(l, i)) {
+            int n = snprintf(out + o, outsz - o, "%s %s\n", layer_steps[i], nonce);
+            o += n > 0 ? (size_t)n : 0;
+        }
+}
+
 /* The sandbox layer, appended to the user's last stage.  Its checks print
  * a line starting "llmsb: " and fail the build; the caller shows that line.
  * It takes nothing from the stage it must not: the shell is set back
@@ -54,9 +93,11 @@ int images_custom_name_ok(const char *name)
  * number (not the name through the image's /etc/passwd), and every strip
  * fails the build when it fails.  The steps still run the image's
  * /bin/sh, find, chmod and setcap: its contents are trusted as root
- * (docs/security.md); the checks guard against mistakes, and the audit
- * from inside a sandbox (exec/image_check.c) looks again. */
-char *images_custom_layer(const struct language *l, const char *name, int64_t uid)
+ * (docs/security.md); what matters is looked at again after the build,
+ * from outside the image (tree.c: every file's mode and capabilities, the
+ * steps' marks, our files) and from inside a sandbox (exec/image_check.c). */
+char *images_custom_layer(const struct language *l, const char *name, int64_t uid,
+                          const char *nonce)
 {
     struct buf b;
 
@@ -67,110 +108,251 @@ char *images_custom_layer(const struct language *l, const char *name, int64_t ui
                "USER 0:0\n"
                "RUN for c in %s; do command -v \"$c\" >/dev/null 2>&1 || { echo \"llmsb: --lang "
                "%s needs the command $c on PATH, and this image has none (install it in the "
-               "Dockerfile)\"; exit 1; }; done\n"
+               "Dockerfile)\"; exit 1; }; done",
+               l->tools, l->name);
+    layer_mark(&b, 0, nonce);
+    buf_printf(&b,
                "RUN command -v useradd >/dev/null 2>&1 || { echo \"llmsb: the image has no "
                "useradd: build FROM a Debian or Ubuntu image\"; exit 1; }; "
                "(getent group %lld >/dev/null || groupadd -g %lld sandbox) && "
                "(getent passwd %lld >/dev/null || useradd -u %lld -g %lld -M -d /tmp "
-               "-s /usr/sbin/nologin sandbox) && mkdir -p /work && chmod 1777 /work\n",
-               l->tools, l->name, (long long)uid, (long long)uid, (long long)uid, (long long)uid,
-               (long long)uid);
+               "-s /usr/sbin/nologin sandbox) && mkdir -p /work && chmod 1777 /work",
+               (long long)uid, (long long)uid, (long long)uid, (long long)uid, (long long)uid);
+    layer_mark(&b, 1, nonce);
     for (int i = 0; i < LANG_MAX_HOOKS && l->hooks[i].file; i++)
         buf_printf(&b, "COPY " CUSTOM_DIR "/hooks/%s %s\n", l->hooks[i].file, l->hooks[i].dest);
-    if (l->image_setup)
-        buf_printf(&b, "RUN %s\n", l->image_setup);
+    if (l->image_setup) { /* a subshell: the mark follows the whole setup */
+        buf_printf(&b, "RUN (%s)", l->image_setup);
+        layer_mark(&b, 2, nonce);
+    }
     /* no_new_privileges already makes a setuid bit or a file capability
      * grant nothing; none is left either (a chmod or setcap that fails
-     * fails the build; the audit looks again from inside a sandbox) */
+     * fails the build; the image's files are looked at again after it) */
+    buf_printf(&b, "RUN set -e; s=/tmp/.llmsb-strip; "
+                   "find / -xdev -type f -perm /6000 -print -exec chmod ug-s {} + >$s; "
+                   "sed 's/^/llmsb-stripped: /' $s; "
+                   "if find / -xdev -type f -perm /6000 | grep -q .; then "
+                   "echo 'llmsb: a setuid or setgid file is left'; exit 1; fi; "
+                   "if command -v getcap >/dev/null 2>&1; then "
+                   "find / -xdev -type f -exec getcap {} + | sed -n 's/ [^ ]*=[^ ]*$//p' >$s; "
+                   "while read -r f; do setcap -r \"$f\"; echo \"llmsb-stripped: capabilities of "
+                   "$f\"; done <$s; "
+                   "if find / -xdev -type f -exec getcap {} + | grep -q .; then "
+                   "echo 'llmsb: a file with capabilities is left'; exit 1; fi; fi; rm -f $s");
+    layer_mark(&b, 3, nonce);
     buf_printf(&b,
-               "RUN set -e; s=/tmp/.llmsb-strip; "
-               "find / -xdev -type f -perm /6000 -print -exec chmod ug-s {} + >$s; "
-               "sed 's/^/llmsb-stripped: /' $s; "
-               "if find / -xdev -type f -perm /6000 | grep -q .; then "
-               "echo 'llmsb: a setuid or setgid file is left'; exit 1; fi; "
-               "if command -v getcap >/dev/null 2>&1; then "
-               "find / -xdev -type f -exec getcap {} + | sed -n 's/ [^ ]*=[^ ]*$//p' >$s; "
-               "while read -r f; do setcap -r \"$f\"; echo \"llmsb-stripped: capabilities of "
-               "$f\"; done <$s; "
-               "if find / -xdev -type f -exec getcap {} + | grep -q .; then "
-               "echo 'llmsb: a file with capabilities is left'; exit 1; fi; fi; rm -f $s\n"
-               "COPY " CUSTOM_DIR "/llmsb-agent " AGENT_PATH "\n"
+               "COPY " CUSTOM_DIR "/llmsb-agent " IMAGES_AGENT_PATH "\n"
                "LABEL llmsb.lang=\"%s\" llmsb.custom=\"%s\"\n"
                "HEALTHCHECK NONE\n"
                "WORKDIR /work\n"
-               "ENTRYPOINT [\"" AGENT_PATH "\"]\n"
+               "ENTRYPOINT [\"" IMAGES_AGENT_PATH "\"]\n"
                "CMD []\n",
                l->name, name);
     return buf_steal(&b);
 }
 
-int images_custom_dockerfile_check(const char *df, size_t n, const char *path,
-                                   struct llmsb_err *err)
-{
-    const char *p = df, *end = df + n, *last = NULL;
-    char esc = '\\';
-    int lineno = 0, last_no = 0, directives = 1;
+/* ---- the user's Dockerfile, read as the engines' parsers read it ------------ */
 
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p)), *e = nl ? nl : end, *q = p;
-        lineno++;
-        while (q < e && (*q == ' ' || *q == '\t'))
-            q++;
-        /* a parser directive (top of the file only) may change the escape */
-        if (directives && q < e && *q == '#') {
-            const char *v = q + 1;
-            while (v < e && (*v == ' ' || *v == '\t'))
-                v++;
-            if ((size_t)(e - v) >= 8 && strncasecmp(v, "escape", 6) == 0 &&
-                (v = memchr(v, '=', (size_t)(e - v))) != NULL) {
-                for (v++; v < e && (*v == ' ' || *v == '\t'); v++)
-                    ;
-                if (v < e)
-                    esc = *v;
-            }
-        } else {
-            directives = 0;
-        }
-        if (q < e && *q != '#' && *q != '\r') {
-            last = p;
-            last_no = lineno;
-        }
-        p = nl ? nl + 1 : end;
-    }
-    if (last) {
-        const char *e = memchr(last, '\n', (size_t)(end - last));
-        for (e = e ? e : end; e > last && isspace((unsigned char)e[-1]);)
-            e--;
-        if (e > last && e[-1] == esc)
-            return llmsb_err_set(err, LLMSB_ERR_INVALID,
-                                 "images build: --dockerfile \"%s\":%d: the last instruction "
-                                 "ends in a line continuation ('%c'), which would swallow the "
-                                 "first line of the sandbox layer appended after it",
-                                 path, last_no, esc);
-    }
+/* The length of the white space at p (Go's unicode.IsSpace, with which
+ * every engine's parser trims a line: ASCII's, NEL, NBSP and the Unicode
+ * spaces, as UTF-8), 0 if none. */
+static size_t df_space(const unsigned char *p, const unsigned char *e)
+{
+    size_t n = (size_t)(e - p);
+
+    if (n >= 1 && (*p == ' ' || (*p >= '\t' && *p <= '\r')))
+        return 1;
+    if (n >= 2 && p[0] == 0xc2 && (p[1] == 0x85 || p[1] == 0xa0))
+        return 2;
+    if (n < 3 || p[2] < 0x80)
+        return 0;
+    if ((p[0] == 0xe1 && p[1] == 0x9a && p[2] == 0x80) || /* U+1680 */
+        (p[0] == 0xe2 && p[1] == 0x80 &&                  /* U+2000-200A, 2028, 2029, 202F */
+         (p[2] <= 0x8a || p[2] == 0xa8 || p[2] == 0xa9 || p[2] == 0xaf)) ||
+        (p[0] == 0xe2 && p[1] == 0x81 && p[2] == 0x9f) || /* U+205F */
+        (p[0] == 0xe3 && p[1] == 0x80 && p[2] == 0x80))   /* U+3000 */
+        return 3;
     return 0;
 }
 
+/* The parsers that may read the file, each with its rule for a parser
+ * directive (a "# name=value" line before any comment, blank line or
+ * instruction): moby/buildkit's (Docker; names escape and syntax, and
+ * check in later releases; a value trimmed, exactly ` or \ for escape) and
+ * openshift/imagebuilder's (Podman's buildah, and Docker before 20.10:
+ * only "# escape=" and its first character). */
+enum df_parser { DF_BUILDKIT, DF_BUILDKIT_CHECK, DF_IMAGEBUILDER, DF_PARSERS };
+
+struct df_directives {
+    char esc;     /* the escape character, '\\' unless a directive set it */
+    int esc_line; /* the line of that directive */
+    int done;     /* no directive can follow */
+    int failed;   /* the parser refuses the file (a bad or repeated directive) */
+    unsigned seen;
+};
+
+static int df_re_space(char c) /* RE2's \s */
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
+}
+
+/* Reads line s..e (its leading white space trimmed) as parser p does while
+ * directives may come: 1 a directive, 0 not one (none may follow), -1 one
+ * the parser refuses; *esc is set by an escape directive. */
+static int df_directive(enum df_parser p, const char *s, const char *e, char *esc, unsigned *seen)
+{
+    static const char *const names[] = {"escape", "syntax", "check"};
+    size_t nnames = p == DF_BUILDKIT ? 2 : 3, k, len;
+    const char *name;
+
+    if (s == e || *s != '#')
+        return 0;
+    for (s++; s < e && (p == DF_IMAGEBUILDER ? (*s == ' ' || *s == '\t') : df_re_space(*s));)
+        s++;
+    if (p == DF_IMAGEBUILDER) { /* ^#[ \t]*escape[ \t]*=[ \t]*(.) */
+        if ((size_t)(e - s) < 6 || strncasecmp(s, "escape", 6) != 0)
+            return 0;
+        for (s += 6; s < e && (*s == ' ' || *s == '\t');)
+            s++;
+        if (s == e || *s++ != '=')
+            return 0;
+        while (s < e && (*s == ' ' || *s == '\t'))
+            s++;
+        if (s == e)
+            return 0;
+        if ((*s != '`' && *s != '\\') || (*seen & 1))
+            return -1;
+        *seen |= 1;
+        *esc = *s;
+        return 1;
+    }
+    /* ^#\s*([a-zA-Z][a-zA-Z0-9]*)\s*=\s*(.+?)\s*$, the name a known one */
+    for (name = s;
+         s < e && (isalpha((unsigned char)*s) || (s > name && isdigit((unsigned char)*s)));)
+        s++;
+    len = (size_t)(s - name);
+    while (s < e && df_re_space(*s))
+        s++;
+    if (len == 0 || s == e || *s++ != '=' || s == e) /* (.+?) needs a character */
+        return 0;
+    for (k = 0; k < nnames; k++)
+        if (strlen(names[k]) == len && strncasecmp(name, names[k], len) == 0)
+            break;
+    if (k == nnames)
+        return 0;
+    while (s < e && df_re_space(*s))
+        s++;
+    while (e > s && df_re_space(e[-1]))
+        e--;
+    if (*seen & (1u << k))
+        return -1; /* only one of each */
+    *seen |= 1u << k;
+    if (k == 0 && (e - s != 1 || (*s != '`' && *s != '\\')))
+        return -1;
+    if (k == 0)
+        *esc = *s;
+    return 1;
+}
+
+int images_custom_dockerfile_check(const char *df, size_t n, const char *path,
+                                   struct llmsb_err *err)
+{
+    struct df_directives d[DF_PARSERS];
+    const char *p = df, *end = df + n, *last = NULL, *last_end = NULL;
+    int lineno = 0, last_no = 0, esc_line = 0;
+    char esc = 0, note[64] = "";
+
+    for (int i = 0; i < DF_PARSERS; i++)
+        d[i] = (struct df_directives){'\\', 0, 0, 0, 0};
+    if (n >= 3 && memcmp(df, "\xef\xbb\xbf", 3) == 0)
+        p += 3; /* every parser drops a byte-order mark from the first line */
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p)), *e = nl ? nl : end, *q = p;
+        size_t k;
+        lineno++;
+        if (e > p && e[-1] == '\r')
+            e--; /* the parsers' line scanner drops a CR before the LF */
+        while ((k = df_space((const unsigned char *)q, (const unsigned char *)e)) != 0)
+            q += k;
+        for (int i = 0; i < DF_PARSERS; i++) {
+            char c = 0;
+            int r = d[i].done ? 0 : df_directive((enum df_parser)i, q, e, &c, &d[i].seen);
+            if (r <= 0)
+                d[i].done = 1;
+            d[i].failed |= r < 0;
+            if (r > 0 && c)
+                d[i].esc = c, d[i].esc_line = lineno;
+        }
+        /* comment and blank lines do not end a continuation: they are skipped */
+        if (q < e && *q != '#')
+            last = q, last_end = e, last_no = lineno;
+        p = nl ? nl + 1 : end;
+    }
+    while (last && last_end > last && isspace((unsigned char)last_end[-1]))
+        last_end--;
+    /* refused when any parser that accepts the file would continue it */
+    for (int i = 0; last && last_end > last && i < DF_PARSERS && !esc; i++)
+        if (!d[i].failed && last_end[-1] == d[i].esc)
+            esc = d[i].esc, esc_line = d[i].esc_line;
+    if (!esc)
+        return 0;
+    if (esc_line)
+        snprintf(note, sizeof(note), ", the escape character of line %d's \"# escape=\"", esc_line);
+    return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                         "images build: --dockerfile \"%s\":%d: the last instruction ends in a "
+                         "line continuation ('%c'%s), which would swallow the first line of the "
+                         "sandbox layer appended after it",
+                         path, last_no, esc, note);
+}
+
+/* A context tar being written: a into out, from the user's tree at dir;
+ * how many of its entries and how many bytes of their contents so far,
+ * for an error that names them. */
+struct ctx_tar {
+    struct archive *a;
+    struct buf *out;
+    const char *dir;
+    size_t entries, bytes;
+};
+
+/* The error of a failed write to the tar: past the cap (images_ctx_write
+ * says EFBIG), the cap, the figure reached and what was in it by then; a
+ * tar header of 512 bytes or more per file counts too, so many empty
+ * files fill it as surely as a few big ones. */
+static int ctx_tar_error(const struct ctx_tar *c, struct llmsb_err *err)
+{
+    const char *why = archive_error_string(c->a);
+
+    if (archive_errno(c->a) != EFBIG)
+        return llmsb_err_set(err, LLMSB_ERR_SYS, "images build: --context \"%s\": the tar: %s",
+                             c->dir, why ? why : "write failed");
+    return llmsb_err_set(err, LLMSB_ERR_LIMIT,
+                         "images build: --context \"%s\": the context tar passes its cap of %zu "
+                         "MB: %zu bytes written and the next block does not fit, with %zu files "
+                         "and directories of the context in it (%zu bytes of contents; each "
+                         "takes a tar header of 512 bytes or more)",
+                         c->dir, c->out->cap >> 20, c->out->len, c->entries, c->bytes);
+}
+
 /* Writes a file of the user's tree (e, read from disk) and its bytes. */
-static int tree_entry_write(struct archive *a, struct archive_entry *e, struct llmsb_err *err)
+static int tree_entry_write(struct ctx_tar *c, struct archive_entry *e, struct llmsb_err *err)
 {
     const char *src = archive_entry_sourcepath(e);
     char chunk[65536];
     ssize_t n = 0;
     int in = -1, rc = 0;
 
-    if (archive_write_header(a, e) < ARCHIVE_WARN)
-        return llmsb_err_set(err, LLMSB_ERR_LIMIT, "images build: context tar: %s",
-                             archive_error_string(a));
+    if (archive_write_header(c->a, e) < ARCHIVE_WARN)
+        return ctx_tar_error(c, err);
+    c->entries++;
     if (archive_entry_filetype(e) != AE_IFREG || archive_entry_size(e) == 0)
         return 0;
     if ((in = open(src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
         return llmsb_err_set(err, LLMSB_ERR_SYS, "images build: --context file \"%s\": %s", src,
                              strerror(errno));
     while (rc == 0 && (n = read(in, chunk, sizeof(chunk))) > 0)
-        if (archive_write_data(a, chunk, (size_t)n) != n)
-            rc = llmsb_err_set(err, LLMSB_ERR_LIMIT, "images build: context tar: %s",
-                               archive_error_string(a));
+        if (archive_write_data(c->a, chunk, (size_t)n) != n)
+            rc = ctx_tar_error(c, err);
     if (rc == 0 && n < 0)
         rc = llmsb_err_set(err, LLMSB_ERR_SYS, "images build: read \"%s\": %s", src,
                            strerror(errno));
@@ -192,20 +374,20 @@ static int ctx_left_out(const char *rel)
     return 0;
 }
 
-/* Adds the tree at dir to a, paths relative to it, times zeroed (the hash
+/* Adds the tree at c->dir, paths relative to it, times zeroed (the hash
  * and the engine's cache see contents, not when a file was touched), less
  * what ctx_left_out names. */
-static int ctx_add_tree(struct archive *a, const char *dir, struct llmsb_err *err)
+static int ctx_add_tree(struct ctx_tar *c, struct llmsb_err *err)
 {
     struct archive *disk = archive_read_disk_new();
     struct archive_entry *e;
-    size_t dl = strlen(dir), total = 0;
+    size_t dl = strlen(c->dir);
     int rc = 0, r;
 
     archive_read_disk_set_symlink_physical(disk);
     archive_read_disk_set_standard_lookup(disk);
-    if (archive_read_disk_open(disk, dir) != ARCHIVE_OK) {
-        rc = llmsb_err_set(err, LLMSB_ERR_SYS, "images build: --context \"%s\": %s", dir,
+    if (archive_read_disk_open(disk, c->dir) != ARCHIVE_OK) {
+        rc = llmsb_err_set(err, LLMSB_ERR_SYS, "images build: --context \"%s\": %s", c->dir,
                            archive_error_string(disk));
         goto out;
     }
@@ -217,11 +399,11 @@ static int ctx_add_tree(struct archive *a, const char *dir, struct llmsb_err *er
             break;
         }
         path = archive_entry_pathname(e);
-        rel = path + (strncmp(path, dir, dl) == 0 ? dl : 0);
+        rel = path + (strncmp(path, c->dir, dl) == 0 ? dl : 0);
         while (*rel == '/')
             rel++;
         if (r < ARCHIVE_WARN) {
-            rc = llmsb_err_set(err, LLMSB_ERR_SYS, "images build: --context \"%s\": %s", dir,
+            rc = llmsb_err_set(err, LLMSB_ERR_SYS, "images build: --context \"%s\": %s", c->dir,
                                archive_error_string(disk));
         } else if (*rel && !ctx_left_out(rel)) {
             archive_read_disk_descend(disk);
@@ -235,15 +417,15 @@ static int ctx_add_tree(struct archive *a, const char *dir, struct llmsb_err *er
             /* a sparse file is sent whole (the engine unpacks it whole):
              * its logical size counts against the cap, holes and all */
             archive_entry_sparse_clear(e);
-            total += archive_entry_size(e) > 0 ? (size_t)archive_entry_size(e) : 0;
-            if (total > CUSTOM_CONTEXT_MAX)
+            c->bytes += archive_entry_size(e) > 0 ? (size_t)archive_entry_size(e) : 0;
+            if (c->bytes > CUSTOM_CONTEXT_MAX)
                 rc = llmsb_err_set(err, LLMSB_ERR_LIMIT,
                                    "images build: --context \"%s\": with \"%s\" (%lld bytes) "
                                    "its files pass %zu MB",
-                                   dir, rel, (long long)archive_entry_size(e),
+                                   c->dir, rel, (long long)archive_entry_size(e),
                                    CUSTOM_CONTEXT_MAX >> 20);
             else
-                rc = tree_entry_write(a, e, err);
+                rc = tree_entry_write(c, e, err);
         } else if (!*rel) {
             archive_read_disk_descend(disk);
         }
@@ -254,29 +436,31 @@ out:
     return rc;
 }
 
-/* The context: the user's tree, the combined Dockerfile, our files. */
+/* The context: the user's tree, our files, then the combined Dockerfile;
+ * *hashed is the length of what comes before the Dockerfile (the tar is
+ * written unblocked, so that length is exact): the content hash covers
+ * that, and the Dockerfile without this build's nonce. */
 static int custom_context(struct buf *out, const char *dir, const char *df, const struct buf *agent,
-                          const struct language *l, struct llmsb_err *err)
+                          const struct language *l, size_t *hashed, struct llmsb_err *err)
 {
-    struct archive *a = archive_write_new();
+    struct ctx_tar c = {archive_write_new(), out, dir, 0, 0};
     int rc = 0;
 
-    archive_write_set_format_pax_restricted(a);
-    if (archive_write_open(a, out, NULL, images_ctx_write, NULL) != ARCHIVE_OK)
-        rc = llmsb_err_set(err, LLMSB_ERR_SYS, "images build: context tar: %s",
-                           archive_error_string(a));
+    archive_write_set_format_pax_restricted(c.a);
+    archive_write_set_bytes_per_block(c.a, 0);
+    if (archive_write_open(c.a, out, NULL, images_ctx_write, NULL) != ARCHIVE_OK)
+        rc = ctx_tar_error(&c, err);
     if (rc == 0)
-        rc = ctx_add_tree(a, dir, err);
+        rc = ctx_add_tree(&c, err);
     if (rc == 0 &&
-        (images_ctx_add(a, "Dockerfile", df, strlen(df), 0644) != 0 ||
-         images_ctx_add(a, CUSTOM_DIR "/llmsb-agent", agent->data, agent->len, 0755) != 0 ||
-         images_ctx_add_hooks(a, l, CUSTOM_DIR "/hooks") != 0 ||
-         archive_write_close(a) != ARCHIVE_OK))
-        rc = llmsb_err_set(err, LLMSB_ERR_LIMIT,
-                           "images build: the context of \"%s\" is over %zu MB or unreadable: %s",
-                           dir, out->cap >> 20,
-                           archive_error_string(a) ? archive_error_string(a) : "write failed");
-    archive_write_free(a);
+        (images_ctx_add(c.a, CUSTOM_DIR "/llmsb-agent", agent->data, agent->len, 0755) != 0 ||
+         images_ctx_add_hooks(c.a, l, CUSTOM_DIR "/hooks") != 0))
+        rc = ctx_tar_error(&c, err);
+    *hashed = out->len;
+    if (rc == 0 && (images_ctx_add(c.a, "Dockerfile", df, strlen(df), 0644) != 0 ||
+                    archive_write_close(c.a) != ARCHIVE_OK))
+        rc = ctx_tar_error(&c, err);
+    archive_write_free(c.a);
     return rc;
 }
 
@@ -373,23 +557,88 @@ static int custom_resolve(struct backend *be, struct images_custom_tags *t, stru
     return 0;
 }
 
+/* This build's nonce: 128 random bits in hex (no weaker fallback). */
+static int custom_nonce(char *out, size_t outsz, struct llmsb_err *err)
+{
+    unsigned char r[16];
+
+    if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+        return llmsb_err_set(err, LLMSB_ERR_SYS,
+                             "images build: getrandom for the build's nonce: %s", strerror(errno));
+    for (size_t i = 0; i < sizeof(r) && 2 * i + 2 < outsz; i++)
+        snprintf(out + 2 * i, 3, "%02x", r[i]);
+    return 0;
+}
+
+/* The context into ctx (the user's tree and Dockerfile, our layer with
+ * this build's nonce, the agent, the hooks) and the content hash into
+ * t->hash: the context but for the nonce, and the ids of the local images
+ * the FROM lines name. */
+static int custom_prepare(struct backend *be, const struct config *cfg,
+                          const struct images_custom *c, const struct language *l,
+                          const struct buf *user, const struct buf *agent, struct buf *ctx,
+                          struct images_custom_tags *t, struct llmsb_err *err)
+{
+    const char *u = user->data ? user->data : "";
+    char *layer = NULL, *plain = NULL;
+    struct buf df;
+    size_t hashed = 0;
+    uint64_t h;
+    int rc;
+
+    buf_init(&df, CUSTOM_DOCKERFILE_MAX + 65536);
+    if ((rc = custom_nonce(t->nonce, sizeof(t->nonce), err)) != 0)
+        goto out;
+    layer = images_custom_layer(l, c->name, cfg->sandbox_uid, t->nonce);
+    plain = images_custom_layer(l, c->name, cfg->sandbox_uid, "");
+    if (!layer || !plain || buf_append(&df, u, user->len) != 0 || buf_append_str(&df, layer) != 0 ||
+        buf_append(&df, "", 1) != 0) {
+        rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "images build: out of memory");
+        goto out;
+    }
+    if ((rc = custom_context(ctx, c->context, df.data, agent, l, &hashed, err)) != 0)
+        goto out;
+    h = hash_fnv1a(0, ctx->data, hashed);
+    h = hash_fnv1a(h, u, user->len);
+    h = hash_fnv1a(h, plain, strlen(plain));
+    h = hash_from_images(be, u, h);
+    snprintf(t->hash, sizeof(t->hash), "%012llx", (unsigned long long)(h & 0xffffffffffffULL));
+    t->agent_bytes = (long long)agent->len;
+    t->agent_hash = hash_fnv1a(0, agent->data ? agent->data : "", agent->len);
+out:
+    free(plain);
+    free(layer);
+    buf_release(&df);
+    return rc;
+}
+
+/* The failed build's error: our layer's check in its own words, else the
+ * engine's (its output went to the progress lines). */
+static int custom_build_failed(const struct images_custom *c, const struct custom_say *cs,
+                               struct llmsb_err *err)
+{
+    if (cs->check[0])
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "images build: --dockerfile \"%s\": %s",
+                             c->dockerfile, cs->check);
+    return llmsb_err_wrap(
+        err, "images build: --dockerfile \"%s\" failed to build (its output above)", c->dockerfile);
+}
+
 int images_custom_build(struct backend *be, const struct config *cfg, const struct images_custom *c,
                         const struct images_opts *o, struct images_custom_tags *t,
                         struct llmsb_err *err)
 {
     const struct language *l = NULL;
     struct custom_say cs = {{o, "custom"}, ""};
-    char agent_path[PATH_MAX], *layer = NULL;
-    struct buf user, agent, df, ctx;
+    char agent_path[PATH_MAX], ref[300];
+    struct buf user, agent, ctx;
     struct mem_reader mr;
     struct stat st;
     const char *tags[1];
-    uint64_t h;
     int rc;
 
     buf_init(&user, CUSTOM_DOCKERFILE_MAX);
     buf_init(&agent, (size_t)64 << 20);
-    buf_init(&df, CUSTOM_DOCKERFILE_MAX + 65536);
     buf_init(&ctx, CUSTOM_CONTEXT_MAX);
     memset(t, 0, sizeof(*t));
     if ((rc = custom_check_input(c, &l, &st, err)) != 0)
@@ -402,35 +651,21 @@ int images_custom_build(struct backend *be, const struct config *cfg, const stru
         snprintf(agent_path, sizeof(agent_path), "%s", o->agent_path);
     else
         images_agent_path(agent_path, sizeof(agent_path));
-    if ((rc = images_read_file(agent_path, "the agent (run make first)", &agent, err)) != 0)
+    if ((rc = images_read_file(agent_path, "the agent (run make first)", &agent, err)) != 0 ||
+        (rc = custom_prepare(be, cfg, c, l, &user, &agent, &ctx, t, err)) != 0)
         goto out;
-    layer = images_custom_layer(l, c->name, cfg->sandbox_uid);
-    if (!layer || buf_append(&df, user.data ? user.data : "", user.len) != 0 ||
-        buf_append_str(&df, layer) != 0 || buf_append(&df, "", 1) != 0) {
-        rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "images build: out of memory");
-        goto out;
-    }
-    if ((rc = custom_context(&ctx, c->context, df.data, &agent, l, err)) != 0)
-        goto out;
-    /* the context holds the Dockerfile, the agent and the hooks */
-    h = hash_fnv1a(0, ctx.data, ctx.len);
-    h = hash_from_images(be, user.data ? user.data : "", h);
     snprintf(t->repo, sizeof(t->repo), "llmsb/custom/%s", c->name);
-    snprintf(t->hash, sizeof(t->hash), "%012llx", (unsigned long long)(h & 0xffffffffffffULL));
     snprintf(t->unchecked, sizeof(t->unchecked), "llmsb-unchecked/%s:%s-%ld", c->name, t->hash,
              (long)getpid());
     snprintf(t->lang, sizeof(t->lang), "%s", l->name);
-    {
-        char ref[300];
-        snprintf(ref, sizeof(ref), "%s:%s", t->repo, t->hash);
-        if (!o->force && (rc = be->ops->image_exists(be, ref, err)) != 0) {
-            if (rc > 0) {
-                t->up_to_date = 1;
-                rc = be->ops->image_tag(be, ref, t->repo, "latest", err);
-                images_say(o, "[custom] %s is up to date", ref);
-            }
-            goto out;
+    snprintf(ref, sizeof(ref), "%s:%s", t->repo, t->hash);
+    if (!o->force && (rc = be->ops->image_exists(be, ref, err)) != 0) {
+        if (rc > 0) {
+            t->up_to_date = 1;
+            rc = be->ops->image_tag(be, ref, t->repo, "latest", err);
+            images_say(o, "[custom] %s is up to date", ref);
         }
+        goto out;
     }
     images_say(o, "[custom] building %s:%s from %s (context %s, --lang %s)", t->repo, t->hash,
                c->dockerfile, c->context, l->name);
@@ -438,33 +673,21 @@ int images_custom_build(struct backend *be, const struct config *cfg, const stru
     mr = (struct mem_reader){ctx.data, ctx.len, 0};
     if ((rc = be->ops->image_build(be, tags, 1, images_mem_read, &mr, custom_progress, &cs, err)) !=
         0) {
-        if (cs.check[0]) /* our layer's check: say it in its own words */
-            llmsb_err_set(err, LLMSB_ERR_INVALID, "images build: --dockerfile \"%s\": %s",
-                          c->dockerfile, cs.check);
-        else
-            llmsb_err_wrap(err,
-                           "images build: --dockerfile \"%s\" failed to build (its output "
-                           "above)",
-                           c->dockerfile);
-        rc = err->code;
+        rc = custom_build_failed(c, &cs, err);
         images_custom_discard(be, t); /* a failed step may still have tagged */
     } else if ((rc = custom_resolve(be, t, err)) != 0) {
         images_custom_discard(be, t);
     }
 out:
-    free(layer);
     buf_release(&ctx);
-    buf_release(&df);
     buf_release(&agent);
     buf_release(&user);
     return rc;
 }
 
-/* One finding: appended to f as a line. */
-static void finding(struct buf *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void finding(struct buf *f, const char *fmt, ...)
+void images_finding(struct buf *f, const char *fmt, ...)
 {
-    char line[512];
+    char line[600];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(line, sizeof(line), fmt, ap);
@@ -498,27 +721,29 @@ int images_custom_audit(struct backend *be, const char *image, const char *lang,
     cfgj = cJSON_ParseWithLength(text.data, text.len);
     v = cJSON_GetObjectItemCaseSensitive(cfgj, "Volumes");
     cJSON_ArrayForEach(e, v) {
-        finding(findings, "VOLUME %.200s: a writable mount beside the size-limited tmpfs mounts",
-                e->string);
+        images_finding(findings,
+                       "VOLUME %.200s: a writable mount beside the size-limited tmpfs mounts",
+                       e->string);
     }
     v = cJSON_GetObjectItemCaseSensitive(cfgj, "Env");
     cJSON_ArrayForEach(e, v) {
         for (size_t i = 0; cJSON_IsString(e) && i < sizeof(loader) / sizeof(loader[0]); i++)
             if (strncmp(e->valuestring, loader[i], strlen(loader[i])) == 0)
-                finding(findings,
-                        "ENV %.200s: a loader variable (it reaches an exec into the container)",
-                        e->valuestring);
+                images_finding(
+                    findings,
+                    "ENV %.200s: a loader variable (it reaches an exec into the container)",
+                    e->valuestring);
     }
     v = cJSON_GetObjectItemCaseSensitive(cfgj, "User");
     if (cJSON_IsString(v) && v->valuestring[0] && strcmp(v->valuestring, "0:0") != 0)
-        finding(findings, "USER %s: the agent must start as root (0:0)", v->valuestring);
+        images_finding(findings, "USER %s: the agent must start as root (0:0)", v->valuestring);
     v = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cfgj, "Entrypoint"), 0);
-    if (!cJSON_IsString(v) || strcmp(v->valuestring, AGENT_PATH) != 0)
-        finding(findings, "ENTRYPOINT is not " AGENT_PATH);
+    if (!cJSON_IsString(v) || strcmp(v->valuestring, IMAGES_AGENT_PATH) != 0)
+        images_finding(findings, "ENTRYPOINT is not " IMAGES_AGENT_PATH);
     v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cfgj, "Labels"),
                                          "llmsb.lang");
     if (!cJSON_IsString(v) || strcmp(v->valuestring, lang) != 0)
-        finding(findings, "label llmsb.lang is not \"%s\"", lang);
+        images_finding(findings, "label llmsb.lang is not \"%s\"", lang);
 out:
     cJSON_Delete(cfgj);
     buf_release(&text);

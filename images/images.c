@@ -132,8 +132,15 @@ static ssize_t fd_read(void *ud, char *dst, size_t max)
 
 la_ssize_t images_ctx_write(struct archive *a, void *ud, const void *p, size_t n)
 {
-    (void)a;
-    return buf_append(ud, p, n) == 0 ? (la_ssize_t)n : -1;
+    struct buf *b = ud;
+
+    if (buf_append(b, p, n) == 0)
+        return (la_ssize_t)n;
+    if (n > b->cap - b->len)
+        archive_set_error(a, EFBIG, "the tar passes its cap of %zu MB", b->cap >> 20);
+    else
+        archive_set_error(a, ENOMEM, "out of memory");
+    return -1;
 }
 
 int images_ctx_add(struct archive *a, const char *name, const char *data, size_t len, int mode)

@@ -12,6 +12,7 @@
 #define LLMSB_IMAGES_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include "backends/backend.h"
 #include "config/config.h"
@@ -46,7 +47,9 @@ struct images_custom {
  * tag of the image built but not yet checked (outside "llmsb/", so no job
  * can name it: "llmsb-unchecked/<name>:<hash>-<pid>"), and the image id
  * the build made, resolved once right after it: every check and the final
- * tags use the id, never a name another build could move. */
+ * tags use the id, never a name another build could move.  The nonce and
+ * the agent's size and hash are what the image's files must show
+ * (images_custom_tree_judge). */
 struct images_custom_tags {
     char repo[128];
     char hash[16];
@@ -54,6 +57,9 @@ struct images_custom_tags {
     char id[160];
     char lang[32];  /* the language's own name */
     int up_to_date; /* 1: <repo>:<hash> existed (and :latest now names it) */
+    char nonce[33]; /* this build's, in each mark of our layer's steps */
+    long long agent_bytes;
+    uint64_t agent_hash; /* FNV-1a of the agent copied in */
 };
 
 /* 1 when name is one path component of an image name: 1 to 64 of a-z,
@@ -67,13 +73,22 @@ int images_custom_name_ok(const char *name);
 int images_custom_dockerfile_check(const char *df, size_t n, const char *path,
                                    struct llmsb_err *err);
 
-/* The sandbox layer appended to a user's Dockerfile for l (new string). */
-char *images_custom_layer(const struct language *l, const char *name, int64_t uid);
+/* The sandbox layer appended to a user's Dockerfile for l (new string).
+ * Each of its RUN steps ends by adding the line "<step> <nonce>" to
+ * IMAGES_CUSTOM_MARKS, the first one starting the file afresh. */
+char *images_custom_layer(const struct language *l, const char *name, int64_t uid,
+                          const char *nonce);
+
+#define IMAGES_CUSTOM_MARKS "/usr/local/lib/llmsb/custom-steps"
+
+/* The text IMAGES_CUSTOM_MARKS holds when every RUN step of l's layer ran
+ * with nonce, into out (at most outsz - 1 bytes and a NUL). */
+void images_custom_marks(const struct language *l, const char *nonce, char *out, size_t outsz);
 
 /* Builds c as t->unchecked, unless <repo>:<hash> exists (then t->up_to_date
  * and <repo>:latest names it).  The hash covers the context (the user's
- * tree and Dockerfile, our layer, the agent, the hooks) and the ids of the
- * local images its FROM lines name.  Bad input: LLMSB_ERR_INVALID naming
+ * tree and Dockerfile, our layer but for t->nonce, the agent, the hooks)
+ * and the ids of the local images its FROM lines name; t->nonce is new.  Bad input: LLMSB_ERR_INVALID naming
  * the option, the value and why; a failed check of our layer says what is
  * missing; a failed build says so (the engine's output went to
  * o->progress). */
@@ -87,6 +102,24 @@ int images_custom_build(struct backend *be, const struct config *cfg, const stru
  * say (no image_config). */
 int images_custom_audit(struct backend *be, const char *image, const char *lang,
                         struct buf *findings, struct llmsb_err *err);
+
+/* The audit of the image's files from outside, as root (tree.c): the
+ * engine's export of container id (one of t->id, created and never
+ * started) read as a tar stream.  Appends to findings a line for each
+ * setuid or setgid file, file with capabilities, world-writable file and
+ * world-writable directory without the sticky bit, each step of our layer
+ * that left no mark, and each file our layer copied in (the agent, the
+ * hooks) that is missing or not the one copied.  An engine without an
+ * export, or an export that fails, is an error: the image is not tagged. */
+int images_custom_tree_audit(struct backend *be, const char *id, const struct images_custom_tags *t,
+                             struct buf *findings, struct llmsb_err *err);
+
+/* The judging part of images_custom_tree_audit, over a tar reader a the
+ * caller opened (it reads a to its end): the findings as above; an error
+ * only when a is not a readable tar. */
+struct archive;
+int images_custom_tree_judge(struct archive *a, const struct images_custom_tags *t,
+                             struct buf *findings, struct llmsb_err *err);
 
 /* Tags the image t->id as <repo>:<hash> and <repo>:latest (it passed)
  * and drops the unchecked tag. */

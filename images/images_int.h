@@ -8,6 +8,9 @@
 #include "images.h"
 #include "languages/languages.h"
 
+/* Where the agent goes in every image. */
+#define IMAGES_AGENT_PATH "/usr/local/bin/llmsb-agent"
+
 /* A progress line (nothing when o->progress is NULL). */
 void images_say(const struct images_opts *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -19,6 +22,9 @@ struct say_ctx {
 };
 void images_progress(void *ud, const char *line);
 
+/* Appends one finding of an audit to f, as a line "  - <text>". */
+void images_finding(struct buf *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* An upload read from memory (backend_read_cb). */
 struct mem_reader {
     const char *p;
@@ -26,7 +32,8 @@ struct mem_reader {
 };
 ssize_t images_mem_read(void *ud, char *dst, size_t max);
 
-/* libarchive's writer into a struct buf (ud). */
+/* libarchive's writer into a struct buf (ud); a write past the buffer's
+ * cap fails with archive_errno EFBIG. */
 la_ssize_t images_ctx_write(struct archive *a, void *ud, const void *p, size_t n);
 /* One regular file of the context, mtime 0. */
 int images_ctx_add(struct archive *a, const char *name, const char *data, size_t len, int mode);

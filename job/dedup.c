@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const job_dedup_ignored[] = {"id", "meta", "copies", "recheck", NULL};
+const char *const job_dedup_ignored[] = {"id", "meta", "copies", "recheck", "needs", NULL};
 
 static int ignored(const struct field *f)
 {

@@ -10,8 +10,9 @@
 #include "common/fields.h"
 
 /* The fields a job's dedup form leaves out: its name (id), its labels
- * (meta, copied to its result untouched) and submit's own (copies,
- * recheck).  Every other field is in, as given. */
+ * (meta, copied to its result untouched), submit's own (copies, recheck)
+ * and what it needs of a worker (needs: who runs it, not what it does).
+ * Every other field is in, as given. */
 extern const char *const job_dedup_ignored[];
 
 /* Writes f's dedup form to out (reset first): every field but the ignored

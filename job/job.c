@@ -327,6 +327,19 @@ static const char *zygote_profile_of(const struct job *j)
     return lean ? "numpy" : "base";
 }
 
+const char *job_compile_server(const struct job *j)
+{
+    /* the warm compiler compiles what the row's own argv names, with
+     * nothing a job installed on its class path */
+    if (!j->lang || !j->lang->compile_server || j->session || j->nlibraries || j->flags.ncompile ||
+        j->flags.nlink)
+        return NULL;
+    for (size_t i = 0; i < j->nenv; i++)
+        if (strcmp(j->env[i], "LLMSB_COMPILE_CACHE=0") == 0)
+            return NULL;
+    return j->lang->compile_server;
+}
+
 int job_to_proto(const struct job *j, struct proto_job *pj, struct llmsb_err *err)
 {
     struct lang_source src;
@@ -375,10 +388,7 @@ int job_to_proto(const struct job *j, struct proto_job *pj, struct llmsb_err *er
     if (j->lang->prespawn && !j->session && !j->fresh_interpreter && !j->nlibraries && !j->nenv &&
         !(pj->prespawn = strdup(j->lang->prespawn)))
         rc = -1;
-    /* the warm compiler compiles what the row's own argv names, with
-     * nothing a job installed on its class path */
-    if (j->lang->compile_server && !j->session && !j->nlibraries && !j->flags.ncompile &&
-        !j->flags.nlink && !(pj->compile_server = strdup(j->lang->compile_server)))
+    if (job_compile_server(j) && !(pj->compile_server = strdup(job_compile_server(j))))
         rc = -1;
     if (j->stdin_len) {
         if (!(pj->stdin_data = malloc(j->stdin_len)))

@@ -143,6 +143,11 @@ int job_scan(const struct config *cfg, const struct job *j, struct sec_result *r
  * file without main: a compile_error, err says why), or another negative
  * code (invalid). */
 int job_to_proto(const struct job *j, struct proto_job *pj, struct llmsb_err *err);
+/* The warm compiler (the language row's) the job's compile step may ask,
+ * or NULL: never for a session's call, a job with libraries or compile or
+ * link flags, or one whose env says LLMSB_COMPILE_CACHE=0 (then its
+ * sandbox runs no server at all: the plain side of tests/compile-cache). */
+const char *job_compile_server(const struct job *j);
 /* Adds the library install step (the language's installer argv, then one
  * argument per name) with cfg's registries and timeout. */
 int job_add_install(const struct job *j, const struct config *cfg, struct proto_job *pj,

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/base64.h"
+#include "common/features.h"
 #include "common/json.h"
 #include "config/jobfile.h"
 #include "security/security.h"
@@ -795,6 +796,24 @@ static int f_recheck(struct job *j, const struct config *cfg, const char *v, siz
     return 0;
 }
 
+/* needs: the features (common/features.h) the job cannot do without.  A
+ * worker that lacks one hands the job on before it gets here (never
+ * invalid); here, a name this build does not know cannot run here. */
+static int f_needs(struct job *j, const struct config *cfg, const char *v, size_t n,
+                   struct llmsb_err *err)
+{
+    char unknown[FEATURE_NAME_MAX + 1];
+    int rc = features_check("needs", v, n, unknown, sizeof(unknown), err);
+
+    (void)j, (void)cfg;
+    if (rc == 1)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "needs: the feature \"%s\" is not one this build knows (%s); a "
+                             "newer llm-sandbox runs it",
+                             unknown, features_all());
+    return rc;
+}
+
 /* ---- test cases ---------------------------------------------------------------- */
 
 static int case_err(struct llmsb_err *err, size_t i, const char *key, const char *why)
@@ -990,7 +1009,7 @@ static const struct {
     {"stop_on_failure", f_stop_on_failure, 16}, {"compile_flags", f_compile_flags, JOB_MAX_FIELD},
     {"link_flags", f_link_flags, JOB_MAX_FIELD}, {"session", f_session, JOB_SESSION_MAX},
     {"session_close", f_session_close, 16}, {"copies", f_copies, JOB_MAX_STDIN},
-    {"recheck", f_recheck, 32},
+    {"recheck", f_recheck, 32}, {"needs", f_needs, 1024},
     /* clang-format on */
 };
 _Static_assert(sizeof(fields) / sizeof(fields[0]) <= sizeof(unsigned long) * 8,

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/http_gate.h"
 #include "common/net.h"
 #include "exec/runner.h"
 #include "mcp/http_check.h"
@@ -46,6 +47,7 @@ struct session {
     int refs;                /* the table's and each request's; under the server's mu */
     atomic_int ended;        /* out of the table: nothing more runs */
     int64_t used_ms;         /* its last request's start */
+    atomic_int *calling;     /* the running call's cancel, NULL; under the server's mu */
 };
 
 struct server {
@@ -56,6 +58,7 @@ struct server {
     pthread_mutex_t mu;
     struct session **s; /* max_sessions slots */
     struct MHD_Daemon *d;
+    struct http_gate *gate; /* accepts, and hands over connections whose headers are in */
 };
 
 enum mode { MODE_NONE, MODE_JSON, MODE_SSE };
@@ -117,14 +120,19 @@ static struct session *session_get(struct server *srv, const char *id)
 }
 
 /* A new session, with the table's reference and the caller's; NULL when
- * max_sessions are open (*full) or on ENOMEM. */
-static struct session *session_new(struct server *srv, int *full)
+ * max_sessions are open (*full), or with err set (ENOMEM, no random bytes
+ * for its id or scope: no session rather than a guessable one). */
+static struct session *session_new(struct server *srv, int *full, struct llmsb_err *err)
 {
     struct session *s = calloc(1, sizeof(*s));
     int slot = -1;
 
     *full = 0;
-    if (!s || mcp_session_id_new(s->id) != 0 || !(s->m = mcp_new(srv->o, srv->eng, 1))) {
+    if (!s) {
+        llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    if (mcp_session_id_new(s->id, err) != 0 || !(s->m = mcp_new(srv->o, srv->eng, 1, err))) {
         free(s);
         return NULL;
     }
@@ -147,16 +155,20 @@ static struct session *session_new(struct server *srv, int *full)
     return s;
 }
 
-/* Takes s out of the table (under mu): no request finds it any more. */
+/* Takes s out of the table (under mu): no request finds it any more, and
+ * its running call, if any, is asked to stop (SCHED_CANCEL_USER: the
+ * client ended the session, so it is cancelled, not given back). */
 static void session_unlink(struct server *srv, struct session *s)
 {
     for (int i = 0; i < srv->o->max_sessions; i++)
         if (srv->s[i] == s)
             srv->s[i] = NULL;
     atomic_store(&s->ended, 1);
+    if (s->calling)
+        atomic_store(s->calling, SCHED_CANCEL_USER);
 }
 
-/* Ends an unlinked session: once its running call is over, closes the
+/* Ends an unlinked session: once its running call stopped, closes the
  * sandbox sessions its calls opened, then drops the table's reference. */
 static void session_end(struct server *srv, struct session *s, const char *why)
 {
@@ -265,16 +277,31 @@ static void on_write(void *wud, enum jsonrpc_out kind, const char *text, size_t 
     pthread_mutex_unlock(&r->mu);
 }
 
+/* The session's running call is r's from now (1), or the session ended
+ * first (0); calling 0 after the call: none. */
+static int session_calling(struct server *srv, struct session *s, struct req *r, int calling)
+{
+    int ok;
+
+    pthread_mutex_lock(&srv->mu);
+    ok = !atomic_load(&s->ended);
+    s->calling = calling && ok ? &r->cancel : NULL;
+    pthread_mutex_unlock(&srv->mu);
+    return ok;
+}
+
 static void *call_main(void *arg)
 {
     struct req *r = arg;
     struct session *s = r->sess;
 
     pthread_mutex_lock(&s->call_mu);
-    if (atomic_load(&s->ended))
+    if (!session_calling(r->srv, s, r, 1)) {
         r->ended = 1;
-    else
+    } else {
         mcp_handle(s->m, r->body.data ? r->body.data : "", r->body.len, on_write, r, &r->cancel);
+        session_calling(r->srv, s, r, 0);
+    }
     pthread_mutex_unlock(&s->call_mu);
     pthread_mutex_lock(&r->mu);
     r->done = 1;
@@ -352,6 +379,10 @@ static enum MHD_Result respond(struct MHD_Connection *conn, unsigned code, const
         MHD_add_response_header(res, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
     if (code == MHD_HTTP_METHOD_NOT_ALLOWED)
         MHD_add_response_header(res, MHD_HTTP_HEADER_ALLOW, "POST, DELETE");
+    /* a refused client keeps no connection: one without the token could
+     * otherwise hold a place of the connection cap with a slow request */
+    if (code >= 400)
+        MHD_add_response_header(res, MHD_HTTP_HEADER_CONNECTION, "close");
     rc = MHD_queue_response(conn, code, res);
     MHD_destroy_response(res);
     return rc;
@@ -537,6 +568,7 @@ static enum MHD_Result do_post(struct req *r, struct MHD_Connection *conn)
 {
     const char *sid;
     enum MHD_Result rc;
+    struct llmsb_err err = {0};
     int init, has_request, full;
 
     if (r->too_big)
@@ -544,12 +576,13 @@ static enum MHD_Result do_post(struct req *r, struct MHD_Connection *conn)
                     MCP_MAX_MESSAGE);
     classify(&r->body, &init, &has_request);
     if (init) {
-        if (!(r->sess = session_new(r->srv, &full)))
+        if (!(r->sess = session_new(r->srv, &full, &err)))
             return full ? fail(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
                                "Service Unavailable: too many MCP sessions (%d, --max-sessions): "
                                "end one (DELETE) or wait for one to idle out",
                                r->srv->o->max_sessions)
-                        : fail(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+                        : fail(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+                               "Internal Server Error: no MCP session opened: %s", err.msg);
         log_info("mcp: MCP session %.8s... opened", r->sess->id);
     } else if (find_session(r, conn, &rc) != 0) {
         return rc;
@@ -614,49 +647,60 @@ static int addr_loopback(const struct sockaddr *a)
     return 0;
 }
 
-/* Listens on o->http_addr ("PORT" alone: loopback's). */
+/* A connection whose headers are in (http_gate's admit): libmicrohttpd's
+ * from now on.  Past its connection cap it is closed. */
+static void admit(void *ud, int fd, const struct sockaddr *sa, socklen_t salen)
+{
+    struct server *srv = ud;
+
+    if (MHD_add_connection(srv->d, fd, sa, salen) != MHD_YES)
+        log_debug("mcp: a connection refused: %d at once already (--max-sessions x 4 + 16)",
+                  4 * srv->o->max_sessions + 16);
+}
+
+/* Listens on o->http_addr ("PORT" alone: loopback's): the gate accepts,
+ * libmicrohttpd serves what it hands over. */
 static int listen_on(struct server *srv, struct llmsb_err *err)
 {
     const char *addr = srv->o->http_addr;
     struct addrinfo *ai = NULL;
-    const union MHD_DaemonInfo *di;
-    char host[NI_MAXHOST], port[NI_MAXSERV];
+    char host[NI_MAXHOST], what[300];
     int rc;
 
     if ((rc = addr_resolve_listen("--http", addr, 1, 0, &ai, err)) != 0)
         return rc;
-    if (getnameinfo(ai->ai_addr, ai->ai_addrlen, host, sizeof(host), port, sizeof(port),
-                    NI_NUMERICHOST | NI_NUMERICSERV) != 0)
-        snprintf(host, sizeof(host), "?"), snprintf(port, sizeof(port), "?");
+    if (getnameinfo(ai->ai_addr, ai->ai_addrlen, host, sizeof(host), NULL, 0, NI_NUMERICHOST) != 0)
+        snprintf(host, sizeof(host), "?");
     srv->loopback = addr_loopback(ai->ai_addr);
+    snprintf(what, sizeof(what), "--http \"%s\"", addr);
     if (!srv->loopback && !srv->o->token && !srv->o->allow_no_token) {
-        freeaddrinfo(ai);
-        return llmsb_err_set(err, LLMSB_ERR_INVALID,
-                             "--http \"%s\": not a loopback address, and no token: give one "
-                             "(--token-file or LLMSB_MCP_TOKEN), or --allow-no-token to serve "
-                             "anyone who can reach it",
-                             addr);
+        rc = llmsb_err_set(err, LLMSB_ERR_INVALID,
+                           "%s: not a loopback address, and no token: give one (--token-file or "
+                           "LLMSB_MCP_TOKEN), or --allow-no-token to serve anyone who can reach it",
+                           what);
+        goto out;
     }
-    srv->d =
-        MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL_INTERNAL_THREAD |
-                             (ai->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0),
-                         0, NULL, NULL, on_request, srv, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
-                         MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
-                         MHD_OPTION_CONNECTION_LIMIT, (unsigned)(4 * srv->o->max_sessions + 16),
-                         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)600, MHD_OPTION_END);
-    freeaddrinfo(ai);
-    if (!srv->d)
-        return llmsb_err_set(err, LLMSB_ERR_SYS,
-                             "--http \"%s\": cannot listen there (in use, or not an address "
-                             "of this host?)",
-                             addr);
-    di = MHD_get_daemon_info(srv->d, MHD_DAEMON_INFO_BIND_PORT);
-    if (di)
-        snprintf(port, sizeof(port), "%u", (unsigned)di->port);
-    log_info("mcp: serving MCP over HTTP on http://%s%s%s:%s%s%s", strchr(host, ':') ? "[" : "",
-             host, strchr(host, ':') ? "]" : "", port, MCP_HTTP_PATH,
+    srv->d = MHD_start_daemon(
+        MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_NO_LISTEN_SOCKET |
+            MHD_USE_ITC,
+        0, NULL, NULL, on_request, srv, MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)(4 * srv->o->max_sessions + 16),
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)600, MHD_OPTION_END);
+    if (!srv->d) {
+        rc = llmsb_err_set(err, LLMSB_ERR_SYS, "%s: cannot start libmicrohttpd", what);
+        goto out;
+    }
+    if ((rc = http_gate_start(ai,
+                              &(struct http_gate_opts){what, MCP_HTTP_WAITING_MAX,
+                                                       MCP_HTTP_HEAD_DEADLINE_MS, admit, srv},
+                              &srv->gate, err)) != 0)
+        goto out;
+    log_info("mcp: serving MCP over HTTP on http://%s%s%s:%u%s%s", strchr(host, ':') ? "[" : "",
+             host, strchr(host, ':') ? "]" : "", http_gate_port(srv->gate), MCP_HTTP_PATH,
              srv->o->token ? " (bearer token required)" : "");
-    return 0;
+out:
+    freeaddrinfo(ai);
+    return rc;
 }
 
 int mcp_serve_http(const struct mcp_options *o, struct llmsb_err *err)
@@ -682,11 +726,14 @@ int mcp_serve_http(const struct mcp_options *o, struct llmsb_err *err)
             reaped = clock_mono_ms();
         }
     }
+    http_gate_stop(srv.gate);
     MHD_stop_daemon(srv.d); /* waits for the connections: their calls stop too */
     for (int i = 0; i < o->max_sessions; i++)
         if (srv.s[i])
             session_put(&srv, srv.s[i]); /* the sessions of in-process calls end with the runner */
 out:
+    if (rc != 0 && srv.d)
+        MHD_stop_daemon(srv.d);
     mcp_engine_free(srv.eng);
     free(srv.s);
     pthread_mutex_destroy(&srv.mu);

@@ -1,6 +1,6 @@
 /* http_check.c - the MCP HTTP transport's header checks (mcp/http_check.h):
  * bearer tokens compared as SHA-256 hashes in constant time, loopback
- * hosts and origins, media types. */
+ * hosts and origins, media types; new session ids from the kernel's RNG. */
 #include "mcp/http_check.h"
 
 #include <arpa/inet.h>
@@ -10,7 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/random.h>
+
+#include "common/random.h"
 
 void mcp_token_hash(const char *token, size_t len, unsigned char hash[MCP_TOKEN_HASH])
 {
@@ -198,17 +199,8 @@ int mcp_session_id_equal(const char *a, const char *b)
     return CRYPTO_memcmp(a, b, MCP_SESSION_ID_LEN) == 0;
 }
 
-int mcp_session_id_new(char id[MCP_SESSION_ID_LEN + 1])
+int mcp_session_id_new(char id[MCP_SESSION_ID_LEN + 1], struct llmsb_err *err)
 {
-    unsigned char rnd[MCP_SESSION_ID_LEN / 2];
-    static const char hex[] = "0123456789abcdef";
-
-    if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
-        return -1;
-    for (size_t i = 0; i < sizeof(rnd); i++) {
-        id[2 * i] = hex[rnd[i] >> 4];
-        id[2 * i + 1] = hex[rnd[i] & 15];
-    }
-    id[MCP_SESSION_ID_LEN] = '\0';
-    return 0;
+    return random_hex(id, MCP_SESSION_ID_LEN + 1, MCP_SESSION_ID_LEN / 2,
+                      "mcp: the MCP session's id", err);
 }

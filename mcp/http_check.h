@@ -38,7 +38,9 @@ int mcp_content_json(const char *ctype);
 int mcp_session_id_ok(const char *id);
 /* 1 when two ids of that form are equal, in constant time. */
 int mcp_session_id_equal(const char *a, const char *b);
-/* id gets a new id of that form from the kernel's RNG.  Returns 0 or -1. */
-int mcp_session_id_new(char id[MCP_SESSION_ID_LEN + 1]);
+/* id gets a new id of that form from the kernel's RNG.  Returns 0, or a
+ * negative code with err set (no random bytes: then no session). */
+struct llmsb_err;
+int mcp_session_id_new(char id[MCP_SESSION_ID_LEN + 1], struct llmsb_err *err);
 
 #endif

@@ -32,13 +32,15 @@ void jsonrpc_set_writer(struct jsonrpc *rpc, jsonrpc_write_fn write, void *wud)
 }
 
 /* Writes msg (consumed) as one line, or to the writer: every message
- * leaves through here. */
-static void write_json(struct jsonrpc *rpc, enum jsonrpc_out kind, cJSON *msg)
+ * leaves through here.  Returns its size in bytes (0: it could not be
+ * made). */
+static size_t write_json(struct jsonrpc *rpc, enum jsonrpc_out kind, cJSON *msg)
 {
     char *text = cJSON_PrintUnformatted(msg);
+    size_t len = text ? strlen(text) : 0;
 
     if (text && rpc->write) {
-        rpc->write(rpc->write_ud, kind, text, strlen(text));
+        rpc->write(rpc->write_ud, kind, text, len);
     } else if (text) {
         fputs(text, rpc->out);
         fputc('\n', rpc->out);
@@ -46,6 +48,7 @@ static void write_json(struct jsonrpc *rpc, enum jsonrpc_out kind, cJSON *msg)
     }
     free(text);
     cJSON_Delete(msg);
+    return len;
 }
 
 /* Writes msg (consumed), or adds it to the batch being answered. */
@@ -57,7 +60,7 @@ static void send_json(struct jsonrpc *rpc, cJSON *msg)
         write_json(rpc, JSONRPC_OUT_ANSWER, msg);
 }
 
-void jsonrpc_notify(struct jsonrpc *rpc, const char *method, cJSON *params)
+size_t jsonrpc_notify(struct jsonrpc *rpc, const char *method, cJSON *params)
 {
     cJSON *m = cJSON_CreateObject();
 
@@ -65,8 +68,7 @@ void jsonrpc_notify(struct jsonrpc *rpc, const char *method, cJSON *params)
     cJSON_AddStringToObject(m, "method", method);
     if (params)
         cJSON_AddItemToObject(m, "params", params);
-    write_json(rpc, JSONRPC_OUT_NOTIFICATION,
-               m); /* at once, even inside a batch: it is no answer */
+    return write_json(rpc, JSONRPC_OUT_NOTIFICATION, m); /* at once, even in a batch: no answer */
 }
 
 static cJSON *envelope(const cJSON *id)

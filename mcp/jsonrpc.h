@@ -72,8 +72,8 @@ void jsonrpc_message(struct jsonrpc *rpc, const char *text, size_t len);
 void jsonrpc_reply(struct jsonrpc *rpc, const cJSON *id, cJSON *result);
 /* Sends a notification (method, params consumed, may be NULL) at once,
  * even while a batch is being answered: e.g. notifications/progress
- * during a long call. */
-void jsonrpc_notify(struct jsonrpc *rpc, const char *method, cJSON *params);
+ * during a long call.  Returns the bytes of the message sent (0: none). */
+size_t jsonrpc_notify(struct jsonrpc *rpc, const char *method, cJSON *params);
 /* Replies an error to id (NULL: null, as for a message without a usable id). */
 void jsonrpc_error(struct jsonrpc *rpc, const cJSON *id, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

@@ -15,7 +15,6 @@
 #include "mcp/server_int.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -26,6 +25,7 @@
 #include <unistd.h>
 
 #include "common/json.h"
+#include "common/random.h"
 #include "exec/runner.h"
 #include "job/job.h"
 #include "job/result.h"
@@ -64,46 +64,73 @@ struct mcp {
 };
 
 /* A fresh job id: "mcp-", this process's pid, the call's number and 8 hex
- * digits from the kernel's RNG (ids through Redis must not collide). */
-static void call_id(struct mcp *m, char *out, size_t outsz)
+ * digits from the kernel's RNG (ids through Redis must not collide).
+ * Returns 0, or an error (no random bytes) that fails the call. */
+static int call_id(struct mcp *m, char *out, size_t outsz, struct llmsb_err *err)
 {
-    unsigned int rnd = 0;
-    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    char rnd[9];
 
-    if (fd >= 0) {
-        if (read(fd, &rnd, sizeof(rnd)) != (ssize_t)sizeof(rnd))
-            rnd = (unsigned int)clock_wall_ms();
-        close(fd);
-    }
-    snprintf(out, outsz, "mcp-%ld-%lu-%08x", (long)getpid(), ++m->calls, rnd);
+    if (random_hex(rnd, sizeof(rnd), 4, "mcp: the call's job id", err) != 0)
+        return err->code;
+    snprintf(out, outsz, "mcp-%ld-%lu-%s", (long)getpid(), ++m->calls, rnd);
+    return 0;
 }
 
 /* ---- progress: a live call's output as it comes ---------------------------------- */
 
 /* A call's progress: progress is the bytes of output so far (it only
- * grows), message the new piece (docs/mcp.md); attempts, how many began. */
+ * grows), message the new piece (docs/mcp.md); attempts, how many began;
+ * sent, the notifications' bytes, which stay within MCP_PROGRESS_MAX_BYTES. */
 struct progress {
     const struct mcp_progress *to;
     unsigned long long bytes;
     struct proto_chunk_sink sink;
     long long attempts;
+    size_t sent;
 };
 
 #define PROGRESS_RESTART "\n[llm-sandbox: the call is tried again; its output starts over]\n"
+#define PROGRESS_STOPPED                                                                       \
+    "\n[llm-sandbox: no more progress for this call (its notifications reached the cap); the " \
+    "answer holds the whole output]\n"
 
-/* A piece of output (fd 1, 2), or (fd 0) an attempt that starts over. */
+static size_t progress_send(struct progress *p, const char *data, size_t len)
+{
+    cJSON *params = cJSON_CreateObject();
+
+    cJSON_AddItemToObject(params, "progressToken", cJSON_Duplicate(p->to->token, 1));
+    cJSON_AddNumberToObject(params, "progress", (double)p->bytes);
+    json_add_text(params, "message", data, len);
+    return jsonrpc_notify(p->to->rpc, "notifications/progress", params);
+}
+
+/* The most a notification of a message of len bytes can take: 6 bytes a
+ * byte escaped (\u0001), the token escaped, the envelope. */
+static size_t progress_bound(size_t len)
+{
+    return 6 * len + 6 * MCP_PROGRESS_TOKEN_MAX + 128;
+}
+
+/* A piece of output (fd 1, 2), or (fd 0) an attempt that starts over.
+ * When it might take the call's notifications past MCP_PROGRESS_MAX_BYTES
+ * one says so instead, within the cap, and nothing more is sent: a call's
+ * notifications are bounded whatever its output and token. */
 static void progress_piece(void *arg, int fd, const char *data, size_t len)
 {
     struct progress *p = arg;
-    cJSON *params = cJSON_CreateObject();
+    size_t room = MCP_PROGRESS_MAX_BYTES - progress_bound(strlen(PROGRESS_STOPPED));
 
     if (fd == 0)
         data = PROGRESS_RESTART, len = strlen(PROGRESS_RESTART);
     p->bytes += len;
-    cJSON_AddItemToObject(params, "progressToken", cJSON_Duplicate(p->to->token, 1));
-    cJSON_AddNumberToObject(params, "progress", (double)p->bytes);
-    json_add_text(params, "message", data, len);
-    jsonrpc_notify(p->to->rpc, "notifications/progress", params);
+    if (p->sent > room) /* stopped */
+        return;
+    if (p->sent + progress_bound(len) <= room) {
+        p->sent += progress_send(p, data, len);
+        return;
+    }
+    progress_send(p, PROGRESS_STOPPED, strlen(PROGRESS_STOPPED));
+    p->sent = room + 1;
 }
 
 /* The in-process runner's sink (in this thread: the one that answers). */
@@ -175,11 +202,15 @@ static cJSON *run_here(struct mcp *m, const struct job *j, struct llmsb_err *err
     if (open_runner(m, err) != 0)
         return NULL;
     job_result_init(&r, j);
-    if (runner_run(&m->eng->rn, m->be_open ? &m->be : NULL, j, m->cancel, &r) ==
-        SCHED_OUT_ABORTED) {
+    /* stopped (the client left, or ended its MCP session): no result */
+    switch (runner_run(&m->eng->rn, m->be_open ? &m->be : NULL, j, m->cancel, &r)) {
+    case SCHED_OUT_ABORTED:
+    case SCHED_OUT_CANCELLED:
         job_result_release(&r);
         llmsb_err_set(err, LLMSB_ERR_INTERRUPTED, "interrupted");
         return NULL;
+    default:
+        break;
     }
     out = job_result_json(&r);
     job_result_release(&r);
@@ -243,12 +274,43 @@ static int wait_queued(struct mcp *m, const char *id, struct progress *p, struct
     }
 }
 
+/* A live call needs every live worker to know live output (an older one
+ * calls the job invalid; docs/operations.md, rolling upgrades): when one
+ * does not, plain gets the fields without live, the progress says why
+ * once, and *p becomes NULL (the call is waited for as one not live).
+ * Returns 1 so, 0 live as asked, or a negative code. */
+static int live_or_not(struct mcp *m, const struct fields *f, struct fields *plain,
+                       struct progress **p, struct llmsb_err *err)
+{
+    struct queue_workers_check c;
+    char note[700];
+
+    if (!*p || queue_workers_check(&m->q, "live", &c, err) != 0)
+        return *p ? err->code : 0;
+    if (!c.lacking)
+        return 0;
+    for (size_t i = 0; i < f->n; i++)
+        if (strcmp(f->v[i].name, "live") != 0 &&
+            fields_add(plain, f->v[i].name, f->v[i].value, f->v[i].len) != 0)
+            return llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
+    snprintf(note, sizeof(note),
+             "[llm-sandbox: no live output for this call: %d of %d live worker(s) are older than "
+             "it: %s; the output comes with the result]\n",
+             c.lacking, c.alive, c.lacking_names);
+    log_info("%.*s", (int)strlen(note) - 1, note); /* without its newline */
+    progress_piece(*p, 1, note, strlen(note));
+    *p = NULL;
+    return 1;
+}
+
 /* Through Redis: enqueued as any producer's job, then its result. */
 static cJSON *run_queued(struct mcp *m, const struct fields *f, const char *id, struct progress *p,
                          struct llmsb_err *err)
 {
     char entry[64];
+    struct fields plain;
     cJSON *r;
+    int off;
 
     if (!m->queue_open) {
         if (queue_open(&m->q, m->o->redis_url, m->o->redis_prefix, NULL,
@@ -256,7 +318,11 @@ static cJSON *run_queued(struct mcp *m, const struct fields *f, const char *id, 
             return NULL;
         m->queue_open = 1;
     }
-    if (queue_enqueue(&m->q, f, entry, sizeof(entry), err) != 0)
+    fields_init(&plain, f->max);
+    if ((off = live_or_not(m, f, &plain, &p, err)) >= 0)
+        off = queue_enqueue(&m->q, off ? &plain : f, entry, sizeof(entry), err);
+    fields_release(&plain);
+    if (off != 0)
         return NULL;
     r = fetch_result(&m->q, id);
     if (!result_json_final(r)) {
@@ -336,6 +402,8 @@ static const char *client_left(const struct mcp *m)
         return "stdin ended (the client left)";
     if (m->http && atomic_load(m->cancel) == SCHED_CANCEL_ABORT)
         return "the client disconnected";
+    if (m->http && atomic_load(m->cancel) == SCHED_CANCEL_USER)
+        return "the MCP session was ended (DELETE)";
     return NULL;
 }
 
@@ -380,13 +448,13 @@ static cJSON *execute_code(void *ud, const cJSON *args, const struct mcp_progres
     struct mcp_call c;
     struct llmsb_err err = {0};
     char id[64], status[32];
-    struct progress p = {progress, 0, {progress_chunk, &p, progress_begin}, 0};
+    struct progress p = {progress, 0, {progress_chunk, &p, progress_begin}, 0, 0};
     cJSON *out;
 
-    call_id(m, id, sizeof(id));
     mcp_call_init(&c);
     /* a session's call without a language runs in the session's */
-    if (mcp_execute_fields(&c, args, id, m->scope, known ? known->lang : "python", &err) == 0 &&
+    if (call_id(m, id, sizeof(id), &err) == 0 &&
+        mcp_execute_fields(&c, args, id, m->scope, known ? known->lang : "python", &err) == 0 &&
         progress && fields_adds(&c.f, "live", "true") != 0)
         llmsb_err_set(&err, LLMSB_ERR_NOMEM, "out of memory");
     out = run_fields(m, &c.f, id, 0, progress ? &p : NULL, status, sizeof(status), &err);
@@ -409,9 +477,9 @@ static cJSON *close_one(struct mcp *m, const char *sid)
     char id[64], status[32];
     cJSON *out;
 
-    call_id(m, id, sizeof(id));
     mcp_call_init(&c);
-    mcp_close_fields(&c, sid, id, m->scope);
+    if (call_id(m, id, sizeof(id), &err) == 0)
+        mcp_close_fields(&c, sid, id, m->scope);
     out = run_fields(m, &c.f, id, 1, NULL, status, sizeof(status), &err);
     if (strcmp(status, "ok") == 0 || strcmp(status, "session_lost") == 0) /* it is gone */
         mcp_session_remember(&m->sessions, sid, NULL, m->calls);
@@ -464,40 +532,29 @@ static void serve(struct mcp *m)
         jsonrpc_finish(&m->rpc);
 }
 
-/* A random token of 16 hex digits from the kernel's RNG. */
-static void random_hex(char *out, size_t outsz)
-{
-    unsigned char rnd[8] = {0};
-    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-
-    if (fd >= 0) {
-        if (read(fd, rnd, sizeof(rnd)) != (ssize_t)sizeof(rnd))
-            memset(rnd, 0, sizeof(rnd));
-        close(fd);
-    }
-    snprintf(out, outsz, "%02x%02x%02x%02x%02x%02x%02x%02x", rnd[0], rnd[1], rnd[2], rnd[3], rnd[4],
-             rnd[5], rnd[6], rnd[7]);
-}
-
-struct mcp *mcp_new(const struct mcp_options *o, struct mcp_engine *eng, int http)
+struct mcp *mcp_new(const struct mcp_options *o, struct mcp_engine *eng, int http,
+                    struct llmsb_err *err)
 {
     struct mcp *m = calloc(1, sizeof(*m));
+    char token[17];
 
-    if (!m)
+    if (!m) {
+        llmsb_err_set(err, LLMSB_ERR_NOMEM, "mcp: out of memory");
         return NULL;
+    }
     m->o = o;
     m->cfg = o->cfg;
     m->eng = eng;
     m->http = http;
-    if (http) { /* one scope a client: two clients' "s1" are two sessions */
-        char token[20];
-        random_hex(token, sizeof(token));
-        snprintf(m->scope, sizeof(m->scope), "mcp-%.16s-", token);
-    } else if (o->queue_mode) {
-        char token[24];
-        call_id(m, token, sizeof(token)); /* its random part */
-        snprintf(m->scope, sizeof(m->scope), "mcp-%.8s-", token + strlen(token) - 8);
-        m->calls = 0;
+    /* over HTTP one scope a client: two clients' "s1" are two sessions,
+     * and no client can name another's; with --queue one a server */
+    if (http || o->queue_mode) {
+        if (random_hex(token, sizeof(token), http ? 8 : 4, "mcp: the client's session scope",
+                       err) != 0) {
+            free(m);
+            return NULL;
+        }
+        snprintf(m->scope, sizeof(m->scope), "mcp-%s-", token);
     }
     atomic_init(&m->own_cancel, SCHED_GO);
     m->cancel = &m->own_cancel;
@@ -549,15 +606,16 @@ int mcp_end_sessions(struct mcp *m)
     return n;
 }
 
-int mcp_serve(const struct mcp_options *o)
+int mcp_serve(const struct mcp_options *o, struct llmsb_err *err)
 {
     struct mcp_engine *eng = mcp_engine_new(1);
-    struct mcp *m = eng ? mcp_new(o, eng, 0) : NULL;
+    struct mcp *m = eng ? mcp_new(o, eng, 0, err)
+                        : (llmsb_err_set(err, LLMSB_ERR_NOMEM, "mcp: out of memory"), NULL);
     struct stat st;
 
     if (!m) {
         mcp_engine_free(eng);
-        return LLMSB_ERR_NOMEM;
+        return err->code;
     }
     m->stdin_file = fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode);
     serve(m);

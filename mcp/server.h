@@ -32,10 +32,15 @@ struct mcp_options {
  * protocol, logs go to stderr.  While a call runs stdin is still read (what
  * arrives waits for its turn): its end means the client is gone, and the
  * call is stopped, its container removed, and the server returns.
- * Returns 0 (every failure of a call is an answer to the client), or
- * LLMSB_ERR_NOMEM when the server could not start. */
-int mcp_serve(const struct mcp_options *o);
+ * Returns 0 (every failure of a call is an answer to the client), or a
+ * negative code with err when the server could not start (ENOMEM, no
+ * random bytes for --queue's session scope). */
+int mcp_serve(const struct mcp_options *o, struct llmsb_err *err);
 
+/* The front door (common/http_gate.h): connections held until their
+ * first request's headers are in, and the time they have for it. */
+#define MCP_HTTP_WAITING_MAX 256
+#define MCP_HTTP_HEAD_DEADLINE_MS 10000
 #define MCP_HTTP_MAX_SESSIONS 16
 #define MCP_HTTP_IDLE_S 1800
 #define MCP_HTTP_PATH "/mcp"

@@ -21,8 +21,10 @@ void mcp_engine_free(struct mcp_engine *e);
 
 /* One client's server over eng (which must outlive it); http: its session
  * ids get a scope of its own (mcp-<16 hex>-), so no other client can name
- * them.  NULL on ENOMEM. */
-struct mcp *mcp_new(const struct mcp_options *o, struct mcp_engine *eng, int http);
+ * them.  NULL with err set on ENOMEM, or when the kernel's RNG gave no
+ * bytes for the scope: never a client with a scope another could share. */
+struct mcp *mcp_new(const struct mcp_options *o, struct mcp_engine *eng, int http,
+                    struct llmsb_err *err);
 void mcp_free(struct mcp *m);
 
 /* Answers one message or batch (len bytes) through write: notifications

@@ -485,22 +485,56 @@ cJSON *mcp_call_failed(const struct llmsb_err *err, const char *client_left)
 
 /* ---- dispatch --------------------------------------------------------------- */
 
+/* A tools/call's params._meta.progressToken: 0 with *token NULL (none, or
+ * null: no progress asked) or the token, else -1 with the JSON-RPC error
+ * sent.  MCP's ProgressToken is a string or a number; a string is capped
+ * because every notification of the call repeats it. */
+static int progress_token(struct jsonrpc *rpc, const cJSON *id, const cJSON *params,
+                          const cJSON **token)
+{
+    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(meta, "progressToken");
+    size_t len;
+
+    *token = NULL;
+    if (!t || cJSON_IsNull(t))
+        return 0;
+    if (!cJSON_IsString(t) && !cJSON_IsNumber(t)) {
+        jsonrpc_error(rpc, id, JSONRPC_INVALID_PARAMS,
+                      "Invalid params: _meta.progressToken: a string or a number is expected "
+                      "(got %s)",
+                      cJSON_IsObject(t)  ? "an object"
+                      : cJSON_IsArray(t) ? "an array"
+                                         : "a boolean");
+        return -1;
+    }
+    if (cJSON_IsString(t) && (len = strlen(t->valuestring)) > MCP_PROGRESS_TOKEN_MAX) {
+        jsonrpc_error(rpc, id, JSONRPC_INVALID_PARAMS,
+                      "Invalid params: _meta.progressToken: a string of %zu bytes, over the %d "
+                      "byte cap (every progress notification repeats it)",
+                      len, MCP_PROGRESS_TOKEN_MAX);
+        return -1;
+    }
+    *token = t;
+    return 0;
+}
+
 static void tools_call(const struct config *cfg, const struct mcp_runner *run, struct jsonrpc *rpc,
                        const cJSON *id, const cJSON *params)
 {
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
     const cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
-    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
-    const cJSON *token = cJSON_GetObjectItemCaseSensitive(meta, "progressToken");
-    /* a token is a string or an integer (MCP's ProgressToken) */
-    const struct mcp_progress progress = {rpc, token};
-    int progress_asked = cJSON_IsString(token) || cJSON_IsNumber(token);
+    const cJSON *token;
+    struct mcp_progress progress = {rpc, NULL};
 
+    if (progress_token(rpc, id, params, &token) != 0)
+        return;
+    progress.token = token;
     if (!cJSON_IsString(name)) {
         jsonrpc_error(rpc, id, JSONRPC_INVALID_PARAMS,
                       "Invalid params: name (the tool's) is required");
     } else if (strcmp(name->valuestring, "execute_code") == 0) {
-        jsonrpc_reply(rpc, id, run->execute_code(run->ud, args, progress_asked ? &progress : NULL));
+        jsonrpc_reply(rpc, id, run->execute_code(run->ud, args, token ? &progress : NULL));
     } else if (strcmp(name->valuestring, "close_session") == 0) {
         jsonrpc_reply(rpc, id, run->close_session(run->ud, args));
     } else if (strcmp(name->valuestring, "get_supported_languages") == 0) {

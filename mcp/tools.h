@@ -62,8 +62,14 @@ cJSON *mcp_session_closed(const char *session);
  * client left)"; NULL: the server was stopped) or internal_error. */
 cJSON *mcp_call_failed(const struct llmsb_err *err, const char *client_left);
 struct jsonrpc;
+/* A progressToken's cap (a string's bytes; a longer one is a JSON-RPC
+ * error), and the most a call's progress notifications send in all: past
+ * it one says so and the rest are dropped (the answer has the output). */
+#define MCP_PROGRESS_TOKEN_MAX 256
+#define MCP_PROGRESS_MAX_BYTES ((size_t)8 << 20)
 /* Where a call's progress goes: the client's progressToken (its
- * params._meta's) and the connection the call came on. */
+ * params._meta's: a string of at most MCP_PROGRESS_TOKEN_MAX bytes or a
+ * number) and the connection the call came on. */
 struct mcp_progress {
     struct jsonrpc *rpc;
     const cJSON *token;

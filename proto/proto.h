@@ -185,6 +185,17 @@ enum proto_tag {
  * 4.4.0. */
 #define PROTO_GVISOR_UNAME_VERSION "#1 SMP Sun Jan 10 15:06:54 PST 2016"
 
+/* The container a job of TAG_COMPILE_SERVER runs in, both sides' rule:
+ * the agent starts the warm javac (agent/javac.c) only where the memory
+ * limit is PROTO_JAVAC_MIN_MEMORY_MB or more and the pids limit
+ * PROTO_JAVAC_MIN_PIDS + PROTO_JAVAC_PIDS or more, and the worker makes
+ * such a container's pids limit the job's own plus PROTO_JAVAC_PIDS (the
+ * server's threads, each a task of the pids cgroup), so that they take
+ * none of the job's (exec/exec.c). */
+#define PROTO_JAVAC_MIN_MEMORY_MB 512
+#define PROTO_JAVAC_MIN_PIDS 256
+#define PROTO_JAVAC_PIDS 12
+
 /* The fields inside TAG_PHASES; a step that did not run is left out. */
 enum proto_phase_tag {
     TAG_PHASE_INSTALL_MS = 1, /* the install step and its offline step (not the pause between) */

@@ -31,14 +31,18 @@
 /* KEYS: result hash, done list, results stream, jobs stream, dead stream,
  * then per copy its result hash, done list and cancel key.  ARGV: group,
  * entry id, ttl, status, job id, n result pairs, n dead pairs, recheck,
- * n copies, the result pairs, the dead pairs, per copy its id and meta
- * ("": none).  Each copy gets the result under its own id and meta with
- * copy_of (a copy with a cancel request: cancelled), each first-wins.
- * When the run's result is final already (a delivery acknowledged, its
- * pairs empty), the copies still without one get that stored result. */
+ * n copies, ack (1: acknowledge the entry once every copy is through),
+ * the copies' byte budget, the result pairs, the dead pairs, per copy its
+ * id and meta ("": none).  Each copy gets the result under its own id and
+ * meta with copy_of (a copy with a cancel request: cancelled), each
+ * first-wins.  When the run's result is final already (an earlier batch
+ * of this write, or a delivery acknowledged), the copies still without
+ * one get that stored result.  The copies stop once those written carry
+ * the budget's bytes (at least one is written): returns {written, copies
+ * gone through}, and the entry is acknowledged only when all are. */
 static const char lua_finish[] = LUA_REPLACEABLE(
     "8") "local np, nd, nc = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[9])\n"
-         "local res, dead, cps = 10, 10 + 2 * np, 10 + 2 * np + 2 * nd\n"
+         "local res, dead, cps = 12, 12 + 2 * np, 12 + 2 * np + 2 * nd\n"
          "local function publish(kr, kd, id, st)\n"
          "  redis.call('EXPIRE', kr, ARGV[3])\n"
          "  redis.call('LPUSH', kd, st)\n"
@@ -60,7 +64,9 @@ static const char lua_finish[] = LUA_REPLACEABLE(
          "if final then\n"
          "  st0, src = redis.call('HGET', KEYS[1], 'status'), redis.call('HGETALL', KEYS[1])\n"
          "end\n"
-         "for c = 0, nc - 1 do\n"
+         "local size, budget, spent, c = 0, tonumber(ARGV[11]), 0, 0\n"
+         "for i = 1, #src do size = size + #src[i] end\n"
+         "while c < nc and spent < budget do\n"
          "  local kr, kd, id, meta = KEYS[6 + 3 * c], KEYS[7 + 3 * c], ARGV[cps + 2 * c],\n"
          "    ARGV[cps + 2 * c + 1]\n"
          "  if replaceable(kr) then\n"
@@ -72,38 +78,50 @@ static const char lua_finish[] = LUA_REPLACEABLE(
          "        .. 'shared went on for ' .. ARGV[5] .. ')')\n"
          "    else\n"
          "      redis.call('HSET', kr, unpack(src))\n"
+         "      spent = spent + size\n"
          "    end\n"
          "    redis.call('HSET', kr, 'id', id, 'copy_of', ARGV[5])\n"
          "    if meta ~= '' then redis.call('HSET', kr, 'meta', meta)\n"
          "    else redis.call('HDEL', kr, 'meta') end\n"
          "    publish(kr, kd, id, st)\n"
          "  end\n"
+         "  c = c + 1\n"
          "end\n"
-         "if ARGV[2] ~= '' then\n"
+         "if ARGV[2] ~= '' and ARGV[10] == '1' and c == nc then\n"
          "  redis.call('XACK', KEYS[4], ARGV[1], ARGV[2])\n"
          "  redis.call('XDEL', KEYS[4], ARGV[2])\n"
          "end\n"
-         "if final then return 0 end\n"
-         "return 1\n";
+         "return {final and 0 or 1, c}\n";
 
-/* KEYS: result hash, then each copy's.  ARGV: ttl, recheck, job id, n
- * pairs, the pairs, the copies' ids.  0 when a final result stands; a
- * recheck leaves the result it will replace in place until then (1). */
+/* KEYS: result hash, jobs stream, then each copy's result hash.  ARGV:
+ * ttl, recheck, job id, group, entry id ("": none), n pairs, the pairs,
+ * the copies' ids.  0 when a final result stands; a recheck leaves the
+ * result it will replace in place until then (1); 2 when another entry
+ * of the id holds the mark and is delivered and not acknowledged yet (it
+ * runs, or will run again): one run of an id at a time. */
 static const char lua_running[] = LUA_REPLACEABLE(
     "2") "local st = redis.call('HGET', KEYS[1], 'status')\n"
          "if not replaceable(KEYS[1]) then return 0 end\n"
          "if st and st ~= 'running' then return 1 end\n"
-         "local np = tonumber(ARGV[4])\n"
+         "if st and ARGV[5] ~= '' then\n"
+         "  local holder = redis.call('HGET', KEYS[1], 'entry_id')\n"
+         "  if holder and holder ~= ARGV[5] and\n"
+         "    #redis.call('XPENDING', KEYS[2], ARGV[4], holder, holder, 1) == 1 then\n"
+         "    return 2\n"
+         "  end\n"
+         "end\n"
+         "local np = tonumber(ARGV[6])\n"
          "local function mark(k)\n"
-         "  redis.call('HSET', k, 'status', 'running', unpack(ARGV, 5, 4 + 2 * np))\n"
+         "  redis.call('HSET', k, 'status', 'running', unpack(ARGV, 7, 6 + 2 * np))\n"
          "  redis.call('EXPIRE', k, ARGV[1])\n"
          "end\n"
          "mark(KEYS[1])\n"
-         "for c = 2, #KEYS do\n"
+         "if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'entry_id', ARGV[5]) end\n"
+         "for c = 3, #KEYS do\n"
          "  local s = redis.call('HGET', KEYS[c], 'status')\n"
          "  if not s or s == 'running' then\n"
          "    mark(KEYS[c])\n"
-         "    redis.call('HSET', KEYS[c], 'id', ARGV[4 + 2 * np + c - 1], 'copy_of', ARGV[3])\n"
+         "    redis.call('HSET', KEYS[c], 'id', ARGV[6 + 2 * np + c - 2], 'copy_of', ARGV[3])\n"
          "  end\n"
          "end\n"
          "return 1\n";
@@ -237,22 +255,37 @@ int queue__cmd2(struct queue *q, int argc1, const char **argv1, const size_t *le
     return rc;
 }
 
-/* cmd() with string arguments only. */
-static int cmds(struct queue *q, redisReply **out, struct llmsb_err *err, int argc, ...)
+/* One command of argc plain strings from ap: queue__cmd's answer; more
+ * than QUEUE__ARGS_MAX is refused before any past the first is read. */
+static int cmdv(struct queue *q, redisReply **out, struct llmsb_err *err, int argc, va_list ap)
 {
-    const char *argv[32];
-    size_t lens[32];
-    va_list ap;
+    const char *argv[QUEUE__ARGS_MAX];
+    size_t lens[QUEUE__ARGS_MAX];
 
-    if (argc > 32)
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "redis: too many arguments");
-    va_start(ap, argc);
+    *out = NULL;
+    if (argc < 1 || argc > QUEUE__ARGS_MAX) {
+        const char *verb = argc >= 1 ? va_arg(ap, const char *) : "(none)";
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "redis: %s: %d arguments; a command of plain strings takes 1 to %d",
+                             verb, argc, QUEUE__ARGS_MAX);
+    }
     for (int i = 0; i < argc; i++) {
         argv[i] = va_arg(ap, const char *);
         lens[i] = strlen(argv[i]);
     }
-    va_end(ap);
     return queue__cmd(q, argc, argv, lens, out, err);
+}
+
+/* cmd() with string arguments only. */
+static int cmds(struct queue *q, redisReply **out, struct llmsb_err *err, int argc, ...)
+{
+    va_list ap;
+    int rc;
+
+    va_start(ap, argc);
+    rc = cmdv(q, out, err, argc, ap);
+    va_end(ap);
+    return rc;
 }
 
 /* A command's arguments built up to a size known in advance: a head of
@@ -320,21 +353,15 @@ static int args_run(struct queue *q, struct args *a, redisReply **out, struct ll
     return rc;
 }
 
-static int simple(struct queue *q, struct llmsb_err *err, int argc, ...)
+int queue__simple(struct queue *q, struct llmsb_err *err, int argc, ...)
 {
-    const char *argv[16];
-    size_t lens[16];
-    redisReply *r;
+    redisReply *r = NULL;
     va_list ap;
     int rc;
 
     va_start(ap, argc);
-    for (int i = 0; i < argc && i < 16; i++) {
-        argv[i] = va_arg(ap, const char *);
-        lens[i] = strlen(argv[i]);
-    }
+    rc = cmdv(q, &r, err, argc, ap);
     va_end(ap);
-    rc = queue__cmd(q, argc, argv, lens, &r, err);
     freeReplyObject(r);
     return rc;
 }
@@ -413,16 +440,16 @@ static int connect_now(struct queue *q, struct llmsb_err *err)
     if (!q->unix_path[0])
         redisEnableKeepAlive(c);
     q->ctx = c;
-    if (q->password[0] && simple(q, err, 2, "AUTH", q->password) != 0)
+    if (q->password[0] && queue__simple(q, err, 2, "AUTH", q->password) != 0)
         return err->code;
     snprintf(db, sizeof(db), "%d", q->db);
-    if (q->db && simple(q, err, 2, "SELECT", db) != 0)
+    if (q->db && queue__simple(q, err, 2, "SELECT", db) != 0)
         return err->code;
     snprintf(name, sizeof(name), "llmsb:%s", q->consumer[0] ? q->consumer : "client");
     for (char *s = name; *s; s++)
         if (*s == ' ' || *s == '\n')
             *s = '_';
-    simple(q, err, 3, "CLIENT", "SETNAME", name);
+    queue__simple(q, err, 3, "CLIENT", "SETNAME", name);
     llmsb_err_clear(err);
     return 0;
 }
@@ -564,7 +591,7 @@ int queue__parse_entries(const redisReply *arr, struct queue_entry **out, size_t
 
 int queue_group_ensure(struct queue *q, struct llmsb_err *err)
 {
-    int rc = simple(q, err, 6, "XGROUP", "CREATE", q->k_jobs, q->group, "0", "MKSTREAM");
+    int rc = queue__simple(q, err, 6, "XGROUP", "CREATE", q->k_jobs, q->group, "0", "MKSTREAM");
     if (rc != 0 && strstr(err->msg, "BUSYGROUP")) {
         llmsb_err_clear(err);
         return 0;
@@ -683,28 +710,31 @@ static const char *recheck_of(const struct queue_copies *c)
     return c && c->recheck ? c->recheck : "";
 }
 
-int queue_mark_running(struct queue *q, const char *job_id, const struct fields *fields,
-                       const struct queue_copies *c, long long ttl_s, struct llmsb_err *err)
+int queue_mark_running(struct queue *q, const char *job_id, const char *entry_id,
+                       const struct fields *fields, const struct queue_copies *c, long long ttl_s,
+                       struct llmsb_err *err)
 {
     static const char *const kinds[] = {"result"};
     struct args a;
     char key[QUEUE_KEY_MAX], ttl[24], nk[16], np[16], *store = NULL;
-    const char *fixed[1] = {key}, **keys = NULL;
+    const char *fixed[2] = {key, q->k_jobs}, **keys = NULL;
     size_t nc = c ? c->n : 0;
     long long v = 0;
     int rc;
 
     if ((rc = queue_key(q, "result", job_id, key, err)) != 0)
         return rc;
-    if (!(keys = copy_keys(q, fixed, 1, c, kinds, 1, &store, err)))
+    if (!(keys = copy_keys(q, fixed, 2, c, kinds, 1, &store, err)))
         return err->code;
     snprintf(ttl, sizeof(ttl), "%lld", ttl_s);
     snprintf(np, sizeof(np), "%zu", fields->n);
-    if ((rc = eval_begin(&a, lua_running, 1 + (int)nc, keys, 4 + 2 * (int)fields->n + (int)nc, nk,
+    if ((rc = eval_begin(&a, lua_running, 2 + (int)nc, keys, 6 + 2 * (int)fields->n + (int)nc, nk,
                          err)) == 0) {
         args_adds(&a, ttl);
         args_adds(&a, recheck_of(c));
         args_adds(&a, job_id);
+        args_adds(&a, q->group);
+        args_adds(&a, entry_id ? entry_id : "");
         args_adds(&a, np);
         args_fields(&a, fields);
         for (size_t i = 0; i < nc; i++)
@@ -716,57 +746,116 @@ int queue_mark_running(struct queue *q, const char *job_id, const struct fields 
     return rc ? rc : (int)v;
 }
 
+/* What every batch of one final write carries (queue_finish). */
+struct finish_write {
+    const char *entry_id, *job_id, *status;
+    const struct fields *fields, *dead;
+    const char *fixed[5]; /* the keys before the copies' */
+    char ttl[24], budget[24];
+};
+
+/* One call of lua_finish over the copies w (a window of the write's): 0,
+ * *written the run's result (1 written, 0 final already), *through the
+ * copies it got through; ack: the last window, acknowledged when all of
+ * it is through. */
+static int finish_batch(struct queue *q, const struct finish_write *fw,
+                        const struct queue_copies *w, int ack, int *written, size_t *through,
+                        struct llmsb_err *err)
+{
+    static const char *const kinds[] = {"result", "done", "cancel"};
+    struct args a;
+    char np[16], nd[16], ncs[16], nk[16], *store = NULL;
+    const char **keys = NULL;
+    size_t ndead = fw->dead ? fw->dead->n : 0;
+    redisReply *r = NULL;
+    int rc;
+
+    if (!(keys = copy_keys(q, fw->fixed, 5, w, kinds, 3, &store, err)))
+        return err->code;
+    snprintf(np, sizeof(np), "%zu", fw->fields->n);
+    snprintf(nd, sizeof(nd), "%zu", ndead);
+    snprintf(ncs, sizeof(ncs), "%zu", w->n);
+    if ((rc = eval_begin(&a, lua_finish, 5 + 3 * (int)w->n, keys,
+                         11 + 2 * (int)(fw->fields->n + ndead + w->n), nk, err)) == 0) {
+        args_adds(&a, q->group);
+        args_adds(&a, fw->entry_id ? fw->entry_id : "");
+        args_adds(&a, fw->ttl);
+        args_adds(&a, fw->status);
+        args_adds(&a, fw->job_id);
+        args_adds(&a, np);
+        args_adds(&a, nd);
+        args_adds(&a, recheck_of(w));
+        args_adds(&a, ncs);
+        args_adds(&a, ack ? "1" : "0");
+        args_adds(&a, fw->budget);
+        args_fields(&a, fw->fields);
+        args_fields(&a, fw->dead);
+        for (size_t i = 0; i < w->n; i++) {
+            args_adds(&a, w->ids[i]);
+            args_adds(&a, w->metas[i] ? w->metas[i] : "");
+        }
+        rc = args_run(q, &a, &r, err);
+    }
+    free(keys);
+    free(store);
+    if (rc != 0)
+        return rc;
+    if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
+        r->element[0]->type != REDIS_REPLY_INTEGER || r->element[1]->type != REDIS_REPLY_INTEGER ||
+        r->element[1]->integer < 0 || (size_t)r->element[1]->integer > w->n)
+        rc = llmsb_err_set(err, LLMSB_ERR_PROTO, "redis: finish: unexpected reply");
+    else {
+        *written = (int)r->element[0]->integer;
+        *through = (size_t)r->element[1]->integer;
+    }
+    freeReplyObject(r);
+    return rc;
+}
+
+/* In batches: each script writes at most QUEUE_COPIES_BATCH copies and
+ * stops once QUEUE_COPIES_BATCH_BYTES of copied results are written, so
+ * none holds Redis for long; every batch carries the result (the first
+ * writes it, the others find it final and copy what is stored) and only
+ * the last acknowledges the entry, so a worker that dies between them
+ * leaves it pending: its next delivery finds the result final and writes
+ * the copies still without one. */
 int queue_finish(struct queue *q, const char *entry_id, const char *job_id, const char *status,
                  const struct fields *fields, const struct fields *dead,
                  const struct queue_copies *c, long long ttl_s, struct llmsb_err *err)
 {
-    static const char *const kinds[] = {"result", "done", "cancel"};
-    struct args a;
-    char k_res[QUEUE_KEY_MAX], k_done[QUEUE_KEY_MAX], ttl[24], np[16], nd[16], ncs[16], nk[16];
-    char *store = NULL;
-    const char *fixed[5] = {k_res, k_done, q->k_results, q->k_jobs, q->k_dead}, **keys = NULL;
-    size_t nc = c ? c->n : 0, ndead = dead ? dead->n : 0;
-    long long v = 0;
-    int rc;
+    struct finish_write fw = {entry_id, job_id, status, fields, dead, {NULL}, "", ""};
+    char k_res[QUEUE_KEY_MAX], k_done[QUEUE_KEY_MAX];
+    size_t nc = c ? c->n : 0, at = 0;
+    int rc, written = -1;
 
     if ((rc = queue_key(q, "result", job_id, k_res, err)) != 0 ||
         (rc = queue_key(q, "done", job_id, k_done, err)) != 0)
         return rc;
-    if (!(keys = copy_keys(q, fixed, 5, c, kinds, 3, &store, err)))
-        return err->code;
-    snprintf(ttl, sizeof(ttl), "%lld", ttl_s);
-    snprintf(np, sizeof(np), "%zu", fields->n);
-    snprintf(nd, sizeof(nd), "%zu", ndead);
-    snprintf(ncs, sizeof(ncs), "%zu", nc);
-    if ((rc = eval_begin(&a, lua_finish, 5 + 3 * (int)nc, keys,
-                         9 + 2 * (int)(fields->n + ndead + nc), nk, err)) == 0) {
-        args_adds(&a, q->group);
-        args_adds(&a, entry_id ? entry_id : "");
-        args_adds(&a, ttl);
-        args_adds(&a, status);
-        args_adds(&a, job_id);
-        args_adds(&a, np);
-        args_adds(&a, nd);
-        args_adds(&a, recheck_of(c));
-        args_adds(&a, ncs);
-        args_fields(&a, fields);
-        args_fields(&a, dead);
-        for (size_t i = 0; i < nc; i++) {
-            args_adds(&a, c->ids[i]);
-            args_adds(&a, c->metas[i] ? c->metas[i] : "");
-        }
-        rc = eval_run(q, &a, &v, err);
-    }
-    free(keys);
-    free(store);
-    return rc ? rc : (int)v;
+    fw.fixed[0] = k_res, fw.fixed[1] = k_done, fw.fixed[2] = q->k_results;
+    fw.fixed[3] = q->k_jobs, fw.fixed[4] = q->k_dead;
+    snprintf(fw.ttl, sizeof(fw.ttl), "%lld", ttl_s);
+    snprintf(fw.budget, sizeof(fw.budget), "%zu", (size_t)QUEUE_COPIES_BATCH_BYTES);
+    do {
+        size_t n = nc - at < QUEUE_COPIES_BATCH ? nc - at : QUEUE_COPIES_BATCH, through = 0;
+        struct queue_copies w = {c ? c->ids + at : NULL, c ? c->metas + at : NULL, n,
+                                 c ? c->recheck : NULL};
+        int one = 0;
+        if ((rc = finish_batch(q, &fw, &w, at + n == nc, &one, &through, err)) != 0)
+            return rc;
+        if (written < 0)
+            written = one;
+        if (through == 0 && n > 0) /* the script writes at least one copy */
+            return llmsb_err_set(err, LLMSB_ERR_PROTO, "redis: finish: no copy written");
+        at += through;
+    } while (at < nc);
+    return written;
 }
 
 int queue_ack(struct queue *q, const char *entry_id, struct llmsb_err *err)
 {
-    if (simple(q, err, 4, "XACK", q->k_jobs, q->group, entry_id) != 0)
+    if (queue__simple(q, err, 4, "XACK", q->k_jobs, q->group, entry_id) != 0)
         return err->code;
-    return simple(q, err, 3, "XDEL", q->k_jobs, entry_id);
+    return queue__simple(q, err, 3, "XDEL", q->k_jobs, entry_id);
 }
 
 /* ---- leases, reclaim, recovery ----------------------------------------------------- */
@@ -825,10 +914,10 @@ int queue_release(struct queue *q, const char *entry_id, long long idle_ms, long
     snprintf(cnt, sizeof(cnt), "%lld", count < 0 ? 0 : count);
     retry_consumer(q, parked, sizeof(parked));
     if (count < 0)
-        return simple(q, err, 9, "XCLAIM", q->k_jobs, q->group, parked, "0", entry_id, "IDLE", idle,
-                      "JUSTID");
-    return simple(q, err, 11, "XCLAIM", q->k_jobs, q->group, parked, "0", entry_id, "IDLE", idle,
-                  "RETRYCOUNT", cnt, "JUSTID");
+        return queue__simple(q, err, 9, "XCLAIM", q->k_jobs, q->group, parked, "0", entry_id,
+                             "IDLE", idle, "JUSTID");
+    return queue__simple(q, err, 11, "XCLAIM", q->k_jobs, q->group, parked, "0", entry_id, "IDLE",
+                         idle, "RETRYCOUNT", cnt, "JUSTID");
 }
 
 /* XCLAIM ids to consumer. set_idle (or NULL) sets their idle time;
@@ -1044,7 +1133,7 @@ int queue_free_dead_consumers(struct queue *q, long long idle_ms, struct llmsb_e
             return rc;
         freed += (int)nr;
         log_info("reclaimed %zu job(s) of dead worker %s", nr, dead[i]);
-        simple(q, err, 5, "XGROUP", "DELCONSUMER", q->k_jobs, q->group, dead[i]);
+        queue__simple(q, err, 5, "XGROUP", "DELCONSUMER", q->k_jobs, q->group, dead[i]);
     }
     return freed;
 }
@@ -1069,7 +1158,7 @@ int queue_cancel(struct queue *q, const char *job_id, long long ttl_s, struct ll
     snprintf(ttl, sizeof(ttl), "%lld", ttl_s);
     if (queue_key(q, "cancel", job_id, key, err) != 0)
         return err->code;
-    return simple(q, err, 5, "SET", key, "1", "EX", ttl);
+    return queue__simple(q, err, 5, "SET", key, "1", "EX", ttl);
 }
 
 int queue_cancel_requested(struct queue *q, const char *job_id, struct llmsb_err *err)
@@ -1101,13 +1190,14 @@ int queue_heartbeat(struct queue *q, const char *worker, const struct fields *fi
     if ((rc = args_run(q, &a, NULL, err)) != 0)
         return rc;
     snprintf(ttl, sizeof(ttl), "%lld", ttl_ms);
-    return simple(q, err, 3, "PEXPIRE", key, ttl);
+    return queue__simple(q, err, 3, "PEXPIRE", key, ttl);
 }
 
 int queue_heartbeat_delete(struct queue *q, const char *worker, struct llmsb_err *err)
 {
     char key[QUEUE_KEY_MAX];
-    return queue_key(q, "worker", worker, key, err) ? err->code : simple(q, err, 2, "DEL", key);
+    return queue_key(q, "worker", worker, key, err) ? err->code
+                                                    : queue__simple(q, err, 2, "DEL", key);
 }
 
 int queue_consumer_retire(struct queue *q, struct llmsb_err *err)
@@ -1117,7 +1207,7 @@ int queue_consumer_retire(struct queue *q, struct llmsb_err *err)
 
     if (pending(q, 0, 1, q->consumer, rows, &n, err) != 0 || n > 0)
         return err->code;
-    return simple(q, err, 5, "XGROUP", "DELCONSUMER", q->k_jobs, q->group, q->consumer);
+    return queue__simple(q, err, 5, "XGROUP", "DELCONSUMER", q->k_jobs, q->group, q->consumer);
 }
 
 long long queue_client_id(struct queue *q, struct llmsb_err *err)
@@ -1136,7 +1226,7 @@ int queue_unblock(struct queue *q, long long client_id, struct llmsb_err *err)
 {
     char id[24];
     snprintf(id, sizeof(id), "%lld", client_id);
-    return simple(q, err, 3, "CLIENT", "UNBLOCK", id);
+    return queue__simple(q, err, 3, "CLIENT", "UNBLOCK", id);
 }
 
 /* ---- consumers of results ------------------------------------------------------- */
@@ -1185,7 +1275,7 @@ int queue_result_delete(struct queue *q, const char *job_id, struct llmsb_err *e
         (rc = queue_key(q, "done", job_id, kd, err)) != 0 ||
         (rc = queue_key(q, "cancel", job_id, kc, err)) != 0)
         return rc;
-    return simple(q, err, 4, "DEL", kr, kd, kc);
+    return queue__simple(q, err, 4, "DEL", kr, kd, kc);
 }
 
 int queue_wait_done(struct queue *q, const char *job_id, double timeout_s, char *status, size_t ssz,
@@ -1204,7 +1294,7 @@ int queue_wait_done(struct queue *q, const char *job_id, double timeout_s, char 
         snprintf(status, ssz, "%s", r->element[1]->str);
         rc = 1;
         /* leave the notification for other waiters */
-        simple(q, err, 3, "LPUSH", key, status);
+        queue__simple(q, err, 3, "LPUSH", key, status);
         llmsb_err_clear(err);
     }
     freeReplyObject(r);
@@ -1310,20 +1400,14 @@ int queue_depth(struct queue *q, struct queue_stats *st, struct llmsb_err *err)
     return 0;
 }
 
-int queue_stats(struct queue *q, struct queue_stats *st,
-                void (*worker_fn)(void *, const char *, const struct fields *), void *ud,
-                struct llmsb_err *err)
+int queue_workers_each(struct queue *q,
+                       void (*worker_fn)(void *, const char *, const struct fields *), void *ud,
+                       struct llmsb_err *err)
 {
-    char pattern[QUEUE_KEY_MAX], from[32], cursor[32] = "0";
+    char pattern[QUEUE_KEY_MAX], cursor[32] = "0";
     redisReply *r;
+    int n = 0;
 
-    if (queue_depth(q, st, err) != 0)
-        return err->code;
-    snprintf(from, sizeof(from), "%lld", (long long)(clock_wall_ms() - 60000));
-    if (cmds(q, &r, err, 6, "XRANGE", q->k_results, from, "+", "COUNT", "1000000") == 0) {
-        st->done_last_minute = r->type == REDIS_REPLY_ARRAY ? (long long)r->elements : 0;
-        freeReplyObject(r);
-    }
     if (queue_key(q, "worker", "*", pattern, err) != 0)
         return err->code;
     do {
@@ -1339,13 +1423,39 @@ int queue_stats(struct queue *q, struct queue_stats *st,
             fields_init(&f, QUEUE_MAX_FIELDS);
             fill_pairs(&f, h);
             freeReplyObject(h);
-            st->workers++;
+            if (f.n == 0) { /* expired between the SCAN and the HGETALL */
+                fields_release(&f);
+                continue;
+            }
+            n++;
             if (worker_fn)
                 worker_fn(ud, key + strlen(pattern) - 1, &f);
             fields_release(&f);
         }
         freeReplyObject(r);
     } while (strcmp(cursor, "0") != 0);
+    llmsb_err_clear(err);
+    return n;
+}
+
+int queue_stats(struct queue *q, struct queue_stats *st,
+                void (*worker_fn)(void *, const char *, const struct fields *), void *ud,
+                struct llmsb_err *err)
+{
+    char from[32];
+    redisReply *r;
+    int n;
+
+    if (queue_depth(q, st, err) != 0)
+        return err->code;
+    snprintf(from, sizeof(from), "%lld", (long long)(clock_wall_ms() - 60000));
+    if (cmds(q, &r, err, 6, "XRANGE", q->k_results, from, "+", "COUNT", "1000000") == 0) {
+        st->done_last_minute = r->type == REDIS_REPLY_ARRAY ? (long long)r->elements : 0;
+        freeReplyObject(r);
+    }
+    if ((n = queue_workers_each(q, worker_fn, ud, err)) < 0)
+        return n;
+    st->workers = n;
     return 0;
 }
 
@@ -1404,7 +1514,7 @@ int queue_session_drop(struct queue *q, const char *id, struct llmsb_err *err)
 {
     char key[QUEUE_KEY_MAX];
     int rc = queue_key(q, "session", id, key, err);
-    return rc ? rc : simple(q, err, 2, "DEL", key);
+    return rc ? rc : queue__simple(q, err, 2, "DEL", key);
 }
 
 int queue_session_lose(struct queue *q, const char *id, const char *why, long long ttl_s,
@@ -1416,9 +1526,9 @@ int queue_session_lose(struct queue *q, const char *id, const char *why, long lo
     if (rc)
         return rc;
     snprintf(ttl, sizeof(ttl), "%lld", ttl_s);
-    if ((rc = simple(q, err, 6, "HSET", key, "state", "lost", "why", why)) != 0)
+    if ((rc = queue__simple(q, err, 6, "HSET", key, "state", "lost", "why", why)) != 0)
         return rc;
-    return simple(q, err, 3, "EXPIRE", key, ttl);
+    return queue__simple(q, err, 3, "EXPIRE", key, ttl);
 }
 
 int queue_hand_over(struct queue *q, const char *entry_id, const char *consumer, long long idle_ms,
@@ -1427,6 +1537,6 @@ int queue_hand_over(struct queue *q, const char *entry_id, const char *consumer,
     char idle[24], cnt[24];
     snprintf(idle, sizeof(idle), "%lld", idle_ms);
     snprintf(cnt, sizeof(cnt), "%lld", count < 0 ? 0 : count);
-    return simple(q, err, 11, "XCLAIM", q->k_jobs, q->group, consumer, "0", entry_id, "IDLE", idle,
-                  "RETRYCOUNT", cnt, "JUSTID");
+    return queue__simple(q, err, 11, "XCLAIM", q->k_jobs, q->group, consumer, "0", entry_id, "IDLE",
+                         idle, "RETRYCOUNT", cnt, "JUSTID");
 }

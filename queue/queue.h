@@ -23,6 +23,11 @@
 #define QUEUE_CONSUMER_MAX 160
 #define QUEUE_BATCH_MAX 64            /* entries one reclaim call handles */
 #define QUEUE_RESULTS_MAXLEN "100000" /* results and dead streams, MAXLEN ~ */
+/* One script of a final write with copies (queue_finish) writes at most
+ * this many copies, and stops after the copy that brings the bytes of
+ * results it copied to this budget (8 copies of a 1 MiB result). */
+#define QUEUE_COPIES_BATCH 100
+#define QUEUE_COPIES_BATCH_BYTES ((size_t)8 << 20)
 
 struct queue {
     void *ctx; /* redisContext */
@@ -98,17 +103,26 @@ struct queue_copies {
 };
 
 /* Marks job_id (and c's copies without a final result) running unless it
- * already has a final result (a recheck's leaves it in place).
- * Returns 1 marked, 0 already final, or a negative code. */
-int queue_mark_running(struct queue *q, const char *job_id, const struct fields *fields,
-                       const struct queue_copies *c, long long ttl_s, struct llmsb_err *err);
+ * already has a final result (a recheck's leaves it in place), for the
+ * delivery entry_id (NULL: none), unless another entry of job_id holds
+ * the mark and is delivered and not acknowledged yet: one run of an id at
+ * a time (two runs would write one live stream).  Returns 1 marked, 0
+ * already final, 2 another entry runs it, or a negative code. */
+int queue_mark_running(struct queue *q, const char *job_id, const char *entry_id,
+                       const struct fields *fields, const struct queue_copies *c, long long ttl_s,
+                       struct llmsb_err *err);
 
-/* The final write, atomic: result hash (fields), done list (status),
- * results stream entry, XACK + XDEL of entry_id; with dead != NULL also an
- * entry on the dead stream; the same for each of c's copies (one with a
- * cancel request ends cancelled), each first-wins on its own. Returns 1
- * written, 0 when a final result was there already (the entry is
- * acknowledged either way). */
+/* The final write: result hash (fields), done list (status), results
+ * stream entry, XACK + XDEL of entry_id; with dead != NULL also an entry
+ * on the dead stream; the same for each of c's copies (one with a cancel
+ * request ends cancelled), each first-wins on its own.  One script
+ * without copies; with them, scripts of at most QUEUE_COPIES_BATCH copies
+ * and QUEUE_COPIES_BATCH_BYTES of copied results each (the first writes
+ * the result, the last acknowledges), so a long list never holds Redis
+ * for long, and a write cut short leaves the entry pending: called again
+ * (its next delivery), it writes the copies still without a result, from
+ * the stored one.  Returns 1 written, 0 when a final result was there
+ * already (the entry is acknowledged either way). */
 int queue_finish(struct queue *q, const char *entry_id, const char *job_id, const char *status,
                  const struct fields *fields, const struct fields *dead,
                  const struct queue_copies *c, long long ttl_s, struct llmsb_err *err);
@@ -261,6 +275,27 @@ struct queue_stats {
  * summary: three O(1) commands): stream_len, pending and dead; the rest 0.
  * A Prometheus scrape reads these (worker/metrics.c). */
 int queue_depth(struct queue *q, struct queue_stats *st, struct llmsb_err *err);
+/* Calls worker_fn(ud, name, fields) for each live worker heartbeat hash
+ * (worker_fn may be NULL).  Returns how many, or a negative code. */
+int queue_workers_each(struct queue *q,
+                       void (*worker_fn)(void *, const char *, const struct fields *), void *ud,
+                       struct llmsb_err *err);
+/* What the live workers understand (queue/workers.c): a front end about
+ * to use a feature asks first, and falls back or refuses when one lacks
+ * it (docs/operations.md, rolling upgrades); a worker handed a job that
+ * needs a feature it lacks looks here for one that has it. */
+struct queue_workers_check {
+    int alive;                     /* live workers (heartbeats) */
+    int lacking;                   /* of them, those without every feature asked for */
+    char lacking_names[512];       /* theirs with their protocol levels: "w1 (protocol 0)";
+                                      ", ..." ends a list cut short */
+    char best[QUEUE_CONSUMER_MAX]; /* one with all of them, the most free slots; "" none */
+};
+/* Reads the heartbeats for features (a comma-separated list of names,
+ * common/features.h); a heartbeat without a features field (a worker of
+ * protocol 0) has none.  Returns 0 or a negative code. */
+int queue_workers_check(struct queue *q, const char *features, struct queue_workers_check *out,
+                        struct llmsb_err *err);
 /* Calls worker_fn(ud, name, fields) for each live worker heartbeat hash. */
 int queue_stats(struct queue *q, struct queue_stats *st,
                 void (*worker_fn)(void *, const char *, const struct fields *), void *ud,

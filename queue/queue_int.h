@@ -11,6 +11,14 @@
  * LLMSB_ERR_BACKEND (retryable); other server errors LLMSB_ERR_INVALID. */
 int queue__cmd(struct queue *q, int argc, const char **argv, const size_t *lens, redisReply **out,
                struct llmsb_err *err);
+/* The most arguments a command of plain strings (queue__simple and
+ * queue.c's own) takes; more is refused, never read past. */
+#define QUEUE__ARGS_MAX 32
+/* Runs one command of argc plain-string arguments (argc of them after
+ * argc), its reply dropped: 0, or queue__cmd's error; argc outside 1 to
+ * QUEUE__ARGS_MAX is LLMSB_ERR_INVALID (err names the verb and the count)
+ * and sends nothing. */
+int queue__simple(struct queue *q, struct llmsb_err *err, int argc, ...);
 /* Runs two commands in one round trip (pipelined), dropping their
  * replies: 0, or the first one's error as queue__cmd says it. */
 int queue__cmd2(struct queue *q, int argc1, const char **argv1, const size_t *lens1, int argc2,

@@ -267,12 +267,19 @@ static void live_chunk(struct sandbox *s, struct live_in *li, const struct proto
         s->sink->fn(s->sink->arg, &c);
 }
 
+uint64_t sandbox_gvisor_nproc(uint64_t pids, uint64_t nproc)
+{
+    uint64_t n = pids > 1 ? pids - 1 : 1;
+
+    return pids && n < nproc ? n : nproc;
+}
+
 /* The RLIMIT_NPROC a job is sent with: on a kernel the agent says is
- * gVisor's, at most the job's pids limit, as exec_job_nproc does when the
- * engine said so (the pids cgroup does not bound a job there) */
+ * gVisor's, what holds it at its pids limit, as exec_job_nproc does when
+ * the engine said so (the pids cgroup does not bound a job there) */
 static uint64_t sent_nproc(const struct sandbox *s, const struct proto_job *pj)
 {
-    return s->gvisor && pj->pids && pj->pids < pj->nproc ? pj->pids : pj->nproc;
+    return s->gvisor ? sandbox_gvisor_nproc(pj->pids, pj->nproc) : pj->nproc;
 }
 
 /* Sends the JOB frame and waits for its RESULT, handling the install

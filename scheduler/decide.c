@@ -47,10 +47,12 @@ struct sched_decision scheduler_decide(enum sched_outcome o, long long attempt, 
 }
 
 enum sched_admit scheduler_admit(long long deliveries, int max_attempts, int already_final,
-                                 int cancel_requested)
+                                 int another_runs, int cancel_requested)
 {
     if (already_final)
         return SCHED_ADMIT_ACK;
+    if (another_runs) /* no attempt of its own yet: its count and a cancel wait too */
+        return SCHED_ADMIT_WAIT;
     if (deliveries > max_attempts)
         return SCHED_ADMIT_DEAD_LETTER;
     if (cancel_requested)

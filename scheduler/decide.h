@@ -57,11 +57,19 @@ enum sched_admit {
     SCHED_ADMIT_RUN = 0,
     SCHED_ADMIT_ACK,         /* a final result exists already: the first one stands */
     SCHED_ADMIT_DEAD_LETTER, /* delivered more times than max_attempts */
-    SCHED_ADMIT_CANCEL       /* cancelled before it started */
+    SCHED_ADMIT_CANCEL,      /* cancelled before it started */
+    SCHED_ADMIT_WAIT         /* another entry of its id runs: given back uncounted, it comes
+                              * again after SCHED_WAIT_OTHER_RUN_MS (and is acknowledged
+                              * once that run's result stands) */
 };
 
+/* How long an entry whose id another entry runs waits before it looks again. */
+#define SCHED_WAIT_OTHER_RUN_MS 2000
+
+/* another_runs: another entry of the job's id holds its running mark
+ * (queue_mark_running's 2): one run of an id at a time. */
 enum sched_admit scheduler_admit(long long deliveries, int max_attempts, int already_final,
-                                 int cancel_requested);
+                                 int another_runs, int cancel_requested);
 
 /* How long the worker waits for a job's result before it destroys the
  * container: every step's limit plus the grace. */

@@ -33,7 +33,7 @@ allowed() {
     eval) echo "job config languages common" ;;
     worker) echo "exec sandbox backends job config security languages proto common queue scheduler" ;;
     mcp) echo "exec sandbox backends job config security languages proto common queue scheduler/decide.h" ;;
-    bench) echo "exec sandbox backends job config security languages proto common queue scheduler" ;;
+    bench) echo "exec sandbox backends job config security languages proto common queue scheduler agent" ;;
     cli) echo "worker mcp eval exec sandbox backends images job config security languages proto common queue scheduler" ;;
     *) echo "?" ;;
     esac

@@ -147,6 +147,44 @@ stop_worker_and_redis() {
     return 0
 }
 
+# start_named_worker BIN NAME SLOTS: a worker of the binary BIN named NAME
+# on the suite's redis-server ($PORT, prefix $LLMSB_PREFIX), its log in
+# $T/NAME.log, its pid added to WORKERS and kept in PID_NAME (- as _);
+# returns once its heartbeat is there (15 s at most, else says so).
+start_named_worker() {
+    "$1" worker --name "$2" --slots "$3" >"$T/$2.log" 2>&1 &
+    WORKERS="${WORKERS:-} $!"
+    eval "PID_${2//-/_}=$!"
+    for _ in $(seq 1 150); do
+        [ "$(redis-cli -p "$PORT" exists "$LLMSB_PREFIX:worker:$2")" = 1 ] && return 0
+        sleep 0.1
+    done
+    echo "worker $2 did not come up"; cat "$T/$2.log"
+}
+
+# stop_named_worker NAME: SIGTERM (it drains), then waits up to 30 s for it.
+stop_named_worker() {
+    local p
+    eval "p=\$PID_${1//-/_}"
+    kill "$p" 2>/dev/null
+    for _ in $(seq 1 300); do kill -0 "$p" 2>/dev/null || return 0; sleep 0.1; done
+}
+
+# stop_workers_and_redis: the end of a suite that ran workers ($WORKERS)
+# on its own redis-server ($PORT): each stopped (SIGTERM, 10 s each at
+# most), the server shut down, their containers and those of $RUN_PIDS
+# removed.
+stop_workers_and_redis() {
+    local p
+    for p in ${WORKERS:-}; do kill "$p" 2>/dev/null; done
+    for p in ${WORKERS:-}; do
+        for _ in $(seq 1 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    done
+    redis-cli -p "$PORT" shutdown nosave >/dev/null 2>&1
+    remove_containers_of ${WORKERS:-} $RUN_PIDS
+    return 0
+}
+
 # suite NAME: a suite's counters.  `ok CASE` and `bad CASE WHY` add to pass
 # and fail and print NAME.CASE; bad also prints what the case left in
 # $T/why, through $WHY_SHOW (default: its first 12 lines).

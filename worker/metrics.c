@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 
 #include "common/common.h"
+#include "common/http_gate.h"
 #include "common/net.h"
 #include "queue/queue.h"
 
@@ -229,6 +230,9 @@ static enum MHD_Result reply(struct MHD_Connection *conn, unsigned code, const c
         return MHD_NO;
     }
     MHD_add_response_header(res, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    /* a scrape a connection: no client holds a place of the server's few
+     * by dribbling a second request (the gate times only the first) */
+    MHD_add_response_header(res, MHD_HTTP_HEADER_CONNECTION, "close");
     rc = MHD_queue_response(conn, code, res);
     MHD_destroy_response(res);
     return rc;
@@ -268,36 +272,61 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                  &b);
 }
 
+/* A connection whose request's headers are in (http_gate's admit): the
+ * server's from now on.  Past its connection cap it is closed. */
+static void admit(void *ud, int fd, const struct sockaddr *sa, socklen_t salen)
+{
+    struct metrics *m = ud;
+
+    if (MHD_add_connection(m->daemon, fd, sa, salen) != MHD_YES)
+        log_debug("metrics: a connection refused: %d scrapes at once already",
+                  METRICS_CONNECTIONS);
+}
+
 int metrics_start(struct metrics *m, const char *addr, const char *redis_url,
                   const char *redis_prefix, void (*gauges)(void *, struct metrics_gauges *),
                   void *ud, struct llmsb_err *err)
 {
     struct addrinfo *ai = NULL;
+    char what[300];
     int rc;
 
     if ((rc = addr_resolve_listen("worker.metrics_addr", addr, 0, 1, &ai, err)) != 0)
         return rc;
     snprintf(m->redis_url, sizeof(m->redis_url), "%s", redis_url);
     snprintf(m->redis_prefix, sizeof(m->redis_prefix), "%s", redis_prefix);
+    snprintf(what, sizeof(what), "worker.metrics_addr \"%s\"", addr);
     m->gauges = gauges;
     m->ud = ud;
-    /* one thread answers, one scrape at a time, each bounded in time */
-    m->daemon = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | (ai->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0), 0, NULL,
-        NULL, on_request, m, MHD_OPTION_SOCK_ADDR, ai->ai_addr, MHD_OPTION_CONNECTION_LIMIT,
-        (unsigned)16, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10, MHD_OPTION_END);
-    freeaddrinfo(ai);
+    /* one thread answers, one scrape at a time, each bounded in time; the
+     * gate accepts and hands over the connections whose headers are in */
+    m->daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_NO_LISTEN_SOCKET |
+                                     MHD_USE_ITC,
+                                 0, NULL, NULL, on_request, m, MHD_OPTION_CONNECTION_LIMIT,
+                                 (unsigned)METRICS_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT,
+                                 (unsigned)10, MHD_OPTION_END);
     if (!m->daemon)
-        return llmsb_err_set(err, LLMSB_ERR_SYS,
-                             "worker.metrics_addr \"%s\": cannot listen there (in use, or "
-                             "not an address of this host?)",
-                             addr);
+        rc = llmsb_err_set(err, LLMSB_ERR_SYS, "%s: cannot start libmicrohttpd", what);
+    else
+        rc = http_gate_start(ai,
+                             &(struct http_gate_opts){what, METRICS_WAITING_MAX,
+                                                      METRICS_HEAD_DEADLINE_MS, admit, m},
+                             &m->gate, err);
+    freeaddrinfo(ai);
+    if (rc != 0) {
+        if (m->daemon)
+            MHD_stop_daemon(m->daemon);
+        m->daemon = NULL;
+        return rc;
+    }
     log_info("metrics: serving http://%s/metrics", addr);
     return 0;
 }
 
 void metrics_release(struct metrics *m)
 {
+    http_gate_stop(m->gate);
+    m->gate = NULL;
     if (m->daemon)
         MHD_stop_daemon(m->daemon);
     m->daemon = NULL;

@@ -24,6 +24,11 @@
 #define METRICS_ACQUIRE_KINDS 4
 #define METRICS_REDIS_TIMEOUT_MS 1000 /* a scrape's Redis read, at most */
 #define METRICS_BODY_CAP ((size_t)1 << 20)
+#define METRICS_CONNECTIONS 16 /* scrapes served at once */
+/* the front door (common/http_gate.h): connections held until their
+ * request's headers are in, and the time they have for it */
+#define METRICS_WAITING_MAX 256
+#define METRICS_HEAD_DEADLINE_MS 10000
 
 /* What the worker knows at the moment of a scrape (metrics_gauges_fn). */
 struct metrics_gauges {
@@ -48,10 +53,12 @@ struct metrics_counts {
     long long engine_errors;
 };
 
+struct http_gate;
 struct metrics {
     pthread_mutex_t mu;
     struct metrics_counts c;
     void *daemon; /* struct MHD_Daemon, NULL when off */
+    struct http_gate *gate; /* accepts for it */
     /* the scrape's Redis connection (the server's thread alone uses it) */
     char redis_url[256], redis_prefix[64];
     void *q; /* struct queue *, opened on the first scrape */

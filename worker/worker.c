@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/features.h"
 #include "queue/queue.h"
 #include "scheduler/scheduler.h"
 #include "exec/exec.h"
@@ -316,8 +317,12 @@ static int64_t entry_ms(const char *id)
     return parse_ll(ms, 0, (long long)1 << 62, &v) == 0 ? v : 0;
 }
 
-/* The job's "running" record. Returns 1 when a final result exists already. */
-static int already_final(struct slot *s, const struct job *j, const struct job_result *r)
+/* The job's "running" record, for this delivery: queue_mark_running's
+ * answer (1 marked, 0 a final result exists already, 2 another entry of
+ * the id runs it); 1 when Redis failed (logged: the job runs, at least
+ * once). */
+static int mark_running(struct slot *s, const struct queue_entry *e, const struct job *j,
+                        const struct job_result *r)
 {
     struct fields p;
     struct llmsb_err err = {0};
@@ -338,13 +343,13 @@ static int already_final(struct slot *s, const struct job *j, const struct job_r
     if (copies_of(j, &c, &ids, &metas) != 0)
         llmsb_err_set(&err, LLMSB_ERR_NOMEM, "out of memory");
     else
-        rc = queue_mark_running(&s->q, j->id, &p, &c, j->result_ttl_s, &err);
+        rc = queue_mark_running(&s->q, j->id, e->id, &p, &c, j->result_ttl_s, &err);
     free(ids);
     free(metas);
     fields_release(&p);
     if (rc < 0)
         log_warn("job=%s: cannot mark running: %s", j->id, err.msg);
-    return rc == 0;
+    return rc < 0 ? 1 : rc;
 }
 
 static void run_entry(struct slot *s, const struct queue_entry *e, const struct job *j,
@@ -355,10 +360,18 @@ static void run_entry(struct slot *s, const struct queue_entry *e, const struct 
     struct llmsb_err err = {0};
     struct sched_decision d;
     enum sched_outcome o;
-    int final = already_final(s, j, r);
-    int cancel = !final && queue_cancel_requested(&s->q, j->id, &err) == 1;
+    int mark = mark_running(s, e, j, r);
+    int cancel = mark == 1 && queue_cancel_requested(&s->q, j->id, &err) == 1;
 
-    switch (scheduler_admit(e->deliveries, j->max_attempts, final, cancel)) {
+    switch (scheduler_admit(e->deliveries, j->max_attempts, mark == 0, mark == 2, cancel)) {
+    case SCHED_ADMIT_WAIT: {
+        char shown[160];
+        llmsb_escape(shown, sizeof(shown), j->id, strlen(j->id));
+        log_info("job=%s: another entry of this id runs it; entry %s waits for its result", shown,
+                 e->id);
+        scheduler_give_back(&s->w->sched, &s->q, e, SCHED_WAIT_OTHER_RUN_MS, 0);
+        return;
+    }
     case SCHED_ADMIT_ACK:
         finish(s, e, j, r, j->result_ttl_s, NULL); /* acknowledges; the first result stands */
         return;
@@ -503,12 +516,71 @@ static void live_begin(struct slot *s, struct job *j, long long attempt)
     j->sink = &s->live_sink;
 }
 
+/* The first feature e's needs field names that this build does not know,
+ * into missing: 1, else 0 (a malformed list is the parser's to refuse). */
+static int needs_unknown(const struct queue_entry *e, char *missing, size_t msz)
+{
+    struct llmsb_err err = {0};
+    size_t len = 0;
+    const char *needs = fields_get(&e->f, "needs", &len);
+
+    return needs && features_check("needs", needs, len, missing, msz, &err) == 1;
+}
+
+/* A job that needs a feature this worker lacks (a newer front end's) is
+ * never invalid: it goes to a live worker that publishes every feature it
+ * needs, as a session's call goes to its worker, else (none alive, or it
+ * went round more than max_attempts deliveries) it ends internal_error
+ * with a dead letter naming the feature. */
+static void hand_on(struct slot *s, const struct queue_entry *e, struct job *j,
+                    struct job_result *r, const char *missing)
+{
+    const char *needs = fields_get(&e->f, "needs", NULL);
+    struct queue_workers_check c;
+    struct llmsb_err err = {0};
+    char shown[160], reason[512];
+
+    llmsb_escape(shown, sizeof(shown), r->id, strlen(r->id));
+    if (queue_workers_check(&s->q, needs, &c, &err) != 0) {
+        log_warn("job=%s: cannot read the workers' heartbeats (%s); given back", shown, err.msg);
+        scheduler_give_back(&s->w->sched, &s->q, e, SCHED_BACKOFF_BASE_MS, 0);
+        return;
+    }
+    if (c.best[0] && e->deliveries <= j->max_attempts) {
+        if (queue_hand_over(&s->q, e->id, c.best, scheduler_own_idle_ms(s->w->cfg->block_ms),
+                            e->deliveries, &err) == 0)
+            log_info("job=%s needs %s, which this worker (protocol %d) lacks: handed to %s", shown,
+                     needs, LLMSB_PROTOCOL, c.best);
+        else
+            log_warn("job=%s: cannot hand it to %s: %s", shown, c.best, err.msg);
+        return;
+    }
+    if (c.best[0]) /* handed round: nobody that has it took it */
+        snprintf(
+            reason, sizeof(reason),
+            "needs the feature \"%.32s\", which this worker (protocol %d: %.40s) does not know; "
+            "handed to workers that publish all of \"%.100s\" (%.64s), it came back %lld times "
+            "(max_attempts %d); see the workers' logs (docs/operations.md, rolling upgrades)",
+            missing, LLMSB_PROTOCOL, features_all(), needs, c.best, e->deliveries - 1,
+            j->max_attempts);
+    else
+        snprintf(
+            reason, sizeof(reason),
+            "needs the feature \"%.32s\", which this worker (protocol %d: %.40s) does not know, "
+            "and no live worker publishes all of \"%.100s\" (%d alive); upgrade the workers "
+            "(docs/operations.md, rolling upgrades)",
+            missing, LLMSB_PROTOCOL, features_all(), needs, c.alive);
+    log_info("job=%s: %s", shown, reason);
+    dead_letter(s, e, j, r, s->w->cfg->result_ttl_s, reason);
+}
+
 static void handle_entry(struct slot *s, struct queue_entry *e)
 {
     const struct config *cfg = s->w->cfg;
     struct llmsb_err err = {0};
     struct job j;
     struct job_result r;
+    char missing[FEATURE_NAME_MAX + 1];
     int invalid;
 
     if (e->deleted) {
@@ -526,7 +598,9 @@ static void handle_entry(struct slot *s, struct queue_entry *e)
     r.queued_at = entry_ms(e->id);
     runner_stamp(&s->w->rn, &r);
     scheduler_begin(&s->w->sched, s->index, e->id, r.id);
-    if (invalid) {
+    if (needs_unknown(e, missing, sizeof(missing))) {
+        hand_on(s, e, &j, &r, missing);
+    } else if (invalid) {
         job_result_set_status(&r, STATUS_INVALID, "%s", err.msg);
         log_info("job=%s invalid: %s", r.id, err.msg);
         finish(s, e, &j, &r, cfg->result_ttl_s, NULL);
@@ -579,7 +653,7 @@ static int heartbeat(struct worker *w, struct queue *q)
 {
     struct fields p;
     struct llmsb_err err = {0};
-    char slots[16], busy[16], done[24], pid[16], started[24], pooled[32];
+    char slots[16], busy[16], done[24], pid[16], started[24], pooled[32], protocol[16];
     int idle = 0, total = pool_size(&w->rn.pool, &idle), rc;
 
     snprintf(slots, sizeof(slots), "%d", w->nslots);
@@ -588,6 +662,7 @@ static int heartbeat(struct worker *w, struct queue *q)
     snprintf(pid, sizeof(pid), "%d", (int)getpid());
     snprintf(started, sizeof(started), "%lld", (long long)w->started_wall_ms);
     snprintf(pooled, sizeof(pooled), "%d/%d", idle, total);
+    snprintf(protocol, sizeof(protocol), "%d", LLMSB_PROTOCOL);
     fields_init(&p, 16);
     fields_adds(&p, "host", w->rn.id.host);
     fields_adds(&p, "pid", pid);
@@ -595,6 +670,8 @@ static int heartbeat(struct worker *w, struct queue *q)
     fields_adds(&p, "busy", busy);
     fields_adds(&p, "done", done);
     fields_adds(&p, "version", LLMSB_VERSION);
+    fields_adds(&p, "protocol", protocol);
+    fields_adds(&p, "features", features_all());
     fields_adds(&p, "backend", w->rn.be.ops->name);
     fields_adds(&p, "state",
                 atomic_load(&worker_stop)       ? "draining"

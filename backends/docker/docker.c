@@ -705,6 +705,45 @@ static int image_stream(struct backend *b, const char *path, const char *ctype, 
     return 0;
 }
 
+/* The export's body goes to the caller's sink as it arrives; its first
+ * bytes are kept too, for the message of an answer that is not a tar. */
+struct export_ctx {
+    int (*sink)(void *ud, const char *p, size_t n);
+    void *ud;
+    struct buf head;
+};
+
+static int export_write(void *ud, const char *p, size_t n)
+{
+    struct export_ctx *x = ud;
+    buf_append_some(&x->head, p, n);
+    return x->sink(x->ud, p, n);
+}
+
+int docker_container_export(struct backend *b, const char *id,
+                            int (*sink)(void *ud, const char *p, size_t n), void *ud,
+                            struct llmsb_err *err)
+{
+    struct export_ctx x = {sink, ud, {0}};
+    char path[256], msg[200];
+    long status = 0;
+    int rc;
+
+    snprintf(path, sizeof(path), "/containers/%.*s/export", BACKEND_ID_MAX, id);
+    buf_init(&x.head, 1024);
+    rc = http_request_stream(http_of(b), "GET", path, NULL, NULL, NULL, export_write, &x, 0,
+                             &status, err);
+    if (rc != 0) {
+        rc = llmsb_err_wrap(err, "%s: export container %.12s", eng(b), id);
+    } else if (status != 200) {
+        http_error_message(&x.head, msg, sizeof(msg));
+        rc = llmsb_err_set(err, status == 404 ? LLMSB_ERR_NOTFOUND : LLMSB_ERR_BACKEND,
+                           "%s: export container %.12s: HTTP %ld: %s", eng(b), id, status, msg);
+    }
+    buf_release(&x.head);
+    return rc;
+}
+
 int docker_image_import(struct backend *b, const char *repo, const char *tag, backend_read_cb rd,
                         void *ud, backend_progress_cb cb, void *pud, struct llmsb_err *err)
 {
@@ -937,6 +976,7 @@ const struct backend_ops docker_ops = {
     .stop = docker_stop,
     .remove = docker_remove,
     .list = docker_list,
+    .container_export = docker_container_export,
     .image_import = docker_image_import,
     .image_build = docker_image_build,
     .image_pull = docker_image_pull,

@@ -110,6 +110,9 @@ int docker_list(struct backend *b, const char *label,
                 void (*fn)(void *, const struct container_info *), void *ud, struct llmsb_err *err);
 int docker_exec(struct backend *b, const char *id, const char *const *argv, const char *user,
                 struct buf *out, int *exit_code, struct llmsb_err *err);
+int docker_container_export(struct backend *b, const char *id,
+                            int (*sink)(void *ud, const char *p, size_t n), void *ud,
+                            struct llmsb_err *err);
 int docker_image_import(struct backend *b, const char *repo, const char *tag, backend_read_cb rd,
                         void *ud, backend_progress_cb cb, void *pud, struct llmsb_err *err);
 int docker_image_build(struct backend *b, const char *const *tags, size_t ntags, backend_read_cb rd,

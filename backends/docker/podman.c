@@ -207,6 +207,7 @@ const struct backend_ops podman_ops = {
     .stop = podman_stop,
     .remove = podman_remove,
     .list = docker_list,
+    .container_export = docker_container_export,
     .image_import = docker_image_import,
     .image_build = docker_image_build,
     .image_pull = docker_image_pull,

@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 #include "backends/http/websocket.h"
 #include "common/base64.h"
+#include "common/random.h"
 
 #define WS_CLIENT_FRAME_MAX ((size_t)64 << 10) /* payload of each frame we send */
 #define RX_CHUNK ((size_t)64 << 10)            /* bytes taken from the connection at once */
@@ -58,10 +58,9 @@ static uint64_t rng_next(uint64_t *x)
     return z ^ (z >> 31);
 }
 
-static void rng_seed(struct kubernetes_stream *s)
+static int rng_seed(struct kubernetes_stream *s, struct llmsb_err *err)
 {
-    if (getrandom(&s->rng, sizeof(s->rng), GRND_NONBLOCK) != (ssize_t)sizeof(s->rng))
-        s->rng = (uint64_t)clock_mono_us() ^ (uint64_t)(uintptr_t)s ^ (uint64_t)getpid() << 40;
+    return random_bytes(&s->rng, sizeof(s->rng), "k8s attach: the WebSocket masks' seed", err);
 }
 
 /* Sends one masked frame (FIN set) whose payload is pre then p. */
@@ -422,7 +421,9 @@ int kubernetes_stream_open(struct http_client *c, const char *path, struct backe
     buf_init(&s->out, RX_CHUNK);
     buf_init(&s->status_js, STATUS_JSON_CAP);
     ws_dec_init(&s->dec, 1);
-    rng_seed(s);
+    s->conn.fd = -1;
+    if ((rc = rng_seed(s, err)) != 0)
+        goto out;
     for (size_t i = 0; i < sizeof(nonce); i++)
         nonce[i] = (unsigned char)rng_next(&s->rng);
     if (!(key = base64_encode(nonce, sizeof(nonce), NULL))) {
@@ -433,7 +434,6 @@ int kubernetes_stream_open(struct http_client *c, const char *path, struct backe
              "Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
              "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Protocol: %s, %s\r\n",
              key, PROTO_V5, PROTO_V4);
-    s->conn.fd = -1;
     if ((rc = http_upgrade(c, path, hdrs, &s->conn, err)) != 0) {
         rc = open_err(err);
         goto out;

@@ -9,7 +9,8 @@
 # dir, .hotspotrc and .hotspot_compiler, the class files' modes,
 # JAVA_TOOL_OPTIONS and other env, test cases, a container below the
 # server's memory or pids threshold) and HumanEval-X's Java reference
-# solutions, each run with the server and with LLMSB_COMPILE_CACHE=0;
+# solutions, each run with the server and with LLMSB_COMPILE_CACHE=0 (a
+# sandbox that runs no server at all);
 # every result field but the timings must be equal, the class files
 # (artifacts) too.  A third run with LLMSB_COMPILE_CACHE_TRACE=- (the
 # agent's trace in compile_output) checks that each program took the path
@@ -18,14 +19,19 @@
 # and fall back, "plain-" ones never ask; it is compared too, its trace
 # lines taken out.  Then, one sandbox in turn: a
 # job's run step tries to signal the server, read its /proc files
-# (environ, mem, fd) and find a socket to connect to, and leaves files in
+# (environ, mem, fd) and find a socket to connect to (with
+# LLMSB_COMPILE_CACHE=0 it finds no server), and leaves files in
 # the work dir and /tmp that would change the next job's compile, which
 # must compile as if they were not there; a compile past the compile step's
 # limit times out as the plain one does, and the next job is served warm; a
 # compile of ~2 s with a note under a 3 s limit falls back and is "ok" (the
 # plain javac has a deadline of its own), and the next job is served warm;
 # the server killed from the host during a job's run step: the next jobs'
-# results are as plain, the one after served warm.
+# results are as plain, the one after served warm.  Last, a program starts
+# as many threads as a sandbox without the server has room for, less 4:
+# with the server too (its threads are on top of the job's pids limit).
+# The one-sandbox part keeps the caller's LLMSB_CONFIG (its images among
+# them), as the corpus runs do.
 #   usage: tests/compile-cache/java.sh [all]
 # Without "all" (CI), every fourth HumanEval-X program runs; with it (make
 # test-java-cache-all), all 164.
@@ -200,12 +206,22 @@ for name, env in (("seq-cached", {"LLMSB_COMPILE_CACHE_TRACE": "-"}),
         for i, code in jobs:
             f.write(json.dumps({"id": i, "lang": "java", "code": code, "env": env}) + "\n")
 EOF
-printf 'limits: {defaults: {compile_timeout: 3}}\n' >"$T/seq.yaml"
+# the caller's config (LLMSB_CONFIG: its images, say) with a compile limit
+# of 3 s, and the Java image it names, in whose containers kill_server looks
+JAVA_IMAGE=$(python3 - "$T/seq.yaml" <<'EOF'
+import os, sys, yaml
+path = os.environ.get("LLMSB_CONFIG")
+cfg = (yaml.safe_load(open(path)) if path else None) or {}
+cfg.setdefault("limits", {}).setdefault("defaults", {})["compile_timeout"] = 3
+yaml.safe_dump(cfg, open(sys.argv[1], "w"))
+print((cfg.get("images") or {}).get("java", "llmsb/java:latest"))
+EOF
+) || bad prepare "the one-sandbox config"
 # Kills the server, from the host, of the container whose job made the
 # marker file; says so in $T/killed.
 kill_server() {
     for _ in $(seq 600); do
-        for c in $(docker ps -q --filter ancestor=llmsb/java:latest 2>/dev/null); do
+        for c in $(docker ps -q --filter ancestor="$JAVA_IMAGE" 2>/dev/null); do
             docker exec "$c" test -e /tmp/llmsb-test-kill-server 2>/dev/null || continue
             pid=$(docker top "$c" -o pid,args | awk '/Llmsb[J]avac/ {print $1}')
             [ -n "$pid" ] && kill -KILL $pid && echo killed >"$T/killed" && return
@@ -242,6 +258,9 @@ check("probe", res["probe"].get("stdout"),
       "server: found\nkill: denied\nenviron: denied\nmem: denied\nfd: denied\n"
       "socket dirs: 0\nconnected: 0\nalive: true\n")
 check("probe's compile", paths["probe"], "warm\n")
+# the plain side runs no server at all (LLMSB_COMPILE_CACHE=0): what the
+# corpus compares is a sandbox without it, its memory and threads included
+check("probe without the server", plain["probe"].get("stdout"), "server: none\n")
 check("poison", res["poison"].get("stdout"), "left files\n")
 for i in ("victim", "after", "slow-compile", "after-slow", "slow-note", "after-note",
           "sleeper", "after-kill", "after-restart"):
@@ -263,6 +282,73 @@ rc=$?
 cat "$T/seq.out"
 [ $rc = 0 ] && ok "a_job_cannot_reach_the_server_or_change_the_next_compile" ||
     bad a_job_cannot_reach_the_server_or_change_the_next_compile "see above"
+
+# Threads at the pids limit: the server's threads count in its sandbox's
+# pids cgroup, so the worker puts them on top of the job's pids limit, and
+# a program that starts as many threads as a sandbox without the server
+# has room for starts them with it too.  How many: what a plain sandbox
+# (LLMSB_COMPILE_CACHE=0: no server) takes at pids 256, less 4 (the
+# JVM's own threads vary a little); the server has 12.
+python3 - "$T" <<'EOF'
+import json, sys
+T = sys.argv[1]
+code = """import java.util.concurrent.CountDownLatch;
+public class Main {
+    public static void main(String[] args) throws Exception {
+        int n = Integer.parseInt(args[0]), started = 0;
+        CountDownLatch done = new CountDownLatch(1);
+        try {
+            for (; started < n; started++) {
+                Thread t = new Thread(() -> {
+                    try { done.await(); } catch (InterruptedException e) { }
+                });
+                t.setDaemon(true);
+                t.start();
+            }
+        } catch (OutOfMemoryError e) { // unable to create native thread
+        }
+        done.countDown();
+        System.out.println(started == n ? n + " threads ran" : "only " + started + " of " + n);
+    }
+}
+"""
+job = {"lang": "java", "code": code, "pids": 256, "memory": 1024, "timeout": 30}
+with open(T + "/threads-probe.jsonl", "w") as f:
+    f.write(json.dumps(dict(job, id="probe", args=["100000"], env={"LLMSB_COMPILE_CACHE": "0"})) + "\n")
+with open(T + "/threads.json", "w") as f:
+    json.dump(job, f)
+EOF
+"$B" submit "$T/threads-probe.jsonl" --local --slots 1 --out "$T/threads-probe.out" >"$T/threads.log" 2>&1
+most=$(jq -r '.stdout' "$T/threads-probe.out" 2>/dev/null | sed -nE 's/^only ([0-9]+) of 100000$/\1/p')
+if [ -z "$most" ]; then
+    bad threads_at_the_pids_limit "the plain probe: $(jq -c '{status, stdout, stderr: .stderr[0:200]}' "$T/threads-probe.out" 2>/dev/null)"
+else
+    n=$((most - 4))
+    # plain (no server), then warm (a first job so the server is up, traced)
+    jq -c --arg n "$n" '. + {id: "plain", args: [$n], env: {LLMSB_COMPILE_CACHE: "0"}}' "$T/threads.json" >"$T/threads-plain.jsonl"
+    { jq -c '. + {id: "first", args: ["1"], env: {LLMSB_COMPILE_CACHE_TRACE: "-"}}' "$T/threads.json"
+      jq -c --arg n "$n" '. + {id: "warm", args: [$n], env: {LLMSB_COMPILE_CACHE_TRACE: "-"}}' "$T/threads.json"; } >"$T/threads-warm.jsonl"
+    for side in plain warm; do
+        "$B" submit "$T/threads-$side.jsonl" --local --slots 1 --no-dedup --out "$T/threads-$side.out" >>"$T/threads.log" 2>&1
+    done
+    python3 - "$T" "$n" >"$T/threads.out" 2>&1 <<'EOF'
+import json, sys
+T, n = sys.argv[1:]
+res = {}
+for side in ("plain", "warm"):
+    for line in open("%s/threads-%s.out" % (T, side)):
+        r = json.loads(line)
+        res[r["id"]] = r
+wrong = ["%s: %r" % (i, res.get(i, {}).get("stdout")) for i in ("plain", "warm")
+         if res.get(i, {}).get("stdout") != "%s threads ran\n" % n]
+if res.get("warm", {}).get("compile_output") != "warm\n":
+    wrong.append("warm's compile: %r" % res.get("warm", {}).get("compile_output"))
+print("; ".join(wrong))
+sys.exit(1 if wrong else 0)
+EOF
+    [ $? = 0 ] && ok "threads_at_the_pids_limit ($n, a plain sandbox's $most less 4, both ways)" ||
+        bad threads_at_the_pids_limit "$(cat "$T/threads.out") (want $n threads both ways; a plain sandbox took $most)"
+fi
 
 echo "java_cache: $pass passed, $fail failed"
 [ "$fail" = 0 ]

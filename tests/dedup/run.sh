@@ -27,29 +27,23 @@ R="redis-cli -p $PORT"
 suite dedup; WORKERS=""
 
 cleanup() {
-    for p in $WORKERS; do kill "$p" 2>/dev/null; done
-    for p in $WORKERS; do for _ in $(seq 1 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done; done
-    $R shutdown nosave >/dev/null 2>&1
-    remove_containers_of $WORKERS $RUN_PIDS
+    stop_workers_and_redis
     rm -rf "$T"
 }
 trap cleanup EXIT
 
 start_redis "$PORT" "$T" || { echo "dedup: redis-server did not start"; exit 1; }
 
-start_worker() {  # start_worker NAME SLOTS
-    "$B" worker --name "$1" --slots "$2" >"$T/$1.log" 2>&1 &
-    WORKERS="$WORKERS $!"
-    eval "PID_$1=$!"
-    for _ in $(seq 1 100); do [ "$($R exists dd:worker:$1)" = 1 ] && return 0; sleep 0.1; done
-    echo "worker $1 did not come up"; cat "$T/$1.log"
-}
-stop_worker() {  # stop_worker NAME: SIGTERM drains; waits for it to end
-    local p; eval "p=\$PID_$1"
-    kill "$p" 2>/dev/null
-    for _ in $(seq 1 300); do kill -0 "$p" 2>/dev/null || return 0; sleep 0.1; done
-}
+start_worker() { start_named_worker "$B" "$1" "$2"; }  # start_worker NAME SLOTS
+stop_worker() { stop_named_worker "$1"; }
 runs_of() { grep -c "job=.* status=" "$T/$1.log"; }  # jobs a worker wrote a result for
+# runs_of NAME once it reaches WANT (up to 5 s): the worker logs a job's
+# line just after its result is written, which a submit --wait may see first
+runs_reaching() {  # runs_reaching NAME WANT
+    local n
+    for _ in $(seq 1 50); do n=$(runs_of "$1"); [ "$n" -ge "$2" ] && break; sleep 0.1; done
+    echo "$n"
+}
 
 # A CRUXEval-style file: 4 tasks x 16 generations, python assertions, the
 # generations drawn with repeats from a few candidates per task (as a
@@ -81,7 +75,7 @@ NJ=64; ND=$(cat "$T/crux.distinct")
 #    every id its own result, copies marked, meta each job's own
 start_worker w1 2
 "$B" submit "$T/crux.jsonl" --wait --timeout 60 --out "$T/crux.out" --report "$T/crux.rep" >"$T/crux.txt" 2>&1; rc=$?
-runs=$(runs_of w1)
+runs=$(runs_reaching w1 "$ND")
 ids_ok=1; copies=0
 for id in $(jq -r .id "$T/crux.jsonl"); do
     st=$($R blpop "dd:done:$id" 1 | tail -1)
@@ -109,7 +103,7 @@ else bad crux_style_file_runs_each_distinct_program_once "rc=$rc runs=$runs/$ND 
 # 2. --no-dedup (and --rerun) runs every job
 before=$(runs_of w1)
 "$B" submit "$T/crux.jsonl" --wait --timeout 60 --rerun --no-dedup --out "$T/nd.out" >"$T/nd.txt" 2>&1
-after=$(runs_of w1)
+after=$(runs_reaching w1 $((before + NJ)))
 if [ $((after - before)) = $NJ ] && grep -q "^dedup: off (--no-dedup): $NJ jobs, $NJ runs" "$T/nd.txt" &&
    [ "$(jq -r 'select(.copy_of) | .id' "$T/nd.out" | wc -l)" = 0 ]; then
     ok no_dedup_runs_every_job

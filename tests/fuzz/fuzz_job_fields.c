@@ -1,7 +1,10 @@
 /* fuzz_job_fields.c - job fields from a stream entry: the input is split
- * into NUL-separated name/value pairs and parsed as a job (copies and
- * recheck included); an accepted job must also turn into an agent JOB
- * frame, and any list of fields into a dedup form. */
+ * into NUL-separated name/value pairs and parsed as a job (copies,
+ * recheck and needs included); an accepted job must also turn into an
+ * agent JOB frame, and any list of fields into a dedup form.  Each value
+ * also goes through the feature-list reader as the worker reads needs
+ * (before the job is parsed) and a heartbeat's features. */
+#include "common/features.h"
 #include "job/dedup.h"
 #include "job/job.h"
 
@@ -33,6 +36,11 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
         fields_add_copy(&f, name, (size_t)(nul - name), v, (size_t)(vend - v));
         n++;
         p = vend + 1;
+    }
+    for (size_t i = 0; i < f.n; i++) {
+        char unknown[FEATURE_NAME_MAX + 1];
+        features_check("needs", f.v[i].value, f.v[i].len, unknown, sizeof(unknown), &err);
+        features_has(f.v[i].value, f.v[i].len, "live");
     }
     {
         struct buf form;

@@ -12,8 +12,12 @@
 #     declares a VOLUME is refused by the hardening audit;
 #   - a Dockerfile that switches the layer off (a last SHELL, root renamed
 #     in /etc/passwd, a file capability) is built with all of it undone;
-#     a last line that continues, and a sparse file that passes the
-#     context cap, are refused; no tag of a custom image but :latest and
+#     a last line that continues (also behind a byte-order mark, or with a
+#     comment before "# escape="), a sparse file and 200,000 empty files
+#     that pass the context cap, are refused; a setuid-root shell in a
+#     mode-711 directory behind a find of the image's, and a /bin/sh that
+#     does nothing for root, are refused by the audit of the image's files
+#     from outside, and deleted; no tag of a custom image but :latest and
 #     its hash may be named by a job;
 #   - images list shows it, images rm removes its tags, judging by the
 #     repo (another name of the same image, as one built FROM it carries
@@ -23,7 +27,8 @@
 #     a base without python3, a Dockerfile that fails) is refused naming
 #     the option, the value and why.
 # Its tags are llmsb/custom/ct<pid>-* (llmsb-unchecked/ct<pid>-* while
-# checked), removed at the end.  Run it under
+# checked) and ct<pid>-base (llmsb/python as the run found it, the yaml
+# image's base), removed at the end.  Run it under
 # the images lock (make integration does, as every docker suite).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -44,7 +49,7 @@ cleanup() {
     # our tags only (their layers go with the last tag)
     local f tag
     f=$(jq -rn --arg r "llmsb/custom/$N-*" --arg u "llmsb-unchecked/$N-*" --arg d "$N-derived" \
-        '{reference: [$r, $u, $d]} | tojson | @uri')
+        --arg b "$N-base" '{reference: [$r, $u, $d, $b]} | tojson | @uri')
     for tag in $(engine_get "/images/json?filters=$f" | jq -r '.[].RepoTags[]?'); do
         curl -fs -X DELETE --max-time 30 --unix-socket "$ENGINE_SOCK" \
             "http://d/v1.41/images/$(jq -rn --arg t "$tag" '$t | @uri')?force=1" >/dev/null
@@ -65,9 +70,28 @@ expect_refused() { # NAME WANT CMD...
     if ! "$@" >"$T/why" 2>&1 && grep -qF -- "$want" "$T/why"; then ok "$name"; else bad "$name" "want: $want"; fi
 }
 
-mkdir -p "$T/yaml" "$T/nopy" "$T/suid" "$T/vol" "$T/broken" "$T/hostile" "$T/cont" "$T/sparse"
-cat >"$T/yaml/Dockerfile" <<'EOF'
-FROM llmsb/python:latest
+refused_and_gone() { # CASE NAME WANT...: a build of $T/NAME refused saying each WANT, no tag of it left
+    local case=$1 name=$2 w; shift 2
+    if build "$name" "$T/$name" python; then bad "$case" "built"; return; fi
+    for w in "$@"; do
+        grep -qF -- "$w" "$T/why" || { bad "$case" "want: $w"; return; }
+    done
+    if engine_get "/images/json" | jq -r '.[].RepoTags[]?' | grep -q "$N-$name:"; then
+        bad "$case" "a tag of it is left"
+    else
+        ok "$case"
+    fi
+}
+
+mkdir -p "$T/yaml" "$T/nopy" "$T/suid" "$T/vol" "$T/broken" "$T/hostile" "$T/cont" "$T/sparse" \
+    "$T/bom" "$T/comment" "$T/hidden" "$T/gate" "$T/many"
+# the yaml image's base: llmsb/python:latest as it is now, under a tag of
+# this run's, so that another run on the host that tags llmsb/python:latest
+# anew (its agent differs) does not move the base between two builds here
+curl -fs -X POST --max-time 30 --unix-socket "$ENGINE_SOCK" \
+    "http://d/v1.41/images/llmsb%2Fpython:latest/tag?repo=$N-base&tag=latest" >/dev/null ||
+    { echo "custom: cannot tag llmsb/python:latest as $N-base"; exit 1; }
+{ echo "FROM $N-base:latest"; cat <<'EOF'; } >"$T/yaml/Dockerfile"
 RUN apt-get update && apt-get install -y --no-install-recommends python3-yaml \
     && rm -rf /var/lib/apt/lists/*
 COPY greeting.txt /usr/local/share/greeting.txt
@@ -178,6 +202,32 @@ if build hostile "$T/hostile" python && grep -q "llmsb-stripped: /usr/local/bin/
 else
     cat "$T/out" >>"$T/why" 2>/dev/null; bad hostile_layer_holds "the layer was switched off"
 fi
+# 6c. Dockerfiles that switch our layer off where the engine's parser and
+# a naive reading of it disagree, each planting a setuid-root shell in a
+# mode-711 directory (which the sandbox user cannot list) after taking
+# Debian's own setuid bits off: refused before any build, naming the line
+# and the escape character.  A byte-order mark before "# escape=`" (the
+# engines drop it, so the directive holds):
+PLANT="find / -xdev -type f -perm /6000 -exec chmod ug-s {} + ; mkdir -m 711 /opt/hid && cp /bin/dash /opt/hid/sh && chmod 4755 /opt/hid/sh && echo $N"
+printf '\xef\xbb\xbf# escape=`\nFROM llmsb/python:latest\nRUN %s\nSHELL ["/bin/true"]\nRUN true `\n' "$PLANT" >"$T/bom/Dockerfile"
+refused_and_gone bom_refused bom "--dockerfile \"$T/bom/Dockerfile\":5: the last instruction ends in a line continuation ('\`', the escape character of line 1's \"# escape=\")"
+# a comment before "# escape=" (it is a comment too, so '\' continues):
+printf '# a comment first\n# escape=`\nFROM llmsb/python:latest\nRUN %s\nSHELL ["/bin/true"]\nRUN true \\\n' "$PLANT" >"$T/comment/Dockerfile"
+refused_and_gone comment_refused comment "--dockerfile \"$T/comment/Dockerfile\":6: the last instruction ends in a line continuation ('\\')"
+# 6d. the same shell with a find of the Dockerfile's that reports nothing
+# (our strip and the audit in a sandbox run the image's find): the image's
+# files, read from outside as root, show it and Debian's own; refused,
+# and the unchecked image deleted
+printf 'FROM llmsb/python:latest\nRUN mkdir -m 711 /opt/hid && cp /bin/dash /opt/hid/sh && chmod 4755 /opt/hid/sh && printf "#!/bin/sh\\nexit 0\\n" >/usr/local/bin/find && chmod 755 /usr/local/bin/find && echo %s\n' "$N" >"$T/hidden/Dockerfile"
+refused_and_gone hidden_setuid_refused hidden "the hardening audit refused" \
+    "in the image's files: a setuid or setgid file: /opt/hid/sh (mode 4755, owner 0:0)" \
+    "in the image's files: a setuid or setgid file: /usr/bin/su (mode 4755, owner 0:0)"
+# 6e. a /bin/sh that does nothing for root (so our steps do nothing) and
+# runs the audit for the sandbox user: each step left no mark; refused
+printf 'FROM llmsb/python:latest\nRUN find / -xdev -type f -perm /6000 -exec chmod ug-s {} + ; printf "#!/bin/dash\\n[ \\"\\$(id -u)\\" = 0 ] && exit 0\\nexec /bin/dash \\"\\$@\\"\\n" >/usr/local/bin/sh-gate && chmod 755 /usr/local/bin/sh-gate && ln -sf /usr/local/bin/sh-gate /bin/sh && echo %s\n' "$N" >"$T/gate/Dockerfile"
+refused_and_gone steps_without_marks_refused gate "the hardening audit refused" \
+    "our layer's step \"tools\" left no mark in /usr/local/lib/llmsb/custom-steps: it did not run" \
+    "our layer's step \"strip\" left no mark"
 # a last line that continues would swallow the layer's first line: refused
 printf 'FROM llmsb/python:latest\nUSER nobody\nRUN echo hi \\\n\n# a comment\n' >"$T/cont/Dockerfile"
 expect_refused trailing_continuation_refused "--dockerfile \"$T/cont/Dockerfile\":3: the last instruction ends in a line continuation ('\\')" \
@@ -188,6 +238,20 @@ truncate -s 300M "$T/sparse/big"
 expect_refused sparse_context_refused "--context \"$T/sparse\": with \"big\" (314572800 bytes) its files pass 256 MB" \
     track "$B" images build --dockerfile "$T/sparse/Dockerfile" --name "$N-sparse" --lang python
 rm -f "$T/sparse/big"
+# 200,000 empty files whose names take a tar header of their own: 0 bytes
+# of contents, over 256 MB as a tar; the error names the cap, the figure
+# reached and the count
+printf 'FROM llmsb/python:latest\nRUN false\n' >"$T/many/Dockerfile"
+python3 -c 'import sys
+for i in range(200000):
+    open("%s/%0120d" % (sys.argv[1], i), "w").close()' "$T/many"
+if ! track "$B" images build --dockerfile "$T/many/Dockerfile" --name "$N-many" --lang python >"$T/why" 2>&1 &&
+    grep -Eq -- "--context \"$T/many\": the context tar passes its cap of 256 MB: [0-9]+ bytes written and the next block does not fit, with [0-9]+ files and directories of the context in it \(0 bytes of contents; each takes a tar header of 512 bytes or more\)" "$T/why"; then
+    ok many_empty_files_refused
+else
+    bad many_empty_files_refused "no error naming the cap, the figure and the count"
+fi
+rm -rf "$T/many"
 
 # 7. a VOLUME: the hardening audit refuses it, naming it; no name of it
 # stays (the unchecked one is outside llmsb/, and gone), and no tag of a

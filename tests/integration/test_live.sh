@@ -15,7 +15,8 @@
 # `run` would.  A corpus run live and not live gives the same results
 # (and the live ones streamed); a stream always expires, even when the
 # job's result lives a second.
-# A late reader of `run` and a stalled Redis change no verdict.
+# A late reader of `run` and a stalled Redis change no verdict.  Two
+# entries of one id at once run one after the other, not into one stream.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/tests/lib.sh"
@@ -446,6 +447,30 @@ if jq -e '.status == "ok" and (.stdout | length) == 800020' "$T/stall.json" >/de
 else
     { jq -c '{status, n: (.stdout | length), error}' "$T/stall.json"; grep stall "$T/worker.log"; } >>"$T/why"
     bad stalled_redis_keeps_the_verdict "a stalled Redis changed the verdict or held the chunks"
+fi
+
+# 12. two stream entries with one id at once on the 2-slot worker, each
+# printing its own letter: one run of an id at a time (the other entry
+# waits for that run's result, then is acknowledged with it), so the
+# follower prints exactly one run's output, the result's, and the stream
+# holds one restart entry
+twin_code() { printf 'import time\nfor i in range(6):\n    print("%s", i, flush=True)\n    time.sleep(0.5)\n' "$1"; }
+$R xadd "$PREFIX:jobs" '*' id twin lang python live true code "$(twin_code A)" >/dev/null
+$R xadd "$PREFIX:jobs" '*' id twin lang python live true code "$(twin_code B)" >/dev/null
+for _ in $(seq 1 100); do [ "$($R exists "$PREFIX:result:twin")" = 1 ] && break; sleep 0.1; done
+follow twin twin
+for _ in $(seq 1 150); do [ "$($R xlen "$PREFIX:jobs")" = 0 ] && break; sleep 0.1; done
+letters=$(awk '{ print $1 }' "$T/twin.out" | sort | uniq -c | tr -s ' ' | tr '\n' ',')
+restarts=$($R --raw xrange "$PREFIX:out:twin" - + | grep -cx restart)
+results=$($R --raw xrange "$PREFIX:results" - + | grep -cx twin)
+if same twin twin && { [ "$letters" = " 6 A," ] || [ "$letters" = " 6 B," ]; } && [ "$restarts" = 1 ] &&
+    [ "$results" = 1 ] && [ "$($R xlen "$PREFIX:jobs")" = 0 ] &&
+    grep -q 'job=twin: another entry of this id runs it' "$T/worker.log"; then
+    ok one_run_of_an_id_at_a_time
+else
+    { echo "letters: $letters restarts: $restarts results: $results jobs left: $($R xlen "$PREFIX:jobs")"
+      grep 'job=twin' "$T/worker.log"; cat "$T/twin.out"; } >>"$T/why"
+    bad one_run_of_an_id_at_a_time "two runs of one id wrote its stream"
 fi
 
 echo "live: $pass passed, $fail failed"

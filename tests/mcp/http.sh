@@ -3,22 +3,25 @@
 # tests/mcp/http_client.mjs drives it with the SDK's own HTTP client and
 # raw requests (token, Origin, media types, sessions, DELETE, the body
 # cap, the tools, two clients' sessions kept apart); then, with curl, a
-# client hanging up mid-call (its container goes at once), the session
-# cap and the idle timeout (with their sandbox sessions closed), the token
-# from a file, and a non-loopback address refused without a token; two
-# clients calling at once (in process and with --queue through a
-# redis-server of its own and a worker) overlap and keep apart.  A
-# missing node, SDK or curl is a failure, never a skip.
+# client hanging up mid-call (its container goes at once), DELETE
+# stopping a running call, progress and its bounds (http_progress.mjs),
+# clients without the token that never finish a request
+# (tests/slow_clients.py) while one with it is served (http_served.mjs),
+# the session cap and the idle timeout (with their sandbox sessions
+# closed), the token from a file, and a non-loopback address refused
+# without a token; two clients calling at once (in process and with
+# --queue through a redis-server of its own and a worker) overlap and
+# keep apart.  A missing node, SDK or curl is a failure, never a skip.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=${LLMSB_BIN:-$ROOT/bin/llm-sandbox}
 T=$(mktemp -d /tmp/llmsb-mcphttp.XXXXXX)
 PORT=$((18400 + $$ % 1000)); PORT2=$((PORT + 1000)); PORT3=$((PORT + 3000))
 U=http://127.0.0.1:$PORT/mcp; U2=http://127.0.0.1:$PORT2/mcp
-pass=0; fail=0; SERVER=""; SERVER2=""; SERVER3=""; WORKER=""
+pass=0; fail=0; SERVER=""; SERVER2=""; SERVER3=""; SERVER4=""; WORKER=""; SLOW=""
 
 cleanup() {
-    for p in $SERVER $SERVER2 $SERVER3 $WORKER; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
+    for p in $SLOW $SERVER $SERVER2 $SERVER3 $SERVER4 $WORKER; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
     [ -n "${RPORT:-}" ] && redis-cli -p "$RPORT" shutdown nosave >/dev/null 2>&1
     rm -rf "$T"
 }
@@ -58,8 +61,10 @@ done
     bad sdk "the MCP SDK is not installed: npm ci --prefix tests/mcp (scripts/setup.sh does it)"
 [ "$fail" -eq 0 ] || { echo "mcp_http: $pass passed, $fail failed"; exit 1; }
 
-# a session's idle time for its sandbox sessions (as tests/mcp/run.sh)
-{ [ -n "${LLMSB_CONFIG:-}" ] && cat "$LLMSB_CONFIG"; echo "sessions: {idle_ttl: 30}"; } >"$T/config.yaml"
+# a session's idle time for its sandbox sessions (as tests/mcp/run.sh);
+# 4 MiB of output a call (http_progress.mjs prints 2 MiB)
+{ [ -n "${LLMSB_CONFIG:-}" ] && cat "$LLMSB_CONFIG"; echo "sessions: {idle_ttl: 30}"
+  echo "limits: {defaults: {output: 4194304}}"; } >"$T/config.yaml"
 export LLMSB_CONFIG=$T/config.yaml
 TOKEN=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
 
@@ -83,18 +88,25 @@ if LLMSB_MCP_TOKEN=$TOKEN start_server "$PORT" "$T/server.log"; then
         -H 'Transfer-Encoding: chunked' --data-binary @"$T/big")
     [ "$c" = 413 ] && ok chunked_oversized_413 || bad chunked_oversized_413 "HTTP $c"
 
+    # long_call SID OUT CODE: starts a call of CODE (60 s timeout) in MCP
+    # session SID, its answer to OUT, and returns once its container is
+    # there (cpid: the client; before, during: the server's containers)
+    long_call() {
+        before=$(own_containers "$label"); during=$before
+        curl -s -m 60 -o "$2" "${H[@]}" -H "Authorization: Bearer $TOKEN" -H "Mcp-Session-Id: $1" \
+            -d '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"execute_code","arguments":{"code":"'"$3"'","timeout":60}}}' \
+            "$U" & cpid=$!
+        for _ in $(seq 1 300); do
+            during=$(own_containers "$label"); [ "$during" -gt "$before" ] && break; sleep 0.1
+        done
+        sleep 1
+    }
     # a client hanging up mid-call: the call stops and its container goes
     # at once, not at the call's 60 s timeout; the server still answers.
     # First, while the server has no warm container the call could reuse
     label=$(hostname)-$SERVER
-    before=$(own_containers "$label"); during=$before
-    curl -s -m 30 -o "$T/hangup.out" "${H[@]}" -H "Authorization: Bearer $TOKEN" -H "Mcp-Session-Id: $sid" \
-        -d '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"execute_code","arguments":{"code":"import time; time.sleep(30)","timeout":60}}}' \
-        "$U" & cpid=$!
-    for _ in $(seq 1 300); do
-        during=$(own_containers "$label"); [ "$during" -gt "$before" ] && break; sleep 0.1
-    done
-    sleep 1; kill "$cpid" 2>/dev/null; wait "$cpid" 2>/dev/null
+    long_call "$sid" "$T/hangup.out" 'import time; time.sleep(30)'
+    kill "$cpid" 2>/dev/null; wait "$cpid" 2>/dev/null
     t0=$(date +%s%N); after=$during
     for _ in $(seq 1 50); do after=$(own_containers "$label"); [ "$after" -le "$before" ] && break; sleep 0.1; done
     ms=$(( ($(date +%s%N) - t0) / 1000000 ))
@@ -102,6 +114,22 @@ if LLMSB_MCP_TOKEN=$TOKEN start_server "$PORT" "$T/server.log"; then
     if [ "$during" -gt "$before" ] && [ "$after" -le "$before" ] && [ "$ms" -le 3000 ] && [ "$c" = 200 ]; then
         ok hangup_stops_the_call
     else bad hangup_stops_the_call "containers before $before, during $during, after $after ($ms ms); ping then: HTTP $c"; fi
+
+    # DELETE during a call stops the call rather than waiting for its 20 s:
+    # the call is answered cancelled, and its container is gone by the 204
+    sid2=$(session_of "$U" -H "Authorization: Bearer $TOKEN")
+    long_call "$sid2" "$T/deleted.out" 'import time; time.sleep(20); print(\"slept\")'
+    t0=$(date +%s%N)
+    c=$(curl -s -m 60 -o /dev/null -w '%{http_code}' -X DELETE -H "Authorization: Bearer $TOKEN" \
+        -H "Mcp-Session-Id: $sid2" "$U")
+    ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+    after=$(own_containers "$label")
+    wait "$cpid"
+    if [ "$c" = 204 ] && [ "$during" -gt "$before" ] && [ "$after" -le "$before" ] &&
+        grep -q 'cancelled: the MCP session was ended (DELETE); the call was stopped and its sandbox removed' "$T/deleted.out" &&
+        ! grep -q slept "$T/deleted.out"; then
+        ok delete_stops_the_running_call; echo "     (the DELETE's 204 after $ms ms)"
+    else bad delete_stops_the_running_call "DELETE: HTTP $c after $ms ms; containers before $before, during $during, after the 204 $after; the call's answer: $(head -c 300 "$T/deleted.out")"; fi
 
     node_checks http_client.mjs "$U" "$TOKEN"
     node_checks http_parallel.mjs "$U" "$TOKEN" mcp_http
@@ -132,6 +160,38 @@ if LLMSB_REDIS_URL=redis://127.0.0.1:$RPORT LLMSB_PREFIX=mcphttp LLMSB_MCP_TOKEN
     [ "$w" = "mcphttp-w1 " ] && ok queue_calls_on_the_worker || bad queue_calls_on_the_worker "results by: '$w'"
 else
     bad server3 "did not start: $(tail -3 "$T/server3.log")"
+fi
+
+# ---- clients without the token that never finish a request must not lock
+# out one with it (the default caps: 80 connections): 250 sockets idle or
+# dribble a byte every 5 s for 14 s (the front door answers each 408 at
+# its 10 s deadline), then 400 for 8 s (past its 256 waiting places: the
+# oldest give way, 503); the SDK's client is served round after round.
+# No engine needed.
+PORT4=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# slow_phase N SECONDS ROUNDS NAME: the slow sockets, the client's rounds
+# meanwhile; the sockets' stats (slow_clients.py's last line) in $T/slow.NAME
+slow_phase() {
+    python3 "$ROOT/tests/slow_clients.py" 127.0.0.1 "$PORT4" "$1" "$2" >"$T/slow.$4" 2>&1 & SLOW=$!
+    for _ in $(seq 1 100); do grep -q '^ready' "$T/slow.$4" && break; sleep 0.1; done
+    node_checks http_served.mjs "http://127.0.0.1:$PORT4/mcp" "$TOKEN" "$3" 4500 "$4"
+    wait "$SLOW"; SLOW=""
+}
+if LLMSB_MCP_TOKEN=$TOKEN start_server "$PORT4" "$T/server4.log"; then
+    SERVER4=$STARTED
+    slow_phase 250 14 3 served_among_slow_clients
+    st=$(tail -1 "$T/slow.served_among_slow_clients")
+    if [ "$(printf '%s' "$st" | jq '(.answers | keys) == ["408"] and .answers["408"] >= 250')" = true ]; then
+        ok slow_clients_get_408_at_the_deadline
+    else bad slow_clients_get_408_at_the_deadline "their sockets: $st"; fi
+    slow_phase 400 8 2 served_past_the_waiting_room
+    st=$(tail -1 "$T/slow.served_past_the_waiting_room")
+    if [ "$(printf '%s' "$st" | jq '.answers["503"] // 0')" -ge 144 ]; then
+        ok oldest_waiting_give_way_503
+    else bad oldest_waiting_give_way_503 "their sockets: $st"; fi
+    kill "$SERVER4" 2>/dev/null && wait "$SERVER4" 2>/dev/null; SERVER4=""
+else
+    bad server4 "did not start: $(tail -3 "$T/server4.log")"
 fi
 
 # ---- the session cap, idleness, the token from a file: no engine needed

@@ -10,7 +10,9 @@
 #     (llmsb_jobs_total by status and language, the phase histograms'
 #     counts) and `status --json` (queued, pending, dead letters, slots),
 #     read between two scrapes that agree, with jobs queued and running;
-#   - and a bad --metrics address stops the worker naming it.
+#   - a bad --metrics address stops the worker naming it;
+#   - and scrapes get through while 250 connections never finish a request
+#     (tests/slow_clients.py), each answered 408 at the front door's deadline.
 # Both parsers are required: a missing one fails the suite (scripts/setup.sh
 # installs them).
 set -u
@@ -23,9 +25,10 @@ MPORT=$((20400 + $$ % 1000))
 PREFIX=metricstest$$
 R="redis-cli -p $PORT"
 PY=/usr/bin/python3 # Debian's, with python3-prometheus-client
-suite metrics; WORKER=""
+suite metrics; WORKER=""; SLOW=""
 
 cleanup() {
+    [ -n "${SLOW:-}" ] && kill "$SLOW" 2>/dev/null
     stop_worker_and_redis
     rm -rf "$T"
 }
@@ -180,6 +183,30 @@ if grep -qx 'llmsb_jobs_total{lang="python",status="ok"} 6' "$T/v2" &&
     ok counts_after_all
 else
     grep -E 'jobs_total|queue_' "$T/v2" >"$T/why"; bad counts_after_all "not 6 python ok / an empty queue"
+fi
+
+# 5. scrapes get through while 250 connections idle or dribble a byte every
+# 5 s (the worker's server takes 16 at once, and used to keep each for 10 s
+# from its last byte): a scrape a second for 12 s, each answered; the
+# front door answered every slow socket 408 at its 10 s deadline
+python3 "$ROOT/tests/slow_clients.py" 127.0.0.1 "$MPORT" 250 12 >"$T/slow" 2>&1 & SLOW=$!
+for _ in $(seq 1 100); do grep -q '^ready' "$T/slow" && break; sleep 0.1; done
+got=0
+for i in $(seq 1 12); do
+    scrape "$T/s$i" && grep -q '^llmsb_worker_slots 2$' "$T/s$i" && got=$((got + 1))
+    sleep 1
+done
+wait "$SLOW"; SLOW=""
+st=$(tail -1 "$T/slow")
+if [ "$got" = 12 ]; then
+    ok scrapes_among_slow_clients
+else
+    echo "$st" >"$T/why"; bad scrapes_among_slow_clients "$got of 12 scrapes answered"
+fi
+if [ "$(printf '%s' "$st" | jq '(.answers | keys) == ["408"] and .answers["408"] >= 250')" = true ]; then
+    ok slow_clients_get_408_at_the_deadline
+else
+    echo "$st" >"$T/why"; bad slow_clients_get_408_at_the_deadline "not each slow socket answered 408"
 fi
 
 echo "metrics: $pass passed, $fail failed"

@@ -2,7 +2,8 @@
 # run.sh - backend podman as a user meets it, against the real Podman API
 # service (scripts/podman-up.sh): `run` prints hello, the filtered egress
 # network on Podman's own bridge, `images build` through Podman, a custom
-# image (`images build --dockerfile`) through Podman, plots, and
+# image (`images build --dockerfile`) through Podman (and two refused by
+# the audit of its files from outside), plots, and
 # the seccomp profile file Podman is given.  The same hello/status suite,
 # hardening audit and hostile suite as Docker run in `make test-podman`
 # with LLMSB_BACKEND=podman (integration_podman, hostile_podman).
@@ -116,6 +117,23 @@ if ! podman images --format '{{.Repository}}' | grep -q "llmsb-unchecked/$CN" &&
     "$B" images rm "$CN" >"$T/out" 2>"$T/err" && grep -q "^removed .*llmsb/custom/$CN:latest" "$T/out" &&
     ! podman image exists "llmsb/custom/$CN:latest"; then ok custom_image_list_rm
 else bad custom_image_list_rm "$(cat "$T/out" "$T/err" | tail -3)"; fi
+
+# the image's files, read through Podman's export: a setuid-root shell in a
+# mode-711 directory behind a find of the image's that reports nothing, and
+# a /bin/sh that does nothing for root (our steps leave no mark): each
+# refused, and no image of it left
+mkdir -p "$T/hid" "$T/gate"
+printf 'FROM llmsb/ruby:latest\nRUN mkdir -m 711 /opt/hid && cp /bin/dash /opt/hid/sh && chmod 4755 /opt/hid/sh && printf "#!/bin/sh\\nexit 0\\n" >/usr/local/bin/find && chmod 755 /usr/local/bin/find && echo %s\n' "$CN" >"$T/hid/Dockerfile"
+printf 'FROM llmsb/ruby:latest\nRUN find / -xdev -type f -perm /6000 -exec chmod ug-s {} + ; printf "#!/bin/dash\\n[ \\"\\$(id -u)\\" = 0 ] && exit 0\\nexec /bin/dash \\"\\$@\\"\\n" >/usr/local/bin/sh-gate && chmod 755 /usr/local/bin/sh-gate && ln -sf /usr/local/bin/sh-gate /bin/sh && echo %s\n' "$CN" >"$T/gate/Dockerfile"
+for c in "hid:in the image's files: a setuid or setgid file: /opt/hid/sh (mode 4755, owner 0:0)" \
+         "gate:our layer's step \"strip\" left no mark in /usr/local/lib/llmsb/custom-steps"; do
+    d=${c%%:*} want=${c#*:}
+    if ! LLMSB_AGENT=${LLMSB_AGENT:-$PWD/bin/llmsb-agent} "$B" images build --dockerfile "$T/$d/Dockerfile" \
+            --name "$CN-$d" --lang ruby >"$T/err" 2>&1 && grep -q 'the hardening audit refused' "$T/err" &&
+        grep -qF "$want" "$T/err" && ! podman images --format '{{.Repository}}' | grep -q "$CN-$d"; then
+        ok "custom_image_refused_$d"
+    else bad "custom_image_refused_$d" "want: $want"; fi
+done
 
 # plots and the rest of the plot suite, on Podman
 out=$(sh tests/integration/test_plots.sh 2>&1); rc=$?

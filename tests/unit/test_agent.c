@@ -2,17 +2,23 @@
  * wiped dir, removes unreadable subtrees, leaves the dir itself; the
  * per-case state restore; the run step started ahead (prespawn.c); the warm
  * javac's compile child falling back (javac.c); a live step whose
- * worker reads its frames late still gets its verdict in time. */
+ * worker reads its frames late still gets its verdict in time; the
+ * agent's own confinement (confine.c): the namespace filter, the guard
+ * over its environment. */
 #include "test.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +28,7 @@
 #include "agent/run.h"
 #include "agent/javac.h"
 #include "agent/zygote.h"
+#include "agent/confine.h"
 
 static int exists(const char *p)
 {
@@ -616,9 +623,191 @@ TEST(live_step_never_waits_on_a_slow_worker)
     snap_teardown(&d);
 }
 
+/* ---- the agent's own confinement (confine.c) ------------------------------ */
+
+#if defined(__x86_64__)
+/* An i386 system call (int 0x80) from this x86_64 process: numbers and
+ * an arch of their own, which a filter of x86_64 numbers alone lets by. */
+static long int80(long nr, long a)
+{
+    long ret;
+    __asm__ volatile("int $0x80" : "=a"(ret) : "a"(nr), "b"(a) : "memory");
+    return ret;
+}
+#endif
+
+static void *thread_fn(void *arg)
+{
+    return arg;
+}
+
+/* In a child: the number of the first check that failed, 0 when all
+ * held (a line number would not fit an exit status). */
+#define CHECK(cond)      \
+    do {                 \
+        step++;          \
+        if (!(cond))     \
+            return step; \
+    } while (0)
+
+/* In a child with the filter. */
+static int ns_filter_checks(void)
+{
+    static char zero[88];
+    pthread_t t;
+    pid_t pid;
+    int st = 0, step = 0;
+    long rc;
+
+    CHECK(agent_confine_ns_filter() == 0);
+    CHECK(syscall(SYS_unshare, CLONE_NEWUSER) == -1 && errno == EPERM);
+    CHECK(syscall(SYS_unshare, CLONE_FS) == -1 && errno == EPERM);
+    if ((rc = syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, 0, 0, 0, 0)) == 0)
+        _exit(0);
+    CHECK(rc == -1 && errno == EPERM);
+    if ((rc = syscall(SYS_clone, CLONE_NEWNET | SIGCHLD, 0, 0, 0, 0)) == 0)
+        _exit(0);
+    CHECK(rc == -1 && errno == EPERM);
+    CHECK(syscall(SYS_setns, 0, CLONE_NEWUSER) == -1 && errno == EPERM);
+    CHECK(syscall(SYS_clone3, zero, sizeof(zero)) == -1 && errno == ENOSYS);
+#if defined(__x86_64__)
+    /* x32's numbers carry a bit of their own on the same arch */
+    CHECK(syscall(0x40000000 | SYS_unshare, CLONE_NEWUSER) == -1 && errno == EPERM);
+#endif
+    /* what every program needs still works: fork, threads (glibc's
+     * pthread_create falls back from clone3 to clone) */
+    if ((pid = fork()) == 0)
+        _exit(7);
+    CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 7);
+    CHECK(pthread_create(&t, NULL, thread_fn, NULL) == 0 && pthread_join(t, NULL) == 0);
+    return 0;
+}
+
+/* Runs fn in a child; its exit status (-1: it died by a signal). */
+static int in_child(int (*fn)(void))
+{
+    int st = 0;
+    pid_t pid = fork();
+
+    if (pid == 0)
+        _exit(fn());
+    if (pid < 0 || waitpid(pid, &st, 0) != pid)
+        return -2;
+    if (!WIFEXITED(st))
+        return -1;
+    if (WEXITSTATUS(st))
+        fprintf(stderr, "  check %d failed in the child\n", WEXITSTATUS(st));
+    return WEXITSTATUS(st);
+}
+
+TEST(confine_filter_denies_namespaces_and_keeps_fork_and_threads)
+{
+    ASSERT_EQ(in_child(ns_filter_checks), 0);
+}
+
+/* The i386 ABI: unshare (310), setns (346), clone (120) with a namespace
+ * flag answer EPERM under the filter.  A kernel without i386 emulation
+ * kills the call (SIGSEGV) before any filter: no namespace can come from
+ * it there, and the test says so. */
+TEST(confine_filter_covers_i386_calls)
+{
+#if defined(__x86_64__)
+    int st = 0;
+    pid_t pid = fork();
+
+    ASSERT(pid >= 0);
+    if (pid == 0) {
+        if (agent_confine_ns_filter() != 0)
+            _exit(2);
+        _exit(int80(310, CLONE_NEWUSER) == -EPERM && int80(346, 0) == -EPERM &&
+                      int80(120, CLONE_NEWUSER | SIGCHLD) == -EPERM
+                  ? 0
+                  : 1);
+    }
+    ASSERT_EQ(waitpid(pid, &st, 0), pid);
+    if (WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV) {
+        fprintf(stderr, "  no i386 system calls on this kernel: none to filter\n");
+        return;
+    }
+    ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+#endif
+}
+
+TEST(confine_env_ready_only_as_the_agent_runs_itself_again)
+{
+    char guard[3 * 4096];
+    char *docker[] = {"PATH=/usr/local/bin:/usr/bin:/bin", "LLMSB_AGENT_UID=10001",
+                      "PIP_INDEX_URL=https://u:secret@mirror/simple", NULL};
+    char *ready[] = {guard, "LLMSB_AGENT_UID=10001", NULL};
+    char *alone[] = {guard, NULL};
+    char *two[] = {guard, "LLMSB_AGENT_UID=1", "LLMSB_AGENT_UID=2", NULL};
+    char *more[] = {guard, "LLMSB_AGENT_UID=1", "HOSTNAME=x", NULL};
+    char *none[] = {NULL};
+
+    snprintf(guard, sizeof(guard), "%s", AGENT_CONFINE_GUARD);
+    memset(guard + strlen(guard), 'x', 2 * 4096);
+    guard[strlen(AGENT_CONFINE_GUARD) + 2 * 4096] = '\0';
+    ASSERT_EQ(agent_confine_env_ready(docker, 4096), 0);
+    ASSERT_EQ(agent_confine_env_ready(ready, 4096), 1);
+    ASSERT_EQ(agent_confine_env_ready(alone, 4096), 1);
+    ASSERT_EQ(agent_confine_env_ready(two, 4096), 0);
+    ASSERT_EQ(agent_confine_env_ready(more, 4096), 0);
+    ASSERT_EQ(agent_confine_env_ready(none, 4096), 0);
+    ASSERT_EQ(agent_confine_env_ready(ready, 8192), 0); /* a guard under two pages */
+}
+
+TEST(confine_pages_are_the_whole_pages_inside)
+{
+    uintptr_t lo, hi;
+
+    agent_confine_pages((const char *)4096, 8192, 4096, &lo, &hi);
+    ASSERT(lo == 4096 && hi == 12288);
+    agent_confine_pages((const char *)4097, 8192, 4096, &lo, &hi);
+    ASSERT(lo == 8192 && hi == 12288);
+    agent_confine_pages((const char *)4097, 4096, 4096, &lo, &hi);
+    ASSERT(lo == hi); /* no whole page */
+}
+
+/* In a child: the guard's whole page unreadable (a write from it fails
+ * with EFAULT, as gVisor's read of /proc/PID/environ does), the bytes
+ * around it and the kept entry still there, environ without the guard. */
+static int env_guard_checks(void)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    char *mem = mmap(NULL, 4 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *guard = mem + 100, *env[3];
+    size_t len = strlen(AGENT_CONFINE_GUARD) + 2 * page; /* ends in the third page */
+    const char *uid;
+    int p[2], step = 0;
+
+    CHECK(mem != MAP_FAILED && pipe(p) == 0);
+    memcpy(guard, AGENT_CONFINE_GUARD, strlen(AGENT_CONFINE_GUARD));
+    memset(guard + strlen(AGENT_CONFINE_GUARD), 'x', len - strlen(AGENT_CONFINE_GUARD));
+    guard[len] = '\0';
+    env[0] = guard;
+    env[1] = "LLMSB_AGENT_UID=4242";
+    env[2] = NULL;
+    CHECK(agent_confine_env_guard(env, page) == 0);
+    CHECK((uid = getenv("LLMSB_AGENT_UID")) && strcmp(uid, "4242") == 0 && !environ[1]);
+    CHECK(write(p[1], mem + page, 1) == -1 && errno == EFAULT);
+    CHECK(write(p[1], mem + 2 * page - 1, 1) == -1 && errno == EFAULT);
+    CHECK(write(p[1], mem + page - 1, 1) == 1 && write(p[1], mem + 2 * page, 1) == 1);
+    return 0;
+}
+
+TEST(confine_env_guard_makes_its_pages_unreadable)
+{
+    ASSERT_EQ(in_child(env_guard_checks), 0);
+}
+
 TEST_MAIN("agent", T(rm_tree_does_not_follow_symlinks), T(rm_tree_removes_a_tree_of_any_depth),
           T(oom_count_reads_or_reports_unknown), T(zygote_env_sensitive_names),
           T(javac_env_ok_only_the_sandbox_env), T(javac_child_falls_back_when_the_server_is_gone),
           T(javac_child_falls_back_on_hotspot_files), T(restore_tells_the_jobs_doing_from_ours),
           T(snapshot_keeps_a_library_of_any_shape), T(prespawn_serves_only_the_same_spec),
-          T(live_step_never_waits_on_a_slow_worker))
+          T(live_step_never_waits_on_a_slow_worker),
+          T(confine_filter_denies_namespaces_and_keeps_fork_and_threads),
+          T(confine_filter_covers_i386_calls),
+          T(confine_env_ready_only_as_the_agent_runs_itself_again),
+          T(confine_pages_are_the_whole_pages_inside),
+          T(confine_env_guard_makes_its_pages_unreadable))

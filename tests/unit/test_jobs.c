@@ -196,6 +196,32 @@ static int fields_job(const char *const *kv, struct job *j, struct llmsb_err *er
     return rc;
 }
 
+/* needs: a list of the features this build knows is accepted (and is no
+ * part of what runs); a feature it does not know, or a list that is not
+ * one, is refused naming the field (a worker hands such a job on before
+ * it parses it: docs/jobs.md, needs). */
+TEST(needs_names_features_this_build_knows)
+{
+    static const char *const ok_kv[] = {"lang", "python", "code", "x", "needs", "live,dedup", NULL};
+    static const char *const unknown_kv[] = {"lang",  "python",        "code", "x",
+                                             "needs", "live,teleport", NULL};
+    static const char *const bad_kv[] = {"lang", "python", "code", "x", "needs", "Live", NULL};
+    struct llmsb_err err = {0};
+    struct job j;
+
+    ASSERT_EQ(fields_job(ok_kv, &j, &err), 0);
+    ASSERT(job_given(&j, "needs"));
+    job_release(&j);
+    ASSERT_EQ(fields_job(unknown_kv, &j, &err), LLMSB_ERR_INVALID);
+    ASSERT_CONTAINS(err.msg, "needs: the feature \"teleport\" is not one this build knows "
+                             "(dedup,recheck,live)");
+    job_release(&j);
+    memset(&err, 0, sizeof(err));
+    ASSERT_EQ(fields_job(bad_kv, &j, &err), LLMSB_ERR_INVALID);
+    ASSERT_CONTAINS(err.msg, "needs: \"Live\" is not a list of feature names");
+    job_release(&j);
+}
+
 TEST(job_fields_are_validated_by_name)
 {
     static const struct {
@@ -1260,7 +1286,9 @@ TEST(java_runs_the_class_that_declares_main)
 }
 
 /* Java jobs name the image's warm javac unless they install libraries
- * (their jars could carry annotation processors); other languages none. */
+ * (their jars could carry annotation processors) or their env switches it
+ * off (LLMSB_COMPILE_CACHE=0: then no server runs in their sandbox at all,
+ * the plain side of tests/compile-cache/java.sh); other languages none. */
 TEST(compile_server_reaches_the_agent_job_when_it_can)
 {
     const char *java[] = {"lang", "java", "code",
@@ -1270,7 +1298,12 @@ TEST(compile_server_reaches_the_agent_job_when_it_can)
         "code",      "public class Main { public static void main(String[] a) {} }",
         "libraries", "[\"libgson-java\"]",
         NULL};
+    const char *off[] = {"lang", "java",
+                         "code", "public class Main { public static void main(String[] a) {} }",
+                         "env",  "{\"LLMSB_COMPILE_CACHE\": \"0\"}",
+                         NULL};
     const char *cpp[] = {"lang", "cpp", "code", "int main() {}", NULL};
+    const char **none[] = {libs, off, cpp};
     struct llmsb_err err = {0};
     struct proto_job pj;
     struct job j;
@@ -1280,10 +1313,10 @@ TEST(compile_server_reaches_the_agent_job_when_it_can)
     ASSERT_STR(pj.compile_server, "/usr/local/lib/llmsb/llmsb-javac.jar");
     proto_job_release(&pj);
     job_release(&j);
-    for (int k = 0; k < 2; k++) {
-        ASSERT_EQ(fields_job(k == 0 ? libs : cpp, &j, &err), 0);
+    for (int k = 0; k < 3; k++) {
+        ASSERT_EQ(fields_job(none[k], &j, &err), 0);
         ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
-        ASSERT(pj.compile_server == NULL);
+        ASSERT_MSG(pj.compile_server == NULL, none[k][5]);
         proto_job_release(&pj);
         job_release(&j);
     }
@@ -1728,7 +1761,7 @@ static void setup(void)
     config_defaults(&cfg);
 }
 
-TEST_MAIN("jobs", T(session_close_has_no_exit_code),
+TEST_MAIN("jobs", T(session_close_has_no_exit_code), T(needs_names_features_this_build_knows),
           T(compare_line_token_sets_bounded_on_huge_outputs), T(yaml_job_file_with_defaults),
           T(yaml_job_file_errors_name_the_line), T(yaml_alias_bomb_and_duplicate_keys),
           T(jobfile_input_is_not_nul_terminated), T(json_lines),

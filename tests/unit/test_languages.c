@@ -404,7 +404,8 @@ TEST(hooks_are_embedded_and_copied)
 
 /* A custom image's layer: every language says what it needs and prints
  * hello; the layer checks the commands, copies the hooks and the agent,
- * strips setuid bits and file capabilities and labels the language; names are one component. */
+ * strips setuid bits and file capabilities and labels the language; names
+ * are one component.  (Its marks and the Dockerfile check: test_images.c.) */
 TEST(custom_image_layer)
 {
     static const char *const good[] = {"sympy", "py3.12", "a", "my_img-2", "x.y"};
@@ -414,7 +415,7 @@ TEST(custom_image_layer)
         const struct language *l = &languages[i];
         char *layer, line[512];
         ASSERT(l->tools && l->tools[0] && l->hello && strstr(l->hello, "hello"));
-        ASSERT((layer = images_custom_layer(l, "n", 10001)) != NULL);
+        ASSERT((layer = images_custom_layer(l, "n", 10001, "nonce")) != NULL);
         snprintf(line, sizeof(line), "RUN for c in %s; do command -v", l->tools);
         ASSERT_CONTAINS(layer, line);
         for (int k = 0; k < LANG_MAX_HOOKS && l->hooks[k].file; k++) {
@@ -435,22 +436,6 @@ TEST(custom_image_layer)
     }
     for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
         ASSERT(images_custom_name_ok(good[i]));
-    {
-        /* a last line that continues would swallow the layer's first */
-        static const char *const ends_ok[] = {"FROM a\nRUN x\n",
-                                              "FROM a\nRUN x \\\n  y\n# c \\\n\n", "FROM a", "",
-                                              "# escape=`\nFROM a\nRUN x \\\n"};
-        static const char *const ends_bad[] = {"FROM a\nRUN x \\\n", "FROM a\nRUN x \\  \n\n# c\n",
-                                               "FROM a\nRUN x \\", "# escape=`\nFROM a\nRUN x `\n"};
-        struct llmsb_err err = {0};
-        for (size_t i = 0; i < sizeof(ends_ok) / sizeof(ends_ok[0]); i++)
-            ASSERT_EQ(images_custom_dockerfile_check(ends_ok[i], strlen(ends_ok[i]), "D", &err), 0);
-        for (size_t i = 0; i < sizeof(ends_bad) / sizeof(ends_bad[0]); i++)
-            ASSERT(images_custom_dockerfile_check(ends_bad[i], strlen(ends_bad[i]), "D", &err) !=
-                   0);
-        ASSERT_CONTAINS(err.msg, "--dockerfile \"D\":3: the last instruction ends in a line "
-                                 "continuation ('`')");
-    }
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         ASSERT(!images_custom_name_ok(bad[i]));
     ASSERT(

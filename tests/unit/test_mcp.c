@@ -144,15 +144,20 @@ TEST(tools_call_dispatch)
     free(out);
 }
 
-/* A progressToken in params._meta (a string or an integer) reaches
- * execute_code, whose notification goes out before the call's answer; any
- * other _meta is no request for progress. */
+/* A progressToken in params._meta (a string or a number) reaches
+ * execute_code, whose notification goes out before the call's answer; a
+ * null one is no request for progress; any other, or a string over
+ * MCP_PROGRESS_TOKEN_MAX bytes (each notification repeats it), is a
+ * JSON-RPC error naming it, and nothing runs. */
 TEST(tools_call_progress_token)
 {
+    char in[2048], tok[MCP_PROGRESS_TOKEN_MAX + 2];
     char *out = converse(
         "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":"
         "\"execute_code\",\"arguments\":{\"code\":\"1\"},\"_meta\":{\"progressToken\":7}}}\n"
         "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"
+        "\"execute_code\",\"arguments\":{},\"_meta\":{\"progressToken\":null}}}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
         "\"execute_code\",\"arguments\":{},\"_meta\":{\"progressToken\":{}}}}\n",
         1024);
 
@@ -161,7 +166,25 @@ TEST(tools_call_progress_token)
                     "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[{\"type\":\"text\","
                     "\"text\":\"{\\\"code\\\":\\\"1\\\"}\"}],\"isError\":false}}\n"
                     "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[{\"type\":\"text\","
-                    "\"text\":\"{}\"}],\"isError\":false}}\n");
+                    "\"text\":\"{}\"}],\"isError\":false}}\n"
+                    "{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-32602,\"message\":"
+                    "\"Invalid params: _meta.progressToken: a string or a number is expected (got "
+                    "an object)\"}}\n");
+    free(out);
+    memset(tok, 'k', sizeof(tok) - 1);
+    tok[sizeof(tok) - 1] = '\0'; /* one byte over */
+    snprintf(in, sizeof(in),
+             "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":"
+             "\"execute_code\",\"arguments\":{},\"_meta\":{\"progressToken\":\"%s\"}}}\n"
+             "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":"
+             "\"execute_code\",\"arguments\":{},\"_meta\":{\"progressToken\":\"%s\"}}}\n",
+             tok, tok + 1);
+    out = converse(in, sizeof(in));
+    ASSERT_CONTAINS(out, "{\"jsonrpc\":\"2.0\",\"id\":4,\"error\":{\"code\":-32602,\"message\":"
+                         "\"Invalid params: _meta.progressToken: a string of 257 bytes, over the "
+                         "256 byte cap (every progress notification repeats it)\"}}\n"
+                         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"");
+    ASSERT_CONTAINS(out, "\"id\":5,\"result\"");
     free(out);
 }
 

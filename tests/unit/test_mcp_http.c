@@ -98,8 +98,8 @@ TEST(session_ids)
 {
     char a[MCP_SESSION_ID_LEN + 1], b[MCP_SESSION_ID_LEN + 1];
 
-    ASSERT_EQ(mcp_session_id_new(a), 0);
-    ASSERT_EQ(mcp_session_id_new(b), 0);
+    ASSERT_EQ(mcp_session_id_new(a, NULL), 0);
+    ASSERT_EQ(mcp_session_id_new(b, NULL), 0);
     ASSERT(mcp_session_id_ok(a));
     ASSERT(strcmp(a, b) != 0);
     ASSERT(mcp_session_id_equal(a, a));

@@ -5,7 +5,8 @@
  * compatible API would ignore), a Kubernetes RuntimeClass's handler
  * (kubernetes_runtime_class_kind), and what the runner and the executor
  * make of the answer: one job per container on gVisor and on a runtime
- * nobody described, RLIMIT_NPROC at the pids limit on gVisor only. */
+ * nobody described, RLIMIT_NPROC at the pids limit on gVisor only, a
+ * Java container's room for the warm javac's threads. */
 #include "test.h"
 
 #include "backends/docker/internal.h"
@@ -162,8 +163,9 @@ TEST(the_engines_answer_sets_reuse_and_limits)
     exec_spec_for_job(&spec, &be, &cfg, &j, "llmsb/python:latest");
     ASSERT(exec_on_gvisor(&be));
     ASSERT_EQ(pc.max_uses, 1);
-    ASSERT_EQ(spec.nproc, 256);
-    ASSERT_EQ(exec_job_nproc(&be, &j), 256);
+    /* pids - 1: gVisor does not count the job's first process */
+    ASSERT_EQ(spec.nproc, 255);
+    ASSERT_EQ(exec_job_nproc(&be, &j), 255);
     ASSERT_EQ(spec.pids, 256 * 8 + 512 * 32);
     j.limits.nproc = 100; /* under the pids limit: kept */
     ASSERT_EQ(exec_job_nproc(&be, &j), 100);
@@ -193,6 +195,59 @@ TEST(the_engines_answer_sets_reuse_and_limits)
     job_release(&j);
 }
 
+/* A Java container where the agent may start the warm javac gets the
+ * server's threads on top of the job's pids limit (exec.c, proto.h), so
+ * that they take none of the job's; nowhere else, and never for a job
+ * whose sandbox runs no server (the switch, a pids or memory limit below
+ * the server's). */
+TEST(a_java_container_has_room_for_the_warm_javac)
+{
+    struct backend be = {.ops = &fake_ops};
+    struct llmsb_err err = {0};
+    struct config cfg;
+    struct container_spec spec;
+    struct job j;
+
+    config_defaults(&cfg);
+    job_init(&j, &cfg);
+    answer = BACKEND_RUNTIME_KERNEL;
+    ASSERT_EQ(backend_runtime_resolve(&be, "", &err), 0);
+    ASSERT_EQ(job_set_language(&j, "java", &err), 0);
+    j.limits.memory_mb = 512;
+    j.limits.pids = 256;
+    exec_spec_for_job(&spec, &be, &cfg, &j, "llmsb/java:latest");
+    ASSERT_EQ(spec.pids, 256 + PROTO_JAVAC_PIDS);
+    j.limits.pids = 255; /* below the server's threshold: no server, no room */
+    exec_spec_for_job(&spec, &be, &cfg, &j, "llmsb/java:latest");
+    ASSERT_EQ(spec.pids, 255);
+    j.limits.pids = 256;
+    j.limits.memory_mb = 511;
+    exec_spec_for_job(&spec, &be, &cfg, &j, "llmsb/java:latest");
+    ASSERT_EQ(spec.pids, 256);
+    j.limits.memory_mb = 512;
+    /* gVisor: the backstop above the pids, the server's among them */
+    answer = BACKEND_RUNTIME_GVISOR;
+    ASSERT_EQ(backend_runtime_resolve(&be, "runsc", &err), 0);
+    exec_spec_for_job(&spec, &be, &cfg, &j, "llmsb/java:latest");
+    ASSERT_EQ(spec.pids, (256 + PROTO_JAVAC_PIDS) * 8 + 512 * 32);
+    ASSERT_EQ(spec.nproc, 255); /* the job's own bound: the server is another uid */
+    answer = BACKEND_RUNTIME_KERNEL;
+    ASSERT_EQ(backend_runtime_resolve(&be, "", &err), 0);
+    ASSERT_EQ(job_add_env(&j, "LLMSB_COMPILE_CACHE=0", &err), 0);
+    exec_spec_for_job(&spec, &be, &cfg, &j, "llmsb/java:latest");
+    ASSERT_EQ(spec.pids, 256);
+    ASSERT(job_compile_server(&j) == NULL);
+    job_release(&j);
+    job_init(&j, &cfg);
+    ASSERT_EQ(job_set_language(&j, "python", &err), 0);
+    j.limits.memory_mb = 512;
+    j.limits.pids = 256;
+    exec_spec_for_job(&spec, &be, &cfg, &j, "llmsb/python:latest");
+    ASSERT_EQ(spec.pids, 256);
+    job_release(&j);
+}
+
 TEST_MAIN("runtime_kind", T(docker_info_names_gvisor_by_its_binary),
           T(podman_refuses_a_runtime_it_would_ignore), T(runtime_class_handler_names_gvisor),
-          T(the_engines_answer_sets_reuse_and_limits))
+          T(the_engines_answer_sets_reuse_and_limits),
+          T(a_java_container_has_room_for_the_warm_javac))

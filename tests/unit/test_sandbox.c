@@ -354,9 +354,10 @@ FAKE_TEST(live_chunks_reach_the_sink_only_from_an_agent_that_sends_them)
     sandbox_close(&sb);
 }
 
-/* The JOB frame's RLIMIT_NPROC: at the job's pids limit where the agent's
- * HELLO says gVisor, whatever the engine said of the runtime (the pids
- * cgroup does not bound a job there), the job's nproc elsewhere. */
+/* The JOB frame's RLIMIT_NPROC: what holds the job at its pids limit where
+ * the agent's HELLO says gVisor, whatever the engine said of the runtime
+ * (the pids cgroup does not bound a job there; gVisor does not count the
+ * job's first process: pids - 1), the job's nproc elsewhere. */
 FAKE_TEST(job_nproc_at_its_pids_where_the_agent_says_gvisor)
 {
     static const struct {
@@ -364,10 +365,11 @@ FAKE_TEST(job_nproc_at_its_pids_where_the_agent_says_gvisor)
         uint64_t nproc, pids;
         const char *want;
     } rows[] = {
-        {1, 4096, 256, "256\n"},
-        {1, 100, 256, "100\n"}, /* under its pids: kept */
-        {1, 4096, 0, "4096\n"},
-        {0, 4096, 256, "4096\n"},
+        {1, 4096, 256, "255\n"},  /* gVisor: pids - 1 */
+        {1, 100, 256, "100\n"},   /* under its pids: kept */
+        {1, 4096, 0, "4096\n"},   /* no pids limit */
+        {1, 4096, 1, "1\n"},      /* never 0, which sets no limit */
+        {0, 4096, 256, "4096\n"}, /* not gVisor */
     };
     struct container_spec spec = spec_of();
     static struct sandbox sb; /* held: open_held */

@@ -67,26 +67,37 @@ TEST(backoff_doubles_and_is_bounded)
 
 TEST(admission_of_a_delivered_job)
 {
-    ASSERT_EQ(scheduler_admit(1, 3, 0, 0), SCHED_ADMIT_RUN);
-    ASSERT_EQ(scheduler_admit(3, 3, 0, 0), SCHED_ADMIT_RUN); /* the last try */
-    ASSERT_EQ(scheduler_admit(4, 3, 0, 0), SCHED_ADMIT_DEAD_LETTER);
-    ASSERT_EQ(scheduler_admit(1, 3, 0, 1), SCHED_ADMIT_CANCEL);
+    ASSERT_EQ(scheduler_admit(1, 3, 0, 0, 0), SCHED_ADMIT_RUN);
+    ASSERT_EQ(scheduler_admit(3, 3, 0, 0, 0), SCHED_ADMIT_RUN); /* the last try */
+    ASSERT_EQ(scheduler_admit(4, 3, 0, 0, 0), SCHED_ADMIT_DEAD_LETTER);
+    ASSERT_EQ(scheduler_admit(1, 3, 0, 0, 1), SCHED_ADMIT_CANCEL);
 }
 
 /* A duplicate delivery of a finished id is acknowledged without running,
  * whatever else is true of it: the first final result stands. */
 TEST(duplicate_delivery_of_a_finished_id)
 {
-    ASSERT_EQ(scheduler_admit(1, 3, 1, 0), SCHED_ADMIT_ACK);
-    ASSERT_EQ(scheduler_admit(7, 3, 1, 0), SCHED_ADMIT_ACK);
-    ASSERT_EQ(scheduler_admit(1, 3, 1, 1), SCHED_ADMIT_ACK);
+    ASSERT_EQ(scheduler_admit(1, 3, 1, 0, 0), SCHED_ADMIT_ACK);
+    ASSERT_EQ(scheduler_admit(7, 3, 1, 0, 0), SCHED_ADMIT_ACK);
+    ASSERT_EQ(scheduler_admit(1, 3, 1, 0, 1), SCHED_ADMIT_ACK);
+}
+
+/* An entry whose id another entry runs waits for that run (given back
+ * uncounted), whatever its count or a cancel request; a final result
+ * still stands first. */
+TEST(another_run_of_the_id_waits)
+{
+    ASSERT_EQ(scheduler_admit(1, 3, 0, 1, 0), SCHED_ADMIT_WAIT);
+    ASSERT_EQ(scheduler_admit(4, 3, 0, 1, 0), SCHED_ADMIT_WAIT);
+    ASSERT_EQ(scheduler_admit(1, 3, 0, 1, 1), SCHED_ADMIT_WAIT);
+    ASSERT_EQ(scheduler_admit(1, 3, 1, 1, 0), SCHED_ADMIT_ACK);
 }
 
 /* Cancel before the start is admission's; cancel while running is the
  * outcome CANCELLED, a final result. */
 TEST(cancel_before_and_while_running)
 {
-    ASSERT_EQ(scheduler_admit(2, 3, 0, 1), SCHED_ADMIT_CANCEL);
+    ASSERT_EQ(scheduler_admit(2, 3, 0, 0, 1), SCHED_ADMIT_CANCEL);
     ASSERT_EQ(scheduler_decide(SCHED_OUT_CANCELLED, 1, 3, &backoff).action, SCHED_FINISH);
 }
 
@@ -150,6 +161,7 @@ TEST_MAIN("scheduler", T(final_results_are_never_retried),
           T(infrastructure_failure_retries_then_dead_letters), T(abort_gives_back_without_counting),
           T(engine_outage_pauses_and_never_dead_letters), T(backoff_doubles_and_is_bounded),
           T(admission_of_a_delivered_job), T(duplicate_delivery_of_a_finished_id),
-          T(cancel_before_and_while_running), T(agent_internal_error_is_ours),
-          T(backstop_adds_every_step_and_the_grace), T(claim_budget_never_negative),
-          T(timers_fire_once_per_period), T(status_table_parses_every_name_and_nothing_else))
+          T(another_run_of_the_id_waits), T(cancel_before_and_while_running),
+          T(agent_internal_error_is_ours), T(backstop_adds_every_step_and_the_grace),
+          T(claim_budget_never_negative), T(timers_fire_once_per_period),
+          T(status_table_parses_every_name_and_nothing_else))
