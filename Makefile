@@ -239,7 +239,8 @@ BENCH_JOBS ?= 24
 # bench_dedup.sh's job file (cruxeval: CRUXEval's published generations of
 # tests/eval/data/cruxeval; -: HumanEval samples with repeats, made by the bench)
 BENCH_DEDUP_FILE ?= cruxeval
-bench: all bin/bench/bench_run bin/bench/bench_queue bin/bench/bench_backends bin/bench/bench_confine
+bench: all bin/bench/bench_run bin/bench/bench_queue bin/bench/bench_backends bin/bench/bench_confine \
+       bin/bench/bench_stream
 	bin/bench/bench_run >bin/bench/run.out; s=$$?; cat bin/bench/run.out; exit $$s
 	bin/bench/bench_backends
 	bin/bench/bench_queue bin/llm-sandbox >bin/bench/queue.out; s=$$?; cat bin/bench/queue.out; exit $$s
@@ -247,8 +248,8 @@ bench: all bin/bench/bench_run bin/bench/bench_queue bin/bench/bench_backends bi
 	sh bench/bench_eval.sh bin/llm-sandbox $(BENCH_JOBS) bin/bench/run.out bin/bench/queue.out
 	sh bench/bench_dedup.sh $(BENCH_DEDUP_FILE) bin/llm-sandbox
 	@if docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q '"runsc"'; then \
-	    sh bench/bench_gvisor.sh bin/llm-sandbox; \
-	else echo "bench_gvisor: not run: dockerd has no runtime runsc (scripts/gvisor-up.sh sets it up)"; fi
+	    sh bench/bench_gvisor.sh bin/llm-sandbox && bin/bench/bench_stream; \
+	else echo "bench_gvisor, bench_stream: not run: dockerd has no runtime runsc (scripts/gvisor-up.sh sets it up)"; fi
 
 # The namespace filter's cost, run in containers by bench_gvisor.sh: static,
 # as the agent it measures.

@@ -35,6 +35,7 @@ void runner_pool_config(const struct config *cfg, const struct backend *be,
                                                                           : POOL_WAIT;
     pc->start_timeout_ms = cfg->start_timeout_ms;
     pc->prestart = o->prestart;
+    pc->slots = o->slots;
     identity_pool_labels(id, pc);
 }
 

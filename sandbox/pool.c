@@ -1,7 +1,11 @@
 /* pool.c - the warm container pool (see pool.h).  The mutex guards only
- * bookkeeping; containers are created, checked and destroyed outside it. */
+ * bookkeeping; containers are created, checked and destroyed outside it,
+ * by the job's thread where the job needs it (a container to run in) and
+ * by the pool's two helper threads where it does not (a retired container
+ * removed, the next one of its key made ahead). */
 #include "pool.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,11 +22,52 @@ int pool_config_label(struct pool_config *pc, const char *key, const char *value
     return 0;
 }
 
+/* ---- a key's rate (pure) ---------------------------------------------------------- */
+
+void pool_rate_used(struct pool_rate *r, int64_t now_ms)
+{
+    if (r->last_ms > 0) {
+        int64_t gap = now_ms - r->last_ms > 0 ? now_ms - r->last_ms : 1;
+        /* after a pause the stream starts afresh: its next gap is its first */
+        if (gap > POOL_RATE_WINDOW_MS)
+            r->gap_ms = 0;
+        else
+            r->gap_ms = r->gap_ms > 0 ? (3 * r->gap_ms + gap) / 4 : gap;
+    }
+    r->last_ms = now_ms;
+}
+
+void pool_rate_created(struct pool_rate *r, int64_t took_ms)
+{
+    if (took_ms < 1)
+        took_ms = 1;
+    r->create_ms = r->create_ms > 0 ? (3 * r->create_ms + took_ms) / 4 : took_ms;
+}
+
+int pool_rate_target(const struct pool_rate *r, int64_t now_ms, int cap)
+{
+    int64_t since = now_ms - r->last_ms, gap, make, n;
+
+    if (r->last_ms <= 0 || r->gap_ms <= 0 || since > POOL_RATE_WINDOW_MS)
+        return 0;
+    /* no container used up for longer than the average gap: the rate is
+     * falling, and the wait so far is the gap to go by */
+    gap = since > r->gap_ms ? since : r->gap_ms;
+    make = r->create_ms > 0 ? r->create_ms : POOL_CREATE_GUESS_MS;
+    n = (make + gap - 1) / gap;
+    if (n > POOL_MAX_KEYS * 8) /* beyond any max_size worth having */
+        n = POOL_MAX_KEYS * 8;
+    if (cap > 0 && n > cap)
+        n = cap;
+    return (int)n;
+}
+
 int pool_init(struct pool *p, const struct backend *tmpl, const struct pool_config *cfg)
 {
     memset(p, 0, sizeof(*p));
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
+    pthread_cond_init(&p->helper_cv, NULL);
     p->tmpl = tmpl;
     p->cfg = *cfg;
     if (p->cfg.max_size < 1)
@@ -127,26 +172,41 @@ static void exhume(struct pool *p)
     backend_close(&be);
 }
 
-/* Remembers a key so maintenance keeps min_idle warm for it, with the
- * start view of its last job (what its next container is prestarted
- * with). Locked. */
-static void note_key(struct pool *p, const char *key, const struct sandbox *sb)
+/* The index of key among the warm keys, or -1. Locked. */
+static int key_index(const struct pool *p, const char *key)
 {
-    int i;
-
-    for (i = 0; i < p->nwarm; i++)
+    for (int i = 0; i < p->nwarm; i++)
         if (strcmp(p->warm[i].key, key) == 0)
-            break;
-    if (i == p->nwarm) {
+            return i;
+    return -1;
+}
+
+/* Remembers a key its lease's job worked in, so its containers are made
+ * ahead: min_idle kept warm, with the start view of its last job (what its
+ * next container is prestarted with), and its rate (used_up: the job used
+ * its container up; the lease's create time, when one was made for it).
+ * Locked. */
+static void note_key(struct pool *p, const struct pool_lease *lease, const struct sandbox *sb,
+                     int used_up)
+{
+    int64_t now = clock_mono_ms();
+    int i = key_index(p, lease->key);
+
+    if (i < 0) {
         if (p->nwarm == POOL_MAX_KEYS)
             return;
-        p->nwarm++;
-        snprintf(p->warm[i].key, sizeof(p->warm[i].key), "%s", key);
+        i = p->nwarm++;
+        memset(&p->warm[i], 0, sizeof(p->warm[i]));
+        snprintf(p->warm[i].key, sizeof(p->warm[i].key), "%s", lease->key);
         snprintf(p->warm[i].image, sizeof(p->warm[i].image), "%s", sb->image);
         p->warm[i].spec = sb->spec;
         p->warm[i].spec.image = p->warm[i].image;
     }
-    p->warm[i].last_used_ms = clock_mono_ms();
+    p->warm[i].last_used_ms = now;
+    if (used_up)
+        pool_rate_used(&p->warm[i].rate, now);
+    if (lease->create_ms > 0)
+        pool_rate_created(&p->warm[i].rate, lease->create_ms);
     if (sb->last.nrun) {
         struct proto_job v;
         if (sandbox_start_view(&sb->last, &v) == 0) {
@@ -162,6 +222,35 @@ static struct sandbox *take_idle(struct pool *p, size_t i)
     struct sandbox *sb = p->idle[i].sb;
     p->idle[i] = p->idle[--p->nidle];
     return sb;
+}
+
+/* Puts sb among the idle containers of key. 0, or -1 out of memory.
+ * Locked. */
+static int idle_add(struct pool *p, struct sandbox *sb, const char *key)
+{
+    if (p->nidle == p->aidle) {
+        size_t na = p->aidle ? p->aidle * 2 : 8;
+        struct pool_idle *ni = realloc(p->idle, na * sizeof(*ni));
+        if (!ni)
+            return -1;
+        p->idle = ni;
+        p->aidle = na;
+    }
+    p->idle[p->nidle].sb = sb;
+    p->idle[p->nidle].idle_since_ms = clock_mono_ms();
+    snprintf(p->idle[p->nidle].key, sizeof(p->idle[0].key), "%s", key);
+    p->nidle++;
+    return 0;
+}
+
+/* Idle containers of key. Locked. */
+static int idle_count(const struct pool *p, const char *key)
+{
+    int n = 0;
+
+    for (size_t i = 0; i < p->nidle; i++)
+        n += strcmp(p->idle[i].key, key) == 0;
+    return n;
 }
 
 /* A new container for spec with the pool's labels. */
@@ -194,6 +283,251 @@ static int create(struct pool *p, const struct container_spec *spec, struct sand
     return 0;
 }
 
+/* ---- the helpers ------------------------------------------------------------------ */
+
+static void *remover_main(void *arg);
+static void *refiller_main(void *arg);
+
+/* Starts a helper thread with every signal blocked (they go to the front
+ * end's threads, as before the helpers); 0 or -1. */
+static int helper_start(pthread_t *th, void *(*fn)(void *), struct pool *p)
+{
+    sigset_t all, old;
+    int rc;
+
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    rc = pthread_create(th, NULL, fn, p);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc == 0 ? 0 : -1;
+}
+
+/* Starts the helpers at the pool's first work for them; a pool whose
+ * helpers cannot start removes on the caller's path and warms on
+ * maintenance's tick, as it did before them. Locked. */
+static void helpers_start(struct pool *p)
+{
+    if (p->helpers != 0 || p->stopping)
+        return;
+    if (helper_start(&p->remover, remover_main, p) != 0) {
+        log_warn("pool: cannot start the remover thread; containers are removed as they retire");
+        p->helpers = -1;
+        return;
+    }
+    while (p->nrefillers < POOL_REFILLERS &&
+           helper_start(&p->refiller[p->nrefillers], refiller_main, p) == 0)
+        p->nrefillers++;
+    if (p->nrefillers == 0)
+        log_warn("pool: cannot start a refiller thread; containers are made ahead only by "
+                 "maintenance");
+    p->helpers = p->nrefillers ? 1 : 2; /* 2: the remover alone */
+}
+
+/* The containers key w should have ready (idle or being made): min_idle
+ * while the key was used within idle_timeout, and what its rate asks.
+ * ahead: the refiller's part, only for a key whose containers are being
+ * used up (the last within POOL_RATE_WINDOW_MS): one that keeps its
+ * containers (runc, max_uses not reached) has its min_idle made by
+ * maintenance, as the jobs in use come back to it. Locked. */
+static int want_ready(const struct pool *p, int w, int64_t now, int ahead)
+{
+    const struct pool_rate *r = &p->warm[w].rate;
+    int floor = p->cfg.idle_timeout_ms > 0 && now - p->warm[w].last_used_ms > p->cfg.idle_timeout_ms
+                    ? 0
+                    : p->cfg.min_idle;
+    /* two a slot: its next job's container and the one after, so a create
+     * slower than the gap (a busy host) still finds one made */
+    int rate = pool_rate_target(r, now, 2 * p->cfg.slots);
+
+    if (ahead && (r->last_ms <= 0 || now - r->last_ms > POOL_RATE_WINDOW_MS))
+        floor = 0;
+    return floor > rate ? floor : rate;
+}
+
+/* 1 when key w wants one more container made (want_ready) and the pool
+ * has room for it (and its last failure is not too recent). Locked. */
+static int make_due(const struct pool *p, int w, int64_t now, int ahead)
+{
+    return p->total < p->cfg.max_size && now >= p->warm[w].retry_ms &&
+           idle_count(p, p->warm[w].key) + p->warm[w].making < want_ready(p, w, now, ahead);
+}
+
+/* A key with a container for the refiller to make, or -1. Locked. */
+static int make_due_any(const struct pool *p, int64_t now)
+{
+    for (int w = 0; w < p->nwarm; w++)
+        if (make_due(p, w, now, 1))
+            return w;
+    return -1;
+}
+
+/* Tells the refillers the pool changed; starts the helpers when a key
+ * wants a container made. Locked. */
+static void refill_kick(struct pool *p)
+{
+    if (p->helpers == 0 && make_due_any(p, clock_mono_ms()) >= 0)
+        helpers_start(p);
+    pthread_cond_broadcast(&p->helper_cv);
+}
+
+/* Removes sb off the caller's path: hands it to the remover, or removes it
+ * here when the remover is not running or has POOL_REMOVE_MAX waiting. Until
+ * it is removed, pool_knows names it (the reaper leaves it alone); a crash
+ * meanwhile leaves it to the reaper by its labels. */
+static void retire(struct pool *p, struct sandbox *sb)
+{
+    pthread_mutex_lock(&p->mu);
+    helpers_start(p);
+    if ((p->helpers == 1 || p->helpers == 2) && !p->stopping && p->ndoomed < POOL_REMOVE_MAX) {
+        p->doomed[p->ndoomed++] = sb;
+        pthread_cond_broadcast(&p->helper_cv);
+        sb = NULL;
+    }
+    pthread_mutex_unlock(&p->mu);
+    if (sb)
+        destroy(p, sb);
+}
+
+/* The remover: the retired containers, oldest first; once the pool is
+ * released, those left, then it ends. */
+static void *remover_main(void *arg)
+{
+    struct pool *p = arg;
+
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        struct sandbox *sb;
+        if (p->ndoomed == 0) {
+            if (p->stopping)
+                break;
+            pthread_cond_wait(&p->helper_cv, &p->mu);
+            continue;
+        }
+        sb = p->doomed[0];
+        memmove(&p->doomed[0], &p->doomed[1], --p->ndoomed * sizeof(p->doomed[0]));
+        p->removing++;
+        pthread_mutex_unlock(&p->mu); /* the remove: the engine's time, unlocked */
+        destroy(p, sb);
+        pthread_mutex_lock(&p->mu);
+        p->removing--;
+        pthread_cond_broadcast(&p->cv);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+/* What making one container ahead for a key needs, copied out of the
+ * pool under the lock. */
+struct warm_make {
+    int w;
+    struct container_spec spec;
+    char image[256];
+    char key[POOL_KEY_MAX];
+    struct proto_job view; /* what it is prestarted with (empty: nothing) */
+};
+
+/* Reserves the making of one container for key w when make_due says so:
+ * counted in total and in the key's making from now. 1 reserved, 0 not.
+ * Locked. */
+static int make_reserve(struct pool *p, int w, int64_t now, int ahead, struct warm_make *m)
+{
+    if (w >= p->nwarm || !make_due(p, w, now, ahead))
+        return 0;
+    m->w = w;
+    m->spec = p->warm[w].spec;
+    snprintf(m->image, sizeof(m->image), "%s", p->warm[w].image);
+    m->spec.image = m->image;
+    snprintf(m->key, sizeof(m->key), "%s", p->warm[w].key);
+    if (!p->cfg.prestart || sandbox_start_view(&p->warm[w].start, &m->view) != 0)
+        proto_job_init(&m->view); /* none: its first job prestarts it */
+    p->total++;
+    p->created++;
+    p->warm[w].making++;
+    return 1;
+}
+
+/* A reserved make that came to nothing: off the counts, the key's next
+ * try after POOL_REFILL_BACKOFF_MS. */
+static void make_failed(struct pool *p, struct warm_make *m, struct sandbox *sb)
+{
+    pthread_mutex_lock(&p->mu);
+    p->total--;
+    p->warm[m->w].making--;
+    p->warm[m->w].retry_ms = clock_mono_ms() + POOL_REFILL_BACKOFF_MS;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    if (sb)
+        retire(p, sb);
+}
+
+/* Makes the reserved container (unlocked), has its agent start what the
+ * key's last job used (pool.prestart: this container's first job finds its
+ * zygote ready) and puts it idle.  Returns 1 made, -1 failed. */
+static int make_warm(struct pool *p, struct warm_make *m)
+{
+    struct llmsb_err err = {0};
+    struct sandbox *sb = NULL;
+    int64_t t0 = clock_mono_ms();
+    int rc = 1;
+
+    if (create(p, &m->spec, &sb, &err) != 0) {
+        log_warn("pool: cannot warm a container of %s: %s", m->image, err.msg);
+        make_failed(p, m, NULL);
+        rc = -1;
+    } else if (sandbox_prestart_ahead(sb, &m->view, &err) != 0) {
+        log_warn("pool: cannot prestart a warm container of %s: %s", m->image, err.msg);
+        make_failed(p, m, sb);
+        rc = -1;
+    } else {
+        pthread_mutex_lock(&p->mu);
+        p->warm[m->w].making--;
+        pool_rate_created(&p->warm[m->w].rate, clock_mono_ms() - t0);
+        if (idle_add(p, sb, m->key) != 0) {
+            p->total--;
+            rc = -1;
+        } else {
+            sb = NULL;
+        }
+        pthread_cond_broadcast(&p->cv);
+        pthread_mutex_unlock(&p->mu);
+        if (sb)
+            retire(p, sb);
+    }
+    proto_job_release(&m->view);
+    return rc;
+}
+
+/* A refiller: makes containers ahead whenever a key wants more ready than
+ * it has (looked at when the pool changes, and every second for rates
+ * that fall and failures whose wait ended); with POOL_REFILLERS of them,
+ * two keys, or a key whose create is slower than its gap, are made for at
+ * once. */
+static void *refiller_main(void *arg)
+{
+    struct pool *p = arg;
+    struct warm_make m;
+
+    pthread_mutex_lock(&p->mu);
+    while (!p->stopping) {
+        int64_t now = clock_mono_ms();
+        int w = make_due_any(p, now);
+        if (w < 0 || !make_reserve(p, w, now, 1, &m)) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_sec += 1;
+            pthread_cond_timedwait(&p->helper_cv, &p->mu, &ts);
+            continue;
+        }
+        pthread_mutex_unlock(&p->mu); /* the make: the engine's time, unlocked */
+        make_warm(p, &m);
+        pthread_mutex_lock(&p->mu);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+/* ---- acquire and put ------------------------------------------------------------------ */
+
 /* An idle container of key that answers its health check, or NULL.
  * Called locked; unlocks around the check. */
 static struct sandbox *reuse_idle(struct pool *p, const char *key, struct llmsb_err *err)
@@ -214,7 +548,7 @@ static struct sandbox *reuse_idle(struct pool *p, const char *key, struct llmsb_
         log_warn("pool: container %.12s failed its health check (%s); replacing it", sb->id,
                  err->msg);
         llmsb_err_clear(err);
-        destroy(p, sb);
+        retire(p, sb);
         pthread_mutex_lock(&p->mu);
         p->total--;
         i = 0; /* the list changed while unlocked */
@@ -241,10 +575,52 @@ static int wait_turn(struct pool *p, int64_t deadline_ms)
     return 0;
 }
 
+/* A container being made ahead for key is ready sooner than one made now:
+ * waits a turn for it when no other acquire waits for that one, until
+ * deadline_ms; so too for one the refiller is about to make (it was told
+ * by the put just before this acquire, on this thread).  1 waited, 0
+ * nothing to wait for. Locked. */
+static int wait_for_made(struct pool *p, const char *key, int64_t deadline_ms)
+{
+    int w = key_index(p, key), rc;
+
+    if (w < 0 || p->warm[w].making + (p->helpers == 1 && make_due(p, w, clock_mono_ms(), 1)) <=
+                     p->warm[w].waiting)
+        return 0;
+    p->warm[w].waiting++;
+    rc = wait_turn(p, deadline_ms);
+    p->warm[w].waiting--;
+    return rc == 0;
+}
+
+/* A new container for the lease, counted in the pool unless temporary.
+ * Called locked; unlocks around the create. */
+static int acquire_new(struct pool *p, const struct container_spec *spec, struct pool_lease *lease,
+                       struct llmsb_err *err)
+{
+    int64_t t0 = clock_mono_ms();
+    int rc;
+
+    if (!lease->temporary) {
+        p->total++;
+        p->created++;
+    }
+    pthread_mutex_unlock(&p->mu);
+    rc = create(p, spec, &lease->sb, err);
+    pthread_mutex_lock(&p->mu);
+    lease->create_ms = clock_mono_ms() - t0;
+    if (rc != 0 && !lease->temporary) {
+        p->total--;
+        pthread_cond_broadcast(&p->cv);
+    }
+    return rc;
+}
+
 int pool_acquire(struct pool *p, const struct container_spec *spec, struct pool_lease *lease,
                  struct llmsb_err *err)
 {
     int64_t deadline = clock_mono_ms() + p->cfg.wait_ms;
+    int64_t made_by = clock_mono_ms() + p->cfg.start_timeout_ms + POOL_HEALTH_TIMEOUT_MS;
     int rc = 0;
 
     memset(lease, 0, sizeof(*lease));
@@ -253,25 +629,20 @@ int pool_acquire(struct pool *p, const struct container_spec *spec, struct pool_
     for (;;) {
         if ((lease->sb = reuse_idle(p, lease->key, err)) != NULL) {
             lease->warm = 1;
+            refill_kick(p); /* one fewer ready: its next may be due */
             goto out;
         }
+        if (wait_for_made(p, lease->key, made_by))
+            continue;
         if (p->total < p->cfg.max_size) {
-            p->total++;
-            p->created++;
-            pthread_mutex_unlock(&p->mu);
-            rc = create(p, spec, &lease->sb, err);
-            pthread_mutex_lock(&p->mu);
-            if (rc != 0) {
-                p->total--;
-                pthread_cond_broadcast(&p->cv);
-            }
+            rc = acquire_new(p, spec, lease, err);
             goto out;
         }
         if (p->nidle > 0) { /* full, but an idle container of another key can go */
             struct sandbox *sb = take_idle(p, 0);
             p->total--;
             pthread_mutex_unlock(&p->mu);
-            destroy(p, sb);
+            retire(p, sb);
             pthread_mutex_lock(&p->mu);
             continue;
         }
@@ -283,10 +654,8 @@ int pool_acquire(struct pool *p, const struct container_spec *spec, struct pool_
             goto out;
         }
         if (p->cfg.on_exhausted == POOL_TEMPORARY) {
-            pthread_mutex_unlock(&p->mu);
             lease->temporary = 1;
-            rc = create(p, spec, &lease->sb, err);
-            pthread_mutex_lock(&p->mu);
+            rc = acquire_new(p, spec, lease, err);
             goto out;
         }
         if (wait_turn(p, deadline) != 0) {
@@ -314,32 +683,22 @@ void pool_put(struct pool *p, struct pool_lease *lease, int reusable)
     sb->cancel = NULL;
     pthread_mutex_lock(&p->mu);
     /* only keys that worked are kept warm; a container retired by max_uses
-     * or max_age worked too (max_uses 1, or an agent on gVisor: every one) */
+     * or max_age worked too (max_uses 1, or an agent on gVisor: every one),
+     * and was used up: its key's rate counts it */
     if (worked)
-        note_key(p, lease->key, sb);
-    if (keep && p->nidle == p->aidle) {
-        size_t na = p->aidle ? p->aidle * 2 : 8;
-        struct pool_idle *ni = realloc(p->idle, na * sizeof(*ni));
-        if (ni) {
-            p->idle = ni;
-            p->aidle = na;
-        } else {
-            keep = 0;
-        }
-    }
-    if (keep) {
-        p->idle[p->nidle].sb = sb;
-        p->idle[p->nidle].idle_since_ms = clock_mono_ms();
-        snprintf(p->idle[p->nidle].key, sizeof(p->idle[0].key), "%s", lease->key);
-        p->nidle++;
-    } else if (!lease->temporary) {
+        note_key(p, lease, sb, !keep);
+    if (keep && idle_add(p, sb, lease->key) != 0)
+        keep = 0;
+    if (!keep && !lease->temporary)
         p->total--;
-    }
     pthread_cond_broadcast(&p->cv);
+    refill_kick(p);
     pthread_mutex_unlock(&p->mu);
     if (!keep)
-        destroy(p, sb);
+        retire(p, sb);
 }
+
+/* ---- maintenance ---------------------------------------------------------------------- */
 
 /* Destroys one idle container past idle_timeout or max_age; 0 when none. */
 static int expire_one(struct pool *p, int64_t now)
@@ -364,59 +723,17 @@ static int expire_one(struct pool *p, int64_t now)
     return sb != NULL;
 }
 
-/* Starts one container for warm key w if it has fewer than min_idle idle
- * ones and was used lately, and (pool.prestart) has its agent start what
- * the key's last job used before it is idle: this container's first job
- * finds its zygote ready. Returns 1 made, 0 nothing to do, -1 failed. */
+/* Makes one container ahead for warm key w if it wants one (make_due).
+ * Returns 1 made, 0 nothing to do, -1 failed. */
 static int warm_one(struct pool *p, int w, int64_t now)
 {
-    struct container_spec spec;
-    struct sandbox *sb;
-    struct llmsb_err err = {0};
-    struct pool_lease l = {0};
-    struct proto_job view;
-    char image[256];
-    int have = 0;
+    struct warm_make m;
+    int reserved;
 
     pthread_mutex_lock(&p->mu);
-    if (w >= p->nwarm || p->total >= p->cfg.max_size) {
-        pthread_mutex_unlock(&p->mu);
-        return 0;
-    }
-    for (size_t i = 0; i < p->nidle; i++)
-        have += strcmp(p->idle[i].key, p->warm[w].key) == 0;
-    if (have >= p->cfg.min_idle ||
-        (p->cfg.idle_timeout_ms > 0 && now - p->warm[w].last_used_ms > p->cfg.idle_timeout_ms)) {
-        pthread_mutex_unlock(&p->mu);
-        return 0;
-    }
-    spec = p->warm[w].spec;
-    snprintf(image, sizeof(image), "%s", p->warm[w].image);
-    spec.image = image;
-    snprintf(l.key, sizeof(l.key), "%s", p->warm[w].key);
-    if (!p->cfg.prestart || sandbox_start_view(&p->warm[w].start, &view) != 0)
-        proto_job_init(&view); /* none: its first job prestarts it */
-    p->total++;
-    p->created++;
+    reserved = make_reserve(p, w, now, 0, &m);
     pthread_mutex_unlock(&p->mu);
-    if (create(p, &spec, &sb, &err) != 0) {
-        log_warn("pool: cannot warm a container of %s: %s", image, err.msg);
-        pthread_mutex_lock(&p->mu);
-        p->total--;
-        pthread_mutex_unlock(&p->mu);
-        proto_job_release(&view);
-        return -1;
-    }
-    l.sb = sb;
-    if (sandbox_prestart_ahead(sb, &view, &err) != 0) {
-        log_warn("pool: cannot prestart a warm container of %s: %s", image, err.msg);
-        pool_put(p, &l, 0);
-        proto_job_release(&view);
-        return -1;
-    }
-    pool_put(p, &l, 1);
-    proto_job_release(&view);
-    return 1;
+    return reserved ? make_warm(p, &m) : 0;
 }
 
 void pool_maintain(struct pool *p)
@@ -439,8 +756,52 @@ void pool_maintain(struct pool *p)
     }
 }
 
+/* 1 while a helper has work in hand or due. Locked. */
+static int helpers_busy(const struct pool *p)
+{
+    if (p->ndoomed || p->removing)
+        return 1;
+    for (int w = 0; w < p->nwarm; w++)
+        if (p->warm[w].making)
+            return 1;
+    return p->helpers == 1 && !p->stopping && make_due_any(p, clock_mono_ms()) >= 0;
+}
+
+int pool_settle(struct pool *p, int64_t timeout_ms)
+{
+    int64_t deadline = clock_mono_ms() + timeout_ms;
+    int rc = 0;
+
+    pthread_mutex_lock(&p->mu);
+    while (rc == 0 && helpers_busy(p))
+        rc = wait_turn(p, deadline);
+    pthread_mutex_unlock(&p->mu);
+    return rc;
+}
+
+/* Ends the helpers: the refillers after the container each is making,
+ * the remover once none is left to remove. */
+static void helpers_stop(struct pool *p)
+{
+    int h, n;
+
+    pthread_mutex_lock(&p->mu);
+    p->stopping = 1;
+    h = p->helpers;
+    n = p->nrefillers;
+    p->helpers = -1;
+    p->nrefillers = 0;
+    pthread_cond_broadcast(&p->helper_cv);
+    pthread_mutex_unlock(&p->mu);
+    for (int i = 0; i < n; i++)
+        pthread_join(p->refiller[i], NULL);
+    if (h == 1 || h == 2)
+        pthread_join(p->remover, NULL);
+}
+
 void pool_release_all(struct pool *p)
 {
+    helpers_stop(p);
     for (;;) {
         struct sandbox *sb = NULL;
         pthread_mutex_lock(&p->mu);

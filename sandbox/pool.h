@@ -9,6 +9,14 @@
  * maintenance drops idle ones past idle_timeout and keeps min_idle warm for
  * every key it has seen (prestarted as the key's last job would want).
  *
+ * Off the job's path, threads of the pool's own (started at their first
+ * work, joined by pool_release_all): the remover removes the containers
+ * pool_put retired (at most POOL_REMOVE_MAX wait; past that pool_put
+ * removes one itself), and POOL_REFILLERS refillers make a key's next
+ * containers as soon as the key has fewer ready (idle or being made) than
+ * it wants: min_idle while used lately, and as many as its jobs use up
+ * during one create (pool_rate_target), not on maintenance's tick.
+ *
  * A container whose remove failed (the engine was down or restarting) is
  * not forgotten: its id waits in the pool's graveyard and maintenance
  * removes it once the engine answers.  pool_knows tells the worker's
@@ -37,6 +45,9 @@ struct pool_config {
      * a container made ahead of any job (min_idle) has what the last job
      * of its key used started when it is made, off every job's path */
     int prestart;
+    /* the front end's jobs at a time (0: no bound): a key's rate asks for
+     * at most twice this many containers ready (pool_rate_target) */
+    int slots;
     /* labels every container of the pool carries (llmsb.*: docs/cli.md) */
     char labels[BACKEND_MAX_LABELS][2][160];
     int nlabels;
@@ -51,6 +62,33 @@ int pool_config_label(struct pool_config *pc, const char *key, const char *value
 #define POOL_HEALTH_TIMEOUT_MS 5000
 #define POOL_WAIT_SLICE_MS 200
 #define POOL_GRAVE_MAX 256 /* container ids whose remove is to be retried */
+#define POOL_REMOVE_MAX 16 /* retired containers waiting for the remover */
+#define POOL_REFILLERS 2   /* containers made ahead at once */
+/* a key that used up no container for this long wants none for its rate */
+#define POOL_RATE_WINDOW_MS 10000
+/* a create taken before the key's first is measured */
+#define POOL_CREATE_GUESS_MS 500
+/* a key whose container could not be made ahead waits this long to try again */
+#define POOL_REFILL_BACKOFF_MS 10000
+
+/* A key's demand: how fast its jobs use its containers up (retired after
+ * their job: every job on gVisor, where a container runs one) and how long
+ * one takes to make.  Pure; the pool keeps one per key. */
+struct pool_rate {
+    int64_t last_ms;   /* when the last container was used up (0: none yet) */
+    int64_t gap_ms;    /* moving average of the time between two (0: fewer than two) */
+    int64_t create_ms; /* moving average of a create until ready (0: none measured) */
+};
+
+/* A container of the key was used up at now_ms. */
+void pool_rate_used(struct pool_rate *r, int64_t now_ms);
+/* One was made in took_ms (create, start, HELLO, prestart). */
+void pool_rate_created(struct pool_rate *r, int64_t took_ms);
+/* The containers the key should have ready (idle or being made) for its
+ * rate at now_ms: the jobs expected during one create, rounded up, at
+ * least 1 while it uses containers up (two or more, the last within
+ * POOL_RATE_WINDOW_MS; else 0), at most cap (> 0; 0: no bound). */
+int pool_rate_target(const struct pool_rate *r, int64_t now_ms, int cap);
 
 struct pool_idle {
     struct sandbox *sb;
@@ -60,7 +98,8 @@ struct pool_idle {
 
 struct pool {
     pthread_mutex_t mu;
-    pthread_cond_t cv;
+    pthread_cond_t cv;          /* a container freed, made or removed */
+    pthread_cond_t helper_cv;   /* work for the remover or the refiller */
     const struct backend *tmpl; /* engine to open sandboxes on */
     struct pool_config cfg;
     struct pool_idle *idle;
@@ -73,9 +112,23 @@ struct pool {
         char image[256];
         int64_t last_used_ms;
         struct proto_job start; /* sandbox_start_view of the key's last job */
+        struct pool_rate rate;
+        int making;       /* containers being made ahead for it (counted in total) */
+        int waiting;      /* acquires waiting for one of those */
+        int64_t retry_ms; /* a failed make ahead: none before this */
     } warm[POOL_MAX_KEYS];
     int nwarm;
     long long created, reused, destroyed;
+    /* the helper threads: 0 not started yet, 1 the remover and refillers
+     * running, 2 the remover alone (no refiller could start: maintenance
+     * warms), -1 none (could not start, or released: pool_put removes) */
+    int helpers;
+    int stopping; /* pool_release_all: the helpers end (the remover once it is done) */
+    pthread_t remover, refiller[POOL_REFILLERS];
+    int nrefillers;                          /* started */
+    struct sandbox *doomed[POOL_REMOVE_MAX]; /* retired, to be removed */
+    size_t ndoomed;
+    int removing;                 /* removes in flight */
     char (*live)[BACKEND_ID_MAX]; /* every container made and not yet destroyed */
     size_t nlive, alive;
     char grave[POOL_GRAVE_MAX][BACKEND_ID_MAX]; /* removes that failed */
@@ -85,19 +138,24 @@ struct pool {
 struct pool_lease {
     struct sandbox *sb;
     int temporary;
-    int warm; /* 1: an idle container of the key (else made for this lease) */
+    int warm;          /* 1: an idle container of the key (else made for this lease) */
+    int64_t create_ms; /* made for this lease: how long that took */
     char key[POOL_KEY_MAX];
 };
 
 int pool_init(struct pool *p, const struct backend *tmpl, const struct pool_config *cfg);
-/* Destroys every idle container; handed-out ones are the caller's. */
+/* Ends the helpers (the remover once every retired container is removed)
+ * and destroys every idle container; handed-out ones are the caller's, and
+ * pool_put removes them itself from now on. */
 void pool_release_all(struct pool *p);
 /* A healthy container for spec (labels included): an idle one of its key,
- * a new one under max_size, else as pool.on_exhausted says. */
+ * one being made ahead for the key (waited for), a new one under
+ * max_size, else as pool.on_exhausted says. */
 int pool_acquire(struct pool *p, const struct container_spec *spec, struct pool_lease *lease,
                  struct llmsb_err *err);
 /* Gives a container back: kept if reusable and within its limits, else
- * destroyed. */
+ * retired: handed to the remover (or removed here when it is full or not
+ * running); the refiller is told either way. */
 void pool_put(struct pool *p, struct pool_lease *lease, int reusable);
 /* Failed removes retried, idle timeouts, ages, min_idle top-up. Call
  * periodically from one thread. */
@@ -105,6 +163,10 @@ void pool_maintain(struct pool *p);
 /* 1 when container id is one of the pool's (idle, handed out, or waiting
  * to be removed again). */
 int pool_knows(struct pool *p, const char *id);
+/* Waits up to timeout_ms until the helpers have nothing in hand or due (no
+ * remove waiting or in flight, no container being made ahead or wanted
+ * with room for it).  Returns 0, or LLMSB_ERR_TIMEOUT. */
+int pool_settle(struct pool *p, int64_t timeout_ms);
 int pool_size(struct pool *p, int *idle);
 
 #endif

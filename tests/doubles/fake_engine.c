@@ -46,6 +46,7 @@ struct fake_container {
 
 struct fake_engine {
     pthread_mutex_t mu;
+    pthread_cond_t cv; /* a held op let go */
     struct backend be; /* the template fake_engine_backend hands out */
     char agent[PATH_MAX];
     char root[PATH_MAX];
@@ -56,6 +57,8 @@ struct fake_engine {
     int gvisor;
     int fail[FAKE_OP_COUNT];
     int calls[FAKE_OP_COUNT];
+    int hold[FAKE_OP_COUNT];    /* calls still to be held */
+    int holding[FAKE_OP_COUNT]; /* 1: held calls wait (until let go) */
     unsigned long next_id;
     struct fake_container *list;
 };
@@ -70,13 +73,35 @@ static const char *const op_names[FAKE_OP_COUNT] = {"open",   "ping",  "image_ex
                                                     "attach", "start", "inspect",      "stop",
                                                     "remove", "list",  "exec"};
 
-/* Counts a call of op and applies an injected failure. */
+/* A held call of op: waits until the test lets go, or FAKE_HOLD_MAX_MS
+ * (a test gone wrong does not hang). Locked. */
+#define FAKE_HOLD_MAX_MS 10000
+static void held(struct fake_engine *fe, enum fake_op op)
+{
+    struct timespec until;
+
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += FAKE_HOLD_MAX_MS / 1000;
+    while (fe->holding[op])
+        if (pthread_cond_timedwait(&fe->cv, &fe->mu, &until) == ETIMEDOUT) {
+            fprintf(stderr, "  fake engine: a held %s was not let go within %d ms\n", op_names[op],
+                    FAKE_HOLD_MAX_MS);
+            break;
+        }
+}
+
+/* Counts a call of op, holds it when asked and applies an injected
+ * failure. */
 static int enter(struct fake_engine *fe, enum fake_op op, struct llmsb_err *err)
 {
     int fail;
 
     pthread_mutex_lock(&fe->mu);
     fe->calls[op]++;
+    if (fe->hold[op] > 0) {
+        fe->hold[op]--;
+        held(fe, op);
+    }
     fail = fe->fail[op] != 0;
     if (fe->fail[op] > 0)
         fe->fail[op]--;
@@ -625,6 +650,7 @@ struct fake_engine *fake_engine_new(const char *agent, struct llmsb_err *err)
         return NULL;
     }
     pthread_mutex_init(&fe->mu, NULL);
+    pthread_cond_init(&fe->cv, NULL);
     snprintf(fe->root, sizeof(fe->root), "%s/llmsb-fake-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (find_agent(fe, agent, err) != 0)
         goto fail;
@@ -640,6 +666,7 @@ struct fake_engine *fake_engine_new(const char *agent, struct llmsb_err *err)
     }
     return fe;
 fail:
+    pthread_cond_destroy(&fe->cv);
     pthread_mutex_destroy(&fe->mu);
     free(fe);
     return NULL;
@@ -655,6 +682,7 @@ void fake_engine_free(struct fake_engine *fe)
         drop(c);
     }
     rm_tree(fe->root);
+    pthread_cond_destroy(&fe->cv);
     pthread_mutex_destroy(&fe->mu);
     free(fe);
 }
@@ -668,6 +696,23 @@ void fake_engine_fail(struct fake_engine *fe, enum fake_op op, int n)
 {
     pthread_mutex_lock(&fe->mu);
     fe->fail[op] = n;
+    pthread_mutex_unlock(&fe->mu);
+}
+
+void fake_engine_hold(struct fake_engine *fe, enum fake_op op, int n)
+{
+    pthread_mutex_lock(&fe->mu);
+    fe->hold[op] = n;
+    fe->holding[op] = 1;
+    pthread_mutex_unlock(&fe->mu);
+}
+
+void fake_engine_let_go(struct fake_engine *fe, enum fake_op op)
+{
+    pthread_mutex_lock(&fe->mu);
+    fe->hold[op] = 0;
+    fe->holding[op] = 0;
+    pthread_cond_broadcast(&fe->cv);
     pthread_mutex_unlock(&fe->mu);
 }
 

@@ -5,7 +5,8 @@
  * drive the real sandbox, pool, session and executor code without Docker,
  * and inject the faults a real engine cannot produce on demand: an op that
  * fails, an engine that stops answering pings, a container that dies
- * mid-job, an agent that starts slowly or answers internal_error.
+ * mid-job, an agent that starts slowly or answers internal_error, a call
+ * held until the test lets it go (an engine busy at that moment).
  *
  * Every image exists; a job's source runs with /bin/sh -c whatever its
  * language.  All state hangs off the engine handle (no globals): make one
@@ -49,7 +50,12 @@ const struct backend *fake_engine_backend(struct fake_engine *fe);
 /* The next n calls of op fail with LLMSB_ERR_BACKEND (n < 0: every call
  * until set again; 0: none). */
 void fake_engine_fail(struct fake_engine *fe, enum fake_op op, int n);
-/* How many times op was called, failed calls included. */
+/* The next n calls of op wait (each in its caller's thread) until
+ * fake_engine_let_go, or 10 s at most; then they go on as usual. */
+void fake_engine_hold(struct fake_engine *fe, enum fake_op op, int n);
+/* The held calls of op go on; no more are held. */
+void fake_engine_let_go(struct fake_engine *fe, enum fake_op op);
+/* How many times op was called, failed and held calls included. */
 int fake_engine_calls(struct fake_engine *fe, enum fake_op op);
 /* Containers created and not removed yet. */
 int fake_engine_containers(struct fake_engine *fe);

@@ -793,6 +793,7 @@ TEST(pool_reuse_limits_and_exhaustion)
     pool_put(&p, &a, 1);
     if (on_gvisor()) { /* the agent's HELLO said gVisor: retired, whatever max_uses says */
         ASSERT_EQ(pool_size(&p, &idle), 0);
+        ASSERT_EQ(pool_settle(&p, 60000), 0); /* removed by the pool's remover */
         ASSERT_EQ(p.destroyed, 2);
         pool_release_all(&p);
         job_release(&j);
@@ -811,6 +812,7 @@ TEST(pool_reuse_limits_and_exhaustion)
     ASSERT(strcmp(a.sb->id, first) != 0);
     pool_put(&p, &a, 0);
     ASSERT_EQ(pool_size(&p, &idle), 0);
+    ASSERT_EQ(pool_settle(&p, 60000), 0);
     ASSERT_EQ(p.destroyed, 3);
     pool_release_all(&p);
     job_release(&j);

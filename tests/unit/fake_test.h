@@ -67,6 +67,14 @@ static inline struct fake_engine *fake_test_engine(void)
     return fe;
 }
 
+/* fe holds n containers once pool p's helpers are done: retired ones are
+ * removed off the jobs' path, by the pool's remover (pool_settle waits). */
+#define ASSERT_CONTAINERS(p, n)                     \
+    do {                                            \
+        ASSERT_EQ(pool_settle((p), 10000), 0);      \
+        ASSERT_EQ(fake_engine_containers(fe), (n)); \
+    } while (0)
+
 /* A JOB whose source the fake agent runs with sh -c. */
 static inline void fake_test_job(struct proto_job *pj, const char *code, const char *stdin_data)
 {

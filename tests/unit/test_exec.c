@@ -138,7 +138,7 @@ FAKE_TEST(agent_internal_error_is_retried_then_internal_error)
     job_result_release(&r);
     /* a container whose agent failed is not reused */
     ASSERT_EQ(fake_engine_calls(fe, FAKE_OP_CREATE), 2);
-    ASSERT_EQ(fake_engine_containers(fe), 0);
+    ASSERT_CONTAINERS(&x.rn.pool, 0);
     fake_exec_release(&x);
 }
 
@@ -205,7 +205,7 @@ FAKE_TEST(cancel_and_abort)
     ASSERT_EQ(r.r.status, STATUS_CANCELLED);
     ASSERT(took < 10000); /* not the sleep's 30 s */
     job_result_release(&r);
-    ASSERT_EQ(fake_engine_containers(fe), 0); /* a cancelled job's container goes */
+    ASSERT_CONTAINERS(&x.rn.pool, 0); /* a cancelled job's container goes */
     ASSERT_EQ(stopped(&x, SCHED_CANCEL_ABORT, 0, &r, &took), SCHED_OUT_ABORTED);
     ASSERT_EQ(r.r.status, STATUS_NONE); /* given back: no result */
     job_result_release(&r);
@@ -216,6 +216,7 @@ FAKE_TEST(cancel_and_abort)
     ASSERT_EQ(stopped(&x, SCHED_CANCEL_ABORT, 1, &r, &took), SCHED_OUT_ABORTED);
     ASSERT(took < 10000);
     job_result_release(&r);
+    ASSERT_EQ(pool_settle(&x.rn.pool, 10000), 0);
     ASSERT_EQ(fake_engine_running(fe), 0);
     fake_exec_release(&x);
 }

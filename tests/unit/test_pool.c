@@ -2,7 +2,9 @@
  * engine, no container engine: reuse, max_uses and max_age retirement,
  * the three exhaustion policies, health checks, failed removes retried,
  * release_all, a warm container prestarted when it is made, single-use
- * containers kept warm, a key that fails to warm not stopping the others. */
+ * containers replaced as they retire and made ahead at their rate, removes
+ * off the job's path and bounded, an acquire waiting for the container
+ * being made, a key that fails to warm not stopping the others. */
 #include <pthread.h>
 
 #include "common/clock.h"
@@ -113,11 +115,11 @@ FAKE_TEST(max_uses_retires)
     ASSERT_EQ(fx_start(&x, fe, pc), 0);
     ASSERT_EQ(run_true(&x.l), 0);
     pool_put(&x.p, &x.l, 1);
-    ASSERT_EQ(fake_engine_containers(fe), 1); /* one use of two: kept */
+    ASSERT_CONTAINERS(&x.p, 1); /* one use of two: kept */
     ASSERT_EQ(pool_acquire(&x.p, &x.spec, &x.l, &x.err), 0);
     ASSERT_EQ(run_true(&x.l), 0);
     pool_put(&x.p, &x.l, 1);
-    ASSERT_EQ(fake_engine_containers(fe), 0); /* its second: retired */
+    ASSERT_CONTAINERS(&x.p, 0); /* its second: retired */
     ASSERT_EQ(pool_size(&x.p, NULL), 0);
     ASSERT_EQ(pool_acquire(&x.p, &x.spec, &x.l, &x.err), 0);
     ASSERT_EQ(x.p.created, 2);
@@ -139,14 +141,14 @@ FAKE_TEST(agent_on_gvisor_retires_after_one_job)
     ASSERT(x.l.sb->gvisor);
     ASSERT_EQ(run_true(&x.l), 0);
     pool_put(&x.p, &x.l, 1);
-    ASSERT_EQ(fake_engine_containers(fe), 0);
+    ASSERT_CONTAINERS(&x.p, 0);
     ASSERT_EQ(pool_size(&x.p, NULL), 0);
     fake_engine_agent_gvisor(fe, 0); /* the host's kernel: kept */
     ASSERT_EQ(pool_acquire(&x.p, &x.spec, &x.l, &x.err), 0);
     ASSERT(!x.l.sb->gvisor);
     ASSERT_EQ(run_true(&x.l), 0);
     pool_put(&x.p, &x.l, 1);
-    ASSERT_EQ(fake_engine_containers(fe), 1);
+    ASSERT_CONTAINERS(&x.p, 1);
     pool_release_all(&x.p);
 }
 
@@ -162,17 +164,17 @@ FAKE_TEST(max_age_retires)
     ASSERT_EQ(fx_start(&x, fe, pc), 0);
     x.l.sb->born_ms -= 6000;
     pool_put(&x.p, &x.l, 1);
-    ASSERT_EQ(fake_engine_containers(fe), 0);
+    ASSERT_CONTAINERS(&x.p, 0);
     /* given back young, aging idle: maintenance destroys it */
     ASSERT_EQ(pool_acquire(&x.p, &x.spec, &x.l, &x.err), 0);
     pool_put(&x.p, &x.l, 1);
-    ASSERT_EQ(fake_engine_containers(fe), 1);
+    ASSERT_CONTAINERS(&x.p, 1);
     pool_maintain(&x.p);
-    ASSERT_EQ(fake_engine_containers(fe), 1);
+    ASSERT_CONTAINERS(&x.p, 1);
     ASSERT_EQ(x.p.nidle, 1u);
     x.p.idle[0].sb->born_ms -= 6000;
     pool_maintain(&x.p);
-    ASSERT_EQ(fake_engine_containers(fe), 0);
+    ASSERT_CONTAINERS(&x.p, 0);
     ASSERT_EQ(pool_size(&x.p, NULL), 0);
     pool_release_all(&x.p);
 }
@@ -189,7 +191,7 @@ FAKE_TEST(exhausted_fail_fast)
     ASSERT_EQ(pool_acquire(&x.p, &x.spec, &x.more[0], &x.err), LLMSB_ERR_LIMIT);
     ASSERT(clock_mono_ms() - t0 < 5000);
     ASSERT_CONTAINS(x.err.msg, "fail_fast");
-    ASSERT_EQ(fake_engine_containers(fe), 1);
+    ASSERT_CONTAINERS(&x.p, 1);
     pool_put(&x.p, &x.l, 1);
     pool_release_all(&x.p);
 }
@@ -237,11 +239,11 @@ FAKE_TEST(exhausted_temporary)
     ASSERT_EQ(fx_start(&x, fe, config_of(1, POOL_TEMPORARY)), 0);
     ASSERT_EQ(pool_acquire(&x.p, &x.spec, b, &x.err), 0);
     ASSERT_EQ(b->temporary, 1);
-    ASSERT_EQ(fake_engine_containers(fe), 2);
+    ASSERT_CONTAINERS(&x.p, 2);
     ASSERT_EQ(pool_size(&x.p, NULL), 1); /* a temporary one is not counted */
     ASSERT_EQ(run_true(b), 0);
     pool_put(&x.p, b, 1);
-    ASSERT_EQ(fake_engine_containers(fe), 1); /* and not kept */
+    ASSERT_CONTAINERS(&x.p, 1); /* and not kept */
     pool_put(&x.p, &x.l, 1);
     pool_release_all(&x.p);
 }
@@ -257,7 +259,7 @@ FAKE_TEST(dead_idle_container_fails_health_check_and_is_replaced)
     ASSERT(strcmp(x.l.sb->id, x.id) != 0);
     ASSERT_EQ(run_true(&x.l), 0);
     ASSERT_EQ(x.p.reused, 0);
-    ASSERT_EQ(fake_engine_containers(fe), 1);
+    ASSERT_CONTAINERS(&x.p, 1);
     pool_put(&x.p, &x.l, 1);
     pool_release_all(&x.p);
 }
@@ -270,10 +272,10 @@ FAKE_TEST(failed_remove_is_retried_by_maintenance)
     ASSERT_EQ(pool_knows(&x.p, x.id), 1);
     fake_engine_fail(fe, FAKE_OP_REMOVE, 1);
     pool_put(&x.p, &x.l, 0);
-    ASSERT_EQ(fake_engine_containers(fe), 1);
+    ASSERT_CONTAINERS(&x.p, 1);
     ASSERT_EQ(pool_knows(&x.p, x.id), 1); /* in the graveyard */
     pool_maintain(&x.p);
-    ASSERT_EQ(fake_engine_containers(fe), 0);
+    ASSERT_CONTAINERS(&x.p, 0);
     ASSERT_EQ(pool_knows(&x.p, x.id), 0);
     pool_release_all(&x.p);
 }
@@ -303,10 +305,10 @@ FAKE_TEST(release_all_destroys_idle_containers)
     ASSERT_EQ(n, 3);
     pool_release_all(&x.p);
     /* the idle ones are gone; the one handed out is its holder's */
-    ASSERT_EQ(fake_engine_containers(fe), 1);
+    ASSERT_CONTAINERS(&x.p, 1);
     ASSERT_EQ(pool_size(&x.p, NULL), 1);
     pool_put(&x.p, &x.l, 0);
-    ASSERT_EQ(fake_engine_containers(fe), 0);
+    ASSERT_CONTAINERS(&x.p, 0);
     ASSERT_EQ(pool_size(&x.p, NULL), 0);
 }
 
@@ -364,9 +366,10 @@ FAKE_TEST(warm_container_is_prestarted_as_it_is_made)
 }
 
 /* max_uses 1 (gVisor: one job per container): every container is retired
- * after its job, and maintenance keeps min_idle fresh ones ready, so a job
- * still finds one started (and prestarted) before it. */
-FAKE_TEST(single_use_containers_are_kept_warm)
+ * after its job, and its replacement is made (and prestarted) as it
+ * retires, by the pool's refiller, not on maintenance's tick: the next job
+ * finds one ready with nobody calling pool_maintain. */
+FAKE_TEST(single_use_container_is_replaced_as_it_retires)
 {
     struct pool_config pc = config_of(2, POOL_WAIT);
     static struct fx x; /* held: fx_start */
@@ -379,8 +382,9 @@ FAKE_TEST(single_use_containers_are_kept_warm)
     ASSERT_EQ(fx_start(&x, fe, pc), 0);
     ASSERT_EQ(run_showing_prestart(&x.l, "[]\n", &x.err), 0);
     pool_put(&x.p, &x.l, 1);
-    ASSERT_EQ(fake_engine_containers(fe), 0); /* its one job: retired */
-    pool_maintain(&x.p);
+    /* its one job: retired, and a fresh one made in its place */
+    ASSERT_CONTAINERS(&x.p, 1);
+    ASSERT_EQ(pool_knows(&x.p, x.id), 0);
     ASSERT_EQ(pool_size(&x.p, &idle), 1);
     ASSERT_EQ(idle, 1);
     ASSERT_EQ(pool_acquire(&x.p, &x.spec, &x.l, &x.err), 0);
@@ -388,8 +392,181 @@ FAKE_TEST(single_use_containers_are_kept_warm)
     ASSERT_EQ(x.p.reused, 1); /* a warm one, never used */
     ASSERT_EQ(run_showing_prestart(&x.l, "[sh:data]\n", &x.err), 0);
     pool_put(&x.p, &x.l, 1);
-    ASSERT_EQ(fake_engine_containers(fe), 0);
+    ASSERT_CONTAINERS(&x.p, 1); /* and again */
+    ASSERT_EQ(x.p.created, 3);
     pool_release_all(&x.p);
+    ASSERT_EQ(fake_engine_containers(fe), 0);
+}
+
+/* One job at a time, one job per container, no min_idle (submit --local,
+ * the MCP server): a single job leaves nothing made after it (`run`), but
+ * once jobs use containers up at a rate the next one is made as the last
+ * retires: one or two (the rate's, at most two a slot). */
+FAKE_TEST(single_use_containers_follow_the_rate)
+{
+    struct pool_config pc = config_of(4, POOL_WAIT);
+    static struct fx x; /* held: fx_start */
+    int idle;
+
+    pc.max_uses = 1;
+    pc.slots = 1;
+    ASSERT_EQ(fx_start(&x, fe, pc), 0);
+    ASSERT_EQ(run_true(&x.l), 0);
+    pool_put(&x.p, &x.l, 1);
+    ASSERT_CONTAINERS(&x.p, 0); /* one job is no rate */
+    for (int i = 0; i < 3; i++) {
+        ASSERT_EQ(pool_acquire(&x.p, &x.spec, &x.l, &x.err), 0);
+        ASSERT_EQ(x.l.warm, i > 0); /* the first after the rate is known */
+        ASSERT_EQ(run_true(&x.l), 0);
+        pool_put(&x.p, &x.l, 1);
+        ASSERT_EQ(pool_settle(&x.p, 10000), 0);
+        ASSERT_EQ(pool_size(&x.p, &idle), fake_engine_containers(fe)); /* none in use */
+        ASSERT(idle >= 1 && idle <= 2);                                /* the next, made ahead */
+    }
+}
+
+/* A job's retired container is removed off its path: pool_put returns
+ * while the engine's remove is still held, the pool knows the container
+ * until it is gone (the worker's reaper leaves it alone), and it goes
+ * once the remove is let go. */
+FAKE_TEST(retired_container_is_removed_off_the_jobs_path)
+{
+    struct pool_config pc = config_of(2, POOL_WAIT);
+    static struct fx x; /* held: fx_start */
+
+    pc.max_uses = 1;
+    ASSERT_EQ(fx_start(&x, fe, pc), 0);
+    ASSERT_EQ(run_true(&x.l), 0);
+    fake_engine_hold(fe, FAKE_OP_REMOVE, 1);
+    pool_put(&x.p, &x.l, 1);
+    ASSERT_EQ(fake_engine_containers(fe), 1); /* not removed yet: held */
+    ASSERT_EQ(pool_knows(&x.p, x.id), 1);
+    ASSERT_EQ(pool_size(&x.p, NULL), 0); /* no longer the pool's to hand out */
+    fake_engine_let_go(fe, FAKE_OP_REMOVE);
+    ASSERT_CONTAINERS(&x.p, 0);
+    ASSERT_EQ(pool_knows(&x.p, x.id), 0);
+    ASSERT_EQ(fake_engine_calls(fe, FAKE_OP_REMOVE), 1);
+}
+
+/* The remover's queue is bounded: with its remove held, POOL_REMOVE_MAX
+ * retired containers wait for it and the next one is removed by pool_put
+ * itself; pool_release_all removes every one left before it returns. */
+FAKE_TEST(remover_queue_is_bounded)
+{
+    enum { N = POOL_REMOVE_MAX + 2 };
+    struct pool_config pc = config_of(N, POOL_WAIT);
+    static struct fx x; /* held: fx_start */
+    static struct pool_lease l[N];
+
+    pc.max_uses = 1;
+    ASSERT_EQ(fx_start(&x, fe, pc), 0);
+    pool_put(&x.p, &x.l, 0);
+    ASSERT_CONTAINERS(&x.p, 0);
+    for (int i = 0; i < N; i++)
+        ASSERT_EQ(pool_acquire(&x.p, &x.spec, &l[i], &x.err), 0);
+    fake_engine_hold(fe, FAKE_OP_REMOVE, 1);
+    pool_put(&x.p, &l[0], 0);
+    /* the remover's first remove is held: the rest wait for it, but for
+     * the last one, past the bound */
+    for (int i = 0; i < 1000 && fake_engine_calls(fe, FAKE_OP_REMOVE) < 2; i++)
+        clock_sleep_ms(10);
+    for (int i = 1; i < N; i++)
+        pool_put(&x.p, &l[i], 0);
+    ASSERT_EQ(fake_engine_calls(fe, FAKE_OP_REMOVE), 3); /* first, held; the last, by pool_put */
+    ASSERT_EQ(fake_engine_containers(fe), N - 1);
+    fake_engine_let_go(fe, FAKE_OP_REMOVE);
+    pool_release_all(&x.p);
+    ASSERT_EQ(fake_engine_containers(fe), 0);
+}
+
+/* An acquire while the next container of its key is being made waits for
+ * that one rather than make another: with the refiller's create held, the
+ * acquire still gets the container made ahead. */
+static void *let_go_soon(void *ud)
+{
+    clock_sleep_ms(300);
+    fake_engine_let_go(ud, FAKE_OP_CREATE);
+    return NULL;
+}
+
+FAKE_TEST(acquire_waits_for_the_container_being_made)
+{
+    struct pool_config pc = config_of(4, POOL_WAIT);
+    static struct fx x; /* held: fx_start */
+    pthread_t th;
+    int rc, i;
+
+    pc.max_uses = 1;
+    pc.slots = 1;
+    ASSERT_EQ(fx_start(&x, fe, pc), 0);
+    ASSERT_EQ(run_true(&x.l), 0);
+    pool_put(&x.p, &x.l, 1);
+    ASSERT_EQ(pool_acquire(&x.p, &x.spec, &x.l, &x.err), 0);
+    ASSERT_EQ(run_true(&x.l), 0);
+    fake_engine_hold(fe, FAKE_OP_CREATE, 1);
+    pool_put(&x.p, &x.l, 1); /* two used up: the third is made ahead, its create held */
+    for (i = 0; i < 1000 && fake_engine_calls(fe, FAKE_OP_CREATE) < 3; i++)
+        clock_sleep_ms(10);
+    ASSERT_EQ(fake_engine_calls(fe, FAKE_OP_CREATE), 3);
+    ASSERT_EQ(pthread_create(&th, NULL, let_go_soon, fe), 0);
+    rc = pool_acquire(&x.p, &x.spec, &x.l, &x.err);
+    pthread_join(th, NULL);
+    ASSERT_EQ(rc, 0);
+    ASSERT_EQ(x.l.warm, 1);      /* the one made ahead, */
+    ASSERT_EQ(x.l.create_ms, 0); /* none made for it */
+}
+
+/* The acquire right after the put that made a make due (the same thread,
+ * before the refiller has taken it up) waits for that container rather
+ * than make its own. */
+FAKE_TEST(acquire_right_after_the_put_gets_the_one_made_for_it)
+{
+    struct pool_config pc = config_of(4, POOL_WAIT);
+    static struct fx x; /* held: fx_start */
+
+    pc.max_uses = 1;
+    pc.slots = 1;
+    ASSERT_EQ(fx_start(&x, fe, pc), 0);
+    for (int i = 0; i < 3; i++) {
+        if (i > 0)
+            ASSERT_EQ(pool_acquire(&x.p, &x.spec, &x.l, &x.err), 0);
+        ASSERT_EQ(x.l.warm, i == 2); /* the third: two used up make a rate */
+        ASSERT_EQ(run_true(&x.l), 0);
+        pool_put(&x.p, &x.l, 1);
+    }
+    ASSERT_EQ(fake_engine_calls(fe, FAKE_OP_CREATE) >= 3, 1);
+}
+
+/* The number a key wants ready: the jobs expected during one create,
+ * rounded up, from two containers used up on, at most the slots; falling
+ * as the gap since the last grows, none past the window; a pause past the
+ * window starts the rate afresh. */
+TEST(rate_target_follows_the_arrivals)
+{
+    struct pool_rate r = {0};
+    int64_t t = 100000;
+
+    ASSERT_EQ(pool_rate_target(&r, t, 0), 0);
+    pool_rate_used(&r, t);
+    ASSERT_EQ(pool_rate_target(&r, t, 0), 0); /* one: no rate yet */
+    pool_rate_used(&r, t + 100);
+    ASSERT_EQ(pool_rate_target(&r, t + 100, 0), POOL_CREATE_GUESS_MS / 100);
+    pool_rate_created(&r, 350);
+    ASSERT_EQ(r.create_ms, 350);
+    ASSERT_EQ(pool_rate_target(&r, t + 100, 0), 4); /* 350 ms at one per 100 ms */
+    ASSERT_EQ(pool_rate_target(&r, t + 100, 2), 2);
+    ASSERT_EQ(pool_rate_target(&r, t + 300, 0), 2);  /* 200 ms without one */
+    ASSERT_EQ(pool_rate_target(&r, t + 2000, 0), 1); /* falling, still some */
+    ASSERT_EQ(pool_rate_target(&r, t + 100 + POOL_RATE_WINDOW_MS + 1, 0), 0);
+    pool_rate_used(&r, t + 200); /* gaps of 100, 100: moving average 100 */
+    ASSERT_EQ(r.gap_ms, 100);
+    pool_rate_used(&r, t + 600); /* then 400: (3 * 100 + 400) / 4 */
+    ASSERT_EQ(r.gap_ms, 175);
+    pool_rate_created(&r, 750); /* (3 * 350 + 750) / 4 */
+    ASSERT_EQ(r.create_ms, 450);
+    pool_rate_used(&r, t + 600 + POOL_RATE_WINDOW_MS + 1);
+    ASSERT_EQ(r.gap_ms, 0); /* after a pause: afresh */
+    ASSERT_EQ(pool_rate_target(&r, t + 600 + POOL_RATE_WINDOW_MS + 1, 0), 0);
 }
 
 /* One key whose warming fails (its image removed, say) does not stop the
@@ -423,5 +600,10 @@ TEST_MAIN("pool", T(warm_container_is_reused), T(max_uses_retires),
           T(exhausted_wait), T(exhausted_temporary),
           T(dead_idle_container_fails_health_check_and_is_replaced),
           T(failed_remove_is_retried_by_maintenance), T(release_all_destroys_idle_containers),
-          T(warm_container_is_prestarted_as_it_is_made), T(single_use_containers_are_kept_warm),
-          T(failed_warm_key_does_not_stop_the_others))
+          T(warm_container_is_prestarted_as_it_is_made),
+          T(single_use_container_is_replaced_as_it_retires),
+          T(single_use_containers_follow_the_rate),
+          T(retired_container_is_removed_off_the_jobs_path), T(remover_queue_is_bounded),
+          T(acquire_waits_for_the_container_being_made),
+          T(acquire_right_after_the_put_gets_the_one_made_for_it),
+          T(rate_target_follows_the_arrivals), T(failed_warm_key_does_not_stop_the_others))

@@ -61,7 +61,7 @@ FAKE_TEST(keeps_its_sandbox_across_calls)
     ASSERT_EQ(idle, 0);
     /* another session gets a sandbox of its own */
     ASSERT(agent_pid(&x, "keep-2") != first);
-    ASSERT_EQ(fake_engine_containers(fe), 2);
+    ASSERT_CONTAINERS(&x.rn.pool, 2);
     /* the phases say how: a later call has the session's own sandbox */
     {
         struct job_result r;
@@ -92,7 +92,7 @@ FAKE_TEST(close_ends_it_and_frees_its_sandbox_and_id)
     ASSERT_EQ(r.r.status, STATUS_OK);
     ASSERT_EQ(r.r.not_run, 1);
     job_result_release(&r);
-    ASSERT_EQ(fake_engine_containers(fe), 0);
+    ASSERT_CONTAINERS(&x.rn.pool, 0);
     ASSERT_EQ(pool_size(&x.rn.pool, NULL), 0);
     /* the id is free: a call starts the session afresh */
     ASSERT(agent_pid(&x, "closed") != first);
@@ -112,7 +112,7 @@ FAKE_TEST(sandbox_that_dies_ends_it)
     ASSERT_EQ(r.r.status, STATUS_SESSION_LOST);
     ASSERT_CONTAINS(r.error, "its sandbox failed during a call");
     job_result_release(&r);
-    ASSERT_EQ(fake_engine_containers(fe), 0);
+    ASSERT_CONTAINERS(&x.rn.pool, 0);
     /* later calls say so rather than start afresh */
     ASSERT_EQ(call(&x, "dies", "echo again", &r), SCHED_OUT_FINAL);
     ASSERT_EQ(r.r.status, STATUS_SESSION_LOST);
@@ -134,11 +134,11 @@ FAKE_TEST(idle_session_expires)
     x.cfg.session_idle_ms = 5000;
     ASSERT(agent_pid(&x, "idle") > 0);
     session_expire(&x.rn.pool, &x.cfg); /* not idle long enough yet */
-    ASSERT_EQ(fake_engine_containers(fe), 1);
+    ASSERT_CONTAINERS(&x.rn.pool, 1);
     x.cfg.session_idle_ms = 300;
     clock_sleep_ms(400);
     session_expire(&x.rn.pool, &x.cfg);
-    ASSERT_EQ(fake_engine_containers(fe), 0);
+    ASSERT_CONTAINERS(&x.rn.pool, 0);
     ASSERT_EQ(call(&x, "idle", "echo late", &r), SCHED_OUT_FINAL);
     ASSERT_EQ(r.r.status, STATUS_SESSION_LOST);
     ASSERT_CONTAINS(r.error, "expired: no call");
@@ -152,7 +152,7 @@ FAKE_TEST(idle_session_expires)
     ASSERT_EQ(r.r.status, STATUS_SESSION_LOST);
     ASSERT_CONTAINS(r.error, "expired");
     job_result_release(&r);
-    ASSERT_EQ(fake_engine_containers(fe), 0);
+    ASSERT_CONTAINERS(&x.rn.pool, 0);
     close_session(&x, "idle");
     close_session(&x, "idle-2");
     fake_exec_release(&x);
