@@ -41,6 +41,8 @@ struct mcp_engine {
     struct runner rn; /* opened at the first in-process call; does not move */
 };
 
+#define LIVE_CHECK_MS 5000
+
 struct mcp {
     const struct mcp_options *o;
     const struct config *cfg;
@@ -51,6 +53,10 @@ struct mcp {
     int be_open;
     /* queue mode */
     int queue_open;
+    /* the workers' last live check (live_check_ms: when; 0 none): it scans
+     * the keyspace for heartbeats, so it is reused for LIVE_CHECK_MS */
+    struct queue_workers_check live_check;
+    int64_t live_check_ms;
     char scope[24]; /* "mcp-XXXXXXXX-", before the session ids it is given */
     struct queue q;
     unsigned long calls;
@@ -331,8 +337,14 @@ static int live_or_not(struct mcp *m, const struct fields *f, struct fields *pla
     struct queue_workers_check c;
     char note[700];
 
-    if (!*p || queue_workers_check(&m->q, "live", &c, err) != 0)
-        return *p ? err->code : 0;
+    if (!*p)
+        return 0;
+    if (!m->live_check_ms || clock_mono_ms() - m->live_check_ms >= LIVE_CHECK_MS) {
+        if (queue_workers_check(&m->q, "live", &m->live_check, err) != 0)
+            return err->code;
+        m->live_check_ms = clock_mono_ms();
+    }
+    c = m->live_check;
     if (!c.lacking)
         return 0;
     for (size_t i = 0; i < f->n; i++)
