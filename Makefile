@@ -126,6 +126,7 @@ images-current: all
 unit: $(UNIT_TESTS) $(TBIN)/fake-agent check-layers $(CLI_BIN)
 	@sh tests/run-suite.sh unit $(UNIT_TESTS)
 	@LLMSB_BIN=$(CLI_BIN) sh tests/eval/runners.sh
+	@LLMSB_BIN=$(CLI_BIN) sh tests/eval/golden.sh
 
 # The dependency rule of the source tree (docs/architecture.md), over the
 # #include lines; its self-test shows a forbidden include fails it.
