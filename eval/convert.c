@@ -1,7 +1,7 @@
 /* convert.c - benchmark rows and samples to jobs (see convert.h): reads a
  * dataset's rows (JSON Lines, a JSON array of objects, or pretty-printed
  * objects one after another) into tasks, each adopted or claimed by one of
- * the formats of formats.c's table, and writes one JSON Lines job per
+ * the formats of the table below, and writes one JSON Lines job per
  * program.  The format builds the program (and may read samples of its own
  * shape); everything a job of any benchmark has is written here. */
 #include "eval/convert.h"
@@ -41,6 +41,17 @@ static const char python_runner[] =
     "                     \"finished\\n\" % (e.code,))\n"
     "    sys.exit(1)\n";
 
+/* The one table of formats, in the order a row is tried.  MultiPL-E's rows
+ * (name, language, tests) and the open format's (an id, no task_id) come
+ * first; then an explicit "language" field wins over a task id prefix,
+ * which wins over the entry_point every HumanEval-like row has.
+ * CRUXEval's and CRUXEval-X's rows are adopted before any claim (they have
+ * no field to be claimed by): last, and not named when no format claims a
+ * row. */
+const struct convert_format *const convert_formats[] = {
+    &convert_multiple,  &convert_open,     &convert_mbxp,       &convert_humaneval_x,
+    &convert_humaneval, &convert_cruxeval, &convert_cruxeval_x, NULL};
+
 struct convert_set {
     char *name;
     struct convert_opts opts;   /* borrowed strings */
@@ -48,6 +59,12 @@ struct convert_set {
     struct convert_task *tasks; /* sorted by id once read */
     size_t n, cap;
 };
+
+const char *convert_str(const cJSON *row, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(row, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
 
 int convert_meta_copy(cJSON *meta, const cJSON *from, const char *const *skip)
 {

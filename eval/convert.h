@@ -1,4 +1,4 @@
-/* convert.h - the rows of a code benchmark (see eval/formats.c for which)
+/* convert.h - the rows of a code benchmark (see eval/convert.c for which)
  * and, when given, a model's samples for them, turned into a JSON Lines
  * job file: one job per program, each program put together exactly as the
  * benchmark's own harness does, so a job's exit code grades it and

@@ -1,7 +1,8 @@
 /* convert_int.h - what the converter (convert.c) and the benchmark formats
- * (formats.c, multiple.c, open.c, fmt_crux.c) share: a task, that is one row of a dataset, and a format's
- * row in the table the converter tries each dataset row against.  A new
- * benchmark is a new row of convert_formats[], nothing in convert.c. */
+ * (fmt_humaneval.c, fmt_multiple.c, fmt_open.c, fmt_crux.c) share: a task,
+ * that is one row of a dataset, and a format's row in the table the
+ * converter tries each dataset row against.  A new benchmark is a new row
+ * of convert_formats[], nothing else in convert.c. */
 #ifndef LLMSB_EVAL_CONVERT_INT_H
 #define LLMSB_EVAL_CONVERT_INT_H
 
@@ -74,7 +75,7 @@ struct convert_format {
 };
 
 /* The formats, NULL-terminated, in the order a row is tried: the one with
- * the most specific mark first. */
+ * the most specific mark first (convert.c). */
 extern const struct convert_format *const convert_formats[];
 
 /* row[key] when it is a string, else NULL. */
@@ -103,9 +104,11 @@ struct convert_task *convert_set_find(struct convert_set *s, const char *id);
 int convert_job_write(struct convert_out *o, const struct convert_task *t, const char *id,
                       const char *sol, struct buf *code, const char *at, struct llmsb_err *err);
 
-/* The formats of other files (formats.c has the table): MultiPL-E
- * (multiple.c), the open JSON Lines format (open.c), CRUXEval
- * (facebookresearch/cruxeval) and CRUXEval-X (fmt_crux.c). */
+/* The formats, each in the file of its family: HumanEval, HumanEval-X and
+ * MBXP (fmt_humaneval.c), MultiPL-E (fmt_multiple.c), the open JSON Lines
+ * format (fmt_open.c), CRUXEval (facebookresearch/cruxeval) and CRUXEval-X
+ * (fmt_crux.c). */
+extern const struct convert_format convert_humaneval, convert_humaneval_x, convert_mbxp;
 extern const struct convert_format convert_multiple, convert_open;
 extern const struct convert_format convert_cruxeval, convert_cruxeval_x;
 

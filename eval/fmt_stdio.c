@@ -4,7 +4,7 @@
  * (compiled once, each case its own run and limits), the harness's own
  * output rule as `compare` and its per-test time limit as `timeout`.  A
  * benchmark is a row of stdio_formats[]; Python programs of APPS and
- * LiveCodeBench run under the runner of stdio_runners.c. */
+ * LiveCodeBench run under the runner of fmt_stdio_runners.c. */
 #include "eval/convert.h"
 
 #include <cjson/cJSON.h>
