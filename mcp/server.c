@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "batch/batch.h"
 #include "common/json.h"
 #include "common/random.h"
 #include "exec/runner.h"
@@ -254,16 +255,14 @@ static cJSON *run_here(struct mcp *m, const struct job *j, struct progress *p,
     return out;
 }
 
-/* The result hash of id as JSON, or NULL when there is none; a final one
- * ends p's progress (progress_finish). */
+/* The result hash of id as JSON (batch_result_get), or NULL when there is
+ * none; a final one ends p's progress (progress_finish) with its stdout
+ * and stderr as the program wrote them. */
 static cJSON *fetch_result(struct queue *q, const char *id, struct progress *p)
 {
-    struct fields f;
-    struct llmsb_err err = {0};
-    cJSON *out = NULL;
+    struct fields f; /* the hash as Redis holds it: the output's own bytes */
+    cJSON *out = batch_result_get(q, id, &f);
 
-    if (queue_result_get(q, id, &f, &err) == 1)
-        out = result_fields_json(&f);
     if (result_json_final(out)) {
         size_t olen = 0, elen = 0;
         const char *o = fields_get(&f, "stdout", &olen), *e = fields_get(&f, "stderr", &elen);
