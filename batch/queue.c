@@ -111,10 +111,8 @@ static int check_existing(struct batch *b, struct queue *q, struct llmsb_err *er
 
         if (!b->jobs[i].explicit_)
             continue;
-        if ((rc = queue_result_status(q, b->jobs[i].id, status, sizeof(status), err)) < 0) {
-            batch__say(b, BATCH_SAY_ERROR, "%s", err->msg);
-            return LLMSB_ERR_INVALID; /* as submit had it: exit 2 */
-        }
+        if ((rc = queue_result_status(q, b->jobs[i].id, status, sizeof(status), err)) < 0)
+            return redis_failed(b, err);
         if (rc == 0)
             continue;
         llmsb_escape(shown, sizeof(shown), b->jobs[i].id, strlen(b->jobs[i].id));
@@ -126,10 +124,8 @@ static int check_existing(struct batch *b, struct queue *q, struct llmsb_err *er
                            jf->name, jf->lines[i], shown);
             continue;
         } else if (mode == BATCH_EXISTING_RERUN) {
-            if (queue_result_delete(q, b->jobs[i].id, err) != 0) {
-                batch__say(b, BATCH_SAY_ERROR, "%s", err->msg);
-                return LLMSB_ERR_INVALID; /* as submit had it: exit 2 */
-            }
+            if (queue_result_delete(q, b->jobs[i].id, err) != 0)
+                return redis_failed(b, err);
         } else {
             batch__problem(b, &refused, "%s:%zu: id \"%s\" already has a result (%s)", jf->name,
                            jf->lines[i], shown, status);
