@@ -26,8 +26,8 @@ LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fi
               sandbox/sandbox.c sandbox/pool.c images/images.c images/custom.c images/tree.c \
               job/job.c job/parse.c job/result.c job/dedup.c \
               queue/queue.c queue/live.c queue/workers.c scheduler/decide.c scheduler/scheduler.c \
-              exec/exec.c exec/session.c exec/scan.c exec/identity.c exec/runner.c exec/batch.c \
-              exec/image_check.c \
+              exec/exec.c exec/session.c exec/scan.c exec/identity.c exec/runner.c exec/image_check.c \
+              batch/batch.c batch/local.c batch/queue.c batch/summary.c \
               worker/worker.c worker/metrics.c mcp/jsonrpc.c mcp/tools.c mcp/server.c mcp/http.c mcp/http_check.c \
               eval/passk.c eval/report.c eval/timings.c eval/convert.c eval/convert_jobs.c \
               eval/fmt_humaneval.c eval/fmt_multiple.c eval/fmt_open.c eval/fmt_crux.c eval/fmt_stdio.c \

@@ -43,11 +43,6 @@ int cli_read_file(const char *path, struct buf *b, const char *what, struct llms
 int cli_save_file(const char *dir, const char *name, const char *data, size_t len);
 /* Saves a result object's artifacts under dir/<id>/; counts into *saved. */
 int cli_save_result_artifacts(const char *dir, const cJSON *result, int *saved);
-struct queue;
-/* The result hash of id as JSON, or NULL when there is none. */
-cJSON *cli_fetch_result(struct queue *q, const char *id);
-/* 1 when r has a final status. */
-int cli_result_final(const cJSON *r);
 /* A job id as one directory name: '/', '%', '\\', control characters and
  * a leading '.' become %XX ("HumanEval/0" -> "HumanEval%2F0"). */
 void cli_id_dirname(const char *id, char *out, size_t outsz);

@@ -8,29 +8,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "batch/batch.h"
 #include "common/clock.h"
 #include "config/jobfile.h"
 #include "queue/queue.h"
 #include "job/result.h"
-
-/* ---- results ---------------------------------------------------------------- */
-
-cJSON *cli_fetch_result(struct queue *q, const char *id)
-{
-    struct fields f;
-    struct llmsb_err err = {0};
-    cJSON *out = NULL;
-
-    if (queue_result_get(q, id, &f, &err) == 1)
-        out = result_fields_json(&f);
-    fields_release(&f);
-    return out;
-}
-
-int cli_result_final(const cJSON *r)
-{
-    return result_json_final(r);
-}
 
 /* ---- result --follow ------------------------------------------------------------- */
 
@@ -246,15 +228,15 @@ int cmd_result(struct cli_globals *g, int argc, char **argv)
         queue_close(&q);
         return rc;
     }
-    r = cli_fetch_result(&q, id);
-    if (!cli_result_final(r) && wait_s > 0) {
+    r = batch_result_get(&q, id, NULL);
+    if (!result_json_final(r) && wait_s > 0) {
         int64_t until = clock_mono_ms() + (int64_t)(wait_s * 1000), left;
         cJSON_Delete(r);
         while ((left = until - clock_mono_ms()) > 0 &&
                queue_wait_done(&q, id, (double)left / 1000, status, sizeof(status), &err) < 0 &&
                follow_recover(&q, &err))
             ;
-        r = cli_fetch_result(&q, id);
+        r = batch_result_get(&q, id, NULL);
     }
     queue_close(&q);
     if (!r) {

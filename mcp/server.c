@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "batch/batch.h"
 #include "common/json.h"
 #include "common/random.h"
 #include "exec/runner.h"
@@ -254,16 +255,14 @@ static cJSON *run_here(struct mcp *m, const struct job *j, struct progress *p,
     return out;
 }
 
-/* The result hash of id as JSON, or NULL when there is none; a final one
- * ends p's progress (progress_finish). */
+/* The result hash of id as JSON (batch_result_get), or NULL when there is
+ * none; a final one ends p's progress (progress_finish) with its stdout
+ * and stderr as the program wrote them. */
 static cJSON *fetch_result(struct queue *q, const char *id, struct progress *p)
 {
-    struct fields f;
-    struct llmsb_err err = {0};
-    cJSON *out = NULL;
+    struct fields f; /* the hash as Redis holds it: the output's own bytes */
+    cJSON *out = batch_result_get(q, id, &f);
 
-    if (queue_result_get(q, id, &f, &err) == 1)
-        out = result_fields_json(&f);
     if (result_json_final(out)) {
         size_t olen = 0, elen = 0;
         const char *o = fields_get(&f, "stdout", &olen), *e = fields_get(&f, "stderr", &elen);
@@ -370,6 +369,18 @@ static int live_or_not(struct mcp *m, const struct fields *f, struct fields *pla
     return 1;
 }
 
+/* This client's Redis connection, opened at its first queued call. */
+static int open_queue(struct mcp *m, struct llmsb_err *err)
+{
+    int rc;
+
+    if (!m->queue_open && (rc = queue_open(&m->q, m->o->redis_url, m->o->redis_prefix, NULL,
+                                           (int)(m->o->wait_s * 1000) + 5000, err)) != 0)
+        return rc;
+    m->queue_open = 1;
+    return 0;
+}
+
 /* Through Redis: enqueued as any producer's job, then its result. */
 static cJSON *run_queued(struct mcp *m, const struct fields *f, const char *id, struct progress *p,
                          struct llmsb_err *err)
@@ -380,12 +391,8 @@ static cJSON *run_queued(struct mcp *m, const struct fields *f, const char *id, 
     cJSON *r;
     int off;
 
-    if (!m->queue_open) {
-        if (queue_open(&m->q, m->o->redis_url, m->o->redis_prefix, NULL,
-                       (int)(m->o->wait_s * 1000) + 5000, err) != 0)
-            return NULL;
-        m->queue_open = 1;
-    }
+    if (open_queue(m, err) != 0)
+        return NULL;
     fields_init(&plain, f->max);
     if ((off = live_or_not(m, f, &plain, &p, err)) >= 0)
         off = queue_enqueue(&m->q, off ? &plain : f, entry, sizeof(entry), err);
@@ -564,12 +571,263 @@ static cJSON *close_session(void *ud, const cJSON *args)
     return close_one(ud, sess->valuestring);
 }
 
+/* ---- submit_jobs: a job file as one batch (batch/batch.h) ----------------------- */
+
+/* The arguments the batch's lines name. */
+static const char *const arg_names[BATCH_NAMES] = {
+    [BATCH_NAME_ALLOW_INVALID] = "allow_invalid: true", [BATCH_NAME_RERUN] = "existing: \"rerun\"",
+    [BATCH_NAME_REUSE] = "existing: \"reuse\"",         [BATCH_NAME_NO_DEDUP] = "dedup: false",
+    [BATCH_NAME_RECHECK] = "recheck_timeouts: true",    [BATCH_NAME_OUT] = "the results below",
+};
+
+/* One submit_jobs call: what its batch said (capped) and its progress. */
+struct submit_call {
+    struct buf said;
+    const struct mcp_progress *progress;
+    size_t n;         /* the batch's jobs */
+    size_t last_sent; /* the progress last notified: it only grows */
+};
+
+static void submit_say(void *ud, enum batch_say kind, const char *line)
+{
+    static const char *const prefix[] = {[BATCH_SAY_LINE] = "",
+                                         [BATCH_SAY_NOTE] = "",
+                                         [BATCH_SAY_WARNING] = "warning: ",
+                                         [BATCH_SAY_ERROR] = "error: "};
+    struct submit_call *c = ud;
+
+    if (c->said.len + strlen(prefix[kind]) + strlen(line) + 1 > c->said.cap)
+        return; /* past the cap the summary still tells */
+    buf_printf(&c->said, "%s%s\n", prefix[kind], line);
+}
+
+/* The jobs done as progress (a recheck's after the runs': it only grows),
+ * of how many, and a line saying so; from the runner's threads in process
+ * (one at a time, while the call's own thread only waits). */
+static void submit_progress(void *ud, const struct batch_progress *p)
+{
+    struct submit_call *c = ud;
+    size_t base = p->recheck ? c->n : 0;
+    cJSON *params;
+    char msg[120];
+
+    if (!c->progress || base + p->done <= c->last_sent)
+        return;
+    c->last_sent = base + p->done;
+    snprintf(msg, sizeof(msg), "%zu/%zu %sdone, %zu failed", p->done, p->total,
+             p->recheck ? "rechecks " : "", p->failed);
+    params = cJSON_CreateObject();
+    cJSON_AddItemToObject(params, "progressToken", cJSON_Duplicate(c->progress->token, 1));
+    cJSON_AddNumberToObject(params, "progress", (double)(base + p->done));
+    cJSON_AddNumberToObject(params, "total", (double)(base + p->total));
+    cJSON_AddStringToObject(params, "message", msg);
+    jsonrpc_notify(c->progress->rpc, "notifications/progress", params);
+}
+
+/* The batch through Redis: planned, sent, and (wait) waited for within
+ * --wait.  *sent_only is set when it was not waited for.  Returns an enum
+ * batch_end or a negative code. */
+static int batch_queued(struct mcp *m, struct batch *b, int wait, int *sent_only,
+                        struct llmsb_err *err)
+{
+    int rc;
+
+    if ((rc = open_queue(m, err)) != 0 || (rc = queue_group_ensure(&m->q, err)) != 0) {
+        b->o.say(b->o.ud, BATCH_SAY_ERROR, err->msg);
+        return rc;
+    }
+    if ((rc = batch_queue_plan(b, &m->q, err)) != 0 ||
+        (rc = batch_queue_send(b, &m->q, err)) != BATCH_DONE)
+        return rc;
+    if (!wait) {
+        *sent_only = 1;
+        return BATCH_DONE;
+    }
+    return batch_queue_wait(b, &m->q, err);
+}
+
+/* The batch in this process, on the server's runner. */
+static int batch_here(struct mcp *m, struct batch *b, struct llmsb_err *err)
+{
+    int rc;
+
+    if ((rc = open_runner(m, err)) != 0) {
+        b->o.say(b->o.ud, BATCH_SAY_ERROR, err->msg);
+        return rc;
+    }
+    b->o.runner = &m->eng->rn;
+    if ((rc = batch_local_plan(b, err)) != 0)
+        return rc;
+    return batch_local_run(b, err);
+}
+
+/* The bytes of said but its last line when that line says drop (after
+ * its kind's "error: ", if any): a failure the answer's first line gives. */
+static size_t said_but(const char *said, size_t n, const char *drop)
+{
+    size_t start, dl = strlen(drop);
+    const char *line;
+
+    if (n == 0 || said[n - 1] != '\n')
+        return n;
+    for (start = n - 1; start > 0 && said[start - 1] != '\n'; start--)
+        ;
+    line = said + start;
+    if (strncmp(line, "error: ", 7) == 0)
+        line += 7;
+    return (size_t)(said + n - 1 - line) == dl && strncmp(line, drop, dl) == 0 ? start : n;
+}
+
+/* first (a line, or NULL), what the batch said but a last line saying
+ * drop (NULL: none), then with summary its summary, without the client's
+ * scope.  New string or NULL. */
+static char *submit_text(const struct mcp *m, const struct batch *b, const struct submit_call *c,
+                         const char *first, const char *drop, int summary)
+{
+    const char *said = c->said.data ? c->said.data : "";
+    size_t len = 0, n = drop ? said_but(said, c->said.len, drop) : c->said.len;
+    char *text = NULL;
+    FILE *f = open_memstream(&text, &len);
+
+    if (!f)
+        return NULL;
+    if (first)
+        fprintf(f, "%s\n", first);
+    fwrite(said, 1, n, f);
+    if (summary)
+        batch_summary(b, f);
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    mcp_unscope(text, m->scope);
+    return text;
+}
+
+/* The answer to a batch that ended (end: an enum batch_end or a negative
+ * code, err saying why). */
+static cJSON *submit_answer(struct mcp *m, const struct batch *b, const struct submit_call *c,
+                            int end, int sent_only, const struct llmsb_err *err)
+{
+    cJSON **results = NULL, *out;
+    char first[600], *text;
+
+    if (end == BATCH_STOPPED) /* the client left, or the server stops */
+        return mcp_call_failed(&(struct llmsb_err){LLMSB_ERR_INTERRUPTED, "interrupted"},
+                               client_left(m));
+    if (end < 0) { /* the lines say what, and why */
+        snprintf(first, sizeof(first), "%s",
+                 err->code == LLMSB_ERR_INVALID ? "invalid: " : "internal_error: ");
+        llmsb_append(first, sizeof(first), "%s", err->msg[0] ? err->msg : "the batch did not run");
+        text = submit_text(m, b, c, first, err->msg, 0);
+        out = mcp_submit_answer(text ? text : first, NULL, 0, m->scope, 1);
+    } else if (sent_only) {
+        char **ids = calloc(b->n ? b->n : 1, sizeof(*ids));
+        text = submit_text(m, b, c, NULL, NULL, 0);
+        for (size_t i = 0; ids && i < b->n; i++)
+            ids[i] = b->jobs[i].id;
+        out = ids ? mcp_submit_sent(text ? text : "", ids, b->n, m->scope)
+                  : mcp_tool_error("internal_error: out of memory");
+        free(ids);
+    } else {
+        /* cut short (--wait ran out): what finished, the rest not_finished */
+        snprintf(first, sizeof(first),
+                 "timeout: the wait (--wait %.0f s) ran out; the unfinished jobs stay queued and "
+                 "keep running",
+                 m->o->wait_s);
+        text = submit_text(m, b, c, end == BATCH_TIMED_OUT ? first : NULL, NULL, 1);
+        if ((results = calloc(b->n ? b->n : 1, sizeof(*results))))
+            for (size_t i = 0; i < b->n; i++)
+                results[i] = batch_job_result(b, i);
+        out = results
+                  ? mcp_submit_answer(text ? text : "", results, b->n, m->scope, end != BATCH_DONE)
+                  : mcp_tool_error("internal_error: out of memory");
+        for (size_t i = 0; results && i < b->n; i++)
+            cJSON_Delete(results[i]);
+        free(results);
+    }
+    free(text);
+    return out;
+}
+
+/* The sandbox sessions the batch's jobs used are this client's as
+ * execute_code's are: remembered with their language (closed by a job
+ * with session_close), so that a later call continues them and the
+ * client's end closes them. */
+static void submit_sessions(struct mcp *m, const struct batch *b)
+{
+    size_t sl = strlen(m->scope);
+
+    for (size_t i = 0; i < b->n; i++) {
+        const cJSON *job = b->jf->jobs[i], *s = cJSON_GetObjectItemCaseSensitive(job, "session");
+        const char *st = mcp_str_of(b->results[i], "status");
+        if (!cJSON_IsString(s) || strlen(s->valuestring) < sl || !b->results[i] ||
+            strcmp(st, "invalid") == 0 || strcmp(st, "session_lost") == 0)
+            continue;
+        m->calls++;
+        mcp_session_remember(&m->sessions, s->valuestring + sl,
+                             cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(job, "session_close"))
+                                 ? NULL
+                                 : batch_job_lang(b, i),
+                             m->calls);
+    }
+}
+
+static cJSON *submit_jobs(void *ud, const cJSON *args, const struct mcp_progress *progress)
+{
+    struct mcp *m = ud;
+    struct submit_call c = {.progress = progress};
+    struct llmsb_err err = {0};
+    struct mcp_submit s;
+    struct batch_opts bo;
+    struct jobfile jf;
+    struct batch b;
+    struct watch w;
+    int end, sent_only = 0;
+    cJSON *out;
+
+    if (mcp_submit_args(args, m->o->queue_mode, &s, &err) != 0 ||
+        jobfile_load_string(&jf, s.jobs, s.len, "jobs", &err) != 0)
+        return mcp_call_failed(&err, NULL);
+    if (mcp_jobs_scope(&jf, m->scope, &err) != 0) {
+        jobfile_release(&jf);
+        return mcp_call_failed(&err, NULL);
+    }
+    buf_init(&c.said, MCP_SUBMIT_SAID_MAX);
+    c.n = jf.n;
+    bo = (struct batch_opts){.dedup = s.dedup,
+                             .recheck = s.recheck,
+                             .allow_invalid = s.allow_invalid,
+                             .queue = m->o->queue_mode,
+                             .existing = (enum batch_existing)s.existing,
+                             .slots =
+                                 m->eng->slots < m->cfg->slots ? m->eng->slots : (int)m->cfg->slots,
+                             .timeout_s = m->o->queue_mode ? m->o->wait_s : 0,
+                             .cancel = m->cancel,
+                             .names = arg_names,
+                             .say = submit_say,
+                             .progress = submit_progress,
+                             .ud = &c};
+    watch_start(m, &w);
+    if ((end = batch_init(&b, m->cfg, &jf, &bo, &err)) == 0 && (end = batch_check(&b, &err)) == 0)
+        end = m->o->queue_mode ? batch_queued(m, &b, s.wait, &sent_only, &err)
+                               : batch_here(m, &b, &err);
+    watch_stop(&w);
+    if (end >= 0)
+        submit_sessions(m, &b);
+    out = submit_answer(m, &b, &c, end, sent_only, &err);
+    batch_release(&b);
+    jobfile_release(&jf);
+    buf_release(&c.said);
+    return out;
+}
+
 /* The methods (jsonrpc_method_fn): MCP's, the calls that run a job here. */
 static void method(void *ud, struct jsonrpc *rpc, const cJSON *id, const char *name,
                    const cJSON *params)
 {
     struct mcp *m = ud;
-    const struct mcp_runner run = {execute_code, close_session, m};
+    const struct mcp_runner run = {execute_code, close_session, submit_jobs, m};
 
     mcp_method(m->cfg, &run, rpc, id, name, params);
 }
@@ -676,7 +934,7 @@ int mcp_end_sessions(struct mcp *m)
 
 int mcp_serve(const struct mcp_options *o, struct llmsb_err *err)
 {
-    struct mcp_engine *eng = mcp_engine_new(1);
+    struct mcp_engine *eng = mcp_engine_new(o->cfg->slots > 0 ? (int)o->cfg->slots : 1);
     struct mcp *m = eng ? mcp_new(o, eng, 0, err)
                         : (llmsb_err_set(err, LLMSB_ERR_NOMEM, "mcp: out of memory"), NULL);
     struct stat st;

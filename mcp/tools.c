@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch/batch.h"
 #include "common/status.h"
 #include "mcp/jsonrpc.h"
 
@@ -118,6 +119,41 @@ static cJSON *tool(const char *name, const char *title, const char *desc, cJSON 
     return t;
 }
 
+/* submit_jobs' schema: the job file, and how the batch runs it. */
+static cJSON *submit_jobs_tool(void)
+{
+    cJSON *props = cJSON_CreateObject(), *modes = cJSON_CreateArray();
+
+    prop(props, "jobs", "string",
+         "The job file: JSON Lines, one job a line ({\"id\": \"t1\", \"lang\": \"python\", "
+         "\"code\": \"print(1)\", \"expect_stdout\": \"1\"}), or YAML (defaults: and jobs:); "
+         "the fields of llm-sandbox job files. At most 1000 jobs.");
+    prop(props, "dedup", "boolean",
+         "Run jobs identical in everything but id and meta once; each still gets its own "
+         "result, marked copy_of (default true).");
+    prop(props, "recheck_timeouts", "boolean",
+         "Run each job that timed out once more, alone, and keep that result (default false).");
+    prop(props, "wait", "boolean",
+         "Wait for the results (default true). false (a server started with --queue): answer "
+         "with the ids at once; the same file again with existing \"reuse\" collects them.");
+    cJSON_AddItemToArray(modes, cJSON_CreateString("refuse"));
+    cJSON_AddItemToArray(modes, cJSON_CreateString("rerun"));
+    cJSON_AddItemToArray(modes, cJSON_CreateString("reuse"));
+    cJSON_AddItemToObject(prop(props, "existing", "string",
+                               "With --queue, ids that already have a result: refuse the file "
+                               "(default), rerun them, or reuse their results."),
+                          "enum", modes);
+    prop(props, "allow_invalid", "boolean",
+         "Give jobs that fail their checks an invalid result instead of refusing the file "
+         "(default false).");
+    return tool("submit_jobs", "Run a file of jobs",
+                "Runs a job file as one batch: every job checked before any runs, identical "
+                "programs run once, timeouts run again alone if asked. Answers with a summary "
+                "(jobs by status and language, pass rates, what dedup saved) and every job's "
+                "result, one JSON object a line.",
+                props, "jobs");
+}
+
 cJSON *mcp_tools_list(const struct config *cfg)
 {
     cJSON *tools = cJSON_CreateArray(), *props, *r = cJSON_CreateObject();
@@ -151,6 +187,7 @@ cJSON *mcp_tools_list(const struct config *cfg)
                     "(matplotlib, R graphics) come back as images, files as resources. "
                     "Each call starts from a clean sandbox unless it names a session.",
                     props, "code"));
+    cJSON_AddItemToArray(tools, submit_jobs_tool());
     props = cJSON_CreateObject();
     prop(props, "session", "string", "The id given to execute_code.");
     cJSON_AddItemToArray(tools, tool("close_session", "End a session",
@@ -261,13 +298,16 @@ void mcp_call_release(struct mcp_call *c)
     c->lists[0] = c->lists[1] = NULL;
 }
 
-/* execute_code's arguments, in the order they are checked: each of its
- * type or absent (null), code required. */
-static const struct {
+/* A tool's argument: its name, its type and what a bad value is told. */
+struct arg_rule {
     const char *name;
     cJSON_bool (*is)(const cJSON *const item);
     const char *expected;
-} args_known[] = {
+};
+
+/* execute_code's arguments, in the order they are checked: each of its
+ * type or absent (null), code required. */
+static const struct arg_rule execute_args[] = {
     {"code", cJSON_IsString, "required, a string"},
     {"language", cJSON_IsString, "a string is expected"},
     {"timeout", cJSON_IsNumber, "a number of seconds is expected"},
@@ -275,9 +315,11 @@ static const struct {
     {"session", cJSON_IsString, "a string (the session's id) is expected"},
     {"artifacts", cJSON_IsArray, "an array of file name patterns is expected"},
 };
-#define ARGS_KNOWN (sizeof(args_known) / sizeof(args_known[0]))
 
-static int args_check(const cJSON *args, struct llmsb_err *err)
+/* args against rules (n of them, the first required): an object of known
+ * arguments (takes: which, for the message), each of its type or null. */
+static int args_check_rules(const cJSON *args, const struct arg_rule *rules, size_t n,
+                            const char *takes, struct llmsb_err *err)
 {
     const cJSON *it;
 
@@ -285,20 +327,31 @@ static int args_check(const cJSON *args, struct llmsb_err *err)
         return llmsb_err_set(err, LLMSB_ERR_INVALID, "arguments: an object is expected");
     cJSON_ArrayForEach(it, args) {
         size_t k = 0;
-        while (k < ARGS_KNOWN && strcmp(it->string, args_known[k].name) != 0)
+        while (k < n && strcmp(it->string, rules[k].name) != 0)
             k++;
-        if (k == ARGS_KNOWN)
-            return llmsb_err_set(err, LLMSB_ERR_INVALID,
-                                 "%.60s: unknown argument (execute_code takes code, language, "
-                                 "libraries, timeout, artifacts, session)",
-                                 it->string);
+        if (k == n)
+            return llmsb_err_set(err, LLMSB_ERR_INVALID, "%.60s: unknown argument (%s)", it->string,
+                                 takes);
     }
-    for (size_t k = 0; k < ARGS_KNOWN; k++) {
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, args_known[k].name);
-        if (k == 0 ? !args_known[k].is(v) : v && !args_known[k].is(v) && !cJSON_IsNull(v))
-            return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: %s", args_known[k].name,
-                                 args_known[k].expected);
+    for (size_t k = 0; k < n; k++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, rules[k].name);
+        if (k == 0 ? !rules[k].is(v) : v && !rules[k].is(v) && !cJSON_IsNull(v))
+            return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: %s", rules[k].name,
+                                 rules[k].expected);
     }
+    return 0;
+}
+
+static int args_check(const cJSON *args, struct llmsb_err *err)
+{
+    const cJSON *it;
+    int rc = args_check_rules(args, execute_args, sizeof(execute_args) / sizeof(execute_args[0]),
+                              "execute_code takes code, language, libraries, timeout, artifacts, "
+                              "session",
+                              err);
+
+    if (rc != 0)
+        return rc;
     for (int k = 0; k < 2; k++) {
         const cJSON *list = cJSON_GetObjectItemCaseSensitive(args, k ? "artifacts" : "libraries");
         if (!cJSON_IsArray(list))
@@ -349,6 +402,213 @@ void mcp_close_fields(struct mcp_call *c, const char *session, const char *id, c
     fields_adds(&c->f, "id", id);
     fields_adds(&c->f, "session", scoped(scope, session, c->sid, sizeof(c->sid)));
     fields_adds(&c->f, "session_close", "true");
+}
+
+/* ---- submit_jobs ------------------------------------------------------------ */
+
+static const struct arg_rule submit_args[] = {
+    {"jobs", cJSON_IsString, "required, a string (the job file: JSON Lines or YAML)"},
+    {"dedup", cJSON_IsBool, "true or false is expected"},
+    {"recheck_timeouts", cJSON_IsBool, "true or false is expected"},
+    {"wait", cJSON_IsBool, "true or false is expected"},
+    {"existing", cJSON_IsString, "\"refuse\", \"rerun\" or \"reuse\" is expected"},
+    {"allow_invalid", cJSON_IsBool, "true or false is expected"},
+};
+
+/* A boolean argument, dflt when absent or null. */
+static int bool_arg(const cJSON *args, const char *name, int dflt)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, name);
+    return cJSON_IsBool(v) ? cJSON_IsTrue(v) : dflt;
+}
+
+int mcp_submit_args(const cJSON *args, int queue, struct mcp_submit *s, struct llmsb_err *err)
+{
+    static const char *const modes[] = {[BATCH_EXISTING_REFUSE] = "refuse",
+                                        [BATCH_EXISTING_RERUN] = "rerun",
+                                        [BATCH_EXISTING_REUSE] = "reuse"};
+    const cJSON *existing = cJSON_GetObjectItemCaseSensitive(args, "existing");
+    int rc = args_check_rules(args, submit_args, sizeof(submit_args) / sizeof(submit_args[0]),
+                              "submit_jobs takes jobs, dedup, recheck_timeouts, wait, existing, "
+                              "allow_invalid",
+                              err);
+
+    if (rc != 0)
+        return rc;
+    memset(s, 0, sizeof(*s));
+    s->jobs = cJSON_GetObjectItemCaseSensitive(args, "jobs")->valuestring;
+    s->len = strlen(s->jobs);
+    s->dedup = bool_arg(args, "dedup", 1);
+    s->recheck = bool_arg(args, "recheck_timeouts", 0);
+    s->wait = bool_arg(args, "wait", 1);
+    s->allow_invalid = bool_arg(args, "allow_invalid", 0);
+    if (cJSON_IsString(existing)) {
+        char shown[80];
+        while (s->existing < 3 && strcmp(existing->valuestring, modes[s->existing]) != 0)
+            s->existing++; /* BATCH_EXISTING_REFUSE first */
+        llmsb_escape(shown, sizeof(shown), existing->valuestring, strlen(existing->valuestring));
+        if (s->existing == 3)
+            return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                 "existing: \"%s\" is not one of \"refuse\", \"rerun\", \"reuse\"",
+                                 shown);
+        if (s->existing && !queue)
+            return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                 "existing: \"%s\" needs a server started with --queue (in "
+                                 "process no result outlives its call)",
+                                 shown);
+    }
+    if (!s->wait && !queue)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "wait: false needs a server started with --queue (in process the "
+                             "jobs run within the call)");
+    return 0;
+}
+
+/* Job member key as scope + its value (a string, else its JSON text); an
+ * empty id stays empty (the job then gets an id of the batch's). */
+static int scope_member(cJSON *job, const char *key, const char *scope)
+{
+    cJSON *v = cJSON_GetObjectItemCaseSensitive(job, key), *nv;
+    char *text, *scoped_text = NULL;
+
+    if (!v || cJSON_IsNull(v) || (cJSON_IsString(v) && !v->valuestring[0]))
+        return 0;
+    text = cJSON_IsString(v) ? strdup(v->valuestring) : cJSON_PrintUnformatted(v);
+    if (!text || asprintf(&scoped_text, "%s%s", scope, text) < 0)
+        scoped_text = NULL;
+    free(text);
+    if (!scoped_text || !(nv = cJSON_CreateString(scoped_text))) {
+        free(scoped_text);
+        return LLMSB_ERR_NOMEM;
+    }
+    free(scoped_text);
+    cJSON_ReplaceItemInObjectCaseSensitive(job, key, nv);
+    return 0;
+}
+
+int mcp_jobs_scope(struct jobfile *jf, const char *scope, struct llmsb_err *err)
+{
+    static const char *const own[] = {"copies", "recheck"}; /* a batch's own fields */
+
+    if (jf->n > MCP_SUBMIT_MAX_JOBS)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "jobs: %zu jobs, over the %d one call takes (split the file)", jf->n,
+                             MCP_SUBMIT_MAX_JOBS);
+    for (size_t i = 0; i < jf->n; i++) {
+        for (size_t k = 0; k < sizeof(own) / sizeof(own[0]); k++)
+            if (cJSON_GetObjectItemCaseSensitive(jf->jobs[i], own[k]))
+                return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                     "%s:%zu: %s: written by the batch itself (dedup, "
+                                     "recheck_timeouts), not by a job",
+                                     jf->name, jf->lines[i], own[k]);
+        if (*scope && (scope_member(jf->jobs[i], "id", scope) != 0 ||
+                       scope_member(jf->jobs[i], "session", scope) != 0))
+            return llmsb_err_set(err, LLMSB_ERR_NOMEM, "jobs: out of memory");
+    }
+    return 0;
+}
+
+void mcp_unscope(char *text, const char *scope)
+{
+    size_t sl = strlen(scope);
+    char *w = text;
+
+    if (!sl)
+        return;
+    for (const char *r = text; *r;)
+        if (strncmp(r, scope, sl) == 0)
+            r += sl;
+        else
+            *w++ = *r++;
+    *w = '\0';
+}
+
+/* r's string member key without scope before it. */
+static void unscope_member(cJSON *r, const char *key, const char *scope)
+{
+    const char *v = mcp_str_of(r, key);
+    size_t sl = strlen(scope);
+
+    if (sl && strncmp(v, scope, sl) == 0)
+        cJSON_ReplaceItemInObjectCaseSensitive(r, key, cJSON_CreateString(v + sl));
+}
+
+/* A result without its output: its verdict, and why the rest is not here. */
+static cJSON *short_result(const cJSON *r)
+{
+    static const char *const keep[] = {"id",           "status",       "exit_code",   "passed",
+                                       "copy_of",      "cases_passed", "cases_total", "rechecked",
+                                       "first_status", "duration_ms"};
+    cJSON *s = cJSON_CreateObject();
+    char why[120];
+
+    for (size_t k = 0; s && k < sizeof(keep) / sizeof(keep[0]); k++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, keep[k]);
+        if (v)
+            cJSON_AddItemToObject(s, keep[k], cJSON_Duplicate(v, 1));
+    }
+    snprintf(why, sizeof(why), "its output and the rest: the answer's results reached %zu MiB",
+             MCP_SUBMIT_RESULTS_MAX >> 20);
+    cJSON_AddStringToObject(s, "omitted", why);
+    return s;
+}
+
+/* r (unscoped) as one line of the results, short once used would pass
+ * the cap; appended to lines. */
+static void add_result_line(struct buf *lines, const cJSON *r, const char *scope, size_t *used)
+{
+    cJSON *c = cJSON_Duplicate(r, 1), *s = NULL;
+    char *t;
+
+    if (!c)
+        return;
+    unscope_member(c, "id", scope);
+    unscope_member(c, "copy_of", scope);
+    t = cJSON_PrintUnformatted(c);
+    if (t && *used + strlen(t) + 1 > MCP_SUBMIT_RESULTS_MAX) {
+        free(t);
+        t = (s = short_result(c)) ? cJSON_PrintUnformatted(s) : NULL;
+    } else if (t) {
+        *used += strlen(t) + 1;
+    }
+    buf_printf(lines, "%s\n", t ? t : "{}");
+    free(t);
+    cJSON_Delete(s);
+    cJSON_Delete(c);
+}
+
+cJSON *mcp_submit_answer(const char *text, cJSON *const *results, size_t n, const char *scope,
+                         int is_error)
+{
+    cJSON *content = cJSON_CreateArray();
+    struct buf lines;
+    size_t used = 0;
+
+    buf_init(&lines, 0);
+    add_text(content, text);
+    for (size_t i = 0; results && i < n; i++)
+        add_result_line(&lines, results[i], scope, &used);
+    if (results)
+        add_text(content, lines.data ? lines.data : "");
+    buf_release(&lines);
+    return mcp_tool_result(content, is_error);
+}
+
+cJSON *mcp_submit_sent(const char *text, char *const *ids, size_t n, const char *scope)
+{
+    cJSON *content = cJSON_CreateArray(), *a = cJSON_CreateArray();
+    size_t sl = strlen(scope);
+    char *t;
+
+    add_text(content, text);
+    for (size_t i = 0; i < n; i++)
+        cJSON_AddItemToArray(
+            a, cJSON_CreateString(sl && strncmp(ids[i], scope, sl) == 0 ? ids[i] + sl : ids[i]));
+    t = cJSON_PrintUnformatted(a);
+    add_text(content, t ? t : "[]");
+    free(t);
+    cJSON_Delete(a);
+    return mcp_tool_result(content, 0);
 }
 
 /* ---- results ---------------------------------------------------------------- */
@@ -535,6 +795,8 @@ static void tools_call(const struct config *cfg, const struct mcp_runner *run, s
                       "Invalid params: name (the tool's) is required");
     } else if (strcmp(name->valuestring, "execute_code") == 0) {
         jsonrpc_reply(rpc, id, run->execute_code(run->ud, args, token ? &progress : NULL));
+    } else if (strcmp(name->valuestring, "submit_jobs") == 0) {
+        jsonrpc_reply(rpc, id, run->submit_jobs(run->ud, args, token ? &progress : NULL));
     } else if (strcmp(name->valuestring, "close_session") == 0) {
         jsonrpc_reply(rpc, id, run->close_session(run->ud, args));
     } else if (strcmp(name->valuestring, "get_supported_languages") == 0) {
@@ -545,7 +807,7 @@ static void tools_call(const struct config *cfg, const struct mcp_runner *run, s
         char shown[120];
         llmsb_escape(shown, sizeof(shown), name->valuestring, strlen(name->valuestring));
         jsonrpc_error(rpc, id, JSONRPC_INVALID_PARAMS,
-                      "Unknown tool: %s (tools: execute_code, close_session, "
+                      "Unknown tool: %s (tools: execute_code, submit_jobs, close_session, "
                       "get_supported_languages, get_language_details)",
                       shown);
     }

@@ -1,9 +1,10 @@
 /* tools.h - the MCP server's tools as pure mappings (no engine, no Redis,
  * no I/O): the initialize reply and the tool schemas, execute_code's and
  * close_session's arguments as job fields (checked as any job's once made
- * a job), a result object as the tool's content, the dispatch of methods
- * and tools, and the language each session was opened in.  mcp/server.c
- * runs the calls these describe. */
+ * a job), submit_jobs' arguments and its job file in the client's scope,
+ * a result object as the tool's content and a batch's results as
+ * submit_jobs', the dispatch of methods and tools, and the language each
+ * session was opened in.  mcp/server.c runs the calls these describe. */
 #ifndef LLMSB_MCP_TOOLS_H
 #define LLMSB_MCP_TOOLS_H
 
@@ -11,6 +12,7 @@
 #include "common/common.h"
 #include "common/fields.h"
 #include "config/config.h"
+#include "config/jobfile.h"
 #include "job/job.h"
 
 /* The result of initialize: the protocol version asked for when it is one
@@ -18,7 +20,7 @@
 cJSON *mcp_initialize(const cJSON *params);
 /* 1 when v is a protocol version we speak (an MCP-Protocol-Version header). */
 int mcp_version_known(const char *v);
-/* The result of tools/list: execute_code, close_session,
+/* The result of tools/list: execute_code, submit_jobs, close_session,
  * get_supported_languages, get_language_details; limits from cfg. */
 cJSON *mcp_tools_list(const struct config *cfg);
 
@@ -50,6 +52,45 @@ int mcp_execute_fields(struct mcp_call *c, const cJSON *args, const char *id, co
 /* close_session's job fields: session (as the client names it), scoped. */
 void mcp_close_fields(struct mcp_call *c, const char *session, const char *id, const char *scope);
 
+/* submit_jobs: a job file's text run as one batch (batch/batch.h).  Its
+ * caps: the jobs of one call (the answer carries each one's result), the
+ * bytes of the answer's results past which a result comes short (its
+ * verdict without its output), the bytes of the lines the batch says. */
+#define MCP_SUBMIT_MAX_JOBS 1000
+#define MCP_SUBMIT_RESULTS_MAX ((size_t)4 << 20)
+#define MCP_SUBMIT_SAID_MAX ((size_t)64 << 10)
+/* submit_jobs' arguments (jobs borrowed from them). */
+struct mcp_submit {
+    const char *jobs; /* the job file: JSON Lines, or YAML (defaults: and jobs:) */
+    size_t len;
+    int dedup, recheck, wait, allow_invalid;
+    int existing; /* an enum batch_existing */
+};
+/* Checks submit_jobs' arguments into s: each of its type, jobs required,
+ * wait false and existing other than "refuse" only through the queue
+ * (queue: the server's --queue).  Returns 0, or LLMSB_ERR_INVALID with err
+ * naming the argument, its value and why. */
+int mcp_submit_args(const cJSON *args, int queue, struct mcp_submit *s, struct llmsb_err *err);
+/* The file's jobs in the client's scope: its ids and sessions get scope
+ * before them (so no other client can name, read or replace them), and
+ * what only a batch writes (copies, recheck) is refused, as are more than
+ * MCP_SUBMIT_MAX_JOBS jobs.  Returns 0, or LLMSB_ERR_INVALID (err: the
+ * file's line and the field) or LLMSB_ERR_NOMEM. */
+int mcp_jobs_scope(struct jobfile *jf, const char *scope, struct llmsb_err *err);
+/* Removes every occurrence of scope from text, in place ("": none). */
+void mcp_unscope(char *text, const char *scope);
+/* submit_jobs' answer: text (what the batch said, its summary), then its
+ * results, one JSON object a line in the file's order (results[i], a
+ * result or a job's not_finished line), their id and copy_of as the client
+ * named them; past MCP_SUBMIT_RESULTS_MAX a result comes short (its
+ * verdict and "omitted"); results NULL: the text alone.  isError as
+ * is_error.  New cJSON. */
+cJSON *mcp_submit_answer(const char *text, cJSON *const *results, size_t n, const char *scope,
+                         int is_error);
+/* submit_jobs' answer when it does not wait: text, then the ids sent (a
+ * JSON array, scope removed).  New cJSON. */
+cJSON *mcp_submit_sent(const char *text, char *const *ids, size_t n, const char *scope);
+
 /* A result object (result_fields_json's form) as the tool's answer: the
  * program's stdout, its stderr, compile output and the policy's findings
  * when they matter, one status line, then its plots and files.  isError
@@ -80,6 +121,8 @@ struct mcp_progress {
 struct mcp_runner {
     cJSON *(*execute_code)(void *ud, const cJSON *args, const struct mcp_progress *progress);
     cJSON *(*close_session)(void *ud, const cJSON *args);
+    /* progress: the jobs done, of how many */
+    cJSON *(*submit_jobs)(void *ud, const cJSON *args, const struct mcp_progress *progress);
     void *ud;
 };
 /* MCP's methods (initialize, ping, tools/list, tools/call) answering the

@@ -30,11 +30,12 @@ allowed() {
     queue) echo "common" ;;
     scheduler) echo "queue common" ;;
     exec) echo "sandbox backends job config security languages proto common scheduler/decide.h" ;;
+    batch) echo "exec sandbox backends job config security languages proto common queue scheduler/decide.h" ;;
     eval) echo "job config languages common" ;;
     worker) echo "exec sandbox backends job config security languages proto common queue scheduler" ;;
-    mcp) echo "exec sandbox backends job config security languages proto common queue scheduler/decide.h" ;;
-    bench) echo "exec sandbox backends job config security languages proto common queue scheduler agent" ;;
-    cli) echo "worker mcp eval exec sandbox backends images job config security languages proto common queue scheduler" ;;
+    mcp) echo "batch exec sandbox backends job config security languages proto common queue scheduler/decide.h" ;;
+    bench) echo "batch exec sandbox backends job config security languages proto common queue scheduler agent" ;;
+    cli) echo "worker mcp batch eval exec sandbox backends images job config security languages proto common queue scheduler" ;;
     *) echo "?" ;;
     esac
 }

@@ -3,7 +3,7 @@
  * (heartbeat, the scheduler's timers, pool upkeep, reaping of leaked
  * containers) and a graceful drain when a stop is asked.  It installs no
  * signal handler: the front end's handler calls worker_stop_ask.  Job files run
- * in-process with no Redis through exec/batch.h (`submit --local`). */
+ * in-process with no Redis through batch/batch.h (`submit --local`). */
 #ifndef LLMSB_WORKER_H
 #define LLMSB_WORKER_H
 

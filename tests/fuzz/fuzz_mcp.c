@@ -4,10 +4,13 @@
  * (mcp/tools.c, its dispatch included) to /dev/null.  A call that would run a job makes its job
  * fields and job, and gets a result made up from the job (its code as
  * stdout, a status, an image, a file and a skipped one), so the answer's
- * building and the session memory run too. */
+ * building and the session memory run too.  A submit_jobs call maps its
+ * arguments and job file as the server does (the client's scope, the
+ * batch's checks) and answers with made-up results for its jobs. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch/batch.h"
 #include "common/base64.h"
 #include "job/job.h"
 #include "mcp/jsonrpc.h"
@@ -108,10 +111,57 @@ static cJSON *close_session(void *ud, const cJSON *args)
     return call(args, 1);
 }
 
+static void said(void *ud, enum batch_say kind, const char *line)
+{
+    buf_printf(ud, "%d %s\n", (int)kind, line);
+}
+
+/* submit_jobs as mcp/server.c maps it, its batch checked, not run: each
+ * job a made-up result under its id */
+static cJSON *submit_jobs(void *ud, const cJSON *args, const struct mcp_progress *progress)
+{
+    const char *scope = ++calls % 2 ? "mcp-0000abcd-" : "";
+    struct llmsb_err err = {0};
+    struct mcp_submit s;
+    struct jobfile jf;
+    struct batch b;
+    struct buf text;
+    cJSON **results, *out;
+
+    (void)ud, (void)progress;
+    memset(&b, 0, sizeof(b));
+    if (mcp_submit_args(args, (int)(calls % 4 < 2), &s, &err) != 0 ||
+        jobfile_load_string(&jf, s.jobs, s.len, "jobs", &err) != 0)
+        return mcp_call_failed(&err, NULL);
+    buf_init(&text, MCP_SUBMIT_SAID_MAX);
+    if (mcp_jobs_scope(&jf, scope, &err) == 0 &&
+        batch_init(&b, &cfg, &jf,
+                   &(struct batch_opts){.dedup = s.dedup, .slots = 1, .say = said, .ud = &text},
+                   &err) == 0) {
+        batch_check(&b, &err);
+        results = calloc(b.n, sizeof(*results));
+        for (size_t i = 0; results && i < b.n; i++)
+            results[i] = made_up(b.jobs[i].id ? b.jobs[i].id : "", s.jobs, i % 7);
+        if (text.data)
+            mcp_unscope(text.data, scope);
+        out = results ? mcp_submit_answer(text.data ? text.data : "", results, b.n, scope, 0)
+                      : mcp_call_failed(&err, NULL);
+        for (size_t i = 0; results && i < b.n; i++)
+            cJSON_Delete(results[i]);
+        free(results);
+    } else {
+        out = mcp_call_failed(&err, NULL);
+    }
+    batch_release(&b);
+    jobfile_release(&jf);
+    buf_release(&text);
+    return out;
+}
+
 static void method(void *ud, struct jsonrpc *rpc, const cJSON *id, const char *name,
                    const cJSON *params)
 {
-    static const struct mcp_runner run = {execute_code, close_session, NULL};
+    static const struct mcp_runner run = {execute_code, close_session, submit_jobs, NULL};
 
     (void)ud;
     mcp_method(&cfg, &run, rpc, id, name, params);

@@ -428,6 +428,13 @@ if redis-server --port "$RPORT" --bind 127.0.0.1 --save '' --appendonly no --dae
     kill -INT $pid; wait $pid; rc=$?
     if [ "$(jq -r .status "$T/w.jsonl" 2>/dev/null | sort -u)" = not_finished ] && grep -q '^not_finished  *4$' "$T/out"; then
         check submit_wait_ctrl_c 130 $rc; else check submit_wait_ctrl_c "130 with summary and --out" "$rc"; fi
+    # Redis refusing a command while submit looks for ids that already have
+    # a result (here HGET, by its ACL) is the infrastructure failing (exit
+    # 3), not a bad file (2): nothing was enqueued
+    redis-cli -p "$RPORT" acl setuser default -hget >/dev/null
+    $B submit "$T/stop.yaml" --redis "$RURL" --prefix wt3 </dev/null >"$T/out" 2>"$T/err"
+    check submit_redis_refusal_is_internal 3 $? "$T/err" 'error: .*NOPERM'
+    [ "$(redis-cli -p "$RPORT" xlen wt3:jobs)" = 0 ] || check submit_redis_refusal_sent_nothing 0 1
     redis-cli -p "$RPORT" shutdown nosave >/dev/null 2>&1
 else
     check submit_wait_redis "redis-server started" "not started"

@@ -30,7 +30,7 @@ dns-rebinding-protection"
 declare -A NOT_APPLICABLE=(
     [logging-set-level]="no logging capability: we send no log notifications (logging/setLevel is -32601)"
     [completion-complete]="no completions capability: we offer no prompts or resource templates to complete"
-    [tools-call-simple-text]="calls the suite's reference tool test_simple_text; our tools are execute_code and three others"
+    [tools-call-simple-text]="calls the suite's reference tool test_simple_text; our tools are execute_code, submit_jobs and three others"
     [tools-call-image]="calls the reference tool test_image_content (our images: a plot, tested in tests/mcp)"
     [tools-call-audio]="calls the reference tool test_audio_content; we return no audio"
     [tools-call-embedded-resource]="calls the reference tool test_embedded_resource (our resources: artifacts, tested in tests/mcp)"

@@ -7,23 +7,13 @@
 // Prints "ok NAME" / "FAIL NAME: why" per check and exits 1 on a failure.
 // TRANSCRIPT gets every request and answer (base64 shortened), for docs
 // and for the issue's note.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { writeFileSync } from "node:fs";
+import { checker, stdioClient } from "./sdk.mjs";
 
 const [bin, transcriptPath, ...serverArgs] = process.argv.slice(2);
 const label = serverArgs.includes("--queue") ? "mcp_queue" : "mcp";
-let failed = 0;
+const check = checker(label);
 const transcript = [];
-
-function check(name, cond, why) {
-  if (cond) {
-    console.log(`ok   ${label}.${name}`);
-  } else {
-    console.log(`FAIL ${label}.${name}: ${why}`);
-    failed++;
-  }
-}
 
 function shorten(v) {
   return JSON.stringify(v, (k, x) =>
@@ -42,23 +32,8 @@ async function call(client, name, args) {
   return r;
 }
 
-const transport = new StdioClientTransport({
-  command: bin,
-  args: ["mcp", ...serverArgs],
-  env: process.env,
-  stderr: "inherit",
-});
-const client = new Client({ name: "llmsb-test-client", version: "1.0.0" });
-// The SDK hands a notification to its handler a turn after it reads it, and
-// an answer at once: a progress notification that arrives in one read with
-// its call's answer finds its handler gone and is reported here as for an
-// "unknown token" (typescript-sdk#2580).  Those the server sent are kept, so
-// that what it sent is judged, whichever the SDK delivered.
-const late = [];
-client.onerror = (e) => {
-  const m = /progress notification for an unknown token: (.*)$/s.exec(e.message || "");
-  if (m) late.push(JSON.parse(m[1]).params);
-};
+// the progress notifications the SDK reported late (sdk.mjs), as sent
+const { client, transport, late } = stdioClient(bin, serverArgs, "llmsb-test-client");
 
 try {
   await client.connect(transport);
@@ -70,7 +45,7 @@ try {
   transcript.push(`< tools/list: ${tools.map((t) => t.name).join(", ")}`);
   const names = tools.map((t) => t.name).sort().join(",");
   check("tools_list",
-    names === "close_session,execute_code,get_language_details,get_supported_languages", names);
+    names === "close_session,execute_code,get_language_details,get_supported_languages,submit_jobs", names);
   const exec = tools.find((t) => t.name === "execute_code");
   check("execute_code_schema",
     exec && exec.inputSchema.required.includes("code") && exec.inputSchema.properties.libraries,
@@ -230,4 +205,4 @@ try {
   await client.close().catch(() => {});
   if (transcriptPath) writeFileSync(transcriptPath, transcript.join("\n") + "\n");
 }
-process.exit(failed ? 1 : 0);
+process.exit(check.failed() ? 1 : 0);

@@ -95,7 +95,7 @@ try {
   check("sdk_connect", /^[0-9a-f]{32}$/.test(a.transport.sessionId || ""), `session ${a.transport.sessionId}`);
   const { tools } = await a.client.listTools();
   check("tools_list", tools.map((t) => t.name).sort().join(",") ===
-    "close_session,execute_code,get_language_details,get_supported_languages", JSON.stringify(tools.map((t) => t.name)));
+    "close_session,execute_code,get_language_details,get_supported_languages,submit_jobs", JSON.stringify(tools.map((t) => t.name)));
   let c = await a.client.callTool({ name: "execute_code", arguments: { code: "print(6 * 7)" } });
   check("execute_ok", !c.isError && texts(c)[0] === "42\n" && /^status: ok/.test(statusLine(c)), JSON.stringify(c));
   c = await a.client.callTool({ name: "execute_code", arguments: { code: "import sys\nsys.exit('bad thing')" } });
@@ -114,6 +114,23 @@ try {
   check("close_session", !c.isError && /ended; its id is free again/.test(texts(c)[0]), JSON.stringify(c));
   c = await a.client.callTool({ name: "execute_code", arguments: { session: "s1", code: "print(x)" } });
   check("other_close_leaves_mine", !c.isError && texts(c)[0] === "from a\n", JSON.stringify(c));
+  // submit_jobs over HTTP: its job naming s1 runs in b's own s1 (not a's),
+  // the identical pair runs once, the answer names no scope; the batch's
+  // session is b's to continue
+  c = await b.client.callTool({ name: "submit_jobs", arguments: { jobs: [
+    { id: "j1", lang: "python", session: "s1", code: "y = 5\nprint('x' in globals())" },
+    { id: "j2", lang: "python", code: "print(6 * 7)" },
+    { id: "j3", lang: "python", code: "print(6 * 7)" }].map((j) => JSON.stringify(j)).join("\n") } },
+  undefined, { timeout: 120000 });
+  const bl = (texts(c)[1] || "").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  check("submit_jobs_over_http", !c.isError && bl.length === 3 && bl[0].stdout === "False\n" &&
+    bl[1].stdout === "42\n" && bl[2].copy_of === "j2" && bl[2].stdout === "42\n" &&
+    texts(c)[0].includes("dedup: 3 jobs, 2 distinct programs run, 1 copies") &&
+    !JSON.stringify(c).includes("mcp-"), JSON.stringify(c).slice(0, 800));
+  c = await b.client.callTool({ name: "execute_code", arguments: { session: "s1", code: "print(y)" } });
+  check("batch_session_is_the_clients", !c.isError && texts(c)[0] === "5\n", JSON.stringify(c));
+  c = await a.client.callTool({ name: "execute_code", arguments: { session: "s1", code: "print(x, 'y' in globals())" } });
+  check("batch_session_not_anothers", !c.isError && texts(c)[0] === "from a False\n", JSON.stringify(c));
   // b's requests with a's id: b cannot name a's MCP session without its id,
   // and a's session id is a's alone
   check("session_ids_differ", a.transport.sessionId !== b.transport.sessionId, "same id");

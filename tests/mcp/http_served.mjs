@@ -22,7 +22,7 @@ for (let k = 1; k <= Number(rounds); k++) {
     const { tools } = await client.listTools();
     const r = await client.callTool({ name: "get_supported_languages", arguments: {} });
     await t.terminateSession();
-    const ok = tools.length === 4 && !r.isError && JSON.parse(r.content[0].text).includes("python");
+    const ok = tools.length === 5 && !r.isError && JSON.parse(r.content[0].text).includes("python");
     console.log(ok ? `ok   mcp_http.${name}_${k}` : `FAIL mcp_http.${name}_${k}: ${JSON.stringify(r)}`);
     failed += !ok;
   } catch (e) {

@@ -6,23 +6,12 @@
 // notification the server sent (late: how many of them the SDK reported as
 // for an unknown token, having read them with the answer).
 //   node one_call.mjs BIN CODE [SERVER ARGS...]
-import { createRequire } from "node:module";
-
-const require = createRequire(new URL("./package.json", import.meta.url));
-const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
-const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio.js");
+import { stdioClient } from "./sdk.mjs";
 
 const [bin, code, ...serverArgs] = process.argv.slice(2);
-const transport = new StdioClientTransport({ command: bin, args: ["mcp", ...serverArgs],
-                                             env: process.env, stderr: "inherit" });
-const client = new Client({ name: "llmsb-one-call", version: "1.0.0" });
 // a progress notification that came in one read with the answer, which the
 // SDK reports as for an unknown token (typescript-sdk#2580): kept as sent
-const late = [];
-client.onerror = (e) => {
-  const m = /progress notification for an unknown token: (.*)$/s.exec(e.message || "");
-  if (m) late.push(JSON.parse(m[1]).params);
-};
+const { client, transport, late } = stdioClient(bin, serverArgs, "llmsb-one-call");
 await client.connect(transport);
 const progress = [];
 const r = await client.callTool({ name: "execute_code", arguments: { code, language: "python" } },

@@ -1,9 +1,11 @@
 #!/bin/bash
 # run.sh - `llm-sandbox mcp` driven by a real MCP client, the SDK's
 # (@modelcontextprotocol/sdk, installed from the npm registry by
-# scripts/setup.sh into tests/mcp/node_modules): tests/mcp/client.mjs
-# against the server running jobs in its own process, then again with
-# --queue through a real redis-server (temp port) and a worker.  A
+# scripts/setup.sh into tests/mcp/node_modules): tests/mcp/client.mjs and
+# tests/mcp/batch.mjs (submit_jobs: a job file with repeated programs run
+# once each through the batch module) against the server running jobs in
+# its own process, then again with --queue through a real redis-server
+# (temp port) and a worker, whose own log counts the programs it ran.  A
 # missing node or SDK is a failure, never a skip.  The transcript of the
 # in-process run is kept in $LLMSB_MCP_TRANSCRIPT when set.
 set -u
@@ -23,17 +25,19 @@ trap cleanup EXIT
 ok() { echo "ok   mcp.$1"; pass=$((pass + 1)); }
 bad() { echo "FAIL mcp.$1: $2"; fail=$((fail + 1)); }
 
-# client.mjs prints its own ok/FAIL lines; count them into ours
-client() {  # client TRANSCRIPT [SERVER ARGS...]
-    local out
-    out=$(cd "$ROOT/tests/mcp" && node client.mjs "$B" "$@" 2>"$T/client.err")
+# client.mjs and batch.mjs print their own ok/FAIL lines; count them into ours
+sdk_client() {  # sdk_client SCRIPT ARG [SERVER ARGS...]
+    local out name=${1%.mjs}
+    out=$(cd "$ROOT/tests/mcp" && node "$1" "$B" "${@:2}" 2>"$T/$name.err")
     printf '%s\n' "$out"
     pass=$((pass + $(printf '%s\n' "$out" | grep -c '^ok ')))
     fail=$((fail + $(printf '%s\n' "$out" | grep -c '^FAIL ')))
     if ! printf '%s\n' "$out" | grep -q '^ok '; then
-        bad client "no check ran: $(tail -5 "$T/client.err")"
+        bad "$name" "no check ran: $(tail -5 "$T/$name.err")"
     fi
 }
+client() { sdk_client client.mjs "$@"; }      # client TRANSCRIPT [SERVER ARGS...]
+batch_client() { sdk_client batch.mjs "$@"; } # batch_client TAG [SERVER ARGS...]
 
 # the wire itself, without the SDK: CRLF, blank lines, a batch answered as
 # one array, errors with their JSON-RPC codes, a NUL in a string refused
@@ -113,6 +117,7 @@ elif [ ! -d "$ROOT/tests/mcp/node_modules/@modelcontextprotocol/sdk" ]; then
     bad sdk "the MCP SDK is not installed: npm ci --prefix tests/mcp (scripts/setup.sh does it)"
 else
     client "${LLMSB_MCP_TRANSCRIPT:-$T/transcript.txt}"
+    batch_client "b$$-"
 
     # bytes that are not UTF-8 read as U+FFFD in the messages and the
     # answer alike, and the last message brings only what the pieces did
@@ -145,6 +150,22 @@ print("end")') >"$T/bin.json" 2>"$T/bin.err"
         ok queue_results_in_redis
     else
         bad queue_results_in_redis "$n results, workers: $w"
+    fi
+    # submit_jobs through the queue: the worker's own count is the distinct
+    # programs (b1, c1, d1, e1 of batch.mjs), every id has its result key,
+    # in the server's scope (mcp-<8 hex>-), none under the bare id
+    TAG="bq$$-"
+    batch_client "$TAG" --queue
+    for _ in $(seq 1 50); do # the worker logs a job just after its result
+        ran=$(grep -c "job=mcp-[0-9a-f]*-$TAG" "$T/worker.log")
+        [ "$ran" -ge 4 ] && break; sleep 0.1
+    done
+    keys=$(redis-cli -p "$PORT" --scan --pattern "mcptest:result:*$TAG*" | sort | tr '\n' ' ')
+    if [ "$ran" = 4 ] && [ "$(echo "$keys" | wc -w)" = 8 ] &&
+        [ "$(echo "$keys" | tr ' ' '\n' | grep -cE "^mcptest:result:mcp-[0-9a-f]{8}-$TAG(b[123]|c[12]|d1|e[12])\$")" = 8 ]; then
+        ok queue_batch_ran_each_program_once
+    else
+        bad queue_batch_ran_each_program_once "the worker ran $ran of 4; result keys: $keys"
     fi
     # --queue: Redis drops every connection mid-call (as a restart or a
     # failover does): the server connects again and answers the call, its

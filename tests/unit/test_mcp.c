@@ -1,9 +1,11 @@
 /* test_mcp.c - the MCP server's pure parts: the JSON-RPC framing
  * (mcp/jsonrpc.c) driven from strings, and the tools (mcp/tools.c):
  * arguments as job fields and their errors, the initialize reply, a
- * result as content, the sessions' languages.  No engine, no Redis. */
+ * result as content, the sessions' languages, submit_jobs' arguments, its
+ * job file in the client's scope and its answer.  No engine, no Redis. */
 #include "test.h"
 
+#include "config/jobfile.h"
 #include "job/job.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/tools.h"
@@ -40,7 +42,7 @@ static cJSON *echo_execute(void *ud, const cJSON *args, const struct mcp_progres
 static void method(void *ud, struct jsonrpc *rpc, const cJSON *id, const char *name,
                    const cJSON *params)
 {
-    static const struct mcp_runner run = {echo_execute, echo_call, NULL};
+    static const struct mcp_runner run = {echo_execute, echo_call, echo_execute, NULL};
 
     (void)ud;
     mcp_method(&cfg, &run, rpc, id, name, params);
@@ -137,7 +139,7 @@ TEST(tools_call_dispatch)
     ASSERT_STR(out, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[{\"type\":\"text\","
                     "\"text\":\"{\\\"code\\\":\\\"1\\\"}\"}],\"isError\":false}}\n"
                     "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32602,\"message\":"
-                    "\"Unknown tool: rm\\\\n (tools: execute_code, close_session, "
+                    "\"Unknown tool: rm\\\\n (tools: execute_code, submit_jobs, close_session, "
                     "get_supported_languages, get_language_details)\"}}\n"
                     "{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-32602,\"message\":"
                     "\"Invalid params: name (the tool's) is required\"}}\n");
@@ -323,6 +325,142 @@ TEST(sessions_remember_their_language)
     ASSERT_STR(mcp_session_known(&ss, "new", 1002)->lang, "python");
 }
 
+/* submit_jobs' arguments as text: its fields, or why not. */
+static int submit_args_of(const char *json, int queue, struct mcp_submit *s, struct llmsb_err *err)
+{
+    cJSON *args = cJSON_Parse(json);
+    int rc = mcp_submit_args(args, queue, s, err);
+
+    cJSON_Delete(args);
+    return rc;
+}
+
+TEST(submit_jobs_arguments_name_the_field)
+{
+    static const struct {
+        const char *args;
+        int queue;
+        const char *msg;
+    } rows[] = {
+        {"{}", 1, "jobs: required, a string (the job file: JSON Lines or YAML)"},
+        {"{\"jobs\":\"x\",\"dedupe\":true}", 1,
+         "dedupe: unknown argument (submit_jobs takes jobs, dedup, recheck_timeouts, wait, "
+         "existing, allow_invalid)"},
+        {"{\"jobs\":\"x\",\"dedup\":\"yes\"}", 1, "dedup: true or false is expected"},
+        {"{\"jobs\":\"x\",\"existing\":\"keep\"}", 1,
+         "existing: \"keep\" is not one of \"refuse\", \"rerun\", \"reuse\""},
+        {"{\"jobs\":\"x\",\"existing\":\"reuse\"}", 0,
+         "existing: \"reuse\" needs a server started with --queue (in process no result "
+         "outlives its call)"},
+        {"{\"jobs\":\"x\",\"wait\":false}", 0,
+         "wait: false needs a server started with --queue (in process the jobs run within the "
+         "call)"},
+        {"[1]", 1, "arguments: an object is expected"},
+    };
+    struct mcp_submit s;
+    struct llmsb_err err = {0};
+
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        ASSERT_MSG(submit_args_of(rows[i].args, rows[i].queue, &s, &err) == LLMSB_ERR_INVALID,
+                   rows[i].args);
+        ASSERT_STR(err.msg, rows[i].msg);
+    }
+    /* the defaults, and each one given (null is absent) */
+    ASSERT_EQ(submit_args_of("{\"jobs\":\"a\\nb\",\"dedup\":null}", 0, &s, &err), 0);
+    ASSERT(s.dedup && !s.recheck && s.wait && !s.allow_invalid && s.existing == 0);
+    ASSERT_EQ(s.len, 3);
+    ASSERT_EQ(submit_args_of("{\"jobs\":\"x\",\"dedup\":false,\"recheck_timeouts\":true,"
+                             "\"wait\":false,\"existing\":\"reuse\",\"allow_invalid\":true}",
+                             1, &s, &err),
+              0);
+    ASSERT(!s.dedup && s.recheck && !s.wait && s.allow_invalid && s.existing == 2);
+}
+
+TEST(submit_jobs_file_in_the_clients_scope)
+{
+    const char *text = "{\"id\":\"a\",\"lang\":\"python\",\"code\":\"1\",\"session\":\"s\"}\n"
+                       "{\"lang\":\"python\",\"code\":\"2\",\"id\":\"\"}\n"
+                       "{\"id\":7,\"lang\":\"python\",\"code\":\"3\"}\n";
+    struct jobfile jf;
+    struct llmsb_err err = {0};
+    struct buf many;
+
+    ASSERT_EQ(jobfile_load_string(&jf, text, strlen(text), "jobs", &err), 0);
+    ASSERT_EQ(mcp_jobs_scope(&jf, "mcp-00ff-", &err), 0);
+    ASSERT_STR(cJSON_GetObjectItem(jf.jobs[0], "id")->valuestring, "mcp-00ff-a");
+    ASSERT_STR(cJSON_GetObjectItem(jf.jobs[0], "session")->valuestring, "mcp-00ff-s");
+    ASSERT_STR(cJSON_GetObjectItem(jf.jobs[1], "id")->valuestring, ""); /* the batch gives one */
+    ASSERT_STR(cJSON_GetObjectItem(jf.jobs[2], "id")->valuestring, "mcp-00ff-7");
+    jobfile_release(&jf);
+    /* no scope (stdio in process): the file as it is */
+    ASSERT_EQ(jobfile_load_string(&jf, text, strlen(text), "jobs", &err), 0);
+    ASSERT_EQ(mcp_jobs_scope(&jf, "", &err), 0);
+    ASSERT_STR(cJSON_GetObjectItem(jf.jobs[0], "id")->valuestring, "a");
+    jobfile_release(&jf);
+    /* what only a batch writes, named at its line */
+    text = "{\"id\":\"a\",\"lang\":\"python\",\"code\":\"1\"}\n"
+           "{\"id\":\"b\",\"lang\":\"python\",\"code\":\"1\",\"copies\":[{\"id\":\"c\"}]}\n";
+    ASSERT_EQ(jobfile_load_string(&jf, text, strlen(text), "jobs", &err), 0);
+    ASSERT_EQ(mcp_jobs_scope(&jf, "mcp-00ff-", &err), LLMSB_ERR_INVALID);
+    ASSERT_STR(err.msg, "jobs:2: copies: written by the batch itself (dedup, recheck_timeouts), "
+                        "not by a job");
+    jobfile_release(&jf);
+    /* one job past the cap */
+    buf_init(&many, 0);
+    for (int i = 0; i <= MCP_SUBMIT_MAX_JOBS; i++)
+        buf_printf(&many, "{\"lang\":\"python\",\"code\":\"%d\"}\n", i);
+    ASSERT_EQ(jobfile_load_string(&jf, many.data, many.len, "jobs", &err), 0);
+    buf_release(&many);
+    ASSERT_EQ(mcp_jobs_scope(&jf, "", &err), LLMSB_ERR_INVALID);
+    ASSERT_STR(err.msg, "jobs: 1001 jobs, over the 1000 one call takes (split the file)");
+    jobfile_release(&jf);
+}
+
+TEST(submit_jobs_answer_in_the_clients_names)
+{
+    char text[] = "jobs:1: id \"mcp-00ff-a\" already has a result (ok)\nmcp-00ff-";
+    cJSON *results[3], *out, *content;
+    char *big = malloc(MCP_SUBMIT_RESULTS_MAX / 2 + 1);
+    char *ids[] = {"mcp-00ff-a", "1700000000000-0"};
+    const char *lines;
+
+    mcp_unscope(text, "mcp-00ff-");
+    ASSERT_STR(text, "jobs:1: id \"a\" already has a result (ok)\n");
+    ASSERT(big != NULL);
+    memset(big, 'x', MCP_SUBMIT_RESULTS_MAX / 2);
+    big[MCP_SUBMIT_RESULTS_MAX / 2] = '\0';
+    /* the second big result would take the lines past the cap: short */
+    for (int i = 0; i < 3; i++) {
+        results[i] = cJSON_CreateObject();
+        cJSON_AddStringToObject(results[i], "id", i ? "mcp-00ff-b" : "mcp-00ff-a");
+        cJSON_AddStringToObject(results[i], "status", "ok");
+        cJSON_AddStringToObject(results[i], "stdout", i == 2 ? "small" : big);
+        if (i)
+            cJSON_AddStringToObject(results[i], "copy_of", "mcp-00ff-a");
+    }
+    free(big);
+    out = mcp_submit_answer("summary", results, 3, "mcp-00ff-", 0);
+    content = cJSON_GetObjectItem(out, "content");
+    ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(out, "isError")));
+    ASSERT_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(content, 0), "text")->valuestring, "summary");
+    lines = cJSON_GetObjectItem(cJSON_GetArrayItem(content, 1), "text")->valuestring;
+    ASSERT(strncmp(lines, "{\"id\":\"a\",\"status\":\"ok\",\"stdout\":\"xxx", 36) == 0);
+    ASSERT_CONTAINS(lines, "\n{\"id\":\"b\",\"status\":\"ok\",\"copy_of\":\"a\",\"omitted\":\"its "
+                           "output and the rest: the answer's results reached 4 MiB\"}\n");
+    ASSERT_CONTAINS(lines, "\n{\"id\":\"b\",\"status\":\"ok\",\"stdout\":\"small\",\"copy_of\":"
+                           "\"a\"}\n");
+    ASSERT(strlen(lines) < MCP_SUBMIT_RESULTS_MAX + 4096);
+    ASSERT(!strstr(lines, "mcp-00ff-"));
+    cJSON_Delete(out);
+    for (int i = 0; i < 3; i++)
+        cJSON_Delete(results[i]);
+    out = mcp_submit_sent("sent", ids, 2, "mcp-00ff-");
+    content = cJSON_GetObjectItem(out, "content");
+    ASSERT_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(content, 1), "text")->valuestring,
+               "[\"a\",\"1700000000000-0\"]");
+    cJSON_Delete(out);
+}
+
 static void setup(void) __attribute__((constructor));
 static void setup(void)
 {
@@ -332,4 +470,5 @@ static void setup(void)
 TEST_MAIN("mcp", T(initialize_reply), T(framing_lines_batches_errors), T(tools_call_dispatch),
           T(tools_call_progress_token), T(over_long_line_refused_and_skipped),
           T(execute_code_call_as_job), T(bad_argument_names_it), T(result_as_content),
-          T(sessions_remember_their_language))
+          T(sessions_remember_their_language), T(submit_jobs_arguments_name_the_field),
+          T(submit_jobs_file_in_the_clients_scope), T(submit_jobs_answer_in_the_clients_names))
