@@ -10,7 +10,13 @@
  * job starts the zygote that job will likely use (zygote.c), or its run
  * step ahead (prespawn.c); so does a clean idle time, for the next job.
  * A job that asks for live output gets its run step's output in OUTPUT
- * frames as it comes (run.c), before the RESULT that carries all of it.
+ * frames as it comes (live.c), before the RESULT that carries all of it.
+ *
+ * The files, lowest first (each includes only those before it): confine
+ * (the agent's own process), user (the sandbox user's world: no job in
+ * it), child (a job's process up to its exec), snapshot and artifacts (a
+ * job's files, as the sandbox user), zygote, prespawn and javac (the warm
+ * helpers), live and step (one supervised step), run (the job), this file.
  *
  * First it confines itself (confine.c): its own environment left behind,
  * no namespace made by any process of the sandbox after it.
@@ -19,10 +25,11 @@
  * nor trace the agent.  Linked statically: no libc or loader in the image is
  * trusted or needed. */
 #include "confine.h"
+#include "javac.h"
 #include "prespawn.h"
 #include "proto/proto.h"
-#include "javac.h"
 #include "run.h"
+#include "user.h"
 #include "zygote.h"
 
 #include <errno.h>
@@ -124,6 +131,15 @@ static int install_pause(void)
     return -1;
 }
 
+/* pid, not a step's main process, was reaped: the zygote's or the
+ * process started ahead, maybe */
+static void reaped(pid_t pid)
+{
+    zygote_reaped(pid);
+    prespawn_reaped(pid);
+    javac_reaped(pid);
+}
+
 static void handle_job(const struct proto_frame *f, const struct agent_conf *conf)
 {
     struct llmsb_err err = {0};
@@ -205,7 +221,7 @@ int main(int argc, char **argv)
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);
-    /* SIGCHLD is read through a signalfd in the step loop (run.c). */
+    /* SIGCHLD is read through a signalfd in the step loop (step.c). */
     sigemptyset(&chld);
     sigaddset(&chld, SIGCHLD);
     sigprocmask(SIG_BLOCK, &chld, NULL);
@@ -218,6 +234,7 @@ int main(int argc, char **argv)
     if (chmod("/dev/termination-log", 0600) != 0 && errno != ENOENT)
         fprintf(stderr, "llmsb-agent: chmod /dev/termination-log: %s\n", strerror(errno));
     conf.install_pause = install_pause;
+    conf.reaped = reaped;
     /* A container restarted after a crash starts clean, too. */
     idle_clean = agent_cleanup(&conf) == 0;
     send_hello(PROTO_HELLO, 1);

@@ -764,3 +764,5 @@ plain:
         word = 0;
     close(4);
 }
+
+const struct agent_child_hook javac_child_hook = {javac_child_fds, javac_child};

@@ -6,7 +6,7 @@
 
 #include <sys/types.h>
 #include "proto/proto.h"
-#include "run.h"
+#include "child.h"
 
 /* Below this cgroup memory limit no server starts: its JVM holds 70-85 MB
  * (RSS, measured: docs/benchmarks.md "The Java compile server") that the
@@ -47,6 +47,8 @@ int javac_child_fds(int fd);
  * told on the status pipe) when the plain javac must run: its output and
  * exit code are the job's. */
 void javac_child(const struct proto_job *job, uint64_t timeout_ms);
+/* The two above, as the compile step's child runs them (child.h). */
+extern const struct agent_child_hook javac_child_hook;
 /* After the compile step: killed says it timed out, died by a signal or
  * could not run; the server is ended then (it may be stuck on that
  * input), and when it holds more than JAVAC_MAX_RSS. */

@@ -5,15 +5,10 @@
 
 #include <sys/types.h>
 #include "proto/proto.h"
-#include "run.h"
+#include "child.h"
 
-/* Where the process started ahead finds its two pipes: it writes "R" on
- * the first once it waits, and reads "g" from the second to go on.  High
- * numbers, so that every descriptor the program itself opens gets the
- * number it would get in a plain start; below 1024, the least descriptor
- * limit a container has. */
-#define PRESPAWN_READY_FD 1022
-#define PRESPAWN_GO_FD 1023
+/* The process's two pipes are PRESPAWN_READY_FD and PRESPAWN_GO_FD
+ * (child.h: every step's child is set up there). */
 
 /* Before a job's files are unpacked: 1 when the process started ahead was
  * started for exactly this job's first run (argv, env, limits, the

@@ -6,7 +6,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 #include "proto/proto.h"
-#include "run.h"
+#include "user.h"
 
 /* Below this cgroup memory limit no zygote is started: what it holds would
  * be missing from the job's share (docs/benchmarks.md). */

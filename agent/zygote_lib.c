@@ -349,7 +349,7 @@ static int set_kv(char *kv, int overwrite)
 }
 
 /* On the job's pipes, as the job's user, exactly as the agent's own child
- * becomes it (agent/run.c): a new session, rlimits, oom_score_adj 1000, no
+ * becomes it (agent/child.c): a new session, rlimits, oom_score_adj 1000, no
  * groups, no new privileges, the death signal, the work dir, the job's
  * environment.  Fails on the control pipe. */
 void llmsb_z_become(int *rc)

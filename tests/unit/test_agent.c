@@ -29,6 +29,8 @@
 #include "proto/proto.h"
 #include "agent/run.h"
 #include "agent/javac.h"
+#include "agent/snapshot.h"
+#include "agent/user.h"
 #include "agent/zygote.h"
 #include "agent/confine.h"
 
