@@ -15,10 +15,11 @@
  * the rest. */
 #define JAVAC_MIN_MEMORY ((long long)PROTO_JAVAC_MIN_MEMORY_MB << 20)
 
-/* Before a job's files are unpacked: remembers whether the job asks for
- * the server (job->compile_server), so that the next idle time starts it,
- * and waits (at most 5 s) for one still warming up; one no job can use is
- * ended.  No server warms up beside a job. */
+/* Before a job's files are unpacked (nothing for a session's call):
+ * remembers whether the job asks for the server (job->compile_server), so
+ * that the next idle time starts it, and waits (at most 5 s) for one still
+ * warming up; one no job can use is ended.  No server warms up beside a
+ * job. */
 void javac_for_job(const struct agent_conf *conf, const struct proto_job *job);
 /* The worker's PRESTART on a clean sandbox: starts the server job asks
  * for now, waiting for it as a job would. */

@@ -287,7 +287,7 @@ static int alive(void)
     return 0;
 }
 
-int prespawn_for_job(const struct agent_conf *conf, const struct proto_job *job)
+void prespawn_for_job(const struct agent_conf *conf, const struct proto_job *job)
 {
     (void)conf;
     spec_release(&wanted);
@@ -295,7 +295,6 @@ int prespawn_for_job(const struct agent_conf *conf, const struct proto_job *job)
         fprintf(stderr, "llmsb-agent: prespawn: out of memory\n");
     if (pid > 0 && !spec_equal(&running, &wanted))
         end();
-    return pid > 0;
 }
 
 pid_t prespawn_go(char *const *argv, int *in_w, int *out_r, int *err_r)

@@ -6,8 +6,8 @@
  * test case, each case from the state right after the compile step
  * (snapshot.c); then what it made is collected (artifacts.c).  Every
  * problem becomes a status of the result.  The warm helpers are told of
- * the job before its files exist; a session's call runs in the session's
- * one process (zygote.c). */
+ * the job before its files exist (warm.c); a session's call runs in the
+ * session's one process (zygote.c). */
 #include "run.h"
 
 #include <errno.h>
@@ -24,6 +24,7 @@
 #include "prespawn.h"
 #include "snapshot.h"
 #include "step.h"
+#include "warm.h"
 #include "zygote.h"
 
 /* A job's case left what the agent could not undo: the cleanup after it
@@ -508,15 +509,13 @@ void agent_job_run(const struct agent_conf *conf, const struct proto_job *job,
                    struct proto_result *res)
 {
     char msg[256];
-    /* before the job's files are there: a zygote still preloading reads
-     * nothing of this job's */
-    int zygote = job->session ? 1 : zygote_for_job(conf, job);
     int64_t t0;
-    int rc;
+    int zygote, rc;
 
-    prespawn_for_job(conf, job); /* likewise: one that does not fit ends here */
-    if (!job->session)
-        javac_for_job(conf, job);
+    /* before the job's files are there: a helper still warming up reads
+     * nothing of this job's, one that does not fit ends here */
+    warm_for_job(conf, job);
+    zygote = job->session || zygote_in_use();
     if (job->session && zygote_session(conf, job, res->error, sizeof(res->error)) != 0) {
         res->status = STATUS_SESSION_LOST;
         res->session_ended = 1;

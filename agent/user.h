@@ -16,12 +16,12 @@ struct agent_conf {
     gid_t gid;
     const char *work_dir;
     const char *wipe_dirs[6];
-    /* Set by agent.c, NULL in a test that runs a part alone: */
-    /* Called after a successful install when the job asks for a pause:
-     * returns 0 when the worker says CONTINUE, -1 otherwise. */
+    /* agent.c's two callbacks (NULL where a test runs a part alone).
+     * install_pause: after a successful install, when the job asks for a
+     * pause; returns 0 when the worker says CONTINUE, -1 otherwise.
+     * reaped: each pid the agent reaps that is no step's main process (a
+     * warm helper's, maybe: warm.c). */
     int (*install_pause)(void);
-    /* Called with each pid the agent reaps that is no step's main process
-     * (a warm helper's, maybe). */
     void (*reaped)(pid_t pid);
 };
 

@@ -461,6 +461,14 @@ static void pre_job(struct proto_job *j, const struct snap_dirs *d, const char *
     j->nofile = 64;
 }
 
+/* Tells the helper of j (before its files) and says whether it holds a
+ * process started ahead for j's first run. */
+static int pre_for_job(const struct snap_dirs *d, const struct proto_job *j)
+{
+    prespawn_for_job(&d->conf, j);
+    return prespawn_held();
+}
+
 /* Takes the process started ahead for j's run and reads its stdout;
  * returns its exit status, -1 when there was none. */
 static int pre_run(const struct proto_job *j, char *out, size_t outsz)
@@ -497,28 +505,28 @@ TEST(prespawn_serves_only_the_same_spec)
     pre_job(&other, &d, "secret", NULL);
     pre_job(&die, &d, "die", NULL);
     prespawn_prestart(&d.conf, &a);
-    ASSERT_EQ(prespawn_for_job(&d.conf, &a), 1);
+    ASSERT_EQ(pre_for_job(&d, &a), 1);
     ASSERT_EQ(pre_run(&a, out, sizeof(out)), 0);
     snprintf(want, sizeof(want), "x wait g [] %d True\n", SNAP_UID);
     ASSERT_STR(out, want);
     ASSERT_EQ(pre_run(&a, out, sizeof(out)), -1); /* it was handed over */
     /* the next idle time starts the last job's spec again */
     prespawn_idle(&d.conf);
-    ASSERT_EQ(prespawn_for_job(&d.conf, &other), 0); /* another env: ended */
+    ASSERT_EQ(pre_for_job(&d, &other), 0); /* another env: ended */
     ASSERT_EQ(pre_run(&other, out, sizeof(out)), -1);
     prespawn_idle(&d.conf); /* now other's spec */
-    ASSERT_EQ(prespawn_for_job(&d.conf, &other), 1);
+    ASSERT_EQ(pre_for_job(&d, &other), 1);
     /* a case's args the spec does not have: ended at the go */
     strlist_add(&other.run_argv, &other.nrun, "case-arg", 8);
     ASSERT_EQ(pre_run(&other, out, sizeof(out)), -1);
     for (int i = 0; i < 3; i++) {
         prespawn_prestart(&d.conf, &die); /* exits before it waits */
-        ASSERT_EQ(prespawn_for_job(&d.conf, &die), 0);
+        ASSERT_EQ(pre_for_job(&d, &die), 0);
     }
     prespawn_prestart(&d.conf, &a);
-    ASSERT_EQ(prespawn_for_job(&d.conf, &a), 0); /* three failures: no more */
+    ASSERT_EQ(pre_for_job(&d, &a), 0); /* three failures: no more */
     prespawn_idle(&d.conf);
-    ASSERT_EQ(prespawn_for_job(&d.conf, &a), 0);
+    ASSERT_EQ(pre_for_job(&d, &a), 0);
     prespawn_stop();
     proto_job_release(&a);
     proto_job_release(&other);
