@@ -13,12 +13,12 @@
  * step's output in OUTPUT frames as it comes (live.c), before the RESULT
  * that carries all of it.
  *
- * The files, lowest first (each includes only those before it): confine
- * (the agent's own process), user (the sandbox user's world: no job in
- * it), child (a job's process up to its exec), snapshot and artifacts (a
- * job's files, as the sandbox user), zygote, prespawn and javac (the warm
- * helpers), warm (their table), live and step (one supervised step), run
- * (the job), this file.
+ * The files, lowest first (each includes only those before it; make
+ * check-layers checks the order): confine (the agent's own process), user
+ * (the sandbox user's world: no job in it), child (a job's process up to
+ * its exec), snapshot and artifacts (a job's files, as the sandbox user),
+ * zygote, prespawn and javac (the warm helpers), warm (their table), live
+ * and step (one supervised step), run (the job), this file.
  *
  * First it confines itself (confine.c): its own environment left behind,
  * no namespace made by any process of the sandbox after it.
