@@ -29,8 +29,9 @@ LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fi
               exec/exec.c exec/session.c exec/scan.c exec/identity.c exec/runner.c exec/batch.c \
               exec/image_check.c \
               worker/worker.c worker/metrics.c mcp/jsonrpc.c mcp/tools.c mcp/server.c mcp/http.c mcp/http_check.c \
-              eval/passk.c eval/report.c eval/timings.c eval/convert.c eval/formats.c eval/multiple.c \
-              eval/open.c eval/fmt_crux.c eval/fmt_stdio.c eval/stdio_runners.c
+              eval/passk.c eval/report.c eval/timings.c eval/convert.c eval/convert_jobs.c \
+              eval/fmt_humaneval.c eval/fmt_multiple.c eval/fmt_open.c eval/fmt_crux.c eval/fmt_stdio.c \
+              eval/fmt_stdio_runners.c
 CLI_SRC     = cli/main.c cli/run.c cli/images.c cli/queue_cmds.c cli/worker.c cli/submit.c cli/scan.c \
               cli/artifacts.c cli/cancel.c cli/mcp.c cli/convert.c cli/provenance.c
 
@@ -128,6 +129,7 @@ images-current: all
 unit: $(UNIT_TESTS) $(TBIN)/fake-agent check-layers $(CLI_BIN)
 	@sh tests/run-suite.sh unit $(UNIT_TESTS)
 	@LLMSB_BIN=$(CLI_BIN) sh tests/eval/runners.sh
+	@LLMSB_BIN=$(CLI_BIN) sh tests/eval/golden.sh
 
 # The dependency rule of the source tree (docs/architecture.md), over the
 # #include lines; its self-test shows a forbidden include fails it.

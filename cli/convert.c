@@ -1,7 +1,7 @@
 /* convert.c - the convert verb: its options, reading the dataset and
  * samples files, writing the jobs to stdout or --out (whole or not at
- * all), its messages and exit codes.  What a benchmark's program is, is
- * eval/convert's. */
+ * all), its messages and exit codes.  Which benchmark a file is and what
+ * its programs are, is eval/convert's: one path for every benchmark. */
 #include "cli.h"
 
 #include <fcntl.h>
@@ -130,9 +130,8 @@ static struct convert_set *read_dataset(const char *path, const char *text,
 
 /* The jobs: of the samples of opt->samples, or of the reference
  * solutions; 0, or the exit code with err set. */
-static int write_jobs(const struct convert_args *opt, const char *text, struct convert_set *set,
-                      struct convert_out *o, struct convert_stdio_counts *counts,
-                      struct llmsb_err *err)
+static int write_jobs(const struct convert_args *opt, struct convert_set *set,
+                      struct convert_out *o, struct llmsb_err *err)
 {
     struct buf b = {0};
     int rc;
@@ -144,14 +143,7 @@ static int write_jobs(const struct convert_args *opt, const char *text, struct c
             return EXIT_USAGE;
         }
     }
-    if (!set)
-        rc = convert_stdio_write(opt->dataset, text, opt->samples,
-                                 opt->samples ? (b.data ? b.data : "") : NULL, opt->read.lang, o,
-                                 counts, err);
-    else if (opt->samples)
-        rc = convert_write_samples(set, opt->samples, b.data ? b.data : "", o, err);
-    else
-        rc = convert_write_references(set, o, &counts->unsolved, err);
+    rc = convert_write(set, opt->samples, opt->samples ? (b.data ? b.data : "") : NULL, o, err);
     buf_release(&b);
     if (rc != 0)
         return err->code == LLMSB_ERR_INVALID ? EXIT_USAGE : EXIT_INTERNAL;
@@ -160,23 +152,24 @@ static int write_jobs(const struct convert_args *opt, const char *text, struct c
 
 /* What was converted, on stderr. */
 static void tell(const struct convert_args *opt, const struct convert_out *o,
-                 const struct convert_set *set, const struct convert_stdio_counts *c)
+                 const struct convert_set *set)
 {
-    fprintf(stderr, "%zu jobs from %zu tasks of %s", o->jobs,
-            set ? convert_set_size(set) : c->tasks, opt->dataset);
-    if (!set)
-        fprintf(stderr, " (%s)", c->benchmark);
-    if (c->unsolved && !opt->samples)
-        fprintf(stderr, " (%zu tasks have no %s and are left out%s)", c->unsolved,
-                set ? "canonical_solution nor completions" : "reference solution",
+    struct convert_set_info c;
+
+    convert_set_info(set, &c);
+    fprintf(stderr, "%zu jobs from %zu tasks of %s", o->jobs, c.tasks, opt->dataset);
+    if (c.benchmark)
+        fprintf(stderr, " (%s)", c.benchmark);
+    if (o->unsolved && !opt->samples)
+        fprintf(stderr, " (%zu tasks have no %s and are left out%s)", o->unsolved, c.lacks,
                 o->jobs ? "" : "; grade a model's samples with --samples");
     if (o->skipped)
         fprintf(stderr, " (%zu samples left out, as the harness leaves them out)", o->skipped);
-    if (c->no_tests)
-        fprintf(stderr, " (%zu tasks have no tests)", c->no_tests);
-    if (c->skipped)
+    if (c.untested)
+        fprintf(stderr, " (%zu tasks have no tests)", c.untested);
+    if (o->no_image)
         fprintf(stderr, " (%zu solutions in a language with no image, Python 2, left out)",
-                c->skipped);
+                o->no_image);
     fputc('\n', stderr);
 }
 
@@ -202,7 +195,6 @@ int cmd_convert(struct cli_globals *g, int argc, char **argv)
     struct convert_args opt = {0};
     struct llmsb_err err = {0};
     struct convert_set *set = NULL;
-    struct convert_stdio_counts counts = {0};
     struct convert_out o = {.out = stdout};
     struct buf text;
     char tmp[4096] = "";
@@ -215,8 +207,7 @@ int cmd_convert(struct cli_globals *g, int argc, char **argv)
     rc = 0;
     if (read_text(opt.dataset, "dataset", &text) != 0)
         return EXIT_USAGE;
-    if (!convert_stdio_detect(text.data ? text.data : "") &&
-        !(set = read_dataset(opt.dataset, text.data ? text.data : "", &opt.read))) {
+    if (!(set = read_dataset(opt.dataset, text.data ? text.data : "", &opt.read))) {
         buf_release(&text);
         return EXIT_USAGE;
     }
@@ -235,7 +226,7 @@ int cmd_convert(struct cli_globals *g, int argc, char **argv)
         rc = EXIT_USAGE;
         goto out;
     }
-    if ((rc = write_jobs(&opt, text.data ? text.data : "", set, &o, &counts, &err)) != 0)
+    if ((rc = write_jobs(&opt, set, &o, &err)) != 0)
         cli_error("%s", err.msg);
     if (fflush(o.out) != 0 || ferror(o.out)) {
         if (err.code != LLMSB_ERR_SYS) /* a failed write is told once */
@@ -252,7 +243,7 @@ int cmd_convert(struct cli_globals *g, int argc, char **argv)
             unlink(tmp);
     }
     if (rc == 0)
-        tell(&opt, &o, set, &counts);
+        tell(&opt, &o, set);
 out:
     convert_set_free(set);
     buf_release(&text);

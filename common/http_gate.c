@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,7 @@
 #define LOG_EVERY_MS 60000
 
 /* The door's own answers, each closing its connection. */
-enum { CLOSED_LATE, CLOSED_EVICTED, CLOSED_BIG };
+enum { CLOSED_LATE, CLOSED_EVICTED, CLOSED_BIG, CLOSED_BUSY, CLOSED_KINDS };
 static const struct {
     const char *status, *body;
 } answers[] = {
@@ -31,11 +32,14 @@ static const struct {
     [CLOSED_EVICTED] = {"503 Service Unavailable",
                         "too many connections are waiting for their headers: try again\n"},
     [CLOSED_BIG] = {"431 Request Header Fields Too Large", "the request's headers are too long\n"},
+    [CLOSED_BUSY] = {"503 Service Unavailable",
+                     "the server holds as many connections as it takes: try again\n"},
 };
 
 /* A connection waiting for its header block. */
 struct waiter {
-    int fd; /* -1: a free slot */
+    int fd;       /* -1: a free slot */
+    uint32_t gen; /* the slot's use: an event of an earlier one is stale */
     int64_t accepted_ms;
     struct sockaddr_storage sa;
     socklen_t salen;
@@ -48,8 +52,10 @@ struct http_gate {
     int th_started;
     struct waiter *w; /* o.waiting_max slots */
     char *peek;       /* HTTP_GATE_HEAD_MAX bytes */
-    /* closed since the last log line: late (408), evicted (503), too big (431) */
-    long closed[3];
+    atomic_int admitted; /* handed over, not closed yet (http_gate_closed) */
+    /* closed since the last log line: late (408), evicted (503), too big
+     * (431), the server full (503) */
+    long closed[CLOSED_KINDS];
     int64_t logged_ms;
 };
 
@@ -179,8 +185,8 @@ static void accept_some(struct http_gate *g)
         if (fd < 0)
             return; /* EAGAIN: no more for now */
         i = slot_for(g, &sa);
-        g->w[i] = (struct waiter){fd, clock_mono_ms(), sa, salen};
-        ev.data.u64 = (uint64_t)i;
+        g->w[i] = (struct waiter){fd, g->w[i].gen + 1, clock_mono_ms(), sa, salen};
+        ev.data.u64 = (uint64_t)g->w[i].gen << 32 | (uint64_t)i;
         if (epoll_ctl(g->ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
             g->w[i].fd = -1;
             close(fd);
@@ -199,8 +205,14 @@ static void look_at(struct http_gate *g, int i, uint32_t events)
         return;
     if (k > 0 && http_head_end(g->peek, (size_t)k)) {
         struct waiter w = g->w[i];
+        if (atomic_load(&g->admitted) >= g->o.admitted_max) {
+            release(g, i, 0, CLOSED_BUSY);
+            return;
+        }
         release(g, i, 1, -1);
-        g->o.admit(g->o.ud, w.fd, (const struct sockaddr *)&w.sa, w.salen);
+        atomic_fetch_add(&g->admitted, 1); /* before: its close may come first */
+        if (g->o.admit(g->o.ud, w.fd, (const struct sockaddr *)&w.sa, w.salen) != 0)
+            atomic_fetch_sub(&g->admitted, 1);
     } else if (k >= HTTP_GATE_HEAD_MAX) {
         release(g, i, 0, CLOSED_BIG);
     } else if (k <= 0 || ended) { /* no request will come: the client left */
@@ -232,14 +244,16 @@ static void log_closed(struct http_gate *g)
 {
     int64_t now = clock_mono_ms();
 
-    if (g->closed[0] + g->closed[1] + g->closed[2] == 0 || now - g->logged_ms < LOG_EVERY_MS)
+    if (g->closed[0] + g->closed[1] + g->closed[2] + g->closed[3] == 0 ||
+        now - g->logged_ms < LOG_EVERY_MS)
         return;
     log_warn("%s: closed before their first request: %ld connection(s) whose headers did not "
              "all come within %lld ms (408), %ld the oldest waiting when %d waited (503), %ld "
-             "with headers over %d bytes (431); next count in a minute",
+             "with headers over %d bytes (431), %ld while the server held %d (503); next count "
+             "in a minute",
              g->o.what, g->closed[CLOSED_LATE], (long long)g->o.head_deadline_ms,
              g->closed[CLOSED_EVICTED], g->o.waiting_max, g->closed[CLOSED_BIG],
-             HTTP_GATE_HEAD_MAX);
+             HTTP_GATE_HEAD_MAX, g->closed[CLOSED_BUSY], g->o.admitted_max);
     memset(g->closed, 0, sizeof(g->closed));
     g->logged_ms = now;
 }
@@ -252,12 +266,16 @@ static void *gate_main(void *arg)
     for (;;) {
         int n = epoll_wait(g->ep, ev, 64, expire(g));
         for (int k = 0; k < n; k++) {
-            if (ev[k].data.u64 == EV_WAKE)
+            uint64_t tag = ev[k].data.u64;
+            int i = (int)(tag & 0xffffffffu);
+            if (tag == EV_WAKE)
                 return NULL;
-            if (ev[k].data.u64 == EV_LISTEN)
+            if (tag == EV_LISTEN)
                 accept_some(g);
-            else if (g->w[ev[k].data.u64].fd >= 0)
-                look_at(g, (int)ev[k].data.u64, ev[k].events);
+            /* an event of a connection an earlier one of this batch evicted
+             * is not the news of the one in its slot now */
+            else if (g->w[i].fd >= 0 && g->w[i].gen == (uint32_t)(tag >> 32))
+                look_at(g, i, ev[k].events);
         }
         log_closed(g);
     }
@@ -310,6 +328,7 @@ int http_gate_start(const struct addrinfo *ai, const struct http_gate_opts *o,
         return llmsb_err_set(err, LLMSB_ERR_NOMEM, "%s: out of memory", o->what);
     }
     g->o = *o;
+    atomic_init(&g->admitted, 0);
     g->ep = g->wake = -1;
     for (int i = 0; i < o->waiting_max; i++)
         g->w[i].fd = -1;
@@ -319,17 +338,29 @@ int http_gate_start(const struct addrinfo *ai, const struct http_gate_opts *o,
     }
     if ((g->ep = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
         (g->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0 || watch(g->ep, g->lfd, EV_LISTEN) ||
-        watch(g->ep, g->wake, EV_WAKE) || pthread_create(&g->th, NULL, gate_main, g) != 0) {
+        watch(g->ep, g->wake, EV_WAKE)) {
         rc = llmsb_err_set(err, LLMSB_ERR_SYS, "%s: cannot start serving: %s", o->what,
                            strerror(errno));
         goto out;
     }
+    *out = g; /* before the thread: the server tells it of closes from then on */
+    if (pthread_create(&g->th, NULL, gate_main, g) != 0) {
+        rc = llmsb_err_set(err, LLMSB_ERR_SYS, "%s: cannot start serving: %s", o->what,
+                           strerror(errno));
+        *out = NULL;
+        goto out;
+    }
     g->th_started = 1;
-    *out = g;
 out:
     if (rc != 0)
         http_gate_stop(g);
     return rc;
+}
+
+void http_gate_closed(struct http_gate *g)
+{
+    if (g)
+        atomic_fetch_sub(&g->admitted, 1);
 }
 
 unsigned http_gate_port(const struct http_gate *g)

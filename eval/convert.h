@@ -1,9 +1,11 @@
-/* convert.h - the rows of a code benchmark (see eval/formats.c for which)
+/* convert.h - the rows of a code benchmark (see eval/convert.c for which)
  * and, when given, a model's samples for them, turned into a JSON Lines
  * job file: one job per program, each program put together exactly as the
- * benchmark's own harness does, so a job's exit code grades it and
- * meta.task_id groups the jobs for pass@k.  Text in, jobs out: reading the
- * files and the process's exit code are the caller's. */
+ * benchmark's own harness does and graded as it grades (by the exit code,
+ * or for a stdin/stdout benchmark by its tests as `cases` and its output
+ * rule), and meta.task_id groups the jobs for pass@k.  Text in, jobs out:
+ * reading the files and the process's exit code are the caller's.  One
+ * path for every benchmark: convert_set_read_opts, then convert_write. */
 #ifndef LLMSB_EVAL_CONVERT_H
 #define LLMSB_EVAL_CONVERT_H
 
@@ -16,7 +18,9 @@ struct convert_set;
 
 /* What a dataset's rows leave to the user (NULL: not given): the task a
  * CRUXEval or CRUXEval-X row is read for ("input" or "output" prediction)
- * and the language of a CRUXEval-X file (else its file name's: cpp.jsonl). */
+ * and a language: a CRUXEval-X file's (else its file name's: cpp.jsonl),
+ * or a stdin/stdout benchmark's sample's where the samples file gives none
+ * (else python). */
 struct convert_opts {
     const char *mode;
     const char *lang;
@@ -24,7 +28,8 @@ struct convert_opts {
 
 /* Reads a dataset: JSON objects, one a line (JSON Lines), in a JSON array
  * or pretty-printed one after another, named name in errors ("FILE:LINE:
- * ..." with the field, its value and why).
+ * ..." with the field, its value and why).  The stdin/stdout benchmarks
+ * (CodeContests, APPS, LiveCodeBench) are one per file: the first row's.
  * Returns a new set (caller frees with convert_set_free) or NULL with err
  * set (LLMSB_ERR_INVALID for bad input). */
 struct convert_set *convert_set_read(const char *name, const char *text, struct llmsb_err *err);
@@ -34,8 +39,22 @@ struct convert_set *convert_set_read_opts(const char *name, const char *text,
 void convert_set_free(struct convert_set *s);
 size_t convert_set_size(const struct convert_set *s);
 
+/* What a set is, for the caller's summary. */
+struct convert_set_info {
+    /* the benchmark of a file that holds one (a stdin/stdout benchmark's),
+     * else NULL: the rows each name theirs */
+    const char *benchmark;
+    /* what a task left out for want of a reference solution lacks
+     * ("canonical_solution nor completions", "reference solution") */
+    const char *lacks;
+    size_t tasks;
+    size_t untested; /* tasks with no tests: nothing can grade them */
+};
+void convert_set_info(const struct convert_set *s, struct convert_set_info *info);
+
 /* What the writers need besides the set: where jobs go, the name of that
- * stream in errors, and each job's timeout in seconds (0: none). */
+ * stream in errors, and each job's timeout in seconds (0: none); and what
+ * they wrote and left out. */
 struct convert_out {
     FILE *out;
     const char *name;
@@ -43,50 +62,35 @@ struct convert_out {
     /* cut each solution before the first of its row's stop_tokens, as
      * MultiPL-E's generator does (stop_at_stop_token) */
     int cut_at_stop_tokens;
-    size_t jobs;    /* jobs written so far */
-    size_t skipped; /* samples the benchmark's harness leaves out (CRUXEval) */
+    size_t jobs;     /* jobs written so far */
+    size_t skipped;  /* samples the benchmark's harness leaves out (CRUXEval) */
+    size_t unsolved; /* tasks left out: they have no reference solution */
+    size_t no_image; /* reference solutions in a language with no image (Python 2) */
 };
 
+/* The one entry point: the jobs of a model's samples, samples_text (named
+ * samples_name in errors), when it is not NULL, else of the reference
+ * solutions (convert_write_samples, convert_write_references).  0, or a
+ * negative code with err set (LLMSB_ERR_INVALID for bad input). */
+int convert_write(struct convert_set *s, const char *samples_name, const char *samples_text,
+                  struct convert_out *o, struct llmsb_err *err);
 /* One job per task that has a reference solution (canonical_solution),
  * id = task id, or per completion of a row's completions list (MultiPL-E's
- * files), id = TASK#N, in the dataset's order; counts the tasks with
- * neither into *unsolved. */
-int convert_write_references(struct convert_set *s, struct convert_out *o, size_t *unsolved,
-                             struct llmsb_err *err);
+ * files), id = TASK#N, or for a stdin/stdout benchmark per solution of its
+ * row that has a language with an image, id = TASK/solutions/N, in the
+ * dataset's order; counts the tasks with none into o->unsolved. */
+int convert_write_references(struct convert_set *s, struct convert_out *o, struct llmsb_err *err);
 /* One job per sample, a row of {"task_id", "completion"} (human-eval),
  * {"task_id", "generation"} (CodeGeeX), or {"name", "completions": [...]}
  * (MultiPL-E; "name" or "id" names the task too) of text (named name in
  * errors), id = TASK#N.  Jobs are written as the rows are read: an error
  * at a line comes after the jobs of the lines before it.  A format may
  * read samples of its own shape instead (CRUXEval's {"sample_N": [...]},
- * CRUXEval-X's array of {"id", "answer"}). */
+ * CRUXEval-X's array of {"id", "answer"}, APPS's {"PROBLEM_ID": [...]},
+ * LiveCodeBench's [{"question_id", "code_list"}], CodeContests' rows of
+ * {"task_id", "completion", "language"}). */
 int convert_write_samples(struct convert_set *s, const char *name, const char *text,
                           struct convert_out *o, struct llmsb_err *err);
-
-/* The stdin/stdout benchmarks (fmt_stdio.c: CodeContests, APPS,
- * LiveCodeBench), recognised by their fields: one job per program with
- * `cases` and the harness's `compare`. */
-
-/* What a stdin/stdout conversion read and left out. */
-struct convert_stdio_counts {
-    char benchmark[32];
-    size_t tasks;    /* problems read */
-    size_t unsolved; /* with tests but without a reference solution */
-    size_t no_tests; /* with no tests: nothing can grade them */
-    size_t skipped;  /* reference solutions in a language with no image (Python 2) */
-};
-
-/* 1 when the first row of text (JSON Lines or a JSON array) is a
- * stdin/stdout benchmark's. */
-int convert_stdio_detect(const char *text);
-/* Reads the dataset text (named name in errors) and writes a job per
- * reference solution, or with samples_text (named samples_name), per
- * sample in the benchmark's own samples format; lang (or NULL) is a
- * sample's language where the file gives none.  0, or -1 with err set
- * (LLMSB_ERR_INVALID for bad input, naming file:line, the field and why). */
-int convert_stdio_write(const char *name, const char *text, const char *samples_name,
-                        const char *samples_text, const char *lang, struct convert_out *o,
-                        struct convert_stdio_counts *counts, struct llmsb_err *err);
 
 /* cJSON ends a string at a NUL, so a \u0000 in JSON text would silently cut
  * a program, a stdin or an expected output.  0 when the JSON text json

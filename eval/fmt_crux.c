@@ -245,9 +245,9 @@ static int crux_task_samples(struct convert_task *t, const cJSON *gens, const ch
     }
     all_skipped.format = &cruxeval_skipped;
     cJSON_ArrayForEach(g, gens) {
-        char *jid = NULL;
+        char *jid;
         int skip = crux_skipped(t, g->valuestring);
-        if (asprintf(&jid, "%s#%d", t->id, t->samples++) < 0)
+        if (!(jid = convert_sample_id(t)))
             return nomem(err);
         if (kept == 0)
             rc = convert_job_write(o, &all_skipped, jid, g->valuestring, code, name, err);
@@ -267,7 +267,7 @@ static int crux_task_samples(struct convert_task *t, const cJSON *gens, const ch
 static struct convert_task *find(struct convert_set *s, const char *lang, const cJSON *id,
                                  const char *at, struct llmsb_err *err)
 {
-    const char *mode = convert_set_opts(s)->mode;
+    const char *mode = s->opts.mode;
     struct convert_task *t = NULL;
     char *tid = NULL, num[32];
     const char *ids = cJSON_GetStringValue(id);
@@ -301,7 +301,7 @@ static int crux_samples(struct convert_set *s, const char *name, const char *tex
 
     if (!all)
         return -1;
-    buf_init(&code, (size_t)1 << 30);
+    buf_init(&code, CONVERT_MAX_PROGRAM);
     cJSON_ArrayForEach(gens, all) {
         cJSON key = {.type = cJSON_String, .valuestring = gens->string};
         struct convert_task *t;
@@ -475,7 +475,7 @@ static int x_adopt(struct convert_task *t, cJSON *row, const char *file, size_t 
                              "none of them",
                              file, line, ids, (int)len, name);
     t->lang = language_find(l->ours);
-    buf_init(&b, (size_t)1 << 30);
+    buf_init(&b, CONVERT_MAX_PROGRAM);
     if (asprintf(&tid, "%s/%s/%s", l->name, ids, modes[mode]) < 0)
         tid = NULL;
     gold = x_gold(code, mode == 0 ? rin : rout, mode == 0 ? l->call : marker, l);
@@ -558,11 +558,10 @@ static int x_sample(cJSON *row, size_t line, void *ctx, struct llmsb_err *err)
                            at);
     } else if (!ans) {
         /* left out */
-    } else if (!(t = find(e->set, x_lang_of(convert_set_task(e->set, 0))->name,
+    } else if (!(t = find(e->set, x_lang_of(&e->set->tasks[0])->name,
                           cJSON_GetObjectItemCaseSensitive(row, "id"), at, err))) {
         rc = -1;
-    } else if (!(clean = clean_answer(ans)) || asprintf(&jid, "%s#%d", t->id, t->samples++) < 0) {
-        jid = NULL;
+    } else if (!(clean = clean_answer(ans)) || !(jid = convert_sample_id(t))) {
         rc = nomem(err);
     } else {
         rc = convert_job_write(e->out, t, jid, clean, &e->code, at, err);
@@ -581,7 +580,7 @@ static int x_samples(struct convert_set *s, const char *name, const char *text,
     struct x_samples e = {.set = s, .name = name, .out = o};
     int rc;
 
-    buf_init(&e.code, (size_t)1 << 30);
+    buf_init(&e.code, CONVERT_MAX_PROGRAM);
     rc = convert_each_row(name, text, x_sample, &e, err);
     buf_release(&e.code);
     return rc;

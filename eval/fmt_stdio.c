@@ -1,68 +1,36 @@
 /* fmt_stdio.c - the stdin/stdout benchmarks (CodeContests, APPS,
- * LiveCodeBench): their rows read into test cases, their solutions or a
- * model's samples into programs, one job per program with `cases`
- * (compiled once, each case its own run and limits), the harness's own
- * output rule as `compare` and its per-test time limit as `timeout`.  A
- * benchmark is a row of stdio_formats[]; Python programs of APPS and
- * LiveCodeBench run under the runner of stdio_runners.c. */
-#include "eval/convert.h"
+ * LiveCodeBench), a row each of convert's table, one benchmark a file: a
+ * row is marked by a field, read into test cases, and its solutions or a
+ * model's samples become one job per program with `cases` (compiled once,
+ * each case its own run and limits), the harness's own output rule as
+ * `compare` and its per-test time limit as `timeout`.  Python programs of
+ * APPS and LiveCodeBench run under the runner of fmt_stdio_runners.c. */
+#include "eval/convert_int.h"
 
-#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "eval/fmt_stdio_int.h"
-#include "languages/languages.h"
 
 /* The most test cases a job takes (the agent's cap). */
 #define STDIO_MAX_CASES 1000
 /* The longest job of a call-based problem (all its tests in one run). */
 #define STDIO_CALL_MAX_TIMEOUT_S 300
 
-struct stdio_format;
-
-/* One problem: its id, its row and its cases as the harness runs them. */
-struct stdio_task {
-    char *id; /* owned */
-    const cJSON *row;
-    size_t line;   /* in the dataset (a JSON array's element: its index + 1) */
-    cJSON *cases;  /* owned: the jobs' cases; NULL: the problem has no tests */
-    char *fn_name; /* owned: a call-based problem's function */
-    int samples;   /* sample jobs written so far */
-};
-
-struct stdio_set {
-    const char *name;
-    const struct stdio_format *fmt;
-    cJSON *rows; /* owned array */
-    struct stdio_task *tasks;
-    size_t n;
-};
-
-/* Where jobs go and what was left out. */
-struct stdio_ctx {
-    struct stdio_set *set;
-    struct convert_out *out;
-    struct convert_stdio_counts *counts;
-    const char *lang; /* --lang: a sample's language where the file gives none */
-};
-
-/* One benchmark: how its rows are recognised, read and run. */
-struct stdio_format {
-    const char *name;    /* meta.benchmark */
-    const char *mark;    /* the field that marks its rows */
-    const char *id_key;  /* the dataset's own id */
+/* What one benchmark is beyond its hooks: its format's spec. */
+struct stdio_spec {
     const char *compare; /* the harness's output rule (compare.h) */
     double timeout_s;    /* the harness's limit per test */
     const char *runner;  /* Python solutions run under it; NULL: as they are */
     /* t->cases (and t->fn_name) from t->row; an error names the field */
-    int (*tests)(struct stdio_task *t, const char *file, struct llmsb_err *err);
-    /* a job per reference solution of t */
-    int (*references)(struct stdio_ctx *x, struct stdio_task *t, struct llmsb_err *err);
-    /* a job per sample of a samples file in the benchmark's own format */
-    int (*samples)(struct stdio_ctx *x, const char *name, const char *text, struct llmsb_err *err);
-    void (*meta)(const struct stdio_task *t, cJSON *meta);
+    int (*tests)(struct convert_task *t, const char *file, struct llmsb_err *err);
+};
+
+/* Where a conversion's jobs go. */
+struct stdio_ctx {
+    struct convert_set *set;
+    struct convert_out *out;
 };
 
 /* ---- small readers ---- */
@@ -70,11 +38,6 @@ struct stdio_format {
 static const cJSON *field(const cJSON *o, const char *key)
 {
     return cJSON_GetObjectItemCaseSensitive(o, key);
-}
-
-static const char *str_field(const cJSON *o, const char *key)
-{
-    return cJSON_GetStringValue(field(o, key));
 }
 
 /* o[key] as JSON: itself, or parsed when it is a string of JSON (the
@@ -89,7 +52,7 @@ static cJSON *json_field(const cJSON *o, const char *key)
     return v ? cJSON_Duplicate(v, 1) : NULL;
 }
 
-static int task_err(struct llmsb_err *err, const char *file, const struct stdio_task *t,
+static int task_err(struct llmsb_err *err, const char *file, const struct convert_task *t,
                     const char *what, const char *why)
 {
     return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: task \"%s\": %s %s", file, t->line, t->id,
@@ -98,7 +61,7 @@ static int task_err(struct llmsb_err *err, const char *file, const struct stdio_
 
 /* A field that is JSON kept as a string (input_output, public_test_cases):
  * its own \u0000 escapes, which the row's check cannot see. */
-static int nested_nul(const struct stdio_task *t, const char *file, const char *key,
+static int nested_nul(const struct convert_task *t, const char *file, const char *key,
                       struct llmsb_err *err)
 {
     const cJSON *v = field(t->row, key);
@@ -134,7 +97,7 @@ static char *test_text(const cJSON *v)
 }
 
 /* Adds a stdin/stdout case to t->cases. */
-static int add_io_case(struct stdio_task *t, const cJSON *in, const cJSON *out)
+static int add_io_case(struct convert_task *t, const cJSON *in, const cJSON *out)
 {
     char *i = test_text(in), *o = test_text(out);
     cJSON *c = cJSON_CreateObject();
@@ -154,7 +117,7 @@ static int add_io_case(struct stdio_task *t, const cJSON *in, const cJSON *out)
 
 /* Adds a call-based case: its stdin is {"fn_name", "input", "output"} for
  * the runner. */
-static int add_call_case(struct stdio_task *t, const cJSON *in, const cJSON *out)
+static int add_call_case(struct convert_task *t, const cJSON *in, const cJSON *out)
 {
     cJSON *c = cJSON_CreateObject(), *call = cJSON_CreateObject();
     char *text = NULL;
@@ -174,7 +137,7 @@ static int add_call_case(struct stdio_task *t, const cJSON *in, const cJSON *out
     return rc;
 }
 
-static int too_many_cases(struct stdio_task *t, const char *file, struct llmsb_err *err)
+static int too_many_cases(struct convert_task *t, const char *file, struct llmsb_err *err)
 {
     char why[96];
 
@@ -184,21 +147,6 @@ static int too_many_cases(struct stdio_task *t, const char *file, struct llmsb_e
 }
 
 /* ---- the job ---- */
-
-static int write_line(struct convert_out *o, cJSON *job, const char *id, struct llmsb_err *err)
-{
-    char *text = cJSON_PrintUnformatted(job);
-    int rc = 0;
-
-    if (!text)
-        rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "job \"%s\": out of memory", id);
-    else if (fputs(text, o->out) < 0 || fputc('\n', o->out) == EOF)
-        rc = llmsb_err_set(err, LLMSB_ERR_SYS, "%s: write failed", o->name);
-    else
-        o->jobs++;
-    free(text);
-    return rc;
-}
 
 /* A call-based problem's tests as one case: the checkers build the
  * module (and its Solution()) once and call it for every test, so state
@@ -228,30 +176,24 @@ static cJSON *one_call_case(const cJSON *cases)
 }
 
 /* The job of program code in language lang (our name) for task t. */
-static int write_job(struct stdio_ctx *x, const struct stdio_task *t, const char *id,
+static int write_job(struct stdio_ctx *x, const struct convert_task *t, const char *id,
                      const char *lang, const char *code, struct llmsb_err *err)
 {
-    const struct stdio_format *f = x->set->fmt;
+    const struct stdio_spec *f = t->format->spec;
     double timeout = x->out->timeout_s > 0 ? (double)x->out->timeout_s : f->timeout_s;
-    cJSON *job = cJSON_CreateObject(), *meta, *calls = NULL;
-    int python = strcmp(lang, "python") == 0, rc;
-    char *runner = NULL, per[32];
+    int in_runner = strcmp(lang, "python") == 0 && f->runner;
+    cJSON *job = NULL, *calls = NULL;
+    char *runner = NULL, per[32], at[320];
 
-    if (!job ||
-        (python && f->runner && asprintf(&runner, "%s%s", stdio_runner_common, f->runner) < 0) ||
-        (t->fn_name && !(calls = one_call_case(t->cases)))) {
-        cJSON_Delete(job);
+    if (in_runner && asprintf(&runner, "%s%s", stdio_runner_common, f->runner) < 0)
+        runner = NULL;
+    if ((in_runner && !runner) || (t->fn_name && !(calls = one_call_case(t->cases))) ||
+        !(job = convert_job_new(id, lang, code, runner))) {
+        cJSON_Delete(calls);
         free(runner);
         return llmsb_err_set(err, LLMSB_ERR_NOMEM, "job \"%s\": out of memory", id);
     }
-    cJSON_AddStringToObject(job, "id", id);
-    cJSON_AddStringToObject(job, "lang", lang);
-    if (runner) {
-        cJSON_AddStringToObject(job, "code", runner);
-        cJSON_AddStringToObject(cJSON_AddObjectToObject(job, "files"), "program.py", code);
-    } else {
-        cJSON_AddStringToObject(job, "code", code);
-    }
+    free(runner);
     if (t->fn_name) {
         /* each call under the per-test limit (the runner's alarm), the
          * job under the checker's global one, (limit + 1) * tests + 5, at
@@ -270,44 +212,29 @@ static int write_job(struct stdio_ctx *x, const struct stdio_task *t, const char
     }
     cJSON_AddTrueToObject(job, "stop_on_failure");
     cJSON_AddNumberToObject(job, "timeout", timeout);
-    meta = cJSON_AddObjectToObject(job, "meta");
-    cJSON_AddStringToObject(meta, "task_id", t->id);
-    cJSON_AddStringToObject(meta, "benchmark", f->name);
-    if (f->meta)
-        f->meta(t, meta);
-    rc = write_line(x->out, job, id, err);
-    cJSON_Delete(job);
-    free(runner);
-    return rc;
+    snprintf(at, sizeof(at), "%s:%zu", x->set->name, t->line);
+    return convert_job_end(x->out, t, job, id, at, err);
 }
 
 /* A sample of task t: its job is TASK#N. */
-static int write_sample(struct stdio_ctx *x, struct stdio_task *t, const char *lang,
+static int write_sample(struct stdio_ctx *x, struct convert_task *t, const char *lang,
                         const char *code, struct llmsb_err *err)
 {
-    char *id = NULL;
+    char *id = convert_sample_id(t);
     int rc;
 
-    if (asprintf(&id, "%s#%d", t->id, t->samples++) < 0)
+    if (!id)
         return llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
     rc = write_job(x, t, id, lang, code, err);
     free(id);
     return rc;
 }
 
-static struct stdio_task *find_task(struct stdio_set *s, const char *id)
-{
-    for (size_t i = 0; i < s->n; i++)
-        if (strcmp(s->tasks[i].id, id) == 0)
-            return &s->tasks[i];
-    return NULL;
-}
-
 /* A task of a sample: it must be in the set and have tests. */
 static int sample_task(struct stdio_ctx *x, const char *name, const char *where, const char *id,
-                       struct stdio_task **t, struct llmsb_err *err)
+                       struct convert_task **t, struct llmsb_err *err)
 {
-    if (!(*t = find_task(x->set, id)))
+    if (!(*t = convert_set_find(x->set, id)))
         return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%s: task \"%s\" is not in %s", name, where,
                              id, x->set->name);
     if (!(*t)->cases)
@@ -346,7 +273,7 @@ static const char *cc_lang(const cJSON *v, int *known)
 
 /* One of public_tests, private_tests, generated_tests: {"input": [...],
  * "output": [...]} (Hugging Face) or [{"input", "output"}, ...]. */
-static int cc_add_tests(struct stdio_task *t, const char *key, const char *file,
+static int cc_add_tests(struct convert_task *t, const char *key, const char *file,
                         struct llmsb_err *err)
 {
     const cJSON *v = field(t->row, key), *in, *out, *it;
@@ -380,7 +307,7 @@ static int cc_add_tests(struct stdio_task *t, const char *key, const char *file,
 }
 
 /* The harness's order: public, private, then generated tests. */
-static int cc_tests(struct stdio_task *t, const char *file, struct llmsb_err *err)
+static int cc_tests(struct convert_task *t, const char *file, struct llmsb_err *err)
 {
     static const char *const keys[] = {"public_tests", "private_tests", "generated_tests"};
 
@@ -392,7 +319,7 @@ static int cc_tests(struct stdio_task *t, const char *file, struct llmsb_err *er
 
 /* The jobs of one solutions list ({"language": [...], "solution": [...]}
  * or [{"language", "solution"}]), ids TASK/KEY/N. */
-static int cc_solutions(struct stdio_ctx *x, struct stdio_task *t, const char *key,
+static int cc_solutions(struct stdio_ctx *x, struct convert_task *t, const char *key,
                         struct llmsb_err *err)
 {
     const cJSON *v = field(t->row, key), *langs, *sols;
@@ -406,7 +333,7 @@ static int cc_solutions(struct stdio_ctx *x, struct stdio_task *t, const char *k
     for (int i = 0; i < n; i++) {
         const cJSON *s = cJSON_GetArrayItem(sols, i);
         const cJSON *lv = langs ? cJSON_GetArrayItem(langs, i) : field(s, "language");
-        const char *code = cJSON_IsString(s) ? s->valuestring : str_field(s, "solution");
+        const char *code = cJSON_IsString(s) ? s->valuestring : convert_str(s, "solution");
         char *id = NULL;
         int known, rc;
         const char *lang = cc_lang(lv, &known);
@@ -416,7 +343,7 @@ static int cc_solutions(struct stdio_ctx *x, struct stdio_task *t, const char *k
                                  "%s:%zu: task \"%s\": %s[%d]: no solution text", x->set->name,
                                  t->line, t->id, key, i);
         if (!lang) {
-            x->counts->skipped++;
+            x->out->no_image++;
             continue;
         }
         if (asprintf(&id, "%s/%s/%d", t->id, key, i) < 0)
@@ -429,37 +356,42 @@ static int cc_solutions(struct stdio_ctx *x, struct stdio_task *t, const char *k
     return 0;
 }
 
-static int cc_references(struct stdio_ctx *x, struct stdio_task *t, struct llmsb_err *err)
+/* A task with tests: a job per solution in a language with an image;
+ * unsolved when it has none in any language. */
+static int cc_references(struct convert_set *s, struct convert_task *t, struct convert_out *o,
+                         const char *at, struct llmsb_err *err)
 {
-    size_t before = x->out->jobs, skipped = x->counts->skipped;
-    int rc = cc_solutions(x, t, "solutions", err);
+    struct stdio_ctx x = {.set = s, .out = o};
+    size_t before = o->jobs, skipped = o->no_image;
+    int rc;
 
-    if (rc == 0 && x->out->jobs == before && x->counts->skipped == skipped)
-        x->counts->unsolved++;
+    (void)at;
+    if (!t->cases)
+        return 0;
+    rc = cc_solutions(&x, t, "solutions", err);
+    if (rc == 0 && o->jobs == before && o->no_image == skipped)
+        o->unsolved++;
     return rc;
 }
 
-/* JSON Lines of {"task_id" (the problem's name), "completion", "language"
- * (optional: a CodeContests number or name, or ours)}. */
-struct cc_samples {
-    struct stdio_ctx *x;
-    const char *name;
-};
-
+/* A row of CodeContests samples: {"task_id" (the problem's name),
+ * "completion", "language" (optional: a CodeContests number or name, or
+ * ours; else --lang, else python)}. */
 static int cc_sample_row(struct stdio_ctx *x, const char *name, size_t line, const cJSON *row,
                          struct llmsb_err *err)
 {
-    const char *id = str_field(row, "task_id"), *code = str_field(row, "completion");
+    const char *id = convert_str(row, "task_id"), *code = convert_str(row, "completion");
     const cJSON *lv = field(row, "language");
-    const char *lang = x->lang ? x->lang : "python";
-    struct stdio_task *t;
+    const struct language *given = x->set->opts.lang ? language_find(x->set->opts.lang) : NULL;
+    const char *lang = given ? given->name : "python";
+    struct convert_task *t;
     char where[32];
     int known = 1;
 
     if (!id)
-        id = str_field(row, "name");
+        id = convert_str(row, "name");
     if (!code)
-        code = str_field(row, "solution");
+        code = convert_str(row, "solution");
     snprintf(where, sizeof(where), "%zu", line);
     if (!id || !code)
         return llmsb_err_set(err, LLMSB_ERR_INVALID,
@@ -477,7 +409,7 @@ static int cc_sample_row(struct stdio_ctx *x, const char *name, size_t line, con
 
 /* ---- APPS (hendrycks/apps, codeparrot/apps rows) ---- */
 
-static int apps_tests(struct stdio_task *t, const char *file, struct llmsb_err *err)
+static int apps_tests(struct convert_task *t, const char *file, struct llmsb_err *err)
 {
     cJSON *io = json_field(t->row, "input_output");
     const cJSON *in, *out, *fn;
@@ -517,22 +449,32 @@ out:
     return rc;
 }
 
-static int apps_references(struct stdio_ctx *x, struct stdio_task *t, struct llmsb_err *err)
+/* A task with tests: a job per solution (APPS's are Python); unsolved
+ * when it has none. */
+static int apps_references(struct convert_set *s, struct convert_task *t, struct convert_out *o,
+                           const char *at, struct llmsb_err *err)
 {
-    cJSON *sols = json_field(t->row, "solutions");
-    int n = cJSON_GetArraySize(sols), rc = nested_nul(t, x->set->name, "solutions", err);
+    struct stdio_ctx x = {.set = s, .out = o};
+    cJSON *sols;
+    int n, rc;
 
-    if (!t->cases || n == 0)
-        x->counts->unsolved++;
-    for (int i = 0; t->cases && rc == 0 && i < n; i++) {
+    (void)at;
+    if (!t->cases)
+        return 0;
+    sols = json_field(t->row, "solutions");
+    n = cJSON_GetArraySize(sols);
+    rc = nested_nul(t, s->name, "solutions", err);
+    if (n == 0)
+        o->unsolved++;
+    for (int i = 0; rc == 0 && i < n; i++) {
         const char *code = cJSON_GetStringValue(cJSON_GetArrayItem(sols, i));
         char *id = NULL;
         if (!code) {
-            rc = task_err(err, x->set->name, t, "solutions", "must be a list of strings");
+            rc = task_err(err, s->name, t, "solutions", "must be a list of strings");
         } else if (asprintf(&id, "%s/solutions/%d", t->id, i) < 0) {
             rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
         } else {
-            rc = write_job(x, t, id, "python", code, err);
+            rc = write_job(&x, t, id, "python", code, err);
             free(id);
         }
     }
@@ -541,8 +483,8 @@ static int apps_references(struct stdio_ctx *x, struct stdio_task *t, struct llm
 }
 
 /* One key's generations: a code string or a list of them. */
-static int code_list(struct stdio_ctx *x, struct stdio_task *t, const char *name, const char *where,
-                     const cJSON *codes, struct llmsb_err *err)
+static int code_list(struct stdio_ctx *x, struct convert_task *t, const char *name,
+                     const char *where, const cJSON *codes, struct llmsb_err *err)
 {
     const cJSON *it;
 
@@ -563,12 +505,13 @@ static int code_list(struct stdio_ctx *x, struct stdio_task *t, const char *name
 
 /* APPS's generations file (eval/test_one_solution.py reads it): a JSON
  * object {"PROBLEM_ID": [code, ...]} or a list by the dataset's order. */
-static int apps_samples(struct stdio_ctx *x, const char *name, const char *text,
-                        struct llmsb_err *err)
+static int apps_samples(struct convert_set *s, const char *name, const char *text,
+                        struct convert_out *o, struct llmsb_err *err)
 {
+    struct stdio_ctx x0 = {.set = s, .out = o}, *x = &x0;
     cJSON *all = cJSON_Parse(text);
     const cJSON *it;
-    struct stdio_task *t;
+    struct convert_task *t;
     int rc = 0, i = 0;
     char where[96];
 
@@ -588,7 +531,7 @@ static int apps_samples(struct stdio_ctx *x, const char *name, const char *text,
                                x->set->name, x->set->n);
         } else {
             snprintf(where, sizeof(where), "[%d]", i);
-            rc = sample_task(x, name, where, x->set->tasks[i].id, &t, err);
+            rc = sample_task(x, name, where, s->byrow[i]->id, &t, err);
         }
         if (rc == 0)
             rc = code_list(x, t, name, where, it, err);
@@ -600,21 +543,25 @@ static int apps_samples(struct stdio_ctx *x, const char *name, const char *text,
     return rc;
 }
 
-static void apps_meta(const struct stdio_task *t, cJSON *meta)
+/* meta: the problem's difficulty and url */
+static int apps_job(const struct convert_task *t, cJSON *job, cJSON *meta, const char *at,
+                    struct llmsb_err *err)
 {
-    const char *d = str_field(t->row, "difficulty"), *url = str_field(t->row, "url");
+    const char *d = convert_str(t->row, "difficulty"), *url = convert_str(t->row, "url");
 
+    (void)job, (void)at, (void)err;
     if (d)
         cJSON_AddStringToObject(meta, "difficulty", d);
     if (url)
         cJSON_AddStringToObject(meta, "url", url);
+    return 0;
 }
 
 /* ---- LiveCodeBench (code_generation_lite rows) ---- */
 
 /* A test list: a JSON string of [{"input", "output", "testtype"}], or the
  * list itself. */
-static int lcb_add_tests(struct stdio_task *t, const char *key, const char *file,
+static int lcb_add_tests(struct convert_task *t, const char *key, const char *file,
                          struct llmsb_err *err)
 {
     const cJSON *v = field(t->row, key), *it;
@@ -657,7 +604,7 @@ static int lcb_add_tests(struct stdio_task *t, const char *key, const char *file
 
 /* Public then private tests, as get_evaluation_sample joins them; a
  * metadata.func_name makes the problem functional (LeetCode). */
-static int lcb_tests(struct stdio_task *t, const char *file, struct llmsb_err *err)
+static int lcb_tests(struct convert_task *t, const char *file, struct llmsb_err *err)
 {
     cJSON *meta = json_field(t->row, "metadata");
     const char *fn = cJSON_GetStringValue(field(meta, "func_name"));
@@ -673,23 +620,24 @@ static int lcb_tests(struct stdio_task *t, const char *file, struct llmsb_err *e
     return 0;
 }
 
-/* LiveCodeBench publishes no solutions. */
-static int lcb_references(struct stdio_ctx *x, struct stdio_task *t, struct llmsb_err *err)
+/* LiveCodeBench publishes no solutions: a task with tests is unsolved. */
+static int lcb_references(struct convert_set *s, struct convert_task *t, struct convert_out *o,
+                          const char *at, struct llmsb_err *err)
 {
-    (void)t;
-    (void)err;
-    x->counts->unsolved++;
+    (void)s, (void)at, (void)err;
+    o->unsolved += t->cases != NULL;
     return 0;
 }
 
 /* Its custom evaluator's file (lcb_runner/runner/custom_evaluator.py): a
  * JSON list of {"question_id", "code_list": [code, ...]}. */
-static int lcb_samples(struct stdio_ctx *x, const char *name, const char *text,
-                       struct llmsb_err *err)
+static int lcb_samples(struct convert_set *s, const char *name, const char *text,
+                       struct convert_out *o, struct llmsb_err *err)
 {
+    struct stdio_ctx x0 = {.set = s, .out = o}, *x = &x0;
     cJSON *all = cJSON_Parse(text);
     const cJSON *it;
-    struct stdio_task *t;
+    struct convert_task *t;
     int rc = 0, i = 0;
     char where[32];
 
@@ -701,7 +649,7 @@ static int lcb_samples(struct stdio_ctx *x, const char *name, const char *text,
                              name);
     }
     cJSON_ArrayForEach(it, all) {
-        const char *id = str_field(it, "question_id");
+        const char *id = convert_str(it, "question_id");
         snprintf(where, sizeof(where), "[%d]", i++);
         if (!id)
             rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%s: no question_id string", name, where);
@@ -723,132 +671,62 @@ static void copy_meta(const cJSON *row, cJSON *meta, const char *const *keys)
     }
 }
 
-static void lcb_meta(const struct stdio_task *t, cJSON *meta)
+/* meta: the problem's difficulty, platform and contest */
+static int lcb_job(const struct convert_task *t, cJSON *job, cJSON *meta, const char *at,
+                   struct llmsb_err *err)
 {
     static const char *const keys[] = {"difficulty", "platform", "contest_id", "contest_date",
                                        NULL};
+
+    (void)job, (void)at, (void)err;
     copy_meta(t->row, meta, keys);
+    return 0;
 }
 
-static void cc_meta(const struct stdio_task *t, cJSON *meta)
+/* meta: the problem's difficulty, source, rating, memory limit and time
+ * limit in seconds */
+static int cc_job(const struct convert_task *t, cJSON *job, cJSON *meta, const char *at,
+                  struct llmsb_err *err)
 {
     static const char *const keys[] = {"difficulty", "source", "cf_rating", "memory_limit_bytes",
                                        NULL};
     const cJSON *tl = field(t->row, "time_limit");
 
+    (void)job, (void)at, (void)err;
     copy_meta(t->row, meta, keys);
     if (cJSON_IsNumber(field(tl, "seconds")))
         cJSON_AddNumberToObject(
             meta, "time_limit_s",
             field(tl, "seconds")->valuedouble +
                 (cJSON_IsNumber(field(tl, "nanos")) ? field(tl, "nanos")->valuedouble / 1e9 : 0));
+    return 0;
 }
 
-static int cc_samples(struct stdio_ctx *x, const char *name, const char *text,
-                      struct llmsb_err *err);
-
-static const struct stdio_format stdio_formats[] = {
-    {.name = "codecontests",
-     .mark = "public_tests",
-     .id_key = "name",
-     .compare = "tokens_icase_abs",
-     .timeout_s = 10, /* tester_sandboxer.h: max_execution_duration */
-     .runner = NULL,  /* py_tester_sandboxer runs python3 on the file */
-     .tests = cc_tests,
-     .references = cc_references,
-     .samples = cc_samples,
-     .meta = cc_meta},
-    {.name = "apps",
-     .mark = "input_output",
-     .id_key = "problem_id",
-     .compare = "line_token_sets",
-     .timeout_s = 4, /* testing_util.py: timeout = 4 */
-     .runner = stdio_apps_runner,
-     .tests = apps_tests,
-     .references = apps_references,
-     .samples = apps_samples,
-     .meta = apps_meta},
-    {.name = "livecodebench",
-     .mark = "public_test_cases",
-     .id_key = "question_id",
-     .compare = "lines_decimal",
-     .timeout_s = 6, /* compute_code_generation_metrics.py: timeout=6 */
-     .runner = stdio_lcb_runner,
-     .tests = lcb_tests,
-     .references = lcb_references,
-     .samples = lcb_samples,
-     .meta = lcb_meta},
+/* CodeContests has no samples format of its own: rows of JSON Lines or a
+ * JSON array (see cc_sample_row). */
+struct cc_samples {
+    struct stdio_ctx x;
+    const char *name;
 };
 
-#define NFORMATS (sizeof(stdio_formats) / sizeof(stdio_formats[0]))
-
-static const struct stdio_format *format_of(const cJSON *row)
+static int cc_sample(cJSON *row, size_t line, void *ctx, struct llmsb_err *err)
 {
-    for (size_t i = 0; i < NFORMATS; i++)
-        if (field(row, stdio_formats[i].mark))
-            return &stdio_formats[i];
-    return NULL;
+    struct cc_samples *e = ctx;
+    int rc = cc_sample_row(&e->x, e->name, line, row, err);
+
+    cJSON_Delete(row);
+    return rc;
 }
 
-/* ---- reading ---- */
-
-/* The rows of text: a JSON array, or JSON Lines; *lines[i] is row i's
- * line (a JSON array: its index + 1).  Returns a new array or NULL with
- * err set. */
-static cJSON *read_rows(const char *name, const char *text, size_t **lines, struct llmsb_err *err)
+static int cc_samples(struct convert_set *s, const char *name, const char *text,
+                      struct convert_out *o, struct llmsb_err *err)
 {
-    cJSON *rows = NULL, *row;
-    size_t line = 0, n = 0;
-    const char *p = text + strspn(text, " \t\r\n");
+    struct cc_samples e = {.x = {.set = s, .out = o}, .name = name};
 
-    if (*p == '[') {
-        if (!cJSON_IsArray(rows = cJSON_Parse(p))) {
-            cJSON_Delete(rows);
-            llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: not a JSON array", name);
-            return NULL;
-        }
-        n = (size_t)cJSON_GetArraySize(rows);
-        if (!(*lines = calloc(n + 1, sizeof(**lines))))
-            goto nomem;
-        for (size_t i = 0; i < n; i++)
-            (*lines)[i] = i + 1;
-        return rows;
-    }
-    if (!(rows = cJSON_CreateArray()))
-        goto nomem;
-    *lines = NULL;
-    for (const char *nl; *text; text = nl ? nl + 1 : text + strlen(text)) {
-        size_t len, *nls;
-        nl = strchr(text, '\n');
-        len = nl ? (size_t)(nl - text) : strlen(text);
-        line++;
-        if (strspn(text, " \t\r") >= len)
-            continue;
-        row = cJSON_ParseWithLength(text, len);
-        if (!cJSON_IsObject(row)) {
-            cJSON_Delete(row);
-            cJSON_Delete(rows);
-            free(*lines);
-            *lines = NULL;
-            llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: not a JSON object", name, line);
-            return NULL;
-        }
-        if (!(nls = reallocarray(*lines, n + 1, sizeof(*nls)))) {
-            cJSON_Delete(row);
-            goto nomem;
-        }
-        *lines = nls;
-        nls[n++] = line;
-        cJSON_AddItemToArray(rows, row);
-    }
-    return rows;
-nomem:
-    cJSON_Delete(rows);
-    free(*lines);
-    *lines = NULL;
-    llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
-    return NULL;
+    return convert_each_row(name, text, cc_sample, &e, err);
 }
+
+/* ---- reading a row ---- */
 
 /* The id of a row: a string, or an integer (APPS's problem_id). */
 static char *row_id(const cJSON *v)
@@ -865,151 +743,94 @@ static char *row_id(const cJSON *v)
     return NULL;
 }
 
-static int read_task(struct stdio_set *s, struct stdio_task *t, const cJSON *row, size_t line,
-                     struct llmsb_err *err)
+/* A row the format's mark took: its id and its tests as the harness runs
+ * them (none: the task is untested). */
+static int stdio_read(struct convert_task *t, const char *file, struct llmsb_err *err)
 {
-    const struct stdio_format *f = format_of(row);
+    const struct stdio_spec *f = t->format->spec;
 
-    t->row = row;
-    t->line = line;
-    if (f != s->fmt)
-        return llmsb_err_set(err, LLMSB_ERR_INVALID,
-                             "%s:%zu: %s, where the first row is %s's (one benchmark per file)",
-                             s->name, line,
-                             f ? "a row of another benchmark"
-                               : "not a row of a stdin/stdout "
-                                 "benchmark",
-                             s->fmt->name);
-    if (!(t->id = row_id(field(row, f->id_key))))
-        return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: %s: missing or not a string id",
-                             s->name, line, f->id_key);
+    /* --lang is a sample's language here: one we have, told once */
+    if (t->order == 0 && t->opts->lang && !language_find(t->opts->lang))
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "--lang: \"%s\" is not a language",
+                             t->opts->lang);
+    if (!(t->id = t->own_id = row_id(field(t->row, t->format->id_key))))
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: %s: missing or not a string id", file,
+                             t->line, t->format->id_key);
     if (!(t->cases = cJSON_CreateArray()))
         return llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
-    if (f->tests(t, s->name, err) != 0)
+    if (f->tests(t, file, err) != 0)
         return -1;
     if (t->cases && cJSON_GetArraySize(t->cases) > STDIO_MAX_CASES)
-        return too_many_cases(t, s->name, err);
+        return too_many_cases(t, file, err);
     if (t->cases && cJSON_GetArraySize(t->cases) == 0) {
         cJSON_Delete(t->cases);
         t->cases = NULL;
     }
+    t->untested = t->cases == NULL;
     return 0;
 }
 
-static void set_free(struct stdio_set *s)
-{
-    for (size_t i = 0; s->tasks && i < s->n; i++) {
-        free(s->tasks[i].id);
-        free(s->tasks[i].fn_name);
-        cJSON_Delete(s->tasks[i].cases);
-    }
-    free(s->tasks);
-    cJSON_Delete(s->rows);
-}
+/* ---- the rows of convert's table ---- */
 
-static int set_read(struct stdio_set *s, const char *name, const char *text, struct llmsb_err *err)
-{
-    size_t *lines = NULL, i = 0;
-    const cJSON *row;
-    int rc = 0;
+static const struct stdio_spec cc_spec = {
+    .compare = "tokens_icase_abs",
+    .timeout_s = 10, /* tester_sandboxer.h: max_execution_duration */
+    .runner = NULL,  /* py_tester_sandboxer runs python3 on the file */
+    .tests = cc_tests,
+};
 
-    memset(s, 0, sizeof(*s));
-    s->name = name;
-    if (!(s->rows = read_rows(name, text, &lines, err)))
-        return -1;
-    s->n = (size_t)cJSON_GetArraySize(s->rows);
-    if (!(s->tasks = calloc(s->n + 1, sizeof(*s->tasks)))) {
-        free(lines);
-        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
-    }
-    s->fmt = format_of(cJSON_GetArrayItem(s->rows, 0));
-    cJSON_ArrayForEach(row, s->rows) {
-        if (rc)
-            break;
-        if (!cJSON_IsObject(row))
-            rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: not a JSON object", name, lines[i]);
-        else
-            rc = read_task(s, &s->tasks[i], row, lines[i], err);
-        i++;
-    }
-    for (size_t a = 0; rc == 0 && a < s->n; a++)
-        for (size_t b = a + 1; rc == 0 && b < s->n; b++)
-            if (strcmp(s->tasks[a].id, s->tasks[b].id) == 0)
-                rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: task \"%s\" is there twice", name,
-                                   s->tasks[a].id);
-    free(lines);
-    return rc;
-}
+const struct convert_format convert_codecontests = {
+    .name = "codecontests",
+    .label = "CodeContests (public_tests)",
+    .mark = "public_tests",
+    .family = "a stdin/stdout benchmark",
+    .id_key = "name",
+    .read = stdio_read,
+    .references = cc_references,
+    .samples = cc_samples,
+    .job = cc_job,
+    .spec = &cc_spec,
+    .lacks = "reference solution",
+};
 
-/* CodeContests has no samples format of its own: JSON Lines (see
- * cc_sample_row). */
-static int cc_samples(struct stdio_ctx *x, const char *name, const char *text,
-                      struct llmsb_err *err)
-{
-    size_t *lines = NULL;
-    cJSON *rows = read_rows(name, text, &lines, err);
-    const cJSON *row;
-    size_t i = 0;
-    int rc = rows ? 0 : -1;
+static const struct stdio_spec apps_spec = {
+    .compare = "line_token_sets",
+    .timeout_s = 4, /* testing_util.py: timeout = 4 */
+    .runner = stdio_apps_runner,
+    .tests = apps_tests,
+};
 
-    cJSON_ArrayForEach(row, rows) {
-        if (rc)
-            break;
-        rc = cc_sample_row(x, name, lines[i++], row, err);
-    }
-    cJSON_Delete(rows);
-    free(lines);
-    return rc;
-}
+const struct convert_format convert_apps = {
+    .name = "apps",
+    .label = "APPS (input_output)",
+    .mark = "input_output",
+    .family = "a stdin/stdout benchmark",
+    .id_key = "problem_id",
+    .read = stdio_read,
+    .references = apps_references,
+    .samples = apps_samples,
+    .job = apps_job,
+    .spec = &apps_spec,
+    .lacks = "reference solution",
+};
 
-int convert_stdio_detect(const char *text)
-{
-    const char *p = text + strspn(text, " \t\r\n");
-    const char *nl = strchr(p, '\n');
-    cJSON *row;
-    int yes;
+static const struct stdio_spec lcb_spec = {
+    .compare = "lines_decimal",
+    .timeout_s = 6, /* compute_code_generation_metrics.py: timeout=6 */
+    .runner = stdio_lcb_runner,
+    .tests = lcb_tests,
+};
 
-    if (*p == '[') {
-        cJSON *all = cJSON_Parse(p);
-        yes = format_of(cJSON_GetArrayItem(all, 0)) != NULL;
-        cJSON_Delete(all);
-        return yes;
-    }
-    row = cJSON_ParseWithLength(p, nl ? (size_t)(nl - p) : strlen(p));
-    yes = cJSON_IsObject(row) && format_of(row) != NULL;
-    cJSON_Delete(row);
-    return yes;
-}
-
-int convert_stdio_write(const char *name, const char *text, const char *samples_name,
-                        const char *samples_text, const char *lang, struct convert_out *o,
-                        struct convert_stdio_counts *counts, struct llmsb_err *err)
-{
-    struct stdio_set s;
-    struct stdio_ctx x = {.set = &s, .out = o, .counts = counts, .lang = lang};
-    int rc;
-
-    memset(counts, 0, sizeof(*counts));
-    if (convert_check_nul(name, 1, text, err) != 0 ||
-        (samples_text && convert_check_nul(samples_name, 1, samples_text, err) != 0))
-        return LLMSB_ERR_INVALID;
-    if (lang) {
-        const struct language *l = language_find(lang);
-        if (!l)
-            return llmsb_err_set(err, LLMSB_ERR_INVALID, "--lang: \"%s\" is not a language", lang);
-        x.lang = l->name;
-    }
-    if ((rc = set_read(&s, name, text, err)) == 0) {
-        counts->tasks = s.n;
-        snprintf(counts->benchmark, sizeof(counts->benchmark), "%s", s.fmt->name);
-        for (size_t i = 0; i < s.n; i++)
-            counts->no_tests += s.tasks[i].cases == NULL;
-        if (samples_text)
-            rc = s.fmt->samples(&x, samples_name, samples_text, err);
-        for (size_t i = 0; !samples_text && rc == 0 && i < s.n; i++)
-            if (s.tasks[i].cases)
-                rc = s.fmt->references(&x, &s.tasks[i], err);
-    }
-    set_free(&s);
-    return rc;
-}
+const struct convert_format convert_livecodebench = {
+    .name = "livecodebench",
+    .label = "LiveCodeBench (public_test_cases)",
+    .mark = "public_test_cases",
+    .family = "a stdin/stdout benchmark",
+    .id_key = "question_id",
+    .read = stdio_read,
+    .references = lcb_references,
+    .samples = lcb_samples,
+    .job = lcb_job,
+    .spec = &lcb_spec,
+    .lacks = "reference solution",
+};

@@ -1,5 +1,5 @@
 /* fmt_stdio_int.h - what fmt_stdio.c (the stdin/stdout benchmarks'
- * converter) takes from stdio_runners.c: the Python runners that do around
+ * converter) takes from fmt_stdio_runners.c: the Python runners that do around
  * a solution what APPS's and LiveCodeBench's checkers do. */
 #ifndef LLMSB_EVAL_FMT_STDIO_INT_H
 #define LLMSB_EVAL_FMT_STDIO_INT_H

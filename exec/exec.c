@@ -291,7 +291,7 @@ static enum sched_outcome conclude(struct pool *pool, struct pool_lease *lease, 
         return SCHED_OUT_FAILED;
     }
     /* a container that installed libraries goes with its job */
-    pool_put(pool, lease, lease->sb->healthy && !p->install);
+    pool_put(pool, lease, !lease->sb->healthy ? POOL_PUT_CUT : p->install ? POOL_PUT_RETIRE : POOL_PUT_REUSE);
     job_result_check(r, j);
     if (job_result_artifacts(r) != 0)
         log_warn("job=%s: artifacts could not be encoded", j->id ? j->id : "-");

@@ -14,6 +14,7 @@
 #include "mcp/server_int.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -648,14 +649,28 @@ static int addr_loopback(const struct sockaddr *a)
 }
 
 /* A connection whose headers are in (http_gate's admit): libmicrohttpd's
- * from now on.  Past its connection cap it is closed. */
-static void admit(void *ud, int fd, const struct sockaddr *sa, socklen_t salen)
+ * from now on.  The gate keeps their number within its cap (--max-sessions
+ * x 4 + 16), libmicrohttpd's is twice that and 64 more: a backstop only. */
+static int admit(void *ud, int fd, const struct sockaddr *sa, socklen_t salen)
 {
     struct server *srv = ud;
 
-    if (MHD_add_connection(srv->d, fd, sa, salen) != MHD_YES)
-        log_debug("mcp: a connection refused: %d at once already (--max-sessions x 4 + 16)",
-                  4 * srv->o->max_sessions + 16);
+    if (MHD_add_connection(srv->d, fd, sa, salen) == MHD_YES)
+        return 0;
+    log_warn("mcp: libmicrohttpd refused a connection: %s", strerror(errno));
+    return -1;
+}
+
+/* libmicrohttpd closed a connection: one more the gate may hand over. */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_ctx,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    struct server *srv = cls;
+
+    (void)conn;
+    (void)socket_ctx;
+    if (toe == MHD_CONNECTION_NOTIFY_CLOSED)
+        http_gate_closed(srv->gate);
 }
 
 /* Listens on o->http_addr ("PORT" alone: loopback's): the gate accepts,
@@ -684,7 +699,8 @@ static int listen_on(struct server *srv, struct llmsb_err *err)
         MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_NO_LISTEN_SOCKET |
             MHD_USE_ITC,
         0, NULL, NULL, on_request, srv, MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)(4 * srv->o->max_sessions + 16),
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv, MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned)(2 * MCP_HTTP_CONNECTIONS(srv->o->max_sessions) + 64),
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)600, MHD_OPTION_END);
     if (!srv->d) {
         rc = llmsb_err_set(err, LLMSB_ERR_SYS, "%s: cannot start libmicrohttpd", what);
@@ -692,7 +708,9 @@ static int listen_on(struct server *srv, struct llmsb_err *err)
     }
     if ((rc = http_gate_start(ai,
                               &(struct http_gate_opts){what, MCP_HTTP_WAITING_MAX,
-                                                       MCP_HTTP_HEAD_DEADLINE_MS, admit, srv},
+                                                       MCP_HTTP_HEAD_DEADLINE_MS,
+                                                       MCP_HTTP_CONNECTIONS(srv->o->max_sessions),
+                                                       admit, srv},
                               &srv->gate, err)) != 0)
         goto out;
     log_info("mcp: serving MCP over HTTP on http://%s%s%s:%u%s%s", strchr(host, ':') ? "[" : "",

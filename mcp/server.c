@@ -41,6 +41,8 @@ struct mcp_engine {
     struct runner rn; /* opened at the first in-process call; does not move */
 };
 
+#define LIVE_CHECK_MS 5000
+
 struct mcp {
     const struct mcp_options *o;
     const struct config *cfg;
@@ -51,6 +53,10 @@ struct mcp {
     int be_open;
     /* queue mode */
     int queue_open;
+    /* the workers' last live check (live_check_ms: when; 0 none): it scans
+     * the keyspace for heartbeats, so it is reused for LIVE_CHECK_MS */
+    struct queue_workers_check live_check;
+    int64_t live_check_ms;
     char scope[24]; /* "mcp-XXXXXXXX-", before the session ids it is given */
     struct queue q;
     unsigned long calls;
@@ -145,20 +151,21 @@ static void progress_piece(void *arg, int fd, const char *data, size_t len)
     progress_message(p, data, len);
 }
 
-/* The call's end: what its result's stdout and stderr hold past what the
- * chunks brought (the agent sends none on a slow reader rather than wait,
- * and a job run without live sends none), so that the messages of the
- * last attempt are its output, whichever way it ran. */
-static void progress_finish(struct progress *p, const cJSON *r)
+/* The call's end: what its result's stdout and stderr (out, err: their
+ * bytes as the program wrote them, before any text conversion) hold past
+ * what the chunks brought (the agent sends none on a slow reader rather
+ * than wait, and a job run without live sends none), so that the messages
+ * of the last attempt are its output, whichever way it ran.  p NULL: no
+ * progress asked for. */
+static void progress_finish(struct progress *p, const char *out, size_t outlen, const char *err,
+                            size_t errlen)
 {
-    static const char *const name[2] = {"stdout", "stderr"};
+    const char *v[2] = {out, err};
+    size_t len[2] = {outlen, errlen};
 
-    for (int fd = 0; fd < 2; fd++) {
-        const char *text = mcp_str_of(r, name[fd]);
-        size_t len = strlen(text);
-        if (len > p->out[fd])
-            progress_piece(p, fd + 1, text + p->out[fd], len - p->out[fd]);
-    }
+    for (int fd = 0; p && fd < 2; fd++)
+        if (v[fd] && len[fd] > p->out[fd])
+            progress_piece(p, fd + 1, v[fd] + p->out[fd], len[fd] - p->out[fd]);
 }
 
 /* The in-process runner's sink (in this thread: the one that answers). */
@@ -222,7 +229,8 @@ static int open_runner(struct mcp *m, struct llmsb_err *err)
 }
 
 /* In this process: the result as JSON, or NULL with err set. */
-static cJSON *run_here(struct mcp *m, const struct job *j, struct llmsb_err *err)
+static cJSON *run_here(struct mcp *m, const struct job *j, struct progress *p,
+                       struct llmsb_err *err)
 {
     struct job_result r;
     cJSON *out;
@@ -240,13 +248,15 @@ static cJSON *run_here(struct mcp *m, const struct job *j, struct llmsb_err *err
     default:
         break;
     }
+    progress_finish(p, r.r.out.data, r.r.out.len, r.r.err.data, r.r.err.len);
     out = job_result_json(&r);
     job_result_release(&r);
     return out;
 }
 
-/* The result hash of id as JSON, or NULL when there is none. */
-static cJSON *fetch_result(struct queue *q, const char *id)
+/* The result hash of id as JSON, or NULL when there is none; a final one
+ * ends p's progress (progress_finish). */
+static cJSON *fetch_result(struct queue *q, const char *id, struct progress *p)
 {
     struct fields f;
     struct llmsb_err err = {0};
@@ -254,6 +264,11 @@ static cJSON *fetch_result(struct queue *q, const char *id)
 
     if (queue_result_get(q, id, &f, &err) == 1)
         out = result_fields_json(&f);
+    if (result_json_final(out)) {
+        size_t olen = 0, elen = 0;
+        const char *o = fields_get(&f, "stdout", &olen), *e = fields_get(&f, "stderr", &elen);
+        progress_finish(p, o, olen, e, elen);
+    }
     fields_release(&f);
     return out;
 }
@@ -331,8 +346,14 @@ static int live_or_not(struct mcp *m, const struct fields *f, struct fields *pla
     struct queue_workers_check c;
     char note[700];
 
-    if (!*p || queue_workers_check(&m->q, "live", &c, err) != 0)
-        return *p ? err->code : 0;
+    if (!*p)
+        return 0;
+    if (!m->live_check_ms || clock_mono_ms() - m->live_check_ms >= LIVE_CHECK_MS) {
+        if (queue_workers_check(&m->q, "live", &m->live_check, err) != 0)
+            return err->code;
+        m->live_check_ms = clock_mono_ms();
+    }
+    c = m->live_check;
     if (!c.lacking)
         return 0;
     for (size_t i = 0; i < f->n; i++)
@@ -355,6 +376,7 @@ static cJSON *run_queued(struct mcp *m, const struct fields *f, const char *id, 
 {
     char entry[64];
     struct fields plain;
+    struct progress *pr = p; /* the call's, whether it runs live or not */
     cJSON *r;
     int off;
 
@@ -370,12 +392,12 @@ static cJSON *run_queued(struct mcp *m, const struct fields *f, const char *id, 
     fields_release(&plain);
     if (off != 0)
         return NULL;
-    r = fetch_result(&m->q, id);
+    r = fetch_result(&m->q, id, pr);
     if (!result_json_final(r)) {
         cJSON_Delete(r);
         if (wait_queued(m, id, p, err) < 0)
             return NULL;
-        r = fetch_result(&m->q, id);
+        r = fetch_result(&m->q, id, pr);
     }
     if (!result_json_final(r)) {
         cJSON_Delete(r);
@@ -468,10 +490,8 @@ static cJSON *run_fields(struct mcp *m, const struct fields *f, const char *id, 
         if (p) /* the fields say live: true */
             j.sink = &p->sink;
         watch_start(m, &w);
-        r = m->o->queue_mode ? run_queued(m, f, id, p, err) : run_here(m, &j, err);
+        r = m->o->queue_mode ? run_queued(m, f, id, p, err) : run_here(m, &j, p, err);
         watch_stop(&w);
-        if (p && r)
-            progress_finish(p, r);
     }
     snprintf(status, statussz, "%s", r ? mcp_str_of(r, "status") : "");
     if (r && closing && strcmp(mcp_str_of(r, "status"), "ok") == 0)

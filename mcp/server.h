@@ -40,6 +40,9 @@ int mcp_serve(const struct mcp_options *o, struct llmsb_err *err);
 /* The front door (common/http_gate.h): connections held until their
  * first request's headers are in, and the time they have for it. */
 #define MCP_HTTP_WAITING_MAX 256
+/* connections served at once (the gate's cap): four for each MCP session
+ * and some to spare */
+#define MCP_HTTP_CONNECTIONS(max_sessions) (4 * (max_sessions) + 16)
 #define MCP_HTTP_HEAD_DEADLINE_MS 10000
 #define MCP_HTTP_MAX_SESSIONS 16
 #define MCP_HTTP_IDLE_S 1800

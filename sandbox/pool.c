@@ -669,15 +669,16 @@ out:
     return rc;
 }
 
-void pool_put(struct pool *p, struct pool_lease *lease, int reusable)
+void pool_put(struct pool *p, struct pool_lease *lease, int how)
 {
     struct sandbox *sb = lease->sb;
-    int worked, keep;
+    int worked, keep, ended;
 
     if (!sb)
         return;
     lease->sb = NULL;
-    worked = reusable && !lease->temporary && sb->healthy && sb->open;
+    ended = how != POOL_PUT_CUT && sb->healthy && sb->open;
+    worked = how == POOL_PUT_REUSE && !lease->temporary && ended;
     keep = worked && !sb->gvisor && (p->cfg.max_uses <= 0 || sb->jobs < p->cfg.max_uses) &&
            (p->cfg.max_age_ms <= 0 || clock_mono_ms() - sb->born_ms < p->cfg.max_age_ms);
     sb->cancel = NULL;
@@ -687,15 +688,22 @@ void pool_put(struct pool *p, struct pool_lease *lease, int reusable)
      * and was used up: its key's rate counts it */
     if (worked)
         note_key(p, lease, sb, !keep);
-    if (keep && idle_add(p, sb, lease->key) != 0)
+    /* after pool_release_all, nothing goes back to the idle list */
+    if (keep && (p->stopping || idle_add(p, sb, lease->key) != 0))
         keep = 0;
     if (!keep && !lease->temporary)
         p->total--;
     pthread_cond_broadcast(&p->cv);
     refill_kick(p);
     pthread_mutex_unlock(&p->mu);
-    if (!keep)
+    /* one whose job ended (the agent killed what it started) is removed off
+     * the job's path; one whose job did not (cancelled or cut short, an
+     * agent that stopped answering) may still run a program, and is removed
+     * now, before its job's result and the slot's next job */
+    if (!keep && ended)
         retire(p, sb);
+    else if (!keep)
+        destroy(p, sb);
 }
 
 /* ---- maintenance ---------------------------------------------------------------------- */

@@ -11,8 +11,8 @@
  *
  * Off the job's path, threads of the pool's own (started at their first
  * work, joined by pool_release_all): the remover removes the containers
- * pool_put retired (at most POOL_REMOVE_MAX wait; past that pool_put
- * removes one itself), and POOL_REFILLERS refillers make a key's next
+ * pool_put retired after their jobs ended (at most POOL_REMOVE_MAX wait;
+ * past that pool_put removes one itself), and POOL_REFILLERS refillers make a key's next
  * containers as soon as the key has fewer ready (idle or being made) than
  * it wants: min_idle while used lately, and as many as its jobs use up
  * during one create (pool_rate_target), not on maintenance's tick.
@@ -153,10 +153,19 @@ void pool_release_all(struct pool *p);
  * max_size, else as pool.on_exhausted says. */
 int pool_acquire(struct pool *p, const struct container_spec *spec, struct pool_lease *lease,
                  struct llmsb_err *err);
-/* Gives a container back: kept if reusable and within its limits, else
- * retired: handed to the remover (or removed here when it is full or not
- * running); the refiller is told either way. */
-void pool_put(struct pool *p, struct pool_lease *lease, int reusable);
+/* How pool_put takes a container back. */
+enum pool_put_how {
+    POOL_PUT_CUT = 0,    /* its job did not end (cancelled, cut short, its agent silent): it may
+                            still run a program, so it is removed now */
+    POOL_PUT_REUSE = 1,  /* its job ended: kept if within its limits, else retired */
+    POOL_PUT_RETIRE = 2, /* its job ended, but the container serves no other (it installed a
+                            job's libraries): retired */
+};
+/* Gives a container back (how: enum pool_put_how): kept, or retired:
+ * handed to the remover (removed here when it is full or not running),
+ * or removed here, before the caller writes its job's result; the
+ * refiller is told either way. */
+void pool_put(struct pool *p, struct pool_lease *lease, int how);
 /* Failed removes retried, idle timeouts, ages, min_idle top-up. Call
  * periodically from one thread. */
 void pool_maintain(struct pool *p);

@@ -9,6 +9,7 @@
 #include <microhttpd.h>
 #include <netdb.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -273,14 +274,28 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 }
 
 /* A connection whose request's headers are in (http_gate's admit): the
- * server's from now on.  Past its connection cap it is closed. */
-static void admit(void *ud, int fd, const struct sockaddr *sa, socklen_t salen)
+ * server's from now on.  The gate keeps their number within
+ * METRICS_CONNECTIONS; libmicrohttpd's cap, above it, is a backstop. */
+static int admit(void *ud, int fd, const struct sockaddr *sa, socklen_t salen)
 {
     struct metrics *m = ud;
 
-    if (MHD_add_connection(m->daemon, fd, sa, salen) != MHD_YES)
-        log_debug("metrics: a connection refused: %d scrapes at once already",
-                  METRICS_CONNECTIONS);
+    if (MHD_add_connection(m->daemon, fd, sa, salen) == MHD_YES)
+        return 0;
+    log_warn("metrics: libmicrohttpd refused a connection: %s", strerror(errno));
+    return -1;
+}
+
+/* libmicrohttpd closed a connection: one more the gate may hand over. */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_ctx,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    struct metrics *m = cls;
+
+    (void)conn;
+    (void)socket_ctx;
+    if (toe == MHD_CONNECTION_NOTIFY_CLOSED)
+        http_gate_closed(m->gate);
 }
 
 int metrics_start(struct metrics *m, const char *addr, const char *redis_url,
@@ -302,15 +317,17 @@ int metrics_start(struct metrics *m, const char *addr, const char *redis_url,
      * gate accepts and hands over the connections whose headers are in */
     m->daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_NO_LISTEN_SOCKET |
                                      MHD_USE_ITC,
-                                 0, NULL, NULL, on_request, m, MHD_OPTION_CONNECTION_LIMIT,
-                                 (unsigned)METRICS_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT,
-                                 (unsigned)10, MHD_OPTION_END);
+                                 0, NULL, NULL, on_request, m, MHD_OPTION_NOTIFY_CONNECTION,
+                                 on_connection, m, MHD_OPTION_CONNECTION_LIMIT,
+                                 (unsigned)(2 * METRICS_CONNECTIONS + 64),
+                                 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10, MHD_OPTION_END);
     if (!m->daemon)
         rc = llmsb_err_set(err, LLMSB_ERR_SYS, "%s: cannot start libmicrohttpd", what);
     else
         rc = http_gate_start(ai,
                              &(struct http_gate_opts){what, METRICS_WAITING_MAX,
-                                                      METRICS_HEAD_DEADLINE_MS, admit, m},
+                                                      METRICS_HEAD_DEADLINE_MS,
+                                                      METRICS_CONNECTIONS, admit, m},
                              &m->gate, err);
     freeaddrinfo(ai);
     if (rc != 0) {

@@ -1,5 +1,5 @@
 /* fuzz_convert.c - convert's dataset reader (JSON Lines, a JSON array,
- * pretty-printed objects one after another) and the formats' checks on
+ * pretty-printed objects one after another) and every format's checks on
  * arbitrary text, then the jobs of what was read, to a memory stream. */
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +12,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     struct llmsb_err err = {0};
     struct convert_set *s;
     char *text = malloc(size + 1), *out = NULL;
-    size_t len = 0, unsolved = 0;
+    size_t len = 0;
 
     if (!text)
         return 0;
@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     if ((s = convert_set_read("f.json", text, &err))) {
         struct convert_out o = {.out = open_memstream(&out, &len), .name = "mem"};
         if (o.out) {
-            convert_write_references(s, &o, &unsolved, &err);
+            convert_write_references(s, &o, &err);
             convert_write_samples(s, "s.json", text, &o, &err);
             fclose(o.out);
         }

@@ -19,7 +19,6 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     struct convert_out o = {.name = "null"};
     struct convert_set *s;
     char *text, *samples;
-    size_t unsolved = 0;
 
     if (size < 1 || !(sink || (sink = fopen("/dev/null", "w"))))
         return 0;
@@ -34,7 +33,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
         if (samples)
             convert_write_samples(s, "s.json", samples, &o, &err);
         else
-            convert_write_references(s, &o, &unsolved, &err);
+            convert_write_references(s, &o, &err);
         convert_set_free(s);
     }
     free(text);

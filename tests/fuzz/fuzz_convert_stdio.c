@@ -1,7 +1,9 @@
-/* fuzz_convert_stdio.c - the stdin/stdout benchmarks' converter on arbitrary
+/* fuzz_convert_stdio.c - the stdin/stdout benchmarks' rows on arbitrary
  * text: a dataset and a samples file (split at the first NUL; without one,
- * the references), written to a memory stream; never a crash or leak, and
- * every job written is one JSON object per line. */
+ * the references); what convert_set_read reads as a file of one of them
+ * (fuzz_convert.c takes the rest) is written with convert_write to a
+ * memory stream; never a crash or leak, and every job written is one JSON
+ * object per line. */
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +16,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
     char *text = malloc(size + 1), *samples, *out = NULL;
     struct convert_out o = {.name = "mem"};
-    struct convert_stdio_counts counts;
+    struct convert_set *s = NULL;
+    struct convert_set_info info = {0};
     struct llmsb_err err = {0};
     size_t len = 0;
 
@@ -24,8 +27,10 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     text[size] = '\0';
     samples = memchr(text, 0, size) ? text + strlen(text) + 1 : NULL;
     o.out = open_memstream(&out, &len);
-    if (o.out && convert_stdio_detect(text)) {
-        convert_stdio_write("d.jsonl", text, "s.json", samples, NULL, &o, &counts, &err);
+    if (o.out && (s = convert_set_read("d.jsonl", text, &err)))
+        convert_set_info(s, &info);
+    if (info.benchmark) {
+        convert_write(s, "s.json", samples, &o, &err);
         fclose(o.out);
         for (char *p = out, *nl; p && *p; p = nl + 1) {
             cJSON *job;
@@ -39,6 +44,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     } else if (o.out) {
         fclose(o.out);
     }
+    convert_set_free(s);
     free(out);
     free(text);
     return 0;

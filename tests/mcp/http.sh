@@ -210,6 +210,22 @@ if start_server "$PORT2" "$T/server2.log" --token-file "$T/token" --max-sessions
     if [ "$c1" = 404 ] && [ -n "$s3" ] && grep -q 'ended (idle' "$T/server2.log"; then
         ok idle_session_ends
     else bad idle_session_ends "ping of an idle session: HTTP $c1; a new one: '$s3'"; fi
+    # a burst of three times the connection cap (24 here), each a complete
+    # header block without the token whose body never comes: the server
+    # goes on (the gate answers 503 past the cap; libmicrohttpd given one
+    # past its own cap deadlocked for good, and SIGTERM no longer stopped it)
+    burst=$(python3 "$ROOT/tests/burst_clients.py" 127.0.0.1 "$PORT2" 72 1 \
+        "DELETE /mcp HTTP/1.1\r\nHost: 127.0.0.1:$PORT2\r\nContent-Length: 100000\r\n\r\n")
+    s4=$(session_of "$U2" "${A[@]}" --max-time 10)
+    kill -TERM "$SERVER2"
+    for _ in $(seq 1 100); do kill -0 "$SERVER2" 2>/dev/null || break; sleep 0.1; done
+    if [ -n "$s4" ] && ! kill -0 "$SERVER2" 2>/dev/null; then
+        ok served_and_stopped_after_a_burst_past_the_cap
+    else
+        bad served_and_stopped_after_a_burst_past_the_cap "the burst: $burst; then initialize: session '$s4'; stopped: $(kill -0 "$SERVER2" 2>/dev/null && echo no || echo yes)"
+        kill -9 "$SERVER2" 2>/dev/null
+    fi
+    wait "$SERVER2" 2>/dev/null; SERVER2=""
 else
     bad server2 "did not start: $(tail -3 "$T/server2.log")"
 fi

@@ -114,6 +114,20 @@ elif [ ! -d "$ROOT/tests/mcp/node_modules/@modelcontextprotocol/sdk" ]; then
 else
     client "${LLMSB_MCP_TRANSCRIPT:-$T/transcript.txt}"
 
+    # bytes that are not UTF-8 read as U+FFFD in the messages and the
+    # answer alike, and the last message brings only what the pieces did
+    # not (it took the answer's text at the raw bytes' offset: "end" twice)
+    (cd "$ROOT/tests/mcp" && node one_call.mjs "$B" 'import sys, time
+sys.stdout.buffer.write(b"\xff\xfe ok\n"); sys.stdout.flush()
+time.sleep(1)
+print("end")') >"$T/bin.json" 2>"$T/bin.err"
+    if jq -e '.isError == false and .text[0] == "\ufffd\ufffd ok\nend\n" and
+            ([.progress[].message] | add) == .text[0]' "$T/bin.json" >/dev/null; then
+        ok progress_messages_are_the_output_not_utf8
+    else
+        bad progress_messages_are_the_output_not_utf8 "$(head -c 400 "$T/bin.json"; tail -3 "$T/bin.err")"
+    fi
+
     # the same client, the jobs through Redis to a worker
     redis-server --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
         --logfile "$T/redis.log" --dir "$T"

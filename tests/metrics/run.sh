@@ -12,7 +12,8 @@
 #     read between two scrapes that agree, with jobs queued and running;
 #   - a bad --metrics address stops the worker naming it;
 #   - and scrapes get through while 250 connections never finish a request
-#     (tests/slow_clients.py), each answered 408 at the front door's deadline.
+#     (tests/slow_clients.py), each answered 408 at the front door's deadline,
+#     and after a burst past its connection cap, when it stops on SIGTERM.
 # Both parsers are required: a missing one fails the suite (scripts/setup.sh
 # installs them).
 set -u
@@ -208,6 +209,25 @@ if [ "$(printf '%s' "$st" | jq '(.answers | keys) == ["408"] and .answers["408"]
 else
     echo "$st" >"$T/why"; bad slow_clients_get_408_at_the_deadline "not each slow socket answered 408"
 fi
+
+# 6. a burst of three times the server's connections (16), each a complete
+# header block whose body never comes: scrapes go on, and the worker stops
+# on SIGTERM (libmicrohttpd given a connection past its own cap deadlocked:
+# every scrape after it failed, and the worker's stop hung in it)
+burst=$(python3 "$ROOT/tests/burst_clients.py" 127.0.0.1 "$MPORT" 48 1 \
+    "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n\r\n")
+got=0
+for i in 1 2 3; do scrape "$T/b$i" && grep -q '^llmsb_worker_slots 2$' "$T/b$i" && got=$((got + 1)); done
+kill -TERM "$WORKER"
+for _ in $(seq 1 300); do kill -0 "$WORKER" 2>/dev/null || break; sleep 0.1; done
+if [ "$got" = 3 ] && ! kill -0 "$WORKER" 2>/dev/null; then
+    ok scraped_and_stopped_after_a_burst_past_the_cap
+else
+    echo "the burst: $burst" >"$T/why"
+    bad scraped_and_stopped_after_a_burst_past_the_cap "$got of 3 scrapes answered; stopped in 30 s: $(kill -0 "$WORKER" 2>/dev/null && echo no || echo yes)"
+    kill -9 "$WORKER" 2>/dev/null
+fi
+wait "$WORKER" 2>/dev/null
 
 echo "metrics: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

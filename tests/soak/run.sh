@@ -217,7 +217,8 @@ session_step() {
 produce() {
     local backlog
     backlog=$($R xlen llmsb:jobs 2>/dev/null) || return 0
-    [ -n "$backlog" ] && [ "$backlog" -lt "$BACKLOG" ] || return 0
+    case $backlog in "" | *[!0-9]*) return 0 ;; esac # Redis loading its AOF, say
+    [ "$backlog" -lt "$BACKLOG" ] || return 0
     N=$((N + 1))
     session_step
     case $((RANDOM % 12)) in

@@ -16,7 +16,6 @@ static int convert(const char *dataset, const char *samples, struct jobs *j, str
 {
     struct convert_set *s = convert_set_read("d.json", dataset, err);
     struct convert_out o = {.name = "mem", .cut_at_stop_tokens = cut};
-    size_t unsolved = 0;
     int rc;
 
     memset(j, 0, sizeof(*j));
@@ -24,7 +23,7 @@ static int convert(const char *dataset, const char *samples, struct jobs *j, str
         return err->code;
     o.out = open_memstream(&j->text, &j->len);
     rc = samples ? convert_write_samples(s, "s.jsonl", samples, &o, err)
-                 : convert_write_references(s, &o, &unsolved, err);
+                 : convert_write_references(s, &o, err);
     fclose(o.out);
     convert_set_free(s);
     jobs_parse(j);

@@ -25,7 +25,6 @@ static int convert(const char *name, const char *text, const char *mode, const c
 {
     struct convert_opts opts = {.mode = mode, .lang = lang};
     struct convert_set *s = convert_set_read_opts(name, text, &opts, err);
-    size_t unsolved = 0;
     int rc;
 
     if (!s)
@@ -33,7 +32,7 @@ static int convert(const char *name, const char *text, const char *mode, const c
     o->name = "mem";
     o->out = open_memstream(&j->text, &j->len);
     rc = samples ? convert_write_samples(s, "s.json", samples, o, err)
-                 : convert_write_references(s, o, &unsolved, err);
+                 : convert_write_references(s, o, err);
     fclose(o->out);
     convert_set_free(s);
     jobs_parse(j);

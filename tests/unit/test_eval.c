@@ -36,18 +36,17 @@ TEST(reference_jobs_by_format)
     struct convert_set *s = convert_set_read("d.jsonl", dataset, &err);
     struct jobs j = {0};
     struct convert_out o = {.name = "mem", .timeout_s = 7};
-    size_t unsolved = 0;
 
     ASSERT_MSG(s != NULL, err.msg);
     ASSERT_EQ(convert_set_size(s), 4);
     o.out = open_memstream(&j.text, &j.len);
-    ASSERT_EQ(convert_write_references(s, &o, &unsolved, &err), 0);
+    ASSERT_EQ(convert_write_references(s, &o, &err), 0);
     fclose(o.out);
     convert_set_free(s);
     jobs_parse(&j);
     ASSERT_EQ(j.n, 3);
     ASSERT_EQ(o.jobs, 3);
-    ASSERT_EQ(unsolved, 1);
+    ASSERT_EQ(o.unsolved, 1);
     /* HumanEval: the Python runner, the program as a file, check() called */
     ASSERT_STR(str(j.job[0], "id"), "HumanEval/0");
     ASSERT_STR(str(j.job[0], "meta.benchmark"), "humaneval");

@@ -1,8 +1,8 @@
-/* test_eval_stdio.c - the stdin/stdout benchmarks' converter (eval/fmt_stdio.c)
- * without a container: which rows it takes, the job each benchmark gets
- * (cases in the harness's order, its compare, its time per test, the
- * runner, call-based cases), the samples formats, and the errors naming
- * file:line, the task, the field and why. */
+/* test_eval_stdio.c - the stdin/stdout benchmarks' rows of convert's table
+ * (eval/fmt_stdio.c) without a container: which rows it takes, the job each
+ * benchmark gets (cases in the harness's order, its compare, its time per
+ * test, the runner, call-based cases), the samples formats, and the errors
+ * naming file:line, the task, the field and why. */
 #include "test.h"
 
 #include <cjson/cJSON.h>
@@ -37,17 +37,32 @@ struct jobs {
     int n;
 };
 
-/* Converts dataset (with samples, when given) into j; the return code. */
+/* What a conversion told: the set's and the writer's counts. */
+struct counts {
+    const char *benchmark;
+    size_t tasks, untested, unsolved, no_image;
+};
+
+/* Converts dataset (with samples, when given) into j, as convert does (one
+ * path for every benchmark); the return code. */
 static int convert(const char *dataset, const char *samples, long timeout_s, struct jobs *j,
-                   struct convert_stdio_counts *c, struct llmsb_err *err)
+                   struct counts *c, struct llmsb_err *err)
 {
     struct convert_out o = {.name = "mem", .timeout_s = timeout_s};
+    struct convert_set_info info;
+    struct convert_set *s;
     int rc;
 
     memset(j, 0, sizeof(*j));
+    memset(c, 0, sizeof(*c));
+    if (!(s = convert_set_read("d.jsonl", dataset, err)))
+        return err->code;
     o.out = open_memstream(&j->text, &j->len);
-    rc = convert_stdio_write("d.jsonl", dataset, "s.json", samples, NULL, &o, c, err);
+    rc = convert_write(s, "s.json", samples, &o, err);
     fclose(o.out);
+    convert_set_info(s, &info);
+    *c = (struct counts){info.benchmark, info.tasks, info.untested, o.unsolved, o.no_image};
+    convert_set_free(s);
     for (char *p = j->text, *nl; p && *p && j->n < 8; p = nl ? nl + 1 : NULL) {
         nl = strchr(p, '\n');
         j->job[j->n++] = cJSON_ParseWithLength(p, nl ? (size_t)(nl - p) : strlen(p));
@@ -81,13 +96,30 @@ static const char *str(const cJSON *o, const char *path)
     return cJSON_GetStringValue(at(o, path));
 }
 
+/* The benchmark of a file of one (a stdin/stdout benchmark's), "" when
+ * its rows each name theirs, NULL when it is not read. */
+static const char *benchmark_of(const char *text)
+{
+    struct llmsb_err err = {0};
+    struct convert_set *s = convert_set_read("d.jsonl", text, &err);
+    struct convert_set_info info;
+
+    if (!s)
+        return NULL;
+    convert_set_info(s, &info);
+    convert_set_free(s);
+    return info.benchmark ? info.benchmark : "";
+}
+
 TEST(stdio_rows_are_recognised_by_their_fields)
 {
-    ASSERT(convert_stdio_detect(CC_ROW));
-    ASSERT(convert_stdio_detect(APPS_ROWS));
-    ASSERT(convert_stdio_detect(" [" LCB_ROW "]"));
-    ASSERT(!convert_stdio_detect("{\"task_id\": \"HumanEval/0\", \"prompt\": \"\"}\n"));
-    ASSERT(!convert_stdio_detect("not json"));
+    ASSERT_STR(benchmark_of(CC_ROW), "codecontests");
+    ASSERT_STR(benchmark_of(APPS_ROWS), "apps");
+    ASSERT_STR(benchmark_of(" [" LCB_ROW "]"), "livecodebench");
+    ASSERT_STR(benchmark_of("{\"task_id\": \"HumanEval/0\", \"prompt\": \"\", \"test\": \"\", "
+                            "\"entry_point\": \"f\"}\n"),
+               "");
+    ASSERT(benchmark_of("not json") == NULL);
 }
 
 /* CodeContests: a job per solution in a language with an image (Python 2
@@ -95,13 +127,13 @@ TEST(stdio_rows_are_recognised_by_their_fields)
  * harness's 10 s per test, the problem's own time limit in meta. */
 TEST(stdio_codecontests_jobs)
 {
-    struct convert_stdio_counts c;
+    struct counts c;
     struct llmsb_err err = {0};
     struct jobs j;
 
     ASSERT_EQ(convert(CC_ROW, NULL, 0, &j, &c, &err), 0);
     ASSERT_EQ(j.n, 3);
-    ASSERT_EQ(c.skipped, 1);
+    ASSERT_EQ(c.no_image, 1);
     ASSERT_STR(c.benchmark, "codecontests");
     ASSERT_STR(str(j.job[0], "id"), "P1/solutions/0");
     ASSERT_STR(str(j.job[0], "lang"), "python");
@@ -128,14 +160,14 @@ TEST(stdio_codecontests_jobs)
  * no tests is counted, not run. */
 TEST(stdio_apps_jobs)
 {
-    struct convert_stdio_counts c;
+    struct counts c;
     struct llmsb_err err = {0};
     struct jobs j;
 
     ASSERT_EQ(convert(APPS_ROWS, NULL, 0, &j, &c, &err), 0);
     ASSERT_EQ(j.n, 2);
     ASSERT_EQ(c.tasks, 3);
-    ASSERT_EQ(c.no_tests, 1);
+    ASSERT_EQ(c.untested, 1);
     ASSERT_EQ(c.unsolved, 0); /* the one without tests is counted there only */
     ASSERT_STR(str(j.job[0], "id"), "5/solutions/0");
     ASSERT_STR(str(j.job[0], "cases.0.stdin"), "1\n2");
@@ -167,7 +199,7 @@ TEST(stdio_apps_jobs)
  * CodeContests' JSON Lines; ids TASK#N. */
 TEST(stdio_samples_formats)
 {
-    struct convert_stdio_counts c;
+    struct counts c;
     struct llmsb_err err = {0};
     struct jobs j;
 
@@ -201,6 +233,41 @@ TEST(stdio_samples_formats)
     ASSERT_STR(str(j.job[1], "id"), "P1#1");
     ASSERT_STR(str(j.job[1], "lang"), "python");
     jobs_release(&j);
+}
+
+/* A stdin/stdout benchmark's file is read as every dataset is: a row may
+ * be pretty-printed over lines, and an error names the line a row (or a
+ * CodeContests sample) starts on, in a JSON array too. */
+TEST(stdio_files_read_as_every_dataset)
+{
+    static const struct {
+        const char *dataset, *samples, *msg;
+    } bad[] = {
+        {"[\n{\"problem_id\": 5, \"input_output\": \"\"},\n\n{\"input_output\": \"\"}\n]\n", NULL,
+         "d.jsonl:4: problem_id: missing or not a string id"},
+        {CC_ROW, "[\n {\"task_id\": \"P1\"}\n]\n",
+         "s.json:2: a sample needs task_id (or name) and completion (or solution) strings"},
+    };
+    struct counts c;
+    struct llmsb_err err = {0};
+    struct jobs j;
+
+    ASSERT_EQ(convert("{\"name\": \"P\",\n \"public_tests\": {\"input\": [\"1\\n\"], \"output\": "
+                      "[\"1\\n\"]},\n \"solutions\": [{\"language\": 3, \"solution\": "
+                      "\"print(1)\"}]\n}\n",
+                      NULL, 0, &j, &c, &err),
+              0);
+    ASSERT_STR(c.benchmark, "codecontests");
+    ASSERT_EQ(j.n, 1);
+    ASSERT_STR(str(j.job[0], "id"), "P/solutions/0");
+    ASSERT_STR(str(j.job[0], "cases.0.stdin"), "1\n");
+    jobs_release(&j);
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        memset(&err, 0, sizeof(err));
+        ASSERT_MSG(convert(bad[i].dataset, bad[i].samples, 0, &j, &c, &err) != 0, bad[i].msg);
+        ASSERT_STR(err.msg, bad[i].msg);
+        jobs_release(&j);
+    }
 }
 
 /* Each bad input and the whole message it gets. */
@@ -242,7 +309,7 @@ TEST(stdio_errors_name_line_field_value)
     };
 
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        struct convert_stdio_counts c;
+        struct counts c;
         struct llmsb_err err = {0};
         struct jobs j;
         ASSERT_MSG(convert(cases[i].dataset, cases[i].samples, 0, &j, &c, &err) != 0, cases[i].msg);
@@ -272,7 +339,7 @@ TEST(stdio_nul_is_refused_naming_the_field)
     };
 
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        struct convert_stdio_counts c;
+        struct counts c;
         struct llmsb_err err = {0};
         struct jobs j;
         int rc = convert(cases[i].dataset, cases[i].samples, 0, &j, &c, &err);
@@ -290,7 +357,7 @@ TEST(stdio_nul_is_refused_naming_the_field)
 /* A problem with more tests than a job takes is refused, naming it. */
 TEST(stdio_too_many_tests)
 {
-    struct convert_stdio_counts c;
+    struct counts c;
     struct llmsb_err err = {0};
     struct jobs j;
     char *row = NULL;
@@ -311,4 +378,5 @@ TEST(stdio_too_many_tests)
 
 TEST_MAIN("eval_stdio", T(stdio_rows_are_recognised_by_their_fields), T(stdio_codecontests_jobs),
           T(stdio_apps_jobs), T(stdio_samples_formats), T(stdio_errors_name_line_field_value),
-          T(stdio_too_many_tests), T(stdio_nul_is_refused_naming_the_field))
+          T(stdio_too_many_tests), T(stdio_nul_is_refused_naming_the_field),
+          T(stdio_files_read_as_every_dataset))

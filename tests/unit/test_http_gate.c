@@ -40,14 +40,18 @@ TEST(head_end)
         ASSERT_MSG(http_head_end(rows[i].text, strlen(rows[i].text)) == rows[i].end, rows[i].text);
 }
 
-/* What the gate handed over: the first bytes of each, read by the test. */
+/* What the gate handed over: the first bytes of each, read by the test;
+ * each answered 204 and closed (the gate told), or with hold kept open, as
+ * a server busy with it would (held[], closed by the test). */
 struct taken {
     pthread_mutex_t mu;
     int n;
     char first[8][64];
+    struct http_gate **g;
+    int hold, nheld, held[8];
 };
 
-static void take(void *ud, int fd, const struct sockaddr *sa, socklen_t salen)
+static int take(void *ud, int fd, const struct sockaddr *sa, socklen_t salen)
 {
     struct taken *t = ud;
     struct pollfd p = {fd, POLLIN, 0};
@@ -60,9 +64,16 @@ static void take(void *ud, int fd, const struct sockaddr *sa, socklen_t salen)
         (k = recv(fd, t->first[t->n], sizeof(t->first[0]) - 1, 0)) > 0)
         t->first[t->n][k] = '\0';
     t->n++;
+    if (t->hold && t->nheld < 8) {
+        t->held[t->nheld++] = fd;
+        pthread_mutex_unlock(&t->mu);
+        return 0;
+    }
     pthread_mutex_unlock(&t->mu);
     (void)!send(fd, "HTTP/1.1 204 No Content\r\n\r\n", 27, MSG_NOSIGNAL);
     close(fd);
+    http_gate_closed(*t->g);
+    return 0;
 }
 
 static int dial(unsigned port)
@@ -114,9 +125,9 @@ static int taken_n(struct taken *t)
 TEST(door)
 {
     struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *ai = NULL;
-    struct taken t = {PTHREAD_MUTEX_INITIALIZER, 0, {{0}}};
-    const struct http_gate_opts o = {"test gate", 4, 400, take, &t};
     struct http_gate *g = NULL;
+    struct taken t = {PTHREAD_MUTEX_INITIALIZER, 0, {{0}}, &g, 0, 0, {0}};
+    const struct http_gate_opts o = {"test gate", 4, 400, 8, take, &t};
     struct llmsb_err err = {0};
     char big[HTTP_GATE_HEAD_MAX + 100];
     int slow, a, b, fds[5];
@@ -172,4 +183,44 @@ TEST(door)
     http_gate_stop(g);
 }
 
-TEST_MAIN("http_gate", T(head_end), T(door))
+/* The server holding as many as the gate hands it (admitted_max): one
+ * more is answered 503 by the gate, never handed over (libmicrohttpd
+ * deadlocked on one past its own cap); one closed, the next is taken. */
+TEST(server_full_is_503)
+{
+    struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *ai = NULL;
+    struct http_gate *g = NULL;
+    struct taken t = {PTHREAD_MUTEX_INITIALIZER, 0, {{0}}, &g, 1, 0, {0}};
+    const struct http_gate_opts o = {"test gate", 4, 2000, 2, take, &t};
+    struct llmsb_err err = {0};
+    int c[4];
+    unsigned port;
+
+    ASSERT(getaddrinfo("127.0.0.1", "0", &hints, &ai) == 0);
+    ASSERT_EQ(http_gate_start(ai, &o, &g, &err), 0);
+    freeaddrinfo(ai);
+    port = http_gate_port(g);
+    for (int i = 0; i < 3; i++) {
+        ASSERT((c[i] = dial(port)) >= 0);
+        ASSERT(send(c[i], "GET / HTTP/1.0\r\n\r\n", 18, 0) == 18);
+        sleep_ms(100);
+    }
+    ASSERT_EQ(answer(c[2], 2000), 503);
+    ASSERT_EQ(taken_n(&t), 2);
+    /* the server closes one of its two: the gate takes the next */
+    pthread_mutex_lock(&t.mu);
+    close(t.held[0]);
+    t.hold = 0;
+    pthread_mutex_unlock(&t.mu);
+    http_gate_closed(g);
+    ASSERT((c[3] = dial(port)) >= 0);
+    ASSERT(send(c[3], "GET / HTTP/1.0\r\n\r\n", 18, 0) == 18);
+    ASSERT_EQ(answer(c[3], 2000), 204);
+    ASSERT_EQ(taken_n(&t), 3);
+    for (int i = 0; i < 4; i++)
+        close(c[i]);
+    close(t.held[1]);
+    http_gate_stop(g);
+}
+
+TEST_MAIN("http_gate", T(head_end), T(door), T(server_full_is_503))

@@ -392,8 +392,11 @@ FAKE_TEST(single_use_container_is_replaced_as_it_retires)
     ASSERT_EQ(x.p.reused, 1); /* a warm one, never used */
     ASSERT_EQ(run_showing_prestart(&x.l, "[sh:data]\n", &x.err), 0);
     pool_put(&x.p, &x.l, 1);
-    ASSERT_CONTAINERS(&x.p, 1); /* and again */
-    ASSERT_EQ(x.p.created, 3);
+    /* and again: one, or two once two used up make a rate whose create is
+     * slower than its gap (a busy host) */
+    ASSERT_EQ(pool_settle(&x.p, 10000), 0);
+    ASSERT(fake_engine_containers(fe) >= 1 && fake_engine_containers(fe) <= 2);
+    ASSERT_EQ(x.p.created, 2 + fake_engine_containers(fe));
     pool_release_all(&x.p);
     ASSERT_EQ(fake_engine_containers(fe), 0);
 }
@@ -448,6 +451,31 @@ FAKE_TEST(retired_container_is_removed_off_the_jobs_path)
     ASSERT_EQ(fake_engine_calls(fe, FAKE_OP_REMOVE), 1);
 }
 
+/* A container whose job did not end (cancelled or cut short, its agent
+ * silent) may still run its program: pool_put removes it before it
+ * returns, before the job's result is written and the slot takes its next
+ * job, even while the remover is busy with another. */
+FAKE_TEST(container_of_a_job_cut_short_is_removed_before_put_returns)
+{
+    struct pool_config pc = config_of(3, POOL_WAIT);
+    static struct fx x; /* held: fx_start */
+    static struct pool_lease cut;
+
+    pc.max_uses = 1;
+    ASSERT_EQ(fx_start(&x, fe, pc), 0);
+    ASSERT_EQ(pool_acquire(&x.p, &x.spec, &cut, &x.err), 0);
+    ASSERT_EQ(run_true(&x.l), 0); /* its one use */
+    fake_engine_hold(fe, FAKE_OP_REMOVE, 1);
+    pool_put(&x.p, &x.l, 1); /* the remover's, held */
+    for (int i = 0; i < 1000 && fake_engine_calls(fe, FAKE_OP_REMOVE) < 1; i++)
+        clock_sleep_ms(10);
+    pool_put(&x.p, &cut, 0);
+    ASSERT_EQ(fake_engine_calls(fe, FAKE_OP_REMOVE), 2);
+    ASSERT_EQ(fake_engine_containers(fe), 1); /* the held one alone */
+    fake_engine_let_go(fe, FAKE_OP_REMOVE);
+    ASSERT_CONTAINERS(&x.p, 0);
+}
+
 /* The remover's queue is bounded: with its remove held, POOL_REMOVE_MAX
  * retired containers wait for it and the next one is removed by pool_put
  * itself; pool_release_all removes every one left before it returns. */
@@ -462,18 +490,21 @@ FAKE_TEST(remover_queue_is_bounded)
     ASSERT_EQ(fx_start(&x, fe, pc), 0);
     pool_put(&x.p, &x.l, 0);
     ASSERT_CONTAINERS(&x.p, 0);
-    for (int i = 0; i < N; i++)
+    for (int i = 0; i < N; i++) { /* each used once: retired when put back */
         ASSERT_EQ(pool_acquire(&x.p, &x.spec, &l[i], &x.err), 0);
+        ASSERT_EQ(run_true(&l[i]), 0);
+    }
     fake_engine_hold(fe, FAKE_OP_REMOVE, 1);
-    pool_put(&x.p, &l[0], 0);
+    pool_put(&x.p, &l[0], 1);
     /* the remover's first remove is held: the rest wait for it, but for
      * the last one, past the bound */
     for (int i = 0; i < 1000 && fake_engine_calls(fe, FAKE_OP_REMOVE) < 2; i++)
         clock_sleep_ms(10);
     for (int i = 1; i < N; i++)
-        pool_put(&x.p, &l[i], 0);
-    ASSERT_EQ(fake_engine_calls(fe, FAKE_OP_REMOVE), 3); /* first, held; the last, by pool_put */
-    ASSERT_EQ(fake_engine_containers(fe), N - 1);
+        pool_put(&x.p, &l[i], 1);
+    /* the first, held; the last, by pool_put (the refillers meanwhile make
+     * the used up's next ones: the containers are not counted here) */
+    ASSERT_EQ(fake_engine_calls(fe, FAKE_OP_REMOVE), 3);
     fake_engine_let_go(fe, FAKE_OP_REMOVE);
     pool_release_all(&x.p);
     ASSERT_EQ(fake_engine_containers(fe), 0);
@@ -503,11 +534,14 @@ FAKE_TEST(acquire_waits_for_the_container_being_made)
     pool_put(&x.p, &x.l, 1);
     ASSERT_EQ(pool_acquire(&x.p, &x.spec, &x.l, &x.err), 0);
     ASSERT_EQ(run_true(&x.l), 0);
-    fake_engine_hold(fe, FAKE_OP_CREATE, 1);
-    pool_put(&x.p, &x.l, 1); /* two used up: the third is made ahead, its create held */
+    /* two used up: the next made ahead (or two, when a create is slower
+     * than the gap, as on a busy host), their creates held; a create of
+     * the acquire's own would be held too (and show in its create_ms) */
+    fake_engine_hold(fe, FAKE_OP_CREATE, 3);
+    pool_put(&x.p, &x.l, 1);
     for (i = 0; i < 1000 && fake_engine_calls(fe, FAKE_OP_CREATE) < 3; i++)
         clock_sleep_ms(10);
-    ASSERT_EQ(fake_engine_calls(fe, FAKE_OP_CREATE), 3);
+    ASSERT(fake_engine_calls(fe, FAKE_OP_CREATE) >= 3);
     ASSERT_EQ(pthread_create(&th, NULL, let_go_soon, fe), 0);
     rc = pool_acquire(&x.p, &x.spec, &x.l, &x.err);
     pthread_join(th, NULL);
@@ -603,7 +637,8 @@ TEST_MAIN("pool", T(warm_container_is_reused), T(max_uses_retires),
           T(warm_container_is_prestarted_as_it_is_made),
           T(single_use_container_is_replaced_as_it_retires),
           T(single_use_containers_follow_the_rate),
-          T(retired_container_is_removed_off_the_jobs_path), T(remover_queue_is_bounded),
+          T(retired_container_is_removed_off_the_jobs_path),
+          T(container_of_a_job_cut_short_is_removed_before_put_returns), T(remover_queue_is_bounded),
           T(acquire_waits_for_the_container_being_made),
           T(acquire_right_after_the_put_gets_the_one_made_for_it),
           T(rate_target_follows_the_arrivals), T(failed_warm_key_does_not_stop_the_others))

@@ -1,4 +1,4 @@
-/* stdio_runners.c - the Python runners of the stdin/stdout benchmarks
+/* fmt_stdio_runners.c - the Python runners of the stdin/stdout benchmarks
  * (fmt_stdio.c): a job's code is the common part and one checker's part;
  * it runs the job's program.py as that benchmark's own checker runs a
  * solution -- its guard against destructive calls, its imports, its

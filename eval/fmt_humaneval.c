@@ -1,18 +1,12 @@
-/* formats.c - the code benchmarks convert knows, one table row each:
- * HumanEval (openai/human-eval), HumanEval-X (CodeGeeX) and MBXP (mxeval).
- * Each row says how its dataset rows are recognised and how its own
+/* fmt_humaneval.c - HumanEval (openai/human-eval) and the benchmarks in
+ * its shape, HumanEval-X (CodeGeeX) and MBXP (mxeval): rows of prompt,
+ * test and canonical_solution, a row each of convert's table.  Each row says how its dataset rows are recognised and how its own
  * harness puts a program together (prompt, solution, test), so the job's
  * exit code grades the solution exactly as that harness would. */
 #include "eval/convert_int.h"
 
 #include <stdio.h>
 #include <string.h>
-
-const char *convert_str(const cJSON *row, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(row, key);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
 
 static int is_lang(const struct convert_task *t, const char *name)
 {
@@ -45,7 +39,7 @@ static int humaneval_claim(struct convert_task *t, const char *file, size_t line
     return 1;
 }
 
-static const struct convert_format humaneval = {
+const struct convert_format convert_humaneval = {
     .name = "humaneval",
     .label = "HumanEval (no entry_point)",
     .claim = humaneval_claim,
@@ -169,7 +163,7 @@ static void x_fields(const struct convert_task *t, struct convert_job_fields *f)
     }
 }
 
-static const struct convert_format humaneval_x = {
+const struct convert_format convert_humaneval_x = {
     .name = "humaneval-x",
     .label = "HumanEval-X (task ids Python/, JavaScript/, Java/, CPP/, Go/)",
     .claim = x_claim,
@@ -200,20 +194,10 @@ static int mbxp_head(const struct convert_task *t, const char *sol, struct buf *
     return is_lang(t, "ruby") ? buf_append_str(b, "require 'set'\n") : 0;
 }
 
-static const struct convert_format mbxp = {
+const struct convert_format convert_mbxp = {
     .name = "mbxp",
     .label = "MBXP (no language)",
     .claim = mbxp_claim,
     .head = mbxp_head,
     .tail = python_check,
 };
-
-/* MultiPL-E's rows (name, language, tests) and the open format's (an id,
- * no task_id) come first; then an explicit "language" field wins over a
- * task id prefix, which wins over the entry_point every HumanEval-like row
- * has.  CRUXEval's and CRUXEval-X's rows are adopted before any claim (they
- * have no field to be claimed by): last, and not named when no format
- * claims a row. */
-const struct convert_format *const convert_formats[] = {
-    &convert_multiple, &convert_open,       &mbxp, &humaneval_x, &humaneval,
-    &convert_cruxeval, &convert_cruxeval_x, NULL};

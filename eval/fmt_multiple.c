@@ -1,4 +1,4 @@
-/* multiple.c - MultiPL-E's rows (nuprl/MultiPL-E: name, language, prompt,
+/* fmt_multiple.c - MultiPL-E's rows (nuprl/MultiPL-E: name, language, prompt,
  * tests, stop_tokens; its completions files add a completions list) as
  * convert's format row.  Its evaluator (evaluation/src/main.py) runs
  * prompt + completion + "\n" + tests as one file with the language's

