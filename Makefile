@@ -14,8 +14,8 @@ PIELD   = -pie
 
 COMMON_SRC  = common/common.c common/status.c common/strlist.c common/compare.c
 PROTO_SRC   = proto/proto.c
-AGENT_SRC   = agent/agent.c agent/run.c agent/artifacts.c agent/zygote.c agent/prespawn.c agent/snapshot.c \
-              agent/javac.c agent/confine.c
+AGENT_SRC   = agent/agent.c agent/run.c agent/step.c agent/live.c agent/warm.c agent/zygote.c agent/prespawn.c \
+              agent/javac.c agent/artifacts.c agent/snapshot.c agent/child.c agent/user.c agent/confine.c
 LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fields.c common/clock.c common/net.c common/random.c common/http_gate.c common/features.c \
               languages/languages.c languages/java.c languages/hooks.c \
               security/lex.c security/policy.c config/config.c config/jobfile.c \
@@ -94,8 +94,10 @@ $(CLI_BIN): $(CLI_OBJ) $(LIB_OBJ)
 	@$(if $(Q),echo "  LINK    $@",:)
 	$(Q)$(CC) $(PIELD) -o $@ $^ $(LDLIBS)
 
-AGENT_LIB_OBJ = $(BUILD)/agent/run.o $(BUILD)/agent/artifacts.o $(BUILD)/agent/zygote.o $(BUILD)/agent/prespawn.o \
-                $(BUILD)/agent/snapshot.o $(BUILD)/agent/javac.o $(BUILD)/agent/confine.o
+AGENT_LIB_OBJ = $(BUILD)/agent/run.o $(BUILD)/agent/step.o $(BUILD)/agent/live.o $(BUILD)/agent/warm.o \
+                $(BUILD)/agent/zygote.o $(BUILD)/agent/prespawn.o $(BUILD)/agent/javac.o \
+                $(BUILD)/agent/artifacts.o $(BUILD)/agent/snapshot.o $(BUILD)/agent/child.o \
+                $(BUILD)/agent/user.o $(BUILD)/agent/confine.o
 # the unit tests' fake engine (tests/doubles/fake_engine.c), whose
 # containers run $(TBIN)/fake-agent as plain processes
 UNIT_DOUBLES_OBJ = $(BUILD)/tests/doubles/fake_engine.o

@@ -7,10 +7,18 @@
  * enforce the wall clock, collect rusage and the cgroup OOM count, answer,
  * then kill every process of the sandbox uid and wipe /work, /tmp,
  * /var/tmp and /dev/shm before saying READY.  A PRESTART before the first
- * job starts the zygote that job will likely use (zygote.c), or its run
- * step ahead (prespawn.c); so does a clean idle time, for the next job.
- * A job that asks for live output gets its run step's output in OUTPUT
- * frames as it comes (run.c), before the RESULT that carries all of it.
+ * job starts the warm helpers that job will likely use (warm.c: its
+ * zygote, its run step ahead, its compile server); so does a clean idle
+ * time, for the next job.  A job that asks for live output gets its run
+ * step's output in OUTPUT frames as it comes (live.c), before the RESULT
+ * that carries all of it.
+ *
+ * The files, lowest first (each includes only those before it; make
+ * check-layers checks the order): confine (the agent's own process), user
+ * (the sandbox user's world: no job in it), child (a job's process up to
+ * its exec), snapshot and artifacts (a job's files, as the sandbox user),
+ * zygote, prespawn and javac (the warm helpers), warm (their table), live
+ * and step (one supervised step), run (the job), this file.
  *
  * First it confines itself (confine.c): its own environment left behind,
  * no namespace made by any process of the sandbox after it.
@@ -19,11 +27,10 @@
  * nor trace the agent.  Linked statically: no libc or loader in the image is
  * trusted or needed. */
 #include "confine.h"
-#include "prespawn.h"
 #include "proto/proto.h"
-#include "javac.h"
 #include "run.h"
-#include "zygote.h"
+#include "user.h"
+#include "warm.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -155,16 +162,13 @@ static void handle_job(const struct proto_frame *f, const struct agent_conf *con
     }
     idle_clean = clean = agent_cleanup(conf) == 0;
     send_hello(PROTO_READY, clean);
-    if (clean) { /* idle and clean: the time to preload */
-        zygote_idle(conf);
-        prespawn_idle(conf);
-        javac_idle(conf);
-    }
+    if (clean) /* idle and clean: the time to preload */
+        warm_idle(conf);
 }
 
-/* The zygote the worker expects the first job to use, started while the
- * sandbox is idle and clean (only then; else nothing starts); READY once
- * it is ready or given up, as a job would wait for it. */
+/* The warm helpers the worker expects the first job to use, started while
+ * the sandbox is idle and clean (only then; else nothing starts); READY
+ * once they are ready or given up, as a job would wait for them. */
 static void handle_prestart(const struct proto_frame *f, const struct agent_conf *conf)
 {
     struct llmsb_err err = {0};
@@ -175,9 +179,7 @@ static void handle_prestart(const struct proto_frame *f, const struct agent_conf
     else if (proto_job_decode(f->payload, f->len, &job, &err) != 0)
         fprintf(stderr, "llmsb-agent: prestart: %s\n", err.msg);
     else {
-        zygote_prestart(conf, &job);
-        prespawn_prestart(conf, &job);
-        javac_prestart(conf, &job);
+        warm_prestart(conf, &job);
         proto_job_release(&job);
     }
     send_hello(PROTO_READY, 1);
@@ -205,7 +207,7 @@ int main(int argc, char **argv)
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);
-    /* SIGCHLD is read through a signalfd in the step loop (run.c). */
+    /* SIGCHLD is read through a signalfd in the step loop (step.c). */
     sigemptyset(&chld);
     sigaddset(&chld, SIGCHLD);
     sigprocmask(SIG_BLOCK, &chld, NULL);
@@ -218,6 +220,7 @@ int main(int argc, char **argv)
     if (chmod("/dev/termination-log", 0600) != 0 && errno != ENOENT)
         fprintf(stderr, "llmsb-agent: chmod /dev/termination-log: %s\n", strerror(errno));
     conf.install_pause = install_pause;
+    conf.reaped = warm_reaped;
     /* A container restarted after a crash starts clean, too. */
     idle_clean = agent_cleanup(&conf) == 0;
     send_hello(PROTO_HELLO, 1);
@@ -236,9 +239,7 @@ int main(int argc, char **argv)
             handle_prestart(&f, &conf);
             break;
         case PROTO_SHUTDOWN:
-            zygote_stop();
-            prespawn_stop();
-            javac_stop();
+            warm_stop();
             agent_cleanup(&conf);
             return 0;
         default:
@@ -246,9 +247,7 @@ int main(int argc, char **argv)
         }
         buf_consume(&in, used);
     }
-    zygote_stop();
-    prespawn_stop();
-    javac_stop();
+    warm_stop();
     agent_cleanup(&conf);
     return rc < 0 ? 4 : 0;
 }

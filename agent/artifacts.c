@@ -9,7 +9,7 @@
  * cap, and directories deeper than MAX_DEPTH.  It writes TLVs to a pipe;
  * the parent reads at most the total cap plus overhead, and kills the
  * child when the time bound passes. */
-#include "run.h"
+#include "artifacts.h"
 
 #include <dirent.h>
 #include <errno.h>

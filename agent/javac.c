@@ -416,6 +416,8 @@ void javac_idle(const struct agent_conf *conf)
 void javac_for_job(const struct agent_conf *conf, const struct proto_job *job)
 {
     (void)conf;
+    if (job->session)
+        return;
     remember(job);
     if (js.state == J_STARTING && !js.wanted)
         end_server(0); /* no job to use it: not beside this one */
@@ -764,3 +766,5 @@ plain:
         word = 0;
     close(4);
 }
+
+const struct agent_child_hook javac_child_hook = {javac_child_fds, javac_child};

@@ -6,7 +6,7 @@
 
 #include <sys/types.h>
 #include "proto/proto.h"
-#include "run.h"
+#include "child.h"
 
 /* Below this cgroup memory limit no server starts: its JVM holds 70-85 MB
  * (RSS, measured: docs/benchmarks.md "The Java compile server") that the
@@ -15,10 +15,11 @@
  * the rest. */
 #define JAVAC_MIN_MEMORY ((long long)PROTO_JAVAC_MIN_MEMORY_MB << 20)
 
-/* Before a job's files are unpacked: remembers whether the job asks for
- * the server (job->compile_server), so that the next idle time starts it,
- * and waits (at most 5 s) for one still warming up; one no job can use is
- * ended.  No server warms up beside a job. */
+/* Before a job's files are unpacked (nothing for a session's call):
+ * remembers whether the job asks for the server (job->compile_server), so
+ * that the next idle time starts it, and waits (at most 5 s) for one still
+ * warming up; one no job can use is ended.  No server warms up beside a
+ * job. */
 void javac_for_job(const struct agent_conf *conf, const struct proto_job *job);
 /* The worker's PRESTART on a clean sandbox: starts the server job asks
  * for now, waiting for it as a job would. */
@@ -47,6 +48,8 @@ int javac_child_fds(int fd);
  * told on the status pipe) when the plain javac must run: its output and
  * exit code are the job's. */
 void javac_child(const struct proto_job *job, uint64_t timeout_ms);
+/* The two above, as the compile step's child runs them (child.h). */
+extern const struct agent_child_hook javac_child_hook;
 /* After the compile step: killed says it timed out, died by a signal or
  * could not run; the server is ended then (it may be stuck on that
  * input), and when it holds more than JAVAC_MAX_RSS. */

@@ -1,6 +1,6 @@
 /* job_limits.h - the limits a job's process puts on itself before the
  * job's code, the same whoever starts it: the agent's own child
- * (agent/run.c) and a process of the R and Ruby zygote
+ * (agent/child.c) and a process of the R and Ruby zygote
  * (agent/zygote_lib.c, built on its own as bin/llmsb_zygote.so, hence
  * static inline).  llmsb_zygote.py does the same in Python. */
 #ifndef LLMSB_AGENT_JOB_LIMITS_H

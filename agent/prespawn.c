@@ -5,8 +5,8 @@
  * language names a start-up variable (TAG_PRESPAWN "NAME=words", the
  * language's row) gets its run step started before it arrives: after a
  * cleanup that left the sandbox clean, or at the worker's PRESTART, the
- * agent starts the last job's run step exactly as run.c would (same argv,
- * env, limits, cwd, uid, session, pipes: agent_run_spawn) with one
+ * agent starts the last job's run step exactly as a step starts (same argv,
+ * env, limits, cwd, uid, session, pipes: agent_child_spawn) with one
  * difference: words are added to variable NAME, which loads a hook of the
  * image (node-wait.js) that says "R" on PRESPAWN_READY_FD and blocks on
  * PRESPAWN_GO_FD before the main module is read.  A job whose first run
@@ -226,7 +226,7 @@ static int start(const struct agent_conf *conf)
     limits.nofile = running.nofile;
     limits.nproc = running.nproc;
     started_ms = clock_mono_ms();
-    if ((pid = agent_run_spawn(conf, &limits, running.argv, env, child)) < 0) {
+    if ((pid = agent_child_spawn(conf, &limits, running.argv, env, child)) < 0) {
         fprintf(stderr, "llmsb-agent: start the run step ahead: fork: %s\n", strerror(errno));
         goto out;
     }
@@ -287,7 +287,7 @@ static int alive(void)
     return 0;
 }
 
-int prespawn_for_job(const struct agent_conf *conf, const struct proto_job *job)
+void prespawn_for_job(const struct agent_conf *conf, const struct proto_job *job)
 {
     (void)conf;
     spec_release(&wanted);
@@ -295,7 +295,6 @@ int prespawn_for_job(const struct agent_conf *conf, const struct proto_job *job)
         fprintf(stderr, "llmsb-agent: prespawn: out of memory\n");
     if (pid > 0 && !spec_equal(&running, &wanted))
         end();
-    return pid > 0;
 }
 
 pid_t prespawn_go(char *const *argv, int *in_w, int *out_r, int *err_r)

@@ -5,23 +5,18 @@
 
 #include <sys/types.h>
 #include "proto/proto.h"
-#include "run.h"
+#include "child.h"
 
-/* Where the process started ahead finds its two pipes: it writes "R" on
- * the first once it waits, and reads "g" from the second to go on.  High
- * numbers, so that every descriptor the program itself opens gets the
- * number it would get in a plain start; below 1024, the least descriptor
- * limit a container has. */
-#define PRESPAWN_READY_FD 1022
-#define PRESPAWN_GO_FD 1023
+/* The process's two pipes are PRESPAWN_READY_FD and PRESPAWN_GO_FD
+ * (child.h: every step's child is set up there). */
 
-/* Before a job's files are unpacked: 1 when the process started ahead was
- * started for exactly this job's first run (argv, env, limits, the
- * variable TAG_PRESPAWN names); else it is killed and reaped now (it holds
- * the previous job's env and must never live beside another job) and 0.
- * Remembers what the job asks for, so that the next idle time starts
- * it. */
-int prespawn_for_job(const struct agent_conf *conf, const struct proto_job *job);
+/* Before a job's files are unpacked: keeps the process started ahead
+ * only when it was started for exactly this job's first run (argv, env,
+ * limits, the variable TAG_PRESPAWN names; prespawn_held says so then);
+ * else it is killed and reaped now (it holds the previous job's env and
+ * must never live beside another job).  Remembers what the job asks for,
+ * so that the next idle time starts it. */
+void prespawn_for_job(const struct agent_conf *conf, const struct proto_job *job);
 /* The run step of argv: hands over the process started ahead (its pid,
  * the agent's ends of its stdin, stdout and stderr pipes), once it said it
  * waits, and tells it to go on; the caller supervises it as a child of its
@@ -29,8 +24,9 @@ int prespawn_for_job(const struct agent_conf *conf, const struct proto_job *job)
  * three failures in a row and the sandbox stops starting one): the caller
  * starts the run plainly. */
 pid_t prespawn_go(char *const *argv, int *in_w, int *out_r, int *err_r);
-/* 1 while a process started ahead waits for its go (the only process of
- * the sandbox uid then, before a compile step). */
+/* 1 while a process started ahead waits for its go (after
+ * prespawn_for_job: for this job's first run; the only process of the
+ * sandbox uid then, before a compile step). */
 int prespawn_held(void);
 /* After a cleanup that left the sandbox clean: starts the last job's run
  * step ahead, when it asked for that and none is running. */

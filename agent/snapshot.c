@@ -14,7 +14,7 @@
  * left in /tmp, say), are kept as they are, never read.  What a restore
  * cannot put back is the job's doing only when the job changed or removed
  * a kept file (restore_fn says which). */
-#include "run.h"
+#include "snapshot.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -59,22 +59,6 @@ struct agent_snapshot_entry {
     const char *path;
     const char *data;
 };
-
-int agent_write_all(int fd, const void *p, size_t n)
-{
-    const char *c = p;
-
-    while (n) {
-        ssize_t w = write(fd, c, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        c += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
 
 /* A DIR over a copy of fd (fd stays open), NULL past the depth or on
  * failure. */

@@ -580,16 +580,22 @@ static void await_starting(struct zslot *z)
     }
 }
 
-int zygote_for_job(const struct agent_conf *conf, const struct proto_job *job)
+void zygote_for_job(const struct agent_conf *conf, const struct proto_job *job)
 {
     struct zslot *z;
 
     (void)conf;
+    if (job->session)
+        return;
     cur = NULL;
     z = remember_wanted(job);
     await_starting(z);
     if (z && z->state == Z_READY && spec_eq(&z->running, &z->wanted))
         cur = z;
+}
+
+int zygote_in_use(void)
+{
     return cur != NULL;
 }
 

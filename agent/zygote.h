@@ -6,19 +6,23 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 #include "proto/proto.h"
-#include "run.h"
+#include "user.h"
 
 /* Below this cgroup memory limit no zygote is started: what it holds would
  * be missing from the job's share (docs/benchmarks.md). */
 #define ZYGOTE_MIN_MEMORY ((long long)256 << 20)
 
-/* Before a job's files are unpacked: 1 when its run steps go through the
- * zygote (one is up, ready, and was started for this job's interpreter,
- * script and start-up environment), waiting for one that is still
- * preloading.  Remembers what the job asked for, so that the next idle
- * time starts it.  No zygote preloads beside a job: every one still
+/* Before a job's files are unpacked (nothing for a session's call, whose
+ * zygote is zygote_session's): picks the zygote its run steps go through
+ * (one is up, ready, and was started for this job's interpreter, script
+ * and start-up environment; zygote_in_use says), waiting for one that is
+ * still preloading.  Remembers what the job asked for, so that the next
+ * idle time starts it.  No zygote preloads beside a job: every one still
  * starting is waited for (ZYGOTE_READY_MS in all) or ended. */
-int zygote_for_job(const struct agent_conf *conf, const struct proto_job *job);
+void zygote_for_job(const struct agent_conf *conf, const struct proto_job *job);
+/* 1 when zygote_for_job (or zygote_session) picked a zygote for the job
+ * being run. */
+int zygote_in_use(void);
 /* The worker's PRESTART, on a clean sandbox that runs no job: remembers
  * what job asks for (a JOB without files: zygote, profile, run argv, env)
  * and starts that zygote now, waiting for it (ZYGOTE_READY_MS at most) as

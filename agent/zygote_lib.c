@@ -113,6 +113,23 @@ static void __attribute__((noreturn)) fail(const char *why)
     _exit(127);
 }
 
+/* s as a whole decimal number of 0..max into *v; -1 when it is not one
+ * (empty, a sign or a space, anything after the digits, out of range). */
+static int parse_num(const char *s, unsigned long long max, unsigned long long *v)
+{
+    unsigned long long n;
+    char *end;
+
+    if (*s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    n = strtoull(s, &end, 10);
+    if (*end || errno != 0 || n > max)
+        return -1;
+    *v = n;
+    return 0;
+}
+
 static int threads(void)
 {
     DIR *d = opendir("/proc/self/task");
@@ -249,15 +266,16 @@ static void recv_request(void)
         f[i] = p;
         p += strlen(p) + 1;
     }
-    char *e;
-    long argc = strtol(f[8], &e, 10);
-    if (strcmp(f[0], PROTO_VERSION) != 0 || *e || argc < 1 || argc > MAX_ARGS ||
-        atoi(f[1]) != z_uid || atoi(f[2]) != z_gid)
+    unsigned long long uid, gid, argc;
+    if (strcmp(f[0], PROTO_VERSION) != 0 || parse_num(f[1], INT_MAX, &uid) != 0 ||
+        parse_num(f[2], INT_MAX, &gid) != 0 || uid != (unsigned long long)z_uid ||
+        gid != (unsigned long long)z_gid || parse_num(f[8], MAX_ARGS, &argc) != 0 || argc < 1)
         fail("bad request");
     for (int i = 0; i < 3; i++)
-        z_limits[i] = strtoull(f[4 + i], NULL, 10);
+        if (parse_num(f[4 + i], ULLONG_MAX, &z_limits[i]) != 0)
+            fail("bad request");
     z_work = f[7];
-    for (z_argc = 0; z_argc < argc; z_argc++) {
+    for (z_argc = 0; z_argc < (int)argc; z_argc++) {
         if (p >= end)
             fail("bad request");
         z_argv[z_argc] = p;
@@ -331,7 +349,7 @@ static int set_kv(char *kv, int overwrite)
 }
 
 /* On the job's pipes, as the job's user, exactly as the agent's own child
- * becomes it (agent/run.c): a new session, rlimits, oom_score_adj 1000, no
+ * becomes it (agent/child.c): a new session, rlimits, oom_score_adj 1000, no
  * groups, no new privileges, the death signal, the work dir, the job's
  * environment.  Fails on the control pipe. */
 void llmsb_z_become(int *rc)
@@ -432,9 +450,11 @@ void llmsb_z_plain(void)
     llmsb_z_tell(&plain);
     /* the plain start gets 0-2 only, as from the agent (R's REPL has the
      * zygote's script open) */
-    while (d && (e = readdir(d)))
-        if (atoi(e->d_name) > 2 && atoi(e->d_name) != dirfd(d))
-            fcntl(atoi(e->d_name), F_SETFD, FD_CLOEXEC);
+    while (d && (e = readdir(d))) {
+        unsigned long long fd;
+        if (parse_num(e->d_name, INT_MAX, &fd) == 0 && fd > 2 && (int)fd != dirfd(d))
+            fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+    }
     if (d)
         closedir(d);
     execvp(z_argv[0], z_argv);
@@ -515,11 +535,14 @@ static int r_file_fd(void)
         !(d = opendir("/proc/self/fd")))
         return -1;
     while ((e = readdir(d)) && fd < 0) {
+        unsigned long long num;
+        if (parse_num(e->d_name, INT_MAX, &num) != 0)
+            continue; /* "." and ".." */
         snprintf(link, sizeof(link), "/proc/self/fd/%s", e->d_name);
         if ((n = readlink(link, target, sizeof(target) - 1)) > 0) {
             target[n] = '\0';
             if (strcmp(target, self) == 0)
-                fd = atoi(e->d_name);
+                fd = (int)num;
         }
     }
     closedir(d);

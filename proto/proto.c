@@ -294,7 +294,10 @@ int proto_job_encode(const struct proto_job *j, struct buf *b)
     return rc ? LLMSB_ERR_LIMIT : 0;
 }
 
-static int job_add_file(struct proto_job *j, const char *path, uint32_t plen, struct llmsb_err *err)
+/* A TAG_FILE_PATH: the job's next file, at path (checked); its data and
+ * mode are the tags after it. */
+static int job_file_begin(struct proto_job *j, const char *path, uint32_t plen,
+                          struct llmsb_err *err)
 {
     struct proto_file *nf;
     int rc;
@@ -406,7 +409,7 @@ static int job_field(struct proto_job *j, uint16_t tag, const char *v, uint32_t 
         j->id = xstrndup(v, n);
         return j->id ? 0 : LLMSB_ERR_NOMEM;
     case TAG_FILE_PATH:
-        return job_add_file(j, v, n, err);
+        return job_file_begin(j, v, n, err);
     case TAG_FILE_DATA:
         if (!last || last->data)
             return llmsb_err_set(err, LLMSB_ERR_PROTO, "job: file data without a path");

@@ -8,9 +8,21 @@
 # another folder allowed one by one is named as a path (scheduler/decide.h:
 # the pure decisions, without the Redis side of scheduler/).
 #
+# Inside agent/ the files have an order of their own, lowest first (see
+# agent_order below): a file includes the headers of the files before it
+# and its own, so that no two of them include each other, however
+# indirectly.  A file the order does not name fails too.
+#
 #   check-layers.sh [ROOT]      check the tree at ROOT (default: .)
 #   check-layers.sh --self-test check that a forbidden include fails
 set -eu
+
+# agent/'s files by name (x.c and x.h are one), lowest first: the agent's
+# own confinement, the sandbox user's world, a job's process up to its
+# exec, a job's files as the sandbox user, the warm helpers and their
+# table, one supervised step, the job, the main loop.  zygote_lib is
+# built on its own (bin/llmsb_zygote.so) and includes job_limits only.
+agent_order="job_limits confine zygote_lib user child snapshot artifacts zygote prespawn javac warm live step run agent"
 
 allowed() {
     case "$1" in
@@ -49,6 +61,48 @@ folder_of() {
     esac
 }
 
+# The position of agent/'s file NAME (without .c or .h) in agent_order,
+# empty when it has none.
+agent_rank() {
+    i=0
+    for n in $agent_order; do
+        i=$((i + 1))
+        [ "$n" = "$1" ] && echo $i && return
+    done
+    return 0
+}
+
+# Every include of a file of agent/ by another (spelled "x.h" beside it,
+# or "agent/x.h"), checked against agent_order.
+check_agent_order() {
+    root=$1
+    [ -d "$root/agent" ] || return 0
+    for f in $(cd "$root" && find agent -name '*.[ch]' | sort); do
+        name=$(basename "$f")
+        name=${name%.*}
+        me=$(agent_rank "$name")
+        if [ -z "$me" ]; then
+            echo "$f: has no place in agent/'s file order (agent_order in scripts/check-layers.sh)"
+            continue
+        fi
+        grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"][^">]*[">]' "$root/$f" |
+            while IFS= read -r line; do
+                n=${line%%:*}
+                inc=$(echo "$line" | sed -E 's/^[0-9]*:[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]([^">]*)[">].*/\1/')
+                case "$inc" in
+                agent/*) to=${inc#agent/} ;;
+                */*) continue ;; # another folder's: the rule above
+                *) case "$line" in *'<'*) continue ;; esac # a system header
+                    to=$inc ;;
+                esac
+                to=${to%.*}
+                them=$(agent_rank "$to")
+                [ -n "$them" ] && [ "$them" -le "$me" ] && continue
+                echo "$f:$n: agent/$name may not include \"$inc\" (${them:+it comes after $name }in agent/'s file order: $agent_order)"
+            done
+    done
+}
+
 check() {
     root=$1
     bad=0
@@ -77,12 +131,32 @@ check() {
                 echo "$f:$n: $from/ may not include \"$inc\" ($to/ is not below $from/; $from/ may include: ${ok:-nothing})"
             done
     done >"${TMPDIR:-/tmp}/llmsb-layers.$$"
+    check_agent_order "$root" >>"${TMPDIR:-/tmp}/llmsb-layers.$$"
     if [ -s "${TMPDIR:-/tmp}/llmsb-layers.$$" ]; then
         cat "${TMPDIR:-/tmp}/llmsb-layers.$$"
         bad=1
     fi
     rm -f "${TMPDIR:-/tmp}/llmsb-layers.$$"
     return $bad
+}
+
+# refused FILE INCLUDE...: the check of $t fails with each include line
+# alone in $t/FILE (names of its own: check's loops set f, name, inc)
+refused() {
+    rf_file=$1
+    shift
+    for rf_inc in "$@"; do
+        printf '%s\n' "$rf_inc" >"$t/$rf_file"
+        check "$t" >/dev/null && { echo "check-layers self-test: $rf_file passed with: $rf_inc"; exit 1; }
+    done
+    return 0
+}
+
+# reported TEXT: the check of $t fails, and its report holds TEXT
+reported() {
+    rp_out=$(check "$t") && { echo "check-layers self-test: passed, where it should report: $1"; exit 1; }
+    echo "$rp_out" | grep -qF "$1" || { echo "check-layers self-test: unexpected report: $rp_out"; exit 1; }
+    return 0
 }
 
 if [ "${1:-}" = "--self-test" ]; then
@@ -92,18 +166,13 @@ if [ "${1:-}" = "--self-test" ]; then
     printf '#include "backends/backend.h"\n#include "common/common.h"\n' >"$t/backends/docker/ok.c"
     check "$t" >/dev/null || { echo "check-layers self-test: an allowed include was refused"; exit 1; }
     printf '#include "exec/exec.h"\n' >"$t/backends/docker/bad.c"
-    out=$(check "$t") && { echo "check-layers self-test: backends/docker including exec/ passed"; exit 1; }
-    echo "$out" | grep -q 'backends/docker/bad.c:1: backends/docker/ may not include "exec/exec.h"' ||
-        { echo "check-layers self-test: unexpected report: $out"; exit 1; }
+    reported 'backends/docker/bad.c:1: backends/docker/ may not include "exec/exec.h"'
     rm "$t/backends/docker/bad.c"
     # every spelling the compiler takes is read
     mkdir -p "$t/worker" "$t/cli"
-    for inc in '#include  "worker/worker.h"' '# include "worker/worker.h"' \
+    refused exec/x.c '#include  "worker/worker.h"' '# include "worker/worker.h"' \
         '  #include "worker/worker.h"' '#include"worker/worker.h"' '#include <worker/worker.h>' \
-        '#include "cli/cli.c"'; do
-        printf '%s\n' "$inc" >"$t/exec/x.c"
-        check "$t" >/dev/null && { echo "check-layers self-test: exec/ passed with: $inc"; exit 1; }
-    done
+        '#include "cli/cli.c"'
     printf '#include <sys/stat.h>\n#include <cjson/cJSON.h>\n' >"$t/exec/x.c"
     check "$t" >/dev/null || { echo "check-layers self-test: a system header was refused"; exit 1; }
     printf '#include "scheduler/scheduler.h"\n' >"$t/exec/x.c"
@@ -111,6 +180,19 @@ if [ "${1:-}" = "--self-test" ]; then
     rm "$t/exec/x.c"
     printf 'int x;\n' >"$t/top.c"
     check "$t" >/dev/null && { echo "check-layers self-test: a file outside every folder passed"; exit 1; }
+    rm "$t/top.c"
+    # agent/'s file order: forward includes pass, a backward one fails
+    mkdir -p "$t/agent"
+    printf '#include "user.h"\n#include "common/common.h"\n#include <stdio.h>\n' >"$t/agent/user.c"
+    printf '#include "run.h"\n#include "step.h"\n#include "agent/user.h"\n' >"$t/agent/run.c"
+    check "$t" >/dev/null || { echo "check-layers self-test: agent/ files in order were refused"; exit 1; }
+    printf '#include "user.h"\n#include "run.h"\n' >"$t/agent/user.c"
+    reported 'agent/user.c:2: agent/user may not include "run.h" (it comes after user in'
+    refused agent/user.c '#include "agent/step.h"' '# include "step.h"' '#include <agent/run.h>' \
+        '#include"warm.h"'
+    printf '#include "user.h"\n' >"$t/agent/user.c"
+    printf '#include "user.h"\n' >"$t/agent/extra.c"
+    check "$t" >/dev/null && { echo "check-layers self-test: an agent/ file outside the order passed"; exit 1; }
     echo "check-layers: self-test passed"
     exit 0
 fi

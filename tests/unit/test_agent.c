@@ -2,12 +2,14 @@
  * wiped dir, removes unreadable subtrees, leaves the dir itself; the
  * per-case state restore; the run step started ahead (prespawn.c); the warm
  * javac's compile child falling back (javac.c); a live step whose
- * worker reads its frames late still gets its verdict in time; the
- * agent's own confinement (confine.c): the namespace filter, the guard
- * over its environment. */
+ * worker reads its frames late still gets its verdict in time; the R and
+ * Ruby zygotes' library taking a request only with whole numbers
+ * (zygote_lib.c); the agent's own confinement (confine.c): the namespace
+ * filter, the guard over its environment. */
 #include "test.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <sched.h>
 #include <fcntl.h>
@@ -27,6 +29,8 @@
 #include "proto/proto.h"
 #include "agent/run.h"
 #include "agent/javac.h"
+#include "agent/snapshot.h"
+#include "agent/user.h"
 #include "agent/zygote.h"
 #include "agent/confine.h"
 
@@ -457,6 +461,14 @@ static void pre_job(struct proto_job *j, const struct snap_dirs *d, const char *
     j->nofile = 64;
 }
 
+/* Tells the helper of j (before its files) and says whether it holds a
+ * process started ahead for j's first run. */
+static int pre_for_job(const struct snap_dirs *d, const struct proto_job *j)
+{
+    prespawn_for_job(&d->conf, j);
+    return prespawn_held();
+}
+
 /* Takes the process started ahead for j's run and reads its stdout;
  * returns its exit status, -1 when there was none. */
 static int pre_run(const struct proto_job *j, char *out, size_t outsz)
@@ -493,28 +505,28 @@ TEST(prespawn_serves_only_the_same_spec)
     pre_job(&other, &d, "secret", NULL);
     pre_job(&die, &d, "die", NULL);
     prespawn_prestart(&d.conf, &a);
-    ASSERT_EQ(prespawn_for_job(&d.conf, &a), 1);
+    ASSERT_EQ(pre_for_job(&d, &a), 1);
     ASSERT_EQ(pre_run(&a, out, sizeof(out)), 0);
     snprintf(want, sizeof(want), "x wait g [] %d True\n", SNAP_UID);
     ASSERT_STR(out, want);
     ASSERT_EQ(pre_run(&a, out, sizeof(out)), -1); /* it was handed over */
     /* the next idle time starts the last job's spec again */
     prespawn_idle(&d.conf);
-    ASSERT_EQ(prespawn_for_job(&d.conf, &other), 0); /* another env: ended */
+    ASSERT_EQ(pre_for_job(&d, &other), 0); /* another env: ended */
     ASSERT_EQ(pre_run(&other, out, sizeof(out)), -1);
     prespawn_idle(&d.conf); /* now other's spec */
-    ASSERT_EQ(prespawn_for_job(&d.conf, &other), 1);
+    ASSERT_EQ(pre_for_job(&d, &other), 1);
     /* a case's args the spec does not have: ended at the go */
     strlist_add(&other.run_argv, &other.nrun, "case-arg", 8);
     ASSERT_EQ(pre_run(&other, out, sizeof(out)), -1);
     for (int i = 0; i < 3; i++) {
         prespawn_prestart(&d.conf, &die); /* exits before it waits */
-        ASSERT_EQ(prespawn_for_job(&d.conf, &die), 0);
+        ASSERT_EQ(pre_for_job(&d, &die), 0);
     }
     prespawn_prestart(&d.conf, &a);
-    ASSERT_EQ(prespawn_for_job(&d.conf, &a), 0); /* three failures: no more */
+    ASSERT_EQ(pre_for_job(&d, &a), 0); /* three failures: no more */
     prespawn_idle(&d.conf);
-    ASSERT_EQ(prespawn_for_job(&d.conf, &a), 0);
+    ASSERT_EQ(pre_for_job(&d, &a), 0);
     prespawn_stop();
     proto_job_release(&a);
     proto_job_release(&other);
@@ -621,6 +633,174 @@ TEST(live_step_never_waits_on_a_slow_worker)
     proto_result_release(&r);
     proto_job_release(&j);
     snap_teardown(&d);
+}
+
+/* ---- the zygote's library for R and Ruby (agent/zygote_lib.c, built as
+ * bin/llmsb_zygote.so and loaded as the interpreters load it): a process
+ * forked ahead takes a request only when its numbers are whole numbers in
+ * range, else it says "fail" on the control pipe and the agent starts the
+ * job plainly ---- */
+
+typedef void (*zlib_fn)(int *, int *, int *, int *, int *);
+
+/* The library beside the test binaries' dir (bin/tests/.. or
+ * bin/tests-san/..), as `make` builds it for the images. */
+static void *zlib_open(void)
+{
+    char exe[4096], path[4200];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    char *slash;
+    void *h;
+
+    if (n <= 0)
+        return NULL;
+    exe[n] = '\0';
+    if ((slash = strrchr(exe, '/')))
+        *slash = '\0';
+    snprintf(path, sizeof(path), "%s/../llmsb_zygote.so", exe);
+    if (!(h = dlopen(path, RTLD_NOW)))
+        fprintf(stderr, "  cannot load %s: %s\n", path, dlerror());
+    return h;
+}
+
+/* The zygote (a child of the test): says "R" on sock, then forks a
+ * process ahead of each request, which takes it and tells its pid, until
+ * the socket closes.  Exits 0 then, non-zero when the library failed. */
+static int zlib_zygote(int sock)
+{
+    void *h = zlib_open();
+    zlib_fn init = h ? (zlib_fn)dlsym(h, "llmsb_z_init") : NULL;
+    void (*ready)(int *) = h ? (void (*)(int *))dlsym(h, "llmsb_z_ready") : NULL;
+    void (*zfork)(int *) = h ? (void (*)(int *))dlsym(h, "llmsb_z_fork") : NULL;
+    void (*take)(int *) = h ? (void (*)(int *))dlsym(h, "llmsb_z_take") : NULL;
+    void (*tell)(int *) = h ? (void (*)(int *))dlsym(h, "llmsb_z_tell") : NULL;
+    void (*zwait)(int *, int *) = h ? (void (*)(int *, int *))dlsym(h, "llmsb_z_wait") : NULL;
+    int uid = SNAP_UID, session = 0, rc = -1, pid, plain = 0;
+
+    if (!init || !ready || !zfork || !take || !tell || !zwait)
+        return 2;
+    init(&sock, &uid, &uid, &session, &rc);
+    if (rc != 0)
+        return 3;
+    ready(&rc);
+    if (rc != 0)
+        return 4;
+    for (;;) {
+        zfork(&pid);
+        if (pid == 0) {
+            take(&rc);
+            tell(&plain); /* only a request it took gets here */
+            _exit(0);
+        }
+        zwait(&pid, &rc); /* exits when the socket closed */
+    }
+}
+
+/* Sends the agent's request of fields (NUL-separated, as zygote.c writes
+ * them) with /dev/null as the job's streams; returns what the process
+ * forked ahead said on the control pipe (its first line) in line. */
+static int zlib_ask(int sock, const char *const *fields, size_t n, char *line, size_t linesz)
+{
+    union {
+        struct cmsghdr h;
+        char space[CMSG_SPACE(4 * sizeof(int))];
+    } ctl;
+    char msg[512], answer[160];
+    size_t len = 0, got = 0;
+    struct iovec iov;
+    struct msghdr m = {0};
+    struct cmsghdr *c;
+    int ctlp[2], null = open("/dev/null", O_RDWR | O_CLOEXEC), fds[4];
+    ssize_t r;
+
+    for (size_t i = 0; i < n; i++) {
+        size_t fl = strlen(fields[i]) + 1;
+        if (len + fl > sizeof(msg))
+            return -1;
+        memcpy(msg + len, fields[i], fl);
+        len += fl;
+    }
+    if (null < 0 || pipe2(ctlp, O_CLOEXEC) != 0)
+        return -1;
+    fds[0] = fds[1] = fds[2] = null, fds[3] = ctlp[1];
+    iov.iov_base = msg;
+    iov.iov_len = len;
+    memset(&ctl, 0, sizeof(ctl));
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    m.msg_control = ctl.space;
+    m.msg_controllen = sizeof(ctl.space);
+    c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(4 * sizeof(int));
+    memcpy(CMSG_DATA(c), fds, sizeof(fds));
+    r = sendmsg(sock, &m, MSG_NOSIGNAL);
+    close(ctlp[1]);
+    close(null);
+    while (r == (ssize_t)len && got + 1 < linesz &&
+           (r = read(ctlp[0], line + got, linesz - 1 - got)) > 0)
+        got += (size_t)r;
+    line[got] = '\0';
+    line[strcspn(line, "\n")] = '\0';
+    close(ctlp[0]);
+    /* the zygote's word on the process's end, so that the next request
+     * is the next process's */
+    return recv(sock, answer, sizeof(answer), 0) > 0 ? 0 : -1;
+}
+
+TEST(zygote_lib_takes_only_whole_numbers)
+{
+    /* version, uid, gid, the agent's pid, RLIMIT_FSIZE, RLIMIT_NOFILE,
+     * RLIMIT_NPROC, the work dir, argc, argv */
+    static const struct {
+        const char *f[10];
+        int takes;
+    } cases[] = {
+        {{"1", "64999", "64999", "1", "0", "64", "0", "/tmp", "1", "prog"}, 1},
+        {{"1", "64999x", "64999", "1", "0", "64", "0", "/tmp", "1", "prog"}, 0},
+        {{"1", "64999", " 64999", "1", "0", "64", "0", "/tmp", "1", "prog"}, 0},
+        {{"1", "64999", "64999", "1", "0", "64k", "0", "/tmp", "1", "prog"}, 0},
+        {{"1", "64999", "64999", "1", "-1", "64", "0", "/tmp", "1", "prog"}, 0},
+        {{"1", "64999", "64999", "1", "0", "64", "", "/tmp", "1", "prog"}, 0},
+        {{"1", "64999", "64999", "1", "0", "64", "99999999999999999999", "/tmp", "1", "prog"}, 0},
+        {{"1", "64999", "64999", "1", "0", "64", "0", "/tmp", "+1", "prog"}, 0},
+    };
+    int sv[2], st = 0, bad = 0;
+    char line[160], r = 0;
+    pid_t z;
+
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+    fflush(stdout);
+    if ((z = fork()) == 0) {
+        close(sv[0]);
+        _exit(zlib_zygote(sv[1]));
+    }
+    close(sv[1]);
+    ASSERT(z > 0);
+    ASSERT_EQ(recv(sv[0], &r, 1, 0), 1);
+    ASSERT_EQ(r, 'R');
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int took;
+        if (zlib_ask(sv[0], cases[i].f, 10, line, sizeof(line)) != 0) {
+            fprintf(stderr, "  case %zu: no answer from the zygote\n", i);
+            bad++;
+            continue;
+        }
+        took = strstr(line, " zygote") != NULL;
+        if (took != cases[i].takes || (!took && strcmp(line, "fail bad request") != 0)) {
+            fprintf(stderr,
+                    "  case %zu (uid \"%s\" gid \"%s\" limits \"%s\" \"%s\" \"%s\" argc \"%s\"): "
+                    "said \"%s\"\n",
+                    i, cases[i].f[1], cases[i].f[2], cases[i].f[4], cases[i].f[5], cases[i].f[6],
+                    cases[i].f[8], line);
+            bad++;
+        }
+    }
+    close(sv[0]);
+    waitpid(z, &st, 0);
+    ASSERT_EQ(bad, 0);
+    ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
 /* ---- the agent's own confinement (confine.c) ------------------------------ */
@@ -805,7 +985,7 @@ TEST_MAIN("agent", T(rm_tree_does_not_follow_symlinks), T(rm_tree_removes_a_tree
           T(javac_env_ok_only_the_sandbox_env), T(javac_child_falls_back_when_the_server_is_gone),
           T(javac_child_falls_back_on_hotspot_files), T(restore_tells_the_jobs_doing_from_ours),
           T(snapshot_keeps_a_library_of_any_shape), T(prespawn_serves_only_the_same_spec),
-          T(live_step_never_waits_on_a_slow_worker),
+          T(live_step_never_waits_on_a_slow_worker), T(zygote_lib_takes_only_whole_numbers),
           T(confine_filter_denies_namespaces_and_keeps_fork_and_threads),
           T(confine_filter_covers_i386_calls),
           T(confine_env_ready_only_as_the_agent_runs_itself_again),
