@@ -35,19 +35,20 @@ allowed() {
     backends/http) echo "common" ;;
     backends/docker) echo "backends backends/http common" ;;
     backends/kubernetes) echo "backends backends/http common" ;;
-    config) echo "backends languages security proto common" ;;
-    job) echo "config languages security proto common" ;;
+    backends/registry) echo "backends backends/docker backends/kubernetes common" ;;
+    config) echo "backends/registry backends languages security proto common" ;;
+    job) echo "config languages security proto common backends/opts.h" ;;
     sandbox) echo "backends proto common" ;;
     images) echo "backends config languages common" ;;
     queue) echo "common" ;;
     scheduler) echo "queue common" ;;
-    exec) echo "sandbox backends job config security languages proto common scheduler/decide.h" ;;
-    batch) echo "exec sandbox backends job config security languages proto common queue scheduler/decide.h" ;;
-    eval) echo "job config languages common" ;;
-    worker) echo "exec sandbox backends job config security languages proto common queue scheduler" ;;
-    mcp) echo "batch exec sandbox backends job config security languages proto common queue scheduler/decide.h" ;;
-    bench) echo "batch exec sandbox backends job config security languages proto common queue scheduler agent" ;;
-    cli) echo "worker mcp batch eval exec sandbox backends images job config security languages proto common queue scheduler" ;;
+    exec) echo "sandbox backends/registry backends job config security languages proto common scheduler/decide.h" ;;
+    batch) echo "exec sandbox backends/registry backends job config security languages proto common queue scheduler/decide.h" ;;
+    eval) echo "job config languages proto common backends/opts.h" ;;
+    worker) echo "exec sandbox backends/registry backends job config security languages proto common queue scheduler" ;;
+    mcp) echo "batch exec sandbox backends/registry backends job config security languages proto common queue scheduler/decide.h" ;;
+    bench) echo "batch exec sandbox backends/registry backends job config security languages proto common queue scheduler agent" ;;
+    cli) echo "worker mcp batch eval exec sandbox backends/registry backends images job config security languages proto common queue scheduler" ;;
     *) echo "?" ;;
     esac
 }
