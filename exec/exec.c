@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "security/security.h"
+#include "exec/scan.h"
 #include "exec/session.h"
 
 #define IMAGE_CACHE 32

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "backends/registry/registry.h"
 #include "exec/exec.h"
 #include "exec/session.h"
 

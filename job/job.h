@@ -130,14 +130,6 @@ int job_add_file(struct job *j, const char *path, const char *data, size_t len,
 int job_set_image(struct job *j, const struct config *cfg, const char *name, size_t len,
                   struct llmsb_err *err);
 
-struct sec_result;
-/* The security check (exec/scan.c): the config's minimum policy plus the
- * job's (inline security, else policy, else the default) over the code and
- * the files in the job's language. res->blocked decides. A policy that
- * does not compile is an error naming it. */
-int job_scan(const struct config *cfg, const struct job *j, struct sec_result *res,
-             struct llmsb_err *err);
-
 /* Builds the agent's job: source file, files, argv, env, limits, plots.
  * Returns 0, LLMSB_ERR_NOTFOUND when the code has nothing to start (a Java
  * file without main: a compile_error, err says why), or another negative

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
+#include "backends/registry/registry.h"
 #include "sandbox/pool.h"
 #include "exec/exec.h"
 #include "exec/runner.h"

@@ -10,6 +10,7 @@
 #include "config/jobfile.h"
 #include "eval/passk.h"
 #include "exec/exec.h"
+#include "exec/scan.h"
 #include "job/job.h"
 #include "job/result.h"
 #include "exec/session.h"
