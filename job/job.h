@@ -39,6 +39,8 @@ struct job_copy {
     char *meta; /* JSON text or NULL */
 };
 
+struct session_scope;
+
 struct job {
     char *id;
     const struct language *lang;
@@ -84,6 +86,9 @@ struct job {
     struct lang_flags flags; /* compile_flags, link_flags (languages with flag_ok) */
     char *session;           /* NULL: none; else the session the job is a call of */
     const char *entry_id;    /* the stream entry it came in (the worker's), or NULL */
+    /* the front end's, never a field: whose names session is in
+     * (exec/session.h; NULL: the runner's own, as every worker's job) */
+    const struct session_scope *session_scope;
     int session_close;       /* ends the session instead of running anything */
     struct job_copy *copies; /* results written with this job's (docs/jobs.md, copies) */
     size_t ncopies;
