@@ -62,7 +62,7 @@ int backend_clone(struct backend *dst, const struct backend *src, struct llmsb_e
      * tests' fake engine) clones as well */
     int rc = open_ops(dst, src->ops, src->host, &src->opts, err);
 
-    dst->runtime_kind = src->runtime_kind;
+    dst->runtime = src->runtime;
     return rc;
 }
 
@@ -72,7 +72,7 @@ int backend_runtime_resolve(struct backend *b, const char *runtime, struct llmsb
 
     if (kind < 0)
         return kind;
-    b->runtime_kind = (enum backend_runtime_kind)kind;
+    b->runtime = *runtime_profile_of((enum backend_runtime_kind)kind);
     return 0;
 }
 

@@ -18,22 +18,6 @@
 
 /* ---- the container ------------------------------------------------------------- */
 
-/* gVisor on the ptrace platform: the host's pids cgroup of a sandbox holds
- * the Sentry's own threads and host threads for each process of the job,
- * more the longer they run (63 sleeping processes take 376; a fork bomb
- * held at 64 processes by RLIMIT_NPROC grows by about 700 host threads a
- * second, each costing the sandbox's memory about 64 KB), so a job at its
- * pids limit would kill the whole sandbox rather than end alone.  On gVisor
- * the job's bound is RLIMIT_NPROC at its pids limit (less the job's first
- * process, which gVisor does not count: sandbox_gvisor_nproc), which gVisor
- * counts inside the sandbox (fork and clone fail with EAGAIN), set on the
- * container (hard, for every process) and by the agent on the job; the
- * host cgroup is a backstop above both what that many processes take and
- * what the memory limit lets the host threads grow to, so a job that
- * outgrows it is OOM-killed (memory_limit) before the pids run out. */
-#define GVISOR_HOST_PIDS_PER_PID 8
-#define GVISOR_HOST_PIDS_PER_MB 32
-
 /* The tasks a job's warm javac holds in its container's pids cgroup (its
  * threads), where the agent may start one (proto.h): added to the
  * container's pids limit, so that a program of the job starts as many
@@ -46,16 +30,10 @@ static int64_t helper_pids(const struct job *j)
                : 0;
 }
 
-int exec_on_gvisor(const struct backend *be)
-{
-    return be->runtime_kind == BACKEND_RUNTIME_GVISOR;
-}
-
 int64_t exec_job_nproc(const struct backend *be, const struct job *j)
 {
-    if (exec_on_gvisor(be))
-        return (int64_t)sandbox_gvisor_nproc((uint64_t)j->limits.pids, (uint64_t)j->limits.nproc);
-    return j->limits.nproc;
+    return (int64_t)runtime_profile_nproc(&be->runtime, (uint64_t)j->limits.pids,
+                                          (uint64_t)j->limits.nproc);
 }
 
 void exec_spec_for_job(struct container_spec *spec, const struct backend *be,
@@ -67,10 +45,10 @@ void exec_spec_for_job(struct container_spec *spec, const struct backend *be,
     spec->engine_seccomp = strcmp(cfg->seccomp, "engine") == 0;
     spec->memory_bytes = j->limits.memory_mb << 20;
     spec->cpus = j->limits.cpus;
-    spec->pids = j->limits.pids + helper_pids(j);
-    if (exec_on_gvisor(be))
-        spec->pids =
-            spec->pids * GVISOR_HOST_PIDS_PER_PID + j->limits.memory_mb * GVISOR_HOST_PIDS_PER_MB;
+    /* the job's processes and its helpers' threads; on a runtime whose
+     * pids cgroup holds more than the job (gVisor's), a backstop above them */
+    spec->pids = runtime_profile_host_pids(&be->runtime, j->limits.pids + helper_pids(j),
+                                           j->limits.memory_mb);
     spec->nofile = j->limits.nofile;
     spec->nproc = exec_job_nproc(be, j);
     spec->work_tmpfs_bytes = j->limits.work_mb << 20;

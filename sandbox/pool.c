@@ -679,13 +679,15 @@ void pool_put(struct pool *p, struct pool_lease *lease, int how)
     lease->sb = NULL;
     ended = how != POOL_PUT_CUT && sb->healthy && sb->open;
     worked = how == POOL_PUT_REUSE && !lease->temporary && ended;
-    keep = worked && !sb->gvisor && (p->cfg.max_uses <= 0 || sb->jobs < p->cfg.max_uses) &&
+    keep = worked && !sb->runtime.one_job_per_container &&
+           (p->cfg.max_uses <= 0 || sb->jobs < p->cfg.max_uses) &&
            (p->cfg.max_age_ms <= 0 || clock_mono_ms() - sb->born_ms < p->cfg.max_age_ms);
     sb->cancel = NULL;
     pthread_mutex_lock(&p->mu);
     /* only keys that worked are kept warm; a container retired by max_uses
-     * or max_age worked too (max_uses 1, or an agent on gVisor: every one),
-     * and was used up: its key's rate counts it */
+     * or max_age worked too (max_uses 1, or a runtime profile of one job
+     * per container, gVisor's: every one), and was used up: its key's rate
+     * counts it */
     if (worked)
         note_key(p, lease, sb, !keep);
     /* after pool_release_all, nothing goes back to the idle list */
