@@ -280,7 +280,7 @@ static enum sched_outcome conclude(struct pool *pool, struct pool_lease *lease, 
 static void phases_reset(struct job_result *r)
 {
     r->ph.prepare_ms = r->ph.acquire_ms = r->ph.agent_ms = r->ph.finish_ms = -1;
-    r->ph.acquire[0] = '\0';
+    r->ph.acquire = RESULT_ACQUIRE_NONE;
 }
 
 /* The agent's turn, with its wall-clock stamps and its phase; a live
@@ -347,7 +347,7 @@ static enum sched_outcome session_call(struct pool *pool, const struct backend *
         goto out;
     }
     /* the session's own sandbox, or (its first call) one made for it */
-    snprintf(r->ph.acquire, sizeof(r->ph.acquire), "%s", sb ? "session" : "cold");
+    r->ph.acquire = sb ? RESULT_ACQUIRE_SESSION : RESULT_ACQUIRE_COLD;
     t0 = clock_mono_ms();
     if (!sb && session_start(pool, j->session, &p.spec, &sb, err) != 0) {
         out = SCHED_OUT_FAILED; /* no session was made: the call may be tried again */
@@ -436,10 +436,9 @@ enum sched_outcome exec_job(struct pool *pool, const struct backend *be, const s
         goto out;
     }
     r->ph.acquire_ms = clock_mono_ms() - t0;
-    snprintf(r->ph.acquire, sizeof(r->ph.acquire), "%s",
-             lease.warm        ? "warm"
-             : lease.temporary ? "temporary"
-                               : "cold");
+    r->ph.acquire = lease.warm        ? RESULT_ACQUIRE_WARM
+                    : lease.temporary ? RESULT_ACQUIRE_TEMPORARY
+                                      : RESULT_ACQUIRE_COLD;
     rc = timed_run(lease.sb, j, &p.pj, exec_backstop_ms(cfg, j), r, err);
     t0 = clock_mono_ms();
     out = conclude(pool, &lease, rc, cancel, &p, j, r, err);
