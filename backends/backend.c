@@ -1,37 +1,13 @@
-/* backend.c - picks the ops table for a backend name.  The registry is the
- * one place that lists the backends of this build. */
+/* backend.c - what every engine shares: opening one by its ops table,
+ * cloning, the runtime's profile (its rows in runtime.c).  Which engines
+ * there are by name is the registry's (backends/registry/), above the
+ * engines' folders. */
 #include "backend.h"
 
 #include <string.h>
 
-extern const struct backend_ops docker_ops, podman_ops, kubernetes_ops;
-
-static const struct backend_ops *const registry[] = {&docker_ops, &podman_ops, &kubernetes_ops};
-
-#define NBACKENDS (sizeof(registry) / sizeof(registry[0]))
-
-const char *backend_names(void)
-{
-    static char names[128];
-
-    if (!names[0])
-        for (size_t i = 0; i < NBACKENDS; i++)
-            if (llmsb_append(names, sizeof(names), "%s%s", i ? ", " : "", registry[i]->name) != 0)
-                break;
-    return names;
-}
-
-int backend_known(const char *name)
-{
-    for (size_t i = 0; i < NBACKENDS; i++)
-        if (strcmp(name, registry[i]->name) == 0)
-            return 1;
-    return 0;
-}
-
-/* Opens b with ops at host (NULL or "": the backend's default). */
-static int open_ops(struct backend *b, const struct backend_ops *ops, const char *host,
-                    const struct backend_opts *opts, struct llmsb_err *err)
+int backend_open_ops(struct backend *b, const struct backend_ops *ops, const char *host,
+                     const struct backend_opts *opts, struct llmsb_err *err)
 {
     memset(b, 0, sizeof(*b));
     if (opts)
@@ -44,23 +20,11 @@ static int open_ops(struct backend *b, const struct backend_ops *ops, const char
     return 0;
 }
 
-int backend_open(struct backend *b, const char *name, const char *host,
-                 const struct backend_opts *opts, struct llmsb_err *err)
-{
-    memset(b, 0, sizeof(*b));
-    for (size_t i = 0; i < NBACKENDS; i++)
-        if (strcmp(name, registry[i]->name) == 0)
-            return open_ops(b, registry[i], host, opts, err);
-    return llmsb_err_set(err, LLMSB_ERR_INVALID,
-                         "backend: \"%s\" is not available (this build has: %s)", name,
-                         backend_names());
-}
-
 int backend_clone(struct backend *dst, const struct backend *src, struct llmsb_err *err)
 {
     /* by its ops, not its name: a backend outside the registry (the unit
      * tests' fake engine) clones as well */
-    int rc = open_ops(dst, src->ops, src->host, &src->opts, err);
+    int rc = backend_open_ops(dst, src->ops, src->host, &src->opts, err);
 
     dst->runtime = src->runtime;
     return rc;

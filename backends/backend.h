@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "backends/opts.h"
 #include "common/common.h"
 
 #define BACKEND_MAX_LABELS 8
@@ -224,20 +225,6 @@ struct backend_ops {
     int cluster_wide;
 };
 
-/* Settings of an engine beyond its address, in words of no engine: the
- * config section of the backend in use (kubernetes.*; backend.tls_verify
- * and backend.cert_path for Docker and Podman over tcp://).  An engine reads those it has and ignores the rest; all
- * zero = every default. */
-struct backend_opts {
-    char client_config[512]; /* the engine client's config file (a kubeconfig); "" = its search */
-    char ns[64];             /* where sandboxes are made (a namespace); "" = the client config's */
-    char node[254];          /* the machine sandboxes run on; "" = the engine places them */
-    char pull_policy[16]; /* when images are pulled: IfNotPresent, Never, Always; "" = the first */
-    int64_t start_timeout_ms; /* created to running; 0 = the engine's default */
-    char tls_verify[8];       /* "true", "false" (TLS, server unchecked); "" = the environment's */
-    char cert_path[512];      /* ca.pem, cert.pem, key.pem; "" = the environment's */
-};
-
 struct backend {
     const struct backend_ops *ops;
     void *priv;     /* the engine's own state */
@@ -246,11 +233,11 @@ struct backend {
     struct runtime_profile runtime; /* backend_runtime_resolve's answer; the host kernel's before */
 };
 
-/* Opens the named backend at host (NULL or "": the backend's default),
- * with opts (NULL: defaults).  An unknown name is an error that lists the
- * available ones. */
-int backend_open(struct backend *b, const char *name, const char *host,
-                 const struct backend_opts *opts, struct llmsb_err *err);
+/* Opens b with the engine of ops at host (NULL or "": the engine's
+ * default), with opts (NULL: defaults).  By name: backend_open
+ * (backends/registry/registry.h). */
+int backend_open_ops(struct backend *b, const struct backend_ops *ops, const char *host,
+                     const struct backend_opts *opts, struct llmsb_err *err);
 /* Asks the engine once what runtime (config backend.runtime; "" = the
  * engine's default) is, and keeps its profile in b->runtime (clones
  * inherit it); on an error b->runtime is kept as it was. */
@@ -273,9 +260,5 @@ int backend_runtime_is_runsc(const char *path);
 /* Opens another connection to the same engine (for another thread). */
 int backend_clone(struct backend *dst, const struct backend *src, struct llmsb_err *err);
 void backend_close(struct backend *b);
-/* 1 if name is a backend of this build. */
-int backend_known(const char *name);
-/* "docker, podman, ..." for messages and help. */
-const char *backend_names(void);
 
 #endif

@@ -27,6 +27,7 @@
 
 struct queue;
 struct runner;
+struct session_scope;
 
 #define BATCH_SHOW_MAX 20          /* problems and failures listed before "... and N more" */
 #define BATCH_NO_COPY ((size_t)-1) /* ends a run's list of copies */
@@ -86,6 +87,9 @@ struct batch_opts {
      * slots (NULL: the batch opens its own for each run and closes it
      * after: submit --local) */
     struct runner *runner;
+    /* in process: whose names the jobs' sessions are in the runner's
+     * table (exec/session.h: an MCP client's); NULL: the runner's own */
+    const struct session_scope *session_scope;
     atomic_int *cancel;       /* a stop asked besides llmsb_interrupted (not SCHED_GO); NULL */
     const char *const *names; /* BATCH_NAMES strings: the front end's option names */
     /* Each line the batch says (no newline); NULL: none shown. */

@@ -60,6 +60,7 @@ static void run_one(struct local_run *lr, const struct backend *be, size_t i)
         runner_stamp(lr->rn, &r);
     } else {
         job_result_init(&r, &j);
+        j.session_scope = lr->bt->o.session_scope;
         if (runner_run(lr->rn, be, &j, &lr->cancel, &r) == SCHED_OUT_ABORTED)
             goto out; /* stopped: not finished, no result */
     }

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends/backend.h"
+#include "backends/registry/registry.h"
 
 static const char usage[] =
     "usage: llm-sandbox [--config FILE] [--backend B] <command> [<args>]\n"

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "security/security.h"
+#include "exec/scan.h"
 #include "job/job.h"
 
 struct scan_opts {

@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
-#include "backends/backend.h"
+#include "backends/registry/registry.h"
 #include "config_int.h"
 #include "security/security.h"
 

@@ -5,7 +5,7 @@
 #define LLMSB_CONFIG_H
 
 #include <stdint.h>
-#include "backends/backend.h"
+#include "backends/opts.h"
 #include "common/common.h"
 #include "languages/languages.h"
 

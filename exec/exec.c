@@ -10,9 +10,10 @@
 #include <cjson/cJSON.h>
 
 #include "security/security.h"
+#include "exec/scan.h"
+#include "exec/runner.h"
 #include "exec/session.h"
 
-#define IMAGE_CACHE 32
 #define IMAGE_CACHE_MS 60000
 #define SHM_BYTES ((int64_t)64 << 20)
 
@@ -69,15 +70,16 @@ int64_t exec_backstop_ms(const struct config *cfg, const struct job *j)
                                  cfg->backstop_grace_ms);
 }
 
-/* Images known to exist, so the hot path asks the engine once a minute per
- * image rather than once per job; with the language a custom image was
- * built for (its llmsb.lang label; "" for any other image). */
-static pthread_mutex_t image_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-    char name[256];
-    char lang[32];
-    int64_t until_ms;
-} image_seen[IMAGE_CACHE];
+void exec_images_init(struct exec_images *c)
+{
+    memset(c, 0, sizeof(*c));
+    pthread_mutex_init(&c->mu, NULL);
+}
+
+void exec_images_release(struct exec_images *c)
+{
+    pthread_mutex_destroy(&c->mu);
+}
 
 /* Whether image exists and, when it is a custom image (the llmsb.custom
  * label of images build --dockerfile), its llmsb.lang label into lang.
@@ -106,30 +108,31 @@ static int image_look(const struct backend *be, const char *image, char lang[32]
     return rc;
 }
 
-/* 1 present, 0 absent, negative on error (like ops->image_exists). */
-static int image_present(const struct backend *be, const char *image, char lang[32],
-                         struct llmsb_err *err)
+/* 1 present, 0 absent, negative on error (like ops->image_exists); c
+ * answers for a minute what be said. */
+static int image_present(struct exec_images *c, const struct backend *be, const char *image,
+                         char lang[32], struct llmsb_err *err)
 {
     int64_t now = clock_mono_ms();
     int rc, slot = 0;
 
-    pthread_mutex_lock(&image_mu);
-    for (int i = 0; i < IMAGE_CACHE; i++) {
-        if (strcmp(image_seen[i].name, image) == 0 && image_seen[i].until_ms > now) {
-            memcpy(lang, image_seen[i].lang, 32);
-            pthread_mutex_unlock(&image_mu);
+    pthread_mutex_lock(&c->mu);
+    for (int i = 0; i < EXEC_IMAGE_CACHE; i++) {
+        if (strcmp(c->seen[i].name, image) == 0 && c->seen[i].until_ms > now) {
+            memcpy(lang, c->seen[i].lang, 32);
+            pthread_mutex_unlock(&c->mu);
             return 1;
         }
-        if (image_seen[i].until_ms < image_seen[slot].until_ms)
+        if (c->seen[i].until_ms < c->seen[slot].until_ms)
             slot = i;
     }
-    pthread_mutex_unlock(&image_mu);
+    pthread_mutex_unlock(&c->mu);
     if ((rc = image_look(be, image, lang, err)) == 1) {
-        pthread_mutex_lock(&image_mu);
-        snprintf(image_seen[slot].name, sizeof(image_seen[0].name), "%s", image);
-        memcpy(image_seen[slot].lang, lang, 32);
-        image_seen[slot].until_ms = now + IMAGE_CACHE_MS;
-        pthread_mutex_unlock(&image_mu);
+        pthread_mutex_lock(&c->mu);
+        snprintf(c->seen[slot].name, sizeof(c->seen[0].name), "%s", image);
+        memcpy(c->seen[slot].lang, lang, 32);
+        c->seen[slot].until_ms = now + IMAGE_CACHE_MS;
+        pthread_mutex_unlock(&c->mu);
     }
     return rc;
 }
@@ -174,9 +177,10 @@ struct prepared {
     int install; /* the job installs libraries: its container is not reused */
 };
 
-static int prepare(const struct backend *be, const struct config *cfg, const struct job *j,
+static int prepare(struct runner *rn, const struct backend *be, const struct job *j,
                    struct prepared *p, struct job_result *r, struct llmsb_err *err)
 {
+    const struct config *cfg = rn->cfg;
     char image_lang[32];
     int rc;
 
@@ -212,7 +216,7 @@ static int prepare(const struct backend *be, const struct config *cfg, const str
         return 1;
     }
     p->pj.nproc = (uint64_t)exec_job_nproc(be, j);
-    if ((rc = image_present(be, p->image, image_lang, err)) <= 0)
+    if ((rc = image_present(&rn->images, be, p->image, image_lang, err)) <= 0)
         return rc < 0 ? rc
                       : llmsb_err_set(err, LLMSB_ERR_NOTFOUND,
                                       "image \"%s\" is missing on this worker's engine "
@@ -305,11 +309,11 @@ static int timed_run(struct sandbox *sb, const struct job *j, const struct proto
  * that fails during the call ends the session.  The call runs, and is
  * scanned, in the session's language, whatever it named (a call that
  * names another is invalid, session_take). */
-static enum sched_outcome session_call(struct pool *pool, const struct backend *be,
-                                       const struct config *cfg, const struct job *j,
-                                       atomic_int *cancel, struct job_result *r,
-                                       struct llmsb_err *err)
+static enum sched_outcome session_call(struct runner *rn, const struct backend *be,
+                                       const struct job *j, atomic_int *cancel,
+                                       struct job_result *r, struct llmsb_err *err)
 {
+    struct session_table *t = &rn->sessions;
     struct job call = *j; /* a view: owns nothing but policy and security below */
     struct prepared p;
     struct sandbox *sb;
@@ -319,13 +323,13 @@ static enum sched_outcome session_call(struct pool *pool, const struct backend *
     int rc;
 
     phases_reset(r);
-    rc = session_take(pool, cfg, j, &call.lang, &policy, &security, &sb, r, owner, sizeof(owner),
+    rc = session_take(t, rn->cfg, j, &call.lang, &policy, &security, &sb, r, owner, sizeof(owner),
                       err);
     took = clock_mono_ms() - t0;
     proto_job_init(&p.pj);
-    if (rc == 1)
+    if (rc == SESSION_FINAL)
         goto out;
-    if (rc == 2) {
+    if (rc == SESSION_ELSEWHERE) {
         snprintf(r->worker, sizeof(r->worker), "%s", owner);
         out = SCHED_OUT_ELSEWHERE;
         goto out;
@@ -339,28 +343,28 @@ static enum sched_outcome session_call(struct pool *pool, const struct backend *
         call.security = security;
     }
     t0 = clock_mono_ms();
-    rc = prepare(be, cfg, &call, &p, r, err);
+    rc = prepare(rn, be, &call, &p, r, err);
     r->ph.prepare_ms = clock_mono_ms() - t0;
     if (rc != 0) {
-        session_put(pool, j->session, 0, NULL); /* nothing ran: the session goes on */
+        session_put(t, j, 0, NULL); /* nothing ran: the session goes on */
         out = rc > 0 ? SCHED_OUT_FINAL : SCHED_OUT_FAILED;
         goto out;
     }
     /* the session's own sandbox, or (its first call) one made for it */
     r->ph.acquire = sb ? RESULT_ACQUIRE_SESSION : RESULT_ACQUIRE_COLD;
     t0 = clock_mono_ms();
-    if (!sb && session_start(pool, j->session, &p.spec, &sb, err) != 0) {
+    if (!sb && session_start(t, j, &p.spec, &sb, err) != 0) {
         out = SCHED_OUT_FAILED; /* no session was made: the call may be tried again */
         goto out;
     }
     r->ph.acquire_ms = took + clock_mono_ms() - t0;
     sb->cancel = cancel;
-    rc = timed_run(sb, j, &p.pj, exec_backstop_ms(cfg, &call), r, err);
+    rc = timed_run(sb, j, &p.pj, exec_backstop_ms(rn->cfg, &call), r, err);
     t0 = clock_mono_ms();
     sb->cancel = NULL;
     if (rc == LLMSB_ERR_INTERRUPTED) {
         int user = cancel && atomic_load(cancel) == SCHED_CANCEL_USER;
-        session_put(pool, j->session, 1,
+        session_put(t, j, 1,
                     user ? "a call was cancelled while it ran"
                          : "the worker stopped during a call");
         if (!user) {
@@ -373,7 +377,7 @@ static enum sched_outcome session_call(struct pool *pool, const struct backend *
     }
     if (rc != 0) {
         snprintf(why, sizeof(why), "its sandbox failed during a call (%s)", err->msg);
-        session_put(pool, j->session, 1, why);
+        session_put(t, j, 1, why);
         job_result_set_status(r, STATUS_SESSION_LOST, "session \"%s\": %s", j->session, why);
         goto out;
     }
@@ -384,7 +388,7 @@ static enum sched_outcome session_call(struct pool *pool, const struct backend *
     else
         snprintf(why, sizeof(why), "call \"%s\" ended it (%s)", j->id ? j->id : "-",
                  status_name(r->r.status));
-    session_put(pool, j->session, r->r.session_ended || !sb->healthy, why);
+    session_put(t, j, r->r.session_ended || !sb->healthy, why);
     job_result_check(r, &call);
     if (job_result_artifacts(r) != 0)
         log_warn("job=%s: artifacts could not be encoded", j->id ? j->id : "-");
@@ -396,10 +400,10 @@ out:
     return out;
 }
 
-enum sched_outcome exec_job(struct pool *pool, const struct backend *be, const struct config *cfg,
-                            const struct job *j, atomic_int *cancel, struct job_result *r,
-                            struct llmsb_err *err)
+enum sched_outcome exec_job(struct runner *rn, const struct backend *be, const struct job *j,
+                            atomic_int *cancel, struct job_result *r, struct llmsb_err *err)
 {
+    struct pool *pool = &rn->pool;
     struct prepared p;
     struct pool_lease lease;
     enum sched_outcome out = SCHED_OUT_FAILED;
@@ -409,18 +413,18 @@ enum sched_outcome exec_job(struct pool *pool, const struct backend *be, const s
     if (j->session_close) {
         snprintf(r->backend, sizeof(r->backend), "%s", be->ops->name);
         r->r.not_run = 1; /* ok, and no program ran: exit_code null */
-        return session_close(pool, j->session, j->entry_id, r, r->worker, sizeof(r->worker))
+        return session_close(&rn->sessions, j, r, r->worker, sizeof(r->worker)) == SESSION_ELSEWHERE
                    ? SCHED_OUT_ELSEWHERE
                    : SCHED_OUT_FINAL;
     }
     if (j->session) {
-        out = session_call(pool, be, cfg, j, cancel, r, err);
+        out = session_call(rn, be, j, cancel, r, err);
         job_result_phases_end(r);
         return out;
     }
     phases_reset(r);
     t0 = clock_mono_ms();
-    rc = prepare(be, cfg, j, &p, r, err);
+    rc = prepare(rn, be, j, &p, r, err);
     r->ph.prepare_ms = clock_mono_ms() - t0;
     if (rc != 0) {
         out = rc > 0 ? SCHED_OUT_FINAL : SCHED_OUT_FAILED;
@@ -439,7 +443,7 @@ enum sched_outcome exec_job(struct pool *pool, const struct backend *be, const s
     r->ph.acquire = lease.warm        ? RESULT_ACQUIRE_WARM
                     : lease.temporary ? RESULT_ACQUIRE_TEMPORARY
                                       : RESULT_ACQUIRE_COLD;
-    rc = timed_run(lease.sb, j, &p.pj, exec_backstop_ms(cfg, j), r, err);
+    rc = timed_run(lease.sb, j, &p.pj, exec_backstop_ms(rn->cfg, j), r, err);
     t0 = clock_mono_ms();
     out = conclude(pool, &lease, rc, cancel, &p, j, r, err);
     r->ph.finish_ms = clock_mono_ms() - t0;

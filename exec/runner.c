@@ -6,8 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "exec/exec.h"
-#include "exec/session.h"
+#include "backends/registry/registry.h"
 
 void runner_pool_config(const struct config *cfg, const struct backend *be,
                         const struct runner_opts *o, const struct identity *id,
@@ -73,9 +72,13 @@ int runner_open_engine(struct runner *rn, const struct config *cfg, const struct
     if ((rc = engine_ready(&rn->be, cfg, rn->engine_version, sizeof(rn->engine_version), err)) != 0)
         return rc;
     runner_pool_config(cfg, &rn->be, o, &rn->id, &pc);
-    if ((rc = pool_init(&rn->pool, &rn->be, &pc)) != 0)
+    if ((rc = pool_init(&rn->pool, &rn->be, &pc)) != 0) {
         backend_close(&rn->be);
-    return rc;
+        return rc;
+    }
+    session_table_init(&rn->sessions, &rn->pool);
+    exec_images_init(&rn->images);
+    return 0;
 }
 
 int runner_open(struct runner *rn, const struct config *cfg, const struct runner_opts *o,
@@ -101,7 +104,9 @@ void runner_stamp(const struct runner *rn, struct job_result *r)
 
 void runner_close(struct runner *rn, const char *why)
 {
-    session_end_all(&rn->pool, why);
+    session_end_all(&rn->sessions, why);
+    session_table_release(&rn->sessions);
+    exec_images_release(&rn->images);
     pool_release_all(&rn->pool);
     backend_close(&rn->be);
 }
@@ -133,7 +138,7 @@ enum sched_outcome runner_attempt(struct runner *rn, const struct backend *be, c
     enum sched_outcome o;
 
     be = be ? be : &rn->be;
-    o = exec_job(&rn->pool, be, rn->cfg, j, cancel, r, err);
+    o = exec_job(rn, be, j, cancel, r, err);
     return outage_or(o, be);
 }
 
@@ -196,7 +201,7 @@ static enum sched_outcome run_retrying(struct runner *rn, const struct backend *
         r->attempts = (int)attempt;
         r->error[0] = r->r.error[0] = '\0'; /* a failed attempt's word is not the result's */
         llmsb_err_clear(&err);
-        o = exec_job(&rn->pool, be, rn->cfg, j, cancel, r, &err);
+        o = exec_job(rn, be, j, cancel, r, &err);
         if (o == SCHED_OUT_FAILED && runner_stop_asked(cancel))
             return stopped(cancel, r);
         o = outage_or(o, be);
@@ -240,7 +245,7 @@ enum sched_outcome runner_run(struct runner *rn, const struct backend *be, const
 {
     enum sched_outcome o;
 
-    session_expire(&rn->pool, rn->cfg);
+    session_expire(&rn->sessions, rn->cfg);
     o = run_retrying(rn, be ? be : &rn->be, j, cancel, r);
     runner_stamp(rn, r);
     return o;

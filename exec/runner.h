@@ -12,9 +12,12 @@
  * front end's signal handler sets; the runner installs no handler and
  * returns the project's error codes, never a process's exit code.
  *
- * Session ids are the process's (exec/session.c): one id is one session
- * whichever runner runs its calls; each session's sandbox is a runner's
- * pool's, and runner_close and runner_run's expiry end only those. */
+ * What a runner runs is its own, none of it the process's: its sessions
+ * (exec/session.h: a table of them, their sandboxes its pool's; a job's
+ * session_scope keeps one caller's ids apart from another's in it) and
+ * the images its engine was seen to hold (exec.h); two runners in one
+ * process never share them.  runner_close and runner_run's expiry end its
+ * sessions. */
 #ifndef LLMSB_EXEC_RUNNER_H
 #define LLMSB_EXEC_RUNNER_H
 
@@ -26,7 +29,9 @@
 #include "scheduler/decide.h"
 #include "job/job.h"
 #include "job/result.h"
+#include "exec/exec.h"
 #include "exec/identity.h"
+#include "exec/session.h"
 
 #define RUNNER_ENGINE_WAIT_MS 300000 /* how long runner_run waits for a lost engine */
 
@@ -56,7 +61,9 @@ struct runner {
     struct identity id;
     struct backend be; /* the engine: one thread at a time, others clone it */
     struct pool pool;
-    char engine_version[64]; /* as the engine's ping said */
+    struct session_table sessions; /* its sessions, in its pool's sandboxes */
+    struct exec_images images;     /* the images its engine holds, as last seen */
+    char engine_version[64];       /* as the engine's ping said */
     int64_t engine_wait_ms;
 };
 

@@ -2,11 +2,12 @@
  * the job's own (inline `security`, else `policy`, else the config's
  * default), over the code and every file in the job's language.  Runs
  * before anything touches a container. */
-#include "job/job.h"
+#include "exec/scan.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "job/job.h"
 #include "security/security.h"
 
 /* Library names without version or extras ("requests==2.0" -> "requests",

@@ -1,8 +1,9 @@
-/* session.c - the sessions this process holds: a table of ids, each with
- * its sandbox (a pool lease never given back), what its first call fixed
- * (language, policy, environment, limits), its times and whether a call runs;
- * ended sessions stay as "lost" records (with why) until closed, so their
- * later calls say so instead of starting afresh. */
+/* session.c - the sessions a runner holds: its table of (scope, id), each
+ * with its sandbox (a lease of the table's pool never given back), what its
+ * first call fixed (language, policy, environment, limits), its times and
+ * whether a call runs; ended sessions stay as "lost" records (with why)
+ * until closed, so their later calls say so instead of starting afresh.
+ * All of it on the table (struct session_table), none on the process. */
 #include "exec/session.h"
 
 #include <assert.h>
@@ -18,22 +19,15 @@
 
 struct session {
     char id[JOB_SESSION_MAX + 1];
+    const struct session_scope *scope; /* whose id it is (NULL: the table's own) */
     struct pool_lease lease;
-    const struct pool *pool; /* the pool lease came from (a runner's) */
-    int held;                /* lease is its sandbox */
-    int busy;                /* a call runs */
+    int held; /* lease is its sandbox */
+    int busy; /* a call runs */
     int lost;
     char why[256];
     int64_t created_ms, used_ms;
     struct session_conf conf;
 };
-
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t turn = PTHREAD_COND_INITIALIZER;
-static struct session **tab;
-static size_t ntab, captab;
-static struct session_store store;
-static int have_store;
 
 int session_conf_from_job(struct session_conf *c, const struct job *j, const char *default_policy)
 {
@@ -133,65 +127,96 @@ int session_conf_check(const struct session_conf *c, const struct job *j, struct
     return 0;
 }
 
-void session_store_set(const struct session_store *st)
+void session_table_init(struct session_table *t, struct pool *pool)
 {
-    pthread_mutex_lock(&mu);
-    have_store = st != NULL;
+    memset(t, 0, sizeof(*t));
+    pthread_mutex_init(&t->mu, NULL);
+    pthread_cond_init(&t->turn, NULL);
+    t->pool = pool;
+}
+
+void session_table_release(struct session_table *t)
+{
+    for (size_t i = 0; i < t->ntab; i++) {
+        session_conf_release(&t->tab[i]->conf);
+        free(t->tab[i]);
+    }
+    free(t->tab);
+    pthread_cond_destroy(&t->turn);
+    pthread_mutex_destroy(&t->mu);
+    memset(t, 0, sizeof(*t));
+}
+
+void session_store_set(struct session_table *t, const struct session_store *st)
+{
+    pthread_mutex_lock(&t->mu);
+    t->have_store = st != NULL;
     if (st)
-        store = *st;
-    pthread_mutex_unlock(&mu);
+        t->store = *st;
+    pthread_mutex_unlock(&t->mu);
+}
+
+/* The store that records the ids of scope sc: t's, for its own scope
+ * only (a store knows ids, not scopes); NULL: none. */
+static const struct session_store *store_of(const struct session_table *t,
+                                            const struct session_scope *sc)
+{
+    return t->have_store && !sc ? &t->store : NULL;
 }
 
 /* Locked. */
-static struct session *find(const char *id, size_t *at)
+static struct session *find(struct session_table *t, const struct session_scope *sc, const char *id,
+                            size_t *at)
 {
-    for (size_t i = 0; i < ntab; i++)
-        if (strcmp(tab[i]->id, id) == 0) {
+    for (size_t i = 0; i < t->ntab; i++)
+        if (t->tab[i]->scope == sc && strcmp(t->tab[i]->id, id) == 0) {
             if (at)
                 *at = i;
-            return tab[i];
+            return t->tab[i];
         }
     return NULL;
 }
 
 /* Locked. */
-static void unlink_at(size_t i)
+static void unlink_at(struct session_table *t, size_t i)
 {
-    session_conf_release(&tab[i]->conf);
-    free(tab[i]);
-    tab[i] = tab[--ntab];
+    session_conf_release(&t->tab[i]->conf);
+    free(t->tab[i]);
+    t->tab[i] = t->tab[--t->ntab];
 }
 
 /* Locked: a new record, the oldest lost ones dropped past LOST_KEEP. */
-static struct session *add(const char *id)
+static struct session *add(struct session_table *t, const struct session_scope *sc, const char *id)
 {
     struct session *s;
     size_t lost = 0, oldest = 0;
 
-    for (size_t i = 0; i < ntab; i++)
-        if (tab[i]->lost && lost++ == 0)
+    for (size_t i = 0; i < t->ntab; i++)
+        if (t->tab[i]->lost && lost++ == 0)
             oldest = i;
     if (lost >= LOST_KEEP)
-        unlink_at(oldest);
-    if (ntab == captab) {
-        size_t nc = captab ? captab * 2 : 16;
-        struct session **nt = realloc(tab, nc * sizeof(*nt));
+        unlink_at(t, oldest);
+    if (t->ntab == t->captab) {
+        size_t nc = t->captab ? t->captab * 2 : 16;
+        struct session **nt = realloc(t->tab, nc * sizeof(*nt));
         if (!nt)
             return NULL;
-        tab = nt;
-        captab = nc;
+        t->tab = nt;
+        t->captab = nc;
     }
     if (!(s = calloc(1, sizeof(*s))))
         return NULL;
     snprintf(s->id, sizeof(s->id), "%s", id);
+    s->scope = sc;
     s->created_ms = s->used_ms = clock_mono_ms();
-    tab[ntab++] = s;
+    t->tab[t->ntab++] = s;
     return s;
 }
 
 /* Locked: s ends with why; its sandbox is handed back in *lease for the
  * caller to destroy unlocked. Returns 1 when there was one. */
-static int end_locked(struct session *s, const char *why, struct pool_lease *lease)
+static int end_locked(struct session_table *t, struct session *s, const char *why,
+                      struct pool_lease *lease)
 {
     int had = s->held;
 
@@ -200,17 +225,19 @@ static int end_locked(struct session *s, const char *why, struct pool_lease *lea
     s->held = 0;
     s->lost = 1;
     snprintf(s->why, sizeof(s->why), "%s", why);
-    pthread_cond_broadcast(&turn);
+    pthread_cond_broadcast(&t->turn);
     return had;
 }
 
-static void ended(struct pool *pool, const char *id, const char *why, struct pool_lease *lease,
-                  int had)
+/* Unlocked: the sandbox of a session that ended goes, and the store
+ * (st, NULL: none) hears why. */
+static void ended(struct session_table *t, const struct session_store *st, const char *id,
+                  const char *why, struct pool_lease *lease, int had)
 {
     if (had)
-        pool_put(pool, lease, 0);
-    if (have_store && store.lose)
-        store.lose(store.ud, id, why);
+        pool_put(t->pool, lease, 0);
+    if (st && st->lose)
+        st->lose(st->ud, id, why);
 }
 
 /* 1 when s is past the config's idle time or lifetime (why written). */
@@ -231,34 +258,36 @@ static int expired(const struct session *s, const struct config *cfg, int64_t no
 static int lost_result(struct job_result *r, const char *id, const char *why)
 {
     job_result_set_status(r, STATUS_SESSION_LOST, "session \"%s\": %s", id, why);
-    return 1;
+    return SESSION_FINAL;
 }
 
-/* Locked: s's call is j (s busy): 0 to run it, 1 when r is final
- * (invalid: j differs from what s fixed; s is free again). */
-static int call_fits(struct session *s, const struct job *j, struct job_result *r)
+/* Locked: s's call is j (s busy): SESSION_GO to run it, SESSION_FINAL
+ * when r is final (invalid: j differs from what s fixed; s is free again). */
+static int call_fits(struct session_table *t, struct session *s, const struct job *j,
+                     struct job_result *r)
 {
     struct llmsb_err e = {0};
 
     if (session_conf_check(&s->conf, j, &e) == 0)
-        return 0;
+        return SESSION_GO;
     s->busy = 0;
-    pthread_cond_broadcast(&turn);
+    pthread_cond_broadcast(&t->turn);
     job_result_set_status(r, STATUS_INVALID, "%s", e.msg);
-    return 1;
+    return SESSION_FINAL;
 }
 
-/* Locked, then unlocked: a first call's session, new in this process
- * (claimed in the store already when there is one).  0 with s busy (not
- * started); 1 when r is final; <0. */
-static int add_new(const struct config *cfg, const struct job *j, struct job_result *r,
-                   struct llmsb_err *err)
+/* Locked, then unlocked: a first call's session, new in this table
+ * (claimed in the store already when there is one).  SESSION_GO with s
+ * busy (not started); SESSION_FINAL when r is final; <0. */
+static int add_new(struct session_table *t, const struct config *cfg, const struct job *j,
+                   struct job_result *r, struct llmsb_err *err)
 {
+    const struct session_store *st = store_of(t, j->session_scope);
     struct session *s = NULL;
     int n = 0;
 
-    for (size_t i = 0; i < ntab; i++)
-        n += tab[i]->held || tab[i]->busy;
+    for (size_t i = 0; i < t->ntab; i++)
+        n += t->tab[i]->held || t->tab[i]->busy;
     if (!j->lang)
         job_result_set_status(r, STATUS_INVALID,
                               "lang: is required in a session's first call (session \"%s\" is "
@@ -269,29 +298,86 @@ static int add_new(const struct config *cfg, const struct job *j, struct job_res
                               "session \"%s\": not started: this worker holds %lld sessions "
                               "(sessions.max); close one first",
                               j->session, (long long)cfg->sessions_max);
-    else if ((s = add(j->session)) != NULL &&
+    else if ((s = add(t, j->session_scope, j->session)) != NULL &&
              session_conf_from_job(&s->conf, j, cfg->default_policy) != 0) {
         size_t at;
-        if (find(j->session, &at) == s)
-            unlink_at(at);
+        if (find(t, j->session_scope, j->session, &at) == s)
+            unlink_at(t, at);
         s = NULL;
     }
     if (s)
         s->busy = 1;
-    else if (have_store && store.drop)
-        store.drop(store.ud, j->session); /* locked: our next first call may claim it anew */
-    pthread_mutex_unlock(&mu);
+    else if (st && st->drop)
+        st->drop(st->ud, j->session); /* locked: our next first call may claim it anew */
+    pthread_mutex_unlock(&t->mu);
     if (s)
-        return 0;
+        return SESSION_GO;
     if (r->r.status != STATUS_NONE)
-        return 1;
+        return SESSION_FINAL;
     return llmsb_err_set(err, LLMSB_ERR_NOMEM, "session: out of memory");
 }
 
-int session_take(struct pool *pool, const struct config *cfg, const struct job *j,
+/* Locked, then unlocked: a later call of s, held here (s busy once it
+ * fits); as session_take. */
+static int take_held(struct session_table *t, struct session *s, const struct job *j,
+                     const struct language **lang, char **policy, char **security,
+                     struct sandbox **sb, struct job_result *r, struct llmsb_err *err)
+{
+    int rc;
+
+    s->busy = 1;
+    rc = call_fits(t, s, j, r);
+    if (rc == SESSION_GO && (!(*policy = strdup(s->conf.policy)) ||
+                             (s->conf.security && !(*security = strdup(s->conf.security))))) {
+        free(*policy);
+        *policy = NULL;
+        s->busy = 0;
+        pthread_cond_broadcast(&t->turn);
+        pthread_mutex_unlock(&t->mu);
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "session: out of memory");
+    }
+    if (rc == SESSION_GO) {
+        s->used_ms = clock_mono_ms();
+        *sb = s->lease.sb;
+        *lang = s->conf.lang;
+    }
+    pthread_mutex_unlock(&t->mu);
+    return rc;
+}
+
+/* Locked, then unlocked on anything but SESSION_GO: a new session is ours
+ * to hold if no other worker does (asked with the table locked, so two
+ * slots of ours never both see it new).  SESSION_GO to go on (add_new). */
+static int claim_new(struct session_table *t, const struct session_store *st, const struct job *j,
+                     struct job_result *r, char *owner, size_t osz, struct llmsb_err *err)
+{
+    char why[256] = "";
+    int rc = st->claim(st->ud, j->session, owner, osz, why, sizeof(why));
+
+    if (rc ==
+        SESSION_CLAIM_OURS) { /* ours by name, not in this process: a worker of that name restarted */
+        snprintf(why, sizeof(why), "the worker that held it (%s) restarted",
+                 st->self ? st->self : "-");
+        if (st->lose)
+            st->lose(st->ud, j->session, why);
+        rc = SESSION_CLAIM_LOST;
+    }
+    if (rc == SESSION_CLAIM_FREE)
+        return SESSION_GO;
+    pthread_mutex_unlock(&t->mu);
+    if (rc < 0)
+        return llmsb_err_set(err, LLMSB_ERR_BACKEND, "session \"%s\": the queue failed",
+                             j->session);
+    if (rc == SESSION_CLAIM_OTHER)
+        return SESSION_ELSEWHERE;
+    return lost_result(r, j->session, why);
+}
+
+int session_take(struct session_table *t, const struct config *cfg, const struct job *j,
                  const struct language **lang, char **policy, char **security, struct sandbox **sb,
                  struct job_result *r, char *owner, size_t osz, struct llmsb_err *err)
 {
+    const struct session_store *st = store_of(t, j->session_scope);
     struct session *s;
     char why[256] = "";
     int rc;
@@ -300,212 +386,205 @@ int session_take(struct pool *pool, const struct config *cfg, const struct job *
     *lang = j->lang;
     *policy = *security = NULL;
     /* in the stream's order: an earlier call, wherever it is, goes first */
-    if (have_store && store.earlier && j->entry_id &&
-        store.earlier(store.ud, j->session, j->entry_id) == 1) {
+    if (st && st->earlier && j->entry_id && st->earlier(st->ud, j->session, j->entry_id) == 1) {
         owner[0] = '\0';
-        return 2;
+        return SESSION_ELSEWHERE;
     }
-    pthread_mutex_lock(&mu);
-    while ((s = find(j->session, NULL)) && s->busy && !s->lost)
-        pthread_cond_wait(&turn, &mu); /* calls of one session, one at a time */
+    pthread_mutex_lock(&t->mu);
+    while ((s = find(t, j->session_scope, j->session, NULL)) && s->busy && !s->lost)
+        pthread_cond_wait(&t->turn, &t->mu); /* calls of one session, one at a time */
     if (s && !s->lost && expired(s, cfg, clock_mono_ms(), why, sizeof(why))) {
         struct pool_lease lease;
-        int had = end_locked(s, why, &lease); /* the janitor had not come by yet */
-        pthread_mutex_unlock(&mu);
-        ended(pool, j->session, why, &lease, had);
+        int had = end_locked(t, s, why, &lease); /* the janitor had not come by yet */
+        pthread_mutex_unlock(&t->mu);
+        ended(t, st, j->session, why, &lease, had);
         return lost_result(r, j->session, why);
     }
     if (s && s->lost) {
         snprintf(why, sizeof(why), "%s", s->why);
-        pthread_mutex_unlock(&mu);
+        pthread_mutex_unlock(&t->mu);
         return lost_result(r, j->session, why);
     }
-    if (s) {
-        s->busy = 1;
-        rc = call_fits(s, j, r);
-        if (rc == 0 && (!(*policy = strdup(s->conf.policy)) ||
-                        (s->conf.security && !(*security = strdup(s->conf.security))))) {
-            free(*policy);
-            *policy = NULL;
-            s->busy = 0;
-            pthread_cond_broadcast(&turn);
-            pthread_mutex_unlock(&mu);
-            return llmsb_err_set(err, LLMSB_ERR_NOMEM, "session: out of memory");
-        }
-        if (rc == 0) {
-            s->used_ms = clock_mono_ms();
-            *sb = s->lease.sb;
-            *lang = s->conf.lang;
-        }
-        pthread_mutex_unlock(&mu);
+    if (s)
+        return take_held(t, s, j, lang, policy, security, sb, r, err);
+    if (st && (rc = claim_new(t, st, j, r, owner, osz, err)) != SESSION_GO)
         return rc;
-    }
-    /* a new session: ours to hold if no other worker does (asked with the
-     * table locked, so two slots of ours never both see it new) */
-    if (have_store) {
-        rc = store.claim(store.ud, j->session, owner, osz, why, sizeof(why));
-        if (rc == 3) { /* ours by name, not in this process: a worker of that name restarted */
-            snprintf(why, sizeof(why), "the worker that held it (%s) restarted",
-                     store.self ? store.self : "-");
-            if (store.lose)
-                store.lose(store.ud, j->session, why);
-            rc = 2;
-        }
-        if (rc != 0)
-            pthread_mutex_unlock(&mu);
-        if (rc < 0)
-            return llmsb_err_set(err, LLMSB_ERR_BACKEND, "session \"%s\": the queue failed",
-                                 j->session);
-        if (rc == 1)
-            return 2;
-        if (rc == 2)
-            return lost_result(r, j->session, why);
-    }
-    return add_new(cfg, j, r, err);
+    return add_new(t, cfg, j, r, err);
 }
 
-int session_start(struct pool *pool, const char *id, const struct container_spec *spec,
+int session_start(struct session_table *t, const struct job *j, const struct container_spec *spec,
                   struct sandbox **sb, struct llmsb_err *err)
 {
     struct pool_lease lease;
     struct session *s;
-    int rc = pool_acquire(pool, spec, &lease, err);
+    int rc = pool_acquire(t->pool, spec, &lease, err);
 
     if (rc != 0) {
-        session_put(pool, id, 0, NULL); /* no sandbox, no session */
+        session_put(t, j, 0, NULL); /* no sandbox, no session */
         return rc;
     }
-    pthread_mutex_lock(&mu);
-    s = find(id, NULL);
+    pthread_mutex_lock(&t->mu);
+    s = find(t, j->session_scope, j->session, NULL);
     assert(s && s->busy && !s->held); /* the call's own until it ends */
     s->lease = lease;
-    s->pool = pool;
     s->held = 1;
     *sb = lease.sb;
-    pthread_mutex_unlock(&mu);
+    pthread_mutex_unlock(&t->mu);
     return 0;
 }
 
-void session_put(struct pool *pool, const char *id, int end, const char *why)
+void session_put(struct session_table *t, const struct job *j, int end, const char *why)
 {
+    const struct session_store *st = store_of(t, j->session_scope);
     struct pool_lease lease;
     struct session *s;
     size_t at;
     int had = 0;
 
-    pthread_mutex_lock(&mu);
-    if ((s = find(id, &at)) != NULL) {
+    pthread_mutex_lock(&t->mu);
+    if ((s = find(t, j->session_scope, j->session, &at)) != NULL) {
         s->busy = 0;
         s->used_ms = clock_mono_ms();
         if (!s->held && !s->lost) { /* its first call never started it */
-            unlink_at(at);
+            unlink_at(t, at);
             s = NULL;
-            if (have_store && store.drop)
-                store.drop(store.ud, id); /* locked, as in add_new */
+            if (st && st->drop)
+                st->drop(st->ud, j->session); /* locked, as in add_new */
         } else if (end) {
-            had = end_locked(s, why, &lease);
+            had = end_locked(t, s, why, &lease);
         }
-        pthread_cond_broadcast(&turn);
+        pthread_cond_broadcast(&t->turn);
     }
-    pthread_mutex_unlock(&mu);
+    pthread_mutex_unlock(&t->mu);
     if (s && end)
-        ended(pool, id, why, &lease, had);
+        ended(t, st, j->session, why, &lease, had);
 }
 
-int session_close(struct pool *pool, const char *id, const char *entry_id, struct job_result *r,
-                  char *owner, size_t osz)
+int session_close(struct session_table *t, const struct job *j, struct job_result *r, char *owner,
+                  size_t osz)
 {
+    const struct session_store *st = store_of(t, j->session_scope);
+    const char *id = j->session;
     struct pool_lease lease;
     struct session *s;
     size_t at;
     int had = 0;
 
-    if (have_store && store.earlier && entry_id && store.earlier(store.ud, id, entry_id) == 1) {
+    if (st && st->earlier && j->entry_id && st->earlier(st->ud, id, j->entry_id) == 1) {
         owner[0] = '\0'; /* its earlier calls first */
-        return 1;
+        return SESSION_ELSEWHERE;
     }
-    pthread_mutex_lock(&mu);
-    if (!find(id, NULL) && have_store) {
+    pthread_mutex_lock(&t->mu);
+    if (!find(t, j->session_scope, id, NULL) && st) {
         char why[256];
-        if (store.claim(store.ud, id, owner, osz, why, sizeof(why)) == 1) {
-            pthread_mutex_unlock(&mu);
-            return 1;
+        if (st->claim(st->ud, id, owner, osz, why, sizeof(why)) == SESSION_CLAIM_OTHER) {
+            pthread_mutex_unlock(&t->mu);
+            return SESSION_ELSEWHERE;
         }
     }
-    while ((s = find(id, &at)) && s->busy && !s->lost)
-        pthread_cond_wait(&turn, &mu);
+    while ((s = find(t, j->session_scope, id, &at)) && s->busy && !s->lost)
+        pthread_cond_wait(&t->turn, &t->mu);
     if (s) {
         had = s->held;
         lease = s->lease;
-        unlink_at(at);
-        pthread_cond_broadcast(&turn);
+        unlink_at(t, at);
+        pthread_cond_broadcast(&t->turn);
     }
     /* the record goes before a first call of ours can look (it would take
      * a record of ours with no session here for a restart) */
-    if (have_store && store.drop)
-        store.drop(store.ud, id);
-    pthread_mutex_unlock(&mu);
+    if (st && st->drop)
+        st->drop(st->ud, id);
+    pthread_mutex_unlock(&t->mu);
     if (had)
-        pool_put(pool, &lease, 0);
+        pool_put(t->pool, &lease, 0);
     job_result_set_status(r, STATUS_OK, NULL);
-    return 0;
+    return SESSION_FINAL;
 }
 
-/* Ends the sessions of pool that are expired (all_why NULL) or all of
- * them (all_why says why), each with its why. */
-static void end_some(struct pool *pool, const struct config *cfg, const char *all_why)
+/* What end_some ends: the expired ones (all_why NULL), or all (all_why
+ * says why); of one scope only (forgotten then, lost records too), or of
+ * every scope (any 1). */
+struct ending {
+    const struct config *cfg;
+    const char *all_why;
+    const struct session_scope *scope;
+    int any;
+};
+
+/* Ends the sessions of t that e names, each with its why; returns how
+ * many sandboxes ended. */
+static int end_some(struct session_table *t, const struct ending *e)
 {
     struct {
         char id[JOB_SESSION_MAX + 1];
         char why[256];
+        const struct session_scope *scope;
         struct pool_lease lease;
         int had;
     } *gone = NULL;
-    size_t ngone = 0;
+    size_t ngone = 0, i = 0;
     int64_t now = clock_mono_ms();
+    int n = 0;
 
-    pthread_mutex_lock(&mu);
-    if (ntab && !(gone = calloc(ntab, sizeof(*gone)))) {
-        pthread_mutex_unlock(&mu);
-        return;
+    pthread_mutex_lock(&t->mu);
+    if (t->ntab && !(gone = calloc(t->ntab, sizeof(*gone)))) {
+        pthread_mutex_unlock(&t->mu);
+        return 0;
     }
-    for (size_t i = 0; i < ntab; i++) {
-        struct session *s = tab[i];
+    while (i < t->ntab) {
+        struct session *s = t->tab[i];
         char why[256] = "";
-        if (s->lost || s->busy || !s->held || s->pool != pool)
-            continue; /* another runner's pool holds it: that runner ends it */
-        if (all_why)
-            snprintf(why, sizeof(why), "%s", all_why);
-        else if (!expired(s, cfg, now, why, sizeof(why)))
+        if ((!e->any && s->scope != e->scope) || s->busy) {
+            i++;
             continue;
-        snprintf(gone[ngone].id, sizeof(gone[ngone].id), "%s", s->id);
-        snprintf(gone[ngone].why, sizeof(gone[ngone].why), "%s", why);
-        gone[ngone].had = end_locked(s, why, &gone[ngone].lease);
-        ngone++;
+        }
+        if (!s->lost && s->held && e->all_why)
+            snprintf(why, sizeof(why), "%s", e->all_why);
+        else if (!s->lost && s->held && !expired(s, e->cfg, now, why, sizeof(why)))
+            why[0] = '\0';
+        if (why[0]) {
+            snprintf(gone[ngone].id, sizeof(gone[ngone].id), "%s", s->id);
+            snprintf(gone[ngone].why, sizeof(gone[ngone].why), "%s", why);
+            gone[ngone].scope = s->scope;
+            gone[ngone].had = end_locked(t, s, why, &gone[ngone].lease);
+            ngone++;
+        }
+        if (!e->any) /* the scope goes: nothing of it stays */
+            unlink_at(t, i);
+        else
+            i++;
     }
-    pthread_mutex_unlock(&mu);
-    for (size_t i = 0; i < ngone; i++)
-        ended(pool, gone[i].id, gone[i].why, &gone[i].lease, gone[i].had);
+    pthread_mutex_unlock(&t->mu);
+    for (i = 0; i < ngone; i++) {
+        ended(t, store_of(t, gone[i].scope), gone[i].id, gone[i].why, &gone[i].lease, gone[i].had);
+        n += gone[i].had;
+    }
     free(gone);
+    return n;
 }
 
-void session_expire(struct pool *pool, const struct config *cfg)
+void session_expire(struct session_table *t, const struct config *cfg)
 {
-    end_some(pool, cfg, NULL);
+    end_some(t, &(struct ending){.cfg = cfg, .any = 1});
 }
 
-void session_end_all(struct pool *pool, const char *why)
+void session_end_all(struct session_table *t, const char *why)
 {
-    end_some(pool, NULL, why);
+    end_some(t, &(struct ending){.all_why = why, .any = 1});
 }
 
-int session_count(const struct pool *pool)
+int session_scope_end(struct session_table *t, const struct session_scope *sc, const char *why)
+{
+    return end_some(t, &(struct ending){.all_why = why, .scope = sc});
+}
+
+int session_count(struct session_table *t)
 {
     int n = 0;
 
-    pthread_mutex_lock(&mu);
-    for (size_t i = 0; i < ntab; i++)
-        n += tab[i]->pool == pool && tab[i]->held && !tab[i]->lost;
-    pthread_mutex_unlock(&mu);
+    pthread_mutex_lock(&t->mu);
+    for (size_t i = 0; i < t->ntab; i++)
+        n += t->tab[i]->held && !t->tab[i]->lost;
+    pthread_mutex_unlock(&t->mu);
     return n;
 }

@@ -39,6 +39,8 @@ struct job_copy {
     char *meta; /* JSON text or NULL */
 };
 
+struct session_scope;
+
 struct job {
     char *id;
     const struct language *lang;
@@ -84,6 +86,9 @@ struct job {
     struct lang_flags flags; /* compile_flags, link_flags (languages with flag_ok) */
     char *session;           /* NULL: none; else the session the job is a call of */
     const char *entry_id;    /* the stream entry it came in (the worker's), or NULL */
+    /* the front end's, never a field: whose names session is in
+     * (exec/session.h; NULL: the runner's own, as every worker's job) */
+    const struct session_scope *session_scope;
     int session_close;       /* ends the session instead of running anything */
     struct job_copy *copies; /* results written with this job's (docs/jobs.md, copies) */
     size_t ncopies;
@@ -129,14 +134,6 @@ int job_add_file(struct job *j, const char *path, const char *data, size_t len,
 /* An image the job runs in; it must start with jobs.image_prefix. */
 int job_set_image(struct job *j, const struct config *cfg, const char *name, size_t len,
                   struct llmsb_err *err);
-
-struct sec_result;
-/* The security check (exec/scan.c): the config's minimum policy plus the
- * job's (inline security, else policy, else the default) over the code and
- * the files in the job's language. res->blocked decides. A policy that
- * does not compile is an error naming it. */
-int job_scan(const struct config *cfg, const struct job *j, struct sec_result *res,
-             struct llmsb_err *err);
 
 /* Builds the agent's job: source file, files, argv, env, limits, plots.
  * Returns 0, LLMSB_ERR_NOTFOUND when the code has nothing to start (a Java

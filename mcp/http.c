@@ -31,7 +31,7 @@
 #include "common/clock.h"
 #include "common/http_gate.h"
 #include "common/net.h"
-#include "exec/runner.h"
+#include "scheduler/decide.h"
 #include "mcp/http_check.h"
 #include "mcp/tools.h"
 
@@ -744,7 +744,7 @@ int mcp_serve_http(const struct mcp_options *o, struct llmsb_err *err)
     MHD_stop_daemon(srv.d); /* waits for the connections: their calls stop too */
     for (int i = 0; i < o->max_sessions; i++)
         if (srv.s[i])
-            session_put(&srv, srv.s[i]); /* the sessions of in-process calls end with the runner */
+            session_put(&srv, srv.s[i]); /* its sandbox sessions end with it (mcp_free) */
 out:
     if (rc != 0 && srv.d)
         MHD_stop_daemon(srv.d);

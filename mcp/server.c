@@ -58,7 +58,12 @@ struct mcp {
      * the keyspace for heartbeats, so it is reused for LIVE_CHECK_MS */
     struct queue_workers_check live_check;
     int64_t live_check_ms;
-    char scope[24]; /* "mcp-XXXXXXXX-", before the session ids it is given */
+    /* with --queue: "mcp-<hex>-" before the ids and session ids it is
+     * given (the workers know ids only); in process "" */
+    char scope[24];
+    /* in process: its sandbox sessions' names in the runner's table, none
+     * of another client's (exec/session.h) */
+    struct session_scope sandbox_scope;
     struct queue q;
     unsigned long calls;
     atomic_int *cancel; /* the running call's: SCHED_CANCEL_ABORT, the client left */
@@ -496,6 +501,7 @@ static cJSON *run_fields(struct mcp *m, const struct fields *f, const char *id, 
         struct watch w;
         if (p) /* the fields say live: true */
             j.sink = &p->sink;
+        j.session_scope = &m->sandbox_scope;
         watch_start(m, &w);
         r = m->o->queue_mode ? run_queued(m, f, id, p, err) : run_here(m, &j, p, err);
         watch_stop(&w);
@@ -656,6 +662,7 @@ static int batch_here(struct mcp *m, struct batch *b, struct llmsb_err *err)
         return rc;
     }
     b->o.runner = &m->eng->rn;
+    b->o.session_scope = &m->sandbox_scope;
     if ((rc = batch_local_plan(b, err)) != 0)
         return rc;
     return batch_local_run(b, err);
@@ -872,9 +879,12 @@ struct mcp *mcp_new(const struct mcp_options *o, struct mcp_engine *eng, int htt
     m->cfg = o->cfg;
     m->eng = eng;
     m->http = http;
-    /* over HTTP one scope a client: two clients' "s1" are two sessions,
-     * and no client can name another's; with --queue one a server */
-    if (http || o->queue_mode) {
+    /* in process each client's sandbox sessions are its own by
+     * sandbox_scope; through Redis the workers see nothing but the ids, so
+     * there the scope is in the ids: one a client over HTTP (two clients'
+     * "s1" are two sessions, and no client can name another's), one a
+     * server on stdio (its ids apart from other servers') */
+    if (o->queue_mode) {
         if (random_hex(token, sizeof(token), http ? 8 : 4, "mcp: the client's session scope",
                        err) != 0) {
             free(m);
@@ -891,8 +901,20 @@ struct mcp *mcp_new(const struct mcp_options *o, struct mcp_engine *eng, int htt
 
 void mcp_free(struct mcp *m)
 {
+    int open = 0;
+
     if (!m)
         return;
+    if (m->eng) {
+        pthread_mutex_lock(&m->eng->mu);
+        open = m->eng->open;
+        pthread_mutex_unlock(&m->eng->mu);
+    }
+    /* what mcp_end_sessions did not close (or could not remember) ends
+     * with its client: nothing of it stays for another to meet */
+    if (open)
+        session_scope_end(&m->eng->rn.sessions, &m->sandbox_scope,
+                          "the MCP client that held it ended");
     if (m->be_open)
         backend_close(&m->be);
     if (m->queue_open)

@@ -19,10 +19,14 @@ struct mcp_engine *mcp_engine_new(int slots);
 /* Ends the sessions it holds and removes its containers; NULL is a no-op. */
 void mcp_engine_free(struct mcp_engine *e);
 
-/* One client's server over eng (which must outlive it); http: its session
- * ids get a scope of its own (mcp-<16 hex>-), so no other client can name
- * them.  NULL with err set on ENOMEM, or when the kernel's RNG gave no
- * bytes for the scope: never a client with a scope another could share. */
+/* One client's server over eng (which must outlive it).  Its sandbox
+ * sessions are its own: in process a scope of its own in eng's runner
+ * (exec/session.h), so no other client can name them whatever ids they
+ * pick; with --queue in the ids the workers see (mcp-<16 hex>- over HTTP,
+ * mcp-<8 hex>- a stdio server).  NULL with err set on ENOMEM, or with
+ * --queue when the kernel's RNG gave no bytes for the scope: never a
+ * client with a scope another could share.  mcp_free ends the sandbox
+ * sessions it still holds. */
 struct mcp *mcp_new(const struct mcp_options *o, struct mcp_engine *eng, int http,
                     struct llmsb_err *err);
 void mcp_free(struct mcp *m);

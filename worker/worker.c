@@ -128,6 +128,8 @@ static int do_claim(struct worker *w, void *arg, struct llmsb_err *err)
     return rc;
 }
 
+/* The store's claim: queue_session_claim's 0..3 are enum session_claim's
+ * values (free, another worker's, lost, ours by name). */
 static int store_claim(void *ud, const char *id, char *owner, size_t osz, char *why, size_t wsz)
 {
     struct claim_args a = {id, owner, why, osz, wsz};
@@ -766,7 +768,7 @@ static void *janitor_main(void *arg)
         if (!atomic_load(&worker_stop) && !atomic_load(&w->sched.paused) &&
             sched_timer_due(&maint, now)) {
             pool_maintain(&w->rn.pool);
-            session_expire(&w->rn.pool, w->cfg);
+            session_expire(&w->rn.sessions, w->cfg);
             reap(w, &q);
         }
         if (rc != 0) {
@@ -792,7 +794,7 @@ static void metrics_gauges(void *ud, struct metrics_gauges *g)
     g->paused = atomic_load(&w->sched.paused) != 0;
     g->draining = atomic_load(&worker_stop) != 0;
     g->pool_total = pool_size(&w->rn.pool, &g->pool_idle);
-    g->sessions = session_count(&w->rn.pool);
+    g->sessions = session_count(&w->rn.sessions);
 }
 
 int worker_stop_ask(void)
@@ -929,7 +931,7 @@ int worker_main(const struct config *cfg, int slots, const char *name)
     {
         struct session_store st = {store_claim, store_drop, store_lose, store_earlier, &w, w.name};
         pthread_mutex_init(&w.store_mu, NULL);
-        session_store_set(&st);
+        session_store_set(&w.rn.sessions, &st);
     }
     pthread_mutex_init(&w.gate_mu, NULL);
     if ((rc = clock_cond_init(&w.gate_cv)) != 0) {
@@ -969,10 +971,10 @@ out:
     metrics_release(&w.metrics); /* before what its gauges read goes */
     /* before the jobs are given back and the session store goes: the
      * sessions' ends are recorded in Redis (runner_close finds none left) */
-    session_end_all(&w.rn.pool, "the worker that held it stopped");
+    session_end_all(&w.rn.sessions, "the worker that held it stopped");
     with_control(&w, w.name, give_back_held);
     with_control(&w, w.name, retire);
-    session_store_set(NULL);
+    session_store_set(&w.rn.sessions, NULL);
     if (w.store_open)
         queue_close(&w.store_q);
     runner_close(&w.rn, "the worker that held it stopped");

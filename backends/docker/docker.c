@@ -4,6 +4,7 @@
  * message.  Nothing here shells out to the docker CLI.  The attach stream's
  * framing is in stream.c, the egress firewall in egress.c. */
 #include "internal.h"
+#include "backends/docker/docker.h"
 #include "backends/hardening.h"
 #include "backends/seccomp.h"
 

@@ -15,6 +15,7 @@
  *   - OOMKilled is not set under cgroup v1 with runc: the agent's own
  *     cgroup OOM counter (agent/run.c) is what reports memory_limit. */
 #include "internal.h"
+#include "backends/docker/docker.h"
 #include "backends/seccomp.h"
 
 #include <errno.h>

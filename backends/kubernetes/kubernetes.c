@@ -22,6 +22,7 @@
  * Label values must be short and plain; the llmsb.* values (a queue name
  * may hold ':') are also kept verbatim as annotations, which list() reads. */
 #include "internal.h"
+#include "backends/kubernetes/kubernetes.h"
 #include "stream.h"
 #include "backends/hardening.h"
 #include "backends/http/http.h"

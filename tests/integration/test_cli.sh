@@ -366,8 +366,9 @@ jobs:
   - {id: slow3, code: "import time; time.sleep(60)"}
 EOF
 $B submit "$T/stop.yaml" --local --no-dedup --slots 2 --out "$T/stop.jsonl" </dev/null >"$T/out" 2>"$T/err" &
-pid=$!
+pid=$!; tp=$(date +%s)
 for _ in $(seq 1 300); do grep -q 'progress: 1/4' "$T/err" 2>/dev/null && break; sleep 0.1; done
+tp=$(( $(date +%s) - tp ))
 for _ in $(seq 1 50); do [ "$(own_containers $pid)" -ge 2 ] && break; sleep 0.1; done
 before=$(own_containers $pid); t0=$(date +%s)
 kill -INT $pid; wait $pid; rc=$?; took=$(( $(date +%s) - t0 ))
@@ -378,7 +379,7 @@ if [ "$rc" = 130 ] && [ "$before" -ge 1 ] && [ "$after" = 0 ] && [ "$took" -le 5
    [ "$(jq -r '"\(.id) \(.status)"' "$T/stop.jsonl" 2>/dev/null | tr '\n' ,)" = "quick ok,slow1 not_finished,slow2 not_finished,slow3 not_finished," ]; then
     check submit_local_ctrl_c_keeps_results 0 0
 else
-    echo "  rc=$rc containers before=$before after=$after, ${took}s; out: $(tr '\n' '|' <"$T/out" | head -c 400); --out: $(tr '\n' '|' <"$T/stop.jsonl" 2>&1 | head -c 300)"
+    echo "  rc=$rc containers before=$before after=$after, ${took}s (quick done after ${tp}s); out: $(tr '\n' '|' <"$T/out" | head -c 400); --out: $(tr '\n' '|' <"$T/stop.jsonl" 2>&1 | head -c 300)"
     check submit_local_ctrl_c_keeps_results "130 with summary and --out" "$rc"
 fi
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
+#include "backends/registry/registry.h"
 #include "sandbox/pool.h"
 #include "exec/exec.h"
 #include "exec/runner.h"
@@ -49,16 +50,15 @@ static const char *suite_name(void)
 static int exec_once(const struct job *j, struct job_result *r, struct llmsb_err *err)
 {
     const struct runner_opts ro = {.kind = "run", .slots = 1, .max_size = 1};
-    struct identity id;
-    struct pool_config pc;
-    struct pool pool;
+    struct backend engine;
+    struct runner rn;
     enum sched_outcome o;
 
-    identity_init(&id, NULL, "run", NULL);
-    runner_pool_config(&cfg, &be, &ro, &id, &pc);
-    pool_init(&pool, &be, &pc);
-    o = exec_job(&pool, &be, &cfg, j, NULL, r, err);
-    pool_release_all(&pool);
+    if (backend_clone(&engine, &be, err) != 0 ||
+        runner_open_engine(&rn, &cfg, &ro, &engine, err) != 0)
+        return -1;
+    o = exec_job(&rn, &rn.be, j, NULL, r, err);
+    runner_close(&rn, "the test's job ended");
     return o == SCHED_OUT_FINAL ? 0 : -1;
 }
 

@@ -16,7 +16,7 @@ static enum sched_outcome attempt(struct fake_exec *x, const char *code, atomic_
     enum sched_outcome o = SCHED_OUT_FAILED;
 
     if (fake_exec_job(&j, r, &x->cfg, "t1", code, NULL) == 0)
-        o = exec_job(&x->rn.pool, &x->rn.be, &x->cfg, &j, cancel, r, err);
+        o = exec_job(&x->rn, &x->rn.be, &j, cancel, r, err);
     job_release(&j);
     return o;
 }

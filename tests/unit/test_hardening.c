@@ -15,6 +15,7 @@
 #include "backends/seccomp.h"
 #include "backends/hardening.h"
 #include "backends/kubernetes/internal.h"
+#include "backends/registry/registry.h"
 
 static struct container_spec spec_of(int variant)
 {

@@ -10,6 +10,8 @@
 #include "config/jobfile.h"
 #include "eval/passk.h"
 #include "exec/exec.h"
+#include "exec/scan.h"
+#include "exec/runner.h"
 #include "job/job.h"
 #include "job/result.h"
 #include "exec/session.h"
@@ -1658,15 +1660,17 @@ TEST(session_first_call_names_its_language)
     const struct language *lang = NULL;
     char *policy = NULL, *security = NULL;
     struct sandbox *sb = (struct sandbox *)&lang;
+    struct session_table t;
     struct job_result r;
     char owner[64];
     struct job j;
 
+    session_table_init(&t, NULL); /* no call here gets as far as a sandbox */
     ASSERT_EQ(fields_job(no_lang, &j, &err), 0);
     job_result_init(&r, &j);
-    ASSERT_EQ(session_take(NULL, &cfg, &j, &lang, &policy, &security, &sb, &r, owner, sizeof(owner),
-                           &err),
-              1);
+    ASSERT_EQ(
+        session_take(&t, &cfg, &j, &lang, &policy, &security, &sb, &r, owner, sizeof(owner), &err),
+        SESSION_FINAL);
     ASSERT_EQ(r.r.status, STATUS_INVALID);
     ASSERT_CONTAINS(r.error, "lang: is required in a session's first call");
     job_result_release(&r);
@@ -1674,15 +1678,17 @@ TEST(session_first_call_names_its_language)
     for (int k = 0; k < 2; k++) { /* new both times: the first was given up */
         ASSERT_EQ(fields_job(python, &j, &err), 0);
         job_result_init(&r, &j);
-        ASSERT_EQ(session_take(NULL, &cfg, &j, &lang, &policy, &security, &sb, &r, owner,
+        ASSERT_EQ(session_take(&t, &cfg, &j, &lang, &policy, &security, &sb, &r, owner,
                                sizeof(owner), &err),
-                  0);
+                  SESSION_GO);
         ASSERT(sb == NULL);
         ASSERT_STR(lang->name, "python");
-        session_put(NULL, "t", 0, NULL);
+        session_put(&t, &j, 0, NULL);
         job_result_release(&r);
         job_release(&j);
     }
+    ASSERT_EQ(session_count(&t), 0);
+    session_table_release(&t);
 }
 
 /* exit_code is the program's: null when it never ran (invalid, blocked,
@@ -1736,16 +1742,18 @@ TEST(exit_code_is_null_when_the_program_never_ran)
 TEST(session_close_has_no_exit_code)
 {
     static const struct backend_ops ops = {.name = "fake"};
-    const struct backend be = {.ops = &ops};
     const char *close[] = {"session", "s-unknown", "session_close", "true", NULL};
     struct llmsb_err err = {0};
+    struct runner rn = {.cfg = &cfg, .be = {.ops = &ops}}; /* no pool: a close runs nothing */
     struct job_result r;
     struct job j;
     cJSON *o;
 
+    session_table_init(&rn.sessions, NULL);
     ASSERT_EQ(fields_job(close, &j, &err), 0);
     job_result_init(&r, NULL);
-    ASSERT_EQ(exec_job(NULL, &be, &cfg, &j, NULL, &r, &err), SCHED_OUT_FINAL);
+    ASSERT_EQ(exec_job(&rn, &rn.be, &j, NULL, &r, &err), SCHED_OUT_FINAL);
+    session_table_release(&rn.sessions);
     o = job_result_json(&r);
     ASSERT(o != NULL);
     ASSERT_STR(cJSON_GetObjectItem(o, "status")->valuestring, "ok");

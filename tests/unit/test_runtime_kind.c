@@ -11,6 +11,7 @@
 
 #include "backends/docker/internal.h"
 #include "backends/kubernetes/internal.h"
+#include "backends/registry/registry.h"
 #include "exec/exec.h"
 #include "exec/runner.h"
 
