@@ -74,7 +74,7 @@ int runner_open_engine(struct runner *rn, const struct config *cfg, const struct
     runner_pool_config(cfg, &rn->be, o, &rn->id, &pc);
     if ((rc = pool_init(&rn->pool, &rn->be, &pc)) != 0) {
         backend_close(&rn->be);
-        return rc;
+        return llmsb_err_set(err, rc, "runner: the pool's condition variables (pthread_cond_init)");
     }
     session_table_init(&rn->sessions, &rn->pool);
     exec_images_init(&rn->images);
