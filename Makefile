@@ -19,7 +19,7 @@ AGENT_SRC   = agent/agent.c agent/run.c agent/step.c agent/live.c agent/warm.c a
 LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fields.c common/clock.c common/net.c common/random.c common/http_gate.c common/features.c \
               languages/languages.c languages/java.c languages/hooks.c \
               security/lex.c security/policy.c config/config.c config/jobfile.c \
-              backends/backend.c backends/registry/registry.c backends/hardening.c backends/seccomp.c backends/http/http.c backends/http/websocket.c \
+              backends/backend.c backends/runtime.c backends/registry/registry.c backends/hardening.c backends/seccomp.c backends/http/http.c backends/http/websocket.c \
               backends/docker/docker.c backends/docker/stream.c backends/docker/egress.c backends/docker/tls.c \
               backends/docker/podman.c backends/kubernetes/kubernetes.c \
               backends/kubernetes/config.c backends/kubernetes/stream.c \

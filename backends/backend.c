@@ -1,6 +1,7 @@
 /* backend.c - what every engine shares: opening one by its ops table,
- * cloning, the runtime's kind.  Which engines there are by name is the
- * registry's (backends/registry/), above the engines' folders. */
+ * cloning, the runtime's profile (its rows in runtime.c).  Which engines
+ * there are by name is the registry's (backends/registry/), above the
+ * engines' folders. */
 #include "backend.h"
 
 #include <string.h>
@@ -25,7 +26,7 @@ int backend_clone(struct backend *dst, const struct backend *src, struct llmsb_e
      * tests' fake engine) clones as well */
     int rc = backend_open_ops(dst, src->ops, src->host, &src->opts, err);
 
-    dst->runtime_kind = src->runtime_kind;
+    dst->runtime = src->runtime;
     return rc;
 }
 
@@ -35,7 +36,7 @@ int backend_runtime_resolve(struct backend *b, const char *runtime, struct llmsb
 
     if (kind < 0)
         return kind;
-    b->runtime_kind = (enum backend_runtime_kind)kind;
+    b->runtime = *runtime_profile_of((enum backend_runtime_kind)kind);
     return 0;
 }
 

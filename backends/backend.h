@@ -107,6 +107,33 @@ enum backend_runtime_kind {
     BACKEND_RUNTIME_KERNEL = 0, /* the host's kernel (runc, crun; a VM's own, as Kata's) */
     BACKEND_RUNTIME_GVISOR,     /* gVisor (runsc): a user-space kernel of its own */
     BACKEND_RUNTIME_UNKNOWN,    /* named, but the engine would not say what it runs */
+    BACKEND_RUNTIME_COUNT
+};
+
+/* Everything the layers above do differently on a runtime, one row of
+ * backends/runtime.c's table a kind: chosen once when the engine is opened
+ * (backend_runtime_resolve, into b->runtime; clones inherit it) and read by
+ * the runner, exec/ and sandbox/, so that no layer asks which runtime it
+ * is.  All zero is the host kernel's (runc), the row of a backend never
+ * resolved. */
+struct runtime_profile {
+    enum backend_runtime_kind kind;
+    /* a container is retired after its job (pool.max_uses 1): the runtime
+     * keeps what the agent cannot clean (gVisor's POSIX message queues),
+     * or nobody said what it keeps */
+    int one_job_per_container;
+    /* the pids cgroup does not bound a job's processes: its RLIMIT_NPROC
+     * does, at its pids limit (runtime_profile_nproc) */
+    int nproc_from_pids;
+    /* > 0: the container's pids cgroup is a backstop of pids * this +
+     * memory_mb * host_pids_per_mb (runtime_profile_host_pids); 0: pids */
+    int64_t host_pids_per_pid;
+    int64_t host_pids_per_mb;
+    /* the engine's seccomp profile is not loaded on the container's
+     * processes (the runtime's own kernel is the filter): a process the
+     * engine execs there shows "Seccomp: 0" (the agent's namespace filter
+     * still holds every job) */
+    int no_engine_seccomp;
 };
 
 /* Progress lines from image builds and imports. */
@@ -203,7 +230,7 @@ struct backend {
     void *priv;     /* the engine's own state */
     char host[256]; /* the address in use, as resolved by open */
     struct backend_opts opts;
-    enum backend_runtime_kind runtime_kind; /* backend_runtime_resolve's answer; KERNEL before */
+    struct runtime_profile runtime; /* backend_runtime_resolve's answer; the host kernel's before */
 };
 
 /* Opens b with the engine of ops at host (NULL or "": the engine's
@@ -212,9 +239,21 @@ struct backend {
 int backend_open_ops(struct backend *b, const struct backend_ops *ops, const char *host,
                      const struct backend_opts *opts, struct llmsb_err *err);
 /* Asks the engine once what runtime (config backend.runtime; "" = the
- * engine's default) is, and keeps the answer in b->runtime_kind (clones
- * inherit it). */
+ * engine's default) is, and keeps its profile in b->runtime (clones
+ * inherit it); on an error b->runtime is kept as it was. */
 int backend_runtime_resolve(struct backend *b, const char *runtime, struct llmsb_err *err);
+/* The profile of a kind (a row of a static table; an unknown value is
+ * BACKEND_RUNTIME_UNKNOWN's). */
+const struct runtime_profile *runtime_profile_of(enum backend_runtime_kind kind);
+/* The RLIMIT_NPROC a job with pids and nproc limits gets under rp: nproc,
+ * or where rp->nproc_from_pids pids - 1 (at least 1) when that is smaller
+ * (gVisor does not count a job's first process, forked by root, then
+ * given the job's uid, against that uid).  pids 0: nproc. */
+uint64_t runtime_profile_nproc(const struct runtime_profile *rp, uint64_t pids, uint64_t nproc);
+/* The pids cgroup limit of a container whose job may run pids processes
+ * (its helpers' threads included) with memory_mb of memory under rp. */
+int64_t runtime_profile_host_pids(const struct runtime_profile *rp, int64_t pids,
+                                  int64_t memory_mb);
 /* 1 when path (a runtime's binary, or a runtime's or handler's name) is
  * gVisor's: its last component contains "runsc", or is "gvisor". */
 int backend_runtime_is_runsc(const char *path);

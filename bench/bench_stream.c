@@ -98,7 +98,7 @@ static int stream(struct runner *rn, const struct config *cfg, int n, int64_t ga
             r->fin[k] = (double)res.ph.finish_ms;
             r->run[k] = (double)res.r.phases.run_ms;
             r->prog[k] = (double)res.r.duration_ms;
-            r->cold += strcmp(res.ph.acquire, "warm") != 0;
+            r->cold += res.ph.acquire != RESULT_ACQUIRE_WARM;
         }
         job_result_release(&res);
     }

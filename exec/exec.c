@@ -19,22 +19,6 @@
 
 /* ---- the container ------------------------------------------------------------- */
 
-/* gVisor on the ptrace platform: the host's pids cgroup of a sandbox holds
- * the Sentry's own threads and host threads for each process of the job,
- * more the longer they run (63 sleeping processes take 376; a fork bomb
- * held at 64 processes by RLIMIT_NPROC grows by about 700 host threads a
- * second, each costing the sandbox's memory about 64 KB), so a job at its
- * pids limit would kill the whole sandbox rather than end alone.  On gVisor
- * the job's bound is RLIMIT_NPROC at its pids limit (less the job's first
- * process, which gVisor does not count: sandbox_gvisor_nproc), which gVisor
- * counts inside the sandbox (fork and clone fail with EAGAIN), set on the
- * container (hard, for every process) and by the agent on the job; the
- * host cgroup is a backstop above both what that many processes take and
- * what the memory limit lets the host threads grow to, so a job that
- * outgrows it is OOM-killed (memory_limit) before the pids run out. */
-#define GVISOR_HOST_PIDS_PER_PID 8
-#define GVISOR_HOST_PIDS_PER_MB 32
-
 /* The tasks a job's warm javac holds in its container's pids cgroup (its
  * threads), where the agent may start one (proto.h): added to the
  * container's pids limit, so that a program of the job starts as many
@@ -47,16 +31,10 @@ static int64_t helper_pids(const struct job *j)
                : 0;
 }
 
-int exec_on_gvisor(const struct backend *be)
-{
-    return be->runtime_kind == BACKEND_RUNTIME_GVISOR;
-}
-
 int64_t exec_job_nproc(const struct backend *be, const struct job *j)
 {
-    if (exec_on_gvisor(be))
-        return (int64_t)sandbox_gvisor_nproc((uint64_t)j->limits.pids, (uint64_t)j->limits.nproc);
-    return j->limits.nproc;
+    return (int64_t)runtime_profile_nproc(&be->runtime, (uint64_t)j->limits.pids,
+                                          (uint64_t)j->limits.nproc);
 }
 
 void exec_spec_for_job(struct container_spec *spec, const struct backend *be,
@@ -68,10 +46,10 @@ void exec_spec_for_job(struct container_spec *spec, const struct backend *be,
     spec->engine_seccomp = strcmp(cfg->seccomp, "engine") == 0;
     spec->memory_bytes = j->limits.memory_mb << 20;
     spec->cpus = j->limits.cpus;
-    spec->pids = j->limits.pids + helper_pids(j);
-    if (exec_on_gvisor(be))
-        spec->pids =
-            spec->pids * GVISOR_HOST_PIDS_PER_PID + j->limits.memory_mb * GVISOR_HOST_PIDS_PER_MB;
+    /* the job's processes and its helpers' threads; on a runtime whose
+     * pids cgroup holds more than the job (gVisor's), a backstop above them */
+    spec->pids = runtime_profile_host_pids(&be->runtime, j->limits.pids + helper_pids(j),
+                                           j->limits.memory_mb);
     spec->nofile = j->limits.nofile;
     spec->nproc = exec_job_nproc(be, j);
     spec->work_tmpfs_bytes = j->limits.work_mb << 20;
@@ -306,7 +284,7 @@ static enum sched_outcome conclude(struct pool *pool, struct pool_lease *lease, 
 static void phases_reset(struct job_result *r)
 {
     r->ph.prepare_ms = r->ph.acquire_ms = r->ph.agent_ms = r->ph.finish_ms = -1;
-    r->ph.acquire[0] = '\0';
+    r->ph.acquire = RESULT_ACQUIRE_NONE;
 }
 
 /* The agent's turn, with its wall-clock stamps and its phase; a live
@@ -373,7 +351,7 @@ static enum sched_outcome session_call(struct runner *rn, const struct backend *
         goto out;
     }
     /* the session's own sandbox, or (its first call) one made for it */
-    snprintf(r->ph.acquire, sizeof(r->ph.acquire), "%s", sb ? "session" : "cold");
+    r->ph.acquire = sb ? RESULT_ACQUIRE_SESSION : RESULT_ACQUIRE_COLD;
     t0 = clock_mono_ms();
     if (!sb && session_start(t, j, &p.spec, &sb, err) != 0) {
         out = SCHED_OUT_FAILED; /* no session was made: the call may be tried again */
@@ -462,10 +440,9 @@ enum sched_outcome exec_job(struct runner *rn, const struct backend *be, const s
         goto out;
     }
     r->ph.acquire_ms = clock_mono_ms() - t0;
-    snprintf(r->ph.acquire, sizeof(r->ph.acquire), "%s",
-             lease.warm        ? "warm"
-             : lease.temporary ? "temporary"
-                               : "cold");
+    r->ph.acquire = lease.warm        ? RESULT_ACQUIRE_WARM
+                    : lease.temporary ? RESULT_ACQUIRE_TEMPORARY
+                                      : RESULT_ACQUIRE_COLD;
     rc = timed_run(lease.sb, j, &p.pj, exec_backstop_ms(rn->cfg, j), r, err);
     t0 = clock_mono_ms();
     out = conclude(pool, &lease, rc, cancel, &p, j, r, err);

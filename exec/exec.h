@@ -37,12 +37,9 @@ struct exec_images {
 void exec_images_init(struct exec_images *c);
 void exec_images_release(struct exec_images *c);
 
-/* 1 when be's sandboxes run on gVisor, as the engine described the
- * runtime (backend_runtime_resolve: any name or path of runsc). */
-int exec_on_gvisor(const struct backend *be);
-
-/* The RLIMIT_NPROC a job's processes get: limits.nproc, and on gVisor
- * what holds the job at limits.pids processes (sandbox_gvisor_nproc). */
+/* The RLIMIT_NPROC a job's processes get under be's runtime profile
+ * (runtime_profile_nproc): limits.nproc, and where the pids cgroup does
+ * not bound a job (gVisor) what holds it at limits.pids processes. */
 int64_t exec_job_nproc(const struct backend *be, const struct job *j);
 
 /* Fills a container spec for a job on be from the config and the job's

@@ -48,7 +48,6 @@ static void audit_judge(const struct backend *be, const struct config *cfg, cons
                         struct buf *f)
 {
     char want[64], line[512];
-    int gvisor = exec_on_gvisor(be);
 
     snprintf(want, sizeof(want), "uid %lld %lld\n", (long long)cfg->sandbox_uid,
              (long long)cfg->sandbox_uid);
@@ -56,7 +55,7 @@ static void audit_judge(const struct backend *be, const struct config *cfg, cons
         finding(f, "a job does not run as the sandbox user: want ", want);
     if (!strstr(out, "NoNewPrivs:1\n"))
         finding(f, "no_new_privileges is not set", "");
-    if (!strstr(out, gvisor ? "Seccomp:0\n" : "Seccomp:2\n"))
+    if (!strstr(out, be->runtime.no_engine_seccomp ? "Seccomp:0\n" : "Seccomp:2\n"))
         finding(f, "no seccomp filter", "");
     if (!strstr(out, "CapEff:0000000000000000\n"))
         finding(f, "a job has capabilities", "");

@@ -20,11 +20,9 @@ void runner_pool_config(const struct config *cfg, const struct backend *be,
     if (o->max_size > 0)
         pc->max_size = o->max_size;
     pc->max_uses = (int)cfg->pool_max_uses;
-    /* gVisor keeps a job's POSIX message queues, and has neither
-     * /dev/mqueue nor /proc/sysvipc for the agent to find what a job left:
-     * there a container runs one job and is replaced (its zygote too); so
-     * on a runtime the engine would not describe (runner_engine_ready) */
-    if (be->runtime_kind != BACKEND_RUNTIME_KERNEL)
+    /* the runtime keeps what the agent cannot clean (gVisor), or nobody
+     * said what it keeps (backends/runtime.c) */
+    if (be->runtime.one_job_per_container)
         pc->max_uses = 1;
     pc->max_age_ms = cfg->pool_max_age_ms;
     pc->idle_timeout_ms = cfg->pool_idle_timeout_ms;
@@ -38,8 +36,8 @@ void runner_pool_config(const struct config *cfg, const struct backend *be,
     identity_pool_labels(id, pc);
 }
 
-/* Pings engine and asks it what backend.runtime is (exec_on_gvisor); on
- * failure closes it. */
+/* Pings engine and resolves the profile of backend.runtime (engine->runtime,
+ * which the pool, the limits and the audit read); on failure closes it. */
 static int engine_ready(struct backend *engine, const struct config *cfg, char *version, size_t vsz,
                         struct llmsb_err *err)
 {
@@ -76,7 +74,7 @@ int runner_open_engine(struct runner *rn, const struct config *cfg, const struct
     runner_pool_config(cfg, &rn->be, o, &rn->id, &pc);
     if ((rc = pool_init(&rn->pool, &rn->be, &pc)) != 0) {
         backend_close(&rn->be);
-        return rc;
+        return llmsb_err_set(err, rc, "runner: the pool's condition variables (pthread_cond_init)");
     }
     session_table_init(&rn->sessions, &rn->pool);
     exec_images_init(&rn->images);

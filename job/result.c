@@ -69,7 +69,14 @@ void job_result_init(struct job_result *r, const struct job *j)
     r->cases_total = -1;
     r->attempts = 1;
     r->queued_at = clock_wall_ms();
-    r->ph = (struct result_phases){clock_mono_ms(), r->queued_at, -1, -1, "", -1, -1, -1};
+    r->ph = (struct result_phases){.claimed_ms = clock_mono_ms(),
+                                   .claimed_at = r->queued_at,
+                                   .prepare_ms = -1,
+                                   .acquire_ms = -1,
+                                   .acquire = RESULT_ACQUIRE_NONE,
+                                   .agent_ms = -1,
+                                   .finish_ms = -1,
+                                   .held_ms = -1};
     if (j && j->id)
         snprintf(r->id, sizeof(r->id), "%s", j->id);
     if (j && j->meta)
@@ -211,6 +218,13 @@ void job_result_phases_end(struct job_result *r)
     r->ph.held_ms = clock_mono_ms() - r->ph.claimed_ms;
 }
 
+const char *const result_acquire_names[RESULT_ACQUIRE_COUNT] = {
+    [RESULT_ACQUIRE_NONE] = "",
+    [RESULT_ACQUIRE_WARM] = "warm",
+    [RESULT_ACQUIRE_COLD] = "cold",
+    [RESULT_ACQUIRE_TEMPORARY] = "temporary",
+    [RESULT_ACQUIRE_SESSION] = "session"};
+
 const char *const result_phase_names[RESULT_PHASES] = {
     "queue_wait", "prepare", "acquire", "install", "compile",
     "run",        "collect", "agent",   "finish",  "total"};
@@ -246,8 +260,8 @@ cJSON *job_result_phases_json(const struct job_result *r)
             snprintf(key, sizeof(key), "%s_ms", result_phase_names[i]);
             cJSON_AddNumberToObject(o, key, (double)ms[i]);
         }
-        if (i == 2 && r->ph.acquire[0])
-            cJSON_AddStringToObject(o, "acquire", r->ph.acquire);
+        if (i == 2 && r->ph.acquire > RESULT_ACQUIRE_NONE && r->ph.acquire < RESULT_ACQUIRE_COUNT)
+            cJSON_AddStringToObject(o, "acquire", result_acquire_names[r->ph.acquire]);
     }
     return o;
 }

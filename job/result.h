@@ -17,6 +17,18 @@ struct job;
 
 #define RESULT_ID_MAX 256 /* above JOB_ID_MAX */
 
+/* How an attempt had its sandbox (phases.acquire; its name in
+ * result_acquire_names, as the result and the metrics say it). */
+enum result_acquire {
+    RESULT_ACQUIRE_NONE = 0,  /* none ("", not said) */
+    RESULT_ACQUIRE_WARM,      /* an idle one of the pool: "warm" */
+    RESULT_ACQUIRE_COLD,      /* made for the job (a session's first call too): "cold" */
+    RESULT_ACQUIRE_TEMPORARY, /* an extra one past pool.max_size, gone after: "temporary" */
+    RESULT_ACQUIRE_SESSION,   /* the session's own: "session" */
+    RESULT_ACQUIRE_COUNT
+};
+extern const char *const result_acquire_names[RESULT_ACQUIRE_COUNT];
+
 /* Where a job's time went on the host (docs/jobs.md, "phases"); the
  * agent's steps are r.phases.  -1: not measured (that step never came). */
 struct result_phases {
@@ -24,10 +36,11 @@ struct result_phases {
     int64_t claimed_at; /* the same on the wall clock (ms since the epoch) */
     int64_t prepare_ms; /* the scan, the agent's JOB, the image check */
     int64_t acquire_ms; /* a sandbox to run in: pool wait, create, start, prestart */
-    char acquire[12];   /* how: "warm", "cold", "temporary", "session"; "": none */
-    int64_t agent_ms;   /* JOB sent to RESULT read: the agent's whole turn */
-    int64_t finish_ms;  /* the sandbox given back, expectations, artifacts */
-    int64_t held_ms;    /* the claim to the end of the last attempt; total = wait + held */
+    /* how it had its sandbox */
+    enum result_acquire acquire;
+    int64_t agent_ms;  /* JOB sent to RESULT read: the agent's whole turn */
+    int64_t finish_ms; /* the sandbox given back, expectations, artifacts */
+    int64_t held_ms;   /* the claim to the end of the last attempt; total = wait + held */
 };
 
 struct job_result {

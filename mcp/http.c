@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/http_gate.h"
 #include "common/net.h"
 #include "scheduler/decide.h"
@@ -212,11 +213,14 @@ static struct req *req_new(struct server *srv, struct MHD_Connection *conn)
 
     if (!r)
         return NULL;
+    if (clock_cond_init(&r->cv) != 0) {
+        free(r);
+        return NULL;
+    }
     r->srv = srv;
     buf_init(&r->body, MCP_MAX_MESSAGE);
     buf_init(&r->out, OUT_MAX);
     pthread_mutex_init(&r->mu, NULL);
-    pthread_cond_init(&r->cv, NULL);
     atomic_init(&r->cancel, SCHED_GO);
     ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
     r->fd = ci ? ci->connect_fd : -1;
@@ -315,15 +319,7 @@ static void *call_main(void *arg)
  * when the client hung up meanwhile: its call is asked to stop. */
 static int wait_news(struct req *r)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_nsec += WATCH_MS * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
-    pthread_cond_timedwait(&r->cv, &r->mu, &ts);
+    clock_cond_wait_ms(&r->cv, &r->mu, WATCH_MS);
     if (client_gone(r->fd)) {
         atomic_store(&r->cancel, SCHED_CANCEL_ABORT);
         return -1;

@@ -278,7 +278,8 @@ struct proto_job {
     uint64_t nofile;
     uint64_t nproc;
     /* the worker's side only, never sent: the job's pids limit, which
-     * bounds nproc where the agent's HELLO says gVisor (sandbox.c) */
+     * bounds nproc where the sandbox's runtime profile says so (the
+     * engine's, or gVisor's when the agent's HELLO says gVisor: sandbox.c) */
     uint64_t pids;
     char **artifact_globs; /* NULL-terminated; none: collect nothing */
     size_t nglobs;

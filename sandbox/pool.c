@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
+
 int pool_config_label(struct pool_config *pc, const char *key, const char *value)
 {
     char(*l)[160];
@@ -65,9 +67,13 @@ int pool_rate_target(const struct pool_rate *r, int64_t now_ms, int cap)
 int pool_init(struct pool *p, const struct backend *tmpl, const struct pool_config *cfg)
 {
     memset(p, 0, sizeof(*p));
+    if (clock_cond_init(&p->cv) != 0)
+        return LLMSB_ERR_SYS;
+    if (clock_cond_init(&p->helper_cv) != 0) {
+        pthread_cond_destroy(&p->cv);
+        return LLMSB_ERR_SYS;
+    }
     pthread_mutex_init(&p->mu, NULL);
-    pthread_cond_init(&p->cv, NULL);
-    pthread_cond_init(&p->helper_cv, NULL);
     p->tmpl = tmpl;
     p->cfg = *cfg;
     if (p->cfg.max_size < 1)
@@ -512,10 +518,7 @@ static void *refiller_main(void *arg)
         int64_t now = clock_mono_ms();
         int w = make_due_any(p, now);
         if (w < 0 || !make_reserve(p, w, now, 1, &m)) {
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            ts.tv_sec += 1;
-            pthread_cond_timedwait(&p->helper_cv, &p->mu, &ts);
+            clock_cond_wait_ms(&p->helper_cv, &p->mu, 1000);
             continue;
         }
         pthread_mutex_unlock(&p->mu); /* the make: the engine's time, unlocked */
@@ -560,18 +563,11 @@ static struct sandbox *reuse_idle(struct pool *p, const char *key, struct llmsb_
  * Returns 0, or LLMSB_ERR_TIMEOUT past the deadline. */
 static int wait_turn(struct pool *p, int64_t deadline_ms)
 {
-    struct timespec ts;
     int64_t left = deadline_ms - clock_mono_ms();
 
     if (left <= 0)
         return LLMSB_ERR_TIMEOUT;
-    if (left > POOL_WAIT_SLICE_MS)
-        left = POOL_WAIT_SLICE_MS;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_nsec += (long)(left % 1000) * 1000000;
-    ts.tv_sec += left / 1000 + ts.tv_nsec / 1000000000;
-    ts.tv_nsec %= 1000000000;
-    pthread_cond_timedwait(&p->cv, &p->mu, &ts);
+    clock_cond_wait_ms(&p->cv, &p->mu, left < POOL_WAIT_SLICE_MS ? left : POOL_WAIT_SLICE_MS);
     return 0;
 }
 
@@ -679,13 +675,15 @@ void pool_put(struct pool *p, struct pool_lease *lease, int how)
     lease->sb = NULL;
     ended = how != POOL_PUT_CUT && sb->healthy && sb->open;
     worked = how == POOL_PUT_REUSE && !lease->temporary && ended;
-    keep = worked && !sb->gvisor && (p->cfg.max_uses <= 0 || sb->jobs < p->cfg.max_uses) &&
+    keep = worked && !sb->runtime.one_job_per_container &&
+           (p->cfg.max_uses <= 0 || sb->jobs < p->cfg.max_uses) &&
            (p->cfg.max_age_ms <= 0 || clock_mono_ms() - sb->born_ms < p->cfg.max_age_ms);
     sb->cancel = NULL;
     pthread_mutex_lock(&p->mu);
     /* only keys that worked are kept warm; a container retired by max_uses
-     * or max_age worked too (max_uses 1, or an agent on gVisor: every one),
-     * and was used up: its key's rate counts it */
+     * or max_age worked too (max_uses 1, or a runtime profile of one job
+     * per container, gVisor's: every one), and was used up: its key's rate
+     * counts it */
     if (worked)
         note_key(p, lease, sb, !keep);
     /* after pool_release_all, nothing goes back to the idle list */

@@ -143,6 +143,9 @@ struct pool_lease {
     char key[POOL_KEY_MAX];
 };
 
+/* Readies p for containers of tmpl (a template: each sandbox clones it)
+ * under cfg; nothing is made yet.  Returns 0, or LLMSB_ERR_SYS when its
+ * condition variables could not be made. */
 int pool_init(struct pool *p, const struct backend *tmpl, const struct pool_config *cfg);
 /* Ends the helpers (the remover once every retired container is removed)
  * and destroys every idle container; handed-out ones are the caller's, and

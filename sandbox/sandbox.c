@@ -117,6 +117,23 @@ static int after_install(struct sandbox *s, struct llmsb_err *err)
     return send_frame(s, PROTO_CONTINUE, "", 0, err);
 }
 
+/* The sandbox's profile from its agent's HELLO (or PONG) f: the engine's,
+ * checked against what the agent says of its kernel.  An agent on gVisor
+ * where the engine said otherwise (a wrapper script, a cluster whose
+ * default runtime is gVisor) gets gVisor's: one job, its RLIMIT_NPROC at
+ * its pids limit; its container's limits were set before it spoke (the
+ * pids cgroup stays the job's pids). */
+static void hello_profile(struct sandbox *s, const struct proto_frame *f)
+{
+    s->runtime = s->be.runtime;
+    if (tag_u64(f, TAG_KERNEL_GVISOR) != 1 || s->runtime.kind == BACKEND_RUNTIME_GVISOR)
+        return;
+    log_warn("sandbox %.12s runs on gVisor, which its engine did not say of runtime "
+             "\"%s\": one job per container; docs/security.md#gvisor-runsc",
+             s->id, s->spec.runtime ? s->spec.runtime : "");
+    s->runtime = *runtime_profile_of(BACKEND_RUNTIME_GVISOR);
+}
+
 int sandbox_open(struct sandbox *s, const struct backend *tmpl, const struct container_spec *spec,
                  int64_t start_timeout_ms, struct llmsb_err *err)
 {
@@ -165,11 +182,7 @@ int sandbox_open(struct sandbox *s, const struct backend *tmpl, const struct con
     }
     s->prestart = tag_u64(&f, TAG_PRESTART) == 1;
     s->live = tag_u64(&f, TAG_LIVE) == 1;
-    s->gvisor = tag_u64(&f, TAG_KERNEL_GVISOR) == 1;
-    if (s->gvisor && s->be.runtime_kind != BACKEND_RUNTIME_GVISOR)
-        log_warn("sandbox %.12s runs on gVisor, which its engine did not say of runtime "
-                 "\"%s\": one job per container; docs/security.md#gvisor-runsc",
-                 s->id, s->spec.runtime ? s->spec.runtime : "");
+    hello_profile(s, &f);
     buf_consume(&s->in, used);
     s->healthy = 1;
     log_debug("sandbox %.12s ready in %lld ms", s->id, (long long)(clock_mono_ms() - s->born_ms));
@@ -267,19 +280,12 @@ static void live_chunk(struct sandbox *s, struct live_in *li, const struct proto
         s->sink->fn(s->sink->arg, &c);
 }
 
-uint64_t sandbox_gvisor_nproc(uint64_t pids, uint64_t nproc)
-{
-    uint64_t n = pids > 1 ? pids - 1 : 1;
-
-    return pids && n < nproc ? n : nproc;
-}
-
-/* The RLIMIT_NPROC a job is sent with: on a kernel the agent says is
- * gVisor's, what holds it at its pids limit, as exec_job_nproc does when
- * the engine said so (the pids cgroup does not bound a job there) */
+/* The RLIMIT_NPROC a job is sent with under the sandbox's profile: where
+ * the agent said gVisor and the engine did not, what holds the job at its
+ * pids limit (exec_job_nproc gave it the engine's profile's) */
 static uint64_t sent_nproc(const struct sandbox *s, const struct proto_job *pj)
 {
-    return s->gvisor ? sandbox_gvisor_nproc(pj->pids, pj->nproc) : pj->nproc;
+    return runtime_profile_nproc(&s->runtime, pj->pids, pj->nproc);
 }
 
 /* Sends the JOB frame and waits for its RESULT, handling the install

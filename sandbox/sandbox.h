@@ -33,7 +33,10 @@ struct sandbox {
     int jobs;
     int prestart; /* the agent takes PROTO_PRESTART (its HELLO said so), none sent yet */
     int live;     /* the agent sends OUTPUT frames for a live job (its HELLO said so) */
-    int gvisor;   /* the agent's kernel is gVisor's (its HELLO said so): one job, then retired */
+    /* its runtime's profile: the engine's (be.runtime), gVisor's where the
+     * agent's HELLO says its kernel is gVisor's (one job, then retired; the
+     * job's RLIMIT_NPROC at its pids limit) */
+    struct runtime_profile runtime;
     /* non-NULL: where a live job's chunks go (the caller sets it around
      * sandbox_run, as cancel); NULL: the job runs as a non-live one */
     const struct proto_chunk_sink *sink;
@@ -83,11 +86,6 @@ int sandbox_prestart_ahead(struct sandbox *s, const struct proto_job *view, stru
 int sandbox_start_view(const struct proto_job *pj, struct proto_job *view);
 /* Kills and removes the container. Safe on a closed sandbox. */
 void sandbox_close(struct sandbox *s);
-/* The RLIMIT_NPROC that holds a job at pids processes on gVisor, where the
- * pids cgroup does not (exec/exec.c): pids - 1 (at least 1), as gVisor
- * does not count a job's first process (forked by root, then given the
- * job's uid) against that uid; nproc when that is smaller. */
-uint64_t sandbox_gvisor_nproc(uint64_t pids, uint64_t nproc);
 /* Health check before hand-out: the previous job's cleanup finished and
  * the agent answers PING within timeout_ms. */
 int sandbox_ping(struct sandbox *s, int64_t timeout_ms, struct llmsb_err *err);

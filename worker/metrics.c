@@ -22,9 +22,8 @@
 static const double bucket_s[METRICS_BUCKETS] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
                                                  2.5,   5,    10,    30,   60,  120,  300};
 
-/* the result's phases.acquire */
-static const char *const acquire_kinds[METRICS_ACQUIRE_KINDS] = {"warm", "cold", "temporary",
-                                                                 "session"};
+/* a counter for each kind of the result's phases.acquire but none */
+_Static_assert(METRICS_ACQUIRE_KINDS == RESULT_ACQUIRE_COUNT - 1, "a counter an acquire kind");
 
 _Static_assert(METRICS_LANGS >= 2, "a language and unknown");
 _Static_assert(METRICS_PHASES == RESULT_PHASES, "a histogram a phase of the result");
@@ -63,12 +62,11 @@ void metrics_job_done(struct metrics *m, const struct job_result *r, const struc
                       int dead_letter)
 {
     int64_t ms[RESULT_PHASES];
-    int acq = -1;
+    int acq = r->ph.acquire > RESULT_ACQUIRE_NONE && r->ph.acquire < RESULT_ACQUIRE_COUNT
+                  ? (int)r->ph.acquire - 1
+                  : -1;
 
     job_result_phases_ms(r, ms);
-    for (int k = 0; k < METRICS_ACQUIRE_KINDS; k++)
-        if (strcmp(r->ph.acquire, acquire_kinds[k]) == 0)
-            acq = k;
     pthread_mutex_lock(&m->mu);
     if (r->r.status > STATUS_NONE && r->r.status < STATUS_COUNT)
         m->c.jobs[r->r.status][lang_index(lang)]++;
@@ -168,8 +166,8 @@ int metrics_format(const struct metrics_counts *c, const struct metrics_gauges *
     rc |= head(b, "llmsb_pool_acquires_total", "counter",
                "Sandboxes jobs ran in, by how they were had (warm: a pool hit).");
     for (int k = 0; k < METRICS_ACQUIRE_KINDS; k++)
-        rc |= buf_printf(b, "llmsb_pool_acquires_total{how=\"%s\"} %lld\n", acquire_kinds[k],
-                         c->acquires[k]);
+        rc |= buf_printf(b, "llmsb_pool_acquires_total{how=\"%s\"} %lld\n",
+                         result_acquire_names[k + 1], c->acquires[k]);
     rc |=
         counter(b, "llmsb_dead_letters_total", "Jobs this worker dead-lettered.", c->dead_letters);
     rc |=

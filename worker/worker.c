@@ -189,12 +189,7 @@ static int redis_connect(struct worker *w, struct queue *q, int fresh, const ato
 
 static void gate_wait(struct worker *w)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_nsec += GATE_POLL_MS * 1000000L;
-    ts.tv_sec += ts.tv_nsec / 1000000000L;
-    ts.tv_nsec %= 1000000000L;
-    pthread_cond_timedwait(&w->gate_cv, &w->gate_mu, &ts);
+    clock_cond_wait_ms(&w->gate_cv, &w->gate_mu, GATE_POLL_MS);
 }
 
 /* A slot about to claim a job: waits while a recheck waits or runs. */
@@ -939,7 +934,11 @@ int worker_main(const struct config *cfg, int slots, const char *name)
         session_store_set(&w.rn.sessions, &st);
     }
     pthread_mutex_init(&w.gate_mu, NULL);
-    pthread_cond_init(&w.gate_cv, NULL);
+    if ((rc = clock_cond_init(&w.gate_cv)) != 0) {
+        log_error("worker: its slots' gate (a condition variable): %s", strerror(rc));
+        rc = LLMSB_ERR_SYS;
+        goto out;
+    }
     if (!(w.slots = calloc((size_t)slots, sizeof(*w.slots)))) {
         rc = LLMSB_ERR_NOMEM;
         goto out;

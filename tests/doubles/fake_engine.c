@@ -29,6 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
+
 struct fake_container {
     char id[BACKEND_ID_MAX];
     char dir[PATH_MAX];
@@ -78,10 +80,8 @@ static const char *const op_names[FAKE_OP_COUNT] = {"open",   "ping",  "image_ex
 #define FAKE_HOLD_MAX_MS 10000
 static void held(struct fake_engine *fe, enum fake_op op)
 {
-    struct timespec until;
+    struct timespec until = clock_deadline_in_ms(FAKE_HOLD_MAX_MS);
 
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += FAKE_HOLD_MAX_MS / 1000;
     while (fe->holding[op])
         if (pthread_cond_timedwait(&fe->cv, &fe->mu, &until) == ETIMEDOUT) {
             fprintf(stderr, "  fake engine: a held %s was not let go within %d ms\n", op_names[op],
@@ -644,13 +644,18 @@ struct fake_engine *fake_engine_new(const char *agent, struct llmsb_err *err)
     struct fake_engine *fe = calloc(1, sizeof(*fe));
     const char *tmp = getenv("TMPDIR");
     char host[64];
+    int rc;
 
     if (!fe) {
         llmsb_err_set(err, LLMSB_ERR_NOMEM, "fake engine: out of memory");
         return NULL;
     }
+    if ((rc = clock_cond_init(&fe->cv)) != 0) {
+        free(fe);
+        llmsb_err_set(err, LLMSB_ERR_SYS, "fake engine: its condition variable: %s", strerror(rc));
+        return NULL;
+    }
     pthread_mutex_init(&fe->mu, NULL);
-    pthread_cond_init(&fe->cv, NULL);
     snprintf(fe->root, sizeof(fe->root), "%s/llmsb-fake-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (find_agent(fe, agent, err) != 0)
         goto fail;

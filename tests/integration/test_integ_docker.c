@@ -159,7 +159,7 @@ TEST(hello_ruby)
 
 /* The job runs on the runtime the config names, not the engine's default:
  * gVisor (runsc) answers with a kernel of its own, runc with the host's;
- * and what the engine told of the runtime (exec_on_gvisor: what the pool
+ * and what the engine told of the runtime (its profile: what the pool
  * and the limits follow) agrees with the job's kernel, whatever the
  * runtime's name. */
 TEST(runs_on_the_configured_runtime)
@@ -173,14 +173,14 @@ TEST(runs_on_the_configured_runtime)
     ASSERT_STR(status_name(r.r.status), "ok");
     fprintf(stderr,
             "  runtime \"%s\": the job's kernel %s  gVisor by the job: %d, by the engine: %d\n",
-            cfg.runtime, r.r.out.data, on_gvisor(), exec_on_gvisor(&be));
+            cfg.runtime, r.r.out.data, on_gvisor(), be.runtime.kind == BACKEND_RUNTIME_GVISOR);
     if (on_gvisor())
         ASSERT(strcmp(r.r.out.data, host) != 0);
     else
         ASSERT_STR(r.r.out.data, host);
     if (strstr(cfg.runtime, "runsc") || strstr(cfg.runtime, "gvisor"))
         ASSERT(on_gvisor()); /* not runc under gVisor's name */
-    ASSERT_EQ(exec_on_gvisor(&be), on_gvisor());
+    ASSERT_EQ(be.runtime.kind == BACKEND_RUNTIME_GVISOR, on_gvisor());
     job_result_release(&r);
 }
 
@@ -615,7 +615,8 @@ TEST(ipc_objects_do_not_survive_into_the_next_job)
         ASSERT_EQ(job_set_code(&j, codes[i], strlen(codes[i]), &err), 0);
         ASSERT_EQ(job_to_proto(&j, &pj, &err), 0);
         ASSERT_EQ(pool_acquire(&p, &spec, &lease, &err), 0);
-        ASSERT_EQ(lease.sb->gvisor, gvisor); /* the agent's HELLO says what the kernel is */
+        /* the agent's HELLO agrees with the engine on what the kernel is */
+        ASSERT_EQ(lease.sb->runtime.kind == BACKEND_RUNTIME_GVISOR, gvisor);
         /* runc: the same container again; gVisor: a new one */
         if (i == 1)
             ASSERT_EQ(strcmp(lease.sb->id, first) == 0, !gvisor);

@@ -719,7 +719,7 @@ TEST(result_phases_in_hash_and_json)
     r.queued_at = r.ph.claimed_at - 250; /* waited 250 ms in the queue */
     r.ph.prepare_ms = 1;
     r.ph.acquire_ms = 40;
-    snprintf(r.ph.acquire, sizeof(r.ph.acquire), "warm");
+    r.ph.acquire = RESULT_ACQUIRE_WARM;
     r.ph.agent_ms = 600;
     r.ph.finish_ms = 2;
     r.ph.held_ms = 650;

@@ -30,7 +30,7 @@ static void fake_gauges(void *ud, struct metrics_gauges *g)
 }
 
 static void done(struct metrics *m, enum job_status st, const char *lang, int64_t run_ms,
-                 const char *acquire)
+                 enum result_acquire acquire)
 {
     struct job_result r;
 
@@ -41,7 +41,7 @@ static void done(struct metrics *m, enum job_status st, const char *lang, int64_
     r.ph.held_ms = run_ms + 2;
     r.r.phases.install_ms = r.r.phases.compile_ms = r.r.phases.collect_ms = -1;
     r.r.phases.run_ms = run_ms;
-    snprintf(r.ph.acquire, sizeof(r.ph.acquire), "%s", acquire);
+    r.ph.acquire = acquire;
     metrics_job_done(m, &r, lang ? language_find(lang) : NULL, st == STATUS_INTERNAL_ERROR);
 }
 
@@ -60,10 +60,10 @@ TEST(jobs_count_by_status_and_language)
     struct queue_stats qs = {.stream_len = 7, .pending = 2, .dead = 1};
 
     metrics_init(&m);
-    done(&m, STATUS_OK, "python", 30, "warm");
-    done(&m, STATUS_OK, "py", 1500, "cold");
-    done(&m, STATUS_RUNTIME_ERROR, "ruby", 40, "warm");
-    done(&m, STATUS_INTERNAL_ERROR, NULL, 0, "");
+    done(&m, STATUS_OK, "python", 30, RESULT_ACQUIRE_WARM);
+    done(&m, STATUS_OK, "py", 1500, RESULT_ACQUIRE_COLD);
+    done(&m, STATUS_RUNTIME_ERROR, "ruby", 40, RESULT_ACQUIRE_WARM);
+    done(&m, STATUS_INTERNAL_ERROR, NULL, 0, RESULT_ACQUIRE_NONE);
     metrics_engine_error(&m);
     text_of(&m, &qs, &b);
     ASSERT_CONTAINS(b.data, "# TYPE llmsb_jobs_total counter\n");
@@ -95,8 +95,8 @@ TEST(phases_are_cumulative_histograms_in_seconds)
     struct buf b;
 
     metrics_init(&m);
-    done(&m, STATUS_OK, "python", 30, "warm");   /* run 0.03 s */
-    done(&m, STATUS_OK, "python", 1500, "warm"); /* run 1.5 s */
+    done(&m, STATUS_OK, "python", 30, RESULT_ACQUIRE_WARM);   /* run 0.03 s */
+    done(&m, STATUS_OK, "python", 1500, RESULT_ACQUIRE_WARM); /* run 1.5 s */
     text_of(&m, NULL, &b);
     ASSERT_CONTAINS(b.data, "# TYPE llmsb_job_phase_seconds histogram\n");
     ASSERT_CONTAINS(b.data, "llmsb_job_phase_seconds_bucket{phase=\"run\",le=\"0.025\"} 0\n");
@@ -146,7 +146,7 @@ TEST(server_answers_metrics_and_nothing_else)
     int port = 0;
 
     metrics_init(&m);
-    done(&m, STATUS_OK, "cpp", 10, "warm");
+    done(&m, STATUS_OK, "cpp", 10, RESULT_ACQUIRE_WARM);
     /* a free port: try a few from a pid-derived start */
     for (int i = 0; i < 20 && !port; i++) {
         int p = 20000 + (int)((getpid() * 7 + i * 131) % 20000);

@@ -138,14 +138,15 @@ FAKE_TEST(agent_on_gvisor_retires_after_one_job)
     pc.max_uses = 200;
     fake_engine_agent_gvisor(fe, 1);
     ASSERT_EQ(fx_start(&x, fe, pc), 0);
-    ASSERT(x.l.sb->gvisor);
+    ASSERT_EQ(x.l.sb->runtime.kind, BACKEND_RUNTIME_GVISOR);
+    ASSERT(x.l.sb->runtime.one_job_per_container);
     ASSERT_EQ(run_true(&x.l), 0);
     pool_put(&x.p, &x.l, 1);
     ASSERT_CONTAINERS(&x.p, 0);
     ASSERT_EQ(pool_size(&x.p, NULL), 0);
     fake_engine_agent_gvisor(fe, 0); /* the host's kernel: kept */
     ASSERT_EQ(pool_acquire(&x.p, &x.spec, &x.l, &x.err), 0);
-    ASSERT(!x.l.sb->gvisor);
+    ASSERT_EQ(x.l.sb->runtime.kind, BACKEND_RUNTIME_KERNEL);
     ASSERT_EQ(run_true(&x.l), 0);
     pool_put(&x.p, &x.l, 1);
     ASSERT_CONTAINERS(&x.p, 1);

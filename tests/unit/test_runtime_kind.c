@@ -162,7 +162,7 @@ TEST(the_engines_answer_sets_reuse_and_limits)
     ASSERT_EQ(backend_runtime_resolve(&be, cfg.runtime, &err), 0);
     runner_pool_config(&cfg, &be, &o, &id, &pc);
     exec_spec_for_job(&spec, &be, &cfg, &j, "llmsb/python:latest");
-    ASSERT(exec_on_gvisor(&be));
+    ASSERT_EQ(be.runtime.kind, BACKEND_RUNTIME_GVISOR);
     ASSERT_EQ(pc.max_uses, 1);
     /* pids - 1: gVisor does not count the job's first process */
     ASSERT_EQ(spec.nproc, 255);
@@ -176,7 +176,7 @@ TEST(the_engines_answer_sets_reuse_and_limits)
     ASSERT_EQ(backend_runtime_resolve(&be, cfg.runtime, &err), 0);
     runner_pool_config(&cfg, &be, &o, &id, &pc);
     exec_spec_for_job(&spec, &be, &cfg, &j, "llmsb/python:latest");
-    ASSERT(!exec_on_gvisor(&be));
+    ASSERT_EQ(be.runtime.kind, BACKEND_RUNTIME_UNKNOWN);
     ASSERT_EQ(pc.max_uses, 1);
     ASSERT_EQ(spec.nproc, 4096);
     ASSERT_EQ(spec.pids, 256);
@@ -192,7 +192,7 @@ TEST(the_engines_answer_sets_reuse_and_limits)
     answer = -1;
     ASSERT_EQ(backend_runtime_resolve(&be, "runsc", &err), LLMSB_ERR_BACKEND);
     ASSERT_CONTAINS(err.msg, "info: refused (runsc)");
-    ASSERT_EQ(be.runtime_kind, BACKEND_RUNTIME_KERNEL);
+    ASSERT_EQ(be.runtime.kind, BACKEND_RUNTIME_KERNEL);
     job_release(&j);
 }
 
@@ -248,7 +248,38 @@ TEST(a_java_container_has_room_for_the_warm_javac)
     job_release(&j);
 }
 
+/* The profiles: a row a kind; the host kernel's is all zero (a backend
+ * never resolved reads it), gVisor's is the only one with other limits,
+ * an unknown runtime's differs from the host kernel's in reuse only. */
+TEST(each_runtime_kind_has_one_profile)
+{
+    const struct runtime_profile zero = {0};
+    const struct runtime_profile *k = runtime_profile_of(BACKEND_RUNTIME_KERNEL);
+    const struct runtime_profile *g = runtime_profile_of(BACKEND_RUNTIME_GVISOR);
+    const struct runtime_profile *u = runtime_profile_of(BACKEND_RUNTIME_UNKNOWN);
+    struct backend be = {.ops = &fake_ops};
+
+    for (int i = 0; i < BACKEND_RUNTIME_COUNT; i++)
+        ASSERT_EQ((int)runtime_profile_of((enum backend_runtime_kind)i)->kind, i);
+    ASSERT(runtime_profile_of(BACKEND_RUNTIME_COUNT) == u);
+    ASSERT(memcmp(k, &zero, sizeof(zero)) == 0);
+    ASSERT(memcmp(&be.runtime, k, sizeof(zero)) == 0);
+    ASSERT(g->one_job_per_container && g->nproc_from_pids && g->no_engine_seccomp);
+    ASSERT(u->one_job_per_container && !u->nproc_from_pids && !u->no_engine_seccomp);
+    ASSERT_EQ(u->host_pids_per_pid, 0);
+    /* the nproc rule: pids - 1, never 0, nproc when smaller, none without pids */
+    ASSERT_EQ(runtime_profile_nproc(g, 256, 4096), 255);
+    ASSERT_EQ(runtime_profile_nproc(g, 256, 100), 100);
+    ASSERT_EQ(runtime_profile_nproc(g, 1, 4096), 1);
+    ASSERT_EQ(runtime_profile_nproc(g, 0, 4096), 4096);
+    ASSERT_EQ(runtime_profile_nproc(k, 256, 4096), 4096);
+    ASSERT_EQ(runtime_profile_nproc(u, 256, 4096), 4096);
+    ASSERT_EQ(runtime_profile_host_pids(g, 256, 512), 256 * 8 + 512 * 32);
+    ASSERT_EQ(runtime_profile_host_pids(k, 256, 512), 256);
+    ASSERT_EQ(runtime_profile_host_pids(u, 256, 512), 256);
+}
+
 TEST_MAIN("runtime_kind", T(docker_info_names_gvisor_by_its_binary),
           T(podman_refuses_a_runtime_it_would_ignore), T(runtime_class_handler_names_gvisor),
           T(the_engines_answer_sets_reuse_and_limits),
-          T(a_java_container_has_room_for_the_warm_javac))
+          T(a_java_container_has_room_for_the_warm_javac), T(each_runtime_kind_has_one_profile))

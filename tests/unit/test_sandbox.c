@@ -380,7 +380,7 @@ FAKE_TEST(job_nproc_at_its_pids_where_the_agent_says_gvisor)
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
         fake_engine_agent_gvisor(fe, rows[i].gvisor);
         ASSERT_EQ(open_held(&sb, fe, &spec, 5000, &err), 0);
-        ASSERT_EQ(sb.gvisor, rows[i].gvisor);
+        ASSERT_EQ(sb.runtime.kind == BACKEND_RUNTIME_GVISOR, rows[i].gvisor);
         fake_test_job(&pj, "echo $FAKE_NPROC", NULL);
         pj.nproc = rows[i].nproc;
         pj.pids = rows[i].pids;

@@ -80,11 +80,11 @@ FAKE_TEST(keeps_its_sandbox_across_calls)
     {
         struct job_result r;
         ASSERT_EQ(call(&x, "keep-2", "true", &r), SCHED_OUT_FINAL);
-        ASSERT_STR(r.ph.acquire, "session");
+        ASSERT_EQ(r.ph.acquire, RESULT_ACQUIRE_SESSION);
         ASSERT(r.ph.acquire_ms >= 0 && r.ph.agent_ms >= 0 && r.ph.held_ms >= r.ph.agent_ms);
         job_result_release(&r);
         ASSERT_EQ(call(&x, "keep-3", "true", &r), SCHED_OUT_FINAL);
-        ASSERT_STR(r.ph.acquire, "cold"); /* a first call: made for it */
+        ASSERT_EQ(r.ph.acquire, RESULT_ACQUIRE_COLD); /* a first call: made for it */
         job_result_release(&r);
         close_session(&x, "keep-3");
     }
