@@ -53,10 +53,8 @@ static void finish(struct slot *s, const struct queue_entry *e, const struct job
     if (rc > 0)
         metrics_job_done(&s->w->metrics, r, j ? j->lang : NULL, dead != NULL);
     llmsb_escape(shown, sizeof(shown), r->id, strlen(r->id));
-    /* a follower stops at the end entry, and reads the result then */
-    if (rc >= 0 && j && j->live &&
-        queue_live_end(&s->q, r->id, status_name(r->r.status), ttl_s, &s->live_err) != 0)
-        log_warn("job=%s: cannot end its live output: %s", shown, s->live_err.msg);
+    if (rc >= 0 && j && j->live) /* after the result: a follower reads it at the end */
+        live_end(s, r->id, status_name(r->r.status), ttl_s);
     if (rc >= 0)
         log_info("job=%s status=%s attempts=%d%s%s", shown, status_name(r->r.status), r->attempts,
                  rc == 0 ? " (a final result existed already; acknowledged)" : "",
@@ -84,19 +82,18 @@ static int64_t entry_ms(const char *id)
     return parse_ll(ms, 0, (long long)1 << 62, &v) == 0 ? v : 0;
 }
 
-/* The job's "running" record, for this delivery: queue_mark_running's
+/* The job's "running" record, for this delivery: scheduler_mark_running's
  * answer (1 marked, 0 a final result exists already, 2 another entry of
- * the id runs it); 1 when Redis failed (logged: the job runs, at least
- * once). */
+ * the id runs it); 1 when Redis failed or memory ran out (logged: the job
+ * runs, at least once). */
 static int mark_running(struct slot *s, const struct queue_entry *e, const struct job *j,
                         const struct job_result *r)
 {
     struct fields p;
-    struct llmsb_err err = {0};
     char attempts[16], started[24], queued[24];
     const char **ids = NULL, **metas = NULL;
     struct queue_copies c;
-    int rc = -1;
+    int rc = 1;
 
     snprintf(attempts, sizeof(attempts), "%d", r->attempts);
     snprintf(started, sizeof(started), "%lld", (long long)clock_wall_ms());
@@ -108,15 +105,13 @@ static int mark_running(struct slot *s, const struct queue_entry *e, const struc
     fields_adds(&p, "queued_at", queued);
     fields_adds(&p, "started_at", started);
     if (copies_of(j, &c, &ids, &metas) != 0)
-        llmsb_err_set(&err, LLMSB_ERR_NOMEM, "out of memory");
+        log_warn("job=%s: cannot mark running: out of memory", j->id);
     else
-        rc = queue_mark_running(&s->q, j->id, e->id, &p, &c, j->result_ttl_s, &err);
+        rc = scheduler_mark_running(&s->w->sched, &s->q, e, j->id, &p, &c, j->result_ttl_s);
     free(ids);
     free(metas);
     fields_release(&p);
-    if (rc < 0)
-        log_warn("job=%s: cannot mark running: %s", j->id, err.msg);
-    return rc < 0 ? 1 : rc;
+    return rc;
 }
 
 static void run_entry(struct slot *s, const struct queue_entry *e, const struct job *j,
@@ -201,8 +196,7 @@ static void run_entry(struct slot *s, const struct queue_entry *e, const struct 
          * which counts, and waiting is no attempt (a session's call is never
          * tried again anyway: a lost sandbox ends the session) */
         const char *to = r->worker[0] ? r->worker : s->w->name;
-        int64_t idle = scheduler_own_idle_ms(cfg->block_ms);
-        if (queue_hand_over(&s->q, e->id, to, idle, 1, &err) != 0)
+        if (scheduler_hand_over(&s->w->sched, &s->q, e, to, 1, &err) != 0)
             log_warn("job=%s: cannot hand it to %s for session %s: %s", j->id, to, j->session,
                      err.msg);
         else if (r->worker[0])
@@ -252,8 +246,7 @@ static void hand_on(struct slot *s, const struct queue_entry *e, struct job *j,
         return;
     }
     if (c.best[0] && e->deliveries <= j->max_attempts) {
-        if (queue_hand_over(&s->q, e->id, c.best, scheduler_own_idle_ms(s->w->cfg->block_ms),
-                            e->deliveries, &err) == 0)
+        if (scheduler_hand_over(&s->w->sched, &s->q, e, c.best, e->deliveries, &err) == 0)
             log_info("job=%s needs %s, which this worker (protocol %d) lacks: handed to %s", shown,
                      needs, LLMSB_PROTOCOL, c.best);
         else
@@ -290,7 +283,7 @@ static void handle_entry(struct slot *s, struct queue_entry *e)
 
     if (e->deleted) {
         log_warn("entry %s has no fields (trimmed or deleted); acknowledging it", e->id);
-        queue_ack(&s->q, e->id, &err);
+        scheduler_ack(&s->w->sched, &s->q, e);
         return;
     }
     job_init(&j, cfg);

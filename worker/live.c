@@ -73,3 +73,17 @@ void live_sink_init(struct slot *s)
 {
     s->live_sink = (struct proto_chunk_sink){live_chunk, s, live_restart};
 }
+
+/* The end entry of job_id's stream, once its final result is written (a
+ * follower stops at it, and reads the result then).  job_id, not the
+ * slot's live_id: a job that ends before live_begin (invalid, or handed
+ * on) may still say live. */
+void live_end(struct slot *s, const char *job_id, const char *status, long long ttl_s)
+{
+    char shown[160];
+
+    if (queue_live_end(&s->q, job_id, status, ttl_s, &s->live_err) == 0)
+        return;
+    llmsb_escape(shown, sizeof(shown), job_id, strlen(job_id));
+    log_warn("job=%s: cannot end its live output: %s", shown, s->live_err.msg);
+}

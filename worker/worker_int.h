@@ -82,9 +82,12 @@ int gate_alone_begin(struct worker *w);
 void gate_alone_end(struct worker *w);
 
 /* live.c: s's sink for a live job's chunks, set once; live_begin points a
- * live job j at it for this attempt (a job not live is left alone). */
+ * live job j at it for this attempt (a job not live is left alone);
+ * live_end writes the end entry (status) of job_id's stream after its
+ * result. */
 void live_sink_init(struct slot *s);
 void live_begin(struct slot *s, struct job *j, long long attempt);
+void live_end(struct slot *s, const char *job_id, const char *status, long long ttl_s);
 
 /* entry.c: a slot's thread (arg: its struct slot). */
 void *slot_main(void *arg);
