@@ -360,6 +360,34 @@ int scheduler_resume(struct scheduler *s)
 
 /* ---- acting on decisions ------------------------------------------------------ */
 
+int scheduler_mark_running(struct scheduler *s, struct queue *q, const struct queue_entry *e,
+                           const char *job_id, const struct fields *running,
+                           const struct queue_copies *c, long long ttl_s)
+{
+    struct llmsb_err err = {0};
+    int rc;
+
+    (void)s;
+    rc = queue_mark_running(q, job_id, e->id, running, c, ttl_s, &err);
+    if (rc < 0)
+        log_warn("job=%s: cannot mark running: %s", job_id, err.msg);
+    return rc < 0 ? 1 : rc;
+}
+
+void scheduler_ack(struct scheduler *s, struct queue *q, const struct queue_entry *e)
+{
+    struct llmsb_err err = {0};
+
+    (void)s;
+    queue_ack(q, e->id, &err);
+}
+
+int scheduler_hand_over(struct scheduler *s, struct queue *q, const struct queue_entry *e,
+                        const char *to, long long count, struct llmsb_err *err)
+{
+    return queue_hand_over(q, e->id, to, scheduler_own_idle_ms(s->cfg.block_ms), count, err);
+}
+
 int scheduler_finish(struct scheduler *s, struct queue *q, const struct queue_entry *e,
                      const char *job_id, const char *status, const struct fields *result,
                      const struct fields *dead, const struct queue_copies *c, long long ttl_s)

@@ -8,8 +8,9 @@
  * arguments, the same for the Redis worker and for `submit --local`, and
  * unit-tested one by one.  struct scheduler is the worker's side: its
  * slots' in-flight table and the timers, acting through queue/ (the only
- * module that speaks Redis).  It knows nothing of containers: the worker
- * executes jobs and reports an outcome. */
+ * module that speaks Redis), and the one writer of an entry's state there
+ * (docs/architecture.md, who writes an entry's Redis state).  It knows
+ * nothing of containers: the worker executes jobs and reports an outcome. */
 #ifndef LLMSB_SCHEDULER_H
 #define LLMSB_SCHEDULER_H
 
@@ -99,6 +100,31 @@ void scheduler_alone_begin(struct scheduler *s, struct queue *q);
 void scheduler_alone_end(struct scheduler *s);
 
 /* ---- acting on a decision, through queue/ ----------------------------------- */
+
+/* Every write of an entry's state in Redis is one of these (the worker
+ * asks; it builds the fields, which name a job, and carries out nothing
+ * itself): the running mark, the final result with its acknowledgement
+ * (and its dead letter), a give-back for a retry or another worker, a
+ * hand-over to a named worker, the acknowledgement of an empty entry;
+ * and, from the timers above, lease renewal and reclaim. */
+
+/* Marks e's job job_id running (queue_mark_running: running's fields and
+ * c's copies, kept ttl_s).  Returns 1 marked, 0 a final result exists
+ * already, 2 another entry of the id runs it; 1 as well when Redis failed
+ * (logged: the job runs, at least once). */
+int scheduler_mark_running(struct scheduler *s, struct queue *q, const struct queue_entry *e,
+                           const char *job_id, const struct fields *running,
+                           const struct queue_copies *c, long long ttl_s);
+/* Acknowledges and deletes e with no result (an entry with no fields:
+ * nothing to run, nothing to write). */
+void scheduler_ack(struct scheduler *s, struct queue *q, const struct queue_entry *e);
+/* Hands e to the consumer to (a worker that holds its session or has a
+ * feature it needs; this one, for a session's call that waits behind an
+ * earlier one) with its delivery count set to count: to's recovery of its
+ * own deliveries takes it within scheduler_own_idle_ms.  0, or a negative
+ * code (err says why; e's lease expires instead). */
+int scheduler_hand_over(struct scheduler *s, struct queue *q, const struct queue_entry *e,
+                        const char *to, long long count, struct llmsb_err *err);
 
 /* Writes a final result (result + notification + XACK, atomically),
  * retrying through Redis outages up to SCHED_FINISH_GIVEUP_MS; if it gives

@@ -816,6 +816,50 @@ TEST(reclaim_claims_nothing_while_a_recheck_is_alone)
     queue_close(&other);
 }
 
+/* The scheduler writes an entry's state for the worker: its running mark
+ * (one run of an id at a time), a hand-over to the worker named (whose
+ * recovery of its own deliveries takes it, with the count given), the
+ * acknowledgement of an entry with nothing to run. */
+TEST(the_scheduler_marks_hands_over_and_acknowledges_an_entry)
+{
+    struct sched_config cfg = {1000, 100, "w2"};
+    struct scheduler s;
+    struct queue q, other;
+    struct queue_entry mine = {0}, twin = {0}, *e;
+    struct llmsb_err err = {0};
+    struct fields f;
+    char prefix[32];
+    size_t n;
+
+    ASSERT(redis_ok);
+    new_prefix(prefix, sizeof(prefix));
+    ASSERT_EQ(open_as(&q, prefix, "w1"), 0);
+    ASSERT_EQ(open_as(&other, prefix, "w2"), 0);
+    ASSERT_EQ(scheduler_init(&s, 2, &cfg, &err), 0);
+    ASSERT_EQ(take_new(&other, "job-h", mine.id), 0);
+    ASSERT_EQ(take_new(&other, "job-h", twin.id), 0);
+    fields_init(&f, 2);
+    fields_adds(&f, "worker", "w2");
+    ASSERT_EQ(scheduler_mark_running(&s, &other, &mine, "job-h", &f, NULL, 60), 1);
+    ASSERT_EQ(scheduler_mark_running(&s, &other, &twin, "job-h", &f, NULL, 60), 2);
+    fields_release(&f);
+    ASSERT_EQ(scheduler_hand_over(&s, &other, &mine, "w1", 1, &err), 0);
+    ASSERT_EQ(queue_recover_own(&q, scheduler_own_idle_ms(cfg.block_ms), 4, never_running, NULL, &e,
+                                &n, &err),
+              0);
+    ASSERT_EQ(n, 1);
+    ASSERT_STR(e[0].id, mine.id);
+    ASSERT_EQ(e[0].deliveries, 1);
+    queue_entries_free(e, n);
+    scheduler_ack(&s, &q, &mine);
+    ASSERT_EQ(queue_recover_own(&q, 0, 4, never_running, NULL, &e, &n, &err), 0);
+    ASSERT_EQ(n, 0); /* acknowledged: nothing of w1's left pending */
+    free(e);
+    scheduler_release(&s);
+    queue_close(&q);
+    queue_close(&other);
+}
+
 TEST(cancel_keys_and_heartbeats)
 {
     struct queue q, ctl;
@@ -1008,8 +1052,9 @@ TEST_MAIN("integration_queue", T(enqueue_read_finish_exactly_once),
           T(dead_workers_jobs_are_reclaimed_with_their_delivery_counted),
           T(own_deliveries_not_running_are_recovered_without_a_count),
           T(released_entries_wait_their_back_off), T(uncounted_release_keeps_the_attempt),
-          T(reclaim_claims_nothing_while_a_recheck_is_alone), T(cancel_keys_and_heartbeats),
-          T(workers_check_names_those_lacking_a_feature),
+          T(reclaim_claims_nothing_while_a_recheck_is_alone),
+          T(the_scheduler_marks_hands_over_and_acknowledges_an_entry),
+          T(cancel_keys_and_heartbeats), T(workers_check_names_those_lacking_a_feature),
           T(entries_with_too_many_or_too_big_fields_are_counted), T(a_bad_url_is_refused_at_once),
           T(a_plain_command_takes_its_bound_and_refuses_more),
           T(copies_of_a_large_result_are_written_in_bounded_scripts),
