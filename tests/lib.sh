@@ -190,7 +190,10 @@ stop_workers_and_redis() {
 
 # suite NAME: a suite's counters.  `ok CASE` and `bad CASE WHY` add to pass
 # and fail and print NAME.CASE; bad also prints what the case left in
-# $T/why, through $WHY_SHOW (default: its first 12 lines).
+# $WHY_FILE (default $T/why; set empty, nothing), through $WHY_SHOW
+# (default: its first 12 lines).  suite_end [NAME] prints the line
+# run-suite.sh reads, "NAME: N passed, N failed" (NAME: the suite's), and
+# fails if a case failed: a suite's last command.
 suite() {
     SUITE=$1
     pass=0
@@ -201,9 +204,14 @@ ok() {
     pass=$((pass + 1))
 }
 bad() {
+    local why=${WHY_FILE-${T:-/nonexistent}/why}
     echo "FAIL $SUITE.$1: $2"
-    [ -s "${T:-/nonexistent}/why" ] && sed 's/^/  | /' "$T/why" | ${WHY_SHOW:-head -12}
+    [ -n "$why" ] && [ -s "$why" ] && sed 's/^/  | /' "$why" | ${WHY_SHOW:-head -12}
     fail=$((fail + 1))
+}
+suite_end() {
+    echo "${1:-$SUITE}: $pass passed, $fail failed"
+    [ "$fail" -eq 0 ]
 }
 
 # A private dockerd, for a suite that kills or restarts its engine: its own
