@@ -37,6 +37,14 @@ containers_of() {
     done
 }
 
+# worker_containers LABEL: how many containers (any state) carry the label
+# llmsb.worker=LABEL (a worker's name, or an MCP server's host-pid).
+worker_containers() {
+    local f list
+    f=$(jq -rn --arg w "$1" '{label: ["llmsb.worker=" + $w]} | tojson | @uri')
+    list=$(engine_get "/containers/json?all=1&filters=$f") && printf '%s' "$list" | jq length || echo 0
+}
+
 # remove_containers_of PID...: removes the containers of the processes
 # PID... (what workers a test killed with -9 left behind).
 remove_containers_of() {
@@ -212,6 +220,16 @@ bad() {
 suite_end() {
     echo "${1:-$SUITE}: $pass passed, $fail failed"
     [ "$fail" -eq 0 ]
+}
+
+# checks_of TEXT: the output of a script whose checks print ok/FAIL lines
+# as ours do (a node client's): printed, its ok and FAIL lines added to
+# pass and fail; fails if it holds no ok line (no check ran).
+checks_of() {
+    printf '%s\n' "$1"
+    pass=$((pass + $(printf '%s\n' "$1" | grep -c '^ok ')))
+    fail=$((fail + $(printf '%s\n' "$1" | grep -c '^FAIL ')))
+    printf '%s\n' "$1" | grep -q '^ok '
 }
 
 # A private dockerd, for a suite that kills or restarts its engine: its own
