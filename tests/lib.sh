@@ -37,6 +37,14 @@ containers_of() {
     done
 }
 
+# worker_containers LABEL: how many containers (any state) carry the label
+# llmsb.worker=LABEL (a worker's name, or an MCP server's host-pid).
+worker_containers() {
+    local f list
+    f=$(jq -rn --arg w "$1" '{label: ["llmsb.worker=" + $w]} | tojson | @uri')
+    list=$(engine_get "/containers/json?all=1&filters=$f") && printf '%s' "$list" | jq length || echo 0
+}
+
 # remove_containers_of PID...: removes the containers of the processes
 # PID... (what workers a test killed with -9 left behind).
 remove_containers_of() {
@@ -190,7 +198,10 @@ stop_workers_and_redis() {
 
 # suite NAME: a suite's counters.  `ok CASE` and `bad CASE WHY` add to pass
 # and fail and print NAME.CASE; bad also prints what the case left in
-# $T/why, through $WHY_SHOW (default: its first 12 lines).
+# $WHY_FILE (default $T/why; set empty, nothing), through $WHY_SHOW
+# (default: its first 12 lines).  suite_end [NAME] prints the line
+# run-suite.sh reads, "NAME: N passed, N failed" (NAME: the suite's), and
+# fails if a case failed: a suite's last command.
 suite() {
     SUITE=$1
     pass=0
@@ -201,9 +212,24 @@ ok() {
     pass=$((pass + 1))
 }
 bad() {
+    local why=${WHY_FILE-${T:-/nonexistent}/why}
     echo "FAIL $SUITE.$1: $2"
-    [ -s "${T:-/nonexistent}/why" ] && sed 's/^/  | /' "$T/why" | ${WHY_SHOW:-head -12}
+    [ -n "$why" ] && [ -s "$why" ] && sed 's/^/  | /' "$why" | ${WHY_SHOW:-head -12}
     fail=$((fail + 1))
+}
+suite_end() {
+    echo "${1:-$SUITE}: $pass passed, $fail failed"
+    [ "$fail" -eq 0 ]
+}
+
+# checks_of TEXT: the output of a script whose checks print ok/FAIL lines
+# as ours do (a node client's): printed, its ok and FAIL lines added to
+# pass and fail; fails if it holds no ok line (no check ran).
+checks_of() {
+    printf '%s\n' "$1"
+    pass=$((pass + $(printf '%s\n' "$1" | grep -c '^ok ')))
+    fail=$((fail + $(printf '%s\n' "$1" | grep -c '^FAIL ')))
+    printf '%s\n' "$1" | grep -q '^ok '
 }
 
 # A private dockerd, for a suite that kills or restarts its engine: its own

@@ -76,6 +76,21 @@ char *docker_create_body(const struct docker_flavor *fl, const struct container_
 int docker_open_flavor(struct backend *b, const char *host, const struct docker_flavor *fl,
                        struct llmsb_err *err);
 
+/* The hooks of docker_ops that every flavor takes as they are, for a
+ * flavor's ops table, which names beside them only what it does its own
+ * way (podman.c: name, open, stop, remove, runtime_kind).  A hook a flavor
+ * may do differently is not in the list: docker_ops and each flavor name
+ * theirs. */
+#define DOCKER_OPS_SHARED                                                                          \
+    .close = docker_close, .exec = docker_exec, .egress_ensure = docker_egress_ensure,             \
+    .ping = docker_ping, .image_exists = docker_image_exists, .image_digest = docker_image_digest, \
+    .image_config = docker_image_config, .create = docker_create, .attach = docker_attach,         \
+    .start = docker_start, .inspect = docker_inspect, .list = docker_list,                         \
+    .container_export = docker_container_export, .image_import = docker_image_import,              \
+    .image_build = docker_image_build, .image_pull = docker_image_pull,                            \
+    .image_tag = docker_image_tag, .image_list = docker_image_list,                                \
+    .image_remove = docker_image_remove, .network_disconnect = docker_network_disconnect
+
 /* The ops of docker_ops, for flavors that share them. */
 void docker_close(struct backend *b);
 int docker_runtime_kind(struct backend *b, const char *runtime, struct llmsb_err *err);

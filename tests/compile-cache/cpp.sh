@@ -20,12 +20,11 @@
 # with it (make test-cpp-cache-all), all 164.
 set -u
 cd "$(dirname "$0")/../.."
+. tests/lib.sh
 B=${LLMSB_BIN:-$PWD/bin/llm-sandbox}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0; fail=0
-ok() { echo "ok   cpp_cache.$1"; pass=$((pass + 1)); }
-bad() { echo "FAIL cpp_cache.$1: $2"; fail=$((fail + 1)); }
+suite cpp_cache
 # run_three: the plain, cached and trace runs of differ.py's job files
 . tests/compile-cache/run-three.sh
 
@@ -83,5 +82,4 @@ grep '^FAIL' -A2 "$T/diff.out" | head -40
 [ $rc = 0 ] && ok "same_results_both_ways_and_each_path_taken" ||
     bad same_results_both_ways_and_each_path_taken "see above"
 
-echo "cpp_cache: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+suite_end

@@ -37,12 +37,11 @@
 # test-java-cache-all), all 164.
 set -u
 cd "$(dirname "$0")/../.."
+. tests/lib.sh
 B=${LLMSB_BIN:-$PWD/bin/llm-sandbox}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0; fail=0
-ok() { echo "ok   java_cache.$1"; pass=$((pass + 1)); }
-bad() { echo "FAIL java_cache.$1: $2"; fail=$((fail + 1)); }
+suite java_cache
 # run_three: the plain, cached and trace runs of differ.py's job files
 . tests/compile-cache/run-three.sh
 
@@ -350,5 +349,4 @@ EOF
         bad threads_at_the_pids_limit "$(cat "$T/threads.out") (want $n threads both ways; a plain sandbox took $most)"
 fi
 
-echo "java_cache: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+suite_end

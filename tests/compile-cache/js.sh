@@ -21,12 +21,11 @@
 #   usage: tests/compile-cache/js.sh
 set -u
 cd "$(dirname "$0")/../.."
+. tests/lib.sh
 B=${LLMSB_BIN:-$PWD/bin/llm-sandbox}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0; fail=0
-ok() { echo "ok   js_prespawn.$1"; pass=$((pass + 1)); }
-bad() { echo "FAIL js_prespawn.$1: $2"; fail=$((fail + 1)); }
+suite js_prespawn
 
 "$B" convert tests/eval/data/humaneval-x/humaneval_js.jsonl --out "$T/he.jsonl" 2>"$T/err" ||
     bad convert "$(cat "$T/err")"
@@ -156,5 +155,4 @@ grep '^FAIL' -A2 "$T/diff.out" | head -60
 [ $rc = 0 ] && ok "same_results_both_ways_and_started_ahead_when_it_should" ||
     bad same_results_both_ways_and_started_ahead_when_it_should "see above"
 
-echo "js_prespawn: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+suite_end

@@ -3,18 +3,17 @@
 # built from the offline base, and they drain a job file.
 set -u
 cd "$(dirname "$0")/../.."
+. tests/lib.sh
 B=${LLMSB_BIN:-$PWD/bin/llm-sandbox}
 export LLMSB_REDIS_PORT=$((17400 + $$ % 1000))
 export COMPOSE_PROJECT_NAME=llmsbtest$$
 T=$(mktemp -d)
-pass=0; fail=0
+suite compose
 down() { docker-compose down -v --remove-orphans >/dev/null 2>&1; rm -rf "$T"; }
 trap down EXIT
-ok() { echo "ok   compose.$1"; pass=$((pass + 1)); }
-bad() { echo "FAIL compose.$1: $2"; fail=$((fail + 1)); }
 
 if docker-compose up -d --build --scale worker=2 >"$T/up.log" 2>&1; then ok up_with_two_workers
-else bad up_with_two_workers "$(tail -20 "$T/up.log")"; echo "compose: $pass passed, $fail failed"; exit 1; fi
+else bad up_with_two_workers "$(tail -20 "$T/up.log")"; suite_end; exit 1; fi
 export LLMSB_REDIS_URL=redis://127.0.0.1:$LLMSB_REDIS_PORT
 alive=0
 for _ in $(seq 1 100); do
@@ -29,5 +28,4 @@ if [ "$rc" = 1 ] && [ "$(wc -l < "$T/out.jsonl")" = 6 ] && grep -q 'total .* 83.
     ok job_file_drained
 else bad job_file_drained "rc=$rc $(cat "$T/submit.out")"; fi
 echo "  (results came from $workers worker(s))"
-echo "compose: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+suite_end

@@ -9,11 +9,11 @@
 # the known differences below, which must fail here.
 B=${LLMSB_BIN:-bin/llm-sandbox}
 D=$(dirname "$0")/data
+. "$(dirname "$0")/../lib.sh"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0; fail=0
-ok() { echo "ok   eval.$1"; pass=$((pass + 1)); }
-bad() { echo "FAIL eval.$1: $2"; fail=$((fail + 1)); }
+suite eval
+WHY_FILE= # $T/why is shown after the case
 
 # conv NAME ARGS...: convert into $T/NAME.jsonl, appended to $T/all.jsonl
 conv() {
@@ -81,5 +81,4 @@ else
     bad crux_all_verdicts_as_the_harness "$(tail -3 "$T/why")"
     sed 's/^/  | /' "$T/why" | head -40; tail -5 "$T/log"
 fi
-echo "crux: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+suite_end crux

@@ -10,9 +10,10 @@
 B=${LLMSB_BIN:-bin/llm-sandbox}
 case $B in /*) ;; *) B=$PWD/$B ;; esac
 G=$(cd "$(dirname "$0")" && pwd)/golden.sha256
+. "$(dirname "$0")/../lib.sh"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0; fail=0
+suite golden
 cd "$(dirname "$0")/data" || exit 1
 
 # the hash of what `convert ARGS` gives: exit code, stdout, stderr
@@ -43,5 +44,4 @@ while read -r sum args; do
         echo "FAIL golden: convert $args: exit, jobs or message changed ($(head -c 200 "$T/err"))"
     fi
 done <"$G"
-echo "golden: $pass passed, $fail failed"
-[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
+suite_end && [ "$pass" -gt 0 ]

@@ -9,20 +9,18 @@
 # task.  Against the real dockerd.
 B=${LLMSB_BIN:-bin/llm-sandbox}
 D=$(dirname "$0")/data
+. "$(dirname "$0")/../lib.sh"
 T=$(mktemp -d)
-PORT=$((17400 + $$ % 1000))
+PORT=$(free_port)
 WORKER=""
 cleanup() {
-    [ -n "$WORKER" ] && kill "$WORKER" 2>/dev/null && wait "$WORKER" 2>/dev/null
-    redis-cli -p "$PORT" shutdown nosave >/dev/null 2>&1
+    stop_worker_and_redis
     rm -rf "$T"
 }
 trap cleanup EXIT
-pass=0; fail=0
+suite eval
+WHY_FILE= # a case's $T/why is in its message
 VIA=--local
-
-ok() { echo "ok   eval.$1"; pass=$((pass + 1)); }
-bad() { echo "FAIL eval.$1: $2"; fail=$((fail + 1)); }
 
 # bench NAME DATASET JOBS KNOWN_BAD FLAKY: every job runs and passes but
 # the known bad ones, which must fail (a check that can fail); a flaky
@@ -86,9 +84,7 @@ fi
 
 # Through Redis and a worker, with the datasets' own ids ("HumanEval/0",
 # "JavaScript/112"): the same figures.
-redis-server --port "$PORT" --bind 127.0.0.1 --dir "$T" --save '' --appendonly no \
-    --daemonize yes --logfile "$T/redis.log" --pidfile "$T/redis.pid"
-for _ in $(seq 1 50); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+start_redis "$PORT" "$T"
 export LLMSB_REDIS_URL=redis://127.0.0.1:$PORT
 $B worker --name eval --slots 2 >"$T/worker.log" 2>&1 &
 WORKER=$!
@@ -163,5 +159,4 @@ STDIO_SOURCED=1
 # CRUXEval and CRUXEval-X: every verdict as its harness gives it
 if "$(dirname "$0")/crux.sh"; then ok crux; else bad crux "see the lines above"; fi
 
-echo "eval: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+suite_end

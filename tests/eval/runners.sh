@@ -8,11 +8,10 @@
 # every run exits 0 and its stdout has the expected tokens.  Part of make unit.
 B=${LLMSB_BIN:-bin/llm-sandbox}
 D=$(dirname "$0")/data
+. "$(dirname "$0")/../lib.sh"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0; fail=0
-ok() { echo "ok   runners.$1"; pass=$((pass + 1)); }
-bad() { echo "FAIL runners.$1: $2"; fail=$((fail + 1)); }
+suite runners
 
 # NAME WANT ARGS...: convert ARGS; WANT is one letter a job, p pass, f fail
 check() {
@@ -118,5 +117,4 @@ print(json.dumps(row))
 PY
 refuse humaneval_nul "he_nul.jsonl:1: field \"prompt\" holds a NUL character" "$T/he_nul.jsonl"
 
-echo "runners: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+suite_end

@@ -10,11 +10,11 @@
 if [ -z "${STDIO_SOURCED:-}" ]; then
     B=${LLMSB_BIN:-bin/llm-sandbox}
     D=$(dirname "$0")/data
+    . "$(dirname "$0")/../lib.sh"
     T=$(mktemp -d)
     trap 'rm -rf "$T"' EXIT
-    pass=0; fail=0
-    ok() { echo "ok   eval.$1"; pass=$((pass + 1)); }
-    bad() { echo "FAIL eval.$1: $2"; fail=$((fail + 1)); }
+    suite eval
+    WHY_FILE= # a case's $T/why is in its message
 fi
 S=$D/stdio
 
@@ -85,6 +85,5 @@ else
 fi
 
 if [ -z "${STDIO_SOURCED:-}" ]; then
-    echo "eval stdio: $pass passed, $fail failed"
-    [ "$fail" = 0 ]
+    suite_end "eval stdio"
 fi

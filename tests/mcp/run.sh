@@ -10,31 +10,23 @@
 # in-process run is kept in $LLMSB_MCP_TRANSCRIPT when set.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$ROOT/tests/lib.sh"
 B=${LLMSB_BIN:-$ROOT/bin/llm-sandbox}
 T=$(mktemp -d /tmp/llmsb-mcp.XXXXXX)
-PORT=$((17400 + $$ % 1000))
-pass=0; fail=0; WORKER=""
+PORT=$(free_port)
+suite mcp; WORKER=""
 
 cleanup() {
-    [ -n "$WORKER" ] && kill "$WORKER" 2>/dev/null && wait "$WORKER" 2>/dev/null
-    redis-cli -p "$PORT" shutdown nosave >/dev/null 2>&1
+    stop_worker_and_redis
     rm -rf "$T"
 }
 trap cleanup EXIT
-
-ok() { echo "ok   mcp.$1"; pass=$((pass + 1)); }
-bad() { echo "FAIL mcp.$1: $2"; fail=$((fail + 1)); }
 
 # client.mjs and batch.mjs print their own ok/FAIL lines; count them into ours
 sdk_client() {  # sdk_client SCRIPT ARG [SERVER ARGS...]
     local out name=${1%.mjs}
     out=$(cd "$ROOT/tests/mcp" && node "$1" "$B" "${@:2}" 2>"$T/$name.err")
-    printf '%s\n' "$out"
-    pass=$((pass + $(printf '%s\n' "$out" | grep -c '^ok ')))
-    fail=$((fail + $(printf '%s\n' "$out" | grep -c '^FAIL ')))
-    if ! printf '%s\n' "$out" | grep -q '^ok '; then
-        bad "$name" "no check ran: $(tail -5 "$T/$name.err")"
-    fi
+    checks_of "$out" || bad "$name" "no check ran: $(tail -5 "$T/$name.err")"
 }
 client() { sdk_client client.mjs "$@"; }      # client TRANSCRIPT [SERVER ARGS...]
 batch_client() { sdk_client batch.mjs "$@"; } # batch_client TAG [SERVER ARGS...]
@@ -75,9 +67,6 @@ fi
 # container labelled llmsb.worker=LABEL (default: the server's) runs;
 # sets EOF_RC, EOF_MS (exit after the close), EOF_DURING and EOF_AFTER
 # (containers with that label, during the call and after the exit)
-own_containers() {  # own_containers WORKER-LABEL
-    curl -s --unix-socket /var/run/docker.sock "http://d/v1.41/containers/json?all=1&filters=%7B%22label%22%3A%5B%22llmsb.worker%3D$1%22%5D%7D" | grep -o '"Id"' | wc -l
-}
 eof_mid_call() {
     local label=$1 t0 mpid; shift
     rm -f "$T/in"; mkfifo "$T/in"
@@ -89,14 +78,14 @@ eof_mid_call() {
         '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"execute_code","arguments":{"code":"import time; time.sleep(30)","timeout":60}}}' >&7
     EOF_DURING=0
     for _ in $(seq 1 300); do
-        EOF_DURING=$(own_containers "$label")
+        EOF_DURING=$(worker_containers "$label")
         [ "$EOF_DURING" -ge 1 ] && break; sleep 0.1
     done
     sleep 1
     t0=$(date +%s%N)
     exec 7>&-
     wait $mpid; EOF_RC=$?; EOF_MS=$(( ($(date +%s%N) - t0) / 1000000 ))
-    EOF_AFTER=$(own_containers "$label")
+    EOF_AFTER=$(worker_containers "$label")
 }
 eof_mid_call ""
 # the stopped call's answer, if the client still reads, says why: never an
@@ -134,9 +123,7 @@ print("end")') >"$T/bin.json" 2>"$T/bin.err"
     fi
 
     # the same client, the jobs through Redis to a worker
-    redis-server --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
-        --logfile "$T/redis.log" --dir "$T"
-    for _ in $(seq 1 50); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+    start_redis "$PORT" "$T"
     export LLMSB_REDIS_URL=redis://127.0.0.1:$PORT LLMSB_PREFIX=mcptest
     "$B" worker --name mcp-w1 --slots 2 >"$T/worker.log" 2>&1 &
     WORKER=$!
@@ -204,5 +191,4 @@ print("b")' --queue --wait 60) >"$T/drop.json" 2>"$T/drop.err" &
         ok stdin_end_cancels_the_queued_call
     else bad stdin_end_cancels_the_queued_call "exit $EOF_RC $EOF_MS ms after stdin closed; job ${id:-none} $st; $(tail -2 "$T/eof.err")"; fi
 fi
-echo "mcp: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+suite_end

@@ -14,11 +14,12 @@
 # image) is copied into it with docker save | docker load over TLS.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$ROOT/tests/lib.sh"
 B=${LLMSB_BIN:-$ROOT/bin/llm-sandbox}
 LANG_=ruby
 FD=$(mktemp -d /tmp/llmsb-tls.XXXXXX)
 BR=llmsbtls$(($$ % 100000))
-pass=0; fail=0; DPID=""; WPID=""; RPORT=
+suite tls; DPID=""; WPID=""; RPORT=
 
 for tool in dockerd docker openssl ip redis-server redis-cli; do
     command -v "$tool" >/dev/null || { echo "FAIL tls.setup: $tool is not installed"; exit 1; }
@@ -35,9 +36,6 @@ H=tcp://127.0.0.1:$PORT
 export LLMSB_CONFIG=$FD/config.yaml
 : >"$LLMSB_CONFIG"
 unset DOCKER_TLS DOCKER_TLS_VERIFY DOCKER_CERT_PATH DOCKER_CONFIG DOCKER_CONTEXT
-
-ok() { echo "ok   tls.$1"; pass=$((pass + 1)); }
-bad() { echo "FAIL tls.$1: $2"; fail=$((fail + 1)); }
 
 # ---- certificates ----------------------------------------------------------------
 
@@ -145,14 +143,9 @@ n=$(grep '"status":"ok"' "$FD/results.jsonl" 2>/dev/null | grep -c '"passed":tru
     bad submit_local "exit $rc, $n of 4 ok: $(tail -c 400 "$FD/submit.err")"
 
 # a worker on the remote engine, fed through a private redis-server
-for _ in $(seq 1 20); do
-    RPORT=$((20000 + RANDOM % 10000))
-    redis-cli -p "$RPORT" ping >/dev/null 2>&1 || break
-done
-redis-server --port "$RPORT" --bind 127.0.0.1 --save '' --appendonly no --dir "$FD" \
-    --daemonize yes --logfile "$FD/redis.log" --pidfile "$FD/redis.pid" >/dev/null
+RPORT=$(free_port)
+start_redis "$RPORT" "$FD"
 export LLMSB_REDIS_URL=redis://127.0.0.1:$RPORT
-for _ in $(seq 1 50); do redis-cli -p "$RPORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
 DOCKER_HOST=$H DOCKER_TLS_VERIFY=1 DOCKER_CERT_PATH=$FD/good "$B" worker --name tlsw --slots 2 \
     >"$FD/worker.log" 2>&1 &
 WPID=$!
@@ -196,5 +189,4 @@ all=$($D ps -aq | wc -l)
 [ "$all" = 0 ] && ok nothing_left ||
     bad nothing_left "$all containers: $($D ps -a --format '{{.Names}} {{.Status}}' | head -5)"
 
-echo "tls: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+suite_end

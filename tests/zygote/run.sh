@@ -12,12 +12,11 @@
 # interpreters (make test runs them with the zygote, the default).
 set -u
 cd "$(dirname "$0")/../.."
+. tests/lib.sh
 B=${LLMSB_BIN:-$PWD/bin/llm-sandbox}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0; fail=0
-ok() { echo "ok   zygote.$1"; pass=$((pass + 1)); }
-bad() { echo "FAIL zygote.$1: $2"; fail=$((fail + 1)); }
+suite zygote
 
 base=${LLMSB_CONFIG:-}
 for mode in fresh zygote; do
@@ -148,5 +147,4 @@ printf '%s\n' "$out" | grep '^FAIL' | head -10
 [ $rc = 0 ] && ok "integration_fresh ($(printf '%s\n' "$out" | tail -1))" ||
     bad integration_fresh "$(printf '%s\n' "$out" | tail -1)"
 
-echo "zygote: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+suite_end
