@@ -382,8 +382,11 @@ echo "soak: $lost lost, $doubled with other than one result, $wrong with a wrong
 # RSS at the first sample after the first third, and the most fds and
 # threads it had in the first third once it started work: those come and go
 # with its containers (each an attach stream, 2 to ~10 of them as the
-# refillers follow the rate) and reconnects, so one sample is no baseline (a
-# CI run: 45 fds at 30 s, 39 at 60, 48 at 90; the 30-minute soak 72-84)
+# refillers follow the rate), its slots' engine connections that curl keeps
+# or closes, and reconnects, so one sample is no baseline and the margin is
+# 16 fds (CI runs: 45 fds at 30 s, 39 at 60, 48 at 90; 42, 45, 54, 54, 42;
+# the 30-minute soak 72-84): a leak of one a job is hundreds in 3 minutes,
+# one a fault is past 16 in the 30-minute soak's 60 faults
 warm=$((SECS / 3))
 read -r fl_rss0 fl_fd0 fl_thr0 <<<"$(awk -v w="$warm" '$1 > 0 && $1 < w && $2 != "-" {if ($3 > f) f = $3; if ($4 > t) t = $4}
     $1 >= w && $2 != "-" {if ($3 > f) f = $3; if ($4 > t) t = $4; print $2, f, t; exit}' "$FD/s1.figures")"
@@ -394,7 +397,7 @@ echo "soak: worker s1 after the warm-up (${warm} s): RSS ${fl_rss0:-?} -> at mos
 # RSS: a sanitized binary's allocator keeps freed memory in quarantine
 # (ASAN_OPTIONS below bounds it), so the bound is 32 MB over the warm
 # figure; fds and threads come and go with the slots' jobs and reconnects
-if [ -n "${fl_rss0:-}" ] && [ "$fl_rss1" -le $((fl_rss0 + 32768)) ] && [ "$fl_fd1" -le $((fl_fd0 + 8)) ] &&
+if [ -n "${fl_rss0:-}" ] && [ "$fl_rss1" -le $((fl_rss0 + 32768)) ] && [ "$fl_fd1" -le $((fl_fd0 + 16)) ] &&
    [ "$fl_thr1" -le $((fl_thr0 + 4)) ]; then ok worker_flat
 else bad worker_flat "RSS ${fl_rss0:-?}->${fl_rss1:-?} kB fds ${fl_fd0:-?}->${fl_fd1:-?} threads ${fl_thr0:-?}->${fl_thr1:-?}"; fi
 
