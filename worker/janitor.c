@@ -65,7 +65,9 @@ struct reap_ctx {
  * of other queues (another Redis or prefix on the same engine) are never
  * judged here: their heartbeats are not in our Redis.  Our own containers
  * are left behind when the pool does not know them (a create whose answer
- * the engine's crash swallowed) and they are older than any start. */
+ * the engine's crash swallowed) and they are older than any start; those
+ * of an earlier process of our name on this host (killed, then started
+ * again) as soon as its pid is gone. */
 static void reap_one(void *ud, const struct container_info *ci)
 {
     struct reap_ctx *c = ud;
@@ -76,10 +78,12 @@ static void reap_one(void *ud, const struct container_info *ci)
     if (c->n >= REAP_MAX)
         return;
     if (strcmp(ci->worker, c->w->name) == 0 && strcmp(ci->host, c->w->rn.id.host) == 0)
-        dead = ci->created_s > 0 &&
-               (clock_wall_ms() / 1000 - ci->created_s) * 1000 >
-                   c->w->cfg->start_timeout_ms + WORKER_OWN_LEFTOVER_AGE_MS &&
-               !pool_knows(&c->w->rn.pool, ci->id);
+        dead = (parse_ll(ci->pid, 1, 1 << 30, &pid) == 0 && pid != (long long)getpid() &&
+                kill((pid_t)pid, 0) != 0 && errno == ESRCH) ||
+               (ci->created_s > 0 &&
+                (clock_wall_ms() / 1000 - ci->created_s) * 1000 >
+                    c->w->cfg->start_timeout_ms + WORKER_OWN_LEFTOVER_AGE_MS &&
+                !pool_knows(&c->w->rn.pool, ci->id));
     else if (strcmp(ci->kind, "worker") == 0)
         /* older than two heartbeat lifetimes: a worker just started may
          * make pods before its first heartbeat */

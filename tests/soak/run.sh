@@ -401,6 +401,16 @@ if [ -n "${fl_rss0:-}" ] && [ "$fl_rss1" -le $((fl_rss0 + 32768)) ] && [ "$fl_fd
    [ "$fl_thr1" -le $((fl_thr0 + 4)) ]; then ok worker_flat
 else bad worker_flat "RSS ${fl_rss0:-?}->${fl_rss1:-?} kB fds ${fl_fd0:-?}->${fl_fd1:-?} threads ${fl_thr0:-?}->${fl_thr1:-?}"; fi
 
+# a worker killed near the end left containers that the worker started
+# again in its place reaps at its next upkeep (every 10 s, not while it
+# drains): up to 30 s for them to go before the workers stop
+live=" $PID_s1 $PID_s2 $PID_s3 "
+for _ in $(seq 1 30); do
+    orphans=$($PE ps -a --filter label=llmsb.managed=1 --format '{{.Label "llmsb.pid"}}' |
+        while read -r p; do case "$live" in *" $p "*) ;; *) echo "$p" ;; esac; done | wc -l)
+    [ "$orphans" = 0 ] && break
+    sleep 1
+done
 # the workers stop (drain): nothing on the engine, and no key without a TTL
 # but the streams (jobs, results, dead) and the consumer group's
 for w in s1 s2 s3; do eval "kill -TERM \$PID_$w"; done
