@@ -124,10 +124,24 @@ processes_outside_containers() {
     done
 }
 
-# free_port: a TCP port on 127.0.0.1 that nothing listens on now (the
-# kernel's pick), so suites running side by side never meet on one.
+# free_port: a TCP port on 127.0.0.1 free to bind now, at random below the
+# kernel's ephemeral range, so suites running side by side never meet on one.
 free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+    python3 - <<'EOF'
+import random, socket
+# below the kernel's ephemeral range: a port the kernel picked for us could
+# be the local end of someone's outgoing connection by the time a server
+# binds it (seen in CI: dockerd's bind, address already in use)
+low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+for _ in range(200):
+    port = random.randrange(10000, max(low, 10001))
+    try:
+        socket.socket().bind(("127.0.0.1", port))
+    except OSError:
+        continue
+    print(port)
+    break
+EOF
 }
 
 # start_redis PORT DIR [ARG...]: a redis-server of the suite's own on

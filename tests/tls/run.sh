@@ -24,14 +24,7 @@ suite tls; DPID=""; WPID=""; RPORT=
 for tool in dockerd docker openssl ip redis-server redis-cli; do
     command -v "$tool" >/dev/null || { echo "FAIL tls.setup: $tool is not installed"; exit 1; }
 done
-# a port below the kernel's ephemeral range (32768 and up here), free to
-# bind now: in that range, a port nothing listens on could still be the
-# local end of a connection, and dockerd's bind then fails (seen in CI)
-for _ in $(seq 1 20); do
-    PORT=$((12000 + RANDOM % 8000))
-    python3 -c 'import socket, sys; socket.socket().bind(("127.0.0.1", int(sys.argv[1])))' "$PORT" \
-        2>/dev/null && break
-done
+PORT=$(free_port)
 H=tcp://127.0.0.1:$PORT
 export LLMSB_CONFIG=$FD/config.yaml
 : >"$LLMSB_CONFIG"
