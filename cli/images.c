@@ -14,6 +14,7 @@
 #include "backends/backend.h"
 #include "exec/runner.h"
 #include "images/images.h"
+#include "languages/languages.h"
 
 static const char images_usage[] =
     "usage: llm-sandbox images build [--force] [--agent PATH] [LANG...]\n"
@@ -21,6 +22,7 @@ static const char images_usage[] =
     "                                [--context DIR] [--force] [--agent PATH]\n"
     "       llm-sandbox images list\n"
     "       llm-sandbox images rm NAME\n"
+    "       llm-sandbox images languages\n"
     "\n"
     "Builds llmsb/<lang> images (all languages when none is named) from\n"
     "Debian packages; no container registry is needed.  Images whose recipe\n"
@@ -32,7 +34,8 @@ static const char images_usage[] =
     "and :latest; jobs name it with image: llmsb/custom/NAME.\n"
     "\n"
     "list shows the sandbox images on the engine (llmsb/custom/* with every\n"
-    "tag, ours by :latest); rm NAME removes the tags of llmsb/custom/NAME.\n";
+    "tag, ours by :latest); rm NAME removes the tags of llmsb/custom/NAME.\n"
+    "languages prints every language's name and its image, a line each.\n";
 
 /* exec_image_check's look at a container of the image before it starts:
  * its files, read from outside (images/tree.c). */
@@ -251,6 +254,11 @@ int cmd_images(struct cli_globals *g, int argc, char **argv)
 
     if (argc >= 2 && (strcmp(argv[1], "list") == 0 || strcmp(argv[1], "rm") == 0))
         return list_or_rm_args(g, argc, argv);
+    if (argc == 2 && strcmp(argv[1], "languages") == 0) {
+        for (size_t i = 0; i < languages_count; i++)
+            printf("%s %s\n", languages[i]->name, languages[i]->image);
+        return 0;
+    }
     if (argc < 2 || strcmp(argv[1], "build") != 0) {
         fputs(images_usage, argc >= 2 && strcmp(argv[1], "--help") == 0 ? stdout : stderr);
         return argc >= 2 && strcmp(argv[1], "--help") == 0 ? 0 : EXIT_USAGE;

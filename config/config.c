@@ -241,7 +241,7 @@ static int set_language_key(struct config *c, const char *key, const char *val, 
         if (strlen(val) >= sizeof(c->registry[0]))
             return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: %s is longer than %zu bytes",
                                  file, line, key, sizeof(c->registry[0]) - 1);
-        snprintf(c->registry[l - languages], sizeof(c->registry[0]), "%s", val);
+        snprintf(c->registry[language_index(l)], sizeof(c->registry[0]), "%s", val);
         return 0;
     }
     if (strncmp(key, "images.", 7) == 0 && (l = language_find(key + 7)) != NULL) {
@@ -249,7 +249,7 @@ static int set_language_key(struct config *c, const char *key, const char *val, 
             return llmsb_err_set(err, LLMSB_ERR_INVALID,
                                  "%s:%zu: %s must be an image name of 1..255 bytes", file, line,
                                  key);
-        snprintf(c->images[l - languages], sizeof(c->images[0]), "%s", val);
+        snprintf(c->images[language_index(l)], sizeof(c->images[0]), "%s", val);
         return 0;
     }
     return 1;
@@ -333,7 +333,7 @@ static int add_preinstall(struct config *c, struct yaml_walk *w, yaml_node_t *no
                              "%s:%zu: pool.preinstall.%s: %s libraries "
                              "cannot be baked into an image",
                              file, line, lang, l->name);
-    li = (size_t)(l - languages);
+    li = language_index(l);
     for (yaml_node_item_t *it = node->data.sequence.items.start; it < node->data.sequence.items.top;
          it++) {
         yaml_node_t *v = yaml_document_get_node(w->doc, *it);
@@ -354,7 +354,7 @@ static int add_preinstall(struct config *c, struct yaml_walk *w, yaml_node_t *no
 int config_preinstalled(const struct config *c, const struct language *l, char *const *libs,
                         size_t n)
 {
-    size_t li = (size_t)(l - languages);
+    size_t li = language_index(l);
 
     for (size_t i = 0; i < n; i++) {
         size_t k = 0;
@@ -368,7 +368,7 @@ int config_preinstalled(const struct config *c, const struct language *l, char *
 
 int config_registry_env(const struct config *c, const struct language *l, char out[][320])
 {
-    const char *url = c->registry[l - languages];
+    const char *url = c->registry[language_index(l)];
     int n = 0;
 
     if (!l->registry_env || !url[0])
@@ -559,7 +559,7 @@ int config_load_auto(struct config *c, const char *explicit_path, struct llmsb_e
 
 const char *config_image(const struct config *c, const struct language *l, char *out, size_t outsz)
 {
-    size_t i = (size_t)(l - languages);
+    size_t i = language_index(l);
     if (i < CONFIG_MAX_LANGS && c->images[i][0])
         snprintf(out, outsz, "%s", c->images[i]);
     else

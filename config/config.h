@@ -9,7 +9,7 @@
 #include "common/common.h"
 #include "languages/languages.h"
 
-#define CONFIG_MAX_LANGS 16
+#define CONFIG_MAX_LANGS LANG_MAX
 #define CONFIG_MAX_POLICIES 16
 #define CONFIG_MAX_DEPTH 12 /* YAML nesting (policies hold lists of maps) */
 

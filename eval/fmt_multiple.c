@@ -49,11 +49,21 @@ static int multiple_claim(struct convert_task *t, const char *file, size_t line,
 
     if (!lang || !convert_str(t->row, "name") || !convert_str(t->row, "tests"))
         return 0;
-    if ((i = multiple_lang(lang)) < 0)
+    if ((i = multiple_lang(lang)) < 0) {
+        char names[512];
+        size_t o = 0;
+        for (size_t k = 0; k < sizeof(multiple_langs) / sizeof(multiple_langs[0]); k++) {
+            int w = snprintf(names + o, sizeof(names) - o, "%s%s", k ? ", " : "",
+                             multiple_langs[k].theirs);
+            if (w < 0 || (size_t)w >= sizeof(names) - o)
+                break;
+            o += (size_t)w;
+        }
         return llmsb_err_set(err, LLMSB_ERR_INVALID,
                              "%s:%zu: task \"%s\": MultiPL-E language \"%s\" is not one of ours "
-                             "(py, js, java, cpp, go_test.go, rb, r)",
-                             file, line, t->id, lang);
+                             "(%s)",
+                             file, line, t->id, lang, names);
+    }
     t->lang = language_find(multiple_langs[i].ours);
     return 1;
 }

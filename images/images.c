@@ -33,7 +33,7 @@ extern char **environ;
  * language's system-wide installer with the names. */
 static void preinstall_run(struct buf *b, const struct language *l, const struct config *cfg)
 {
-    size_t li = (size_t)(l - languages);
+    size_t li = language_index(l);
     cJSON *argv = cJSON_CreateArray();
     char env[CONFIG_MAX_REGISTRY_ENV][320], *text;
     int nenv = config_registry_env(cfg, l, env);
@@ -67,7 +67,10 @@ char *images_dockerfile(const struct language *l, const char *base, int64_t uid,
         "RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates %s "
         "&& apt-get clean && rm -rf /var/lib/apt/lists/*\n"
         "RUN groupadd -g %lld sandbox && useradd -u %lld -g %lld -M -d /tmp "
-        "-s /usr/sbin/nologin sandbox && mkdir -p /work && chmod 1777 /work\n",
+        "-s /usr/sbin/nologin sandbox && mkdir -p /work && chmod 1777 /work && "
+        /* no set-uid or set-gid program: no_new_privs already makes the
+         * bits do nothing in a job; without them nothing depends on that */
+        "find / -xdev -type f -perm /6000 -exec chmod ug-s {} +\n",
         base, l->packages, (long long)uid, (long long)uid, (long long)uid);
     if (with_ca) /* a TLS-inspecting proxy's CA: installers must trust it */
         buf_printf(&b, "COPY ca/ /usr/local/share/ca-certificates/llmsb/\n"
@@ -76,7 +79,7 @@ char *images_dockerfile(const struct language *l, const char *base, int64_t uid,
         buf_printf(&b, "COPY hooks/%s %s\n", l->hooks[i].file, l->hooks[i].dest);
     if (l->image_setup)
         buf_printf(&b, "RUN %s\n", l->image_setup);
-    if (cfg && cfg->npreinstall[l - languages])
+    if (cfg && cfg->npreinstall[language_index(l)])
         preinstall_run(&b, l, cfg);
     /* last of the layers: a new agent rebuilds only this one, not the
      * slow setup above (precompiled headers, build caches) */
@@ -558,7 +561,7 @@ int images_build(struct backend *be, const struct config *cfg, const char *const
         todo[n++] = l;
     }
     for (size_t i = 0; nlangs == 0 && i < languages_count; i++)
-        todo[n++] = &languages[i];
+        todo[n++] = languages[i];
     if (o->agent_path)
         snprintf(agent_path, sizeof(agent_path), "%s", o->agent_path);
     else

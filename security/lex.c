@@ -2,20 +2,17 @@
  * string literal, or comment.  Errs on the side of "code": an unknown or
  * interpolating construct is code, so the scanner sees it. */
 #include "security.h"
+#include "lex_int.h"
 
 #include <string.h>
 
-enum { K_CODE = 0, K_STR = 1, K_COMMENT = 2 };
-
-static void mark(unsigned char *kind, size_t from, size_t to, unsigned char k)
+void sec_lex_mark(unsigned char *kind, size_t from, size_t to, unsigned char k)
 {
     memset(kind + from, k, to - from);
 }
 
-/* A quoted literal from i (the opening quote is q, len qlen); backslash
- * escapes the next byte. Returns the index after the closing quote. */
-static size_t quoted(const char *s, size_t n, size_t i, const char *q, size_t qlen, int escapes,
-                     int stop_at_newline)
+size_t sec_lex_quoted(const char *s, size_t n, size_t i, const char *q, size_t qlen, int escapes,
+                      int stop_at_newline)
 {
     for (i += qlen; i < n; i++) {
         if (escapes && s[i] == '\\') {
@@ -30,18 +27,46 @@ static size_t quoted(const char *s, size_t n, size_t i, const char *q, size_t ql
     return n;
 }
 
-static size_t to_eol(const char *s, size_t n, size_t i)
+size_t sec_lex_to_eol(const char *s, size_t n, size_t i)
 {
     const char *nl = memchr(s + i, '\n', n - i);
     return nl ? (size_t)(nl - s) : n;
 }
 
-static int at_line_start(const char *s, size_t i)
+size_t sec_lex_until(const char *s, size_t n, size_t i, const char *end)
+{
+    size_t k = strlen(end);
+    for (; i + k <= n; i++)
+        if (memcmp(s + i, end, k) == 0)
+            return i + k;
+    return n;
+}
+
+size_t sec_lex_nested(const char *s, size_t n, size_t i, const char *open, const char *close)
+{
+    size_t lo = strlen(open), lc = strlen(close);
+    int depth = 0;
+    while (i < n) {
+        if (i + lo <= n && memcmp(s + i, open, lo) == 0) {
+            depth++;
+            i += lo;
+        } else if (i + lc <= n && memcmp(s + i, close, lc) == 0) {
+            i += lc;
+            if (--depth == 0)
+                return i;
+        } else {
+            i++;
+        }
+    }
+    return n;
+}
+
+int sec_lex_at_line_start(const char *s, size_t i)
 {
     return i == 0 || s[i - 1] == '\n';
 }
 
-static int ident(char c)
+int sec_lex_ident(char c)
 {
     return c == '_' || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z');
 }
@@ -52,21 +77,21 @@ static void lex_python(const char *s, size_t n, unsigned char *kind)
         size_t p = i, e;
         int fstring = 0;
         if (s[i] == '#') {
-            e = to_eol(s, n, i);
-            mark(kind, i, e, K_COMMENT);
+            e = sec_lex_to_eol(s, n, i);
+            sec_lex_mark(kind, i, e, K_COMMENT);
             i = e;
             continue;
         }
         /* string prefix: up to two of r b u f, only right before a quote */
         while (p < n && p - i < 2 && strchr("rRbBuUfF", s[p]) && s[p])
             p++;
-        if (p < n && (s[p] == '\'' || s[p] == '"') && (p == i || i == 0 || !ident(s[i - 1]))) {
+        if (p < n && (s[p] == '\'' || s[p] == '"') && (p == i || i == 0 || !sec_lex_ident(s[i - 1]))) {
             for (size_t k = i; k < p; k++)
                 fstring |= (s[k] | 32) == 'f';
             int triple = p + 2 < n && s[p + 1] == s[p] && s[p + 2] == s[p];
             char q[3] = {s[p], s[p], s[p]};
-            e = quoted(s, n, p, q, triple ? 3 : 1, 1, !triple);
-            mark(kind, i, e, fstring ? K_CODE : K_STR);
+            e = sec_lex_quoted(s, n, p, q, triple ? 3 : 1, 1, !triple);
+            sec_lex_mark(kind, i, e, fstring ? K_CODE : K_STR);
             i = e > i ? e : i + 1;
             continue;
         }
@@ -79,8 +104,8 @@ static void lex_c_family(const char *s, size_t n, unsigned char *kind, int lexer
     for (size_t i = 0; i < n;) {
         size_t e;
         if (i + 1 < n && s[i] == '/' && s[i + 1] == '/') {
-            e = to_eol(s, n, i);
-            mark(kind, i, e, K_COMMENT);
+            e = sec_lex_to_eol(s, n, i);
+            sec_lex_mark(kind, i, e, K_COMMENT);
             i = e;
         } else if (i + 1 < n && s[i] == '/' && s[i + 1] == '*') {
             const char *end = NULL;
@@ -90,12 +115,12 @@ static void lex_c_family(const char *s, size_t n, unsigned char *kind, int lexer
                     break;
                 }
             e = end ? (size_t)(end - s) : n;
-            mark(kind, i, e, K_COMMENT);
+            sec_lex_mark(kind, i, e, K_COMMENT);
             i = e;
         } else if (lexer == LEX_C && i + 2 < n && s[i] == '"' && s[i + 1] == '"' &&
                    s[i + 2] == '"') {
-            e = quoted(s, n, i, "\"\"\"", 3, 1, 0); /* Java text block */
-            mark(kind, i, e, K_STR);
+            e = sec_lex_quoted(s, n, i, "\"\"\"", 3, 1, 0); /* Java text block */
+            sec_lex_mark(kind, i, e, K_STR);
             i = e;
         } else if (lexer == LEX_C && i + 2 < n && s[i] == 'R' && s[i + 1] == '"') {
             /* C++ raw string R"delim( ... )delim" */
@@ -110,18 +135,18 @@ static void lex_c_family(const char *s, size_t n, unsigned char *kind, int lexer
                 if (close + strlen(end) <= n && memcmp(s + close, end, strlen(end)) == 0)
                     break;
             e = close < n ? close + strlen(end) : n;
-            mark(kind, i, e, K_STR);
+            sec_lex_mark(kind, i, e, K_STR);
             i = e;
         } else if (s[i] == '"' || s[i] == '\'') {
             char q[1] = {s[i]};
-            e = quoted(s, n, i, q, 1, 1, 1);
-            mark(kind, i, e, K_STR);
+            e = sec_lex_quoted(s, n, i, q, 1, 1, 1);
+            sec_lex_mark(kind, i, e, K_STR);
             i = e > i ? e : i + 1;
         } else if (s[i] == '`') {
             char q[1] = {'`'};
-            e = quoted(s, n, i, q, 1, lexer == LEX_JS, 0);
+            e = sec_lex_quoted(s, n, i, q, 1, lexer == LEX_JS, 0);
             /* JS template literals interpolate: code; Go raw strings: string */
-            mark(kind, i, e, lexer == LEX_GO ? K_STR : K_CODE);
+            sec_lex_mark(kind, i, e, lexer == LEX_GO ? K_STR : K_CODE);
             i = e > i ? e : i + 1;
         } else {
             kind[i++] = K_CODE;
@@ -133,25 +158,25 @@ static void lex_hash_family(const char *s, size_t n, unsigned char *kind, int ru
 {
     for (size_t i = 0; i < n;) {
         size_t e;
-        if (ruby && at_line_start(s, i) && n - i >= 6 && memcmp(s + i, "=begin", 6) == 0) {
+        if (ruby && sec_lex_at_line_start(s, i) && n - i >= 6 && memcmp(s + i, "=begin", 6) == 0) {
             const char *end = NULL;
             for (size_t k = i + 6; k + 4 <= n; k++)
-                if (at_line_start(s, k) && memcmp(s + k, "=end", 4) == 0) {
+                if (sec_lex_at_line_start(s, k) && memcmp(s + k, "=end", 4) == 0) {
                     end = s + k + 4;
                     break;
                 }
-            e = end ? to_eol(s, n, (size_t)(end - s)) : n;
-            mark(kind, i, e, K_COMMENT);
+            e = end ? sec_lex_to_eol(s, n, (size_t)(end - s)) : n;
+            sec_lex_mark(kind, i, e, K_COMMENT);
             i = e;
         } else if (s[i] == '#') {
-            e = to_eol(s, n, i);
-            mark(kind, i, e, K_COMMENT);
+            e = sec_lex_to_eol(s, n, i);
+            sec_lex_mark(kind, i, e, K_COMMENT);
             i = e;
         } else if (s[i] == '\'' || s[i] == '"' || s[i] == '`') {
             char q[1] = {s[i]};
             int code = ruby ? s[i] != '\'' : s[i] == '`'; /* Ruby "..." and `...` run code */
-            e = quoted(s, n, i, q, 1, 1, 0);
-            mark(kind, i, e, code ? K_CODE : K_STR);
+            e = sec_lex_quoted(s, n, i, q, 1, 1, 0);
+            sec_lex_mark(kind, i, e, code ? K_CODE : K_STR);
             i = e > i ? e : i + 1;
         } else {
             kind[i++] = K_CODE;
@@ -170,6 +195,9 @@ void sec_lex(const struct language *l, const char *src, size_t n, unsigned char 
         break;
     case LEX_R:
         lex_hash_family(src, n, kind, 0);
+        break;
+    case LEX_SHELL:
+        sec_lex_shell(src, n, kind);
         break;
     default:
         lex_c_family(src, n, kind, l->lexer);

@@ -235,7 +235,7 @@ static struct sec_policy *cache[NPRESETS][16];
 const struct sec_policy *sec_preset(const char *name, const struct language *l,
                                     struct llmsb_err *err)
 {
-    size_t li = (size_t)(l - languages);
+    size_t li = language_index(l);
     struct sec_policy *p = NULL;
 
     for (size_t i = 0; i < NPRESETS; i++) {

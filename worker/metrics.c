@@ -31,14 +31,14 @@ _Static_assert(METRICS_PHASES == RESULT_PHASES, "a histogram a phase of the resu
 static int lang_index(const struct language *lang)
 {
     for (size_t i = 0; lang && i < languages_count && i < METRICS_LANGS - 1; i++)
-        if (&languages[i] == lang)
+        if (languages[i] == lang)
             return (int)i;
     return METRICS_LANGS - 1;
 }
 
 static const char *lang_label(int i)
 {
-    return i < METRICS_LANGS - 1 && (size_t)i < languages_count ? languages[i].name : "unknown";
+    return i < METRICS_LANGS - 1 && (size_t)i < languages_count ? languages[i]->name : "unknown";
 }
 
 static void hist_add(struct metrics_hist *h, double s)

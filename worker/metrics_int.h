@@ -18,7 +18,7 @@
 #include "job/result.h"
 #include "languages/languages.h"
 
-#define METRICS_LANGS 16 /* languages[] rows, and one for "unknown" */
+#define METRICS_LANGS (LANG_MAX + 1) /* languages[] rows, and one for "unknown" */
 #define METRICS_PHASES 10
 #define METRICS_BUCKETS 15 /* finite upper bounds; +Inf is the count */
 #define METRICS_ACQUIRE_KINDS 4

@@ -1,4 +1,4 @@
-# multiple.sh - MultiPL-E in all seven languages end to end, then the open
+# multiple.sh - MultiPL-E in every language end to end, then the open
 # JSON Lines format (sourced by run.sh: B, D, T, ok, bad): `convert` of
 # MultiPL-E's own files (its evaluator's
 # test inputs, pretty-printed objects; prompt excerpts as JSON Lines and
@@ -27,11 +27,15 @@ mple_set() {
     sed "s#^{\"id\":\"#{\"id\":\"$set|#" "$T/mple/one" >>"$T/mple/all.jsonl"
 }
 : >"$T/mple/all.jsonl"
-for l in py js java cpp go rb r; do
-    mple_set "test_inputs/$l" "$M/test_inputs/$l-davinci-0.2-keep-HumanEval53.json"
+# every language's files: its evaluator test input, its prompts with our
+# samples (a language is added by adding its files and its verdicts)
+for f in "$M"/test_inputs/*-davinci-0.2-keep-HumanEval53.json; do
+    l=${f##*/}; l=${l%%-davinci-*}
+    mple_set "test_inputs/$l" "$f"
 done
-for l in js java cpp go rb r; do
-    mple_set "$l-samples" "$M/humaneval-$l-reworded.jsonl" "$M/samples/$l.jsonl"
+for f in "$M"/samples/*.jsonl; do
+    l=${f##*/}; l=${l%.jsonl}
+    mple_set "$l-samples" "$M/humaneval-$l-reworded.jsonl" "$f"
 done
 mple_set py-canonical "$M/humaneval-py-reworded.jsonl" "$T/mple/py-canonical.samples"
 mple_set java-2.1.0-samples "$M/humaneval-java-reworded-2.1.0.json" "$M/samples/java.jsonl"
@@ -40,7 +44,8 @@ $B submit "$T/mple/all.jsonl" --local --wait --out "$T/mple/out" >"$T/mple/log" 
 if python3 - "$M/harness-verdicts.tsv" "$T/mple/all.jsonl" "$T/mple/out" >"$T/why" 2>&1 <<'EOF'
 import collections, json, sys
 want = {}
-for line in open(sys.argv[1]):
+import glob, os
+for line in (l for f in sorted(glob.glob(os.path.join(os.path.dirname(sys.argv[1]), "harness-verdicts*.tsv"))) for l in open(f)):
     if not line.startswith("#"):
         s, i, status = line.rstrip("\n").split("\t")
         want[s + "|" + i] = status == "OK"

@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 
     if (size < 1)
         return 0;
-    l = &languages[data[0] % languages_count];
+    l = languages[data[0] % languages_count];
     p = sec_preset("strict", l, &err);
     if (!p || !(r = calloc(1, sizeof(*r))))
         return 0;

@@ -842,7 +842,7 @@ static void setup(void)
     }
     for (size_t i = 0; i < languages_count; i++) {
         char img[256];
-        config_image(&cfg, &languages[i], img, sizeof(img));
+        config_image(&cfg, languages[i], img, sizeof(img));
         if (be.ops->image_exists(&be, img, &err) != 1) {
             fprintf(stderr, "integration: image %s missing (run: bin/llm-sandbox images build)\n",
                     img);

@@ -145,9 +145,10 @@ TEST(reader_and_multiple_errors)
          "d.json:2: element [1] of the array is not a JSON object"},
         {"[{\"name\": \"A\", \"language\": \"py\", \"prompt\": \"\", \"tests\": \"\"}\n",
          "d.json:2: the array has no closing ']'"},
-        {"{\"name\": \"A\", \"language\": \"rs\", \"prompt\": \"\", \"tests\": \"\"}",
-         "d.json:1: task \"A\": MultiPL-E language \"rs\" is not one of ours (py, js, java, cpp, "
-         "go_test.go, rb, r)"},
+        /* the list goes on with every language of the table */
+        {"{\"name\": \"A\", \"language\": \"swift\", \"prompt\": \"\", \"tests\": \"\"}",
+         "d.json:1: task \"A\": MultiPL-E language \"swift\" is not one of ours (py, python, "
+         "notypes.py, js, javascript, java, cpp, go_test.go, go, rb, ruby, r, humaneval_to_r.py"},
         {"{\"name\": \"A\", \"language\": \"py\", \"prompt\": 1, \"tests\": \"\"}",
          "d.json:1: task \"A\": prompt and tests must be strings"},
         {"\x1f\x8b\x08", "d.json: gzip-compressed (a .json.gz): convert reads JSON text only; "
@@ -159,7 +160,10 @@ TEST(reader_and_multiple_errors)
         struct convert_set *s = convert_set_read("d.json", cases[i].text, &err);
         ASSERT_MSG(s == NULL, cases[i].msg);
         ASSERT_EQ(err.code, LLMSB_ERR_INVALID);
-        ASSERT_STR(err.msg, cases[i].msg);
+        if (strstr(cases[i].msg, "is not one of ours ("))
+            ASSERT_MSG(strncmp(err.msg, cases[i].msg, strlen(cases[i].msg)) == 0, err.msg);
+        else
+            ASSERT_STR(err.msg, cases[i].msg);
     }
 }
 

@@ -1208,7 +1208,7 @@ TEST(plots_and_install_reach_the_agent_job)
         found |= strcmp(pj.env[i], LANG_PLOTS_ENV) == 0;
     ASSERT(found);
     config_defaults(&c2);
-    snprintf(c2.registry[language_find("python") - languages], sizeof(c2.registry[0]),
+    snprintf(c2.registry[language_index(language_find("python"))], sizeof(c2.registry[0]),
              "http://10.1.2.3:8080/simple");
     ASSERT_EQ(job_add_install(&j, &c2, &pj, &err), 0);
     ASSERT_STR(pj.install_argv[0], "python3");

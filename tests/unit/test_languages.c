@@ -13,7 +13,7 @@ TEST(all_languages_present)
     static const char *names[] = {"python", "javascript", "java", "cpp",
                                   "go",     "go_test",    "r",    "ruby"};
 
-    ASSERT_EQ(languages_count, (size_t)8);
+    ASSERT(languages_count >= 8 && languages_count <= LANG_MAX);
     for (size_t i = 0; i < 8; i++) {
         const struct language *l = language_find(names[i]);
         ASSERT(l != NULL);
@@ -364,7 +364,7 @@ TEST(argv_templates_expand)
 TEST(hooks_are_embedded_and_copied)
 {
     for (size_t i = 0; i < languages_count; i++) {
-        const struct language *l = &languages[i];
+        const struct language *l = languages[i];
         char *df = images_dockerfile(l, "llmsb/base:x", 10001, 0, NULL);
         ASSERT(df != NULL);
         for (int k = 0; k < LANG_MAX_HOOKS && l->hooks[k].file; k++) {
@@ -412,7 +412,7 @@ TEST(custom_image_layer)
     static const char *const bad[] = {"",    "Sympy", "-a",   "a-", "a--b", "a/b",
                                       "a b", "a:b",   "a..b", "_a", "a_"};
     for (size_t i = 0; i < languages_count; i++) {
-        const struct language *l = &languages[i];
+        const struct language *l = languages[i];
         char *layer, line[512];
         ASSERT(l->tools && l->tools[0] && l->hello && strstr(l->hello, "hello"));
         ASSERT((layer = images_custom_layer(l, "n", 10001, "nonce")) != NULL);

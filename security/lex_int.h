@@ -1,0 +1,36 @@
+/* lex_int.h - what the scanner's lexers share (security/lex*.c only).
+ *
+ * A lexer marks every byte of a source K_CODE, K_STR or K_COMMENT.  When
+ * in doubt a byte is code: the scanner sees code, so a construct a lexer
+ * does not know (an interpolating literal, a sigil it cannot end) raises
+ * a false alarm rather than hiding a call. */
+#ifndef LLMSB_SECURITY_LEX_INT_H
+#define LLMSB_SECURITY_LEX_INT_H
+
+#include <stddef.h>
+
+enum { K_CODE = 0, K_STR = 1, K_COMMENT = 2 };
+
+/* kind[from..to) = k. */
+void sec_lex_mark(unsigned char *kind, size_t from, size_t to, unsigned char k);
+/* A quoted literal from i (the opening quote is q, qlen bytes long);
+ * with escapes a backslash escapes the next byte; with stop_at_newline
+ * the literal ends at a newline.  Returns the index after the closing
+ * quote (n when there is none). */
+size_t sec_lex_quoted(const char *s, size_t n, size_t i, const char *q, size_t qlen, int escapes,
+                      int stop_at_newline);
+/* The index of the newline ending i's line (n on the last line). */
+size_t sec_lex_to_eol(const char *s, size_t n, size_t i);
+/* The index after the first end at or after i (n when there is none). */
+size_t sec_lex_until(const char *s, size_t n, size_t i, const char *end);
+/* From an open at i, the index after the close that balances it, opens
+ * and closes nesting (Haskell's {- -}, OCaml's (* *)); n when unbalanced. */
+size_t sec_lex_nested(const char *s, size_t n, size_t i, const char *open, const char *close);
+int sec_lex_at_line_start(const char *s, size_t i);
+/* c may be part of an identifier ([A-Za-z0-9_]). */
+int sec_lex_ident(char c);
+
+/* The lexers of later languages, a file each (security/lex_NAME.c). */
+void sec_lex_shell(const char *s, size_t n, unsigned char *kind);
+
+#endif
