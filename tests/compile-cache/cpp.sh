@@ -12,8 +12,10 @@
 # compile_output, so this run is not compared) checks that each program
 # took the path it should: "cached-" ids and the HumanEval-X programs whose
 # flags and header sequence cpp-pch.list names compile with the precompiled
-# header (or fall back, when the plain compile has output: a warning),
-# "fallback-" ones try it and fall back, the rest never try.
+# header (or reuse its rewritten output, when the plain compile has output:
+# a warning), "reused-" ones (errors, warnings) keep the attempt's rewritten
+# output and compile once, "fallback-" ones try it and fall back, the rest
+# never try.
 #   usage: tests/compile-cache/cpp.sh [all]
 # Without "all" (CI), one HumanEval-X program of each distinct leading
 # include sequence (every cached set and the ones without a set) runs;
@@ -75,7 +77,7 @@ python3 tests/compile-cache/differ.py write "$T" tests/compile-cache/cpp-corpus.
 
 run_three
 
-python3 tests/compile-cache/differ.py compare "$T" '(cached|fallback) \d+|plain' cached >"$T/diff.out" 2>&1
+python3 tests/compile-cache/differ.py compare "$T" '(cached|reused|fallback) \d+|plain' cached --said=reused >"$T/diff.out" 2>&1
 rc=$?
 grep -v '^FAIL' "$T/diff.out" | sed 's/^/  /'
 grep '^FAIL' -A2 "$T/diff.out" | head -40

@@ -7,13 +7,13 @@
 #       first word of a job's id is its path) and writes the three job
 #       files: cached (as written), plain (LLMSB_COMPILE_CACHE=0) and trace
 #       (LLMSB_COMPILE_CACHE_TRACE=-)
-#   differ.py compare T LINE FAST [NONE] [--trace-compared]
+#   differ.py compare T LINE FAST [NONE] [--trace-compared] [--said=PATH]
 #       compares the plain and the cached results on every field but the
 #       timings, and checks the path each job took in the trace run: the
 #       compile output's lines matching the regex LINE, whose first word is
 #       the path (NONE when there is none; without NONE, exactly one line
 #       is required).  A job expected on the FAST path whose plain compile
-#       says something must fall back instead.  With --trace-compared the
+#       says something must take PATH instead ("fallback" unless --said).  With --trace-compared the
 #       trace run, its LINE lines taken out of the compile output, is
 #       compared with the plain one too: the run that shows its path is
 #       also one whose results must agree.
@@ -64,7 +64,7 @@ def untraced(r, line):
     r["compile_output"] = out or None
     return r
 
-def compare(T, line, fast, none=None, trace_compared=False):
+def compare(T, line, fast, none=None, trace_compared=False, said="fallback"):
     failed = 0
     plain, cached, trace = load(T, "plain"), load(T, "cached"), load(T, "trace")
     expect = dict(l.split() for l in open(T + "/expect"))
@@ -90,7 +90,7 @@ def compare(T, line, fast, none=None, trace_compared=False):
                if re.fullmatch(line, l)]
         path = got[0].split()[0] if len(got) == 1 else none if not got and none else "?%r" % got
         if want == fast and a.get("compile_output"):
-            want = "fallback" # the plain compile says something
+            want = said # the plain compile says something
         paths[path] = paths.get(path, 0) + 1
         if path != want:
             print("FAIL %s: the compile took %s, should take %s" % (i, path, want))
@@ -109,5 +109,7 @@ if __name__ == "__main__":
     if sys.argv[1] == "write":
         write(sys.argv[2], sys.argv[3])
     else:
-        args = [a for a in sys.argv[2:] if a != "--trace-compared"]
-        sys.exit(compare(*args, trace_compared="--trace-compared" in sys.argv))
+        said = [a.split("=", 1)[1] for a in sys.argv[2:] if a.startswith("--said=")]
+        args = [a for a in sys.argv[2:] if a != "--trace-compared" and not a.startswith("--said=")]
+        sys.exit(compare(*args, trace_compared="--trace-compared" in sys.argv,
+                         said=said[0] if said else "fallback"))
