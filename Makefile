@@ -242,6 +242,7 @@ bin/fuzz/%: tests/fuzz/%.c $(LIB_OBJ)
 # BENCH_N: bench_run's and bench_queue's samples (their defaults: 100, 200);
 # BENCH_JOBS: bench_eval's jobs per language and set (164: all of HumanEval-X).
 # bench_run's and bench_queue's output is kept for bench_eval's goals table.
+BENCH_BARE_ROUNDS ?= 3
 BENCH_JOBS ?= 24
 # bench_dedup.sh's job file (cruxeval: CRUXEval's published generations of
 # tests/eval/data/cruxeval; -: HumanEval samples with repeats, made by the bench)
@@ -254,6 +255,7 @@ bench: all bin/bench/bench_run bin/bench/bench_queue bin/bench/bench_backends bi
 	sh bench/bench_cases.sh bin/llm-sandbox 20
 	sh bench/bench_eval.sh bin/llm-sandbox $(BENCH_JOBS) bin/bench/run.out bin/bench/queue.out
 	sh bench/bench_dedup.sh $(BENCH_DEDUP_FILE) bin/llm-sandbox
+	python3 bench/bench_bare.py bin/llm-sandbox $(BENCH_BARE_ROUNDS)
 	@if docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q '"runsc"'; then \
 	    sh bench/bench_gvisor.sh bin/llm-sandbox && bin/bench/bench_stream; \
 	else echo "bench_gvisor, bench_stream: not run: dockerd has no runtime runsc (scripts/gvisor-up.sh sets it up)"; fi

@@ -5,6 +5,7 @@
  * `images rm NAME` through the engine's image API. */
 #include "cli.h"
 
+#include <cjson/cJSON.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -22,7 +23,7 @@ static const char images_usage[] =
     "                                [--context DIR] [--force] [--agent PATH]\n"
     "       llm-sandbox images list\n"
     "       llm-sandbox images rm NAME\n"
-    "       llm-sandbox images languages\n"
+    "       llm-sandbox images languages [--json]\n"
     "\n"
     "Builds llmsb/<lang> images (all languages when none is named) from\n"
     "Debian packages; no container registry is needed.  Images whose recipe\n"
@@ -35,7 +36,8 @@ static const char images_usage[] =
     "\n"
     "list shows the sandbox images on the engine (llmsb/custom/* with every\n"
     "tag, ours by :latest); rm NAME removes the tags of llmsb/custom/NAME.\n"
-    "languages prints every language's name and its image, a line each.\n";
+    "languages prints every language's name and its image, a line each;\n"
+    "with --json an object a line: its file, commands, packages, caches.\n";
 
 /* exec_image_check's look at a container of the image before it starts:
  * its files, read from outside (images/tree.c). */
@@ -241,6 +243,54 @@ static int list_or_rm_args(struct cli_globals *g, int argc, char **argv)
     return list_or_rm(g, verb, name);
 }
 
+static cJSON *string_array(const char *const *v, size_t max)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; a && i < max && v[i]; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateString(v[i]));
+    return a;
+}
+
+/* images languages [--json]: a line per language (name, image), or a
+ * JSON object per line with what running its programs takes (the bench
+ * runs them bare on the host with it). */
+static int print_languages(int json)
+{
+    for (size_t i = 0; i < languages_count; i++) {
+        const struct language *l = languages[i];
+        cJSON *o;
+        char *text;
+        if (!json) {
+            printf("%s %s\n", l->name, l->image);
+            continue;
+        }
+        o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", l->name);
+        cJSON_AddItemToObject(o, "aliases", string_array(l->aliases, LANG_MAX_ALIASES));
+        cJSON_AddStringToObject(o, "image", l->image);
+        cJSON_AddStringToObject(o, "ext", l->ext);
+        cJSON_AddStringToObject(o, "default_stem", l->default_stem);
+        cJSON_AddStringToObject(o, "packages", l->packages);
+        cJSON_AddStringToObject(o, "tools", l->tools ? l->tools : "");
+        cJSON_AddStringToObject(o, "line_comment", l->line_comment ? l->line_comment : "");
+        cJSON_AddBoolToObject(o, "names_its_file", l->source != NULL);
+        cJSON_AddItemToObject(o, "compile", string_array(l->compile, LANG_MAX_ARGV));
+        cJSON_AddItemToObject(o, "run", string_array(l->run, LANG_MAX_ARGV));
+        cJSON_AddItemToObject(o, "env", string_array(l->env, LANG_MAX_ENV));
+        cJSON_AddBoolToObject(o, "libraries", l->install[0] != NULL);
+        cJSON_AddBoolToObject(o, "zygote", l->zygote != NULL);
+        cJSON_AddBoolToObject(o, "prespawn", l->prespawn != NULL);
+        cJSON_AddBoolToObject(o, "compile_server", l->compile_server != NULL);
+        text = cJSON_PrintUnformatted(o);
+        cJSON_Delete(o);
+        if (!text)
+            return EXIT_FAILURE;
+        printf("%s\n", text);
+        free(text);
+    }
+    return 0;
+}
+
 int cmd_images(struct cli_globals *g, int argc, char **argv)
 {
     struct images_opts o = {0, stderr, NULL};
@@ -254,11 +304,8 @@ int cmd_images(struct cli_globals *g, int argc, char **argv)
 
     if (argc >= 2 && (strcmp(argv[1], "list") == 0 || strcmp(argv[1], "rm") == 0))
         return list_or_rm_args(g, argc, argv);
-    if (argc == 2 && strcmp(argv[1], "languages") == 0) {
-        for (size_t i = 0; i < languages_count; i++)
-            printf("%s %s\n", languages[i]->name, languages[i]->image);
-        return 0;
-    }
+    if (argc >= 2 && strcmp(argv[1], "languages") == 0)
+        return print_languages(argc == 3 && strcmp(argv[2], "--json") == 0);
     if (argc < 2 || strcmp(argv[1], "build") != 0) {
         fputs(images_usage, argc >= 2 && strcmp(argv[1], "--help") == 0 ? stdout : stderr);
         return argc >= 2 && strcmp(argv[1], "--help") == 0 ? 0 : EXIT_USAGE;
