@@ -31,6 +31,9 @@ static const struct {
     {"ruby", "ruby", 5},
     {"r", "r", 5},
     {"humaneval_to_r.py", "r", 5},
+    {"hs", "haskell", 15},
+    {"ml", "ocaml", 15},
+    {"ocaml", "ocaml", 15}, /* eval_ocaml.py by the fallback */
 };
 
 static int multiple_lang(const char *theirs)

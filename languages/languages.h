@@ -76,6 +76,8 @@ enum lang_lexer {
     LEX_RUBY,
     LEX_R,
     LEX_SHELL, /* security/lex_shell.c */
+    LEX_HASKELL, /* security/lex_haskell.c */
+    LEX_OCAML, /* security/lex_ocaml.c */
 };
 
 struct language {
