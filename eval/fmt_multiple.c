@@ -31,6 +31,12 @@ static const struct {
     {"ruby", "ruby", 5},
     {"r", "r", 5},
     {"humaneval_to_r.py", "r", 5},
+    /* eval_rust.py: rustc (15 s), then the program under 5 s */
+    {"rs", "rust", 5},
+    {"rust", "rust", 5},
+    /* eval_dlang.py: rdmd -unittest -main, compile and run under one 15 s */
+    {"d", "d", 15},
+    {"humaneval_to_dlang.py", "d", 15},
 };
 
 static int multiple_lang(const char *theirs)

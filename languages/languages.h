@@ -76,6 +76,8 @@ enum lang_lexer {
     LEX_RUBY,
     LEX_R,
     LEX_SHELL, /* security/lex_shell.c */
+    LEX_RUST,  /* security/lex_rust.c */
+    LEX_D,     /* security/lex_d.c */
 };
 
 struct language {
