@@ -14,8 +14,9 @@ const struct language language_d = {
     .default_stem = "main",
     .compile = {"ldmd2", "-unittest", "-main", "{file}"},
     .run = {"./{stem}"},
-    /* ldc brings Phobos (libphobos2-ldc-shared-dev) and gcc, its linker */
-    .packages = "ldc",
+    /* ldc brings Phobos (libphobos2-ldc-shared-dev); it links with cc,
+     * which it only recommends */
+    .packages = "ldc gcc libc6-dev",
     C_COMMENTS,
     /* `import std.process;`, `import std.stdio, p = std.process : x;`,
      * `static import core.sys.posix.unistd;` (MOD or a module under it) */
@@ -38,7 +39,7 @@ const struct language language_d = {
     },
     .strict_modules = {"std.process", "std.socket", "std.net", "std.file", "core.sys",
                        "core.stdc.stdlib", "core.runtime", "core.thread", "std.parallelism"},
-    .tools = "ldmd2 ldc2", .hello = "import std.stdio;\n\nvoid main() { writeln(\"hello\"); }\n",
+    .tools = "ldmd2 ldc2 cc", .hello = "import std.stdio;\n\nvoid main() { writeln(\"hello\"); }\n",
     .lexer = LEX_D,
 };
 /* clang-format on */
