@@ -10,7 +10,7 @@
 
 /* clang-format off */
 const struct language language_d = {
-    .name = "d", .aliases = {"dlang", "ldc", "ldc2"}, .image = "llmsb/d", .ext = "d",
+    .name = "d", .aliases = {"dlang", "d_ut", "ldc", "ldc2"}, .image = "llmsb/d", .ext = "d",
     .default_stem = "main",
     .compile = {"ldmd2", "-unittest", "-main", "{file}"},
     .run = {"./{stem}"},

@@ -125,6 +125,7 @@ TEST(names_extension_commands)
     ASSERT(language_find("dlang") == l);
     ASSERT(language_find("D") == l);
     ASSERT(language_find("ldc") == l);
+    ASSERT(language_find("D_ut") == l); /* SandboxFusion's id */
     ASSERT(language_from_path("x/main.d") == l);
     ASSERT_EQ(language_source(l, "", 0, &src, &err), 0);
     ASSERT_STR(src.file, "main.d");
