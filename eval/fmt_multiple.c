@@ -34,6 +34,12 @@ static const struct {
     {"hs", "haskell", 15},
     {"ml", "ocaml", 15},
     {"ocaml", "ocaml", 15}, /* eval_ocaml.py by the fallback */
+    /* eval_rust.py: rustc (15 s), then the program under 5 s */
+    {"rs", "rust", 5},
+    {"rust", "rust", 5},
+    /* eval_dlang.py: rdmd -unittest -main, compile and run under one 15 s */
+    {"d", "d", 15},
+    {"humaneval_to_dlang.py", "d", 15},
 };
 
 static int multiple_lang(const char *theirs)

@@ -593,6 +593,8 @@ const struct language *const languages[] = {
     &language_bash,
     &language_haskell,
     &language_ocaml,
+    &language_rust,
+    &language_d,
 };
 
 const size_t languages_count = sizeof(languages) / sizeof(languages[0]);

@@ -78,6 +78,8 @@ enum lang_lexer {
     LEX_SHELL, /* security/lex_shell.c */
     LEX_HASKELL, /* security/lex_haskell.c */
     LEX_OCAML, /* security/lex_ocaml.c */
+    LEX_RUST,  /* security/lex_rust.c */
+    LEX_D,     /* security/lex_d.c */
 };
 
 struct language {

@@ -17,5 +17,7 @@ int language_lib_apt(const char *s);
 extern const struct language language_bash;
 extern const struct language language_haskell;
 extern const struct language language_ocaml;
+extern const struct language language_rust;
+extern const struct language language_d;
 
 #endif

@@ -205,6 +205,12 @@ void sec_lex(const struct language *l, const char *src, size_t n, unsigned char 
     case LEX_OCAML:
         sec_lex_ocaml(src, n, kind);
         break;
+    case LEX_RUST:
+        sec_lex_rust(src, n, kind);
+        break;
+    case LEX_D:
+        sec_lex_d(src, n, kind);
+        break;
     default:
         lex_c_family(src, n, kind, l->lexer);
     }

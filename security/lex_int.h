@@ -34,5 +34,7 @@ int sec_lex_ident(char c);
 void sec_lex_shell(const char *s, size_t n, unsigned char *kind);
 void sec_lex_haskell(const char *s, size_t n, unsigned char *kind);
 void sec_lex_ocaml(const char *s, size_t n, unsigned char *kind);
+void sec_lex_rust(const char *s, size_t n, unsigned char *kind);
+void sec_lex_d(const char *s, size_t n, unsigned char *kind);
 
 #endif
