@@ -31,6 +31,11 @@ static const struct {
     {"ruby", "ruby", 5},
     {"r", "r", 5},
     {"humaneval_to_r.py", "r", 5},
+    /* eval_elixir.py: timeout=5 */
+    {"elixir", "elixir", 5},
+    /* eval_adb.py: safe_subprocess's default, 15 s a step */
+    {"adb", "ada", 15},
+    {"ada", "ada", 15},
 };
 
 static int multiple_lang(const char *theirs)

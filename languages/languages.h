@@ -76,6 +76,8 @@ enum lang_lexer {
     LEX_RUBY,
     LEX_R,
     LEX_SHELL, /* security/lex_shell.c */
+    LEX_ELIXIR, /* security/lex_elixir.c */
+    LEX_ADA,    /* security/lex_ada.c */
 };
 
 struct language {

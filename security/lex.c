@@ -199,6 +199,12 @@ void sec_lex(const struct language *l, const char *src, size_t n, unsigned char 
     case LEX_SHELL:
         sec_lex_shell(src, n, kind);
         break;
+    case LEX_ELIXIR:
+        sec_lex_elixir(src, n, kind);
+        break;
+    case LEX_ADA:
+        sec_lex_ada(src, n, kind);
+        break;
     default:
         lex_c_family(src, n, kind, l->lexer);
     }
