@@ -47,7 +47,8 @@ const struct language language_ada = {
                        "Interfaces.C", "Ada.Environment_Variables", "Ada.Directories",
                        "System.Machine_Code", "Ada.Unchecked_Conversion", "Ada.Interrupts",
                        "GNAT.Directory_Operations"},
-    .tools = "gnatchop gnatmake",
+    /* and what the compile script runs */
+    .tools = "gnatchop gnatmake sh sed tail",
     .hello = "with Ada.Text_IO;\nprocedure Main is\nbegin\n   Ada.Text_IO.Put_Line (\"hello\");\nend Main;\n",
     .lexer = LEX_ADA,
 };
