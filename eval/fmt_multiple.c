@@ -40,6 +40,11 @@ static const struct {
     /* eval_dlang.py: rdmd -unittest -main, compile and run under one 15 s */
     {"d", "d", 15},
     {"humaneval_to_dlang.py", "d", 15},
+    /* eval_elixir.py: timeout=5 */
+    {"elixir", "elixir", 5},
+    /* eval_adb.py: safe_subprocess's default, 15 s a step */
+    {"adb", "ada", 15},
+    {"ada", "ada", 15},
 };
 
 static int multiple_lang(const char *theirs)
@@ -59,7 +64,7 @@ static int multiple_claim(struct convert_task *t, const char *file, size_t line,
     if (!lang || !convert_str(t->row, "name") || !convert_str(t->row, "tests"))
         return 0;
     if ((i = multiple_lang(lang)) < 0) {
-        char names[512];
+        char names[1024];
         size_t o = 0;
         for (size_t k = 0; k < sizeof(multiple_langs) / sizeof(multiple_langs[0]); k++) {
             int w = snprintf(names + o, sizeof(names) - o, "%s%s", k ? ", " : "",

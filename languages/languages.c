@@ -595,6 +595,8 @@ const struct language *const languages[] = {
     &language_ocaml,
     &language_rust,
     &language_d,
+    &language_elixir,
+    &language_ada,
 };
 
 const size_t languages_count = sizeof(languages) / sizeof(languages[0]);

@@ -80,6 +80,8 @@ enum lang_lexer {
     LEX_OCAML, /* security/lex_ocaml.c */
     LEX_RUST,  /* security/lex_rust.c */
     LEX_D,     /* security/lex_d.c */
+    LEX_ELIXIR, /* security/lex_elixir.c */
+    LEX_ADA,    /* security/lex_ada.c */
 };
 
 struct language {

@@ -19,5 +19,7 @@ extern const struct language language_haskell;
 extern const struct language language_ocaml;
 extern const struct language language_rust;
 extern const struct language language_d;
+extern const struct language language_elixir;
+extern const struct language language_ada;
 
 #endif

@@ -184,8 +184,23 @@ static void lex_hash_family(const char *s, size_t n, unsigned char *kind, int ru
     }
 }
 
+/* The later languages' lexers (security/lex_NAME.c), by their value. */
+static void (*const later[])(const char *s, size_t n, unsigned char *kind) = {
+    [LEX_SHELL] = sec_lex_shell,
+    [LEX_HASKELL] = sec_lex_haskell,
+    [LEX_OCAML] = sec_lex_ocaml,
+    [LEX_RUST] = sec_lex_rust,
+    [LEX_D] = sec_lex_d,
+    [LEX_ELIXIR] = sec_lex_elixir,
+    [LEX_ADA] = sec_lex_ada,
+};
+
 void sec_lex(const struct language *l, const char *src, size_t n, unsigned char *kind)
 {
+    if ((size_t)l->lexer < sizeof(later) / sizeof(later[0]) && later[l->lexer]) {
+        later[l->lexer](src, n, kind);
+        return;
+    }
     switch (l->lexer) {
     case LEX_PYTHON:
         lex_python(src, n, kind);
@@ -195,21 +210,6 @@ void sec_lex(const struct language *l, const char *src, size_t n, unsigned char 
         break;
     case LEX_R:
         lex_hash_family(src, n, kind, 0);
-        break;
-    case LEX_SHELL:
-        sec_lex_shell(src, n, kind);
-        break;
-    case LEX_HASKELL:
-        sec_lex_haskell(src, n, kind);
-        break;
-    case LEX_OCAML:
-        sec_lex_ocaml(src, n, kind);
-        break;
-    case LEX_RUST:
-        sec_lex_rust(src, n, kind);
-        break;
-    case LEX_D:
-        sec_lex_d(src, n, kind);
         break;
     default:
         lex_c_family(src, n, kind, l->lexer);
