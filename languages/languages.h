@@ -76,6 +76,8 @@ enum lang_lexer {
     LEX_RUBY,
     LEX_R,
     LEX_SHELL, /* security/lex_shell.c */
+    LEX_LUA,   /* security/lex_lua.c */
+    LEX_PERL,  /* security/lex_perl.c */
 };
 
 struct language {
