@@ -31,6 +31,10 @@ static const struct {
     {"ruby", "ruby", 5},
     {"r", "r", 5},
     {"humaneval_to_r.py", "r", 5},
+    /* eval_lua.py, eval_pl.py, eval_sh.py: safe_subprocess's default */
+    {"lua", "lua", 15},
+    {"pl", "perl", 15},
+    {"sh", "bash", 15},
 };
 
 static int multiple_lang(const char *theirs)
