@@ -230,7 +230,7 @@ static struct sec_policy *preset_compile(size_t pi, const struct language *l, st
 }
 
 static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct sec_policy *cache[NPRESETS][16];
+static struct sec_policy *cache[NPRESETS][LANG_MAX];
 
 const struct sec_policy *sec_preset(const char *name, const struct language *l,
                                     struct llmsb_err *err)
@@ -242,7 +242,7 @@ const struct sec_policy *sec_preset(const char *name, const struct language *l,
         if (strcmp(presets[i].name, name) != 0)
             continue;
         pthread_mutex_lock(&cache_mu);
-        if (li < 16 && !(p = cache[i][li]) && (p = preset_compile(i, l, err)) != NULL)
+        if (li < LANG_MAX && !(p = cache[i][li]) && (p = preset_compile(i, l, err)) != NULL)
             cache[i][li] = p;
         pthread_mutex_unlock(&cache_mu);
         return p;
