@@ -45,6 +45,10 @@ static const struct {
     /* eval_adb.py: safe_subprocess's default, 15 s a step */
     {"adb", "ada", 15},
     {"ada", "ada", 15},
+    /* eval_lua.py, eval_pl.py, eval_sh.py: safe_subprocess's default */
+    {"lua", "lua", 15},
+    {"pl", "perl", 15},
+    {"sh", "bash", 15},
 };
 
 static int multiple_lang(const char *theirs)

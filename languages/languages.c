@@ -597,6 +597,8 @@ const struct language *const languages[] = {
     &language_d,
     &language_elixir,
     &language_ada,
+    &language_lua,
+    &language_perl,
 };
 
 const size_t languages_count = sizeof(languages) / sizeof(languages[0]);

@@ -82,6 +82,8 @@ enum lang_lexer {
     LEX_D,     /* security/lex_d.c */
     LEX_ELIXIR, /* security/lex_elixir.c */
     LEX_ADA,    /* security/lex_ada.c */
+    LEX_LUA,   /* security/lex_lua.c */
+    LEX_PERL,  /* security/lex_perl.c */
 };
 
 struct language {

@@ -21,5 +21,7 @@ extern const struct language language_rust;
 extern const struct language language_d;
 extern const struct language language_elixir;
 extern const struct language language_ada;
+extern const struct language language_lua;
+extern const struct language language_perl;
 
 #endif

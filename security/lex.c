@@ -193,6 +193,8 @@ static void (*const later[])(const char *s, size_t n, unsigned char *kind) = {
     [LEX_D] = sec_lex_d,
     [LEX_ELIXIR] = sec_lex_elixir,
     [LEX_ADA] = sec_lex_ada,
+    [LEX_LUA] = sec_lex_lua,
+    [LEX_PERL] = sec_lex_perl,
 };
 
 void sec_lex(const struct language *l, const char *src, size_t n, unsigned char *kind)

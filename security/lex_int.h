@@ -38,5 +38,7 @@ void sec_lex_rust(const char *s, size_t n, unsigned char *kind);
 void sec_lex_d(const char *s, size_t n, unsigned char *kind);
 void sec_lex_elixir(const char *s, size_t n, unsigned char *kind);
 void sec_lex_ada(const char *s, size_t n, unsigned char *kind);
+void sec_lex_lua(const char *s, size_t n, unsigned char *kind);
+void sec_lex_perl(const char *s, size_t n, unsigned char *kind);
 
 #endif

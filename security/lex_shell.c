@@ -6,47 +6,120 @@
 
 #include <string.h>
 
-/* A here-document's operator at i (<<WORD, <<-WORD, <<'WORD', <<"WORD"):
- * sets the body's [from, to) and whether it is literal; returns the
- * index after the operator's word, or 0 when there is none at i. */
-static size_t heredoc(const char *s, size_t n, size_t i, size_t *from, size_t *to, int *literal)
-{
-    size_t w = i + 2, wn = 0, eol, line;
-    int tabs = 0;
-    char q = 0, word[64];
+#define SHELL_MAX_HEREDOCS 8
+#define SHELL_MAX_NESTING 64
 
+/* A here-document whose body follows the line of its operator. */
+struct heredoc {
+    char word[64];
+    size_t len;
+    int tabs, literal;
+};
+
+/* A here-document's operator at i (<<WORD, <<-WORD, <<'WORD', <<"WORD"):
+ * fills h and returns the index after the operator's word, or 0 when
+ * there is none at i. */
+static size_t heredoc_op(const char *s, size_t n, size_t i, struct heredoc *h)
+{
+    size_t w = i + 2;
+    char q = 0;
+
+    memset(h, 0, sizeof(*h));
     if (w < n && s[w] == '<')
         return 0; /* <<< here-string: a word, lexed as code */
     if (w < n && s[w] == '-')
-        tabs = 1, w++;
+        h->tabs = 1, w++;
     while (w < n && (s[w] == ' ' || s[w] == '\t'))
         w++;
     if (w < n && (s[w] == '\'' || s[w] == '"'))
         q = s[w++];
-    while (w < n && wn < sizeof(word) - 1 && (sec_lex_ident(s[w]) || s[w] == '-' || s[w] == '.'))
-        word[wn++] = s[w++];
-    if (wn == 0)
+    while (w < n && h->len < sizeof(h->word) - 1 &&
+           (sec_lex_ident(s[w]) || s[w] == '-' || s[w] == '.'))
+        h->word[h->len++] = s[w++];
+    if (h->len == 0 || (q && (w >= n || s[w] != q)))
         return 0;
-    word[wn] = '\0';
-    if (q && (w >= n || s[w] != q))
-        return 0;
-    if (q)
-        w++;
-    *literal = q != 0;
-    eol = sec_lex_to_eol(s, n, w);
-    *from = eol;
-    for (line = eol + 1; line < n;) {
-        size_t k = line, end = sec_lex_to_eol(s, n, line);
-        while (tabs && k < end && s[k] == '\t')
-            k++;
-        if (end - k == wn && memcmp(s + k, word, wn) == 0) {
-            *to = end;
-            return w;
+    h->literal = q != 0;
+    return q ? w + 1 : w;
+}
+
+/* The bodies of the here-documents of the line ending at nl, one after
+ * another, each with its terminator line: a string when literal, else
+ * code (it expands).  Returns the index after the last. */
+static size_t heredoc_bodies(const char *s, size_t n, size_t nl, const struct heredoc *docs,
+                             size_t ndocs, unsigned char *kind)
+{
+    size_t at = nl + 1;
+
+    for (size_t d = 0; d < ndocs && at < n; d++) {
+        size_t line = at, end = n;
+        while (line < n) {
+            size_t k = line, eol = sec_lex_to_eol(s, n, line);
+            while (docs[d].tabs && k < eol && s[k] == '\t')
+                k++;
+            if (eol - k == docs[d].len && memcmp(s + k, docs[d].word, docs[d].len) == 0) {
+                end = eol;
+                break;
+            }
+            line = eol + 1;
         }
-        line = end + 1;
+        sec_lex_mark(kind, at, end, docs[d].literal ? K_STR : K_CODE);
+        at = end < n ? end + 1 : n;
+        if (end < n)
+            kind[end] = K_CODE;
     }
-    *to = n;
-    return w;
+    return at;
+}
+
+static size_t dquote_end(const char *s, size_t n, size_t i, int depth);
+
+/* From the '(' of a command substitution at i, the index after the ')'
+ * that closes it: quotes inside it are its own (a ')' in them closes
+ * nothing).  Past SHELL_MAX_NESTING levels: n (the rest is code). */
+static size_t subst_end(const char *s, size_t n, size_t i, int depth)
+{
+    int open = 0;
+
+    if (depth > SHELL_MAX_NESTING)
+        return n;
+    for (; i < n; i++) {
+        const char *q;
+        switch (s[i]) {
+        case '\\':
+            i++;
+            break;
+        case '\'':
+            if (!(q = memchr(s + i + 1, '\'', n - i - 1)))
+                return n;
+            i = (size_t)(q - s);
+            break;
+        case '"':
+            i = dquote_end(s, n, i, depth + 1) - 1;
+            break;
+        case '`':
+            i = sec_lex_quoted(s, n, i, "`", 1, 1, 0) - 1;
+            break;
+        case '(':
+            open++;
+            break;
+        case ')':
+            if (--open == 0)
+                return i + 1;
+            break;
+        }
+    }
+    return n;
+}
+
+/* From a '"' at i, the index after the '"' that closes it. */
+static size_t dquote_end(const char *s, size_t n, size_t i, int depth)
+{
+    for (i++; i < n && s[i] != '"'; i++) {
+        if (s[i] == '\\')
+            i++;
+        else if (s[i] == '$' && i + 1 < n && s[i + 1] == '(')
+            i = subst_end(s, n, i + 1, depth + 1) - 1;
+    }
+    return i < n ? i + 1 : n;
 }
 
 /* A double-quoted string from i: its text a string, the $(...) and `...`
@@ -60,7 +133,7 @@ static size_t dquoted(const char *s, size_t n, size_t i, unsigned char *kind)
             sec_lex_mark(kind, i, i + 2, K_STR);
             i += 2;
         } else if (s[i] == '$' && i + 1 < n && s[i + 1] == '(') {
-            e = sec_lex_nested(s, n, i + 1, "(", ")");
+            e = subst_end(s, n, i + 1, 0);
             sec_lex_mark(kind, i, e, K_CODE);
             i = e;
         } else if (s[i] == '`') {
@@ -78,20 +151,16 @@ static size_t dquoted(const char *s, size_t n, size_t i, unsigned char *kind)
 
 void sec_lex_shell(const char *s, size_t n, unsigned char *kind)
 {
-    size_t doc_from = 0, doc_to = 0;
-    int doc_literal = 0;
+    struct heredoc docs[SHELL_MAX_HEREDOCS];
+    size_t ndocs = 0;
 
     for (size_t i = 0; i < n;) {
         size_t e;
-        if (doc_to > doc_from && i >= doc_from) { /* a pending here-document's body */
-            if (i < doc_to) {
-                sec_lex_mark(kind, i, doc_to, doc_literal ? K_STR : K_CODE);
-                i = doc_to;
-            }
-            doc_from = doc_to = 0;
-            continue;
-        }
-        if (s[i] == '\\' && i + 1 < n) {
+        if (s[i] == '\n' && ndocs) { /* the pending here-documents' bodies */
+            kind[i] = K_CODE;
+            i = heredoc_bodies(s, n, i, docs, ndocs, kind);
+            ndocs = 0;
+        } else if (s[i] == '\\' && i + 1 < n) {
             sec_lex_mark(kind, i, i + 2, K_CODE);
             i += 2;
         } else if (s[i] == '#' && (i == 0 || strchr(" \t\n;|&(", s[i - 1]))) {
@@ -105,8 +174,9 @@ void sec_lex_shell(const char *s, size_t n, unsigned char *kind)
             i = e;
         } else if (s[i] == '"') {
             i = dquoted(s, n, i, kind);
-        } else if (s[i] == '<' && i + 1 < n && s[i + 1] == '<' && !doc_to &&
-                   (e = heredoc(s, n, i, &doc_from, &doc_to, &doc_literal)) != 0) {
+        } else if (s[i] == '<' && i + 1 < n && s[i + 1] == '<' && ndocs < SHELL_MAX_HEREDOCS &&
+                   (e = heredoc_op(s, n, i, &docs[ndocs])) != 0) {
+            ndocs++;
             sec_lex_mark(kind, i, e, K_CODE);
             i = e;
         } else {
