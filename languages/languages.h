@@ -76,6 +76,7 @@ enum lang_lexer {
     LEX_RUBY,
     LEX_R,
     LEX_SHELL, /* security/lex_shell.c */
+    LEX_PHP,   /* security/lex_php.c */
 };
 
 struct language {
