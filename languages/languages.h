@@ -77,6 +77,7 @@ enum lang_lexer {
     LEX_R,
     LEX_SHELL, /* security/lex_shell.c */
     LEX_PHP,   /* security/lex_php.c */
+    LEX_TS,    /* security/lex_ts.c */
 };
 
 struct language {

@@ -36,6 +36,6 @@ const struct language language_typescript = {
     .strict_modules = {"child_process", "fs", "net", "http", "https", "dgram", "vm",
                        "worker_threads", "cluster", "os", "tls", "dns"},
     .tools = "tsc node", .hello = "console.log('hello');\n",
-    .lexer = LEX_JS,
+    .lexer = LEX_TS,
 };
 /* clang-format on */

@@ -202,6 +202,9 @@ void sec_lex(const struct language *l, const char *src, size_t n, unsigned char 
     case LEX_PHP:
         sec_lex_php(src, n, kind);
         break;
+    case LEX_TS:
+        sec_lex_ts(src, n, kind);
+        break;
     default:
         lex_c_family(src, n, kind, l->lexer);
     }

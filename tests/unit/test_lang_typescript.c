@@ -1,5 +1,5 @@
-/* test_lang_typescript.c - the TypeScript row: JavaScript's lexer on
- * TypeScript (comments, quotes, template literals as code), the strict
+/* test_lang_typescript.c - the TypeScript row: its lexer (comments,
+ * quotes, templates and their substitutions, regex literals), the strict
  * preset per category in code and not in strings or comments, ES and
  * `import x = require()` imports, names, extension, tsc and node. */
 #include "test.h"
@@ -25,19 +25,47 @@ static int blocked(const char *policy, const char *code)
     return rc ? -1 : r.blocked;
 }
 
-TEST(lexer_marks)
+/* The kind of the byte where `what` first occurs in src (at offset). */
+static int kind_at(const char *src, const char *what, size_t offset)
 {
-    const char *src = "let s: string = 'a\\'b'; // c\nconst t = `x${f()}`; /* d */ \"e\"";
-    unsigned char k[128];
+    static unsigned char k[4096];
+    const char *at = strstr(src, what);
     size_t n = strlen(src);
 
+    if (!at || n >= sizeof(k))
+        return -1;
     sec_lex(language_find("ts"), src, n, k);
-    ASSERT_EQ(k[0], 0);                       /* let */
-    ASSERT_EQ(k[strstr(src, "b'") - src], 1); /* past the escaped quote */
-    ASSERT_EQ(k[strstr(src, "// c") - src], 2);
-    ASSERT_EQ(k[strstr(src, "f()") - src], 0); /* a template literal is code */
-    ASSERT_EQ(k[strstr(src, "/* d") - src + 3], 2);
-    ASSERT_EQ(k[strstr(src, "\"e\"") - src + 1], 1);
+    return k[(size_t)(at - src) + offset];
+}
+
+TEST(lexer_marks)
+{
+    const char *src = "let s: string = 'a\\'b'; // c\n"
+                      "const t = `x1 ${f({k: `x2 ${g()}`})} x3`; /* d */ \"e\"\n"
+                      "const parts = s.split(/'/); h(1);\n"
+                      "const q = a / b / c; k(2);\n"
+                      "if (r) return /[/\"]x/g.test(s); m(3);\n"
+                      "const u = (a) / 2; n('z');\n";
+
+    ASSERT_EQ(kind_at(src, "let", 0), 0);
+    ASSERT_EQ(kind_at(src, "b';", 0), 1); /* past the escaped quote */
+    ASSERT_EQ(kind_at(src, "// c", 0), 2);
+    ASSERT_EQ(kind_at(src, "x1", 0), 1);  /* a template's text */
+    ASSERT_EQ(kind_at(src, "f({", 0), 0); /* its substitution */
+    ASSERT_EQ(kind_at(src, "x2", 0), 1);  /* a template in it */
+    ASSERT_EQ(kind_at(src, "g()", 0), 0);
+    ASSERT_EQ(kind_at(src, "})}", 2), 0); /* the braces balance */
+    ASSERT_EQ(kind_at(src, "x3", 0), 1);
+    ASSERT_EQ(kind_at(src, "/* d", 3), 2);
+    ASSERT_EQ(kind_at(src, "\"e\"", 1), 1);
+    ASSERT_EQ(kind_at(src, "/'/", 1), 1);  /* the quote is in a regex */
+    ASSERT_EQ(kind_at(src, "h(1)", 0), 0); /* so the line goes on as code */
+    ASSERT_EQ(kind_at(src, "/ b", 0), 0);  /* a division */
+    ASSERT_EQ(kind_at(src, "k(2)", 0), 0);
+    ASSERT_EQ(kind_at(src, "[/\"]", 2), 1); /* a slash and quote in a class */
+    ASSERT_EQ(kind_at(src, "m(3)", 0), 0);
+    ASSERT_EQ(kind_at(src, "/ 2", 0), 0);
+    ASSERT_EQ(kind_at(src, "n('z')", 0), 0);
 }
 
 TEST(strict_per_category)
@@ -71,8 +99,13 @@ TEST(strict_per_category)
     }
     ASSERT_EQ(blocked("strict", "const s: string = \"execSync('ls')\";\n"), 0);
     ASSERT_EQ(blocked("strict", "const s = 'require(\"child_process\")';\n"), 0);
-    /* a template literal's substitutions run: code */
+    /* a template literal's substitutions run: code; its text does not */
     ASSERT_EQ(blocked("strict", "const s = `${execSync('ls')}`;\n"), 1);
+    ASSERT_EQ(blocked("strict", "const s = `execSync('ls') ${1 + 1}`;\n"), 0);
+    /* a quote in a regex hides nothing; a regex's text is no call */
+    ASSERT_EQ(blocked("strict", "const p = s.split(/'/); execSync('ls');\n"), 1);
+    ASSERT_EQ(blocked("strict", "const p = s.split(/\"/); eval('1');\n"), 1);
+    ASSERT_EQ(blocked("strict", "const re = /execSync\\(/;\n"), 0);
     ASSERT_EQ(blocked("strict", "function add(x: number, y: number): number { return x + y; }\n"),
               0);
 }
