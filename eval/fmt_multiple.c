@@ -31,6 +31,9 @@ static const struct {
     {"ruby", "ruby", 5},
     {"r", "r", 5},
     {"humaneval_to_r.py", "r", 5},
+    {"ts", "typescript", 15}, /* eval_ts.py: tsc and node, 15 s each */
+    {"typescript", "typescript", 15},
+    {"php", "php", 15}, /* eval_php.py: safe_subprocess's default */
 };
 
 static int multiple_lang(const char *theirs)
