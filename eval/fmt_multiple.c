@@ -49,6 +49,9 @@ static const struct {
     {"lua", "lua", 15},
     {"pl", "perl", 15},
     {"sh", "bash", 15},
+    {"ts", "typescript", 15}, /* eval_ts.py: tsc and node, 15 s each */
+    {"typescript", "typescript", 15},
+    {"php", "php", 15}, /* eval_php.py: safe_subprocess's default */
 };
 
 static int multiple_lang(const char *theirs)

@@ -599,6 +599,8 @@ const struct language *const languages[] = {
     &language_ada,
     &language_lua,
     &language_perl,
+    &language_typescript,
+    &language_php,
 };
 
 const size_t languages_count = sizeof(languages) / sizeof(languages[0]);

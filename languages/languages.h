@@ -84,6 +84,8 @@ enum lang_lexer {
     LEX_ADA,    /* security/lex_ada.c */
     LEX_LUA,   /* security/lex_lua.c */
     LEX_PERL,  /* security/lex_perl.c */
+    LEX_PHP,   /* security/lex_php.c */
+    LEX_TS,    /* security/lex_ts.c */
 };
 
 struct language {

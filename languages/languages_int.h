@@ -23,5 +23,7 @@ extern const struct language language_elixir;
 extern const struct language language_ada;
 extern const struct language language_lua;
 extern const struct language language_perl;
+extern const struct language language_typescript;
+extern const struct language language_php;
 
 #endif

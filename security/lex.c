@@ -195,6 +195,8 @@ static void (*const later[])(const char *s, size_t n, unsigned char *kind) = {
     [LEX_ADA] = sec_lex_ada,
     [LEX_LUA] = sec_lex_lua,
     [LEX_PERL] = sec_lex_perl,
+    [LEX_PHP] = sec_lex_php,
+    [LEX_TS] = sec_lex_ts,
 };
 
 void sec_lex(const struct language *l, const char *src, size_t n, unsigned char *kind)

@@ -25,6 +25,24 @@ TEST(all_languages_present)
     }
 }
 
+/* Every row once, every name and alias naming one row, every row whole:
+ * what the table's readers (language_find, config, metrics) take for
+ * granted. */
+TEST(every_row_once_and_every_name_one_row)
+{
+    for (size_t i = 0; i < languages_count; i++) {
+        const struct language *l = languages[i];
+        ASSERT_EQ(language_index(l), i);
+        ASSERT_MSG(language_find(l->name) == l, l->name);
+        for (int a = 0; a < LANG_MAX_ALIASES && l->aliases[a]; a++)
+            ASSERT_MSG(language_find(l->aliases[a]) == l, l->aliases[a]);
+        ASSERT_MSG(l->run[0] && l->packages && *l->packages && l->image && l->ext, l->name);
+        ASSERT_MSG(l->hello && l->tools && *l->tools, l->name);
+        for (size_t k = 0; k < i; k++)
+            ASSERT_MSG(languages[k] != l && strcmp(languages[k]->image, l->image) != 0, l->name);
+    }
+}
+
 /* A job's flags land where the cpp row puts them: compile flags after the
  * defaults (a later -std wins), link flags after the source file. */
 TEST(compile_flags_expand_where_the_row_says)
@@ -444,7 +462,8 @@ TEST(custom_image_layer)
         "a2345678901234567890123456789012345678901234567890123456789012345"));
 }
 
-TEST_MAIN("languages", T(all_languages_present), T(compile_flags_expand_where_the_row_says),
+TEST_MAIN("languages", T(all_languages_present), T(every_row_once_and_every_name_one_row),
+          T(compile_flags_expand_where_the_row_says),
           T(aliases_and_extensions), T(compiled_languages_have_compile_steps),
           T(java_public_class_names_the_file),
           T(java_main_class_is_the_top_level_one_declaring_main), T(java_source_and_run_argv),
