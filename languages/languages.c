@@ -590,7 +590,7 @@ static const struct language first[] = {
  * the metrics' label values. */
 const struct language *const languages[] = {
     &first[0], &first[1], &first[2], &first[3], &first[4], &first[5], &first[6], &first[7],
-    &language_bash,
+    &language_bash, &language_racket, &language_clojure,
 };
 
 const size_t languages_count = sizeof(languages) / sizeof(languages[0]);

@@ -76,6 +76,8 @@ enum lang_lexer {
     LEX_RUBY,
     LEX_R,
     LEX_SHELL, /* security/lex_shell.c */
+    LEX_RACKET, /* security/lex_lisp.c */
+    LEX_CLOJURE, /* security/lex_lisp.c */
 };
 
 struct language {

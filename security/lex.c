@@ -199,6 +199,12 @@ void sec_lex(const struct language *l, const char *src, size_t n, unsigned char 
     case LEX_SHELL:
         sec_lex_shell(src, n, kind);
         break;
+    case LEX_RACKET:
+        sec_lex_racket(src, n, kind);
+        break;
+    case LEX_CLOJURE:
+        sec_lex_clojure(src, n, kind);
+        break;
     default:
         lex_c_family(src, n, kind, l->lexer);
     }
