@@ -111,11 +111,12 @@ TEST(names_extension_command)
     ASSERT(language_from_path("src/core.clj") == l);
     ASSERT_EQ(language_source(l, "", 0, &src, &err), 0);
     ASSERT_STR(src.file, "main.clj");
-    ASSERT_EQ(language_argv(l->run, &src, NULL, &argv, &n), 8);
+    ASSERT_EQ(language_argv(l->run, &src, NULL, &argv, &n), 9);
     ASSERT_STR(argv[0], "java");
     ASSERT_STR(argv[1], "-Dclojure.main.report=stderr");
-    ASSERT_STR(argv[6], "clojure.main");
-    ASSERT_STR(argv[7], "main.clj");
+    ASSERT_STR(argv[3], "-XX:TieredStopAtLevel=1");
+    ASSERT_STR(argv[7], "clojure.main");
+    ASSERT_STR(argv[8], "main.clj");
     for (size_t i = 0; i < n; i++)
         free(argv[i]);
     free(argv);
