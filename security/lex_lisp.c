@@ -50,33 +50,40 @@ static size_t here_string(const char *s, size_t n, size_t i)
     return n;
 }
 
-static size_t token(const struct lisp *L, const char *s, size_t n, size_t i, unsigned char *kind);
+/* Datum comments nest (#;#;a b, #;(#;x)): this deep at most, past it a
+ * datum comment's mark is code (the reader recurses; hostile input must
+ * not exhaust the stack). */
+#define DATUM_DEPTH 32
+
+static size_t token(const struct lisp *L, const char *s, size_t n, size_t i, unsigned char *kind,
+                    int depth);
 
 /* The datum from i (white space, comments and quote-like prefixes before
  * it skipped): its end, its bytes marked in kind as the token reader marks
  * them.  A list is read to its balancing close; a close with no datum
  * before it ends at i. */
-static size_t datum(const struct lisp *L, const char *s, size_t n, size_t i, unsigned char *kind)
+static size_t datum(const struct lisp *L, const char *s, size_t n, size_t i, unsigned char *kind,
+                    int depth)
 {
-    int depth = 0;
+    size_t lists = 0; /* lists open in the datum */
 
     while (i < n) {
         char c = s[i];
-        size_t e = token(L, s, n, i, kind);
+        size_t e = token(L, s, n, i, kind, depth);
         int one = e == i + 1;
         if (kind[i] == K_COMMENT || (one && strchr(" \t\r\n\f\v'`,@^~#", c))) {
             i = e; /* before the datum, or inside its list */
             continue;
         }
         if (one && strchr("([{", c)) {
-            depth++;
+            lists++;
         } else if (one && strchr(")]}", c)) {
-            if (depth == 0)
+            if (lists == 0)
                 return i;
-            depth--;
+            lists--;
         }
         i = e;
-        if (depth == 0)
+        if (lists == 0)
             return e;
     }
     return n;
@@ -84,7 +91,8 @@ static size_t datum(const struct lisp *L, const char *s, size_t n, size_t i, uns
 
 /* Marks one token from i and returns the index after it: a comment, a
  * string, a character literal, a bracket, or a run of atom bytes (code). */
-static size_t token(const struct lisp *L, const char *s, size_t n, size_t i, unsigned char *kind)
+static size_t token(const struct lisp *L, const char *s, size_t n, size_t i, unsigned char *kind,
+                    int depth)
 {
     size_t e;
     char c = s[i], d = i + 1 < n ? s[i + 1] : '\0';
@@ -105,7 +113,11 @@ static size_t token(const struct lisp *L, const char *s, size_t n, size_t i, uns
         return e;
     }
     if ((L->racket && c == '#' && d == ';') || (!L->racket && c == '#' && d == '_')) {
-        e = datum(L, s, n, i + 2, kind);
+        if (depth >= DATUM_DEPTH) { /* too deep: the datum is lexed as code */
+            sec_lex_mark(kind, i, i + 2, K_CODE);
+            return i + 2;
+        }
+        e = datum(L, s, n, i + 2, kind, depth + 1);
         sec_lex_mark(kind, i, e, K_COMMENT);
         return e > i + 2 ? e : i + 2;
     }
@@ -149,7 +161,7 @@ static size_t token(const struct lisp *L, const char *s, size_t n, size_t i, uns
 static void lex_lisp(const struct lisp *L, const char *s, size_t n, unsigned char *kind)
 {
     for (size_t i = 0; i < n;)
-        i = token(L, s, n, i, kind);
+        i = token(L, s, n, i, kind, 0);
 }
 
 void sec_lex_racket(const char *s, size_t n, unsigned char *kind)

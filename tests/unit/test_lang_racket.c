@@ -59,6 +59,30 @@ TEST(lexer_marks)
     ASSERT_STR(marks("racket", "#rx\"a\" #\"b\""), "cccsssccsss");
 }
 
+/* Datum comments nest; a pile of 100000 of them does not exhaust the
+ * stack (past DATUM_DEPTH levels a datum comment is lexed as code), and
+ * what follows datums they hide is code. */
+TEST(deep_datum_comments)
+{
+    size_t n = 200000, k = 0;
+    char *src = malloc(n + 32);
+    unsigned char *kind = malloc(n + 32);
+
+    ASSERT(src && kind);
+    while (k + 2 <= n) {
+        src[k++] = '#';
+        src[k++] = ';';
+    }
+    memcpy(src + k, "(system \"ls\")", 14);
+    k += 13;
+    sec_lex(language_find("racket"), src, k, kind);
+    free(src);
+    free(kind);
+    ASSERT_EQ(blocked("racket", "#;#;a b (system \"ls\")", NULL, 0), 1);
+    ASSERT_EQ(blocked("racket", "#;#;(a #;(b) c) d (exit 1)", NULL, 0), 1);
+    ASSERT_EQ(blocked("racket", "#;#;(a #;(b) c) (exit 1) (displayln 1)", NULL, 0), 0);
+}
+
 TEST(strict_blocks_each_category_in_code_only)
 {
     static const struct {
@@ -129,5 +153,5 @@ TEST(names_extension_command)
     ASSERT(l->install[0] == NULL); /* libraries: none (invalid, naming the field) */
 }
 
-TEST_MAIN("lang_racket", T(lexer_marks), T(strict_blocks_each_category_in_code_only),
-          T(names_extension_command))
+TEST_MAIN("lang_racket", T(lexer_marks), T(deep_datum_comments),
+          T(strict_blocks_each_category_in_code_only), T(names_extension_command))
