@@ -6,6 +6,10 @@
 
 #include "security/security.h"
 
+#include "eval_jobs.h"
+
+#include "eval/convert.h"
+
 /* The lexer's marks of src, a letter a byte: c code, s string, m comment. */
 static const char *marks(const char *lang, const char *src)
 {
@@ -127,5 +131,33 @@ TEST(names_extension_command)
     ASSERT_EQ(language_library_ok(l, "Foo"), 0);
 }
 
+/* MultiPL-E's "clj" rows: the job is the runner that grades as its
+ * evaluator does, the program (prompt + completion + "\n" + tests) its
+ * file program.clj; 15 s, safe_subprocess's default. */
+TEST(multiple_job_is_the_runner)
+{
+    const char *row = "{\"name\": \"HumanEval_53_add\", \"language\": \"clj\", \"prompt\": "
+                      "\"P\\n\", \"tests\": \"T\\n\", \"completions\": [\"C\"]}";
+    struct llmsb_err err = {0};
+    struct convert_set *s = convert_set_read("d.json", row, &err);
+    struct convert_out o = {.name = "mem"};
+    struct jobs j = {0};
+
+    ASSERT_MSG(s != NULL, err.msg);
+    o.out = open_memstream(&j.text, &j.len);
+    ASSERT_EQ(convert_write_references(s, &o, &err), 0);
+    fclose(o.out);
+    convert_set_free(s);
+    jobs_parse(&j);
+    ASSERT_EQ(j.n, 1);
+    ASSERT_STR(str(j.job[0], "lang"), "clojure");
+    ASSERT_CONTAINS(str(j.job[0], "code"), "(load-file \"program.clj\")");
+    ASSERT_STR(cJSON_GetStringValue(
+                   cJSON_GetObjectItemCaseSensitive(get(j.job[0], "files"), "program.clj")),
+               "P\nC\nT\n");
+    ASSERT_EQ(get(j.job[0], "timeout")->valueint, 15);
+    jobs_release(&j);
+}
+
 TEST_MAIN("lang_clojure", T(lexer_marks), T(strict_blocks_each_category_in_code_only),
-          T(names_extension_command))
+          T(names_extension_command), T(multiple_job_is_the_runner))
