@@ -58,6 +58,9 @@ struct convert_job_fields {
     long timeout_s; /* the harness's own limit, used without --timeout; 0: none */
     int as_script;  /* Python: the program is the job's code, run as python3 FILE,
                      * not in the harness's process */
+    /* the harness grades more than the exit code: the job's code is this
+     * runner, in the job's language, and the program its file runner_file */
+    const char *runner, *runner_file;
 };
 
 /* How one benchmark recognises its rows and makes jobs of them.  Most

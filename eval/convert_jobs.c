@@ -151,6 +151,14 @@ int convert_job_write(struct convert_out *o, const struct convert_task *t, const
                           "job \"%s\": out of memory or its program over %zu bytes", id, code->cap);
         goto out;
     }
+    if (f.runner) { /* the program becomes the runner's file */
+        cJSON *files = cJSON_AddObjectToObject(job, "files");
+        if (!files || !cJSON_AddStringToObject(files, f.runner_file, code->data) ||
+            !cJSON_ReplaceItemInObjectCaseSensitive(job, "code", cJSON_CreateString(f.runner))) {
+            rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "job \"%s\": out of memory", id);
+            goto out;
+        }
+    }
     cJSON_AddNumberToObject(job, "expect_exit", 0);
     if (f.expect_stdout)
         cJSON_AddStringToObject(job, "expect_stdout", f.expect_stdout);

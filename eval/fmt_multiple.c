@@ -8,6 +8,63 @@
 
 #include <string.h>
 
+/* eval_racket.py fails a run that wrote anything to stderr, whatever its
+ * exit code (rackunit reports a failed check there and goes on): this
+ * runner requires program.rkt behind a stderr that counts what it
+ * forwards, and exits 1 at the end (or at an (exit 0)) when it was
+ * written to.  The program's configure-runtime is racket/base's, the
+ * runner's own (#lang racket's is the same module). */
+static const char racket_runner[] =
+    "#lang racket/base\n"
+    ";; llm-sandbox convert: runs program.rkt as MultiPL-E's eval_racket.py grades\n"
+    ";; `racket FILE`: anything written to stderr (a failed rackunit check) fails.\n"
+    "(module stderr racket/base\n"
+    "  (provide wrote?)\n"
+    "  (define real (current-error-port))\n"
+    "  (define n 0)\n"
+    "  (define (wrote?) (> n 0))\n"
+    "  (current-error-port\n"
+    "   (make-output-port 'stderr real\n"
+    "                     (lambda (bs start end non-block? breakable?)\n"
+    "                       (set! n (+ n (- end start)))\n"
+    "                       (write-bytes bs real start end)\n"
+    "                       (flush-output real)\n"
+    "                       (- end start))\n"
+    "                     void))\n"
+    "  (exit-handler (let ([exit (exit-handler)])\n"
+    "                  (lambda (code) (exit (if (and (wrote?) (eqv? code 0)) 1 code))))))\n"
+    "(require 'stderr \"program.rkt\")\n"
+    "(when (wrote?) (exit 1))\n";
+
+/* eval_clj.py passes a run that exits 0 with "\n0 failures, 0 errors.\n"
+ * (clojure.test's summary) in its stdout: clojure.test prints a failure
+ * and exits 0.  This runner loads program.clj with its stdout copied
+ * aside, and a shutdown hook turns an exit without that line into 1. */
+static const char clojure_runner[] =
+    ";; llm-sandbox convert: runs program.clj as MultiPL-E's eval_clj.py grades it:\n"
+    ";; it passes when it exits 0 with \"0 failures, 0 errors.\" in its stdout.\n"
+    "(require 'clojure.test)\n"
+    "(let [out *out*\n"
+    "      seen (java.io.StringWriter.)\n"
+    "      copy (fn [^String s] (.write out s) (.write seen s))\n"
+    "      tee (proxy [java.io.Writer] []\n"
+    "            (write\n"
+    "              ([x] (copy (cond (string? x) x\n"
+    "                               (integer? x) (str (char x))\n"
+    "                               :else (String. ^chars x))))\n"
+    "              ([x off len] (copy (if (string? x)\n"
+    "                                   (subs x off (+ off len))\n"
+    "                                   (String. ^chars x (int off) (int len))))))\n"
+    "            (flush [] (.flush out))\n"
+    "            (close [] (.flush out)))]\n"
+    "  (.addShutdownHook (Runtime/getRuntime)\n"
+    "    (Thread. (fn []\n"
+    "               (.flush out)\n"
+    "               (when-not (.contains (str seen) \"\\n0 failures, 0 errors.\\n\")\n"
+    "                 (.halt (Runtime/getRuntime) 1)))))\n"
+    "  (binding [*out* tee clojure.test/*test-out* tee]\n"
+    "    (load-file \"program.clj\")))\n";
+
 /* MultiPL-E's language names (its EVALUATORS keys, the dataset's
  * "language" values, and the eval_NAME.py a name not in EVALUATORS falls
  * back to: "ruby", "go"), ours, and the limit in seconds its eval_*.py
@@ -52,6 +109,18 @@ static const struct {
     {"ts", "typescript", 15}, /* eval_ts.py: tsc and node, 15 s each */
     {"typescript", "typescript", 15},
     {"php", "php", 15}, /* eval_php.py: safe_subprocess's default */
+    {"rkt", "racket", 15},
+    {"racket", "racket", 15},
+    {"clj", "clojure", 15},
+};
+
+/* Our languages whose evaluator grades more than the exit code: the job's
+ * code is the runner, the program its file. */
+static const struct {
+    const char *lang, *runner, *file;
+} multiple_runners[] = {
+    {"racket", racket_runner, "program.rkt"},
+    {"clojure", clojure_runner, "program.clj"},
 };
 
 static int multiple_lang(const char *theirs)
@@ -96,6 +165,11 @@ static void multiple_fields(const struct convert_task *t, struct convert_job_fie
     f->timeout_s = multiple_langs[i].timeout_s;
     /* eval_python.py: python3 FILE, a script like any other */
     f->as_script = 1;
+    for (size_t k = 0; k < sizeof(multiple_runners) / sizeof(multiple_runners[0]); k++)
+        if (strcmp(t->lang->name, multiple_runners[k].lang) == 0) {
+            f->runner = multiple_runners[k].runner;
+            f->runner_file = multiple_runners[k].file;
+        }
     /* eval_cpp.py: g++ FILE -o BASENAME -std=c++17, no -O */
     if (strcmp(t->lang->name, "cpp") == 0) {
         f->compile_flags[0] = "-std=c++17";

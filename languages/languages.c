@@ -601,6 +601,8 @@ const struct language *const languages[] = {
     &language_perl,
     &language_typescript,
     &language_php,
+    &language_racket,
+    &language_clojure,
 };
 
 const size_t languages_count = sizeof(languages) / sizeof(languages[0]);

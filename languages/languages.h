@@ -86,6 +86,8 @@ enum lang_lexer {
     LEX_PERL,  /* security/lex_perl.c */
     LEX_PHP,   /* security/lex_php.c */
     LEX_TS,    /* security/lex_ts.c */
+    LEX_RACKET, /* security/lex_lisp.c */
+    LEX_CLOJURE, /* security/lex_lisp.c */
 };
 
 struct language {

@@ -25,5 +25,7 @@ extern const struct language language_lua;
 extern const struct language language_perl;
 extern const struct language language_typescript;
 extern const struct language language_php;
+extern const struct language language_racket;
+extern const struct language language_clojure;
 
 #endif

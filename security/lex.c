@@ -197,6 +197,8 @@ static void (*const later[])(const char *s, size_t n, unsigned char *kind) = {
     [LEX_PERL] = sec_lex_perl,
     [LEX_PHP] = sec_lex_php,
     [LEX_TS] = sec_lex_ts,
+    [LEX_RACKET] = sec_lex_racket,
+    [LEX_CLOJURE] = sec_lex_clojure,
 };
 
 void sec_lex(const struct language *l, const char *src, size_t n, unsigned char *kind)

@@ -42,5 +42,7 @@ void sec_lex_lua(const char *s, size_t n, unsigned char *kind);
 void sec_lex_perl(const char *s, size_t n, unsigned char *kind);
 void sec_lex_php(const char *s, size_t n, unsigned char *kind);
 void sec_lex_ts(const char *s, size_t n, unsigned char *kind);
+void sec_lex_racket(const char *s, size_t n, unsigned char *kind);
+void sec_lex_clojure(const char *s, size_t n, unsigned char *kind);
 
 #endif
