@@ -591,6 +591,7 @@ static const struct language first[] = {
 const struct language *const languages[] = {
     &first[0], &first[1], &first[2], &first[3], &first[4], &first[5], &first[6], &first[7],
     &language_bash,
+    &language_scala, &language_csharp,
 };
 
 const size_t languages_count = sizeof(languages) / sizeof(languages[0]);

@@ -76,6 +76,8 @@ enum lang_lexer {
     LEX_RUBY,
     LEX_R,
     LEX_SHELL, /* security/lex_shell.c */
+    LEX_SCALA, /* security/lex_scala.c */
+    LEX_CSHARP, /* security/lex_csharp.c */
 };
 
 struct language {

@@ -15,5 +15,7 @@
 int language_lib_apt(const char *s);
 
 extern const struct language language_bash;
+extern const struct language language_scala;
+extern const struct language language_csharp;
 
 #endif

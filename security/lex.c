@@ -199,6 +199,12 @@ void sec_lex(const struct language *l, const char *src, size_t n, unsigned char 
     case LEX_SHELL:
         sec_lex_shell(src, n, kind);
         break;
+    case LEX_SCALA:
+        sec_lex_scala(src, n, kind);
+        break;
+    case LEX_CSHARP:
+        sec_lex_csharp(src, n, kind);
+        break;
     default:
         lex_c_family(src, n, kind, l->lexer);
     }

@@ -32,5 +32,7 @@ int sec_lex_ident(char c);
 
 /* The lexers of later languages, a file each (security/lex_NAME.c). */
 void sec_lex_shell(const char *s, size_t n, unsigned char *kind);
+void sec_lex_scala(const char *s, size_t n, unsigned char *kind);
+void sec_lex_csharp(const char *s, size_t n, unsigned char *kind);
 
 #endif
