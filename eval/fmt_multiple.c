@@ -31,6 +31,8 @@ static const struct {
     {"ruby", "ruby", 5},
     {"r", "r", 5},
     {"humaneval_to_r.py", "r", 5},
+    {"scala", "scala", 15}, /* eval_scala.py: safe_subprocess's default */
+    {"cs", "csharp", 5},
 };
 
 static int multiple_lang(const char *theirs)
