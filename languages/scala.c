@@ -13,6 +13,11 @@
  * own memory (207 MB resident for a MultiPL-E program) come close to the
  * kernel's OOM kill, so the heap is capped at 160 MB (185 MB resident). */
 #define SCALA_JAVA_OPTS "JAVA_OPTS=-Xmx160M -XX:+UseSerialGC"
+/* The class path: the work dir, and the jars of a job's libraries (Debian
+ * packages of jars, libcommons-lang3-java, unpacked there by apt-get-local); scalac
+ * and scala expand the "*" themselves. */
+#define SCALA_LIB "/work/.llmsb-lib/scala"
+#define SCALA_CLASSPATH ".:" SCALA_LIB "/usr/share/java/*"
 
 static int ident(char c)
 {
@@ -119,10 +124,14 @@ const struct language language_scala = {
     .name = "scala", .aliases = {"scala2"}, .image = "llmsb/scala", .ext = "scala",
     .default_stem = "main", .source = scala_source,
     /* the compiler's JIT at C1 only: 5.5 s for a MultiPL-E program, not 14 */
-    .compile = {"scalac", "-J-XX:TieredStopAtLevel=1", "-d", ".", "{file}"},
-    .run = {"scala", "-cp", ".", "{class}"},
+    .compile = {"scalac", "-J-XX:TieredStopAtLevel=1", "-cp", SCALA_CLASSPATH, "-d", ".", "{file}"},
+    .run = {"scala", "-cp", SCALA_CLASSPATH, "{class}"},
     .env = {SCALA_JAVA_OPTS},
     .packages = "scala",
+    .install = {"/usr/local/lib/llmsb/apt-get-local", SCALA_LIB},
+    .install_what = "apt",
+    .library_ok = language_lib_apt,
+    .hooks = {{"apt-get-local", "/usr/local/lib/llmsb/apt-get-local", 0755}},
     C_COMMENTS,
     .import_pattern = "(?:^|[\\n;])\\s*import\\s+(?:_root_\\.)?MOD(?:\\.|\\s|;|$)",
     .scan = {

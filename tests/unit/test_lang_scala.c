@@ -115,11 +115,15 @@ TEST(names_and_commands)
     ASSERT_STR(argv[n - 3], "-d");
     ASSERT_STR(argv[n - 2], ".");
     ASSERT_STR(argv[n - 1], "main.scala");
+    ASSERT_STR(argv[n - 4], ".:/work/.llmsb-lib/scala/usr/share/java/*");
     strlist_free(argv, n);
+    /* libraries: Debian packages of jars */
+    ASSERT(language_library_ok(l, "libcommons-lang3-java"));
+    ASSERT(!language_library_ok(l, "../x"));
     ASSERT(language_argv(l->run, &src, NULL, &argv, &n) == 4);
     ASSERT_STR(argv[0], "scala");
     ASSERT_STR(argv[1], "-cp");
-    ASSERT_STR(argv[2], ".");
+    ASSERT_STR(argv[2], ".:/work/.llmsb-lib/scala/usr/share/java/*");
     ASSERT_STR(argv[3], "Problem");
     strlist_free(argv, n);
 }
