@@ -112,6 +112,8 @@ static const struct {
     {"rkt", "racket", 15},
     {"racket", "racket", 15},
     {"clj", "clojure", 15},
+    {"scala", "scala", 15}, /* eval_scala.py: safe_subprocess's default */
+    {"cs", "csharp", 5},
 };
 
 /* Our languages whose evaluator grades more than the exit code: the job's

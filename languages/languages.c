@@ -603,6 +603,8 @@ const struct language *const languages[] = {
     &language_php,
     &language_racket,
     &language_clojure,
+    &language_scala,
+    &language_csharp,
 };
 
 const size_t languages_count = sizeof(languages) / sizeof(languages[0]);

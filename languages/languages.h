@@ -88,6 +88,8 @@ enum lang_lexer {
     LEX_TS,    /* security/lex_ts.c */
     LEX_RACKET, /* security/lex_lisp.c */
     LEX_CLOJURE, /* security/lex_lisp.c */
+    LEX_SCALA, /* security/lex_scala.c */
+    LEX_CSHARP, /* security/lex_csharp.c */
 };
 
 struct language {

@@ -27,5 +27,7 @@ extern const struct language language_typescript;
 extern const struct language language_php;
 extern const struct language language_racket;
 extern const struct language language_clojure;
+extern const struct language language_scala;
+extern const struct language language_csharp;
 
 #endif

@@ -199,6 +199,8 @@ static void (*const later[])(const char *s, size_t n, unsigned char *kind) = {
     [LEX_TS] = sec_lex_ts,
     [LEX_RACKET] = sec_lex_racket,
     [LEX_CLOJURE] = sec_lex_clojure,
+    [LEX_SCALA] = sec_lex_scala,
+    [LEX_CSHARP] = sec_lex_csharp,
 };
 
 void sec_lex(const struct language *l, const char *src, size_t n, unsigned char *kind)

@@ -44,5 +44,7 @@ void sec_lex_php(const char *s, size_t n, unsigned char *kind);
 void sec_lex_ts(const char *s, size_t n, unsigned char *kind);
 void sec_lex_racket(const char *s, size_t n, unsigned char *kind);
 void sec_lex_clojure(const char *s, size_t n, unsigned char *kind);
+void sec_lex_scala(const char *s, size_t n, unsigned char *kind);
+void sec_lex_csharp(const char *s, size_t n, unsigned char *kind);
 
 #endif
