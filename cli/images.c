@@ -272,6 +272,7 @@ static int print_languages(int json)
         cJSON_AddStringToObject(o, "default_stem", l->default_stem);
         cJSON_AddStringToObject(o, "packages", l->packages);
         cJSON_AddStringToObject(o, "tools", l->tools ? l->tools : "");
+        cJSON_AddStringToObject(o, "hello", l->hello ? l->hello : "");
         cJSON_AddStringToObject(o, "line_comment", l->line_comment ? l->line_comment : "");
         cJSON_AddBoolToObject(o, "names_its_file", l->source != NULL);
         cJSON_AddItemToObject(o, "compile", string_array(l->compile, LANG_MAX_ARGV));

@@ -61,6 +61,17 @@ for L in $langs; do
     if [ -z "$missing" ]; then ok "${L}_hardened"; else cp "$T/audit" "$T/why"; bad "${L}_hardened" "missing:$missing"; fi
 done
 
+# `run FILE`: each language's hello program, named by its extension only
+"$B" images languages --json >"$T/rows"
+for L in $langs; do
+    jq -r --arg l "$L" 'select(.name == $l) | .hello' "$T/rows" >"$T/hello_src"
+    ext=$(jq -r --arg l "$L" 'select(.name == $l) | .ext' "$T/rows")
+    stem=$(jq -r --arg l "$L" 'select(.name == $l) | .default_stem' "$T/rows")
+    mkdir -p "$T/hello_$L" && head -c -1 "$T/hello_src" >"$T/hello_$L/$stem.$ext"
+    out=$(track "$B" run "$T/hello_$L/$stem.$ext" </dev/null 2>"$T/why")
+    [ "$out" = hello ] && ok "${L}_run_hello_$stem.$ext" || bad "${L}_run_hello_$stem.$ext" "printed \"$out\""
+done
+
 # the host after the suite: what this run's processes made
 left=$(containers_of $RUN_PIDS | wc -l)
 [ "$left" = 0 ] && ok no_container_left || bad no_container_left "$left"
