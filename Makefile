@@ -166,7 +166,7 @@ test-java-cache-all: $(CLI_BIN)
 # scripts/podman-up.sh starts (and fills with the images): the hello/status
 # suite, the hardening audit, the hostile suite and tests/podman/run.sh.
 test-podman: $(CLI_BIN) $(TBIN)/test_integ_docker
-	@scripts/podman-up.sh
+	@PODMAN_LANGS="python javascript java cpp go go_test r ruby" scripts/podman-up.sh
 	@LLMSB_BACKEND=podman sh tests/run-suite.sh podman $(TBIN)/test_integ_docker tests/hostile/run.sh tests/podman/run.sh
 
 # The soak (tests/soak/run.sh): mixed jobs through three workers on a

@@ -3,6 +3,7 @@
 # sandbox images in its store.  Idempotent: what is there already is kept.
 #   scripts/podman-up.sh            install podman, start the service, copy images
 #   scripts/podman-up.sh --build    build the images with Podman instead of copying
+#   PODMAN_LANGS="a b" scripts/podman-up.sh   only those languages' images
 #
 # The service is `podman system service --time=0` on /run/podman/podman.sock
 # (where backend `podman` looks first; CONTAINER_HOST or backend.host say
@@ -44,14 +45,20 @@ fi
 docker_up() { curl -fsS --max-time 3 --unix-socket /var/run/docker.sock http://d/_ping >/dev/null 2>&1; }
 if [ "${1:-}" = "--build" ] || ! docker_up; then
     log "building the sandbox images with Podman"
-    LLMSB_BACKEND=podman bin/llm-sandbox images build >&2
+    # shellcheck disable=SC2086
+    LLMSB_BACKEND=podman bin/llm-sandbox images build ${PODMAN_LANGS:-} >&2
     exit 0
 fi
 
 # The hash tag of an image: its other tag in the same repository.
 copied=0
+# PODMAN_LANGS="python ruby": only those languages' images (make test-podman
+# copies the eight its suites run); every language's by default
 for ref in $(docker images --filter label=llmsb.lang --format '{{.Repository}}:{{.Tag}}' | grep -E "^llmsb/[a-z_]+:latest$"; echo llmsb/base:latest); do
     repo=${ref%:latest}
+    if [ -n "${PODMAN_LANGS:-}" ] && [ "$repo" != llmsb/base ]; then
+        case " $PODMAN_LANGS " in *" ${repo#llmsb/} "*) ;; *) continue ;; esac
+    fi
     tags=$(docker image inspect --format '{{join .RepoTags " "}}' "$ref" 2>/dev/null) || continue
     hash=""
     for t in $tags; do
