@@ -87,6 +87,9 @@ def bare_one(row, job):
     try:
         with open(os.path.join(d, row["default_stem"] + "." + row["ext"]), "w") as f:
             f.write(job["code"])
+        for name, text in (job.get("files") or {}).items():  # a runner's program
+            with open(os.path.join(d, name), "w") as f:
+                f.write(text)
         env = dict(os.environ)
         env.update(e.split("=", 1) for e in row["env"])
         env.update(job.get("env", {}))
@@ -112,8 +115,8 @@ def bare_one(row, job):
 def rounds(jobs, row, n, first):
     out = []
     for k in range(first, first + n):
-        for j in jobs:
-            j = dict(j, id="%s@%d" % (j["id"], k))
+        for i, j in enumerate(jobs):
+            j = dict(j, id="%d:%s@%d" % (i, j["id"], k))
             j["code"] = j["code"] + "\n" + row["line_comment"] + " round %d\n" % k
             out.append(j)
     return out

@@ -12,10 +12,10 @@
 # compile_output, so this run is not compared) checks that each program
 # took the path it should: "cached-" ids and the HumanEval-X programs whose
 # flags and header sequence cpp-pch.list names compile with the precompiled
-# header (or reuse its rewritten output, when the plain compile has output:
-# a warning), "reused-" ones (errors, warnings) keep the attempt's rewritten
-# output and compile once, "fallback-" ones try it and fall back, the rest
-# never try.
+# header (or keep what it said, when the plain compile has output: a
+# warning), "reused-" ones (errors and warnings in the program's own lines)
+# keep the attempt's output and compile once, "fallback-" ones (an include
+# chain in what it said) try it and fall back, the rest never try.
 #   usage: tests/compile-cache/cpp.sh [all]
 # Without "all" (CI), one HumanEval-X program of each distinct leading
 # include sequence (every cached set and the ones without a set) runs;
