@@ -138,6 +138,7 @@ check artifacts_bound_is_the_protocols 2 $? "$T/err" 'artifacts.max_total must b
 
 # Ctrl-C: the container goes away and the exit code says interrupted.
 echo 'import time; print("up", flush=True); time.sleep(60)' > "$T/sleep.py"
+: >"$T/err"; : >"$T/out" # empty before the background run starts: the loops below read them
 $B run --timeout 120 "$T/sleep.py" </dev/null >"$T/out" 2>"$T/err" &
 pid=$!
 for _ in $(seq 1 50); do grep -q up "$T/out" 2>/dev/null && break; sleep 0.1; done
@@ -369,6 +370,7 @@ jobs:
   - {id: slow2, code: "import time; time.sleep(60)"}
   - {id: slow3, code: "import time; time.sleep(60)"}
 EOF
+: >"$T/err"; : >"$T/out" # empty before the background run starts: the loops below read them
 $B submit "$T/stop.yaml" --local --no-dedup --slots 2 --out "$T/stop.jsonl" </dev/null >"$T/out" 2>"$T/err" &
 pid=$!; tp=$(date +%s)
 for _ in $(seq 1 300); do grep -q 'progress: 1/4' "$T/err" 2>/dev/null && break; sleep 0.1; done
@@ -395,6 +397,7 @@ jobs:
   - {id: s1, code: "import time; time.sleep(60)"}
   - {id: s2, code: "import time; time.sleep(60)"}
 EOF
+: >"$T/err"; : >"$T/out" # empty before the background run starts: the loops below read them
 $B submit "$T/start.yaml" --local --slots 2 --out "$T/start.jsonl" </dev/null >"$T/out" 2>"$T/err" &
 pid=$!
 for _ in $(seq 1 300); do [ "$(own_containers $pid)" -ge 1 ] && break; sleep 0.02; done
@@ -404,6 +407,7 @@ if [ "$rc" = 130 ] && [ "$got" = "s1 not_finished,s2 not_finished," ]; then chec
 else echo "  rc=$rc --out: $got"; check submit_local_ctrl_c_while_starting "130, both not_finished" "$rc"; fi
 
 t0=$(date +%s)
+: >"$T/err"; : >"$T/out" # empty before the background run starts: the loops below read them
 $B submit "$T/stop.yaml" --local --slots 2 --timeout 3 --out "$T/stop.jsonl" </dev/null >"$T/out" 2>"$T/err" &
 pid=$!; wait $pid; rc=$?; took=$(( $(date +%s) - t0 ))
 after=$(own_containers $pid)
@@ -426,6 +430,7 @@ if redis-server --port "$RPORT" --bind 127.0.0.1 --save '' --appendonly no --dae
     $B submit "$T/stop.yaml" --redis "$RURL" --prefix wt1 --wait --timeout 2 --out "$T/w.jsonl" </dev/null >"$T/out" 2>"$T/err"; rc=$?
     if [ "$(jq -r .status "$T/w.jsonl" 2>/dev/null | sort -u)" = not_finished ] && grep -q '^not_finished  *4$' "$T/out"; then
         check submit_wait_timeout 124 $rc; else check submit_wait_timeout "124 with summary and --out" "$rc"; fi
+    : >"$T/err"; : >"$T/out" # empty before the background run starts: the loops below read them
     $B submit "$T/stop.yaml" --redis "$RURL" --prefix wt2 --wait --out "$T/w.jsonl" </dev/null >"$T/out" 2>"$T/err" &
     pid=$!
     for _ in $(seq 1 50); do grep -q submitted "$T/err" 2>/dev/null && break; sleep 0.1; done
