@@ -1,7 +1,8 @@
 /* lex_scala.c - Scala: line comments, block comments that nest, "..."
  * and """...""" strings, 'c' character literals ('sym is a symbol: code),
  * and interpolated literals (s"...", f"...", raw"...", any id"..."): code,
- * as their ${...} parts run. */
+ * as their ${...} parts run.  `...` names are code, and a quote or a
+ * comment's opening in one starts nothing. */
 #include "lex_int.h"
 
 #include <string.h>
@@ -16,6 +17,8 @@ static size_t triple_end(const char *s, size_t n, size_t i)
     return e;
 }
 
+static size_t char_end(const char *s, size_t n, size_t i);
+
 /* An interpolated single-line literal from its opening quote at i: \
  * escapes, $$ is a dollar, ${ ... } holds code with its own braces and
  * strings.  Returns the index after the closing quote. */
@@ -27,12 +30,19 @@ static size_t interpolated_end(const char *s, size_t n, size_t i)
         } else if (s[i] == '$' && i + 1 < n && s[i + 1] == '{') {
             int depth = 0;
             for (i++; i < n; i++) {
+                size_t e;
                 if (s[i] == '{')
                     depth++;
                 else if (s[i] == '}' && --depth == 0)
                     break;
                 else if (s[i] == '"')
                     i = sec_lex_quoted(s, n, i, "\"", 1, 1, 1) - 1;
+                else if (s[i] == '`')
+                    i = sec_lex_quoted(s, n, i, "`", 1, 0, 1) - 1;
+                else if (s[i] == '\'' && (e = char_end(s, n, i)) != 0)
+                    i = e - 1; /* '}' and '"' close nothing */
+                else if (s[i] == '/' && i + 1 < n && (s[i + 1] == '/' || s[i + 1] == '*'))
+                    return n; /* a comment in a hole: the rest is code */
             }
         } else if (s[i] == '"') {
             return i + 1;
@@ -81,6 +91,11 @@ void sec_lex_scala(const char *s, size_t n, unsigned char *kind)
             sec_lex_mark(kind, i, e, interp ? K_CODE : K_STR);
         } else if (s[i] == '\'' && (e = char_end(s, n, i)) != 0) {
             sec_lex_mark(kind, i, e, K_STR);
+        } else if (s[i] == '`') {
+            /* a backquoted name (`"`, `//`): code, and what is in it
+             * starts no string or comment */
+            e = sec_lex_quoted(s, n, i, "`", 1, 0, 1);
+            sec_lex_mark(kind, i, e, K_CODE);
         } else {
             kind[i] = K_CODE;
             e = i + 1;
