@@ -150,4 +150,15 @@ TEST(names_extension_command)
     strlist_free(argv, n);
 }
 
-TEST_MAIN("lang_php", T(lexer_marks), T(strict_per_category), T(names_extension_command))
+/* review: a "}" in a string in a {$...} interpolation closed it early in
+ * the lexer's reading, and the string's real closing quote then opened one
+ * that hid the call after it */
+TEST(review_brace_interpolation)
+{
+    ASSERT_EQ(blocked("strict", "<?php $a = [\"}\" => 1]; echo \"{$a[\"}\"]}\"; system(\"id\"); echo \"\";\n"), 1);
+    ASSERT_EQ(blocked("strict", "<?php $a = ['}' => 1]; echo \"${a['}']}\"; system('id'); echo \"\";\n"), 1);
+    ASSERT_EQ(blocked("strict", "<?php echo \"{$a /* } */}\"; system('id'); echo \"\";\n"), 1);
+    ASSERT_EQ(blocked("strict", "<?php $a = ['k' => 1]; echo \"{$a['k']} system('id')\";\n"), 0);
+}
+
+TEST_MAIN("lang_php", T(review_brace_interpolation), T(lexer_marks), T(strict_per_category), T(names_extension_command))
