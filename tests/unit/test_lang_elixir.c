@@ -157,4 +157,13 @@ TEST(review_quoted_module_names)
     ASSERT_EQ(blocked("strict", "x = %{:\"a b\" => 1}\nIO.puts(x[:\"a b\"])\n"), 0);
 }
 
-TEST_MAIN("lang_elixir", T(review_quoted_module_names), T(lexer_marks), T(strict_blocks_code_not_literals), T(names_and_commands))
+/* review: a sigil ends at its first closing delimiter (Elixir nests
+ * none); the lexer nested them and hid the call after ~s(a(b) */
+TEST(review_sigil_no_nesting)
+{
+    ASSERT_EQ(blocked("strict", "IO.puts(~s(a(b) <> elem(System.cmd(\"id\", []), 0))\n"), 1);
+    ASSERT_EQ(blocked("strict", "IO.puts(~w[a[b] ++ [elem(System.cmd(\"id\", []), 0)])\n"), 1);
+    ASSERT_EQ(blocked("strict", "IO.puts(~s(System.cmd))\n"), 0);
+}
+
+TEST_MAIN("lang_elixir", T(review_sigil_no_nesting), T(review_quoted_module_names), T(lexer_marks), T(strict_blocks_code_not_literals), T(names_and_commands))
