@@ -148,5 +148,15 @@ TEST(review_backquotes_and_holes)
     ASSERT_EQ(blocked("strict", "object M { val s = \"Runtime.getRuntime.exec(x)\" }\n"), 0);
 }
 
-TEST_MAIN("lang_scala", T(review_backquotes_and_holes), T(lexer_marks), T(strict_blocks_each_category_in_code_only),
+/* review: Scala 2 reads \uXXXX before it lexes: \u000a ends a line
+ * comment, \u0022 closes a string */
+TEST(review_unicode_escapes)
+{
+    ASSERT_EQ(blocked("strict", "object M { def main(a: Array[String]): Unit = {\n"
+                                "  // \\u000a Runtime.getRuntime.exec(Array(\"id\"))\n} }\n"), 1);
+    ASSERT_EQ(blocked("strict", "object M { val a = \"\\u0022; Runtime.getRuntime.exec(Array(\"id\")); val b = \\u0022\" }\n"), 1);
+    ASSERT_EQ(blocked("strict", "object M { val s = \"\\u00e9 Runtime.getRuntime.exec(x)\" }\n"), 0);
+}
+
+TEST_MAIN("lang_scala", T(review_unicode_escapes), T(review_backquotes_and_holes), T(lexer_marks), T(strict_blocks_each_category_in_code_only),
           T(names_and_commands))
