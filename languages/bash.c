@@ -31,7 +31,7 @@ const struct language language_bash = {
              * "ev"al, e''val, $'\\x65val') or held in a variable ($x id):
              * any name, so any of the above */
             "|(?:^|[\\n;&|({!])\\s*" BASH_KW "(?:[\\w-]*(?:\\\\\\w|\\$?'[^'\\n]*'|\"[\\w-]*\"))+[\\w-]*(?=[\\s;&|)]|$)"
-            "|(?:^|[\\n;&|({!])\\s*" BASH_KW "\\$\\{?\\w+\\}?(?=[\\s;&|)]|$)"
+            "|(?:^|[\\n;&|({!])\\s*" BASH_KW "\"?\\$\\{?!?\\w+\\}?\"?(?=[\\s;&|)]|$)"
             /* prompt expansion runs the $(...) in a value: ${x@P} */
             "|\\$\\{[^}]*@P\\}",
         [LANG_SCAN_FS_DELETE] =

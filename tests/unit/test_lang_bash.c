@@ -176,7 +176,7 @@ TEST(review_command_names)
     const char *bad[] = {"\\eval 'id'\n", "\"ev\"al id\n", "e''val id\n", "$'\\x65val' id\n",
                          "x=eval; $x id\n", "echo id | bash\n", "bash <<< 'id'\n",
                          "if \"ev\"al id; then :; fi\n", "x=1 \"ev\"al id\n",
-                         "x='$(id)'; y=${x@P}\n"};
+                         "x='$(id)'; y=${x@P}\n", "x=eval; \"$x\" id\n", "${!y} id\n"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         ASSERT_MSG(blocked("strict", bad[i], NULL) == 1, bad[i]);
     ASSERT_EQ(blocked("strict", "x=$((1 + 2)); y=$(( (x + 1) * 2 )); echo \"$x $y\"\n", NULL), 0);
