@@ -5,6 +5,9 @@
  * and background jobs. */
 #include "languages_int.h"
 
+/* the words after which a command word follows (if "ev"al ...) */
+#define BASH_KW "(?:(?:if|then|else|elif|do|while|until|time|!|\\w+=\\S*)\\s+)*"
+
 /* clang-format off */
 const struct language language_bash = {
     .name = "bash", .aliases = {"sh", "shell"}, .image = "llmsb/bash", .ext = "sh",
@@ -17,9 +20,20 @@ const struct language language_bash = {
     .import_pattern = "(?:^|[\\n;&|])\\s*(?:source|\\.)\\s+['\"]?(?:\\S*/)?MOD['\"]?(?:\\s|$)",
     .scan = {
         [LANG_SCAN_SHELL] =
-            "(?:^|[\\s;&|(`])(?:eval|exec|coproc|(?:ba|da|z|k)?sh\\s+-\\w*c|xargs|nohup|setsid|env\\s+\\S+\\s)\\b|\\$\\(|`",
+            "(?:^|[\\s;&|(`])(?:eval|exec|coproc|(?:ba|da|z|k)?sh\\s+-\\w*c|xargs|nohup|setsid|env\\s+\\S+\\s)\\b|`"
+            /* $(...), not the arithmetic $((...)) */
+            "|\\$\\((?!\\((?:[^()]|\\([^()]*\\))*\\)\\))"
+            /* a shell as a command (echo id | bash, bash <<< "$s", sh f) */
+            "|(?:^|[\\n;&|({!])\\s*" BASH_KW "(?:ba|da|z|k)?sh(?:\\s|$)",
         [LANG_SCAN_EVAL] =
-            "(?:^|[\\s;&|(])(?:eval|source)\\s|(?:^|[\\n;&|])\\s*\\.\\s+\\S",
+            "(?:^|[\\s;&|(])(?:eval|source)\\s|(?:^|[\\n;&|])\\s*\\.\\s+\\S"
+            /* a command word spelt with quotes or backslashes (\\eval,
+             * "ev"al, e''val, $'\\x65val') or held in a variable ($x id):
+             * any name, so any of the above */
+            "|(?:^|[\\n;&|({!])\\s*" BASH_KW "(?:[\\w-]*(?:\\\\\\w|\\$?'[^'\\n]*'|\"[\\w-]*\"))+[\\w-]*(?=[\\s;&|)]|$)"
+            "|(?:^|[\\n;&|({!])\\s*" BASH_KW "\"?\\$\\{?!?\\w+\\}?\"?(?=[\\s;&|)]|$)"
+            /* prompt expansion runs the $(...) in a value: ${x@P} */
+            "|\\$\\{[^}]*@P\\}",
         [LANG_SCAN_FS_DELETE] =
             "(?:^|[\\s;&|(])(?:rm|rmdir|unlink|shred|truncate)\\s",
         [LANG_SCAN_NETWORK] =

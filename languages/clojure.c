@@ -37,7 +37,9 @@ const struct language language_clojure = {
     .import_pattern = "\\(\\s*:?(?:require|use|import)(?![\\w\\-])[^)]*?(?<![\\w.\\-/])MOD(?![\\w\\-/])",
     .scan = {
         [LANG_SCAN_SHELL] =
-            "\\bclojure\\.java\\.shell\\b|" CLJ_CALL("(?:[\\w.\\-]+/)?sh|\\.exec") "|\\bProcessBuilder\\b",
+            "\\bclojure\\.java\\.shell\\b|" CLJ_CALL("(?:[\\w.\\-]+/)?sh|\\.exec") "|\\bProcessBuilder\\b"
+            /* (. (Runtime/getRuntime) exec "id"), (.. Runtime getRuntime (exec "id")) */
+            "|\\bRuntime\\b|(?<![\\w\\-./])exec" CLJ_END,
         [LANG_SCAN_EVAL] =
             CLJ_CALL("(?:clojure\\.core/)?(?:eval|load-string|load-file|load-reader|load|"
                      "requiring-resolve|ns-resolve|resolve)") "|\\bClass/forName\\b|#=",

@@ -28,9 +28,14 @@ const struct language language_csharp = {
     .import_pattern = "(?:^|[\\n;{])\\s*using\\s+(?:static\\s+)?(?:\\w+\\s*=\\s*)?(?:global::)?MOD\\s*[;.]",
     .scan = {
         [LANG_SCAN_SHELL] =
-            "\\bProcess\\s*\\.\\s*Start\\b|\\bnew\\s+(?:System\\s*\\.\\s*Diagnostics\\s*\\.\\s*)?Process\\s*[({]|\\bProcessStartInfo\\b",
+            "\\bProcess\\s*\\.\\s*Start\\b|\\bnew\\s+(?:System\\s*\\.\\s*Diagnostics\\s*\\.\\s*)?Process\\s*[({]|\\bProcessStartInfo\\b"
+            /* Process under another name: using P = System.Diagnostics.Process */
+            "|\\busing\\s+\\w+\\s*=\\s*(?:global\\s*::\\s*)?(?:System\\s*\\.\\s*)?Diagnostics\\s*\\.\\s*Process\\b",
         [LANG_SCAN_EVAL] =
-            "\\bAssembly\\s*\\.\\s*(?:Load|LoadFrom|LoadFile|LoadWithPartialName)\\s*\\(|\\bActivator\\s*\\.\\s*CreateInstance\\b|\\bType\\s*\\.\\s*GetType\\s*\\(|\\.(?:GetMethod|InvokeMember)\\s*\\(|\\b(?:CSharpCodeProvider|CodeDomProvider|DynamicMethod|ILGenerator)\\b|\\bReflection\\s*\\.\\s*Emit\\b|\\bMono\\s*\\.\\s*CSharp\\b",
+            "\\bAssembly\\s*\\.\\s*(?:Load|LoadFrom|LoadFile|LoadWithPartialName)\\s*\\(|\\bActivator\\s*\\.\\s*CreateInstance\\b|\\bType\\s*\\.\\s*GetType\\s*\\(|\\.(?:GetMethod|InvokeMember)\\s*\\(|\\b(?:CSharpCodeProvider|CodeDomProvider|DynamicMethod|ILGenerator)\\b|\\bReflection\\s*\\.\\s*Emit\\b|\\bMono\\s*\\.\\s*CSharp\\b"
+            /* a name spelt with escapes (\\u0050rocess) is none the
+             * patterns know; in code, not in a literal */
+            "|\\\\[uU][0-9a-fA-F]{4}",
         [LANG_SCAN_FS_DELETE] =
             "\\b(?:File|Directory)\\s*\\.\\s*Delete\\s*\\(|\\.Delete\\s*\\(",
         [LANG_SCAN_NETWORK] =

@@ -25,7 +25,7 @@ const struct language language_d = {
         [LANG_SCAN_SHELL] =
             "\\b(?:spawnProcess|spawnShell|executeShell|execute|pipeProcess|pipeShell)\\b|\\b(?:execvp?e?|execlp?e?|posix_spawnp?|popen|system)\\s*\\(",
         [LANG_SCAN_EVAL] =
-            "\\bmixin\\s*\\(|\\bimport\\s*\\(|\\b(?:dlopen|dlsym)\\s*\\(|\\bRuntime\\s*\\.\\s*loadLibrary\\b",
+            "\\bimport\\b[^;(]*?(?:(?<![\\w.])(?:std|core)\\s*[;,]|\\s\\.|\\.\\s|/[*+/])|\\bmixin\\s*\\(|\\bimport\\s*\\(|\\b(?:dlopen|dlsym)\\s*\\(|\\bRuntime\\s*\\.\\s*loadLibrary\\b",
         [LANG_SCAN_FS_DELETE] =
             "\\b(?:rmdirRecurse|rmdir|unlink)\\b|\\bstd\\s*\\.\\s*file\\s*\\.\\s*remove\\b|(?<![\\w.])remove\\s*\\(\\s*\"|\"\\s*\\.\\s*remove\\b",
         [LANG_SCAN_NETWORK] =

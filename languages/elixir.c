@@ -24,7 +24,10 @@ const struct language language_elixir = {
         [LANG_SCAN_SHELL] =
             "\\bSystem\\s*\\.\\s*(?:cmd|shell)\\b|\\bPort\\s*\\.\\s*open\\b|:os\\s*\\.\\s*cmd\\b|:erlang\\s*\\.\\s*open_port\\b|\\{\\s*:spawn(?:_executable)?\\s*,",
         [LANG_SCAN_EVAL] =
-            "\\bCode\\s*\\.\\s*(?:eval_\\w+|compile_\\w+|require_file|load_file|string_to_quoted!?)\\b|:erl_eval\\b|:code\\s*\\.\\s*load_\\w+\\b|(?<![\\w.])(?:Kernel\\s*\\.\\s*)?apply\\s*\\(",
+            "\\bCode\\s*\\.\\s*(?:eval_\\w+|compile_\\w+|require_file|load_file|string_to_quoted!?)\\b|:erl_eval\\b|:code\\s*\\.\\s*load_\\w+\\b|(?<![\\w.])(?:Kernel\\s*\\.\\s*)?apply\\s*\\("
+            /* a module named by a quoted atom (:"Elixir.System".cmd) or
+             * made from a string at run time */
+            "|:\"[^\"\\n]*\"\\s*\\.\\s*\\w|\\b(?:alias|import|require|use)\\s+:\"|\\b(?:String|List)\\s*\\.\\s*to_(?:existing_)?atom\\b|\\bModule\\s*\\.\\s*(?:concat|safe_concat)\\b",
         [LANG_SCAN_FS_DELETE] =
             "\\bFile\\s*\\.\\s*(?:rm|rm_rf|rmdir)!?(?![\\w?])|:file\\s*\\.\\s*(?:delete|del_dir\\w*)\\b",
         [LANG_SCAN_NETWORK] =

@@ -20,12 +20,18 @@ const struct language language_haskell = {
     .line_comment = "--", .block_comment = {"{-", "-}"},
     /* import [safe] [qualified] ["package"] M [qualified] [as X] [(...)]:
      * a restricted module restricts its submodules too */
-    .import_pattern = "(?:^|\\n)[ \\t]*import\\s+(?:safe\\s+)?(?:qualified\\s+)?(?:\"[^\"\\n]*\"\\s+)?MOD(?![\\w'])",
+    /* import is a keyword: anywhere it stands (module M where { import
+     * ...; }), with comments for white space (import{- -}M) */
+    .import_pattern = "\\bimport(?:\\s|\\{-.*?-\\})+(?:safe(?:\\s|\\{-.*?-\\})+)?(?:qualified(?:\\s|\\{-.*?-\\})+)?(?:\"[^\"\\n]*\"(?:\\s|\\{-.*?-\\})+)?MOD(?![\\w'])",
     .scan = {
         [LANG_SCAN_SHELL] =
             "\\b(?:callCommand|callProcess|readProcess|readProcessWithExitCode|readCreateProcess|readCreateProcessWithExitCode|createProcess_?|spawnCommand|spawnProcess|runCommand|runProcess|runInteractiveCommand|runInteractiveProcess|rawSystem|executeFile)\\b|\\bsystem\\s*[(\"$]|\\b(?:shell|proc)\\s+\"",
         [LANG_SCAN_EVAL] =
-            "\\b(?:runInterpreter|unsafeRunInterpreter|runGhc)\\b|\\bTemplateHaskell\\b|\\bQuasiQuotes\\b",
+            "\\b(?:runInterpreter|unsafeRunInterpreter|runGhc)\\b|\\bTemplateHaskell\\b|\\bQuasiQuotes\\b"
+            /* the C preprocessor pastes names (callComm, a comment, and) and defines
+             * them away from their imports; -F/-pgm* run a program of the
+             * source's choosing at compile time */
+            "|\\{-#\\s*LANGUAGE\\b[^#]*\\bCPP\\b|\\{-#\\s*OPTIONS(?:_GHC)?\\b[^#]*(?:-F\\b|-pgm|-X\\s*CPP|-XCPP|-optF|-cpp\\b)",
         [LANG_SCAN_FS_DELETE] =
             "\\b(?:removeFile|removeDirectory|removeDirectoryRecursive|removePathForcibly|removeDirectoryLink|removeLink)\\b",
         [LANG_SCAN_NETWORK] =

@@ -27,7 +27,10 @@ const struct language language_lua = {
     .import_pattern = "\\brequire\\s*\\(?\\s*(?:['\"]|\\[=*\\[)MOD(?:\\.[\\w.]*)?(?:['\"]|\\]=*\\])",
     .scan = {
         [LANG_SCAN_SHELL] =
-            "\\bos\\s*\\.\\s*execute\\b|\\bio\\s*\\.\\s*popen\\b|\\bposix\\s*\\.\\s*(?:exec|execp|spawn)\\b",
+            "\\bos\\s*\\.\\s*execute\\b|\\bio\\s*\\.\\s*popen\\b"
+            /* os or io other than by a field's name (os["execute"], local o = os),
+             * and the globals' table indexed (_G["o".."s"]) */
+            "|(?<![\\w.:])(?:os|io)\\b(?!\\s*\\.\\s*\\w)|\\b(?:_G|_ENV)\\s*\\[|\\brawget\\s*\\(|\\bposix\\s*\\.\\s*(?:exec|execp|spawn)\\b",
         [LANG_SCAN_EVAL] =
             "(?<![.:\\w])(?:load|loadstring|loadfile|dofile)\\s*[(\"'\\[{]|\\bdebug\\s*\\.\\s*\\w+|\\b(?:setfenv|getfenv)\\s*\\(",
         [LANG_SCAN_FS_DELETE] =

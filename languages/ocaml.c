@@ -18,7 +18,10 @@ const struct language language_ocaml = {
     .import_pattern = "(?:\\bopen!?\\s+|\\binclude\\s+|\\bmodule\\s+\\w+\\s*=\\s*)MOD\\b|\\bMOD\\s*\\.|#(?:load|require)\\s+\"(?i:MOD)(?:\\.cm[x]?a)?\"",
     .scan = {
         [LANG_SCAN_SHELL] =
-            "\\bSys\\s*\\.\\s*command\\b|\\bUnix\\s*\\.\\s*system\\b|\\b(?:execv|execve|execvp|execvpe|create_process|create_process_env|open_process(?:_in|_out|_full|_args|_args_in|_args_out|_args_full)?)\\b|\\bsystem\\s+\"",
+            "\\bSys\\s*\\.\\s*command\\b|\\bUnix\\s*\\.\\s*system\\b|\\b(?:execv|execve|execvp|execvpe|create_process|create_process_env|open_process(?:_in|_out|_full|_args|_args_in|_args_out|_args_full)?)\\b|\\bsystem\\s+\""
+            /* Sys under another name, opened, or opened locally: its
+             * command then goes by none of the names above */
+            "|\\b(?:open!?|include)\\s+(?:Stdlib\\s*\\.\\s*)?Sys\\b|\\bmodule\\s+\\w+\\s*(?::[^=]*)?=\\s*(?:Stdlib\\s*\\.\\s*)?Sys\\b|\\bSys\\s*\\.\\s*[(\\[{]|\\(\\s*module\\s+(?:Stdlib\\s*\\.\\s*)?Sys\\b",
         [LANG_SCAN_EVAL] =
             "\\b(?:Toploop|Topdirs|Dynlink)\\b|#(?:use|mod_use)\\s+\"",
         [LANG_SCAN_FS_DELETE] =

@@ -21,7 +21,11 @@ const struct language language_php = {
         [LANG_SCAN_SHELL] =
             PHP_FN "(?:exec|shell_exec|system|passthru|proc_open|popen|pcntl_exec|pcntl_fork|mail)\\s*\\(|`",
         [LANG_SCAN_EVAL] =
-            PHP_FN "(?:eval|create_function|assert|call_user_func|call_user_func_array|forward_static_call)\\s*\\(|(?i)(?<![\\w$>:])(?:include|require)(?:_once)?\\b|(?i)\\bReflectionFunction\\b",
+            PHP_FN "(?:eval|create_function|assert|call_user_func|call_user_func_array|forward_static_call)\\s*\\(|(?i)(?<![\\w$>:])(?:include|require)(?:_once)?\\b|(?i)\\bReflectionFunction\\b"
+            /* a function called by a name in a variable or a string ($f('id'),
+             * 'system'('id'), ('sys'.'tem')('id')), or a callback named by
+             * one of the shell's or eval's names (array_map('system', ...)) */
+            "|(?<![\\w$>:])\\$\\w+\\s*\\(|(?<=['\")\\]])\\s*\\(|(?i)[(,]\\s*['\"]\\\\?(?:exec|shell_exec|system|passthru|proc_open|popen|pcntl_exec|eval|assert|create_function|call_user_func(?:_array)?)['\"]",
         [LANG_SCAN_FS_DELETE] =
             PHP_FN "(?:unlink|rmdir|ftruncate)\\s*\\(",
         [LANG_SCAN_NETWORK] =

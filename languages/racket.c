@@ -9,6 +9,8 @@
 /* What ends an identifier in the patterns: Racket names hold - / * ! ? < > =. */
 #define RKT_END "(?=[\\s()\\[\\]{}\"';`,]|$)"
 #define RKT_CALL(names) "\\(\\s*(?:" names ")" RKT_END
+/* The name anywhere, not only called: (define s system), (apply system ...) */
+#define RKT_REF(names) "(?<![^\\s()\\[\\]{}'`,@])(?:" names ")" RKT_END
 
 /* clang-format off */
 const struct language language_racket = {
@@ -21,12 +23,15 @@ const struct language language_racket = {
     .import_pattern = "\\(\\s*require\\s[^)]*?(?<![\\w/.\\-])MOD(?![\\w/.\\-])",
     .scan = {
         [LANG_SCAN_SHELL] =
-            RKT_CALL("system\\*?(?:/exit-code)?|process\\*?(?:/ports)?|subprocess|shell-execute"),
+            RKT_REF("system\\*?(?:/exit-code)?|process\\*?(?:/ports)?|subprocess|shell-execute"),
         [LANG_SCAN_EVAL] =
-            RKT_CALL("eval|eval-syntax|dynamic-require|namespace-require|load|load-extension|"
-                     "make-evaluator|make-module-evaluator"),
+            RKT_REF("eval|eval-syntax|dynamic-require|namespace-require|load|load-extension|"
+                     "make-evaluator|make-module-evaluator")
+            /* a #lang other than racket's reads the source its own way
+             * (#lang at-exp racket: @system{id}); #reader too */
+            "|#lang\\s+(?!racket(?:/base)?\\s)|#reader\\b|#!(?![ /])",
         [LANG_SCAN_FS_DELETE] =
-            RKT_CALL("delete-file|delete-directory(?:/files)?|delete-directory/files"),
+            RKT_REF("delete-file|delete-directory(?:/files)?|delete-directory/files"),
         [LANG_SCAN_NETWORK] =
             RKT_CALL("tcp-connect|tcp-listen|udp-open-socket|get-pure-port|get-impure-port|"
                      "post-pure-port|http-sendrecv|http-conn-open!?|call/input-url"),

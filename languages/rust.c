@@ -20,9 +20,12 @@ const struct language language_rust = {
     .import_pattern = "\\b(?:use\\s+(?:::)?(?:std|core)\\s*::\\s*(?:\\{[^;]*?)?|(?:std|core)\\s*::\\s*)MOD\\b",
     .scan = {
         [LANG_SCAN_SHELL] =
-            "\\bCommand\\s*::\\s*new\\s*\\(|\\bprocess\\s*::\\s*Command\\b|\\b(?:system|popen|execl|execlp|execle|execv|execvp|execve|execvpe|posix_spawnp?)\\s*\\(",
+            "\\bCommand\\s*>?\\s*::\\s*new\\b|\\bprocess\\s*::\\s*Command\\b|\\b(?:system|popen|execl|execlp|execle|execv|execvp|execve|execvpe|posix_spawnp?)\\s*\\(",
         [LANG_SCAN_EVAL] =
-            "\\b(?:dlopen|dlsym)\\s*\\(|\\blibloading\\b",
+            "\\b(?:dlopen|dlsym)\\s*\\(|\\blibloading\\b"
+            /* std or core under another name: its paths (s::process) are
+             * then none the patterns know */
+            "|\\b(?:extern\\s+crate|use)\\s+(?:::)?\\{?\\s*(?:std|core)\\s*(?:as\\b|::\\s*\\{[^;]*\\bself\\s+as\\b)",
         [LANG_SCAN_FS_DELETE] =
             "\\b(?:remove_file|remove_dir|remove_dir_all)\\s*\\(|\\b(?:unlink|rmdir)\\s*\\(",
         [LANG_SCAN_NETWORK] =

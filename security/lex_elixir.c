@@ -20,7 +20,7 @@ static size_t body(const char *s, size_t n, size_t i, const char *close, int int
                    char open, unsigned char *kind, int depth)
 {
     size_t cl = strlen(close);
-    int nest = 0; /* ~s(a(b)c): a sigil's paired delimiters nest */
+    (void)open; /* a sigil's paired delimiters do not nest: ~s(a(b) is "a(b" */
 
     while (i < n) {
         if (escapes && s[i] == '\\' && i + 1 < n) {
@@ -33,15 +33,7 @@ static size_t body(const char *s, size_t n, size_t i, const char *close, int int
             }
             sec_lex_mark(kind, i, i + 2, K_CODE);
             i = code(s, n, i + 2, kind, 1, depth + 1);
-        } else if (open && open != close[0] && s[i] == open) {
-            nest++;
-            kind[i++] = K_STR;
         } else if (i + cl <= n && memcmp(s + i, close, cl) == 0) {
-            if (nest > 0 && cl == 1) {
-                nest--;
-                kind[i++] = K_STR;
-                continue;
-            }
             sec_lex_mark(kind, i, i + cl, K_STR);
             return i + cl;
         } else {

@@ -26,6 +26,8 @@ struct perl_lex {
     struct heredoc doc[PERL_MAX_HEREDOCS];
     size_t ndoc;
     int operand; /* the last token ends an operand: a '/' divides */
+    int ambiguous; /* ... unless Perl reads it otherwise: after a bareword (a
+                    * sub's name: f /'/) or a closing brace (a block) */
 };
 
 static char closer(char c)
@@ -232,10 +234,26 @@ static size_t token(struct perl_lex *lx, size_t i)
     const char *s = lx->s;
     size_t n = lx->n, e;
     char c = s[i];
+    int ambiguous = lx->ambiguous;
 
+    if (c == '/' && lx->operand && lx->ambiguous) {
+        /* a regex or a division: when the line could close a regex,
+         * neither reading is safe (f /'/ hides what follows the quote in
+         * one, f / 2; '/' in the other), so the rest is code */
+        for (e = i + 1; e < n && s[e] != '\n'; e++) {
+            if (s[e] == '\\')
+                e++;
+            else if (s[e] == '/') {
+                sec_lex_mark(lx->kind, i, n, K_CODE);
+                return n;
+            }
+        }
+    }
+    lx->ambiguous = 0;
     if (c == '#') {
         e = sec_lex_to_eol(s, n, i);
         sec_lex_mark(lx->kind, i, e, K_COMMENT);
+        lx->ambiguous = ambiguous;
         return e;
     }
     if (c == '$' && i + 1 < n && strchr("'\"`#/\\$", s[i + 1])) { /* $' $" $# ... */
@@ -253,6 +271,8 @@ static size_t token(struct perl_lex *lx, size_t i)
         }
         sec_lex_mark(lx->kind, i, e, K_CODE);
         lx->operand = (i > 0 && strchr("$@%&", s[i - 1]) != NULL) || !operator_word(s + i, e - i);
+        lx->ambiguous = lx->operand && !(i > 0 && strchr("$@%&", s[i - 1]) != NULL) &&
+                        !(i > 1 && s[i - 1] == '>' && s[i - 2] == '-');
         return e;
     }
     if (c == '\'') {
@@ -273,8 +293,12 @@ static size_t token(struct perl_lex *lx, size_t i)
         return e;
     }
     lx->kind[i] = K_CODE;
-    if (!isspace((unsigned char)c))
+    if (!isspace((unsigned char)c)) {
         lx->operand = isdigit((unsigned char)c) || strchr(")]}", c) != NULL;
+        lx->ambiguous = c == '}';
+    } else {
+        lx->ambiguous = ambiguous;
+    }
     return i + 1;
 }
 

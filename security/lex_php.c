@@ -21,13 +21,40 @@ static size_t open_tag(const char *s, size_t n, size_t i)
     return 2; /* short tag: PHP mode when short_open_tag is on; code is the safe guess */
 }
 
+/* From the { at i of a {$...} or ${...} interpolation, the index after
+ * the } that balances it: strings in it are skipped (a "}" in one closes
+ * nothing); a comment, a heredoc or a backtick in it makes the rest of
+ * the source code (n). */
+static size_t brace_end(const char *s, size_t n, size_t i)
+{
+    int depth = 0;
+
+    for (; i < n; i++) {
+        char c = s[i];
+        if (c == '{') {
+            depth++;
+        } else if (c == '}') {
+            if (--depth == 0)
+                return i + 1;
+        } else if (c == '\'' || c == '"') {
+            char q[1] = {c};
+            i = sec_lex_quoted(s, n, i, q, 1, 1, 0) - 1;
+        } else if (c == '#' || c == '`' || (c == '/' && i + 1 < n && (s[i + 1] == '/' || s[i + 1] == '*')) ||
+                   (c == '<' && i + 2 < n && s[i + 1] == '<' && s[i + 2] == '<') ||
+                   (c == '?' && i + 1 < n && s[i + 1] == '>')) {
+            return n;
+        }
+    }
+    return n;
+}
+
 /* The end of the interpolation at i (s[i] == '$' or "{$"), which is code:
  * {$ ... } and ${ ... } to the brace that balances; $name with ->name
  * and one [...] after it. */
 static size_t interpolation(const char *s, size_t n, size_t i)
 {
     if (s[i] == '{' || (i + 1 < n && s[i + 1] == '{'))
-        return sec_lex_nested(s, n, s[i] == '{' ? i : i + 1, "{", "}");
+        return brace_end(s, n, s[i] == '{' ? i : i + 1);
     i++;
     while (i < n && (sec_lex_ident(s[i]) || (unsigned char)s[i] >= 0x80))
         i++;

@@ -1,7 +1,8 @@
 /* lex_scala.c - Scala: line comments, block comments that nest, "..."
  * and """...""" strings, 'c' character literals ('sym is a symbol: code),
  * and interpolated literals (s"...", f"...", raw"...", any id"..."): code,
- * as their ${...} parts run. */
+ * as their ${...} parts run.  `...` names are code, and a quote or a
+ * comment's opening in one starts nothing. */
 #include "lex_int.h"
 
 #include <string.h>
@@ -16,6 +17,8 @@ static size_t triple_end(const char *s, size_t n, size_t i)
     return e;
 }
 
+static size_t char_end(const char *s, size_t n, size_t i);
+
 /* An interpolated single-line literal from its opening quote at i: \
  * escapes, $$ is a dollar, ${ ... } holds code with its own braces and
  * strings.  Returns the index after the closing quote. */
@@ -27,12 +30,19 @@ static size_t interpolated_end(const char *s, size_t n, size_t i)
         } else if (s[i] == '$' && i + 1 < n && s[i + 1] == '{') {
             int depth = 0;
             for (i++; i < n; i++) {
+                size_t e;
                 if (s[i] == '{')
                     depth++;
                 else if (s[i] == '}' && --depth == 0)
                     break;
                 else if (s[i] == '"')
                     i = sec_lex_quoted(s, n, i, "\"", 1, 1, 1) - 1;
+                else if (s[i] == '`')
+                    i = sec_lex_quoted(s, n, i, "`", 1, 0, 1) - 1;
+                else if (s[i] == '\'' && (e = char_end(s, n, i)) != 0)
+                    i = e - 1; /* '}' and '"' close nothing */
+                else if (s[i] == '/' && i + 1 < n && (s[i + 1] == '/' || s[i + 1] == '*'))
+                    return n; /* a comment in a hole: the rest is code */
             }
         } else if (s[i] == '"') {
             return i + 1;
@@ -60,8 +70,37 @@ static size_t char_end(const char *s, size_t n, size_t i)
     return k < n && s[k] == '\'' && k > i + 1 ? k + 1 : 0;
 }
 
+/* Scala 2 (Debian's is 2.11) reads \uXXXX escapes before it lexes, as
+ * Java does: "// \u000a code" is a comment and then code, and \u0022 is a
+ * quote.  When an escape spells a character that opens or closes a
+ * literal or a comment, the source is code, all of it. */
+static int structural_escape(const char *s, size_t n)
+{
+    for (const char *p = s; (p = memchr(p, '\\', n - (size_t)(p - s))) != NULL;) {
+        size_t i = (size_t)(p - s) + 1, h;
+        unsigned v = 0;
+        while (i < n && s[i] == 'u')
+            i++;
+        for (h = 0; i > (size_t)(p - s) + 1 && h < 4 && i + h < n; h++) {
+            char c = s[i + h];
+            int d = c >= '0' && c <= '9' ? c - '0' : (c | 32) >= 'a' && (c | 32) <= 'f' ? (c | 32) - 'a' + 10 : -1;
+            if (d < 0)
+                break;
+            v = v * 16 + (unsigned)d;
+        }
+        if (h == 4 && v < 128 && strchr("\"'`/*\n\r\\{}$", (int)v) && v)
+            return 1;
+        p++;
+    }
+    return 0;
+}
+
 void sec_lex_scala(const char *s, size_t n, unsigned char *kind)
 {
+    if (structural_escape(s, n)) {
+        sec_lex_mark(kind, 0, n, K_CODE);
+        return;
+    }
     for (size_t i = 0; i < n;) {
         size_t e;
         if (i + 1 < n && s[i] == '/' && s[i + 1] == '/') {
@@ -81,6 +120,11 @@ void sec_lex_scala(const char *s, size_t n, unsigned char *kind)
             sec_lex_mark(kind, i, e, interp ? K_CODE : K_STR);
         } else if (s[i] == '\'' && (e = char_end(s, n, i)) != 0) {
             sec_lex_mark(kind, i, e, K_STR);
+        } else if (s[i] == '`') {
+            /* a backquoted name (`"`, `//`): code, and what is in it
+             * starts no string or comment */
+            e = sec_lex_quoted(s, n, i, "`", 1, 0, 1);
+            sec_lex_mark(kind, i, e, K_CODE);
         } else {
             kind[i] = K_CODE;
             e = i + 1;

@@ -1,7 +1,8 @@
 /* lex_shell.c - Bash: # comments (at a word's start), '...' and $'...'
  * strings, "..." strings (the $(...) and `...` in them code: they run),
  * here-documents: strings with a quoted delimiter, else code (they
- * expand). */
+ * expand).  A quoted part of a command's name ("ev"al, e''val, 'eval') is
+ * code: it is the name of what runs. */
 #include "lex_int.h"
 
 #include <string.h>
@@ -149,32 +150,64 @@ static size_t dquoted(const char *s, size_t n, size_t i, unsigned char *kind)
     return i;
 }
 
+/* A word that keeps the next one in command position (if cmd, then cmd). */
+static int keyword(const char *w, size_t len)
+{
+    static const char *const kw[] = {"if", "then", "else", "elif", "do", "while", "until",
+                                     "time", "!", "{", NULL};
+    for (int k = 0; kw[k]; k++)
+        if (strlen(kw[k]) == len && memcmp(kw[k], w, len) == 0)
+            return 1;
+    return 0;
+}
+
 void sec_lex_shell(const char *s, size_t n, unsigned char *kind)
 {
     struct heredoc docs[SHELL_MAX_HEREDOCS];
-    size_t ndocs = 0;
+    size_t ndocs = 0, word = 0;
+    /* the next word is a command's name; the current word is one (a
+     * quoted part of it, "ev"al or e''val, is code: it names what runs) */
+    int at_cmd = 1, in_word = 0, word_cmd = 0, assign = 0;
 
     for (size_t i = 0; i < n;) {
         size_t e;
-        if (s[i] == '\n' && ndocs) { /* the pending here-documents' bodies */
+        char c = s[i];
+        if (c == ' ' || c == '\t' || c == '\n' || strchr(";&|(`", c)) {
+            if (in_word && !assign && !keyword(s + word, i - word))
+                at_cmd = 0; /* an assignment (x='a' cmd) leaves it a command's */
+            in_word = 0;
+            if (c != ' ' && c != '\t')
+                at_cmd = 1;
+        } else if (!in_word && c != '#') {
+            in_word = 1;
+            word = i;
+            word_cmd = at_cmd;
+            assign = 0;
+        }
+        if (in_word && c == '=' && word_cmd)
+            assign = 1; /* a quote after it is a value's, not a name's */
+        if (c == '\n' && ndocs) { /* the pending here-documents' bodies */
             kind[i] = K_CODE;
             i = heredoc_bodies(s, n, i, docs, ndocs, kind);
             ndocs = 0;
-        } else if (s[i] == '\\' && i + 1 < n) {
+        } else if (c == '\\' && i + 1 < n) {
             sec_lex_mark(kind, i, i + 2, K_CODE);
             i += 2;
-        } else if (s[i] == '#' && (i == 0 || strchr(" \t\n;|&(", s[i - 1]))) {
+        } else if (c == '#' && (i == 0 || strchr(" \t\n;|&(", s[i - 1]))) {
             e = sec_lex_to_eol(s, n, i);
             sec_lex_mark(kind, i, e, K_COMMENT);
             i = e;
-        } else if (s[i] == '\'') {
+        } else if (c == '\'') {
             int ansi = i > 0 && s[i - 1] == '$';
             e = sec_lex_quoted(s, n, i, "'", 1, ansi, 0);
-            sec_lex_mark(kind, i, e, K_STR);
+            sec_lex_mark(kind, i, e, in_word && word_cmd && !assign ? K_CODE : K_STR);
             i = e;
-        } else if (s[i] == '"') {
-            i = dquoted(s, n, i, kind);
-        } else if (s[i] == '<' && i + 1 < n && s[i + 1] == '<' && ndocs < SHELL_MAX_HEREDOCS &&
+        } else if (c == '"') {
+            e = dquoted(s, n, i, kind);
+            if (in_word && word_cmd && !assign)
+                sec_lex_mark(kind, i, e, K_CODE);
+            i = e;
+        } else if (c == '<' && i + 1 < n && s[i + 1] == '<' && ndocs < SHELL_MAX_HEREDOCS &&
                    (e = heredoc_op(s, n, i, &docs[ndocs])) != 0) {
             ndocs++;
             sec_lex_mark(kind, i, e, K_CODE);

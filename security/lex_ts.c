@@ -86,7 +86,7 @@ static size_t code(struct ts_lex *x, size_t i, int in_subst, int depth)
 {
     const char *s = x->s;
     size_t n = x->n, e;
-    int braces = 0, regex_ok = 1;
+    int braces = 0, regex_ok = 1, ambiguous = 0;
 
     if (depth > TS_MAX_DEPTH) { /* past the depth: the rest is code */
         sec_lex_mark(x->kind, i, n, K_CODE);
@@ -108,20 +108,38 @@ static size_t code(struct ts_lex *x, size_t i, int in_subst, int depth)
             sec_lex_mark(x->kind, i, e, K_STR);
             i = e;
             regex_ok = 0;
+        } else if (c == '/' && ambiguous && regex_end(s, n, i) != 0) {
+            /* after ) } ++ --, a slash may start a regex (if (x) /'/) or
+             * divide ((a) / 2 + '/'): neither reading is safe, so the
+             * line is code; when what follows on it may run past the
+             * line (a template, a block comment, a line continuation) or
+             * a substitution is open, the rest of the source is */
+            size_t eol = sec_lex_to_eol(s, n, i), k;
+            int past = in_subst || (eol > i && s[eol - 1] == '\\');
+            for (k = i; k < eol && !past; k++)
+                past = s[k] == '`' || (s[k] == '/' && k + 1 < eol && s[k + 1] == '*');
+            e = past ? n : eol;
+            sec_lex_mark(x->kind, i, e, K_CODE);
+            if (past)
+                return n;
+            i = e;
+            regex_ok = 1;
+            ambiguous = 0;
         } else if (c == '\'' || c == '"') {
             char q[1] = {c};
             e = sec_lex_quoted(s, n, i, q, 1, 1, 1);
             sec_lex_mark(x->kind, i, e, K_STR);
             i = e;
-            regex_ok = 0;
+            regex_ok = ambiguous = 0;
         } else if (c == '`') {
             i = template(x, i, depth);
-            regex_ok = 0;
+            regex_ok = ambiguous = 0;
         } else if (sec_lex_ident(c) || c == '$' || (unsigned char)c >= 0x80) {
             size_t from = i;
             while (i < n && (sec_lex_ident(s[i]) || s[i] == '$' || (unsigned char)s[i] >= 0x80))
                 x->kind[i++] = K_CODE;
             regex_ok = regex_after_word(s, from, i);
+            ambiguous = 0;
         } else {
             x->kind[i++] = K_CODE;
             if (c == '{') {
@@ -134,6 +152,11 @@ static size_t code(struct ts_lex *x, size_t i, int in_subst, int depth)
             /* after a closing bracket a slash divides; after an operator
              * or an opening one it starts a regex */
             regex_ok = c != ')' && c != ']' && c != '}';
+            ambiguous = c == ')' || c == '}';
+            if ((c == '+' || c == '-') && i >= 2 && s[i - 2] == c) { /* a++ / b, ++/re/.x */
+                regex_ok = 0;
+                ambiguous = 1;
+            }
         }
     }
     return i;

@@ -168,6 +168,21 @@ TEST(names_extension_argv)
     ASSERT(bash()->install[0] == NULL); /* no libraries */
 }
 
-TEST_MAIN("lang_bash", T(lexer_comments_and_quotes), T(lexer_heredocs), T(lexer_deep_nesting),
+/* review: a command's name spelt with quotes or a backslash, or held in a
+ * variable, a shell reading a pipe, and prompt expansion ran a command
+ * unflagged; the arithmetic $((...)) was taken for a command substitution */
+TEST(review_command_names)
+{
+    const char *bad[] = {"\\eval 'id'\n", "\"ev\"al id\n", "e''val id\n", "$'\\x65val' id\n",
+                         "x=eval; $x id\n", "echo id | bash\n", "bash <<< 'id'\n",
+                         "if \"ev\"al id; then :; fi\n", "x=1 \"ev\"al id\n",
+                         "x='$(id)'; y=${x@P}\n", "x=eval; \"$x\" id\n", "${!y} id\n"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        ASSERT_MSG(blocked("strict", bad[i], NULL) == 1, bad[i]);
+    ASSERT_EQ(blocked("strict", "x=$((1 + 2)); y=$(( (x + 1) * 2 )); echo \"$x $y\"\n", NULL), 0);
+    ASSERT_EQ(blocked("strict", "s='eval it'; echo \"$s\" sh\n", NULL), 0);
+}
+
+TEST_MAIN("lang_bash", T(review_command_names), T(lexer_comments_and_quotes), T(lexer_heredocs), T(lexer_deep_nesting),
           T(strict_blocks_each_category), T(strict_spares_strings_comments_and_literal_heredocs),
           T(names_extension_argv))

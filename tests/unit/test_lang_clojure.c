@@ -159,5 +159,13 @@ TEST(multiple_job_is_the_runner)
     jobs_release(&j);
 }
 
-TEST_MAIN("lang_clojure", T(lexer_marks), T(strict_blocks_each_category_in_code_only),
+/* review: the . and .. forms call exec without (.exec */
+TEST(review_dot_forms)
+{
+    ASSERT_EQ(blocked("clojure", "(. (Runtime/getRuntime) exec \"id\")\n", NULL, 0), 1);
+    ASSERT_EQ(blocked("clojure", "(.. Runtime getRuntime (exec \"id\"))\n", NULL, 0), 1);
+    ASSERT_EQ(blocked("clojure", "(defn execute [x] x)\n(println (execute 1) \"exec\")\n", NULL, 0), 0);
+}
+
+TEST_MAIN("lang_clojure", T(review_dot_forms), T(lexer_marks), T(strict_blocks_each_category_in_code_only),
           T(names_extension_command), T(multiple_job_is_the_runner))

@@ -118,5 +118,15 @@ TEST(names_and_commands)
     ASSERT_STR(l->env[0], "MONO_TRACE_LISTENER=Console.Error");
 }
 
-TEST_MAIN("lang_csharp", T(lexer_marks), T(strict_blocks_each_category_in_code_only),
+/* review: Process under an alias or spelt with an escape
+ * (\u0050rocess) started a program unflagged */
+TEST(review_process_renamed)
+{
+    ASSERT_EQ(blocked("strict", "using P = System.Diagnostics.Process;\n"
+                                "class M { static void Main() { P.Start(\"sh\", \"-c id\"); } }\n"), 1);
+    ASSERT_EQ(blocked("strict", "class M { static void Main() { System.Diagnostics.\\u0050rocess.Start(\"sh\"); } }\n"), 1);
+    ASSERT_EQ(blocked("strict", "using System.Diagnostics;\nclass M { static void Main() { var s = \"\\u00e9\"; Debug.Assert(s.Length == 1); } }\n"), 0);
+}
+
+TEST_MAIN("lang_csharp", T(review_process_renamed), T(lexer_marks), T(strict_blocks_each_category_in_code_only),
           T(names_and_commands))

@@ -141,4 +141,14 @@ TEST(names_extension_commands)
     ASSERT(l->install[0] == NULL);
 }
 
-TEST_MAIN("lang_d", T(lexer_marks), T(strict_blocks_code_not_strings), T(names_extension_commands))
+/* review: import std; (all of Phobos), a spaced dot or a comment in an
+ * import's path kept std.process and std.file out of the strict check */
+TEST(review_import_forms)
+{
+    ASSERT_EQ(blocked("import std;\nvoid main() { auto f = \"x\"; remove(f); }\n", NULL, 0), 1);
+    ASSERT_EQ(blocked("import std . process;\nvoid main() { }\n", NULL, 0), 1);
+    ASSERT_EQ(blocked("import /**/ std.process;\nvoid main() { }\n", NULL, 0), 1);
+    ASSERT_EQ(blocked("import std.stdio, std.algorithm;\nvoid main() { writeln(1); }\n", NULL, 0), 0);
+}
+
+TEST_MAIN("lang_d", T(review_import_forms), T(lexer_marks), T(strict_blocks_code_not_strings), T(names_extension_commands))

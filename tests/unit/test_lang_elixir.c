@@ -147,4 +147,23 @@ TEST(names_and_commands)
     ASSERT(ex()->install[0] == NULL);
 }
 
-TEST_MAIN("lang_elixir", T(lexer_marks), T(strict_blocks_code_not_literals), T(names_and_commands))
+/* review: a module named by a quoted atom or built from a string ran
+ * System.cmd under no name the patterns knew */
+TEST(review_quoted_module_names)
+{
+    ASSERT_EQ(blocked("strict", ":\"Elixir.System\".cmd(\"sh\", [\"-c\", \"id\"])\n"), 1);
+    ASSERT_EQ(blocked("strict", "m = String.to_atom(\"Elixir.Sys\" <> \"tem\")\nm.cmd(\"id\", [])\n"), 1);
+    ASSERT_EQ(blocked("strict", "m = Module.concat([\"Sys\" <> \"tem\"])\nm.cmd(\"id\", [])\n"), 1);
+    ASSERT_EQ(blocked("strict", "x = %{:\"a b\" => 1}\nIO.puts(x[:\"a b\"])\n"), 0);
+}
+
+/* review: a sigil ends at its first closing delimiter (Elixir nests
+ * none); the lexer nested them and hid the call after ~s(a(b) */
+TEST(review_sigil_no_nesting)
+{
+    ASSERT_EQ(blocked("strict", "IO.puts(~s(a(b) <> elem(System.cmd(\"id\", []), 0))\n"), 1);
+    ASSERT_EQ(blocked("strict", "IO.puts(~w[a[b] ++ [elem(System.cmd(\"id\", []), 0)])\n"), 1);
+    ASSERT_EQ(blocked("strict", "IO.puts(~s(System.cmd))\n"), 0);
+}
+
+TEST_MAIN("lang_elixir", T(review_sigil_no_nesting), T(review_quoted_module_names), T(lexer_marks), T(strict_blocks_code_not_literals), T(names_and_commands))

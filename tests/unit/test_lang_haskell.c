@@ -150,5 +150,16 @@ TEST(names_extension_command)
     ASSERT(l->install[0] == NULL); /* no libraries */
 }
 
-TEST_MAIN("lang_haskell", T(lexer_marks), T(strict_blocks_code_not_strings_or_comments),
+/* review: an import after where { or with a comment before the name was
+ * not seen; CPP pastes names (callComm-comment-and) and -F -pgmF runs a
+ * program at compile time */
+TEST(review_imports_and_preprocessors)
+{
+    ASSERT_EQ(blocked("strict", "module Main where { import{- x -}System.Process; main = let c = \"id\" in system c >> return () }\n"), 1);
+    ASSERT_EQ(blocked("strict", "{-# LANGUAGE CPP #-}\nmodule Main where\n#define CC callComm/**/and\nmain = return ()\n"), 1);
+    ASSERT_EQ(blocked("strict", "{-# OPTIONS_GHC -F -pgmF ./x.sh #-}\nmain = return ()\n"), 1);
+    ASSERT_EQ(blocked("strict", "{-# LANGUAGE BangPatterns #-}\nimport Data.List (sort)\nmain = print (sort [2, 1])\n"), 0);
+}
+
+TEST_MAIN("lang_haskell", T(review_imports_and_preprocessors), T(lexer_marks), T(strict_blocks_code_not_strings_or_comments),
           T(strict_modules), T(names_extension_command))

@@ -144,5 +144,14 @@ TEST(names_extension_argv)
     ASSERT(!language_library_ok(lua(), "../x"));
 }
 
-TEST_MAIN("lang_lua", T(lexer_marks), T(strict_blocks_each_category),
+/* review: os.execute reached by index or under another name */
+TEST(review_os_by_index)
+{
+    ASSERT_EQ(blocked("strict", "os[\"execute\"](\"id\")\n", NULL), 1);
+    ASSERT_EQ(blocked("strict", "local o = os\no.execute(\"id\")\n", NULL), 1);
+    ASSERT_EQ(blocked("strict", "_G[\"o\"..\"s\"][\"exe\"..\"cute\"](\"id\")\n", NULL), 1);
+    ASSERT_EQ(blocked("strict", "local t = {1, 2}\nio.write(tostring(os.clock()))\nprint(#t)\n", NULL), 0);
+}
+
+TEST_MAIN("lang_lua", T(review_os_by_index), T(lexer_marks), T(strict_blocks_each_category),
           T(strict_spares_strings_and_comments), T(names_extension_argv))

@@ -140,5 +140,15 @@ TEST(names_extension_command)
     ASSERT(l->install[0] == NULL); /* no libraries */
 }
 
-TEST_MAIN("lang_ocaml", T(lexer_marks), T(strict_blocks_code_not_strings_or_comments),
+/* review: Sys renamed, opened, or opened locally ran Sys.command as
+ * S.command, command, Sys.(command ...) */
+TEST(review_sys_renamed)
+{
+    ASSERT_EQ(blocked("strict", "module S = Sys\nlet () = ignore (S.command \"id\")\n"), 1);
+    ASSERT_EQ(blocked("strict", "let () = ignore Sys.(command \"id\")\n"), 1);
+    ASSERT_EQ(blocked("strict", "open Sys\nlet () = ignore (command \"id\")\n"), 1);
+    ASSERT_EQ(blocked("strict", "let () = Printf.printf \"%d %f\\n\" (Array.length Sys.argv) (Sys.time ())\n"), 0);
+}
+
+TEST_MAIN("lang_ocaml", T(review_sys_renamed), T(lexer_marks), T(strict_blocks_code_not_strings_or_comments),
           T(strict_modules), T(names_extension_command))

@@ -184,6 +184,19 @@ TEST(names_extension_argv)
     ASSERT(!language_library_ok(perl(), "JSON::PP"));
 }
 
-TEST_MAIN("lang_perl", T(lexer_comments_pod_data), T(lexer_strings_and_quote_operators),
+/* review: after a bareword (a sub's name) or a block's }, Perl may read a
+ * slash as a regex where the lexer read a division, and the quote or # in
+ * it hid the call after it */
+TEST(review_slash_after_bareword_or_block)
+{
+    ASSERT_EQ(blocked("strict", "sub f { 1 }\nf /'/; system(\"id\"); my $z = '/';\n", NULL), 1);
+    ASSERT_EQ(blocked("strict", "sub f { 1 }\nf /#/; system(\"id\");\n", NULL), 1);
+    ASSERT_EQ(blocked("strict", "{ } /#/; system(\"id\");\n", NULL), 1);
+    ASSERT_EQ(blocked("strict", "sub f { 1 }\nf #\n/#/; system(\"id\");\n", NULL), 1);
+    /* one slash on the line: a division, the comment after it one */
+    ASSERT(span_is("my $r = $h{a} / 2; # system(1)\n", "# system(1)", 2));
+}
+
+TEST_MAIN("lang_perl", T(review_slash_after_bareword_or_block), T(lexer_comments_pod_data), T(lexer_strings_and_quote_operators),
           T(lexer_regexes), T(lexer_heredocs), T(strict_blocks_each_category),
           T(strict_spares_strings_pod_and_comments), T(names_extension_argv))

@@ -185,6 +185,16 @@ TEST(multiple_job_is_the_runner)
     jobs_release(&j);
 }
 
-TEST_MAIN("lang_racket", T(lexer_marks), T(deep_datum_comments),
+/* review: system named but not called ((define s system), (apply system
+ * ...)) and a #lang with its own reader (at-exp: @system{id}) ran it */
+TEST(review_names_not_called)
+{
+    ASSERT_EQ(blocked("racket", "#lang racket\n(define s system)\n(s \"id\")\n", NULL, 0), 1);
+    ASSERT_EQ(blocked("racket", "#lang racket\n(apply system (list \"id\"))\n", NULL, 0), 1);
+    ASSERT_EQ(blocked("racket", "#lang at-exp racket\n@system{id}\n", NULL, 0), 1);
+    ASSERT_EQ(blocked("racket", "#lang racket\n(define (process-list l) (map add1 l))\n(display \"system\")\n", NULL, 0), 0);
+}
+
+TEST_MAIN("lang_racket", T(review_names_not_called), T(lexer_marks), T(deep_datum_comments),
           T(strict_blocks_each_category_in_code_only), T(names_extension_command),
           T(multiple_job_is_the_runner))

@@ -130,5 +130,16 @@ TEST(names_extension_commands)
     ASSERT(l->install[0] == NULL); /* no crates: libraries are refused */
 }
 
-TEST_MAIN("lang_rust", T(lexer_marks), T(strict_blocks_code_not_strings),
+/* review: std under another name, and Command::new taken as a value or
+ * through <...>::new, spawned a process with nothing the patterns knew */
+TEST(review_renamed_std)
+{
+    ASSERT_EQ(blocked("strict", "extern crate std as s;\nuse s::process::{self as p};\n"
+                                "fn main() { let f = p::Command::new; let _ = f(\"sh\").status(); }\n", NULL, 0), 1);
+    ASSERT_EQ(blocked("strict", "use std::{self as s};\n"
+                                "fn main() { let _ = <s::process::Command>::new(\"sh\").status(); }\n", NULL, 0), 1);
+    ASSERT_EQ(blocked("strict", "fn main() { let v: Vec<i32> = Vec::new(); let s = String::new(); }\n", NULL, 0), 0);
+}
+
+TEST_MAIN("lang_rust", T(review_renamed_std), T(lexer_marks), T(strict_blocks_code_not_strings),
           T(names_extension_commands))

@@ -128,5 +128,35 @@ TEST(names_and_commands)
     strlist_free(argv, n);
 }
 
-TEST_MAIN("lang_scala", T(lexer_marks), T(strict_blocks_each_category_in_code_only),
+/* review: a quote in a backquoted name, a '}' or a comment in an
+ * interpolation's hole, hid the call after them in a string */
+TEST(review_backquotes_and_holes)
+{
+    const char *pre = "object Main { def main(a: Array[String]): Unit = { ";
+    const char *calls[] = {
+        "val `\"` = 1; Runtime.getRuntime.exec(Array(\"id\")); val x = \"`\" } }\n",
+        "val q = s\"${ '}' + \"\\\"\" }\"; Runtime.getRuntime.exec(Array(\"id\")); val w = \"\" } }\n",
+        "val q = s\"${ /* }\" */ \"x\" }\"; Runtime.getRuntime.exec(Array(\"id\")); val w = \"\" } }\n",
+        "val `//` = 1; Runtime.getRuntime.exec(Array(\"id\")) } }\n",
+    };
+    for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+        char src[512];
+        snprintf(src, sizeof(src), "%s%s", pre, calls[i]);
+        ASSERT_EQ(blocked("strict", src), 1);
+    }
+    ASSERT(marks("`\"`+\"a\"", "ccccsss"));
+    ASSERT_EQ(blocked("strict", "object M { val s = \"Runtime.getRuntime.exec(x)\" }\n"), 0);
+}
+
+/* review: Scala 2 reads \uXXXX before it lexes: \u000a ends a line
+ * comment, \u0022 closes a string */
+TEST(review_unicode_escapes)
+{
+    ASSERT_EQ(blocked("strict", "object M { def main(a: Array[String]): Unit = {\n"
+                                "  // \\u000a Runtime.getRuntime.exec(Array(\"id\"))\n} }\n"), 1);
+    ASSERT_EQ(blocked("strict", "object M { val a = \"\\u0022; Runtime.getRuntime.exec(Array(\"id\")); val b = \\u0022\" }\n"), 1);
+    ASSERT_EQ(blocked("strict", "object M { val s = \"\\u00e9 Runtime.getRuntime.exec(x)\" }\n"), 0);
+}
+
+TEST_MAIN("lang_scala", T(review_unicode_escapes), T(review_backquotes_and_holes), T(lexer_marks), T(strict_blocks_each_category_in_code_only),
           T(names_and_commands))

@@ -137,4 +137,19 @@ TEST(names_extension_commands)
     strlist_free(argv, n);
 }
 
-TEST_MAIN("lang_typescript", T(lexer_marks), T(strict_per_category), T(names_extension_commands))
+/* review: a slash after ) } ++ -- may start a regex or divide; either
+ * reading, taken wrongly, turned a quote into a string's opening that hid
+ * the require after it */
+TEST(review_ambiguous_slash)
+{
+    ASSERT_EQ(blocked("strict", "if (true) /\"/.test(\"\"); require(\"child_process\").execSync(\"id\"); let z = \"\"\n"), 1);
+    ASSERT_EQ(blocked("strict", "let a = 1; let x = a++ / 2; let s = \"/\"; require(\"child_process\").execSync(\"id\"); let t = \"\"\n"), 1);
+    ASSERT_EQ(blocked("strict", "{}\n/'/.test(''); require('child_process').execSync('id'); ''\n"), 1);
+    ASSERT_EQ(blocked("strict", "if (x) /`/.test(y); `\nrequire('child_process').execSync('id')\n`\n"), 1);
+    /* a plain division, and a string after it, as before */
+    ASSERT_EQ(blocked("strict", "const h = (a + b) / 2;\nconst s = \"require('child_process')\";\n"), 0);
+    ASSERT_EQ(kind_at("x = (a)/2/b + 'q';\ny = 'r';\n", "q", 0), 0);
+    ASSERT_EQ(kind_at("x = (a)/2/b + 'q';\ny = 'r';\n", "r", 0), 1);
+}
+
+TEST_MAIN("lang_typescript", T(review_ambiguous_slash), T(lexer_marks), T(strict_per_category), T(names_extension_commands))
