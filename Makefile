@@ -150,11 +150,12 @@ integration: $(INTEG_TESTS) $(TBIN)/fake-agent
 # HumanEval-X program of each include sequence; test-cpp-cache-all: all),
 # the Java compile server against plain javac (a corpus, a quarter of
 # HumanEval-X's programs, a job against the server; test-java-cache-all:
-# all 164), and the pre-spawned node against a plain start (a corpus and
-# all 164 HumanEval-X JavaScript programs).
+# all 164), the pre-spawned node against a plain start (a corpus and
+# all 164 HumanEval-X JavaScript programs), and TypeScript's snapshot tsc
+# against plain tsc (a corpus, a long file and MultiPL-E's TypeScript rows).
 test-zygote: $(CLI_BIN) $(TBIN)/test_integ_docker
 	@LLMSB_TBIN=$(CURDIR)/$(TBIN) sh tests/run-suite.sh zygote tests/zygote/run.sh tests/compile-cache/cpp.sh \
-	    tests/compile-cache/java.sh tests/compile-cache/js.sh
+	    tests/compile-cache/java.sh tests/compile-cache/js.sh tests/compile-cache/ts.sh
 
 test-cpp-cache-all: $(CLI_BIN)
 	@bash tests/compile-cache/cpp.sh all

@@ -33,6 +33,8 @@ EMBED(llmsb_hook_gem_fetch, "languages/hooks/gem-fetch")
 EMBED(llmsb_hook_gem_build, "languages/hooks/gem-build")
 EMBED(llmsb_hook_node_wait, "languages/hooks/node-wait.js")
 EMBED(llmsb_hook_node_snapshot, "languages/hooks/node-snapshot.js")
+EMBED(llmsb_hook_tsc_fast, "languages/hooks/tsc-fast")
+EMBED(llmsb_hook_tsc_fast_js, "languages/hooks/tsc-fast.js")
 
 static const struct lang_hook_file files[] = {
     {"llmsb_plots.py", llmsb_hook_plots_py, llmsb_hook_plots_py_end},
@@ -56,6 +58,8 @@ static const struct lang_hook_file files[] = {
     {"gem-build", llmsb_hook_gem_build, llmsb_hook_gem_build_end},
     {"node-wait.js", llmsb_hook_node_wait, llmsb_hook_node_wait_end},
     {"node-snapshot.js", llmsb_hook_node_snapshot, llmsb_hook_node_snapshot_end},
+    {"tsc-fast", llmsb_hook_tsc_fast, llmsb_hook_tsc_fast_end},
+    {"tsc-fast.js", llmsb_hook_tsc_fast_js, llmsb_hook_tsc_fast_js_end},
 };
 
 const struct lang_hook_file *language_hook_file(const char *name)
