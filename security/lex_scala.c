@@ -48,7 +48,7 @@ static size_t interpolated_end(const char *s, size_t n, size_t i)
             return i + 1;
         }
     }
-    return i;
+    return i < n ? i : n; /* a \ as the last byte stepped past it */
 }
 
 /* A character literal at i ('a', '\n', '\u0041', 'é'): its end, or 0 when

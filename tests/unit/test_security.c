@@ -207,7 +207,35 @@ TEST(lexer_marks)
     ASSERT_EQ(k[7], 0); /* the newline is code */
 }
 
+/* Every language's lexer on sources that end inside a construct (an escape,
+ * a literal, a comment, an interpolation, a here-document), each prefix
+ * of each: the marks are in bounds (the buffer is exactly the source's
+ * size: the sanitized run catches a byte past it) and each is a kind. A
+ * fuzzer found Scala's interpolated string stepping past a final \. */
+TEST(every_lexer_stays_in_bounds_on_cut_sources)
+{
+    static const char *const tails[] = {
+        "s\"a\\", "s\"${\"\\", "\"\\", "'\\", "\"\"\"\\", "$'\\", "q{", "qq{\\", "[==[",
+        "--[[", "{-", "(*", "#|", "#;", "/+", "r#\"", "@\"", "$\"{", "<<EOF\n", "<<'E'\n",
+        "~s(", "~r/", "?\\", "/*", "//", "`", "#{", "${", "\\", "{|", "{id|", "x'", "'a",
+        "=begin", "=pod\n", "<?php \"{$a[\"", "f /", ")/", "\\u00", "#\\", "'\\u",
+    };
+    for (size_t li = 0; li < languages_count; li++)
+        for (size_t t = 0; t < sizeof(tails) / sizeof(tails[0]); t++)
+            for (size_t n = 1; n <= strlen(tails[t]); n++) {
+                char *src = malloc(n);
+                unsigned char *kind = malloc(n);
+                ASSERT(src && kind);
+                memcpy(src, tails[t], n);
+                sec_lex(languages[li], src, n, kind);
+                for (size_t i = 0; i < n; i++)
+                    ASSERT_MSG(kind[i] <= 2, languages[li]->name);
+                free(src);
+                free(kind);
+            }
+}
+
 TEST_MAIN("security", T(each_language_code_string_comment), T(a_hash_in_a_string_hides_nothing),
           T(dynamic_imports_caught_by_strict), T(presets_grade),
           T(strict_modules_in_every_language), T(inline_policies),
-          T(hostile_regex_input_cannot_stall), T(lexer_marks))
+          T(hostile_regex_input_cannot_stall), T(lexer_marks), T(every_lexer_stays_in_bounds_on_cut_sources))
