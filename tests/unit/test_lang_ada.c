@@ -3,6 +3,7 @@
  * preset on each category's idiom in code and not in a literal or a
  * comment, its names and its commands. */
 #include "test.h"
+#include "lang_test.h"
 
 #include "common/strlist.h"
 #include "languages/languages.h"
@@ -15,28 +16,12 @@ static const struct language *ada(void)
 
 static int blocked(const char *policy, const char *code)
 {
-    struct llmsb_err err = {0};
-    const struct sec_policy *p = sec_preset(policy, ada(), &err);
-    struct sec_result r;
-
-    memset(&r, 0, sizeof(r));
-    if (!p || sec_scan(p, ada(), code, strlen(code), &r, &err) != 0) {
-        fprintf(stderr, "  %s\n", err.msg);
-        return -1;
-    }
-    return r.blocked;
+    return lang_scan("ada", policy, code, NULL, NULL, 0);
 }
 
 static int mark(const char *src, const char *what)
 {
-    unsigned char k[512];
-    const char *at = strstr(src, what);
-    size_t n = strlen(src);
-
-    if (!at || n > sizeof(k))
-        return -1;
-    sec_lex(ada(), src, n, k);
-    return k[at - src];
+    return lang_kind_at("ada", src, what, 0);
 }
 
 TEST(lexer_marks)

@@ -3,6 +3,7 @@
  * each category's idiom, in code and not in a string or comment; its
  * names, extension, command and library names. */
 #include "test.h"
+#include "lang_test.h"
 
 #include "security/security.h"
 
@@ -10,33 +11,15 @@
 
 #include "eval/convert.h"
 
-/* The lexer's marks of src, a letter a byte: c code, s string, m comment. */
 static const char *marks(const char *lang, const char *src)
 {
-    static char out[512];
-    unsigned char k[512];
-    size_t n = strlen(src);
-
-    sec_lex(language_find(lang), src, n, k);
-    for (size_t i = 0; i < n; i++)
-        out[i] = "csm"[k[i]];
-    out[n] = '\0';
-    return out;
+    static char out[4096];
+    return strlen(src) < sizeof(out) ? lang_marks(lang, src, "csm", out) : "";
 }
 
 static int blocked(const char *lang, const char *code, char *rule, size_t rulesz)
 {
-    struct llmsb_err err = {0};
-    const struct language *l = language_find(lang);
-    const struct sec_policy *p = sec_preset("strict", l, &err);
-    struct sec_result r;
-
-    memset(&r, 0, sizeof(r));
-    if (!p || sec_scan(p, l, code, strlen(code), &r, &err) != 0)
-        return -1;
-    if (rule)
-        snprintf(rule, rulesz, "%s", r.n ? r.v[0].rule : "");
-    return r.blocked;
+    return lang_scan(lang, "strict", code, NULL, rule, rulesz);
 }
 
 TEST(lexer_marks)
@@ -81,7 +64,7 @@ TEST(strict_blocks_each_category_in_code_only)
          "imports restricted module \"java.lang.reflect\""},
         {"(ns a (:import (java.net URI)))", "opens network connections"},
     };
-    char rule[160];
+    char rule[2048];
 
     for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
         char code[256], in_comment[256], in_datum[256];

@@ -2,35 +2,24 @@
  * strings, chars, comments), the strict preset on each category's idiom in
  * code and not in a string or comment, the names and the commands. */
 #include "test.h"
+#include "lang_test.h"
 
 #include "common/strlist.h"
 #include "security/security.h"
 
-/* want: a letter a byte, c code, s string, m comment. */
 static int marks(const char *src, const char *want)
 {
-    size_t n = strlen(src);
-    unsigned char k[512];
-    sec_lex(language_find("csharp"), src, n, k);
-    for (size_t i = 0; i < n; i++)
-        if ("csm"[k[i]] != want[i]) {
-            fprintf(stderr, "  %s: byte %zu (%c) is %c, want %c\n", src, i, src[i], "csm"[k[i]],
-                    want[i]);
-            return 0;
-        }
+    char got[4096];
+    if (strlen(src) >= sizeof(got) || strcmp(lang_marks("csharp", src, "csm", got), want) != 0) {
+        fprintf(stderr, "  %s:\n  got  %s\n  want %s\n", src, got, want);
+        return 0;
+    }
     return 1;
 }
 
 static int blocked(const char *policy, const char *code)
 {
-    struct llmsb_err err = {0};
-    const struct language *l = language_find("csharp");
-    const struct sec_policy *p = sec_preset(policy, l, &err);
-    struct sec_result r;
-    memset(&r, 0, sizeof(r));
-    if (!p || sec_scan(p, l, code, strlen(code), &r, &err) != 0)
-        return -1;
-    return r.blocked;
+    return lang_scan("csharp", policy, code, NULL, NULL, 0);
 }
 
 TEST(lexer_marks)

@@ -3,46 +3,20 @@
  * the strict preset on each category's idiom in code and not in a string
  * or a comment, its aliases, extension and command templates. */
 #include "test.h"
+#include "lang_test.h"
 
 #include "common/strlist.h"
 #include "languages/languages.h"
 #include "security/security.h"
 
-/* Whether strict blocks code; rule gets every rule that matched. */
 static int blocked(const char *code, char *rule, size_t rulesz)
 {
-    struct llmsb_err err = {0};
-    const struct language *l = language_find("d");
-    const struct sec_policy *p = sec_preset("strict", l, &err);
-    struct sec_result r;
-
-    memset(&r, 0, sizeof(r));
-    if (!p || sec_scan(p, l, code, strlen(code), &r, &err) != 0) {
-        fprintf(stderr, "  %s\n", err.msg);
-        return -1;
-    }
-    if (rule) {
-        size_t o = 0;
-        rule[0] = '\0';
-        for (size_t i = 0; i < r.n && o < rulesz; i++) {
-            int w = snprintf(rule + o, rulesz - o, "%s; ", r.v[i].rule);
-            if (w < 0)
-                break;
-            o += (size_t)w;
-        }
-    }
-    return r.blocked;
+    return lang_scan("d", "strict", code, NULL, rule, rulesz);
 }
 
-/* The kind of each byte of src: c(ode), s(tring), #(comment). */
 static void marks(const char *src, char *out)
 {
-    size_t n = strlen(src);
-    unsigned char k[512];
-    sec_lex(language_find("d"), src, n, k);
-    for (size_t i = 0; i < n; i++)
-        out[i] = k[i] == 0 ? 'c' : k[i] == 1 ? 's' : '#';
-    out[n] = '\0';
+    lang_marks("d", src, "cs#", out);
 }
 
 TEST(lexer_marks)

@@ -3,6 +3,7 @@
  * strict preset on each category's idiom in code and not in a literal or
  * a comment, its names and its commands. */
 #include "test.h"
+#include "lang_test.h"
 
 #include "common/strlist.h"
 #include "languages/languages.h"
@@ -15,29 +16,12 @@ static const struct language *ex(void)
 
 static int blocked(const char *policy, const char *code)
 {
-    struct llmsb_err err = {0};
-    const struct sec_policy *p = sec_preset(policy, ex(), &err);
-    struct sec_result r;
-
-    memset(&r, 0, sizeof(r));
-    if (!p || sec_scan(p, ex(), code, strlen(code), &r, &err) != 0) {
-        fprintf(stderr, "  %s\n", err.msg);
-        return -1;
-    }
-    return r.blocked;
+    return lang_scan("elixir", policy, code, NULL, NULL, 0);
 }
 
-/* The mark of the first byte of what in src (0 code, 1 string, 2 comment). */
 static int mark(const char *src, const char *what)
 {
-    unsigned char k[512];
-    const char *at = strstr(src, what);
-    size_t n = strlen(src);
-
-    if (!at || n > sizeof(k))
-        return -1;
-    sec_lex(ex(), src, n, k);
-    return k[at - src];
+    return lang_kind_at("elixir", src, what, 0);
 }
 
 TEST(lexer_marks)

@@ -4,6 +4,7 @@
  * category's idiom in code, in a string and in a comment, its names,
  * extension and command. */
 #include "test.h"
+#include "lang_test.h"
 
 #include "common/strlist.h"
 #include "languages/languages.h"
@@ -11,28 +12,12 @@
 
 static int blocked(const char *policy, const char *code)
 {
-    struct llmsb_err err = {0};
-    const struct language *l = language_find("haskell");
-    const struct sec_policy *p = sec_preset(policy, l, &err);
-    struct sec_result r;
-
-    memset(&r, 0, sizeof(r));
-    if (!p || sec_scan(p, l, code, strlen(code), &r, &err) != 0) {
-        fprintf(stderr, "  %s\n", err.msg);
-        return -1;
-    }
-    return r.blocked;
+    return lang_scan("haskell", policy, code, NULL, NULL, 0);
 }
 
-/* kinds of src as a string: c code, s string, m comment */
 static void marks(const char *src, char *out)
 {
-    size_t n = strlen(src);
-    unsigned char k[512];
-    sec_lex(language_find("haskell"), src, n, k);
-    for (size_t i = 0; i < n; i++)
-        out[i] = "csm"[k[i]];
-    out[n] = '\0';
+    lang_marks("haskell", src, "csm", out);
 }
 
 TEST(lexer_marks)

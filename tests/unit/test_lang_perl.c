@@ -4,6 +4,7 @@
  * and the same text in strings, POD and comments, its names, extension
  * and argv. */
 #include "test.h"
+#include "lang_test.h"
 
 #include "common/strlist.h"
 #include "languages/languages.h"
@@ -14,41 +15,14 @@ static const struct language *perl(void)
     return language_find("perl");
 }
 
-/* Every byte of the first needle in src has kind k (0 code, 1 string,
- * 2 comment). */
 static int span_is(const char *src, const char *needle, int k)
 {
-    size_t n = strlen(src), at, len = strlen(needle);
-    unsigned char *kind = malloc(n + 1);
-    const char *p = strstr(src, needle);
-    int ok = p != NULL && kind != NULL;
-
-    if (ok) {
-        sec_lex(perl(), src, n, kind);
-        at = (size_t)(p - src);
-        for (size_t i = at; i < at + len; i++)
-            ok &= kind[i] == k;
-    }
-    free(kind);
-    return ok;
+    return lang_span_is("perl", src, needle, k);
 }
 
 static int blocked(const char *policy, const char *code, const char *rule)
 {
-    struct llmsb_err err = {0};
-    const struct sec_policy *p = sec_preset(policy, perl(), &err);
-    struct sec_result r;
-
-    memset(&r, 0, sizeof(r));
-    if (!p || sec_scan(p, perl(), code, strlen(code), &r, &err) != 0)
-        return -1;
-    if (r.blocked && rule) {
-        for (size_t i = 0; i < r.n; i++)
-            if (strstr(r.v[i].rule, rule))
-                return 1;
-        return 0;
-    }
-    return r.blocked;
+    return lang_scan("perl", policy, code, rule, NULL, 0);
 }
 
 TEST(lexer_comments_pod_data)

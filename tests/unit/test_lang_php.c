@@ -3,6 +3,7 @@
  * heredocs as code, nowdocs as strings), the strict preset per category
  * in code and not in strings or comments, names, extension, command. */
 #include "test.h"
+#include "lang_test.h"
 
 #include "common/strlist.h"
 #include "languages/languages.h"
@@ -10,32 +11,12 @@
 
 static int blocked(const char *policy, const char *code)
 {
-    struct llmsb_err err = {0};
-    const struct language *l = language_find("php");
-    const struct sec_policy *p = sec_preset(policy, l, &err);
-    struct sec_result r;
-    int rc;
-
-    memset(&r, 0, sizeof(r));
-    if (!p) {
-        fprintf(stderr, "  %s\n", err.msg);
-        return -1;
-    }
-    rc = sec_scan(p, l, code, strlen(code), &r, &err);
-    return rc ? -1 : r.blocked;
+    return lang_scan("php", policy, code, NULL, NULL, 0);
 }
 
-/* The kind of the byte where `what` first occurs in src (at offset). */
 static int kind_at(const char *src, const char *what, size_t offset)
 {
-    static unsigned char k[4096];
-    const char *at = strstr(src, what);
-    size_t n = strlen(src);
-
-    if (!at || n >= sizeof(k))
-        return -1;
-    sec_lex(language_find("php"), src, n, k);
-    return k[(size_t)(at - src) + offset];
+    return lang_kind_at("php", src, what, offset);
 }
 
 TEST(lexer_marks)
