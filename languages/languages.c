@@ -416,7 +416,7 @@ static const struct language first[] = {
                            "sun.misc"},
         .tools = "javac java",
         .hello = "public class Main { public static void main(String[] a) { System.out.println(\"hello\"); } }\n",
-        .lexer = LEX_C,
+        .lexer = LEX_JAVA,
     },
     {
         .name = "cpp", .aliases = {"c++", "cxx"}, .image = "llmsb/cpp", .ext = "cpp",

@@ -71,6 +71,7 @@ enum lang_scan {
 enum lang_lexer {
     LEX_PYTHON,
     LEX_C,
+    LEX_JAVA, /* LEX_C, and \u escapes decoded first (security/lex.c) */
     LEX_JS,
     LEX_GO,
     LEX_RUBY,

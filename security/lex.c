@@ -61,6 +61,29 @@ size_t sec_lex_nested(const char *s, size_t n, size_t i, const char *open, const
     return n;
 }
 
+int sec_lex_unicode_structural(const char *s, size_t n)
+{
+    for (const char *p = s; (p = memchr(p, '\\', n - (size_t)(p - s))) != NULL;) {
+        size_t i = (size_t)(p - s) + 1, h;
+        unsigned v = 0;
+        while (i < n && s[i] == 'u')
+            i++;
+        for (h = 0; i > (size_t)(p - s) + 1 && h < 4 && i + h < n; h++) {
+            char c = s[i + h];
+            int d = c >= '0' && c <= '9'                     ? c - '0'
+                    : (c | 32) >= 'a' && (c | 32) <= 'f' ? (c | 32) - 'a' + 10
+                                                         : -1;
+            if (d < 0)
+                break;
+            v = v * 16 + (unsigned)d;
+        }
+        if (h == 4 && v && v < 128 && strchr("\"'`/*\n\r\\{}$", (int)v))
+            return 1;
+        p++;
+    }
+    return 0;
+}
+
 int sec_lex_at_line_start(const char *s, size_t i)
 {
     return i == 0 || s[i - 1] == '\n';
@@ -210,6 +233,12 @@ void sec_lex(const struct language *l, const char *src, size_t n, unsigned char 
         return;
     }
     switch (l->lexer) {
+    case LEX_JAVA:
+        if (sec_lex_unicode_structural(src, n))
+            sec_lex_mark(kind, 0, n, K_CODE);
+        else
+            lex_c_family(src, n, kind, LEX_C);
+        break;
     case LEX_PYTHON:
         lex_python(src, n, kind);
         break;

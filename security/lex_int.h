@@ -29,6 +29,11 @@ size_t sec_lex_nested(const char *s, size_t n, size_t i, const char *open, const
 int sec_lex_at_line_start(const char *s, size_t i);
 /* c may be part of an identifier ([A-Za-z0-9_]). */
 int sec_lex_ident(char c);
+/* 1 when a \uXXXX escape (any number of u's) spells a character that
+ * opens or closes a literal or a comment (a quote, a newline, / * \ {
+ * } $ `): javac and scalac decode such escapes before they lex, so "//
+ * \u000a code" is code there, and such a source is code, all of it. */
+int sec_lex_unicode_structural(const char *s, size_t n);
 
 /* The lexers of later languages, a file each (security/lex_NAME.c). */
 void sec_lex_shell(const char *s, size_t n, unsigned char *kind);

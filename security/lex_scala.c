@@ -71,33 +71,10 @@ static size_t char_end(const char *s, size_t n, size_t i)
 }
 
 /* Scala 2 (Debian's is 2.11) reads \uXXXX escapes before it lexes, as
- * Java does: "// \u000a code" is a comment and then code, and \u0022 is a
- * quote.  When an escape spells a character that opens or closes a
- * literal or a comment, the source is code, all of it. */
-static int structural_escape(const char *s, size_t n)
-{
-    for (const char *p = s; (p = memchr(p, '\\', n - (size_t)(p - s))) != NULL;) {
-        size_t i = (size_t)(p - s) + 1, h;
-        unsigned v = 0;
-        while (i < n && s[i] == 'u')
-            i++;
-        for (h = 0; i > (size_t)(p - s) + 1 && h < 4 && i + h < n; h++) {
-            char c = s[i + h];
-            int d = c >= '0' && c <= '9' ? c - '0' : (c | 32) >= 'a' && (c | 32) <= 'f' ? (c | 32) - 'a' + 10 : -1;
-            if (d < 0)
-                break;
-            v = v * 16 + (unsigned)d;
-        }
-        if (h == 4 && v < 128 && strchr("\"'`/*\n\r\\{}$", (int)v) && v)
-            return 1;
-        p++;
-    }
-    return 0;
-}
-
+ * Java does (sec_lex_unicode_structural). */
 void sec_lex_scala(const char *s, size_t n, unsigned char *kind)
 {
-    if (structural_escape(s, n)) {
+    if (sec_lex_unicode_structural(s, n)) {
         sec_lex_mark(kind, 0, n, K_CODE);
         return;
     }

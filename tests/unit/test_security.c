@@ -235,7 +235,27 @@ TEST(every_lexer_stays_in_bounds_on_cut_sources)
             }
 }
 
+/* javac decodes \uXXXX escapes before it lexes: a "comment" or a "string"
+ * that an escape closes hides nothing. */
+TEST(java_unicode_escapes_hide_nothing)
+{
+    ASSERT_EQ(blocked("java", "strict",
+                      "class Main { public static void main(String[] a) throws Exception {\n"
+                      "// \\u000a Runtime.getRuntime().exec(\"id\");\n} }\n"),
+              1);
+    ASSERT_EQ(blocked("java", "strict",
+                      "class Main { public static void main(String[] a) throws Exception {\n"
+                      "String s = \"\\u0022; Runtime.getRuntime().exec(\"id\"); \\u0022\";\n} }\n"),
+              1);
+    /* an escape of a letter changes nothing; the same text unescaped is a comment */
+    ASSERT_EQ(blocked("java", "strict",
+                      "class Main { public static void main(String[] a) {\n"
+                      "// Runtime.getRuntime().exec(\"id\") \\u0041\nSystem.out.println(1);\n} }\n"),
+              0);
+}
+
 TEST_MAIN("security", T(each_language_code_string_comment), T(a_hash_in_a_string_hides_nothing),
           T(dynamic_imports_caught_by_strict), T(presets_grade),
           T(strict_modules_in_every_language), T(inline_policies),
-          T(hostile_regex_input_cannot_stall), T(lexer_marks), T(every_lexer_stays_in_bounds_on_cut_sources))
+          T(hostile_regex_input_cannot_stall), T(lexer_marks), T(every_lexer_stays_in_bounds_on_cut_sources),
+          T(java_unicode_escapes_hide_nothing))
