@@ -90,4 +90,15 @@ static inline char *lang_marks(const char *lang, const char *src, const char *le
     return out;
 }
 
+/* 1 when src's kinds as "csm" letters are want; else 0, both printed. */
+static inline int lang_marks_are(const char *lang, const char *src, const char *want)
+{
+    char got[4096];
+    if (strlen(src) >= sizeof(got) || strcmp(lang_marks(lang, src, "csm", got), want) != 0) {
+        fprintf(stderr, "  %s:\n  got  %s\n  want %s\n", src, got, want);
+        return 0;
+    }
+    return 1;
+}
+
 #endif
