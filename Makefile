@@ -30,6 +30,7 @@ LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fi
               batch/batch.c batch/local.c batch/queue.c batch/summary.c \
               worker/worker.c worker/entry.c worker/gate.c worker/live.c worker/store.c worker/janitor.c \
               worker/metrics.c mcp/jsonrpc.c mcp/tools.c mcp/server.c mcp/http.c mcp/http_check.c \
+              $(sort $(wildcard front/*.c)) \
               eval/passk.c eval/report.c eval/timings.c eval/convert.c eval/convert_jobs.c \
               eval/fmt_humaneval.c eval/fmt_multiple.c eval/fmt_open.c eval/fmt_crux.c eval/fmt_stdio.c \
               eval/fmt_stdio_runners.c

@@ -70,6 +70,7 @@ struct limit_field {
 #define LO(f) offsetof(struct limits, f)
 static const struct limit_field limit_fields[] = {
     {"timeout", "s", 1, 1000, LO(timeout_ms)},
+    {"compile_timeout", "s", 1, 1000, LO(compile_timeout_ms)},
     {"memory", "MB", 0, 1, LO(memory_mb)},
     {"cpus", "CPUs", 1, 0, LO(cpus)},
     {"pids", "processes", 0, 1, LO(pids)},

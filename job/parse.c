@@ -222,6 +222,7 @@ static int f_limit(struct job *j, const struct config *cfg, const char *field, c
         return f_limit(j, cfg, #name, v, n, err);                                         \
     }
 LIMIT_FN(timeout)
+LIMIT_FN(compile_timeout)
 LIMIT_FN(memory)
 LIMIT_FN(cpus)
 LIMIT_FN(pids)
@@ -998,7 +999,8 @@ static const struct {
     {"id", f_id, JOB_ID_MAX}, {"lang", f_lang, 64}, {"code", f_code, JOB_MAX_CODE},
     {"stdin", f_stdin, JOB_MAX_STDIN}, {"args", f_args, JOB_MAX_FIELD}, {"env", f_env, JOB_MAX_FIELD},
     {"files", f_files, JOB_MAX_FILES_BYTES * 2}, {"libraries", f_libraries, JOB_MAX_FIELD},
-    {"timeout", f_timeout, 64}, {"memory", f_memory, 64}, {"cpus", f_cpus, 64},
+    {"timeout", f_timeout, 64}, {"compile_timeout", f_compile_timeout, 64},
+    {"memory", f_memory, 64}, {"cpus", f_cpus, 64},
     {"pids", f_pids, 64}, {"output", f_output, 64}, {"network", f_network, 16},
     {"policy", job_set_policy, 256}, {"security", f_security, JOB_MAX_FIELD}, {"plots", f_plots, 16},
     {"fresh_interpreter", f_fresh_interpreter, 16}, {"live", f_live, 16},

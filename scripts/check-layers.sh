@@ -63,8 +63,9 @@ allowed() {
     eval) echo "job config languages proto common backends/opts.h" ;;
     worker) echo "exec sandbox backends/registry backends job config security languages proto common queue scheduler" ;;
     mcp) echo "batch exec sandbox backends/registry backends job config security languages proto common queue scheduler/decide.h" ;;
+    front) echo "batch exec sandbox backends/registry backends job config security languages proto common queue scheduler/decide.h" ;;
     bench) echo "batch exec sandbox backends/registry backends job config security languages proto common queue scheduler agent" ;;
-    cli) echo "worker mcp batch eval exec sandbox backends/registry backends images job config security languages proto common queue scheduler" ;;
+    cli) echo "worker mcp front batch eval exec sandbox backends/registry backends images job config security languages proto common queue scheduler" ;;
     *) echo "?" ;;
     esac
 }
