@@ -29,7 +29,15 @@ cJSON *front_body_object(const struct front_req *r, struct front_answer *a)
         front_error(a, 400, "the request has no body: a JSON object is expected");
         return NULL;
     }
-    o = cJSON_ParseWithLengthOpts(r->body, r->len, &end, 1);
+    o = cJSON_ParseWithLengthOpts(r->body, r->len, &end, 0);
+    /* nothing but white space after the value */
+    while (o && end && end < r->body + r->len &&
+           (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r'))
+        end++;
+    if (o && end != r->body + r->len) {
+        cJSON_Delete(o);
+        o = NULL;
+    }
     if (!o) {
         front_error(a, 400, "the body is not JSON (at byte %zu)",
                     end && end >= r->body ? (size_t)(end - r->body) : (size_t)0);
