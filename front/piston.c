@@ -26,22 +26,23 @@
 #define PISTON_RANGE_MAX 256 /* a version range longer than this is not read */
 #define PISTON_SHOWN 100     /* bytes of a client's text an error message repeats */
 #define PISTON_MIB (1024.0 * 1024.0)
+#define PISTON_ALIASES 4 /* Piston's aliases a row adds to ours */
 
 /* ---- the runtimes ------------------------------------------------------------- */
 
 /* One of our languages as Piston names it: Piston's language name where
  * Piston has the language (its packages' metadata.json: "c++" is gcc's,
  * "rscript" is R's), the version of our image as semver (Debian 12's
- * package), the runtime Piston names for it (only where Piston's own
- * package is a runtime of several languages: node, gcc, mono), and
- * Piston's aliases our languages table lacks.  Every row of languages[]
+ * package), the runtime named with it (where Piston names one, a package
+ * of several languages: node, gcc, mono; or where our compiler has a name
+ * of its own: ldc, gnat), and Piston's aliases our languages table lacks.  Every row of languages[]
  * has a row here (the unit test checks it). */
 struct piston_runtime {
     const char *lang;    /* our name (languages[]) */
     const char *piston;  /* Piston's language name */
     const char *version; /* semver */
     const char *runtime; /* Piston's "runtime", or NULL */
-    const char *aliases[4];
+    const char *aliases[PISTON_ALIASES];
 };
 
 static const struct piston_runtime piston_runtimes[] = {
@@ -90,7 +91,7 @@ static const struct piston_runtime *runtime_find(const char *name, const char *r
     for (size_t i = 0; i < PISTON_RUNTIMES && !rt; i++) {
         const struct piston_runtime *p = &piston_runtimes[i];
         int hit = strcmp(p->piston, name) == 0;
-        for (size_t k = 0; !hit && k < 4 && p->aliases[k]; k++)
+        for (size_t k = 0; !hit && k < PISTON_ALIASES && p->aliases[k]; k++)
             hit = strcmp(p->aliases[k], name) == 0;
         if (hit)
             rt = p;
@@ -725,7 +726,7 @@ static int request_job(const struct front_host *h, const cJSON *body, struct fie
 {
     const cJSON *files = cJSON_GetObjectItemCaseSensitive(body, "files");
     const cJSON *program;
-    const char *lang, *ver;
+    const char *lang, *ver, *code;
     char b1[PISTON_SHOWN + 8], b2[PISTON_SHOWN + 8];
 
     if (check_required(body, a) != 0)
@@ -739,11 +740,10 @@ static int request_job(const struct front_host *h, const cJSON *body, struct fie
     }
     if ((program = program_file(files, a)) == NULL || add_limits(h->cfg, body, job, a) != 0)
         return -1;
+    code = cJSON_GetObjectItemCaseSensitive(program, "content")->valuestring;
     if (fields_add_copy(job, "lang", 4, (*l)->name, strlen((*l)->name)) != 0 ||
-        fields_add_copy(
-            job, "code", 4, cJSON_GetObjectItemCaseSensitive(program, "content")->valuestring,
-            strlen(cJSON_GetObjectItemCaseSensitive(program, "content")->valuestring)) != 0) {
-        piston_error(a, 500, "code: out of memory");
+        fields_add_copy(job, "code", 4, code, strlen(code)) != 0) {
+        piston_error(a, 500, "lang, code: out of memory");
         return -1;
     }
     if (add_files(files, program, job, a) != 0 || add_stdin_args(body, job, a) != 0)
@@ -1050,7 +1050,7 @@ static cJSON *aliases_json(const struct piston_runtime *rt, const struct languag
     for (size_t k = 0; k < LANG_MAX_ALIASES && l->aliases[k]; k++)
         if (strcmp(l->aliases[k], rt->piston) != 0)
             cJSON_AddItemToArray(arr, cJSON_CreateString(l->aliases[k]));
-    for (size_t k = 0; k < 4 && rt->aliases[k]; k++)
+    for (size_t k = 0; k < PISTON_ALIASES && rt->aliases[k]; k++)
         cJSON_AddItemToArray(arr, cJSON_CreateString(rt->aliases[k]));
     return arr;
 }
