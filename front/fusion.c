@@ -15,7 +15,7 @@
 #include "common/status.h"
 #include "languages/languages.h"
 
-#define FUSION_DEFAULT_TIMEOUT_S 10.0 /* RunCodeRequest's compile and run timeouts */
+#define FUSION_DEFAULT_TIMEOUT_S 10.0 /* RunCodeRequest's run_timeout */
 #define FUSION_MAX_FIELDS 16
 #define FUSION_MSG_MAX 2048
 /* A signal-killed program's exit code when the result has none: 128 +
@@ -76,13 +76,13 @@ static const struct fusion_lang fusion_langs[] = {
 /* A /run_code request, checked: strings borrowed from the parsed body. */
 struct fusion_call {
     const char *code;
-    const char *stdin_text;      /* NULL: none */
-    const char *lang_id;         /* as the client wrote it */
-    const struct language *lang; /* ours, or NULL: refused (refusal says why) */
-    const char *refusal;         /* why a known id is not served */
-    double compile_timeout, run_timeout;
-    long long memory_mb;              /* <= 0: ours (SandboxFusion: no limit) */
-    const cJSON *files, *fetch_files; /* an object, an array, or NULL */
+    const char *stdin_text;              /* NULL: none */
+    const char *lang_id;                 /* as the client wrote it */
+    const struct language *lang;         /* ours, or NULL: refused (refusal says why) */
+    const char *refusal;                 /* why a known id is not served */
+    double compile_timeout, run_timeout; /* s; compile_timeout NAN: not given */
+    long long memory_mb;                 /* <= 0: ours (SandboxFusion: no limit) */
+    const cJSON *files, *fetch_files;    /* an object, an array, or NULL */
 };
 
 /* ---- FastAPI's 422: {"detail": [{type, loc, msg, input[, ctx]}]} ------- */
@@ -309,7 +309,10 @@ static cJSON *call_check(const cJSON *body, struct fusion_call *c)
     if (!detail)
         return NULL;
     memset(c, 0, sizeof(*c));
-    c->compile_timeout = check_float(detail, body, "compile_timeout", FUSION_DEFAULT_TIMEOUT_S);
+    /* absent: our own compile limit (limits.*.compile_timeout), not
+     * SandboxFusion's 10 s, which its runners without a compile step
+     * (typescript's tsx, csharp's dotnet run, go test) never apply */
+    c->compile_timeout = check_float(detail, body, "compile_timeout", NAN);
     c->run_timeout = check_float(detail, body, "run_timeout", FUSION_DEFAULT_TIMEOUT_S);
     c->memory_mb = check_int(detail, body, "memory_limit_MB");
     c->code = check_str(detail, body, "code");
@@ -510,7 +513,8 @@ static int call_job(const struct fusion_call *c, struct fields *job)
     if (c->stdin_text)
         rc |= add_text(job, "stdin", c->stdin_text);
     rc |= add_num(job, "timeout", c->run_timeout, 0);
-    rc |= add_num(job, "compile_timeout", c->compile_timeout, 0);
+    if (!isnan(c->compile_timeout))
+        rc |= add_num(job, "compile_timeout", c->compile_timeout, 0);
     if (c->memory_mb > 0) /* base.py limits memory only when > 0 */
         rc |= add_num(job, "memory", (double)c->memory_mb, 1);
     rc |= add_text(job, "plots", "false"); /* SandboxFusion captures no figures */
