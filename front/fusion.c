@@ -29,47 +29,54 @@ struct fusion_lang {
     const char *id;
     const char *ours;
     const char *why;
+    const char *link_flags; /* JSON text of the job's link_flags, or NULL */
 };
 
 static const struct fusion_lang fusion_langs[] = {
-    {"python", "python", NULL},
-    {"cpp", "cpp", NULL},
-    {"nodejs", "javascript", NULL},
-    {"go", "go", NULL},
-    {"go_test", "go_test", NULL},
-    {"java", "java", NULL},
-    {"php", "php", NULL},
-    {"csharp", "csharp", NULL},
-    {"bash", "bash", NULL},
-    {"typescript", "typescript", NULL},
+    {"python", "python", NULL, NULL},
+    /* its run_cpp links these when the machine has them (get_cpp_rt_flags,
+     * sandbox/runners/major.py): programs that use OpenSSL link as there */
+    {"cpp", "cpp", NULL, "[\"-lcrypto\",\"-lssl\",\"-lpthread\"]"},
+    {"nodejs", "javascript", NULL, NULL},
+    {"go", "go", NULL, NULL},
+    {"go_test", "go_test", NULL, NULL},
+    {"java", "java", NULL, NULL},
+    {"php", "php", NULL, NULL},
+    {"csharp", "csharp", NULL, NULL},
+    {"bash", "bash", NULL, NULL},
+    {"typescript", "typescript", NULL, NULL},
     {"sql", NULL,
      "there is no SQL engine in our images (SandboxFusion itself has no runner "
-     "for it and answers SandboxError too)"},
-    {"rust", "rust", NULL},
-    {"cuda", NULL, "there is no GPU here"},
-    {"lua", "lua", NULL},
-    {"R", "r", NULL},
-    {"perl", "perl", NULL},
-    {"D_ut", "d", NULL},
-    {"ruby", "ruby", NULL},
-    {"scala", "scala", NULL},
-    {"julia", NULL, "Julia is not in Debian 12, which our images are built from"},
+     "for it and answers SandboxError too)",
+     NULL},
+    {"rust", "rust", NULL, NULL},
+    {"cuda", NULL, "there is no GPU here", NULL},
+    {"lua", "lua", NULL, NULL},
+    {"R", "r", NULL, NULL},
+    {"perl", "perl", NULL, NULL},
+    {"D_ut", "d", NULL, NULL},
+    {"ruby", "ruby", NULL, NULL},
+    {"scala", "scala", NULL, NULL},
+    {"julia", NULL, "Julia is not in Debian 12, which our images are built from", NULL},
     {"pytest", NULL,
      "our python image has no pytest; send the tests as a python program "
-     "(language \"python\") that calls them"},
+     "(language \"python\") that calls them",
+     NULL},
     {"junit", NULL,
      "our java image has no JUnit; send a java program whose main runs the "
-     "checks (language \"java\")"},
+     "checks (language \"java\")",
+     NULL},
     {"kotlin_script", NULL,
-     "Kotlin's compiler is not in Debian 12, which our images are built from"},
+     "Kotlin's compiler is not in Debian 12, which our images are built from", NULL},
     {"jest", NULL,
      "our images have no jest; send a typescript or nodejs program that runs the "
-     "checks itself"},
-    {"verilog", NULL, "there is no Verilog simulator in our images"},
-    {"python_gpu", NULL, "there is no GPU here"},
-    {"lean", NULL, "there is no Lean toolchain in our images"},
-    {"swift", NULL, "Swift is not in Debian 12, which our images are built from"},
-    {"racket", "racket", NULL},
+     "checks itself",
+     NULL},
+    {"verilog", NULL, "there is no Verilog simulator in our images", NULL},
+    {"python_gpu", NULL, "there is no GPU here", NULL},
+    {"lean", NULL, "there is no Lean toolchain in our images", NULL},
+    {"swift", NULL, "Swift is not in Debian 12, which our images are built from", NULL},
+    {"racket", "racket", NULL, NULL},
 };
 #define FUSION_NLANGS (sizeof(fusion_langs) / sizeof(fusion_langs[0]))
 
@@ -80,6 +87,7 @@ struct fusion_call {
     const char *lang_id;                 /* as the client wrote it */
     const struct language *lang;         /* ours, or NULL: refused (refusal says why) */
     const char *refusal;                 /* why a known id is not served */
+    const char *link_flags;              /* the id's own link_flags, or NULL */
     double compile_timeout, run_timeout; /* s; compile_timeout NAN: not given */
     long long memory_mb;                 /* <= 0: ours (SandboxFusion: no limit) */
     const cJSON *files, *fetch_files;    /* an object, an array, or NULL */
@@ -274,6 +282,7 @@ static void check_language(cJSON *detail, const cJSON *body, struct fusion_call 
                 continue;
             c->lang = fusion_langs[i].ours ? language_find(fusion_langs[i].ours) : NULL;
             c->refusal = fusion_langs[i].why;
+            c->link_flags = fusion_langs[i].link_flags;
             return;
         }
         if ((c->lang = language_find(v->valuestring)) != NULL)
@@ -517,6 +526,8 @@ static int call_job(const struct fusion_call *c, struct fields *job)
         rc |= add_num(job, "compile_timeout", c->compile_timeout, 0);
     if (c->memory_mb > 0) /* base.py limits memory only when > 0 */
         rc |= add_num(job, "memory", (double)c->memory_mb, 1);
+    if (c->link_flags)
+        rc |= add_text(job, "link_flags", c->link_flags);
     rc |= add_text(job, "plots", "false"); /* SandboxFusion captures no figures */
     if (c->files)
         rc |= add_files(job, c->files);

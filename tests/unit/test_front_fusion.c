@@ -179,6 +179,7 @@ TEST(python_hello_maps_both_ways)
     ASSERT(job_field("stdin") == NULL);
     ASSERT(job_field("files") == NULL);
     ASSERT(job_field("artifacts") == NULL);
+    ASSERT(job_field("link_flags") == NULL);
     ASSERT_STR(str_at(a, "status"), "Success");
     ASSERT_STR(str_at(a, "message"), "");
     ASSERT(null_at(a, "compile_result")); /* an interpreted language */
@@ -240,6 +241,7 @@ TEST(cpp_has_a_compile_result)
     const cJSON *comp = obj_at(a, "compile_result"), *run = obj_at(a, "run_result");
 
     ASSERT_STR(job_field("lang"), "cpp");
+    ASSERT_STR(job_field("link_flags"), "[\"-lcrypto\",\"-lssl\",\"-lpthread\"]");
     ASSERT_STR(str_at(a, "status"), "Success");
     ASSERT_STR(str_at(comp, "status"), "Finished");
     ASSERT_EQ(num_at(comp, "return_code"), 0);
