@@ -503,7 +503,7 @@ static int add_num(struct fields *job, const char *name, double v, int integral)
     if (integral)
         snprintf(text, sizeof(text), "%.0f", v);
     else
-        snprintf(text, sizeof(text), "%.17g", v);
+        snprintf(text, sizeof(text), "%.15g", v); /* 0.2 as "0.2" */
     return fields_add_copy(job, name, strlen(name), text, strlen(text));
 }
 
@@ -568,6 +568,13 @@ static const char *res_str(const cJSON *res, const char *name)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(res, name);
     return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* Where the job ran (executor_pod_name), or NULL: not said. */
+static const char *res_worker(const cJSON *res)
+{
+    const char *w = res_str(res, "worker");
+    return w && w[0] ? w : NULL;
 }
 
 /* A number of the result, or NAN when absent or null. */
@@ -725,6 +732,27 @@ static void killed_message(const cJSON *res, const char *status, char *msg, size
 }
 
 /* The message of a SandboxError for result res: its status and why. */
+/* Job fields of ours that a request field of SandboxFusion's became, for
+ * an error that names ours. */
+static const struct {
+    const char *ours, *theirs;
+} fusion_renamed[] = {
+    {"timeout", "run_timeout"},
+    {"memory", "memory_limit_MB"},
+    {"artifacts", "fetch_files"},
+};
+
+/* ", timeout being run_timeout" when error names a renamed field. */
+static void renamed_hint(const char *error, char *msg, size_t msgsz)
+{
+    for (size_t i = 0; i < sizeof(fusion_renamed) / sizeof(fusion_renamed[0]); i++) {
+        size_t n = strlen(fusion_renamed[i].ours);
+        if (strncmp(error, fusion_renamed[i].ours, n) == 0 && error[n] == ':')
+            llmsb_append(msg, msgsz, " (the job's %s is this request's %s)", fusion_renamed[i].ours,
+                         fusion_renamed[i].theirs);
+    }
+}
+
 static void error_message(const cJSON *res, const char *status, char *msg, size_t msgsz)
 {
     const char *error = res_str(res, "error"), *cout = res_str(res, "compile_output");
@@ -732,6 +760,8 @@ static void error_message(const cJSON *res, const char *status, char *msg, size_
 
     llmsb_fmt(msg, msgsz, "%s: %s", status[0] ? status : "no status",
               error && error[0] ? error : "no error given");
+    if (error)
+        renamed_hint(error, msg, msgsz);
     if (strcmp(status, "install_error") == 0 && cout)
         llmsb_append(msg, msgsz, ": %s", cout);
     cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(res, "violations")) {
@@ -755,11 +785,11 @@ static cJSON *call_response(const struct fusion_call *c, const cJSON *res)
     shape = fusion_shapes[st];
     if (shape == SHAPE_SANDBOX_ERROR) {
         error_message(res, status ? status : "", msg, sizeof(msg));
-        return response_new("SandboxError", msg, res_str(res, "worker"));
+        return response_new("SandboxError", msg, res_worker(res));
     }
     if (shape == SHAPE_KILLED)
         killed_message(res, status, msg, sizeof(msg));
-    if (!(o = response_new("Success", "", res_str(res, "worker"))))
+    if (!(o = response_new("Success", "", res_worker(res))))
         return NULL;
     cJSON_ReplaceItemInObjectCaseSensitive(
         o, "status", cJSON_CreateString(fill_results(o, shape, c->lang, res)));

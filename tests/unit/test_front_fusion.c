@@ -207,6 +207,9 @@ TEST(limits_and_stdin_map)
     ASSERT_STR(job_field("compile_timeout"), "3"); /* a numeric string, as pydantic's lax mode */
     ASSERT_STR(job_field("memory"), "256");
     cJSON_Delete(a);
+    a = run_code("{\"code\":\"x\",\"language\":\"python\",\"run_timeout\":0.2}", OK_PY, &status);
+    ASSERT_STR(job_field("timeout"), "0.2"); /* as written, not 0.20000000000000001 */
+    cJSON_Delete(a);
     /* -1 (the default) and 0 are no limit in base.py: ours then */
     a = run_code("{\"code\":\"x\",\"language\":\"python\",\"memory_limit_MB\":-1,\"stdin\":null}",
                  OK_PY, &status);
@@ -225,6 +228,10 @@ TEST(executor_pod_name_is_the_worker)
                         "{\"status\":\"ok\",\"exit_code\":0,\"worker\":\"w1\"}", &status);
 
     ASSERT_STR(str_at(a, "executor_pod_name"), "w1");
+    cJSON_Delete(a);
+    a = run_code("{\"code\":\"x\",\"language\":\"python\"}",
+                 "{\"status\":\"invalid\",\"worker\":\"\"}", &status);
+    ASSERT(null_at(a, "executor_pod_name"));
     cJSON_Delete(a);
 }
 
@@ -380,6 +387,9 @@ TEST(sandbox_side_statuses_are_sandbox_error)
          "internal_error: docker: create container: HTTP 500"},
         {"{\"status\":\"install_error\",\"error\":\"pip\",\"compile_output\":\"no such package\"}",
          "install_error: pip: no such package"},
+        {"{\"status\":\"invalid\",\"error\":\"timeout: 1e5 s is above the ceiling\"}",
+         "invalid: timeout: 1e5 s is above the ceiling (the job's timeout is this request's "
+         "run_timeout)"},
         {"{\"status\":\"cancelled\"}", "cancelled: no error given"},
         {"{\"status\":\"session_lost\",\"error\":\"gone\"}", "session_lost: gone"},
         {"{\"stdout\":\"no status\"}", "no status"},
