@@ -7,6 +7,7 @@
  * docs/http/fusion.md. */
 #include "front/routes.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,14 +189,27 @@ static double check_float(cJSON *detail, const cJSON *body, const char *field, d
     return dflt;
 }
 
-/* memory_limit_MB: an int (a float without a fraction passes, as in
- * pydantic's lax mode); default -1. */
+/* memory_limit_MB: an int (a float without a fraction and a string of
+ * digits pass, as in pydantic's lax mode); default -1. */
 static long long check_int(cJSON *detail, const cJSON *body, const char *field)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(body, field);
 
+    char *end = NULL;
+    long long n;
+
     if (!v)
         return -1;
+    if (cJSON_IsString(v)) { /* "64", as pydantic's lax mode takes it */
+        errno = 0;
+        n = strtoll(v->valuestring, &end, 10);
+        if (end != v->valuestring && *end == '\0' && errno == 0)
+            return n;
+        detail_add(detail, "int_parsing", loc_new(field, NULL, -1),
+                   "Input should be a valid integer, unable to parse string as an integer", v,
+                   NULL);
+        return -1;
+    }
     if (!cJSON_IsNumber(v)) {
         detail_add(detail, "int_type", loc_new(field, NULL, -1), "Input should be a valid integer",
                    v, NULL);

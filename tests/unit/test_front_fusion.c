@@ -216,6 +216,10 @@ TEST(limits_and_stdin_map)
     ASSERT(job_field("memory") == NULL);
     ASSERT(job_field("stdin") == NULL);
     cJSON_Delete(a);
+    a = run_code("{\"code\":\"x\",\"language\":\"python\",\"memory_limit_MB\":\"128\"}", OK_PY,
+                 &status);
+    ASSERT_STR(job_field("memory"), "128");
+    cJSON_Delete(a);
     a = run_code("{\"code\":\"x\",\"language\":\"python\",\"memory_limit_MB\":0}", OK_PY, &status);
     ASSERT(job_field("memory") == NULL);
     cJSON_Delete(a);
@@ -599,7 +603,9 @@ TEST(malformed_bodies)
          "body.compile_timeout"},
         {"{\"code\":\"x\",\"language\":\"python\",\"memory_limit_MB\":1.5}", "int_from_float",
          "body.memory_limit_MB"},
-        {"{\"code\":\"x\",\"language\":\"python\",\"memory_limit_MB\":\"a\"}", "int_type",
+        {"{\"code\":\"x\",\"language\":\"python\",\"memory_limit_MB\":\"a\"}", "int_parsing",
+         "body.memory_limit_MB"},
+        {"{\"code\":\"x\",\"language\":\"python\",\"memory_limit_MB\":[]}", "int_type",
          "body.memory_limit_MB"},
         {"{\"code\":\"x\",\"language\":\"python\",\"stdin\":5}", "string_type", "body.stdin"},
         {"{\"code\":\"x\",\"language\":\"python\",\"files\":[]}", "dict_type", "body.files"},
