@@ -29,7 +29,9 @@ cJSON *front_body_object(const struct front_req *r, struct front_answer *a)
         front_error(a, 400, "the request has no body: a JSON object is expected");
         return NULL;
     }
-    o = cJSON_ParseWithLengthOpts(r->body, r->len, &end, 1);
+    /* r->len + 1: the body's NUL, which cJSON's check for trailing bytes
+     * needs to see within the length it is given */
+    o = cJSON_ParseWithLengthOpts(r->body, r->len + 1, &end, 1);
     if (!o) {
         front_error(a, 400, "the body is not JSON (at byte %zu)",
                     end && end >= r->body ? (size_t)(end - r->body) : (size_t)0);
