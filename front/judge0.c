@@ -489,12 +489,18 @@ static int j0_sub_fields(const struct j0_sub *s, const char *id, struct fields *
         J0_ADDS("args", s->args);
     if (s->flags)
         J0_ADDS("compile_flags", s->flags);
-    if (s->timeout_s > 0)
-        snprintf(num, sizeof(num), "%.3f", s->timeout_s), J0_ADDS("timeout", num);
-    if (s->memory_mb > 0)
-        snprintf(num, sizeof(num), "%lld", s->memory_mb), J0_ADDS("memory", num);
-    if (s->pids > 0)
-        snprintf(num, sizeof(num), "%lld", s->pids), J0_ADDS("pids", num);
+    if (s->timeout_s > 0) {
+        snprintf(num, sizeof(num), "%g", s->timeout_s);
+        J0_ADDS("timeout", num);
+    }
+    if (s->memory_mb > 0) {
+        snprintf(num, sizeof(num), "%lld", s->memory_mb);
+        J0_ADDS("memory", num);
+    }
+    if (s->pids > 0) {
+        snprintf(num, sizeof(num), "%lld", s->pids);
+        J0_ADDS("pids", num);
+    }
     if (s->network)
         J0_ADDS("network", "true");
     if (meta)

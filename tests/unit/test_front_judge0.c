@@ -597,7 +597,7 @@ TEST(mapping)
     ASSERT_STR(job(0, "lang"), "cpp");
     ASSERT_STR(job(0, "compile_flags"), "[\"-O0\",\"-DX=1\"]");
     ASSERT_STR(job(0, "args"), "[\"a\",\"b\"]");
-    ASSERT_STR(job(0, "timeout"), "5.500");
+    ASSERT_STR(job(0, "timeout"), "5.5");
     ASSERT_STR(job(0, "memory"), "125");
     ASSERT_STR(job(0, "pids"), "30");
     ASSERT_STR(job(0, "stdin"), "in");
