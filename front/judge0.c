@@ -18,6 +18,7 @@
 
 #include "common/base64.h"
 #include "common/json.h"
+#include "front/judge0_int.h"
 #include "languages/languages.h"
 
 #define J0_PREFIX "judge0-"      /* our job id is this and the token */
@@ -270,6 +271,7 @@ struct j0_sub {
     char *code, *stdin_text, *expected;
     size_t code_len, stdin_len, expected_len;
     char *args, *flags; /* JSON array texts or NULL */
+    char *files;        /* JSON object text (additional_files) or NULL */
     double timeout_s;   /* 0: our default */
     long long memory_mb, pids;
     int network;
@@ -284,6 +286,7 @@ static void j0_sub_release(struct j0_sub *s)
     free(s->expected);
     free(s->args);
     free(s->flags);
+    free(s->files);
     cJSON_Delete(s->meta);
     memset(s, 0, sizeof(*s));
 }
@@ -376,6 +379,36 @@ static void j0_check_limits(const struct front_host *h, struct j0_sub *s, const 
     j0_range(o, "number_of_runs", 0, 1, 1, &v, errs);
 }
 
+/* additional_files: a zip archive, Base64-encoded whatever base64_encoded
+ * says (submissions_controller.rb decodes it always), as our files. */
+static void j0_check_files(struct j0_sub *s, const cJSON *o, cJSON *errs)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "additional_files");
+    const struct language *l = s->lang ? language_find(s->lang->name) : NULL;
+    struct lang_source src;
+    struct llmsb_err err = {0};
+    char why[256], *zip;
+    size_t n = 0;
+    cJSON *files = NULL;
+
+    if (j0_blank(v))
+        return;
+    memset(&src, 0, sizeof(src));
+    if (!cJSON_IsString(v) || !(zip = base64_decode(v->valuestring, strlen(v->valuestring), &n))) {
+        j0_err(errs, "additional_files", "is not a Base64-encoded zip archive");
+        return;
+    }
+    /* the program's own file name, which the archive may not replace */
+    if (l && s->code)
+        language_source(l, s->code, s->code_len, &src, &err);
+    if (judge0_zip_files(zip, n, src.file, &files, why, sizeof(why)) != 0)
+        j0_err(errs, "additional_files", "%s", why);
+    else if (files->child)
+        s->files = cJSON_PrintUnformatted(files);
+    cJSON_Delete(files);
+    free(zip);
+}
+
 /* The switches: what Judge0 refuses with its own words when its config
  * turns them off, and what we cannot do. */
 static void j0_check_switches(const struct front_host *h, struct j0_sub *s, const cJSON *o,
@@ -392,8 +425,7 @@ static void j0_check_switches(const struct front_host *h, struct j0_sub *s, cons
                "this option cannot be enabled (stdout and stderr are kept apart here)");
     if ((s->network = j0_bool(o, "enable_network", errs)) && !h->cfg->allow_network)
         j0_err(errs, "enable_network", "enabling network is not allowed");
-    if (!j0_blank(cJSON_GetObjectItemCaseSensitive(o, "additional_files")))
-        j0_err(errs, "additional_files", "setting additional files is not allowed");
+    j0_check_files(s, o, errs);
     if (!j0_blank(cb)) {
         if (!cJSON_IsString(cb) || strlen(cb->valuestring) > J0_URL_MAX)
             j0_err(errs, "callback_url", "must be a URL of at most %d characters", J0_URL_MAX);
@@ -489,6 +521,8 @@ static int j0_sub_fields(const struct j0_sub *s, const char *id, struct fields *
         J0_ADDS("args", s->args);
     if (s->flags)
         J0_ADDS("compile_flags", s->flags);
+    if (s->files)
+        J0_ADDS("files", s->files);
     if (s->timeout_s > 0) {
         snprintf(num, sizeof(num), "%g", s->timeout_s);
         J0_ADDS("timeout", num);
@@ -969,7 +1003,8 @@ static const char *j0_field_of_error(const char *error)
                {"timeout", "cpu_time_limit"},
                {"memory", "memory_limit"},
                {"pids", "max_processes_and_or_threads"},
-               {"network", "enable_network"}};
+               {"network", "enable_network"},
+               {"files", "additional_files"}};
     size_t n = error ? strcspn(error, ":") : 0;
 
     for (size_t i = 0; error && error[n] == ':' && i < sizeof(map) / sizeof(map[0]); i++)
@@ -1358,7 +1393,7 @@ static void j0_config_info(const struct front_host *h, struct front_answer *a)
         {"enable_command_line_arguments", 1, 1},
         {"enable_submission_delete", 0, 1},
         {"enable_callbacks", 1, 1},
-        {"enable_additional_files", 0, 1},
+        {"enable_additional_files", 1, 1},
         {"cpu_time_limit", (double)d->timeout_ms / 1000, 0},
         {"max_cpu_time_limit", (double)m->timeout_ms / 1000, 0},
         {"cpu_extra_time", 0, 0},
@@ -1380,7 +1415,7 @@ static void j0_config_info(const struct front_host *h, struct front_answer *a)
         {"number_of_runs", 1, 0},
         {"max_number_of_runs", 1, 0},
         {"redirect_stderr_to_stdout", 0, 1},
-        {"max_extract_size", 0, 0},
+        {"max_extract_size", JUDGE0_EXTRACT_MAX_KB, 0},
         {"enable_batched_submissions", 1, 1},
         {"max_submission_batch_size", j0_batch_max(h), 0},
         {"use_docs_as_homepage", 0, 1},

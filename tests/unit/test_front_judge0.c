@@ -5,6 +5,8 @@
  * shape, and the language ids. */
 #include "test.h"
 
+#include <archive.h>
+#include <archive_entry.h>
 #include <cjson/cJSON.h>
 
 #include "common/base64.h"
@@ -558,8 +560,8 @@ TEST(validation_errors)
          "this option cannot be enabled (stdout and stderr are kept apart here)"},
         {"{\"language_id\": 71, \"source_code\": \"x\", \"enable_network\": true}",
          "enable_network", "enabling network is not allowed"},
-        {"{\"language_id\": 71, \"source_code\": \"x\", \"additional_files\": \"UEsDBA==\"}",
-         "additional_files", "setting additional files is not allowed"},
+        {"{\"language_id\": 71, \"source_code\": \"x\", \"additional_files\": \"!\"}",
+         "additional_files", "is not a Base64-encoded zip archive"},
         {"{\"language_id\": 71, \"source_code\": \"x\","
          " \"enable_per_process_and_thread_time_limit\": true}",
          "enable_per_process_and_thread_time_limit", "this option cannot be enabled"},
@@ -630,6 +632,107 @@ TEST(mapping)
     fake_reset();
 }
 
+/* A zip archive of entries {path, data (NULL: a directory; "->X": a
+ * symbolic link to X), size} as Base64 (new; caller frees). */
+struct zent {
+    const char *path, *data;
+    size_t size;
+};
+static char *zip_b64(const struct zent *e, size_t n)
+{
+    static char mem[1 << 20];
+    size_t used = 0;
+    struct archive *a = archive_write_new();
+    char *big = calloc(1, 11u << 20);
+
+    archive_write_set_format_zip(a);
+    archive_write_open_memory(a, mem, sizeof(mem), &used);
+    for (size_t i = 0; i < n; i++) {
+        struct archive_entry *en = archive_entry_new();
+        const char *d = e[i].data;
+        size_t len = d ? (e[i].size ? e[i].size : strlen(d)) : 0;
+        archive_entry_set_pathname(en, e[i].path);
+        if (!d) {
+            archive_entry_set_filetype(en, AE_IFDIR);
+        } else if (strncmp(d, "->", 2) == 0) {
+            archive_entry_set_filetype(en, AE_IFLNK);
+            archive_entry_set_symlink(en, d + 2);
+            len = 0;
+        } else {
+            archive_entry_set_filetype(en, AE_IFREG);
+        }
+        archive_entry_set_perm(en, 0644);
+        archive_entry_set_size(en, (la_int64_t)len);
+        archive_write_header(a, en);
+        if (len)
+            archive_write_data(a, e[i].size ? big : d, len);
+        archive_entry_free(en);
+    }
+    archive_write_close(a);
+    archive_write_free(a);
+    free(big);
+    return base64_encode(mem, used, NULL);
+}
+
+/* additional_files: the zip's files as our files, bounded as Judge0's unzip. */
+TEST(additional_files)
+{
+    static const struct zent good[] = {{"dir/", NULL, 0},
+                                       {"dir/data.txt", "42\n", 0},
+                                       {"main.py", "print('replaced')", 0},
+                                       {"lib.py", "X = 1", 0}};
+    static const struct zent dotdot[] = {{"../x", "no", 0}};
+    static const struct zent link[] = {{"l", "->/etc/passwd", 0}};
+    static const struct zent big[] = {{"zeros", "", (10u << 20) + 1}};
+    struct front_answer a = {0};
+    char body[4096], *z;
+    cJSON *files;
+
+    fake_reset();
+    z = zip_b64(good, 4);
+    snprintf(body, sizeof(body),
+             "{\"language_id\": 71, \"source_code\": \"print(1)\", \"additional_files\": \"%s\"}",
+             z);
+    free(z);
+    ASSERT_EQ(call("POST", "/submissions", "wait=true", body, &a), 201);
+    files = cJSON_Parse(job(0, "files"));
+    ASSERT(files != NULL);
+    ASSERT_EQ(cJSON_GetArraySize(files), 2); /* the dir and main.py left out */
+    ASSERT_STR(jstr(cJSON_GetObjectItem(files, "dir/data.txt"), "base64"), "NDIK");
+    ASSERT(cJSON_GetObjectItem(files, "lib.py") != NULL);
+    cJSON_Delete(files);
+
+    const struct {
+        const struct zent *e;
+        const char *why;
+    } bad[] = {{dotdot, "is not a relative path"},
+               {link, "is not a regular file"},
+               {big, "more than 10240 KB"}};
+    for (size_t i = 0; i < 3; i++) {
+        size_t cap;
+        char *big_body;
+        int st;
+        z = zip_b64(bad[i].e, 1);
+        cap = strlen(z) + 128;
+        big_body = malloc(cap);
+        snprintf(big_body, cap,
+                 "{\"language_id\": 71, \"source_code\": \"1\", \"additional_files\": \"%s\"}", z);
+        free(z);
+        st = call("POST", "/submissions", "wait=true", big_body, &a);
+        free(big_body);
+        ASSERT_MSG(st == 422, bad[i].why);
+        ASSERT_CONTAINS(err422(a.json, "additional_files"), bad[i].why);
+    }
+    ASSERT_EQ(
+        call("POST", "/submissions", "wait=true",
+             "{\"language_id\": 71, \"source_code\": \"1\", \"additional_files\": \"aGVsbG8=\"}",
+             &a),
+        422);
+    ASSERT_CONTAINS(err422(a.json, "additional_files"), "zip");
+    cJSON_Delete(a.json);
+    fake_reset();
+}
+
 TEST(languages)
 {
     static const int ce_ids[] = {71, 54, 62, 63, 60, 72, 80, 73, 74, 68,
@@ -692,4 +795,5 @@ TEST(statuses_about_config)
 
 TEST_MAIN("front_judge0", T(create_wait_accepted), T(status_ids), T(expected_output),
           T(base64_both_ways), T(fields_arg), T(async_and_lookup), T(callback), T(batch_create),
-          T(batch_show), T(validation_errors), T(mapping), T(languages), T(statuses_about_config))
+          T(batch_show), T(validation_errors), T(mapping), T(additional_files), T(languages),
+          T(statuses_about_config))
