@@ -118,7 +118,8 @@ static const char *const j0_fields_default[] = {"token",  "time",           "mem
 /* Fields asked for: a bit per j0_field_table row. */
 typedef unsigned long long j0_mask;
 
-static const struct j0_lang *j0_lang_by_id(long long id)
+/* The row of Judge0 id id (any number: a client's), or NULL. */
+static const struct j0_lang *j0_lang_by_id(double id)
 {
     for (size_t i = 0; i < J0_NLANGS; i++)
         if (j0_langs[i].id == id)
@@ -316,7 +317,7 @@ static void j0_check_language(struct j0_sub *s, const cJSON *o, cJSON *errs)
     }
     if (j0_number(o, "language_id", &id, errs) <= 0)
         return;
-    if (id != floor(id) || !(s->lang = j0_lang_by_id((long long)id)))
+    if (!(s->lang = j0_lang_by_id(id)))
         j0_err(errs, "language_id", "language with id %g doesn't exist", id);
 }
 
@@ -828,7 +829,7 @@ static cJSON *j0_status_value(int status)
 
 static cJSON *j0_language_value(const struct j0_view *v)
 {
-    const struct j0_lang *l = j0_lang_by_id((long long)j0_num(v->meta, "language_id", -1));
+    const struct j0_lang *l = j0_lang_by_id(j0_num(v->meta, "language_id", -1));
     cJSON *o;
 
     if (!l)
@@ -1331,7 +1332,7 @@ static void j0_language(const char *idtext, struct front_answer *a)
 {
     char *end = NULL;
     long long id = strtoll(idtext, &end, 10);
-    const struct j0_lang *jl = end != idtext && *end == '\0' ? j0_lang_by_id(id) : NULL;
+    const struct j0_lang *jl = end != idtext && *end == '\0' ? j0_lang_by_id((double)id) : NULL;
     const struct language *l = jl ? language_find(jl->name) : NULL;
     char file[LANG_FILE_NAME];
     cJSON *o;
