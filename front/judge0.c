@@ -551,14 +551,17 @@ static int j0_sub_fields(const struct j0_sub *s, const char *id, struct fields *
 static int j0_new_token(const struct front_host *h, char token[J0_TOKEN_LEN + 1],
                         char id[FRONT_ID_MAX], struct llmsb_err *err)
 {
-    char hex[33];
     static const char digits[] = "0123456789abcdef";
+    char hex[33] = "";
+    const char *variant;
     int rc = h->random_hex(h->ud, hex, sizeof(hex), 16, err);
 
     if (rc)
         return rc;
+    if (!hex[16] || !(variant = strchr(digits, hex[16])))
+        return llmsb_err_set(err, LLMSB_ERR_SYS, "random_hex: \"%.32s\" is not 32 hex digits", hex);
     hex[12] = '4';
-    hex[16] = digits[8 | (strchr(digits, hex[16]) - digits) % 4];
+    hex[16] = digits[8 | (variant - digits) % 4];
     snprintf(token, J0_TOKEN_LEN + 1, "%.8s-%.4s-%.4s-%.4s-%.12s", hex, hex + 8, hex + 12, hex + 16,
              hex + 20);
     snprintf(id, FRONT_ID_MAX, J0_PREFIX "%s", token);
