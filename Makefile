@@ -250,7 +250,7 @@ BENCH_JOBS ?= 24
 # tests/eval/data/cruxeval; -: HumanEval samples with repeats, made by the bench)
 BENCH_DEDUP_FILE ?= cruxeval
 bench: all bin/bench/bench_run bin/bench/bench_queue bin/bench/bench_backends bin/bench/bench_confine \
-       bin/bench/bench_stream
+       bin/bench/bench_stream bin/bench/bench_http
 	bin/bench/bench_run >bin/bench/run.out; s=$$?; cat bin/bench/run.out; exit $$s
 	bin/bench/bench_backends
 	bin/bench/bench_queue bin/llm-sandbox >bin/bench/queue.out; s=$$?; cat bin/bench/queue.out; exit $$s
@@ -261,6 +261,7 @@ bench: all bin/bench/bench_run bin/bench/bench_queue bin/bench/bench_backends bi
 	@if docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q '"runsc"'; then \
 	    sh bench/bench_gvisor.sh bin/llm-sandbox && bin/bench/bench_stream; \
 	else echo "bench_gvisor, bench_stream: not run: dockerd has no runtime runsc (scripts/gvisor-up.sh sets it up)"; fi
+	sh bench/bench_http.sh bin/llm-sandbox bin/bench/bench_http
 
 # The namespace filter's cost, run in containers by bench_gvisor.sh: static,
 # as the agent it measures.
