@@ -1189,6 +1189,23 @@ int queue_cancel_requested(struct queue *q, const char *job_id, struct llmsb_err
     return queue_key(q, "cancel", job_id, key, err) ? err->code : exists(q, key, err);
 }
 
+int queue_pending_mark(struct queue *q, const char *job_id, long long ttl_s,
+                       struct llmsb_err *err)
+{
+    char key[QUEUE_KEY_MAX], ttl[24];
+
+    snprintf(ttl, sizeof(ttl), "%lld", ttl_s);
+    if (queue_key(q, "pending", job_id, key, err) != 0)
+        return err->code;
+    return queue__simple(q, err, 5, "SET", key, "1", "EX", ttl);
+}
+
+int queue_pending(struct queue *q, const char *job_id, struct llmsb_err *err)
+{
+    char key[QUEUE_KEY_MAX];
+    return queue_key(q, "pending", job_id, key, err) ? err->code : exists(q, key, err);
+}
+
 int queue_worker_alive(struct queue *q, const char *worker, struct llmsb_err *err)
 {
     char key[QUEUE_KEY_MAX];

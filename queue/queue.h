@@ -171,6 +171,12 @@ int queue_free_dead_consumers(struct queue *q, long long idle_ms, struct llmsb_e
 int queue_cancel(struct queue *q, const char *job_id, long long ttl_s, struct llmsb_err *err);
 /* 1 if prefix:cancel:job_id exists. */
 int queue_cancel_requested(struct queue *q, const char *job_id, struct llmsb_err *err);
+/* The HTTP front's note that it sent job_id (SET pending:<id> EX ttl_s),
+ * so a lookup before a worker takes it says queued, not unknown; and
+ * whether it is there (1, 0, or a negative code). */
+int queue_pending_mark(struct queue *q, const char *job_id, long long ttl_s,
+                       struct llmsb_err *err);
+int queue_pending(struct queue *q, const char *job_id, struct llmsb_err *err);
 
 int queue_heartbeat(struct queue *q, const char *worker, const struct fields *fields,
                     long long ttl_ms, struct llmsb_err *err);

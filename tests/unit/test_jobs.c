@@ -162,7 +162,8 @@ TEST(jobfile_input_is_not_nul_terminated)
 TEST(json_lines)
 {
     const char *t =
-        "{\"id\": \"a\", \"lang\": \"python\", \"code\": \"print(1)\", \"timeout\": 2.5}\n"
+        "{\"id\": \"a\", \"lang\": \"python\", \"code\": \"print(1)\", \"timeout\": 2.5, "
+        "\"compile_timeout\": 7}\n"
         "\n"
         "{\"lang\": \"ruby\", \"code\": \"puts 1\", \"network\": false, \"args\": [\"x\"]}\n";
     struct jobfile jf;
@@ -174,6 +175,7 @@ TEST(json_lines)
     ASSERT_EQ(jf.lines[1], (size_t)3);
     ASSERT_EQ(job_of(&jf, 0, &j, &err), 0);
     ASSERT_EQ(j.limits.timeout_ms, 2500);
+    ASSERT_EQ(j.limits.compile_timeout_ms, 7000);
     job_release(&j);
     ASSERT_EQ(job_of(&jf, 1, &j, &err), 0);
     ASSERT_STR(j.id, "entry-1"); /* the default id */
@@ -324,6 +326,12 @@ TEST(job_fields_are_validated_by_name)
         {{"lang", "python", "code", "x", "timeout", "0x10", NULL},
          "timeout: \"0x10\" is not a number"},
         {{"lang", "python", "code", "x", "timeout", "inf", NULL}, "is not a number"},
+        {{"lang", "cpp", "code", "x", "compile_timeout", "0", NULL},
+         "compile_timeout: 0 s is below the minimum"},
+        {{"lang", "cpp", "code", "x", "compile_timeout", "601", NULL},
+         "compile_timeout: 601 s is above the ceiling of 600 s (limits.max.compile_timeout)"},
+        {{"lang", "cpp", "code", "x", "compile_timeout", "ten", NULL},
+         "compile_timeout: \"ten\" is not a number"},
         {{"lang", "python", "code", "x", "plots", "yes", NULL},
          "plots: \"yes\" must be true or false"},
         {{"lang", "python", "code", "x", "network", "1", NULL}, "must be true or false"},
