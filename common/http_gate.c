@@ -88,8 +88,11 @@ static void answer_close(struct http_gate *g, int fd, int why)
     if (why >= 0) {
         n = snprintf(text, sizeof(text),
                      "HTTP/1.1 %s\r\nConnection: close\r\nContent-Type: text/plain\r\n"
-                     "Content-Length: %zu\r\n\r\n%s",
-                     answers[why].status, strlen(answers[why].body), answers[why].body);
+                     "%sContent-Length: %zu\r\n\r\n%s",
+                     answers[why].status,
+                     /* a 503 is for now: the client may come back in a second */
+                     answers[why].status[0] == '5' ? "Retry-After: 1\r\n" : "",
+                     strlen(answers[why].body), answers[why].body);
         (void)!send(fd, text, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
         shutdown(fd, SHUT_WR);
         (void)!recv(fd, g->peek, HTTP_GATE_HEAD_MAX, MSG_DONTWAIT);
