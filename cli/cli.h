@@ -69,5 +69,10 @@ int cmd_cancel(struct cli_globals *g, int argc, char **argv);
 int cmd_scan(struct cli_globals *g, int argc, char **argv);
 int cmd_convert(struct cli_globals *g, int argc, char **argv);
 int cmd_mcp(struct cli_globals *g, int argc, char **argv);
+int cmd_serve(struct cli_globals *g, int argc, char **argv);
+/* A bearer token: FILE's first line, or the environment's env_name; *out
+ * NULL without either.  Returns 0 or -1 (said why, verb first). */
+int cli_read_token(const char *verb, const char *env_name, const char *file, char *tok,
+                   size_t toksz, const char **out);
 
 #endif

@@ -26,6 +26,7 @@ static const char usage[] =
     "  scan [--policy P] FILE   run only the security check (exit 0 safe, 1 blocked)\n"
     "  convert DATASET.jsonl    a benchmark's rows (and samples) as a job file\n"
     "  mcp [--queue]            a Model Context Protocol server on stdio (docs/mcp.md)\n"
+    "  serve --http ADDR        SandboxFusion's, Judge0's and Piston's HTTP APIs (docs/http.md)\n"
     "\n"
     "global options (also as environment variables):\n"
     "  --config FILE      YAML config (LLMSB_CONFIG; default ./llm-sandbox.yaml)\n"
@@ -148,6 +149,7 @@ static const struct {
     {"submit", cmd_submit}, {"result", cmd_result}, {"status", cmd_status},
     {"cancel", cmd_cancel}, {"scan", cmd_scan},     {"convert", cmd_convert},
     {"mcp", cmd_mcp},
+    {"serve", cmd_serve},
 };
 
 int main(int argc, char **argv)

@@ -41,22 +41,23 @@ static const char mcp_usage[] =
     "  --session-idle S  an MCP session unused S seconds ends, and its sandbox\n"
     "               sessions with it (default 1800)\n";
 
-/* The token: FILE's first line, or LLMSB_MCP_TOKEN; NULL without either.
- * Returns 0 or -1 (said why). */
-static int read_token(const char *file, char *tok, size_t toksz, const char **out)
+/* The token: FILE's first line, or the environment's env; NULL without
+ * either.  Returns 0 or -1 (said why, verb first). */
+int cli_read_token(const char *verb, const char *env_name, const char *file, char *tok,
+                   size_t toksz, const char **out)
 {
-    const char *env = getenv("LLMSB_MCP_TOKEN");
+    const char *env = getenv(env_name);
     size_t n;
 
     *out = NULL;
     if (file && env && *env) {
-        cli_error("mcp: both --token-file and LLMSB_MCP_TOKEN give a token: keep one");
+        cli_error("%s: both --token-file and %s give a token: keep one", verb, env_name);
         return -1;
     }
     if (file) {
         FILE *f = fopen(file, "r");
         if (!f || !fgets(tok, (int)toksz, f)) {
-            cli_error("mcp: --token-file \"%s\": cannot read a line from it", file);
+            cli_error("%s: --token-file \"%s\": cannot read a line from it", verb, file);
             if (f)
                 fclose(f);
             return -1;
@@ -72,8 +73,8 @@ static int read_token(const char *file, char *tok, size_t toksz, const char **ou
     while (n && (tok[n - 1] == ' ' || tok[n - 1] == '\t'))
         tok[--n] = '\0';
     if (n < MCP_TOKEN_MIN || n + 1 >= toksz) {
-        cli_error("mcp: the token (%s) must be %d to %zu characters (got %zu)",
-                  file ? file : "LLMSB_MCP_TOKEN", MCP_TOKEN_MIN, toksz - 2, n);
+        cli_error("%s: the token (%s) must be %d to %zu characters (got %zu)", verb,
+                  file ? file : env_name, MCP_TOKEN_MIN, toksz - 2, n);
         return -1;
     }
     *out = tok;
@@ -138,7 +139,8 @@ int cmd_mcp(struct cli_globals *g, int argc, char **argv)
         cli_error("mcp: --token-file, --allow-origin and --allow-no-token go with --http");
         return EXIT_USAGE;
     }
-    if (o.http_addr && read_token(token_file, token, sizeof(token), &o.token) != 0)
+    if (o.http_addr &&
+        cli_read_token("mcp", "LLMSB_MCP_TOKEN", token_file, token, sizeof(token), &o.token) != 0)
         return EXIT_USAGE;
     if (cli_config_finish(g) != 0)
         return EXIT_USAGE;

@@ -33,9 +33,9 @@ struct front_req {
 
 /* The answer a route writes: an HTTP status and a JSON body. */
 struct front_answer {
-    int status;          /* HTTP status: 200, 201, 400, 404, 422, ... */
-    cJSON *json;         /* the body (owned by the answer), or NULL: none */
-    int retry_after_s;   /* > 0: a Retry-After header */
+    int status;        /* HTTP status: 200, 201, 400, 404, 422, ... */
+    cJSON *json;       /* the body (owned by the answer), or NULL: none */
+    int retry_after_s; /* > 0: a Retry-After header */
 };
 
 /* What a job has come to, for a lookup. */
@@ -81,8 +81,8 @@ struct front_host {
     /* Fills buf with n random bytes as 2n lower-case hex digits (the
      * kernel's RNG); returns 0, or a negative code with err. */
     int (*random_hex)(void *ud, char *buf, size_t bufsz, size_t n, struct llmsb_err *err);
-    int queue;      /* 1: jobs run through Redis (a result outlives this server) */
-    int max_jobs;   /* the most jobs one call may start (a batch's cap) */
+    int queue;    /* 1: jobs run through Redis (a result outlives this server) */
+    int max_jobs; /* the most jobs one call may start (a batch's cap) */
     void *ud;
 };
 
@@ -95,6 +95,8 @@ typedef int (*front_route_fn)(const struct front_host *h, const struct front_req
 int fusion_route(const struct front_host *h, const struct front_req *r, struct front_answer *a);
 int judge0_route(const struct front_host *h, const struct front_req *r, struct front_answer *a);
 int piston_route(const struct front_host *h, const struct front_req *r, struct front_answer *a);
+/* POST /llm-sandbox/run: one job as docs/jobs.md's fields, our result. */
+int native_route(const struct front_host *h, const struct front_req *r, struct front_answer *a);
 
 /* Helpers every route set uses (front/routes.c). */
 /* a's body is {"error": message} with status (printf-style). */

@@ -63,7 +63,7 @@ allowed() {
     eval) echo "job config languages proto common backends/opts.h" ;;
     worker) echo "exec sandbox backends/registry backends job config security languages proto common queue scheduler" ;;
     mcp) echo "batch exec sandbox backends/registry backends job config security languages proto common queue scheduler/decide.h" ;;
-    front) echo "batch exec sandbox backends/registry backends job config security languages proto common queue scheduler/decide.h" ;;
+    front) echo "mcp/http_check.h batch exec sandbox backends/registry backends job config security languages proto common queue scheduler/decide.h" ;;
     bench) echo "batch exec sandbox backends/registry backends job config security languages proto common queue scheduler agent" ;;
     cli) echo "worker mcp front batch eval exec sandbox backends/registry backends images job config security languages proto common queue scheduler" ;;
     *) echo "?" ;;

@@ -79,6 +79,10 @@ if [ ! -d tests/mcp/node_modules/@modelcontextprotocol/sdk ]; then
     log "the MCP SDK for the test client (npm ci in tests/mcp)"
     npm ci --prefix tests/mcp --no-audit --no-fund
 fi
+if [ ! -d tests/http/node_modules/piston-client ]; then
+    log "npm's piston-client for tests/http (npm ci in tests/http)"
+    npm ci --prefix tests/http --no-audit --no-fund
+fi
 if [ ! -d tests/http/openapi/node_modules/@apidevtools/swagger-parser ]; then
     log "the OpenAPI validator for tests/http/openapi.sh (npm ci in tests/http/openapi)"
     npm ci --prefix tests/http/openapi --no-audit --no-fund

@@ -1,0 +1,138 @@
+/* test_front.c - the HTTP front's own parts that need no server: the
+ * per-client rate limit (front/rate.c: a token bucket per address, an
+ * IPv6 /64 as one client, the table forgetting the least recently seen)
+ * and the callback allowlist (front/callback.c: names, addresses and
+ * CIDRs; every address of a name checked; schemes). */
+#include "test.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include "front/front_int.h"
+
+static struct sockaddr_in v4(const char *a)
+{
+    struct sockaddr_in s = {.sin_family = AF_INET};
+    inet_pton(AF_INET, a, &s.sin_addr);
+    return s;
+}
+
+static struct sockaddr_in6 v6(const char *a)
+{
+    struct sockaddr_in6 s = {.sin6_family = AF_INET6};
+    inet_pton(AF_INET6, a, &s.sin6_addr);
+    return s;
+}
+
+TEST(rate_off_without_a_rate)
+{
+    int nomem = 1;
+
+    ASSERT(front_rate_new(0, 10, &nomem) == NULL);
+    ASSERT_EQ(nomem, 0);
+    ASSERT_EQ(front_rate_take(NULL, NULL, 0), 0); /* no limit: every call goes */
+}
+
+TEST(rate_bucket_per_address)
+{
+    int nomem;
+    struct front_rate *r = front_rate_new(2, 3, &nomem); /* 2 a second, 3 at once */
+    struct sockaddr_in a = v4("10.0.0.1"), b = v4("10.0.0.2");
+
+    ASSERT(r);
+    for (int i = 0; i < 3; i++)
+        ASSERT_EQ(front_rate_take(r, (struct sockaddr *)&a, 1000), 0);
+    ASSERT_EQ(front_rate_take(r, (struct sockaddr *)&a, 1000), 1); /* the burst is spent */
+    ASSERT_EQ(front_rate_take(r, (struct sockaddr *)&b, 1000), 0); /* another client goes */
+    ASSERT_EQ(front_rate_take(r, (struct sockaddr *)&a, 1500), 0); /* half a second: a token */
+    ASSERT(front_rate_take(r, (struct sockaddr *)&a, 1500) >= 1);
+    ASSERT_EQ(front_rate_take(r, (struct sockaddr *)&a, 60000), 0); /* refilled, to the burst */
+    ASSERT_EQ(front_rate_take(r, (struct sockaddr *)&a, 60000), 0);
+    ASSERT_EQ(front_rate_take(r, (struct sockaddr *)&a, 60000), 0);
+    ASSERT(front_rate_take(r, (struct sockaddr *)&a, 60000) >= 1);
+    front_rate_free(r);
+}
+
+TEST(rate_ipv6_slash64_is_one_client)
+{
+    int nomem;
+    struct front_rate *r = front_rate_new(1, 1, &nomem);
+    struct sockaddr_in6 a = v6("2001:db8:1:2::1"), b = v6("2001:db8:1:2:ffff::9"),
+                        c = v6("2001:db8:1:3::1");
+
+    ASSERT(r);
+    ASSERT_EQ(front_rate_take(r, (struct sockaddr *)&a, 0), 0);
+    ASSERT(front_rate_take(r, (struct sockaddr *)&b, 0) >= 1); /* same /64 */
+    ASSERT_EQ(front_rate_take(r, (struct sockaddr *)&c, 0), 0);
+    front_rate_free(r);
+}
+
+TEST(rate_table_full_forgets_the_oldest)
+{
+    int nomem;
+    struct front_rate *r = front_rate_new(0.001, 1, &nomem);
+    struct sockaddr_in a = v4("192.0.2.1");
+    char ip[32];
+
+    ASSERT(r);
+    ASSERT_EQ(front_rate_take(r, (struct sockaddr *)&a, 0), 0);
+    ASSERT(front_rate_take(r, (struct sockaddr *)&a, 1) >= 1);
+    /* many more clients than the table holds, seen later: a is forgotten,
+     * and comes back with a full bucket (never refused wrongly) */
+    for (int i = 0; i < 4 * FRONT_CLIENTS_KEPT; i++) {
+        struct sockaddr_in x;
+        snprintf(ip, sizeof(ip), "10.%d.%d.%d", (i >> 16) & 255, (i >> 8) & 255, i & 255);
+        x = v4(ip);
+        front_rate_take(r, (struct sockaddr *)&x, 2 + i);
+    }
+    ASSERT_EQ(front_rate_take(r, (struct sockaddr *)&a, 5 * FRONT_CLIENTS_KEPT), 0);
+    front_rate_free(r);
+}
+
+TEST(callback_allowlist)
+{
+    static const struct {
+        const char *url, *allow;
+        int ok;
+        const char *why;
+    } rows[] = {
+        {"http://127.0.0.1:8000/cb", "127.0.0.1", 1, NULL},
+        {"http://127.0.0.1:8000/cb", "127.0.0.0/8", 1, NULL},
+        {"https://127.0.0.5/cb", "10.0.0.0/8, 127.0.0.0/30", 0, "not one --callback-allow names"},
+        {"https://127.0.0.3/cb", "10.0.0.0/8, 127.0.0.0/30", 1, NULL},
+        {"http://[::1]:9/cb", "::1", 1, NULL},
+        {"http://[::1]:9/cb", "127.0.0.1", 0, "not one"},
+        {"http://127.0.0.1/cb", NULL, 0, "no callback is allowed"},
+        {"http://127.0.0.1/cb", "", 0, "no callback is allowed"},
+        {"http://169.254.169.254/latest", "127.0.0.1", 0, "not one"},
+        {"ftp://127.0.0.1/cb", "127.0.0.1", 0, NULL}, /* curl may know no ftp: refused either way */
+        {"file:///etc/passwd", "127.0.0.1", 0, NULL},
+        {"gopher://127.0.0.1/", "127.0.0.1", 0, NULL},
+        {"not a url", "127.0.0.1", 0, "is not a URL"},
+        {"http://127.0.0.1/cb", "127.0.0.1/33", 0, "not one"}, /* a CIDR that is none */
+        {"http://127.0.0.1/cb", "127.0.0.1/", 0, "not one"},
+        /* a name listed is allowed as named; localhost resolves here */
+        {"http://localhost:1/cb", "LOCALHOST", 1, NULL},
+        {"http://localhost:1/cb", "127.0.0.1", -1, NULL}, /* as its addresses: see below */
+    };
+    char why[300];
+
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        int ok;
+        why[0] = '\0';
+        ok = front_callback_allowed(rows[i].url, rows[i].allow, why, sizeof(why));
+        if (rows[i].ok < 0)
+            continue;
+        ASSERT_MSG(ok == rows[i].ok, rows[i].url);
+        if (rows[i].why)
+            ASSERT_CONTAINS(why, rows[i].why);
+    }
+    /* a name not listed: every address it resolves to must be; localhost
+     * may resolve to ::1 as well, which 127.0.0.1 alone does not hold */
+    ASSERT_EQ(front_callback_allowed("http://localhost:1/cb", "127.0.0.0/8, ::1", why, sizeof(why)),
+              1);
+}
+
+TEST_MAIN("front", T(rate_off_without_a_rate), T(rate_bucket_per_address),
+          T(rate_ipv6_slash64_is_one_client), T(rate_table_full_forgets_the_oldest),
+          T(callback_allowlist))
