@@ -195,8 +195,9 @@ def cases():
 
     @case("C++ integer divide by zero: Runtime Error (SIGFPE)")
     def _():
-        sub = run_wait(cpp("#include <cstdio>\nint main() { volatile int z = 0; "
-                           "int x = 1 / z; std::printf(\"%d\", x); return 0; }"))
+        # both operands volatile: g++ -O2 turns 1 / z into a compare, no idiv
+        sub = run_wait(cpp("#include <cstdio>\nint main() { volatile int a = 7, z = 0; "
+                           "int x = a / z; std::printf(\"%d\", x); return 0; }"))
         status_is(sub, 9)
 
     @case("C++ abort(): Runtime Error (SIGABRT)")
@@ -206,9 +207,12 @@ def cases():
 
     @case("memory_limit exceeded: Memory Limit Exceeded")
     def _():
-        src = ("#include <cstdlib>\n#include <cstring>\n#include <cstdio>\n"
-               "int main() { size_t n = (size_t)1 << 30; char *p = (char *)std::malloc(n);"
-               " if (!p) return 1; std::memset(p, 1, n); std::printf(\"%d\", p[n - 1]); }")
+        # every page written through a volatile pointer: g++ -O2 may drop a
+        # memset whose bytes it can fold
+        src = ("#include <cstdlib>\n#include <cstdio>\n"
+               "int main() { size_t n = (size_t)1 << 30; volatile char *p = (volatile char *)"
+               "std::malloc(n); if (!p) return 1; for (size_t i = 0; i < n; i += 4096) p[i] = 1;"
+               " std::printf(\"%d\", p[n - 4096]); }")
         sub = run_wait(cpp(src, memory_limit=131072))
         status_is(sub, MLE_ID)
 
