@@ -145,7 +145,7 @@ check-layers: $(LIB_OBJ) $(CLI_OBJ) $(AGENT_OBJ) $(AGENT_LIB_OBJ)
 	@sh scripts/check-layers.sh --objects $(BUILD)
 
 integration: $(INTEG_TESTS) $(TBIN)/fake-agent
-	@FAKE_AGENT=$(CURDIR)/$(TBIN)/fake-agent sh tests/run-suite.sh integration $(INTEG_TESTS) tests/integration/test_cli.sh tests/integration/test_cases_state.sh tests/integration/test_plots.sh tests/integration/test_libraries.sh tests/integration/test_phases.sh tests/integration/test_live.sh tests/queue/test_queue.sh tests/queue/skew.sh tests/dedup/run.sh tests/compose/test_compose.sh tests/hostile/run.sh tests/languages/run.sh tests/faults/run.sh tests/tls/run.sh tests/eval/run.sh tests/mcp/run.sh tests/mcp/http.sh tests/mcp-conformance/run.sh tests/sessions/run.sh tests/metrics/run.sh tests/images/custom.sh
+	@FAKE_AGENT=$(CURDIR)/$(TBIN)/fake-agent sh tests/run-suite.sh integration $(INTEG_TESTS) tests/integration/test_cli.sh tests/integration/test_cases_state.sh tests/integration/test_plots.sh tests/integration/test_libraries.sh tests/integration/test_phases.sh tests/integration/test_live.sh tests/queue/test_queue.sh tests/queue/skew.sh tests/dedup/run.sh tests/compose/test_compose.sh tests/hostile/run.sh tests/languages/run.sh tests/faults/run.sh tests/tls/run.sh tests/eval/run.sh tests/mcp/run.sh tests/mcp/http.sh tests/http/run.sh tests/mcp-conformance/run.sh tests/sessions/run.sh tests/metrics/run.sh tests/images/custom.sh
 
 # The zygote against fresh interpreters (a differential corpus and
 # HumanEval), then the hostile and integration suites with fresh
@@ -156,10 +156,12 @@ integration: $(INTEG_TESTS) $(TBIN)/fake-agent
 # HumanEval-X's programs, a job against the server; test-java-cache-all:
 # all 164), the pre-spawned node against a plain start (a corpus and
 # all 164 HumanEval-X JavaScript programs), and TypeScript's snapshot tsc
-# against plain tsc (a corpus, a long file and MultiPL-E's TypeScript rows).
+# against plain tsc (a corpus, a long file and MultiPL-E's TypeScript rows);
+# and the HTTP front's compile once (calls of one program as a job's cases)
+# against its plain path.
 test-zygote: $(CLI_BIN) $(TBIN)/test_integ_docker
 	@LLMSB_TBIN=$(CURDIR)/$(TBIN) sh tests/run-suite.sh zygote tests/zygote/run.sh tests/compile-cache/cpp.sh \
-	    tests/compile-cache/java.sh tests/compile-cache/js.sh tests/compile-cache/ts.sh
+	    tests/compile-cache/java.sh tests/compile-cache/js.sh tests/compile-cache/ts.sh tests/http/compile_once.sh
 
 test-cpp-cache-all: $(CLI_BIN)
 	@bash tests/compile-cache/cpp.sh all
