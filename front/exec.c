@@ -48,6 +48,13 @@ struct flight {
     struct flight *next;
 };
 
+/* A place in the line for a slot: calls (and groups of calls) get the
+ * slots in the order they came, so that no call waits much longer than
+ * the others (a broadcast wakes waiters in no order). */
+struct place {
+    struct place *next;
+};
+
 /* Compile once: calls of one program (every field equal but stdin) that
  * wait for a slot together become one job with cases, compiled once,
  * each call's stdin a case (in process, languages with a compile step). */
@@ -62,7 +69,8 @@ struct group {
     unsigned char key[32];
     struct member *m[GROUP_MAX];
     int n;
-    int taken; /* a member holds a slot and runs it: no one joins */
+    int taken;          /* a member holds a slot and runs it: no one joins */
+    struct place place; /* the group's place in the line for a slot */
     struct group *next;
 };
 
@@ -82,7 +90,8 @@ struct front_exec {
     int rn_open;
     struct runner rn;
     int slots_free;
-    struct handle *idle; /* handles kept */
+    struct place *line, **line_tail; /* waiting for a slot, first come first */
+    struct handle *idle;             /* handles kept */
     struct flight *flights;
     struct group *groups;    /* open: waiting for a slot */
     struct started *started; /* FRONT_DONE_KEPT */
@@ -154,15 +163,39 @@ static void handle_put(struct front_exec *x, struct handle *h, int broken)
     pthread_mutex_unlock(&x->mu);
 }
 
-/* Waits for one of the slots (in process).  Returns 0, or -1 when *cancel
- * or a stop came first. */
+/* p joins the end of the line, or leaves it (under mu). */
+static void line_join(struct front_exec *x, struct place *p)
+{
+    p->next = NULL;
+    *x->line_tail = p;
+    x->line_tail = &p->next;
+}
+
+static void line_leave(struct front_exec *x, struct place *p)
+{
+    for (struct place **pp = &x->line; *pp; pp = &(*pp)->next)
+        if (*pp == p) {
+            *pp = p->next;
+            if (!*pp)
+                x->line_tail = pp;
+            break;
+        }
+    pthread_cond_broadcast(&x->cv); /* the next in line may go */
+}
+
+/* Waits for one of the slots (in process), in the order calls came.
+ * Returns 0, or -1 when *cancel or a stop came first. */
 static int slot_take(struct front_exec *x, atomic_int *cancel)
 {
+    struct place me;
     int rc = 0;
 
     pthread_mutex_lock(&x->mu);
-    while (x->slots_free == 0 && !(rc = runner_stop_asked(cancel) || atomic_load(&x->stop)))
+    line_join(x, &me);
+    while (!(x->slots_free > 0 && x->line == &me) &&
+           !(rc = runner_stop_asked(cancel) || atomic_load(&x->stop)))
         clock_cond_wait_ms(&x->cv, &x->mu, WAIT_STEP_MS);
+    line_leave(x, &me);
     if (!rc)
         x->slots_free--;
     pthread_mutex_unlock(&x->mu);
@@ -474,6 +507,7 @@ static cJSON *run_grouped(struct front_exec *x, const struct fields *f, const ch
         memcpy(g->key, key, 32);
         g->next = x->groups;
         x->groups = g;
+        line_join(x, &g->place);
     }
     if (!g) {
         pthread_mutex_unlock(&x->mu);
@@ -481,14 +515,15 @@ static cJSON *run_grouped(struct front_exec *x, const struct fields *f, const ch
         return NULL;
     }
     g->m[g->n++] = &me;
-    /* the first of its members to find a slot free runs the group */
-    while (!me.done && !(x->slots_free > 0 && !g->taken)) {
+    /* the first of its members to find a slot free, the group first in line, runs it */
+    while (!me.done && !(x->slots_free > 0 && x->line == &g->place && !g->taken)) {
         if (!g->taken && (runner_stop_asked(cancel) || atomic_load(&x->stop))) {
             /* stopped before its group ran: out of it */
             for (int i = 0; i < g->n; i++)
                 if (g->m[i] == &me)
                     g->m[i] = g->m[--g->n];
             if (g->n == 0) {
+                line_leave(x, &g->place);
                 for (struct group **p = &x->groups; *p; p = &(*p)->next)
                     if (*p == g) {
                         *p = g->next;
@@ -504,6 +539,7 @@ static cJSON *run_grouped(struct front_exec *x, const struct fields *f, const ch
     if (!me.done) { /* this call runs it */
         x->slots_free--;
         g->taken = 1;
+        line_leave(x, &g->place);
         for (struct group **p = &x->groups; *p; p = &(*p)->next)
             if (*p == g) {
                 *p = g->next;
@@ -1087,6 +1123,7 @@ struct front_exec *front_exec_new(const struct front_options *o, struct llmsb_er
     x->o = o;
     x->cfg = o->cfg;
     x->slots_free = o->slots;
+    x->line_tail = &x->line;
     pthread_mutex_init(&x->mu, NULL);
     atomic_init(&x->stop, SCHED_GO);
     return x;
