@@ -16,7 +16,7 @@ COMMON_SRC  = common/common.c common/status.c common/strlist.c common/compare.c
 PROTO_SRC   = proto/proto.c
 AGENT_SRC   = agent/agent.c agent/run.c agent/step.c agent/live.c agent/warm.c agent/zygote.c agent/prespawn.c \
               agent/javac.c agent/artifacts.c agent/snapshot.c agent/child.c agent/user.c agent/confine.c
-LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fields.c common/clock.c common/net.c common/random.c common/http_gate.c common/features.c \
+LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fields.c common/clock.c common/net.c common/random.c common/http_gate.c common/http_serve.c common/features.c \
               $(sort $(wildcard languages/*.c)) \
               $(sort $(wildcard security/*.c)) config/config.c config/jobfile.c \
               backends/backend.c backends/runtime.c backends/registry/registry.c backends/hardening.c backends/seccomp.c backends/http/http.c backends/http/websocket.c \

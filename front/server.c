@@ -10,23 +10,17 @@
  * thread watches the socket: a client that hangs up stops its call. */
 #include "front/front_int.h"
 
-#include <arpa/inet.h>
-#include <errno.h>
 #include <microhttpd.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "common/clock.h"
-#include "common/http_gate.h"
+#include "common/http_serve.h"
 #include "common/net.h"
 #include "mcp/http_check.h"
 #include "scheduler/decide.h"
@@ -52,13 +46,11 @@ struct server {
     const struct front_options *o;
     struct front_exec *x;
     struct front_rate *rate;
-    int loopback; /* bound to loopback: the Host must name it */
     unsigned char token[MCP_TOKEN_HASH];
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int running, waiting; /* calls admitted: running, waiting to run */
-    struct MHD_Daemon *d;
-    struct http_gate *gate;
+    struct http_serve hs; /* the daemon behind the door */
 };
 
 /* One request. */
@@ -249,7 +241,7 @@ static int precheck(struct server *srv, struct MHD_Connection *conn, const char 
     long long n;
     int wait;
 
-    if (srv->loopback && !mcp_host_loopback(host))
+    if (srv->hs.loopback && !mcp_host_loopback(host))
         rc = refuse(conn, MHD_HTTP_FORBIDDEN, 0,
                     "Forbidden: the Host header is not a loopback name (DNS rebinding protection)");
     else if (!mcp_origin_ok(origin, srv->o->allow_origins))
@@ -324,14 +316,6 @@ static void req_free(struct req *r)
     free(r);
 }
 
-/* 1 when the client hung up (or the socket failed). */
-static int client_gone(int fd)
-{
-    struct pollfd p = {fd, POLLRDHUP, 0};
-
-    return fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
-}
-
 /* The route whose path it is answers r (on the call's thread). */
 static void *call_main(void *arg)
 {
@@ -369,7 +353,7 @@ static int run_call(struct req *r)
     pthread_mutex_lock(&r->mu);
     while (!r->done && rc == 0) {
         clock_cond_wait_ms(&r->cv, &r->mu, WATCH_MS);
-        if (!r->done && client_gone(r->fd)) {
+        if (!r->done && http_client_gone(r->fd)) {
             atomic_store(&r->cancel, SCHED_CANCEL_ABORT);
             rc = -1;
         }
@@ -469,84 +453,6 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
 
 /* ---- the server ------------------------------------------------------------------- */
 
-static int addr_loopback(const struct sockaddr *a)
-{
-    if (a->sa_family == AF_INET)
-        return (ntohl(((const struct sockaddr_in *)a)->sin_addr.s_addr) >> 24) == 127;
-    if (a->sa_family == AF_INET6)
-        return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)a)->sin6_addr);
-    return 0;
-}
-
-static int admit_conn(void *ud, int fd, const struct sockaddr *sa, socklen_t salen)
-{
-    struct server *srv = ud;
-
-    if (MHD_add_connection(srv->d, fd, sa, salen) == MHD_YES)
-        return 0;
-    log_warn("http: libmicrohttpd refused a connection: %s", strerror(errno));
-    return -1;
-}
-
-static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_ctx,
-                          enum MHD_ConnectionNotificationCode toe)
-{
-    struct server *srv = cls;
-
-    (void)conn;
-    (void)socket_ctx;
-    if (toe == MHD_CONNECTION_NOTIFY_CLOSED)
-        http_gate_closed(srv->gate);
-}
-
-static int listen_on(struct server *srv, struct llmsb_err *err)
-{
-    const struct front_options *o = srv->o;
-    int conns = o->max_calls + o->max_waiting + SPARE_CONNS;
-    struct addrinfo *ai = NULL;
-    char host[NI_MAXHOST], what[300];
-    int rc;
-
-    if ((rc = addr_resolve_listen("--http", o->http_addr, 1, 0, &ai, err)) != 0)
-        return rc;
-    if (getnameinfo(ai->ai_addr, ai->ai_addrlen, host, sizeof(host), NULL, 0, NI_NUMERICHOST) != 0)
-        snprintf(host, sizeof(host), "?");
-    srv->loopback = addr_loopback(ai->ai_addr);
-    snprintf(what, sizeof(what), "--http \"%s\"", o->http_addr);
-    if (!srv->loopback && !o->token && !o->allow_no_token) {
-        rc = llmsb_err_set(err, LLMSB_ERR_INVALID,
-                           "%s: not a loopback address, and no token: give one (--token-file or "
-                           "LLMSB_HTTP_TOKEN), or --allow-no-token to serve anyone who can reach "
-                           "it",
-                           what);
-        goto out;
-    }
-    srv->d =
-        MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL_INTERNAL_THREAD |
-                             MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC,
-                         0, NULL, NULL, on_request, srv, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
-                         srv, MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv,
-                         MHD_OPTION_CONNECTION_LIMIT, (unsigned)(2 * conns + 64),
-                         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)FRONT_IDLE_S, MHD_OPTION_END);
-    if (!srv->d) {
-        rc = llmsb_err_set(err, LLMSB_ERR_SYS, "%s: cannot start libmicrohttpd", what);
-        goto out;
-    }
-    if ((rc = http_gate_start(ai,
-                              &(struct http_gate_opts){what, WAITING_MAX, FRONT_HEAD_DEADLINE_MS,
-                                                       conns, admit_conn, srv},
-                              &srv->gate, err)) != 0)
-        goto out;
-    log_info("http: serving on http://%s%s%s:%u (%s; %s)%s", strchr(host, ':') ? "[" : "", host,
-             strchr(host, ':') ? "]" : "", http_gate_port(srv->gate),
-             o->queue_mode ? "jobs through Redis" : "jobs in this process",
-             "SandboxFusion /run_code, Judge0 /submissions, Piston /api/v2/execute",
-             o->token ? " (token required)" : "");
-out:
-    freeaddrinfo(ai);
-    return rc;
-}
-
 int front_serve(const struct front_options *o, struct llmsb_err *err)
 {
     struct server srv = {.o = o};
@@ -562,16 +468,29 @@ int front_serve(const struct front_options *o, struct llmsb_err *err)
         rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
         goto out;
     }
-    if ((rc = listen_on(&srv, err)) != 0)
+    if ((rc = http_serve_start(
+             &srv.hs,
+             &(struct http_serve_opts){.addr = o->http_addr,
+                                       .token = o->token != NULL,
+                                       .allow_no_token = o->allow_no_token,
+                                       .token_from = "--token-file or LLMSB_HTTP_TOKEN",
+                                       .connections = o->max_calls + o->max_waiting + SPARE_CONNS,
+                                       .waiting_max = WAITING_MAX,
+                                       .head_deadline_ms = FRONT_HEAD_DEADLINE_MS,
+                                       .idle_s = FRONT_IDLE_S,
+                                       .on_request = on_request,
+                                       .on_completed = on_completed,
+                                       .cls = &srv},
+             err)) != 0)
         goto out;
+    log_info("http: serving on %s (%s; %s)%s", srv.hs.url,
+             o->queue_mode ? "jobs through Redis" : "jobs in this process",
+             "SandboxFusion /run_code, Judge0 /submissions, Piston /api/v2/execute",
+             o->token ? " (token required)" : "");
     while (!llmsb_interrupted)
         usleep(100 * 1000);
-    http_gate_stop(srv.gate);
-    MHD_stop_daemon(srv.d); /* waits for the connections: their calls stop too */
-    srv.d = NULL;
+    http_serve_stop(&srv.hs); /* waits for the connections: their calls stop too */
 out:
-    if (srv.d)
-        MHD_stop_daemon(srv.d);
     front_exec_free(srv.x);
     front_rate_free(srv.rate);
     pthread_cond_destroy(&srv.cv);

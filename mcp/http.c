@@ -13,23 +13,17 @@
  * call as stdin's end does on stdio. */
 #include "mcp/server_int.h"
 
-#include <arpa/inet.h>
-#include <errno.h>
 #include <microhttpd.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common/clock.h"
-#include "common/http_gate.h"
+#include "common/http_serve.h"
 #include "common/net.h"
 #include "scheduler/decide.h"
 #include "mcp/http_check.h"
@@ -55,12 +49,10 @@ struct session {
 struct server {
     const struct mcp_options *o;
     struct mcp_engine *eng;
-    int loopback; /* bound to loopback: the Host must name it */
     unsigned char token[MCP_TOKEN_HASH];
     pthread_mutex_t mu;
-    struct session **s; /* max_sessions slots */
-    struct MHD_Daemon *d;
-    struct http_gate *gate; /* accepts, and hands over connections whose headers are in */
+    struct session **s;   /* max_sessions slots */
+    struct http_serve hs; /* the daemon behind the door */
 };
 
 enum mode { MODE_NONE, MODE_JSON, MODE_SSE };
@@ -254,14 +246,6 @@ static void req_put(struct req *r)
     free(r);
 }
 
-/* 1 when the client hung up (or the socket failed). */
-static int client_gone(int fd)
-{
-    struct pollfd p = {fd, POLLRDHUP, 0};
-
-    return fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
-}
-
 /* The writer of the call's messages (jsonrpc_write_fn): the first decides
  * the response's form, an SSE stream when it is a notification. */
 static void on_write(void *wud, enum jsonrpc_out kind, const char *text, size_t len)
@@ -320,7 +304,7 @@ static void *call_main(void *arg)
 static int wait_news(struct req *r)
 {
     clock_cond_wait_ms(&r->cv, &r->mu, WATCH_MS);
-    if (client_gone(r->fd)) {
+    if (http_client_gone(r->fd)) {
         atomic_store(&r->cancel, SCHED_CANCEL_ABORT);
         return -1;
     }
@@ -430,7 +414,7 @@ static int precheck(struct server *srv, struct MHD_Connection *conn, const char 
 
     if (strcmp(url, MCP_HTTP_PATH) != 0)
         rc = fail(conn, MHD_HTTP_NOT_FOUND, "Not found: the MCP endpoint is %s", MCP_HTTP_PATH);
-    else if (srv->loopback && !mcp_host_loopback(host))
+    else if (srv->hs.loopback && !mcp_host_loopback(host))
         rc = fail(conn, MHD_HTTP_FORBIDDEN,
                   "Forbidden: the Host header is not a loopback name (DNS rebinding protection)");
     else if (!mcp_origin_ok(origin, srv->o->allow_origins))
@@ -634,89 +618,6 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
 
 /* ---- the server ------------------------------------------------------------------- */
 
-/* 1 when a is a loopback address. */
-static int addr_loopback(const struct sockaddr *a)
-{
-    if (a->sa_family == AF_INET)
-        return (ntohl(((const struct sockaddr_in *)a)->sin_addr.s_addr) >> 24) == 127;
-    if (a->sa_family == AF_INET6)
-        return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)a)->sin6_addr);
-    return 0;
-}
-
-/* A connection whose headers are in (http_gate's admit): libmicrohttpd's
- * from now on.  The gate keeps their number within its cap (--max-sessions
- * x 4 + 16), libmicrohttpd's is twice that and 64 more: a backstop only. */
-static int admit(void *ud, int fd, const struct sockaddr *sa, socklen_t salen)
-{
-    struct server *srv = ud;
-
-    if (MHD_add_connection(srv->d, fd, sa, salen) == MHD_YES)
-        return 0;
-    log_warn("mcp: libmicrohttpd refused a connection: %s", strerror(errno));
-    return -1;
-}
-
-/* libmicrohttpd closed a connection: one more the gate may hand over. */
-static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_ctx,
-                          enum MHD_ConnectionNotificationCode toe)
-{
-    struct server *srv = cls;
-
-    (void)conn;
-    (void)socket_ctx;
-    if (toe == MHD_CONNECTION_NOTIFY_CLOSED)
-        http_gate_closed(srv->gate);
-}
-
-/* Listens on o->http_addr ("PORT" alone: loopback's): the gate accepts,
- * libmicrohttpd serves what it hands over. */
-static int listen_on(struct server *srv, struct llmsb_err *err)
-{
-    const char *addr = srv->o->http_addr;
-    struct addrinfo *ai = NULL;
-    char host[NI_MAXHOST], what[300];
-    int rc;
-
-    if ((rc = addr_resolve_listen("--http", addr, 1, 0, &ai, err)) != 0)
-        return rc;
-    if (getnameinfo(ai->ai_addr, ai->ai_addrlen, host, sizeof(host), NULL, 0, NI_NUMERICHOST) != 0)
-        snprintf(host, sizeof(host), "?");
-    srv->loopback = addr_loopback(ai->ai_addr);
-    snprintf(what, sizeof(what), "--http \"%s\"", addr);
-    if (!srv->loopback && !srv->o->token && !srv->o->allow_no_token) {
-        rc = llmsb_err_set(err, LLMSB_ERR_INVALID,
-                           "%s: not a loopback address, and no token: give one (--token-file or "
-                           "LLMSB_MCP_TOKEN), or --allow-no-token to serve anyone who can reach it",
-                           what);
-        goto out;
-    }
-    srv->d = MHD_start_daemon(
-        MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_NO_LISTEN_SOCKET |
-            MHD_USE_ITC,
-        0, NULL, NULL, on_request, srv, MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
-        MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv, MHD_OPTION_CONNECTION_LIMIT,
-        (unsigned)(2 * MCP_HTTP_CONNECTIONS(srv->o->max_sessions) + 64),
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)600, MHD_OPTION_END);
-    if (!srv->d) {
-        rc = llmsb_err_set(err, LLMSB_ERR_SYS, "%s: cannot start libmicrohttpd", what);
-        goto out;
-    }
-    if ((rc = http_gate_start(ai,
-                              &(struct http_gate_opts){what, MCP_HTTP_WAITING_MAX,
-                                                       MCP_HTTP_HEAD_DEADLINE_MS,
-                                                       MCP_HTTP_CONNECTIONS(srv->o->max_sessions),
-                                                       admit, srv},
-                              &srv->gate, err)) != 0)
-        goto out;
-    log_info("mcp: serving MCP over HTTP on http://%s%s%s:%u%s%s", strchr(host, ':') ? "[" : "",
-             host, strchr(host, ':') ? "]" : "", http_gate_port(srv->gate), MCP_HTTP_PATH,
-             srv->o->token ? " (bearer token required)" : "");
-out:
-    freeaddrinfo(ai);
-    return rc;
-}
-
 int mcp_serve_http(const struct mcp_options *o, struct llmsb_err *err)
 {
     struct server srv = {.o = o};
@@ -731,8 +632,23 @@ int mcp_serve_http(const struct mcp_options *o, struct llmsb_err *err)
         rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
         goto out;
     }
-    if ((rc = listen_on(&srv, err)) != 0)
+    if ((rc = http_serve_start(
+             &srv.hs,
+             &(struct http_serve_opts){.addr = o->http_addr,
+                                       .token = o->token != NULL,
+                                       .allow_no_token = o->allow_no_token,
+                                       .token_from = "--token-file or LLMSB_MCP_TOKEN",
+                                       .connections = MCP_HTTP_CONNECTIONS(o->max_sessions),
+                                       .waiting_max = MCP_HTTP_WAITING_MAX,
+                                       .head_deadline_ms = MCP_HTTP_HEAD_DEADLINE_MS,
+                                       .idle_s = 600,
+                                       .on_request = on_request,
+                                       .on_completed = on_completed,
+                                       .cls = &srv},
+             err)) != 0)
         goto out;
+    log_info("mcp: serving MCP over HTTP on %s%s%s", srv.hs.url, MCP_HTTP_PATH,
+             o->token ? " (bearer token required)" : "");
     while (!llmsb_interrupted) {
         usleep(100 * 1000);
         if (clock_mono_ms() - reaped >= 1000) {
@@ -740,14 +656,11 @@ int mcp_serve_http(const struct mcp_options *o, struct llmsb_err *err)
             reaped = clock_mono_ms();
         }
     }
-    http_gate_stop(srv.gate);
-    MHD_stop_daemon(srv.d); /* waits for the connections: their calls stop too */
+    http_serve_stop(&srv.hs); /* waits for the connections: their calls stop too */
     for (int i = 0; i < o->max_sessions; i++)
         if (srv.s[i])
             session_put(&srv, srv.s[i]); /* its sandbox sessions end with it (mcp_free) */
 out:
-    if (rc != 0 && srv.d)
-        MHD_stop_daemon(srv.d);
     mcp_engine_free(srv.eng);
     free(srv.s);
     pthread_mutex_destroy(&srv.mu);
