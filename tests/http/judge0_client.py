@@ -225,6 +225,16 @@ def cases():
         check(sub["stdout"] == "hello, judge0\n", "stdout %r" % sub["stdout"])
         check(sub["language_id"] == 71, "language_id %r" % sub["language_id"])
 
+    # create_a_submission.md: the answer of wait=true carries the token, and
+    # get_a_submission.md reads any submission by its token
+    @case("wait=true, then GET of its token")
+    def _():
+        sub = run_wait(PY_HELLO)
+        status, again = request("GET", "/submissions/" + sub["token"], query={"fields": "*"})
+        check(status == 200, "GET: HTTP %s %r" % (status, again))
+        status_is(again, 3)
+        check(again["stdout"] == "hello, judge0\n", "stdout %r" % again["stdout"])
+
     @case("batch create and batch GET")
     def _():
         subs = [{"language_id": 71, "source_code": "print(%d)" % i} for i in range(3)]
