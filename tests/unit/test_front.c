@@ -67,6 +67,23 @@ TEST(rate_ipv6_slash64_is_one_client)
     front_rate_free(r);
 }
 
+/* On a dual-stack socket an IPv4 client comes as ::ffff:a.b.c.d, whose
+ * first 64 bits are the same for every IPv4 address: each is its own
+ * client still, as it is on an IPv4 socket. */
+TEST(rate_ipv4_mapped_is_its_ipv4_address)
+{
+    int nomem;
+    struct front_rate *r = front_rate_new(1, 1, &nomem);
+    struct sockaddr_in6 a = v6("::ffff:192.0.2.1"), b = v6("::ffff:198.51.100.7");
+    struct sockaddr_in a4 = v4("192.0.2.1");
+
+    ASSERT(r);
+    ASSERT_EQ(front_rate_take(r, (struct sockaddr *)&a, 0), 0);
+    ASSERT_EQ(front_rate_take(r, (struct sockaddr *)&b, 0), 0); /* another client */
+    ASSERT(front_rate_take(r, (struct sockaddr *)&a4, 0) >= 1); /* a itself, as IPv4 */
+    front_rate_free(r);
+}
+
 TEST(rate_table_full_forgets_the_oldest)
 {
     int nomem;
@@ -134,5 +151,5 @@ TEST(callback_allowlist)
 }
 
 TEST_MAIN("front", T(rate_off_without_a_rate), T(rate_bucket_per_address),
-          T(rate_ipv6_slash64_is_one_client), T(rate_table_full_forgets_the_oldest),
-          T(callback_allowlist))
+          T(rate_ipv6_slash64_is_one_client), T(rate_ipv4_mapped_is_its_ipv4_address),
+          T(rate_table_full_forgets_the_oldest), T(callback_allowlist))
