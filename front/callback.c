@@ -137,6 +137,12 @@ static int check(const char *url, const char *allow, char *why, size_t wsz, char
         else
             continue;
         inet_ntop(p->ai_family, x.a, text, sizeof(text));
+        /* ::ffff:a.b.c.d reaches a.b.c.d: checked as that IPv4 address, so
+         * an IPv6 range (::/0) never lets 127.0.0.1 or 169.254.169.254 in */
+        if (p->ai_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED((const struct in6_addr *)x.a)) {
+            x.fam = AF_INET;
+            x.a += 12;
+        }
         if (!named && !each_entry(allow, holds_addr, &x)) {
             snprintf(why, wsz, "its host \"%s\" (%s) is not one --callback-allow names", bare,
                      text);

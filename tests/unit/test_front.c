@@ -131,6 +131,18 @@ TEST(callback_allowlist)
         /* a name listed is allowed as named; localhost resolves here */
         {"http://localhost:1/cb", "LOCALHOST", 1, NULL},
         {"http://localhost:1/cb", "127.0.0.1", -1, NULL}, /* as its addresses: see below */
+        /* an IPv4-mapped IPv6 address reaches its IPv4 address: only IPv4
+         * entries hold it, never an IPv6 range such as ::/0 */
+        {"http://[::ffff:127.0.0.1]:9/cb", "::/0", 0, "not one"},
+        {"http://[::ffff:169.254.169.254]/x", "::/0, 2001:db8::/32", 0, "not one"},
+        {"http://[::ffff:127.0.0.1]:9/cb", "127.0.0.1", 1, NULL},
+        {"http://[::ffff:7f00:1]:9/cb", "10.0.0.0/8", 0, "not one"},
+        /* other spellings of 127.0.0.1 are checked as the address they are */
+        {"http://0x7f.1:9/cb", "10.0.0.0/8", 0, "not one"},
+        {"http://2130706433:9/cb", "10.0.0.0/8", 0, "not one"},
+        {"http://017700000001:9/cb", "::/0", 0, "not one"},
+        /* userinfo names no host */
+        {"http://10.0.0.1@127.0.0.1:9/cb", "10.0.0.0/8", 0, "not one"},
     };
     char why[300];
 
