@@ -971,11 +971,13 @@ static int host_start(void *ud, const struct fields *jobs, size_t n, const char 
     } else if (rud_free) {
         rud_free(rud);
     }
+    /* each job is a thread (in process, or waiting for its callback) */
     pthread_mutex_lock(&x->mu);
-    if (callback && x->background + (int)n > FRONT_CALLBACKS_MAX)
+    if ((callback || !x->o->queue_mode) && x->background + (int)n > FRONT_BACKGROUND_MAX)
         rc = llmsb_err_set(err, LLMSB_ERR_LIMIT,
-                           "%d jobs with callbacks are not finished yet: try again later",
-                           x->background);
+                           "%d jobs started without a wait or with callbacks are not finished "
+                           "yet (at most %d): try again later",
+                           x->background, FRONT_BACKGROUND_MAX);
     pthread_mutex_unlock(&x->mu);
     for (size_t i = 0; i < n && rc == 0; i++) {
         const char *id = fields_get(&jobs[i], "id", NULL);

@@ -9,6 +9,7 @@
 #include <netinet/in.h>
 
 #include "front/front_int.h"
+#include "scheduler/decide.h"
 
 static struct sockaddr_in v4(const char *a)
 {
@@ -162,6 +163,51 @@ TEST(callback_allowlist)
               1);
 }
 
+/* In process a job started without a wait (Judge0's wait=false) is a
+ * thread holding a copy of its fields until it ends: a client starting
+ * batch after batch must be refused long before thousands of threads
+ * (and their code and files) pile up.  No slot: every job waits, none
+ * runs (no engine is needed), until the executor stops them. */
+TEST(started_jobs_bounded_in_process)
+{
+    struct config cfg;
+    struct front_options o = {.cfg = &cfg, .slots = 0, .max_calls = 1};
+    struct llmsb_err err = {0};
+    struct front_exec *x;
+    atomic_int cancel;
+    struct front_call c;
+    struct front_host h;
+    int started = 0, refused = 0;
+
+    config_defaults(&cfg);
+    atomic_init(&cancel, SCHED_GO);
+    ASSERT((x = front_exec_new(&o, &err)) != NULL);
+    c = (struct front_call){x, &cancel};
+    front_exec_host(&c, &h);
+    while (started < 2000 && !refused) {
+        struct fields f[FRONT_BATCH_MAX];
+        char id[FRONT_BATCH_MAX][32];
+        for (int i = 0; i < FRONT_BATCH_MAX; i++) {
+            snprintf(id[i], sizeof(id[i]), "t-%d", started + i);
+            fields_init(&f[i], 8);
+            fields_adds(&f[i], "id", id[i]);
+            fields_adds(&f[i], "lang", "python");
+            fields_adds(&f[i], "code", "print(1)");
+        }
+        if (h.start(h.ud, f, FRONT_BATCH_MAX, NULL, NULL, NULL, NULL, &err) == 0)
+            started += FRONT_BATCH_MAX;
+        else
+            refused = 1;
+        for (int i = 0; i < FRONT_BATCH_MAX; i++)
+            fields_release(&f[i]);
+    }
+    ASSERT_MSG(refused, "2,000 started jobs were taken: no bound");
+    ASSERT_EQ(err.code, LLMSB_ERR_LIMIT);
+    ASSERT(started <= FRONT_BACKGROUND_MAX);
+    front_exec_free(x); /* stops the waiting jobs */
+}
+
 TEST_MAIN("front", T(rate_off_without_a_rate), T(rate_bucket_per_address),
           T(rate_ipv6_slash64_is_one_client), T(rate_ipv4_mapped_is_its_ipv4_address),
-          T(rate_table_full_forgets_the_oldest), T(callback_allowlist))
+          T(rate_table_full_forgets_the_oldest), T(callback_allowlist),
+          T(started_jobs_bounded_in_process))
