@@ -228,16 +228,18 @@ static void release_call(struct server *srv, struct req *r)
     pthread_mutex_unlock(&srv->mu);
 }
 
-/* The checks made on the headers; 0 when they pass, else the refusal was
- * queued (1) or could not be (-1). */
-/* 1 for what any client may GET without the token: a liveness probe
- * (SandboxFusion's /v1/ping) and the API's description. */
-static int public_get(const char *method, const char *url)
+/* 1 for what any client may ask without the token: a liveness probe
+ * (SandboxFusion's /v1/ping), the API's description, and a CORS preflight
+ * (a browser never sends Authorization with one; it answers headers only). */
+static int open_request(const char *method, const char *url)
 {
-    return strcmp(method, "GET") == 0 &&
-           (strcmp(url, "/v1/ping") == 0 || strcmp(url, "/openapi.json") == 0);
+    return strcmp(method, "OPTIONS") == 0 ||
+           (strcmp(method, "GET") == 0 &&
+            (strcmp(url, "/v1/ping") == 0 || strcmp(url, "/openapi.json") == 0));
 }
 
+/* The checks made on the headers; 0 when they pass, else the refusal was
+ * queued (1) or could not be (-1). */
 static int precheck(struct server *srv, struct MHD_Connection *conn, const char *method,
                     const char *url)
 {
@@ -257,7 +259,7 @@ static int precheck(struct server *srv, struct MHD_Connection *conn, const char 
                     "Forbidden: Origin \"%.200s\" not allowed (loopback origins and "
                     "--allow-origin ones only)",
                     origin);
-    else if (!public_get(method, url) && !token_ok(srv, conn))
+    else if (!open_request(method, url) && !token_ok(srv, conn))
         rc = refuse(conn, MHD_HTTP_UNAUTHORIZED, 0,
                     "Unauthorized: Authorization: Bearer (or X-Auth-Token) with the server's "
                     "token is required");
