@@ -35,6 +35,7 @@
 #define WAITING_MAX 256 /* connections held by the door before their headers */
 #define SPARE_CONNS 64  /* connections past the calls' (GETs, keep-alive) */
 #define OUT_MAX_TEXT ((size_t)1 << 30)
+#define OPEN_BODY_MAX 65536 /* a request answered without the token: its body, dropped */
 
 /* The OpenAPI document (front/openapi.json), embedded at build time. */
 extern const char front_openapi_json[];
@@ -68,6 +69,7 @@ struct req {
     struct buf body;
     size_t seen; /* body bytes received, kept or not */
     int too_big;
+    int open;     /* answered without the token: its body is never kept */
     int admitted; /* counted in running */
     int fd;
     pthread_t th;
@@ -445,7 +447,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         if (!(r = req_new(srv, conn, method, url)))
             return MHD_NO;
         *req_cls = r;
+        r->open = open_request(method, url);
         return precheck(srv, conn, method, url) < 0 ? MHD_NO : MHD_YES;
+    }
+    if (*upload_size && r->open) {
+        /* no one's token: its body is not kept (else anyone could hold
+         * --max-body bytes per connection), and a long one is dropped */
+        r->seen += *upload_size;
+        *upload_size = 0;
+        return r->seen > OPEN_BODY_MAX ? MHD_NO : MHD_YES;
     }
     if (*upload_size) {
         r->seen += *upload_size;
