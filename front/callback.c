@@ -3,7 +3,7 @@
  * (--callback-allow: host names, addresses, CIDRs), never to any other
  * address a name resolves to, the connection pinned to the address that
  * was checked (a name that resolves elsewhere the second time reaches
- * nothing), no redirect followed, a few tries, each short. */
+ * nothing), no redirect followed, no proxy, a few tries, each short. */
 #include "front/front_int.h"
 
 #include <arpa/inet.h>
@@ -200,6 +200,9 @@ int front_callback_put(const char *url, const char *allow, const char *body)
         curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
         curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, CB_TIMEOUT_MS);
         curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+        /* no proxy from the environment (http_proxy, ALL_PROXY): it would
+         * resolve the host itself, past the address checked and pinned */
+        curl_easy_setopt(c, CURLOPT_PROXY, "");
         curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
         curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
         curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);

@@ -7,6 +7,11 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "front/front_int.h"
 #include "scheduler/decide.h"
@@ -163,6 +168,81 @@ TEST(callback_allowlist)
               1);
 }
 
+/* A listener on 127.0.0.1 (a port of the kernel's choosing). */
+static int listen_local(int *port)
+{
+    struct sockaddr_in a = v4("127.0.0.1");
+    socklen_t n = sizeof(a);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(fd, 4) != 0 ||
+        getsockname(fd, (struct sockaddr *)&a, &n) != 0)
+        return -1;
+    *port = ntohs(a.sin_port);
+    return fd;
+}
+
+/* Test double: two HTTP listeners, the callback's target and a proxy;
+ * the first connection to either is answered 200 and counted. */
+struct two_ears {
+    int fd[2], hits[2];
+};
+
+static void *answer_one(void *arg)
+{
+    struct two_ears *t = arg;
+    struct pollfd p[2] = {{t->fd[0], POLLIN, 0}, {t->fd[1], POLLIN, 0}};
+    static const char ok[] = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+    char req[4096];
+
+    if (poll(p, 2, 10000) <= 0)
+        return NULL;
+    for (int i = 0; i < 2; i++)
+        if (p[i].revents & POLLIN) {
+            int c = accept(t->fd[i], NULL, NULL);
+            t->hits[i]++;
+            if (c >= 0) {
+                usleep(100 * 1000); /* the request's head and body are in */
+                (void)!read(c, req, sizeof(req));
+                (void)!write(c, ok, sizeof(ok) - 1);
+                close(c);
+            }
+            break;
+        }
+    return NULL;
+}
+
+/* A proxy in the server's environment (http_proxy) would resolve the
+ * callback's host itself, past the address checked and pinned: the
+ * callback goes straight to its target. */
+TEST(callback_goes_past_no_proxy)
+{
+    struct two_ears t = {{-1, -1}, {0, 0}};
+    int target, proxy;
+    char url[64], env[64];
+    pthread_t th;
+
+    ASSERT((t.fd[0] = listen_local(&target)) >= 0);
+    ASSERT((t.fd[1] = listen_local(&proxy)) >= 0);
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/cb", target);
+    snprintf(env, sizeof(env), "http://127.0.0.1:%d", proxy);
+    setenv("http_proxy", env, 1);
+    setenv("HTTPS_PROXY", env, 1);
+    setenv("ALL_PROXY", env, 1);
+    unsetenv("no_proxy");
+    unsetenv("NO_PROXY");
+    ASSERT_EQ(pthread_create(&th, NULL, answer_one, &t), 0);
+    ASSERT_EQ(front_callback_put(url, "127.0.0.1", "{}"), 0);
+    pthread_join(th, NULL);
+    unsetenv("http_proxy");
+    unsetenv("HTTPS_PROXY");
+    unsetenv("ALL_PROXY");
+    close(t.fd[0]);
+    close(t.fd[1]);
+    ASSERT_EQ(t.hits[1], 0); /* not the proxy */
+    ASSERT_EQ(t.hits[0], 1);
+}
+
 /* In process a job started without a wait (Judge0's wait=false) is a
  * thread holding a copy of its fields until it ends: a client starting
  * batch after batch must be refused long before thousands of threads
@@ -210,4 +290,4 @@ TEST(started_jobs_bounded_in_process)
 TEST_MAIN("front", T(rate_off_without_a_rate), T(rate_bucket_per_address),
           T(rate_ipv6_slash64_is_one_client), T(rate_ipv4_mapped_is_its_ipv4_address),
           T(rate_table_full_forgets_the_oldest), T(callback_allowlist),
-          T(started_jobs_bounded_in_process))
+          T(callback_goes_past_no_proxy), T(started_jobs_bounded_in_process))
