@@ -298,11 +298,14 @@ static cJSON *run_queued(struct front_exec *x, const struct job *j, const struct
 /* ---- compile once: a program's calls that wait together run as cases ------------------ */
 
 /* The fields a call may have to share a group's run: those a job with
- * cases takes from the job for every case (its stdin becomes the case's). */
+ * cases takes from the job for every case (its stdin becomes the case's),
+ * and meta (each member's own: kept out of the key, put back in its
+ * result; Judge0's calls always carry one). */
 static const char *const group_fields[] = {
     "id",   "lang",   "code",     "stdin", "timeout", "compile_timeout", "memory",
     "cpus", "pids",   "output",   "files", "args",    "compile_flags",   "link_flags",
-    "env",  "policy", "security", "image", "needs",   "plots",           NULL};
+    "env",  "policy", "security", "image", "needs",   "plots",           "meta",
+    NULL};
 
 /* 1 when job j (made of f) may share a group's run: compile_once on, in
  * process, a language with a compile step, no field but group_fields,
@@ -524,9 +527,11 @@ static cJSON *run_grouped(struct front_exec *x, const struct fields *f, const ch
 }
 
 /* Job f (its id: id) run and waited for: its result, or NULL when
- * stopped.  Fields the job's parser refuses give an invalid result. */
+ * stopped.  Fields the job's parser refuses give an invalid result.
+ * may_group: a call waiting for its answer (compile once may take it);
+ * 0 for a job started without a wait, which runs one job of its own. */
 static cJSON *run_fields(struct front_exec *x, const struct fields *f, const char *id,
-                         atomic_int *cancel)
+                         atomic_int *cancel, int may_group)
 {
     struct llmsb_err err = {0};
     struct fields withid;
@@ -547,7 +552,7 @@ static cJSON *run_fields(struct front_exec *x, const struct fields *f, const cha
         out = result_without_run(x, &j, id, STATUS_INVALID, err.msg);
     else if (x->o->queue_mode)
         out = run_queued(x, &j, &withid, cancel, &err);
-    else if (groupable(x, &j, &withid) &&
+    else if (may_group && groupable(x, &j, &withid) &&
              ((out = run_grouped(x, &withid, id, cancel, &alone)) || !alone))
         ; /* its group's share, or stopped */
     else
@@ -646,7 +651,7 @@ static cJSON *run_shared(struct front_exec *x, const struct fields *f, const cha
     }
     if (!(fl = calloc(1, sizeof(*fl)))) {
         pthread_mutex_unlock(&x->mu);
-        return run_fields(x, f, id, cancel);
+        return run_fields(x, f, id, cancel, 1);
     }
     memcpy(fl->key, key, 32);
     snprintf(fl->id, sizeof(fl->id), "%s", id);
@@ -655,7 +660,7 @@ static cJSON *run_shared(struct front_exec *x, const struct fields *f, const cha
     x->flights = fl;
     pthread_mutex_unlock(&x->mu);
 
-    out = run_fields(x, f, id, cancel);
+    out = run_fields(x, f, id, cancel, 1);
     pthread_mutex_lock(&x->mu);
     if (out) {
         fl->result = cJSON_Duplicate(out, 1);
@@ -709,8 +714,8 @@ static int host_run(void *ud, const struct fields *jobs, size_t n, cJSON **resul
             snprintf(id, sizeof(id), "%s", given);
         else if (new_id(id, sizeof(id), err) != 0)
             goto fail;
-        results[i] =
-            given ? run_fields(x, &jobs[i], id, c->cancel) : run_shared(x, &jobs[i], id, c->cancel);
+        results[i] = given ? run_fields(x, &jobs[i], id, c->cancel, 1)
+                           : run_shared(x, &jobs[i], id, c->cancel);
         if (!results[i]) {
             llmsb_err_set(err, LLMSB_ERR_INTERRUPTED, "interrupted");
             goto fail;
@@ -825,7 +830,7 @@ static void *bg_run(void *arg)
     if ((s = started_find(x, b->id)))
         s->state = FRONT_RUNNING;
     pthread_mutex_unlock(&x->mu);
-    out = run_fields(x, &b->f, b->id, &x->stop);
+    out = run_fields(x, &b->f, b->id, &x->stop, 0);
     pthread_mutex_lock(&x->mu);
     if ((s = started_find(x, b->id))) {
         s->state = FRONT_DONE;
