@@ -192,8 +192,17 @@ static int is_call(const char *method)
            strcmp(method, "DELETE") == 0;
 }
 
+/* 1 when the client hung up (or the socket failed). */
+static int client_gone(int fd)
+{
+    struct pollfd p = {fd, POLLRDHUP, 0};
+
+    return fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
+
 /* Admits a call: running below max_calls, else waiting below max_waiting
- * until one ends.  0 admitted; -1 the server is full (or stopping). */
+ * until one ends.  0 admitted; -1 the server is full (or stopping, or the
+ * client hung up while it waited: its place goes to the next). */
 static int admit_call(struct server *srv, struct req *r)
 {
     int rc = 0;
@@ -205,10 +214,13 @@ static int admit_call(struct server *srv, struct req *r)
         } else {
             srv->waiting++;
             while (srv->running >= srv->o->max_calls && !llmsb_interrupted &&
-                   atomic_load(&r->cancel) == SCHED_GO)
+                   atomic_load(&r->cancel) == SCHED_GO) {
                 clock_cond_wait_ms(&srv->cv, &srv->mu, WATCH_MS);
+                if (client_gone(r->fd))
+                    atomic_store(&r->cancel, SCHED_CANCEL_ABORT);
+            }
             srv->waiting--;
-            rc = srv->running >= srv->o->max_calls ? -1 : 0;
+            rc = srv->running >= srv->o->max_calls || atomic_load(&r->cancel) != SCHED_GO ? -1 : 0;
         }
     }
     if (rc == 0) {
@@ -328,14 +340,6 @@ static void req_free(struct req *r)
     free(r);
 }
 
-/* 1 when the client hung up (or the socket failed). */
-static int client_gone(int fd)
-{
-    struct pollfd p = {fd, POLLRDHUP, 0};
-
-    return fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
-}
-
 /* The route whose path it is answers r (on the call's thread). */
 static void *call_main(void *arg)
 {
@@ -414,11 +418,14 @@ static enum MHD_Result answer(struct req *r)
     if (strcmp(r->method, "GET") == 0 && strcmp(r->url, "/openapi.json") == 0)
         return respond_text(r->conn, MHD_HTTP_OK, "application/json", front_openapi_json,
                             strlen(front_openapi_json), 0, 0, origin);
-    if (is_call(r->method) && admit_call(srv, r) != 0)
+    if (is_call(r->method) && admit_call(srv, r) != 0) {
+        if (atomic_load(&r->cancel) != SCHED_GO)
+            return MHD_NO; /* it hung up while it waited */
         return refuse(r->conn, MHD_HTTP_TOO_MANY_REQUESTS, 1,
                       "Too Many Requests: %d calls run and %d wait (--max-calls, --max-waiting); "
                       "try again in a second",
                       srv->o->max_calls, srv->o->max_waiting);
+    }
     if (run_call(r) != 0)
         return MHD_NO; /* the client left: its call was stopped */
     release_call(srv, r);
