@@ -87,6 +87,7 @@ struct front_exec {
     struct group *groups;    /* open: waiting for a slot */
     struct started *started; /* FRONT_DONE_KEPT */
     int background;          /* threads of started jobs and callbacks alive */
+    size_t background_bytes; /* ... and the bytes of their jobs' fields */
     atomic_int stop;         /* front_exec_free: background waits end */
 };
 
@@ -734,6 +735,7 @@ fail:
 struct bg {
     struct front_exec *x;
     struct fields f; /* in process: the job's fields (copies) */
+    size_t bytes;    /* f's, counted in background_bytes */
     char id[FRONT_ID_MAX + 1];
     char *callback; /* NULL: none */
     front_render_fn render;
@@ -806,14 +808,27 @@ static void callback_send(struct front_exec *x, struct bg *b, const cJSON *resul
     free(text);
 }
 
+/* The bytes f's names and values hold (0 for NULL). */
+static size_t fields_bytes(const struct fields *f)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; f && i < f->n; i++)
+        n += f->v[i].name_len + f->v[i].len;
+    return n;
+}
+
 static void bg_free(struct front_exec *x, struct bg *b)
 {
+    size_t bytes = b->bytes;
+
     fields_release(&b->f);
     free(b->callback);
     shared_put(x, b->rud);
     free(b);
     pthread_mutex_lock(&x->mu);
     x->background--;
+    x->background_bytes -= bytes;
     pthread_cond_broadcast(&x->cv);
     pthread_mutex_unlock(&x->mu);
 }
@@ -885,6 +900,7 @@ static int bg_spawn(struct front_exec *x, struct bg *b, void *(*fn)(void *), str
 
     pthread_mutex_lock(&x->mu);
     x->background++;
+    x->background_bytes += b->bytes;
     pthread_mutex_unlock(&x->mu);
     pthread_attr_init(&a);
     pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
@@ -907,6 +923,7 @@ static struct bg *bg_new(struct front_exec *x, const struct fields *f, const cha
     b->x = x;
     fields_init(&b->f, JOB_MAX_FIELDS + 1);
     snprintf(b->id, sizeof(b->id), "%s", id);
+    b->bytes = fields_bytes(f);
     for (size_t i = 0; f && i < f->n; i++)
         if (fields_add_copy(&b->f, f->v[i].name, f->v[i].name_len, f->v[i].value, f->v[i].len)) {
             fields_release(&b->f);
@@ -957,6 +974,7 @@ static int host_start(void *ud, const struct fields *jobs, size_t n, const char 
     struct front_exec *x = c->x;
     struct shared_ud *s = NULL;
     char why[300];
+    size_t bytes = 0;
     int rc = 0;
 
     if (callback && !front_callback_allowed(callback, x->o->callback_allow, why, sizeof(why))) {
@@ -976,13 +994,21 @@ static int host_start(void *ud, const struct fields *jobs, size_t n, const char 
     } else if (rud_free) {
         rud_free(rud);
     }
-    /* each job is a thread (in process, or waiting for its callback) */
+    /* each job is a thread (in process, or waiting for its callback),
+     * holding its fields in process */
+    for (size_t i = 0; !x->o->queue_mode && i < n; i++)
+        bytes += fields_bytes(&jobs[i]);
     pthread_mutex_lock(&x->mu);
     if ((callback || !x->o->queue_mode) && x->background + (int)n > FRONT_BACKGROUND_MAX)
         rc = llmsb_err_set(err, LLMSB_ERR_LIMIT,
                            "%d jobs started without a wait or with callbacks are not finished "
                            "yet (at most %d): try again later",
                            x->background, FRONT_BACKGROUND_MAX);
+    else if (x->background_bytes + bytes > FRONT_BACKGROUND_BYTES)
+        rc = llmsb_err_set(err, LLMSB_ERR_LIMIT,
+                           "the jobs started without a wait and not finished hold %zu MiB (at "
+                           "most %zu MiB): try again later",
+                           x->background_bytes >> 20, FRONT_BACKGROUND_BYTES >> 20);
     pthread_mutex_unlock(&x->mu);
     for (size_t i = 0; i < n && rc == 0; i++) {
         const char *id = fields_get(&jobs[i], "id", NULL);

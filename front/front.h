@@ -20,6 +20,8 @@
 /* threads of jobs started without a wait (in process) and of callbacks not
  * yet delivered, at most: each holds its job's fields until it ends */
 #define FRONT_BACKGROUND_MAX 1024
+/* ... and the bytes of those jobs' fields (in process), at most */
+#define FRONT_BACKGROUND_BYTES ((size_t)512 << 20)
 #define FRONT_HEAD_DEADLINE_MS 10000
 #define FRONT_IDLE_S 60 /* a keep-alive connection idle this long is closed */
 

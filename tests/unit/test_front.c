@@ -287,7 +287,53 @@ TEST(started_jobs_bounded_in_process)
     front_exec_free(x); /* stops the waiting jobs */
 }
 
+/* ... and their bytes are bounded too: 1,024 jobs of a 48 MiB body each
+ * would hold tens of GB.  Jobs of 4 MiB of stdin each: refused long
+ * before 1,024 of them. */
+TEST(started_jobs_bytes_bounded_in_process)
+{
+    struct config cfg;
+    struct front_options o = {.cfg = &cfg, .slots = 0, .max_calls = 1};
+    struct llmsb_err err = {0};
+    size_t big = (size_t)4 << 20;
+    char *in = malloc(big);
+    struct front_exec *x;
+    atomic_int cancel;
+    struct front_call c;
+    struct front_host h;
+    int started = 0, refused = 0;
+
+    ASSERT(in);
+    memset(in, 'a', big);
+    config_defaults(&cfg);
+    atomic_init(&cancel, SCHED_GO);
+    ASSERT((x = front_exec_new(&o, &err)) != NULL);
+    c = (struct front_call){x, &cancel};
+    front_exec_host(&c, &h);
+    while (started < FRONT_BACKGROUND_MAX && !refused) {
+        struct fields f;
+        char id[32];
+        snprintf(id, sizeof(id), "b-%d", started);
+        fields_init(&f, 8);
+        fields_adds(&f, "id", id);
+        fields_adds(&f, "lang", "python");
+        fields_adds(&f, "code", "print(1)");
+        fields_add(&f, "stdin", in, big);
+        if (h.start(h.ud, &f, 1, NULL, NULL, NULL, NULL, &err) == 0)
+            started++;
+        else
+            refused = 1;
+        fields_release(&f);
+    }
+    free(in);
+    ASSERT_MSG(refused, "1,024 jobs of 4 MiB each were taken: no bound on bytes");
+    ASSERT_EQ(err.code, LLMSB_ERR_LIMIT);
+    ASSERT((size_t)started * big <= FRONT_BACKGROUND_BYTES);
+    front_exec_free(x);
+}
+
 TEST_MAIN("front", T(rate_off_without_a_rate), T(rate_bucket_per_address),
           T(rate_ipv6_slash64_is_one_client), T(rate_ipv4_mapped_is_its_ipv4_address),
           T(rate_table_full_forgets_the_oldest), T(callback_allowlist),
-          T(callback_goes_past_no_proxy), T(started_jobs_bounded_in_process))
+          T(callback_goes_past_no_proxy), T(started_jobs_bounded_in_process),
+          T(started_jobs_bytes_bounded_in_process))
