@@ -700,6 +700,9 @@ static int new_id(char *out, size_t outsz, struct llmsb_err *err)
     return 0;
 }
 
+/* Keeps job id's result for lookups (below). */
+static void keep_result(struct front_exec *x, const char *id, const cJSON *result);
+
 static int host_run(void *ud, const struct fields *jobs, size_t n, cJSON **results,
                     struct llmsb_err *err)
 {
@@ -721,6 +724,8 @@ static int host_run(void *ud, const struct fields *jobs, size_t n, cJSON **resul
             llmsb_err_set(err, LLMSB_ERR_INTERRUPTED, "interrupted");
             goto fail;
         }
+        if (given && !x->o->queue_mode) /* through Redis it is there */
+            keep_result(x, id, results[i]);
     }
     return 0;
 fail:
@@ -791,6 +796,29 @@ static struct started *started_slot(struct front_exec *x)
         memset(oldest, 0, sizeof(*oldest));
     }
     return oldest;
+}
+
+/* In process: the result of job id, run with an id its route gave (it will
+ * be asked about: Judge0's GET after wait=true), kept for lookups as a
+ * started job's; nothing when every entry is a job not yet done. */
+static void keep_result(struct front_exec *x, const char *id, const cJSON *result)
+{
+    struct started *s;
+    cJSON *copy = cJSON_Duplicate(result, 1);
+
+    if (!copy)
+        return;
+    pthread_mutex_lock(&x->mu);
+    if ((s = started_find(x, id)) || (s = started_slot(x))) {
+        cJSON_Delete(s->result);
+        snprintf(s->id, sizeof(s->id), "%s", id);
+        s->state = FRONT_DONE;
+        s->result = copy;
+        s->done_ms = clock_mono_ms();
+        copy = NULL;
+    }
+    pthread_mutex_unlock(&x->mu);
+    cJSON_Delete(copy);
 }
 
 static void callback_send(struct front_exec *x, struct bg *b, const cJSON *result)

@@ -332,8 +332,44 @@ TEST(started_jobs_bytes_bounded_in_process)
     front_exec_free(x);
 }
 
+/* A job a route runs with an id of its own (Judge0's wait=true) is one it
+ * will be asked about later (GET /submissions/{token}): in process its
+ * result is kept for lookups as a started job's is.  A job the parser
+ * refuses has a result without running, so no engine is needed. */
+TEST(run_with_id_is_kept_for_lookup)
+{
+    struct config cfg;
+    struct front_options o = {.cfg = &cfg, .slots = 0, .max_calls = 1};
+    struct llmsb_err err = {0};
+    struct front_exec *x;
+    atomic_int cancel;
+    struct front_call c;
+    struct front_host h;
+    struct fields f;
+    cJSON *res = NULL, *kept = NULL;
+
+    config_defaults(&cfg);
+    atomic_init(&cancel, SCHED_GO);
+    ASSERT((x = front_exec_new(&o, &err)) != NULL);
+    c = (struct front_call){x, &cancel};
+    front_exec_host(&c, &h);
+    fields_init(&f, 8);
+    fields_adds(&f, "id", "judge0-kept");
+    fields_adds(&f, "lang", "python");
+    fields_adds(&f, "code", "print(1)");
+    fields_adds(&f, "timeout", "abc");
+    ASSERT_EQ(h.run(h.ud, &f, 1, &res, &err), 0);
+    ASSERT_STR(cJSON_GetStringValue(cJSON_GetObjectItem(res, "status")), "invalid");
+    ASSERT_EQ(h.lookup(h.ud, "judge0-kept", &kept), FRONT_DONE);
+    ASSERT(kept && cJSON_Compare(kept, res, 1));
+    cJSON_Delete(kept);
+    cJSON_Delete(res);
+    fields_release(&f);
+    front_exec_free(x);
+}
+
 TEST_MAIN("front", T(rate_off_without_a_rate), T(rate_bucket_per_address),
           T(rate_ipv6_slash64_is_one_client), T(rate_ipv4_mapped_is_its_ipv4_address),
           T(rate_table_full_forgets_the_oldest), T(callback_allowlist),
           T(callback_goes_past_no_proxy), T(started_jobs_bounded_in_process),
-          T(started_jobs_bytes_bounded_in_process))
+          T(started_jobs_bytes_bounded_in_process), T(run_with_id_is_kept_for_lookup))
