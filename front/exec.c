@@ -71,6 +71,7 @@ struct started {
     char id[FRONT_ID_MAX + 1];
     enum front_state state;
     cJSON *result;
+    size_t bytes; /* result's, counted in done_bytes */
     int64_t done_ms;
 };
 
@@ -86,6 +87,7 @@ struct front_exec {
     struct flight *flights;
     struct group *groups;    /* open: waiting for a slot */
     struct started *started; /* FRONT_DONE_KEPT */
+    size_t done_bytes;       /* their results' bytes, FRONT_DONE_BYTES at most */
     int background;          /* threads of started jobs and callbacks alive */
     size_t background_bytes; /* ... and the bytes of their jobs' fields */
     atomic_int stop;         /* front_exec_free: background waits end */
@@ -770,6 +772,14 @@ static void shared_put(struct front_exec *x, struct shared_ud *s)
     }
 }
 
+/* Entry s emptied, its result freed (under mu). */
+static void started_clear(struct front_exec *x, struct started *s)
+{
+    cJSON_Delete(s->result);
+    x->done_bytes -= s->bytes;
+    memset(s, 0, sizeof(*s));
+}
+
 static struct started *started_find(struct front_exec *x, const char *id)
 {
     for (size_t i = 0; i < FRONT_DONE_KEPT; i++)
@@ -791,11 +801,44 @@ static struct started *started_slot(struct front_exec *x)
         if (s->state == FRONT_DONE && (!oldest || s->done_ms < oldest->done_ms))
             oldest = s;
     }
-    if (oldest) {
-        cJSON_Delete(oldest->result);
-        memset(oldest, 0, sizeof(*oldest));
-    }
+    if (oldest)
+        started_clear(x, oldest);
     return oldest;
+}
+
+/* About the bytes a result holds: its strings and a little per item. */
+static size_t json_bytes(const cJSON *j)
+{
+    size_t n = 0;
+
+    for (; j; j = j->next) {
+        n += 32 + (j->string ? strlen(j->string) : 0) +
+             (j->valuestring ? strlen(j->valuestring) : 0);
+        n += json_bytes(j->child);
+    }
+    return n;
+}
+
+/* Entry s done with result (consumed), then the results kept longest
+ * dropped while they hold more than FRONT_DONE_BYTES (under mu). */
+static void started_done(struct front_exec *x, struct started *s, cJSON *result)
+{
+    s->state = FRONT_DONE;
+    s->result = result;
+    s->bytes = json_bytes(result);
+    s->done_ms = clock_mono_ms();
+    x->done_bytes += s->bytes;
+    while (x->done_bytes > FRONT_DONE_BYTES) {
+        struct started *oldest = NULL;
+        for (size_t i = 0; i < FRONT_DONE_KEPT; i++) {
+            struct started *o = &x->started[i];
+            if (o != s && o->state == FRONT_DONE && (!oldest || o->done_ms < oldest->done_ms))
+                oldest = o;
+        }
+        if (!oldest)
+            break;
+        started_clear(x, oldest);
+    }
 }
 
 /* In process: the result of job id, run with an id its route gave (it will
@@ -810,11 +853,9 @@ static void keep_result(struct front_exec *x, const char *id, const cJSON *resul
         return;
     pthread_mutex_lock(&x->mu);
     if ((s = started_find(x, id)) || (s = started_slot(x))) {
-        cJSON_Delete(s->result);
+        started_clear(x, s);
         snprintf(s->id, sizeof(s->id), "%s", id);
-        s->state = FRONT_DONE;
-        s->result = copy;
-        s->done_ms = clock_mono_ms();
+        started_done(x, s, copy);
         copy = NULL;
     }
     pthread_mutex_unlock(&x->mu);
@@ -876,11 +917,11 @@ static void *bg_run(void *arg)
     out = run_fields(x, &b->f, b->id, &x->stop, 0);
     pthread_mutex_lock(&x->mu);
     if ((s = started_find(x, b->id))) {
-        s->state = FRONT_DONE;
-        s->result = out ? cJSON_Duplicate(out, 1) : NULL;
-        s->done_ms = clock_mono_ms();
-        if (!s->result)
-            memset(s, 0, sizeof(*s)); /* stopped: the server is going */
+        cJSON *copy = out ? cJSON_Duplicate(out, 1) : NULL;
+        if (copy)
+            started_done(x, s, copy);
+        else
+            started_clear(x, s); /* stopped: the server is going */
     }
     pthread_mutex_unlock(&x->mu);
     callback_send(x, b, out);

@@ -17,6 +17,7 @@
 #define FRONT_BATCH_MAX 20      /* jobs one call may start (Judge0's batch) */
 #define FRONT_CLIENTS_KEPT 4096 /* client addresses the rate limit tracks */
 #define FRONT_DONE_KEPT 10000   /* in process: started jobs' results kept for lookups */
+#define FRONT_DONE_BYTES ((size_t)256 << 20) /* ... holding this many bytes at most */
 /* threads of jobs started without a wait (in process) and of callbacks not
  * yet delivered, at most: each holds its job's fields until it ends */
 #define FRONT_BACKGROUND_MAX 1024

@@ -368,8 +368,58 @@ TEST(run_with_id_is_kept_for_lookup)
     front_exec_free(x);
 }
 
+/* The results kept for lookups are bounded in bytes, not only in count:
+ * 10,000 results of a few MiB of output each would be tens of GB.  Here
+ * 60 KiB of meta each (copied into the result; 64 KiB is its cap), past
+ * FRONT_DONE_BYTES in fewer than FRONT_DONE_KEPT results: the oldest go. */
+TEST(kept_results_bytes_bounded)
+{
+    struct config cfg;
+    struct front_options o = {.cfg = &cfg, .slots = 0, .max_calls = 1};
+    struct llmsb_err err = {0};
+    size_t big = (size_t)60 << 10;
+    int n = (int)(FRONT_DONE_BYTES / big) + 16;
+    char *meta = malloc(big + 3), id[32];
+    struct front_exec *x;
+    atomic_int cancel;
+    struct front_call c;
+    struct front_host h;
+    cJSON *res = NULL, *kept = NULL;
+
+    ASSERT(meta);
+    meta[0] = '"';
+    memset(meta + 1, 'm', big);
+    meta[big + 1] = '"';
+    meta[big + 2] = '\0';
+    config_defaults(&cfg);
+    atomic_init(&cancel, SCHED_GO);
+    ASSERT((x = front_exec_new(&o, &err)) != NULL);
+    c = (struct front_call){x, &cancel};
+    front_exec_host(&c, &h);
+    for (int i = 0; i < n; i++) {
+        struct fields f;
+        snprintf(id, sizeof(id), "judge0-%d", i);
+        fields_init(&f, 8);
+        fields_adds(&f, "id", id);
+        fields_adds(&f, "lang", "python");
+        fields_adds(&f, "code", "print(1)");
+        fields_adds(&f, "meta", meta); /* (parsed before the field refused) */
+        fields_adds(&f, "timeout", "abc");
+        ASSERT_EQ(h.run(h.ud, &f, 1, &res, &err), 0);
+        cJSON_Delete(res);
+        fields_release(&f);
+    }
+    free(meta);
+    ASSERT_EQ(h.lookup(h.ud, "judge0-0", &kept), FRONT_UNKNOWN); /* the oldest went */
+    snprintf(id, sizeof(id), "judge0-%d", n - 1);
+    ASSERT_EQ(h.lookup(h.ud, id, &kept), FRONT_DONE); /* the newest is there */
+    cJSON_Delete(kept);
+    front_exec_free(x);
+}
+
 TEST_MAIN("front", T(rate_off_without_a_rate), T(rate_bucket_per_address),
           T(rate_ipv6_slash64_is_one_client), T(rate_ipv4_mapped_is_its_ipv4_address),
           T(rate_table_full_forgets_the_oldest), T(callback_allowlist),
           T(callback_goes_past_no_proxy), T(started_jobs_bounded_in_process),
-          T(started_jobs_bytes_bounded_in_process), T(run_with_id_is_kept_for_lookup))
+          T(started_jobs_bytes_bounded_in_process), T(run_with_id_is_kept_for_lookup),
+          T(kept_results_bytes_bounded))
