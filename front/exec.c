@@ -967,10 +967,7 @@ static int bg_spawn(struct front_exec *x, struct bg *b, void *(*fn)(void *), str
     pthread_attr_t a;
     int rc;
 
-    pthread_mutex_lock(&x->mu);
-    x->background++;
-    x->background_bytes += b->bytes;
-    pthread_mutex_unlock(&x->mu);
+    /* its place in background and background_bytes: host_start's */
     pthread_attr_init(&a);
     pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
     rc = pthread_create(&th, &a, fn, b);
@@ -1043,8 +1040,8 @@ static int host_start(void *ud, const struct fields *jobs, size_t n, const char 
     struct front_exec *x = c->x;
     struct shared_ud *s = NULL;
     char why[300];
-    size_t bytes = 0;
-    int rc = 0;
+    size_t bytes = 0, bytes_used = 0;
+    int rc = 0, threads = callback || !x->o->queue_mode ? (int)n : 0, used = 0;
 
     if (callback && !front_callback_allowed(callback, x->o->callback_allow, why, sizeof(why))) {
         if (rud_free)
@@ -1064,11 +1061,12 @@ static int host_start(void *ud, const struct fields *jobs, size_t n, const char 
         rud_free(rud);
     }
     /* each job is a thread (in process, or waiting for its callback),
-     * holding its fields in process */
+     * holding its fields in process: their places taken at once, so
+     * calls at the same time cannot all pass the check */
     for (size_t i = 0; !x->o->queue_mode && i < n; i++)
         bytes += fields_bytes(&jobs[i]);
     pthread_mutex_lock(&x->mu);
-    if ((callback || !x->o->queue_mode) && x->background + (int)n > FRONT_BACKGROUND_MAX)
+    if (threads && x->background + threads > FRONT_BACKGROUND_MAX)
         rc = llmsb_err_set(err, LLMSB_ERR_LIMIT,
                            "%d jobs started without a wait or with callbacks are not finished "
                            "yet (at most %d): try again later",
@@ -1078,7 +1076,15 @@ static int host_start(void *ud, const struct fields *jobs, size_t n, const char 
                            "the jobs started without a wait and not finished hold %zu MiB (at "
                            "most %zu MiB): try again later",
                            x->background_bytes >> 20, FRONT_BACKGROUND_BYTES >> 20);
+    if (rc == 0) {
+        x->background += threads;
+        x->background_bytes += bytes;
+    }
     pthread_mutex_unlock(&x->mu);
+    if (rc != 0) {
+        shared_put(x, s);
+        return rc;
+    }
     for (size_t i = 0; i < n && rc == 0; i++) {
         const char *id = fields_get(&jobs[i], "id", NULL);
         struct bg *b;
@@ -1091,10 +1097,12 @@ static int host_start(void *ud, const struct fields *jobs, size_t n, const char 
                 break;
             if (!callback)
                 continue;
-            if (!(b = bg_new(x, NULL, id, callback, render, s)))
+            if (!(b = bg_new(x, NULL, id, callback, render, s))) {
                 rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
-            else
+            } else {
+                used++;
                 rc = bg_spawn(x, b, bg_wait, err);
+            }
             continue;
         }
         pthread_mutex_lock(&x->mu);
@@ -1110,11 +1118,20 @@ static int host_start(void *ud, const struct fields *jobs, size_t n, const char 
                                FRONT_DONE_KEPT);
             break;
         }
-        if (!(b = bg_new(x, &jobs[i], id, callback, render, s)))
+        if (!(b = bg_new(x, &jobs[i], id, callback, render, s))) {
             rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
-        else
-            rc = bg_spawn(x, b, bg_run, err);
+        } else {
+            used++;
+            bytes_used += b->bytes;
+            rc = bg_spawn(x, b, bg_run, err); /* its place freed by bg_free */
+        }
     }
+    /* the places of the jobs not started given back */
+    pthread_mutex_lock(&x->mu);
+    x->background -= threads - used;
+    x->background_bytes -= bytes - bytes_used;
+    pthread_cond_broadcast(&x->cv);
+    pthread_mutex_unlock(&x->mu);
     shared_put(x, s);
     return rc;
 }

@@ -417,9 +417,73 @@ TEST(kept_results_bytes_bounded)
     front_exec_free(x);
 }
 
+/* Many calls starting jobs at the same moment: the bound holds for them
+ * all (each call's places are taken with its check, not after). */
+struct racer {
+    struct front_host *h;
+    pthread_barrier_t *go;
+    int base, started;
+};
+
+static void *race_start(void *arg)
+{
+    struct racer *r = arg;
+    struct fields f[FRONT_BATCH_MAX];
+    char id[FRONT_BATCH_MAX][32];
+    struct llmsb_err err = {0};
+
+    for (int i = 0; i < FRONT_BATCH_MAX; i++) {
+        snprintf(id[i], sizeof(id[i]), "r-%d", r->base + i);
+        fields_init(&f[i], 8);
+        fields_adds(&f[i], "id", id[i]);
+        fields_adds(&f[i], "lang", "python");
+        fields_adds(&f[i], "code", "print(1)");
+    }
+    pthread_barrier_wait(r->go);
+    if (r->h->start(r->h->ud, f, FRONT_BATCH_MAX, NULL, NULL, NULL, NULL, &err) == 0)
+        r->started = FRONT_BATCH_MAX;
+    for (int i = 0; i < FRONT_BATCH_MAX; i++)
+        fields_release(&f[i]);
+    return NULL;
+}
+
+TEST(started_jobs_bound_holds_for_calls_at_once)
+{
+    enum { CALLS = 2 * FRONT_BACKGROUND_MAX / FRONT_BATCH_MAX };
+    struct config cfg;
+    struct front_options o = {.cfg = &cfg, .slots = 0, .max_calls = 1};
+    struct llmsb_err err = {0};
+    struct front_exec *x;
+    atomic_int cancel;
+    struct front_call c;
+    struct front_host h;
+    pthread_barrier_t go;
+    pthread_t th[CALLS];
+    struct racer r[CALLS];
+    int started = 0;
+
+    config_defaults(&cfg);
+    atomic_init(&cancel, SCHED_GO);
+    ASSERT((x = front_exec_new(&o, &err)) != NULL);
+    c = (struct front_call){x, &cancel};
+    front_exec_host(&c, &h);
+    pthread_barrier_init(&go, NULL, CALLS);
+    for (int i = 0; i < CALLS; i++) {
+        r[i] = (struct racer){&h, &go, i * FRONT_BATCH_MAX, 0};
+        ASSERT_EQ(pthread_create(&th[i], NULL, race_start, &r[i]), 0);
+    }
+    for (int i = 0; i < CALLS; i++) {
+        pthread_join(th[i], NULL);
+        started += r[i].started;
+    }
+    pthread_barrier_destroy(&go);
+    ASSERT(started <= FRONT_BACKGROUND_MAX);
+    front_exec_free(x);
+}
+
 TEST_MAIN("front", T(rate_off_without_a_rate), T(rate_bucket_per_address),
           T(rate_ipv6_slash64_is_one_client), T(rate_ipv4_mapped_is_its_ipv4_address),
           T(rate_table_full_forgets_the_oldest), T(callback_allowlist),
           T(callback_goes_past_no_proxy), T(started_jobs_bounded_in_process),
           T(started_jobs_bytes_bounded_in_process), T(run_with_id_is_kept_for_lookup),
-          T(kept_results_bytes_bounded))
+          T(kept_results_bytes_bounded), T(started_jobs_bound_holds_for_calls_at_once))
