@@ -44,7 +44,8 @@ struct flight {
     int done, failed;          /* ended: with result; without (its caller left) */
     cJSON *result;
     int64_t done_ms;
-    int refs; /* its runner's and each waiter's; under mu */
+    size_t bytes; /* result's, counted in flight_bytes */
+    int refs;     /* its runner's and each waiter's; under mu */
     struct flight *next;
 };
 
@@ -85,6 +86,7 @@ struct front_exec {
     int slots_free;
     struct handle *idle; /* handles kept */
     struct flight *flights;
+    size_t flight_bytes;     /* their results', FRONT_DONE_BYTES at most once ended */
     struct group *groups;    /* open: waiting for a slot */
     struct started *started; /* FRONT_DONE_KEPT */
     size_t done_bytes;       /* their results' bytes, FRONT_DONE_BYTES at most */
@@ -589,6 +591,16 @@ static void fields_key_but(const struct fields *f, int grouping, unsigned char k
     EVP_MD_CTX_free(c);
 }
 
+static size_t json_bytes(const cJSON *j);
+
+/* fl freed, out of the table already (under mu). */
+static void flight_free(struct front_exec *x, struct flight *fl)
+{
+    x->flight_bytes -= fl->bytes;
+    cJSON_Delete(fl->result);
+    free(fl);
+}
+
 static void flight_put(struct front_exec *x, struct flight *fl)
 {
     /* under mu */
@@ -599,11 +611,12 @@ static void flight_put(struct front_exec *x, struct flight *fl)
             *p = fl->next;
             break;
         }
-    cJSON_Delete(fl->result);
-    free(fl);
+    flight_free(x, fl);
 }
 
-/* Drops the flights that ended longer than the window ago (under mu). */
+/* Drops the flights that ended longer than the window ago, then the
+ * oldest ended ones while the results kept hold more than
+ * FRONT_DONE_BYTES (under mu). */
 static void flights_expire(struct front_exec *x, int64_t now)
 {
     struct flight **p = &x->flights;
@@ -611,13 +624,22 @@ static void flights_expire(struct front_exec *x, int64_t now)
     while (*p) {
         struct flight *fl = *p;
         if (fl->done && fl->refs == 1 && now - fl->done_ms >= x->o->dedup_window_ms) {
-            fl->refs = 0;
             *p = fl->next;
-            cJSON_Delete(fl->result);
-            free(fl);
+            flight_free(x, fl);
         } else {
             p = &fl->next;
         }
+    }
+    while (x->flight_bytes > FRONT_DONE_BYTES) {
+        struct flight **oldest = NULL, *fl;
+        for (p = &x->flights; *p; p = &(*p)->next)
+            if ((*p)->done && (*p)->refs == 1 && (!oldest || (*p)->done_ms <= (*oldest)->done_ms))
+                oldest = p;
+        if (!oldest)
+            break;
+        fl = *oldest;
+        *oldest = fl->next;
+        flight_free(x, fl);
     }
 }
 
@@ -668,6 +690,8 @@ static cJSON *run_shared(struct front_exec *x, const struct fields *f, const cha
     if (out) {
         fl->result = cJSON_Duplicate(out, 1);
         fl->done = fl->result != NULL;
+        fl->bytes = json_bytes(fl->result);
+        x->flight_bytes += fl->bytes;
     }
     fl->failed = !fl->done;
     fl->done_ms = clock_mono_ms();
@@ -680,10 +704,10 @@ static cJSON *run_shared(struct front_exec *x, const struct fields *f, const cha
                 fl->next = NULL;
                 break;
             }
-        if (--fl->refs == 0) {
-            cJSON_Delete(fl->result);
-            free(fl);
-        }
+        if (--fl->refs == 0)
+            flight_free(x, fl);
+    } else {
+        flights_expire(x, fl->done_ms);
     }
     pthread_mutex_unlock(&x->mu);
     return out;

@@ -481,9 +481,73 @@ TEST(started_jobs_bound_holds_for_calls_at_once)
     front_exec_free(x);
 }
 
+/* With --dedup-window a finished run's result is kept for the calls that
+ * come after it; those results are bounded in bytes too, else a long
+ * window and many different calls hold them all.  Each call here is its
+ * own (its meta differs) and refused at once (no engine). */
+static cJSON *run_meta(struct front_host *h, const char *meta)
+{
+    struct llmsb_err err = {0};
+    struct fields f;
+    cJSON *res = NULL;
+
+    fields_init(&f, 8);
+    fields_adds(&f, "lang", "python");
+    fields_adds(&f, "code", "print(1)");
+    fields_adds(&f, "meta", meta);
+    fields_adds(&f, "timeout", "abc");
+    if (h->run(h->ud, &f, 1, &res, &err) != 0)
+        res = NULL;
+    fields_release(&f);
+    return res;
+}
+
+TEST(shared_results_bytes_bounded)
+{
+    struct config cfg;
+    struct front_options o = {.cfg = &cfg, .slots = 0, .max_calls = 1, .dedup_window_ms = 3600000};
+    struct llmsb_err err = {0};
+    size_t big = (size_t)60 << 10;
+    int n = (int)(FRONT_DONE_BYTES / big) + 16;
+    char *meta = malloc(big + 16);
+    struct front_exec *x;
+    atomic_int cancel;
+    struct front_call c;
+    struct front_host h;
+    cJSON *res;
+
+    ASSERT(meta);
+    memset(meta, 'm', big + 16);
+    config_defaults(&cfg);
+    atomic_init(&cancel, SCHED_GO);
+    ASSERT((x = front_exec_new(&o, &err)) != NULL);
+    c = (struct front_call){x, &cancel};
+    front_exec_host(&c, &h);
+    for (int i = 0; i < n; i++) {
+        snprintf(meta, 16, "\"%08d", i);
+        meta[9] = 'm';
+        meta[big] = '"';
+        meta[big + 1] = '\0';
+        ASSERT((res = run_meta(&h, meta)) != NULL);
+        cJSON_Delete(res);
+    }
+    /* the newest is shared (copy_of names its run), the oldest ran again */
+    ASSERT((res = run_meta(&h, meta)) != NULL);
+    ASSERT(cJSON_IsString(cJSON_GetObjectItem(res, "copy_of")));
+    cJSON_Delete(res);
+    snprintf(meta, 16, "\"%08d", 0);
+    meta[9] = 'm';
+    ASSERT((res = run_meta(&h, meta)) != NULL);
+    ASSERT(!cJSON_IsString(cJSON_GetObjectItem(res, "copy_of")));
+    cJSON_Delete(res);
+    free(meta);
+    front_exec_free(x);
+}
+
 TEST_MAIN("front", T(rate_off_without_a_rate), T(rate_bucket_per_address),
           T(rate_ipv6_slash64_is_one_client), T(rate_ipv4_mapped_is_its_ipv4_address),
           T(rate_table_full_forgets_the_oldest), T(callback_allowlist),
           T(callback_goes_past_no_proxy), T(started_jobs_bounded_in_process),
           T(started_jobs_bytes_bounded_in_process), T(run_with_id_is_kept_for_lookup),
-          T(kept_results_bytes_bounded), T(started_jobs_bound_holds_for_calls_at_once))
+          T(kept_results_bytes_bounded), T(started_jobs_bound_holds_for_calls_at_once),
+          T(shared_results_bytes_bounded))
