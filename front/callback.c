@@ -3,7 +3,7 @@
  * (--callback-allow: host names, addresses, CIDRs), never to any other
  * address a name resolves to, the connection pinned to the address that
  * was checked (a name that resolves elsewhere the second time reaches
- * nothing), no redirect followed, a few tries, each short. */
+ * nothing), no redirect followed, no proxy, a few tries, each short. */
 #include "front/front_int.h"
 
 #include <arpa/inet.h>
@@ -137,6 +137,12 @@ static int check(const char *url, const char *allow, char *why, size_t wsz, char
         else
             continue;
         inet_ntop(p->ai_family, x.a, text, sizeof(text));
+        /* ::ffff:a.b.c.d reaches a.b.c.d: checked as that IPv4 address, so
+         * an IPv6 range (::/0) never lets 127.0.0.1 or 169.254.169.254 in */
+        if (p->ai_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED((const struct in6_addr *)x.a)) {
+            x.fam = AF_INET;
+            x.a += 12;
+        }
         if (!named && !each_entry(allow, holds_addr, &x)) {
             snprintf(why, wsz, "its host \"%s\" (%s) is not one --callback-allow names", bare,
                      text);
@@ -194,6 +200,9 @@ int front_callback_put(const char *url, const char *allow, const char *body)
         curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
         curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, CB_TIMEOUT_MS);
         curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+        /* no proxy from the environment (http_proxy, ALL_PROXY): it would
+         * resolve the host itself, past the address checked and pinned */
+        curl_easy_setopt(c, CURLOPT_PROXY, "");
         curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
         curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
         curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);

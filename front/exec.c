@@ -44,7 +44,8 @@ struct flight {
     int done, failed;          /* ended: with result; without (its caller left) */
     cJSON *result;
     int64_t done_ms;
-    int refs; /* its runner's and each waiter's; under mu */
+    size_t bytes; /* result's, counted in flight_bytes */
+    int refs;     /* its runner's and each waiter's; under mu */
     struct flight *next;
 };
 
@@ -79,6 +80,7 @@ struct started {
     char id[FRONT_ID_MAX + 1];
     enum front_state state;
     cJSON *result;
+    size_t bytes; /* result's, counted in done_bytes */
     int64_t done_ms;
 };
 
@@ -93,9 +95,12 @@ struct front_exec {
     struct place *line, **line_tail; /* waiting for a slot, first come first */
     struct handle *idle;             /* handles kept */
     struct flight *flights;
+    size_t flight_bytes;     /* their results', FRONT_DONE_BYTES at most once ended */
     struct group *groups;    /* open: waiting for a slot */
     struct started *started; /* FRONT_DONE_KEPT */
+    size_t done_bytes;       /* their results' bytes, FRONT_DONE_BYTES at most */
     int background;          /* threads of started jobs and callbacks alive */
+    size_t background_bytes; /* ... and the bytes of their jobs' fields */
     atomic_int stop;         /* front_exec_free: background waits end */
 };
 
@@ -331,11 +336,14 @@ static cJSON *run_queued(struct front_exec *x, const struct job *j, const struct
 /* ---- compile once: a program's calls that wait together run as cases ------------------ */
 
 /* The fields a call may have to share a group's run: those a job with
- * cases takes from the job for every case (its stdin becomes the case's). */
+ * cases takes from the job for every case (its stdin becomes the case's),
+ * and meta (each member's own: kept out of the key, put back in its
+ * result; Judge0's calls always carry one). */
 static const char *const group_fields[] = {
     "id",   "lang",   "code",     "stdin", "timeout", "compile_timeout", "memory",
     "cpus", "pids",   "output",   "files", "args",    "compile_flags",   "link_flags",
-    "env",  "policy", "security", "image", "needs",   "plots",           NULL};
+    "env",  "policy", "security", "image", "needs",   "plots",           "meta",
+    NULL};
 
 /* 1 when job j (made of f) may share a group's run: compile_once on, in
  * process, a language with a compile step, no field but group_fields,
@@ -560,9 +568,11 @@ static cJSON *run_grouped(struct front_exec *x, const struct fields *f, const ch
 }
 
 /* Job f (its id: id) run and waited for: its result, or NULL when
- * stopped.  Fields the job's parser refuses give an invalid result. */
+ * stopped.  Fields the job's parser refuses give an invalid result.
+ * may_group: a call waiting for its answer (compile once may take it);
+ * 0 for a job started without a wait, which runs one job of its own. */
 static cJSON *run_fields(struct front_exec *x, const struct fields *f, const char *id,
-                         atomic_int *cancel)
+                         atomic_int *cancel, int may_group)
 {
     struct llmsb_err err = {0};
     struct fields withid;
@@ -583,7 +593,7 @@ static cJSON *run_fields(struct front_exec *x, const struct fields *f, const cha
         out = result_without_run(x, &j, id, STATUS_INVALID, err.msg);
     else if (x->o->queue_mode)
         out = run_queued(x, &j, &withid, cancel, &err);
-    else if (groupable(x, &j, &withid) &&
+    else if (may_group && groupable(x, &j, &withid) &&
              ((out = run_grouped(x, &withid, id, cancel, &alone)) || !alone))
         ; /* its group's share, or stopped */
     else
@@ -617,6 +627,16 @@ static void fields_key_but(const struct fields *f, int grouping, unsigned char k
     EVP_MD_CTX_free(c);
 }
 
+static size_t json_bytes(const cJSON *j);
+
+/* fl freed, out of the table already (under mu). */
+static void flight_free(struct front_exec *x, struct flight *fl)
+{
+    x->flight_bytes -= fl->bytes;
+    cJSON_Delete(fl->result);
+    free(fl);
+}
+
 static void flight_put(struct front_exec *x, struct flight *fl)
 {
     /* under mu */
@@ -627,11 +647,12 @@ static void flight_put(struct front_exec *x, struct flight *fl)
             *p = fl->next;
             break;
         }
-    cJSON_Delete(fl->result);
-    free(fl);
+    flight_free(x, fl);
 }
 
-/* Drops the flights that ended longer than the window ago (under mu). */
+/* Drops the flights that ended longer than the window ago, then the
+ * oldest ended ones while the results kept hold more than
+ * FRONT_DONE_BYTES (under mu). */
 static void flights_expire(struct front_exec *x, int64_t now)
 {
     struct flight **p = &x->flights;
@@ -639,13 +660,22 @@ static void flights_expire(struct front_exec *x, int64_t now)
     while (*p) {
         struct flight *fl = *p;
         if (fl->done && fl->refs == 1 && now - fl->done_ms >= x->o->dedup_window_ms) {
-            fl->refs = 0;
             *p = fl->next;
-            cJSON_Delete(fl->result);
-            free(fl);
+            flight_free(x, fl);
         } else {
             p = &fl->next;
         }
+    }
+    while (x->flight_bytes > FRONT_DONE_BYTES) {
+        struct flight **oldest = NULL, *fl;
+        for (p = &x->flights; *p; p = &(*p)->next)
+            if ((*p)->done && (*p)->refs == 1 && (!oldest || (*p)->done_ms <= (*oldest)->done_ms))
+                oldest = p;
+        if (!oldest)
+            break;
+        fl = *oldest;
+        *oldest = fl->next;
+        flight_free(x, fl);
     }
 }
 
@@ -682,7 +712,7 @@ static cJSON *run_shared(struct front_exec *x, const struct fields *f, const cha
     }
     if (!(fl = calloc(1, sizeof(*fl)))) {
         pthread_mutex_unlock(&x->mu);
-        return run_fields(x, f, id, cancel);
+        return run_fields(x, f, id, cancel, 1);
     }
     memcpy(fl->key, key, 32);
     snprintf(fl->id, sizeof(fl->id), "%s", id);
@@ -691,11 +721,13 @@ static cJSON *run_shared(struct front_exec *x, const struct fields *f, const cha
     x->flights = fl;
     pthread_mutex_unlock(&x->mu);
 
-    out = run_fields(x, f, id, cancel);
+    out = run_fields(x, f, id, cancel, 1);
     pthread_mutex_lock(&x->mu);
     if (out) {
         fl->result = cJSON_Duplicate(out, 1);
         fl->done = fl->result != NULL;
+        fl->bytes = json_bytes(fl->result);
+        x->flight_bytes += fl->bytes;
     }
     fl->failed = !fl->done;
     fl->done_ms = clock_mono_ms();
@@ -708,10 +740,10 @@ static cJSON *run_shared(struct front_exec *x, const struct fields *f, const cha
                 fl->next = NULL;
                 break;
             }
-        if (--fl->refs == 0) {
-            cJSON_Delete(fl->result);
-            free(fl);
-        }
+        if (--fl->refs == 0)
+            flight_free(x, fl);
+    } else {
+        flights_expire(x, fl->done_ms);
     }
     pthread_mutex_unlock(&x->mu);
     return out;
@@ -730,6 +762,9 @@ static int new_id(char *out, size_t outsz, struct llmsb_err *err)
     return 0;
 }
 
+/* Keeps job id's result for lookups (below). */
+static void keep_result(struct front_exec *x, const char *id, const cJSON *result);
+
 static int host_run(void *ud, const struct fields *jobs, size_t n, cJSON **results,
                     struct llmsb_err *err)
 {
@@ -745,12 +780,14 @@ static int host_run(void *ud, const struct fields *jobs, size_t n, cJSON **resul
             snprintf(id, sizeof(id), "%s", given);
         else if (new_id(id, sizeof(id), err) != 0)
             goto fail;
-        results[i] =
-            given ? run_fields(x, &jobs[i], id, c->cancel) : run_shared(x, &jobs[i], id, c->cancel);
+        results[i] = given ? run_fields(x, &jobs[i], id, c->cancel, 1)
+                           : run_shared(x, &jobs[i], id, c->cancel);
         if (!results[i]) {
             llmsb_err_set(err, LLMSB_ERR_INTERRUPTED, "interrupted");
             goto fail;
         }
+        if (given && !x->o->queue_mode) /* through Redis it is there */
+            keep_result(x, id, results[i]);
     }
     return 0;
 fail:
@@ -765,6 +802,7 @@ fail:
 struct bg {
     struct front_exec *x;
     struct fields f; /* in process: the job's fields (copies) */
+    size_t bytes;    /* f's, counted in background_bytes */
     char id[FRONT_ID_MAX + 1];
     char *callback; /* NULL: none */
     front_render_fn render;
@@ -794,6 +832,14 @@ static void shared_put(struct front_exec *x, struct shared_ud *s)
     }
 }
 
+/* Entry s emptied, its result freed (under mu). */
+static void started_clear(struct front_exec *x, struct started *s)
+{
+    cJSON_Delete(s->result);
+    x->done_bytes -= s->bytes;
+    memset(s, 0, sizeof(*s));
+}
+
 static struct started *started_find(struct front_exec *x, const char *id)
 {
     for (size_t i = 0; i < FRONT_DONE_KEPT; i++)
@@ -815,11 +861,65 @@ static struct started *started_slot(struct front_exec *x)
         if (s->state == FRONT_DONE && (!oldest || s->done_ms < oldest->done_ms))
             oldest = s;
     }
-    if (oldest) {
-        cJSON_Delete(oldest->result);
-        memset(oldest, 0, sizeof(*oldest));
-    }
+    if (oldest)
+        started_clear(x, oldest);
     return oldest;
+}
+
+/* About the bytes a result holds: its strings and a little per item. */
+static size_t json_bytes(const cJSON *j)
+{
+    size_t n = 0;
+
+    for (; j; j = j->next) {
+        n += 32 + (j->string ? strlen(j->string) : 0) +
+             (j->valuestring ? strlen(j->valuestring) : 0);
+        n += json_bytes(j->child);
+    }
+    return n;
+}
+
+/* Entry s done with result (consumed), then the results kept longest
+ * dropped while they hold more than FRONT_DONE_BYTES (under mu). */
+static void started_done(struct front_exec *x, struct started *s, cJSON *result)
+{
+    s->state = FRONT_DONE;
+    s->result = result;
+    s->bytes = json_bytes(result);
+    s->done_ms = clock_mono_ms();
+    x->done_bytes += s->bytes;
+    while (x->done_bytes > FRONT_DONE_BYTES) {
+        struct started *oldest = NULL;
+        for (size_t i = 0; i < FRONT_DONE_KEPT; i++) {
+            struct started *o = &x->started[i];
+            if (o != s && o->state == FRONT_DONE && (!oldest || o->done_ms < oldest->done_ms))
+                oldest = o;
+        }
+        if (!oldest)
+            break;
+        started_clear(x, oldest);
+    }
+}
+
+/* In process: the result of job id, run with an id its route gave (it will
+ * be asked about: Judge0's GET after wait=true), kept for lookups as a
+ * started job's; nothing when every entry is a job not yet done. */
+static void keep_result(struct front_exec *x, const char *id, const cJSON *result)
+{
+    struct started *s;
+    cJSON *copy = cJSON_Duplicate(result, 1);
+
+    if (!copy)
+        return;
+    pthread_mutex_lock(&x->mu);
+    if ((s = started_find(x, id)) || (s = started_slot(x))) {
+        started_clear(x, s);
+        snprintf(s->id, sizeof(s->id), "%s", id);
+        started_done(x, s, copy);
+        copy = NULL;
+    }
+    pthread_mutex_unlock(&x->mu);
+    cJSON_Delete(copy);
 }
 
 static void callback_send(struct front_exec *x, struct bg *b, const cJSON *result)
@@ -837,14 +937,27 @@ static void callback_send(struct front_exec *x, struct bg *b, const cJSON *resul
     free(text);
 }
 
+/* The bytes f's names and values hold (0 for NULL). */
+static size_t fields_bytes(const struct fields *f)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; f && i < f->n; i++)
+        n += f->v[i].name_len + f->v[i].len;
+    return n;
+}
+
 static void bg_free(struct front_exec *x, struct bg *b)
 {
+    size_t bytes = b->bytes;
+
     fields_release(&b->f);
     free(b->callback);
     shared_put(x, b->rud);
     free(b);
     pthread_mutex_lock(&x->mu);
     x->background--;
+    x->background_bytes -= bytes;
     pthread_cond_broadcast(&x->cv);
     pthread_mutex_unlock(&x->mu);
 }
@@ -861,14 +974,14 @@ static void *bg_run(void *arg)
     if ((s = started_find(x, b->id)))
         s->state = FRONT_RUNNING;
     pthread_mutex_unlock(&x->mu);
-    out = run_fields(x, &b->f, b->id, &x->stop);
+    out = run_fields(x, &b->f, b->id, &x->stop, 0);
     pthread_mutex_lock(&x->mu);
     if ((s = started_find(x, b->id))) {
-        s->state = FRONT_DONE;
-        s->result = out ? cJSON_Duplicate(out, 1) : NULL;
-        s->done_ms = clock_mono_ms();
-        if (!s->result)
-            memset(s, 0, sizeof(*s)); /* stopped: the server is going */
+        cJSON *copy = out ? cJSON_Duplicate(out, 1) : NULL;
+        if (copy)
+            started_done(x, s, copy);
+        else
+            started_clear(x, s); /* stopped: the server is going */
     }
     pthread_mutex_unlock(&x->mu);
     callback_send(x, b, out);
@@ -914,9 +1027,7 @@ static int bg_spawn(struct front_exec *x, struct bg *b, void *(*fn)(void *), str
     pthread_attr_t a;
     int rc;
 
-    pthread_mutex_lock(&x->mu);
-    x->background++;
-    pthread_mutex_unlock(&x->mu);
+    /* its place in background and background_bytes: host_start's */
     pthread_attr_init(&a);
     pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
     rc = pthread_create(&th, &a, fn, b);
@@ -938,6 +1049,7 @@ static struct bg *bg_new(struct front_exec *x, const struct fields *f, const cha
     b->x = x;
     fields_init(&b->f, JOB_MAX_FIELDS + 1);
     snprintf(b->id, sizeof(b->id), "%s", id);
+    b->bytes = fields_bytes(f);
     for (size_t i = 0; f && i < f->n; i++)
         if (fields_add_copy(&b->f, f->v[i].name, f->v[i].name_len, f->v[i].value, f->v[i].len)) {
             fields_release(&b->f);
@@ -988,7 +1100,8 @@ static int host_start(void *ud, const struct fields *jobs, size_t n, const char 
     struct front_exec *x = c->x;
     struct shared_ud *s = NULL;
     char why[300];
-    int rc = 0;
+    size_t bytes = 0, bytes_used = 0;
+    int rc = 0, threads = callback || !x->o->queue_mode ? (int)n : 0, used = 0;
 
     if (callback && !front_callback_allowed(callback, x->o->callback_allow, why, sizeof(why))) {
         if (rud_free)
@@ -1007,12 +1120,31 @@ static int host_start(void *ud, const struct fields *jobs, size_t n, const char 
     } else if (rud_free) {
         rud_free(rud);
     }
+    /* each job is a thread (in process, or waiting for its callback),
+     * holding its fields in process: their places taken at once, so
+     * calls at the same time cannot all pass the check */
+    for (size_t i = 0; !x->o->queue_mode && i < n; i++)
+        bytes += fields_bytes(&jobs[i]);
     pthread_mutex_lock(&x->mu);
-    if (callback && x->background + (int)n > FRONT_CALLBACKS_MAX)
+    if (threads && x->background + threads > FRONT_BACKGROUND_MAX)
         rc = llmsb_err_set(err, LLMSB_ERR_LIMIT,
-                           "%d jobs with callbacks are not finished yet: try again later",
-                           x->background);
+                           "%d jobs started without a wait or with callbacks are not finished "
+                           "yet (at most %d): try again later",
+                           x->background, FRONT_BACKGROUND_MAX);
+    else if (x->background_bytes + bytes > FRONT_BACKGROUND_BYTES)
+        rc = llmsb_err_set(err, LLMSB_ERR_LIMIT,
+                           "the jobs started without a wait and not finished hold %zu MiB (at "
+                           "most %zu MiB): try again later",
+                           x->background_bytes >> 20, FRONT_BACKGROUND_BYTES >> 20);
+    if (rc == 0) {
+        x->background += threads;
+        x->background_bytes += bytes;
+    }
     pthread_mutex_unlock(&x->mu);
+    if (rc != 0) {
+        shared_put(x, s);
+        return rc;
+    }
     for (size_t i = 0; i < n && rc == 0; i++) {
         const char *id = fields_get(&jobs[i], "id", NULL);
         struct bg *b;
@@ -1025,10 +1157,12 @@ static int host_start(void *ud, const struct fields *jobs, size_t n, const char 
                 break;
             if (!callback)
                 continue;
-            if (!(b = bg_new(x, NULL, id, callback, render, s)))
+            if (!(b = bg_new(x, NULL, id, callback, render, s))) {
                 rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
-            else
+            } else {
+                used++;
                 rc = bg_spawn(x, b, bg_wait, err);
+            }
             continue;
         }
         pthread_mutex_lock(&x->mu);
@@ -1044,11 +1178,20 @@ static int host_start(void *ud, const struct fields *jobs, size_t n, const char 
                                FRONT_DONE_KEPT);
             break;
         }
-        if (!(b = bg_new(x, &jobs[i], id, callback, render, s)))
+        if (!(b = bg_new(x, &jobs[i], id, callback, render, s))) {
             rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
-        else
-            rc = bg_spawn(x, b, bg_run, err);
+        } else {
+            used++;
+            bytes_used += b->bytes;
+            rc = bg_spawn(x, b, bg_run, err); /* its place freed by bg_free */
+        }
     }
+    /* the places of the jobs not started given back */
+    pthread_mutex_lock(&x->mu);
+    x->background -= threads - used;
+    x->background_bytes -= bytes - bytes_used;
+    pthread_cond_broadcast(&x->cv);
+    pthread_mutex_unlock(&x->mu);
     shared_put(x, s);
     return rc;
 }

@@ -13,11 +13,16 @@
 
 #define FRONT_MAX_BODY_DEFAULT ((size_t)48 << 20) /* code, stdin and files as JSON */
 #define FRONT_MAX_BODY_CAP ((size_t)512 << 20)
-#define FRONT_WAIT_S 600         /* --queue: default wait for a result */
-#define FRONT_BATCH_MAX 20       /* jobs one call may start (Judge0's batch) */
-#define FRONT_CLIENTS_KEPT 4096  /* client addresses the rate limit tracks */
-#define FRONT_DONE_KEPT 10000    /* in process: started jobs' results kept for lookups */
-#define FRONT_CALLBACKS_MAX 1024 /* callbacks not yet delivered, at most */
+#define FRONT_WAIT_S 600        /* --queue: default wait for a result */
+#define FRONT_BATCH_MAX 20      /* jobs one call may start (Judge0's batch) */
+#define FRONT_CLIENTS_KEPT 4096 /* client addresses the rate limit tracks */
+#define FRONT_DONE_KEPT 10000   /* in process: started jobs' results kept for lookups */
+#define FRONT_DONE_BYTES ((size_t)256 << 20) /* ... holding this many bytes at most */
+/* threads of jobs started without a wait (in process) and of callbacks not
+ * yet delivered, at most: each holds its job's fields until it ends */
+#define FRONT_BACKGROUND_MAX 1024
+/* ... and the bytes of those jobs' fields (in process), at most */
+#define FRONT_BACKGROUND_BYTES ((size_t)512 << 20)
 #define FRONT_HEAD_DEADLINE_MS 10000
 #define FRONT_IDLE_S 60 /* a keep-alive connection idle this long is closed */
 

@@ -1,6 +1,7 @@
 /* rate.c - the HTTP front's per-client rate limit: a token bucket per
- * client address (IPv4 address, or an IPv6 address's /64, so one host
- * cannot dodge it by changing its interface id), rate tokens a second up
+ * client address (IPv4 address, IPv4-mapped IPv6 as its IPv4 address, or
+ * an IPv6 address's /64, so one host cannot dodge it by changing its
+ * interface id), rate tokens a second up
  * to burst.  A table of FRONT_CLIENTS_KEPT addresses, each looked for in
  * PROBE places: a new one takes the place least recently seen of them,
  * whose bucket starts full again (forgetting favours the client, never
@@ -72,10 +73,19 @@ int front_rate_take(struct front_rate *r, const struct sockaddr *addr, int64_t n
     if (!r || !addr)
         return 0;
     k[0] = (unsigned char)addr->sa_family;
-    if (addr->sa_family == AF_INET)
+    if (addr->sa_family == AF_INET) {
         memcpy(k + 1, &((const struct sockaddr_in *)addr)->sin_addr, 4);
-    else if (addr->sa_family == AF_INET6)
-        memcpy(k + 1, &((const struct sockaddr_in6 *)addr)->sin6_addr, 8);
+    } else if (addr->sa_family == AF_INET6) {
+        const struct in6_addr *a6 = &((const struct sockaddr_in6 *)addr)->sin6_addr;
+        /* an IPv4 client on a dual-stack socket (::ffff:a.b.c.d): its
+         * IPv4 address, not the /64 every IPv4 client shares */
+        if (IN6_IS_ADDR_V4MAPPED(a6)) {
+            k[0] = AF_INET;
+            memcpy(k + 1, a6->s6_addr + 12, 4);
+        } else {
+            memcpy(k + 1, a6->s6_addr, 8);
+        }
+    }
     h = hash(k);
     pthread_mutex_lock(&r->mu);
     for (size_t i = 0; i < PROBE && !b; i++) {

@@ -29,6 +29,7 @@
 #define WAITING_MAX 256 /* connections held by the door before their headers */
 #define SPARE_CONNS 64  /* connections past the calls' (GETs, keep-alive) */
 #define OUT_MAX_TEXT ((size_t)1 << 30)
+#define OPEN_BODY_MAX 65536 /* a request answered without the token: its body, dropped */
 
 /* The OpenAPI document (front/openapi.json), embedded at build time. */
 extern const char front_openapi_json[];
@@ -60,6 +61,7 @@ struct req {
     struct buf body;
     size_t seen; /* body bytes received, kept or not */
     int too_big;
+    int open;     /* answered without the token: its body is never kept */
     int admitted; /* counted in running */
     int fd;
     pthread_t th;
@@ -182,8 +184,17 @@ static int is_call(const char *method)
            strcmp(method, "DELETE") == 0;
 }
 
+/* 1 when the client hung up (or the socket failed). */
+static int client_gone(int fd)
+{
+    struct pollfd p = {fd, POLLRDHUP, 0};
+
+    return fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
+
 /* Admits a call: running below max_calls, else waiting below max_waiting
- * until one ends.  0 admitted; -1 the server is full (or stopping). */
+ * until one ends.  0 admitted; -1 the server is full (or stopping, or the
+ * client hung up while it waited: its place goes to the next). */
 static int admit_call(struct server *srv, struct req *r)
 {
     int rc = 0;
@@ -195,10 +206,13 @@ static int admit_call(struct server *srv, struct req *r)
         } else {
             srv->waiting++;
             while (srv->running >= srv->o->max_calls && !llmsb_interrupted &&
-                   atomic_load(&r->cancel) == SCHED_GO)
+                   atomic_load(&r->cancel) == SCHED_GO) {
                 clock_cond_wait_ms(&srv->cv, &srv->mu, WATCH_MS);
+                if (client_gone(r->fd))
+                    atomic_store(&r->cancel, SCHED_CANCEL_ABORT);
+            }
             srv->waiting--;
-            rc = srv->running >= srv->o->max_calls ? -1 : 0;
+            rc = srv->running >= srv->o->max_calls || atomic_load(&r->cancel) != SCHED_GO ? -1 : 0;
         }
     }
     if (rc == 0) {
@@ -220,16 +234,18 @@ static void release_call(struct server *srv, struct req *r)
     pthread_mutex_unlock(&srv->mu);
 }
 
-/* The checks made on the headers; 0 when they pass, else the refusal was
- * queued (1) or could not be (-1). */
-/* 1 for what any client may GET without the token: a liveness probe
- * (SandboxFusion's /v1/ping) and the API's description. */
-static int public_get(const char *method, const char *url)
+/* 1 for what any client may ask without the token: a liveness probe
+ * (SandboxFusion's /v1/ping), the API's description, and a CORS preflight
+ * (a browser never sends Authorization with one; it answers headers only). */
+static int open_request(const char *method, const char *url)
 {
-    return strcmp(method, "GET") == 0 &&
-           (strcmp(url, "/v1/ping") == 0 || strcmp(url, "/openapi.json") == 0);
+    return strcmp(method, "OPTIONS") == 0 ||
+           (strcmp(method, "GET") == 0 &&
+            (strcmp(url, "/v1/ping") == 0 || strcmp(url, "/openapi.json") == 0));
 }
 
+/* The checks made on the headers; 0 when they pass, else the refusal was
+ * queued (1) or could not be (-1). */
 static int precheck(struct server *srv, struct MHD_Connection *conn, const char *method,
                     const char *url)
 {
@@ -249,7 +265,7 @@ static int precheck(struct server *srv, struct MHD_Connection *conn, const char 
                     "Forbidden: Origin \"%.200s\" not allowed (loopback origins and "
                     "--allow-origin ones only)",
                     origin);
-    else if (!public_get(method, url) && !token_ok(srv, conn))
+    else if (!open_request(method, url) && !token_ok(srv, conn))
         rc = refuse(conn, MHD_HTTP_UNAUTHORIZED, 0,
                     "Unauthorized: Authorization: Bearer (or X-Auth-Token) with the server's "
                     "token is required");
@@ -394,11 +410,14 @@ static enum MHD_Result answer(struct req *r)
     if (strcmp(r->method, "GET") == 0 && strcmp(r->url, "/openapi.json") == 0)
         return respond_text(r->conn, MHD_HTTP_OK, "application/json", front_openapi_json,
                             strlen(front_openapi_json), 0, 0, origin);
-    if (is_call(r->method) && admit_call(srv, r) != 0)
+    if (is_call(r->method) && admit_call(srv, r) != 0) {
+        if (atomic_load(&r->cancel) != SCHED_GO)
+            return MHD_NO; /* it hung up while it waited */
         return refuse(r->conn, MHD_HTTP_TOO_MANY_REQUESTS, 1,
                       "Too Many Requests: %d calls run and %d wait (--max-calls, --max-waiting); "
                       "try again in a second",
                       srv->o->max_calls, srv->o->max_waiting);
+    }
     if (run_call(r) != 0)
         return MHD_NO; /* the client left: its call was stopped */
     release_call(srv, r);
@@ -427,7 +446,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         if (!(r = req_new(srv, conn, method, url)))
             return MHD_NO;
         *req_cls = r;
+        r->open = open_request(method, url);
         return precheck(srv, conn, method, url) < 0 ? MHD_NO : MHD_YES;
+    }
+    if (*upload_size && r->open) {
+        /* no one's token: its body is not kept (else anyone could hold
+         * --max-body bytes per connection), and a long one is dropped */
+        r->seen += *upload_size;
+        *upload_size = 0;
+        return r->seen > OPEN_BODY_MAX ? MHD_NO : MHD_YES;
     }
     if (*upload_size) {
         r->seen += *upload_size;
