@@ -184,14 +184,6 @@ static int is_call(const char *method)
            strcmp(method, "DELETE") == 0;
 }
 
-/* 1 when the client hung up (or the socket failed). */
-static int client_gone(int fd)
-{
-    struct pollfd p = {fd, POLLRDHUP, 0};
-
-    return fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
-}
-
 /* Admits a call: running below max_calls, else waiting below max_waiting
  * until one ends.  0 admitted; -1 the server is full (or stopping, or the
  * client hung up while it waited: its place goes to the next). */
@@ -208,7 +200,7 @@ static int admit_call(struct server *srv, struct req *r)
             while (srv->running >= srv->o->max_calls && !llmsb_interrupted &&
                    atomic_load(&r->cancel) == SCHED_GO) {
                 clock_cond_wait_ms(&srv->cv, &srv->mu, WATCH_MS);
-                if (client_gone(r->fd))
+                if (http_client_gone(r->fd))
                     atomic_store(&r->cancel, SCHED_CANCEL_ABORT);
             }
             srv->waiting--;
