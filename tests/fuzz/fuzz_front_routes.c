@@ -1,6 +1,6 @@
 /* fuzz_front_routes.c - the HTTP front's route sets (fusion_route,
  * judge0_route, piston_route, native_route) over any request and any
- * result.  The input is a 12-byte head, then method, path and query lines,
+ * result.  The input is a 16-byte head, then method, path and query lines,
  * then the body, then after a \x01 byte an optional JSON value merged into
  * every result.  The head picks the method and path (a known route, a
  * prefix with the path line after it, or the line alone), how the host
@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HEAD 12
+#define HEAD 16
 #define QUERY_MAX 16
 
 /* ---- the input ---------------------------------------------------------------- */
@@ -92,7 +92,8 @@ enum kind {
     K_PHASES,
     K_VIOLATIONS,
     K_META,
-    K_ID
+    K_ID,
+    K_TIME
 };
 
 static const struct {
@@ -118,17 +119,26 @@ static const struct {
                      {"phases", K_PHASES},
                      {"violations", K_VIOLATIONS},
                      {"meta", K_META},
-                     {"id", K_ID}};
+                     {"id", K_ID},
+                     {"queued_at", K_TIME},
+                     {"started_at", K_TIME},
+                     {"finished_at", K_TIME},
+                     {"worker", K_STR},
+                     {"attempts", K_NUM},
+                     {"zygote", K_BOOL},
+                     {"copy_of", K_STR},
+                     {"rechecked", K_BOOL},
+                     {"first_status", K_STATUS}};
 #define NFIELDS (sizeof(result_fields) / sizeof(result_fields[0]))
 
-/* Field k's choice (0..7) from the head's bits 16..79, turned by rot. */
+/* Field k's choice (0..7) from the head's bits 16..111, turned by rot. */
 static unsigned choice(const struct input *in, size_t k, unsigned rot)
 {
-    size_t bit = (k * 3 + rot) % 64;
+    size_t bit = (k * 3 + rot) % 96;
     unsigned v = 0;
 
     for (size_t i = 0; i < 3; i++) {
-        size_t b = (bit + i) % 64;
+        size_t b = (bit + i) % 96;
         v |= (unsigned)(in->head[2 + b / 8] >> (b % 8) & 1) << i;
     }
     return v;
@@ -167,7 +177,7 @@ static cJSON *make_result(const struct input *in, unsigned rot, const char *job_
             continue;
         case 1:
         case 2:
-            v = proper(in, result_fields[k].kind, k, in->head[10] + rot, job_meta, job_id, c == 2);
+            v = proper(in, result_fields[k].kind, k, in->head[14] + rot, job_meta, job_id, c == 2);
             break;
         case 3: /* a number as a string, or a string as a number */
             v = result_fields[k].kind == K_NUM ? cJSON_CreateString("137")
@@ -215,8 +225,10 @@ static cJSON *proper(const struct input *in, enum kind kind, size_t k, unsigned 
         return cJSON_CreateNumber(edge ? 0 : (double)(sel % 300) - 10);
     case K_BOOL:
         return cJSON_CreateBool(!edge);
+    case K_TIME: /* ms since the epoch */
+        return cJSON_CreateNumber(edge ? 0 : 1764400000000.0 + sel);
     case K_CASES:
-        return edge ? cJSON_CreateArray() : cases_of(in, sel, 1 + in->head[11] % 3);
+        return edge ? cJSON_CreateArray() : cases_of(in, sel, 1 + in->head[15] % 3);
     case K_ARTIFACTS:
         return cJSON_Parse(edge ? "[]"
                                 : "[{\"name\": \"a.txt\", \"mime\": \"text/plain\", \"size\": 1,"
@@ -250,7 +262,7 @@ static void merge(const struct input *in, cJSON *res)
     if (!in->merge || !res || !(m = cJSON_ParseWithLength(in->merge, in->merge_len)))
         return;
     if (!cJSON_IsObject(m)) {
-        const char *name = result_fields[in->head[11] % NFIELDS].name;
+        const char *name = result_fields[in->head[15] % NFIELDS].name;
         cJSON_DeleteItemFromObjectCaseSensitive(res, name);
         cJSON_AddItemToObject(res, name, m);
         return;
