@@ -3,18 +3,19 @@
  * result.  The input is a 16-byte head, then method, path and query lines,
  * then the body, then after a \x01 byte an optional JSON value merged into
  * every result.  The head picks the method and path (a known route, a
- * prefix with the path line after it, or the line alone), how the host
- * double behaves (run or start failing, what a lookup finds, the batch
- * cap) and the shape of each result: its status (every one of
- * docs/statuses.md and a bogus one) and, field by field, absent, well
- * typed, empty, a number as a string, huge, infinite, or junk.  So both
- * mappings are fuzzed: request -> job fields and result -> answer.
- * Checked: a route that takes the request answers with a status in
- * 100..599 and a body that prints; one that does not leaves the answer
- * untouched; at most one route takes a request; the jobs a route hands the
- * host stay within its batch cap, a started job carries an id of fewer than
- * FRONT_ID_MAX bytes, and a native job none.  Patterned on
- * fuzz_judge0_route.c. */
+ * prefix with the path line after it, or the line alone), whether a
+ * well-formed body of the path's route goes under the body (so a short run
+ * gets past the peer's JSON), how the host double behaves (run or start
+ * failing, what a lookup finds, the batch cap) and the shape of each
+ * result: its status (every one of docs/statuses.md and a bogus one) and,
+ * field by field, absent, well typed, empty, a number as a string, huge,
+ * infinite, or junk.  So both mappings are fuzzed: request -> job fields
+ * and result -> answer.  Checked: a route that takes the request answers
+ * with a status in 100..599 and a body that prints; one that does not
+ * leaves the answer untouched; at most one route takes a request; the jobs
+ * a route hands the host stay within its batch cap, a started job carries
+ * an id of fewer than FRONT_ID_MAX bytes, and a native job none.
+ * Patterned on fuzz_judge0_route.c. */
 #include "front/routes.h"
 
 #include <math.h>
@@ -253,11 +254,28 @@ static cJSON *proper(const struct input *in, enum kind kind, size_t k, unsigned 
     }
 }
 
+/* Moves m's members into o, each replacing o's of its name; frees m. */
+static void merge_members(cJSON *o, cJSON *m)
+{
+    cJSON *item;
+
+    while ((item = m->child) != NULL) {
+        cJSON_DetachItemViaPointer(m, item);
+        if (!item->string) {
+            cJSON_Delete(item);
+            continue;
+        }
+        cJSON_DeleteItemFromObjectCaseSensitive(o, item->string);
+        cJSON_AddItemToObject(o, item->string, item);
+    }
+    cJSON_Delete(m);
+}
+
 /* The input's JSON value merged in: an object's members replace the
  * result's; any other value becomes one field's. */
 static void merge(const struct input *in, cJSON *res)
 {
-    cJSON *m, *item;
+    cJSON *m;
 
     if (!in->merge || !res || !(m = cJSON_ParseWithLength(in->merge, in->merge_len)))
         return;
@@ -267,16 +285,7 @@ static void merge(const struct input *in, cJSON *res)
         cJSON_AddItemToObject(res, name, m);
         return;
     }
-    while ((item = m->child) != NULL) {
-        cJSON_DetachItemViaPointer(m, item);
-        if (!item->string) {
-            cJSON_Delete(item);
-            continue;
-        }
-        cJSON_DeleteItemFromObjectCaseSensitive(res, item->string);
-        cJSON_AddItemToObject(res, item->string, item);
-    }
-    cJSON_Delete(m);
+    merge_members(res, m);
 }
 
 /* ---- the host double ------------------------------------------------------------ */
@@ -386,6 +395,62 @@ static const char *const paths[] = {"/run_code",
 static const char *const prefixes[] = {"/submissions/", "/api/v2/", "/languages/", ""};
 static const char *const methods[] = {"POST", "GET", "DELETE", NULL};
 
+/* A well-formed body for paths[k] (NULL: none), so that a short run
+ * reaches the mapping without first finding the peer's JSON. */
+static const char *template_of(size_t k)
+{
+    switch (k) {
+    case 0:
+        return "{\"code\": \"print(1)\", \"language\": \"python\", \"run_timeout\": 3,"
+               " \"stdin\": \"x\", \"files\": {\"a.txt\": \"eA==\"}, \"fetch_files\": [\"a.txt\"]}";
+    case 2:
+        return "{\"lang\": \"python\", \"code\": \"print(1)\", \"timeout\": \"2\","
+               " \"meta\": {\"a\": 1}}";
+    case 3:
+    case 4:
+        return "{\"language\": \"c++\", \"version\": \"*\", \"files\": [{\"name\": "
+               "\"m.cpp\", \"content\": \"int main(){}\"}], \"stdin\": \"x\", \"args\": "
+               "[\"1\"], \"run_timeout\": 3000, \"compile_memory_limit\": -1}";
+    case 7:
+        return "{\"source_code\": \"print(1)\", \"language_id\": 71, \"stdin\": \"x\","
+               " \"expected_output\": \"1\", \"cpu_time_limit\": 2, \"memory_limit\": 128000,"
+               " \"callback_url\": \"http://10.0.0.1/cb\"}";
+    case 8:
+        return "{\"submissions\": [{\"source_code\": \"cHJpbnQoMSk=\", \"language_id\": 71},"
+               " {\"source_code\": \"eA==\", \"language_id\": 54}]}";
+    }
+    return NULL;
+}
+
+/* The body: text[0..*len) as it is, or paths[k]'s template with text's
+ * members (when it is a JSON object) over it.  A new string of *len
+ * bytes and a NUL. */
+static char *body_new(const char *text, size_t *len, size_t k, int templated)
+{
+    const char *t = templated ? template_of(k) : NULL;
+    cJSON *o = t ? cJSON_Parse(t) : NULL, *m;
+    char *printed = NULL, *body;
+
+    if (o) {
+        if ((m = cJSON_ParseWithLength(text, *len)) != NULL && cJSON_IsObject(m))
+            merge_members(o, m);
+        else
+            cJSON_Delete(m);
+        printed = cJSON_PrintUnformatted(o);
+        cJSON_Delete(o);
+        if (printed) {
+            text = printed;
+            *len = strlen(printed);
+        }
+    }
+    if ((body = malloc(*len + 1)) != NULL) {
+        memcpy(body, text, *len);
+        body[*len] = '\0';
+    }
+    free(printed);
+    return body;
+}
+
 /* The next line of text[*at..len) (written over), or "" at the end. */
 static char *next_line(char *text, size_t len, size_t *at)
 {
@@ -459,17 +524,17 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
         in.merge = sep + 1;
         in.merge_len = len - (size_t)(sep + 1 - text);
     }
-    if (!(body = malloc(blen + 1)))
+    /* the head's top bit: a template of the path's route under the body */
+    if (!(body = body_new(text + at, &blen, in.head[0] & 15, in.head[0] >> 7)))
         goto out;
-    memcpy(body, text + at, blen);
-    body[blen] = '\0';
 
     memset(&f, 0, sizeof(f));
     query_split(&f, query);
     if ((in.head[0] & 15) < 12)
         snprintf(path, sizeof(path), "%s", paths[in.head[0] & 15]);
     else
-        snprintf(path, sizeof(path), "%s%.400s", prefixes[(in.head[0] & 15) - 12], pathl);
+        snprintf(path, sizeof(path), "%s%.400s", prefixes[(in.head[0] & 15) - 12],
+                 (in.head[0] & 0x8f) == 0x8c ? "d85cd024-1548-4165-96c7-7bc88673f194" : pathl);
     f.r = (struct front_req){methods[in.head[0] >> 4 & 3] ? methods[in.head[0] >> 4 & 3] : method,
                              path,
                              body,
