@@ -664,9 +664,13 @@ static cJSON *j0_time_value(double ms)
 {
     char buf[96];
     struct tm tm;
-    time_t t = (time_t)(ms / 1000);
+    time_t t;
 
-    if (ms <= 0 || !gmtime_r(&t, &tm))
+    /* a time a result could hold (up to the year 9999), else none */
+    if (!(ms > 0 && ms < 253402300800000.0))
+        return cJSON_CreateNull();
+    t = (time_t)(ms / 1000);
+    if (!gmtime_r(&t, &tm))
         return cJSON_CreateNull();
     snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
              tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)fmod(ms, 1000));

@@ -892,11 +892,16 @@ static void run_stage(const cJSON *res, const char *status, struct stage *s, cha
 {
     double code = res_num(res, "exit_code"), sig = res_num(res, "signal");
     double rss = res_num(res, "max_rss_kb");
+    /* a result's numbers as an exit code (0..255 and 128+N) and a signal
+     * (1..64) only in their range: anything else is none (fuzzed) */
+    int has_code = code >= 0 && code <= 65535 && code == (long long)code;
 
+    if (!(sig >= 1 && sig <= 64))
+        sig = 0;
     *s = (struct stage){.out = res_text(res, "stdout"),
                         .err = res_text(res, "stderr"),
-                        .has_code = code >= 0,
-                        .code = (long long)code,
+                        .has_code = has_code,
+                        .code = has_code ? (long long)code : 0,
                         .memory = rss >= 0 ? rss * 1024 : -1,
                         .cpu_time = res_num(res, "cpu_ms"),
                         .wall_time = res_num(res, "duration_ms")};
@@ -908,7 +913,7 @@ static void run_stage(const cJSON *res, const char *status, struct stage *s, cha
         s->status = "SG";
         snprintf(msg, msgsz, "Caught fatal signal %d", (int)sig);
     } else if (strcmp(status, "runtime_error") == 0) {
-        s->has_code = code >= 0;
+        s->has_code = has_code;
         s->status = "RE";
         snprintf(msg, msgsz, "Exited with error status %lld", s->code);
     } else if (strcmp(status, "timeout") == 0) {
