@@ -328,21 +328,7 @@ int piston_semver_satisfies(const char *version, const char *range)
 /* ---- answers ------------------------------------------------------------------ */
 
 /* a's body is Piston's error shape, {"message": ...}, with status. */
-__attribute__((format(printf, 3, 4))) static void piston_error(struct front_answer *a, int status,
-                                                               const char *fmt, ...)
-{
-    char msg[1024];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    cJSON_Delete(a->json);
-    a->status = status;
-    a->json = cJSON_CreateObject();
-    if (a->json)
-        json_add_text(a->json, "message", msg, strlen(msg));
-}
+#define piston_error(a, status, ...) front_error_key(a, status, "message", __VA_ARGS__)
 
 /* Client text, cut for an error message (cJSON escapes what it holds). */
 static const char *shown(const char *s, char *buf, size_t bufsz)

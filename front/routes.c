@@ -4,20 +4,40 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
-void front_error(struct front_answer *a, int status, const char *fmt, ...)
+#include "common/json.h"
+
+static void error_as(struct front_answer *a, int status, const char *key, const char *fmt,
+                     va_list ap)
 {
     char msg[1024];
-    va_list ap;
 
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
     cJSON_Delete(a->json);
     a->status = status;
     a->json = cJSON_CreateObject();
+    /* a client's text in it is made valid UTF-8 (U+FFFD) */
     if (a->json)
-        cJSON_AddStringToObject(a->json, "error", msg);
+        json_add_text(a->json, key, msg, strlen(msg));
+}
+
+void front_error(struct front_answer *a, int status, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    error_as(a, status, "error", fmt, ap);
+    va_end(ap);
+}
+
+void front_error_key(struct front_answer *a, int status, const char *key, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    error_as(a, status, key, fmt, ap);
+    va_end(ap);
 }
 
 cJSON *front_body_object(const struct front_req *r, struct front_answer *a)

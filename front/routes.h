@@ -102,6 +102,9 @@ int native_route(const struct front_host *h, const struct front_req *r, struct f
 /* a's body is {"error": message} with status (printf-style). */
 void front_error(struct front_answer *a, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The same under another key: {"message": ...} for Piston. */
+void front_error_key(struct front_answer *a, int status, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* The request's body as a JSON object, or NULL with a filled 400 answer
  * naming why (not JSON, not an object). */
 cJSON *front_body_object(const struct front_req *r, struct front_answer *a);
