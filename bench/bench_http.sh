@@ -5,7 +5,8 @@
 # program, a different stdin each), as
 #   (a) a job file through `submit --local` (jobs/s from the wall time);
 #   (b) SandboxFusion /run_code calls to `serve --http` in process
-#       (--slots S), through bench_http with 64 clients;
+#       (--slots S), through bench_http with 64 clients; the Python
+#       programs as Judge0 (wait=true) and Piston calls too;
 #   (c) the same calls to `serve --http --queue` with 2 workers (S slots
 #       each) on a redis-server of this run (temp port, a prefix of its
 #       own), then a Python run where one worker is killed -9 mid-run and
@@ -76,6 +77,14 @@ with open(d + "/py.jobs", "w") as pj, open(d + "/py.jsonl", "w") as pb, \
                              "timeout": 10}) + "\n")
         cb.write(json.dumps({"code": cpp, "language": "cpp", "stdin": stdin, "run_timeout": 10,
                              "expect": "%d\n" % (8 * i + 1)}) + "\n")
+# the Python programs as Judge0 (wait=true) and Piston calls too
+with open(d + "/pyj0.jsonl", "w") as jb, open(d + "/pypiston.jsonl", "w") as xb:
+    for i in range(n):
+        code = "print(%d)" % i
+        jb.write(json.dumps({"language_id": 71, "source_code": code, "cpu_time_limit": 10,
+                             "expect": "%d\n" % i}) + "\n")
+        xb.write(json.dumps({"language": "python", "version": "*", "files": [{"content": code}],
+                             "run_timeout": 10000, "expect": "%d\n" % i}) + "\n")
 PY
 [ -s "$T/cpp.jsonl" ] || { echo "bench_http: could not write the job files"; exit 1; }
 
@@ -120,11 +129,12 @@ stop_serve() {
     SPID=
 }
 
-# calls py|cpp OUT: N calls of the language's bodies, 64 clients, checked
+# calls py|cpp|pyj0|pypiston OUT [URL]: N calls of the file's bodies, 64
+# clients, checked (URL: /run_code's by default)
 calls() {
     sed -n '1,4p' "$T/$1.jsonl" >"$T/warm.jsonl"
-    "$H" --url "$URL" --body "$T/warm.jsonl" --clients 4 --token "$TOKEN" >/dev/null 2>&1
-    "$H" --url "$URL" --body "$T/$1.jsonl" --clients "$C" --token "$TOKEN" --check >"$2" 2>"$2.err"
+    "$H" --url "${3:-$URL}" --body "$T/warm.jsonl" --clients 4 --token "$TOKEN" >/dev/null 2>&1
+    "$H" --url "${3:-$URL}" --body "$T/$1.jsonl" --clients "$C" --token "$TOKEN" --check >"$2" 2>"$2.err"
 }
 
 # The results stream (one entry a final result: id, status) of this run's
@@ -171,6 +181,11 @@ for l in py cpp; do
     calls "$l" "$T/in-$l.out"
     http_row "run_code-in-process:$l" "$T/in-$l.out" "$(base_of "$l")" -
 done
+# the other route sets, the same Python programs
+calls pyj0 "$T/in-j0.out" "http://127.0.0.1:$HPORT/submissions?wait=true"
+http_row "judge0-wait-in-process:py" "$T/in-j0.out" "$BASE_py" -
+calls pypiston "$T/in-piston.out" "http://127.0.0.1:$HPORT/api/v2/execute"
+http_row "piston-in-process:py" "$T/in-piston.out" "$BASE_py" -
 stop_serve
 
 redis-server --port "$RPORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
