@@ -54,6 +54,9 @@ struct flight {
  * the others (a broadcast wakes waiters in no order). */
 struct place {
     struct place *next;
+    /* a call's own, signalled when it comes first (one waiter woken, not
+     * every one); NULL: a group's, whose members wait on the executor's */
+    pthread_cond_t *cv;
 };
 
 /* Compile once: calls of one program (every field equal but stdin) that
@@ -176,6 +179,15 @@ static void line_join(struct front_exec *x, struct place *p)
     x->line_tail = &p->next;
 }
 
+/* Wakes whoever is first in line (under mu): it may take a slot now. */
+static void wake_first(struct front_exec *x)
+{
+    if (x->line && x->line->cv)
+        pthread_cond_signal(x->line->cv);
+    else if (x->line)
+        pthread_cond_broadcast(&x->cv);
+}
+
 static void line_leave(struct front_exec *x, struct place *p)
 {
     for (struct place **pp = &x->line; *pp; pp = &(*pp)->next)
@@ -185,25 +197,30 @@ static void line_leave(struct front_exec *x, struct place *p)
                 x->line_tail = pp;
             break;
         }
-    pthread_cond_broadcast(&x->cv); /* the next in line may go */
+    wake_first(x); /* the next in line may go */
 }
 
 /* Waits for one of the slots (in process), in the order calls came.
  * Returns 0, or -1 when *cancel or a stop came first. */
 static int slot_take(struct front_exec *x, atomic_int *cancel)
 {
-    struct place me;
+    pthread_cond_t cv;
+    struct place me = {NULL, &cv};
     int rc = 0;
 
+    if (clock_cond_init(&cv) != 0)
+        me.cv = NULL; /* woken with the groups, then */
     pthread_mutex_lock(&x->mu);
     line_join(x, &me);
     while (!(x->slots_free > 0 && x->line == &me) &&
            !(rc = runner_stop_asked(cancel) || atomic_load(&x->stop)))
-        clock_cond_wait_ms(&x->cv, &x->mu, WAIT_STEP_MS);
-    line_leave(x, &me);
+        clock_cond_wait_ms(me.cv ? me.cv : &x->cv, &x->mu, WAIT_STEP_MS);
     if (!rc)
         x->slots_free--;
+    line_leave(x, &me);
     pthread_mutex_unlock(&x->mu);
+    if (me.cv)
+        pthread_cond_destroy(&cv);
     return rc ? -1 : 0;
 }
 
@@ -211,7 +228,7 @@ static void slot_give(struct front_exec *x)
 {
     pthread_mutex_lock(&x->mu);
     x->slots_free++;
-    pthread_cond_broadcast(&x->cv);
+    wake_first(x);
     pthread_mutex_unlock(&x->mu);
 }
 
@@ -560,7 +577,8 @@ static cJSON *run_grouped(struct front_exec *x, const struct fields *f, const ch
         for (int i = 0; i < g->n; i++)
             g->m[i]->done = 1;
         free(g);
-        pthread_cond_broadcast(&x->cv);
+        wake_first(x);
+        pthread_cond_broadcast(&x->cv); /* its members */
     }
     pthread_mutex_unlock(&x->mu);
     *alone = !me.result;
