@@ -8,8 +8,8 @@
 
 #include "common/json.h"
 
-static void error_as(struct front_answer *a, int status, const char *key, const char *fmt,
-                     va_list ap)
+__attribute__((format(printf, 4, 0))) static void
+error_as(struct front_answer *a, int status, const char *key, const char *fmt, va_list ap)
 {
     char msg[1024];
 
