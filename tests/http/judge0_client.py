@@ -200,6 +200,15 @@ def cases():
                            "int x = a / z; std::printf(\"%d\", x); return 0; }"))
         status_is(sub, 9)
 
+    # a file past the sandbox's file size limit (64 MB) in /work (256 MB)
+    @case("C++ file past the size limit: Runtime Error (SIGXFSZ)")
+    def _():
+        sub = run_wait(cpp("#include <cstdio>\n#include <vector>\nint main() { "
+                           "std::FILE *f = std::fopen(\"big\", \"wb\"); std::vector<char> b(1 << 20, 'x');"
+                           " for (int i = 0; i < 200; i++) std::fwrite(b.data(), 1, b.size(), f);"
+                           " std::fclose(f); return 0; }"))
+        status_is(sub, 8)
+
     @case("C++ abort(): Runtime Error (SIGABRT)")
     def _():
         sub = run_wait(cpp("#include <cstdlib>\nint main() { std::abort(); }"))
@@ -215,6 +224,13 @@ def cases():
                " std::printf(\"%d\", p[n - 4096]); }")
         sub = run_wait(cpp(src, memory_limit=131072))
         status_is(sub, MLE_ID)
+
+    # ours past Judge0's 14 (GET /statuses lists it): the output cap passed
+    @case("output past the cap: Output Limit Exceeded (16)")
+    def _():
+        sub = run_wait({"language_id": 71,
+                        "source_code": "import sys\nsys.stdout.write('y' * 6000000)"})
+        status_is(sub, 16)
 
     @case("wait=false, then GET until done")
     def _():
