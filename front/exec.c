@@ -512,6 +512,16 @@ static void group_run(struct front_exec *x, struct group *g, atomic_int *cancel,
     job_release(&j);
 }
 
+/* Takes g out of the open groups (under mu): no later call joins it. */
+static void group_unlink(struct front_exec *x, struct group *g)
+{
+    for (struct group **p = &x->groups; *p; p = &(*p)->next)
+        if (*p == g) {
+            *p = g->next;
+            break;
+        }
+}
+
 /* Call f (its id, job j made of it) run in a group: its result, or NULL
  * when it runs alone after all (*alone) or was stopped (!*alone). */
 static cJSON *run_grouped(struct front_exec *x, const struct fields *f, const char *id,
@@ -549,11 +559,7 @@ static cJSON *run_grouped(struct front_exec *x, const struct fields *f, const ch
                     g->m[i] = g->m[--g->n];
             if (g->n == 0) {
                 line_leave(x, &g->place);
-                for (struct group **p = &x->groups; *p; p = &(*p)->next)
-                    if (*p == g) {
-                        *p = g->next;
-                        break;
-                    }
+                group_unlink(x, g);
                 free(g);
             }
             pthread_mutex_unlock(&x->mu);
@@ -565,11 +571,7 @@ static cJSON *run_grouped(struct front_exec *x, const struct fields *f, const ch
         x->slots_free--;
         g->taken = 1;
         line_leave(x, &g->place);
-        for (struct group **p = &x->groups; *p; p = &(*p)->next)
-            if (*p == g) {
-                *p = g->next;
-                break;
-            }
+        group_unlink(x, g);
         pthread_mutex_unlock(&x->mu);
         group_run(x, g, cancel, asked);
         pthread_mutex_lock(&x->mu);
@@ -655,16 +657,24 @@ static void flight_free(struct front_exec *x, struct flight *fl)
     free(fl);
 }
 
+/* Takes fl out of the table, if it is there (under mu): no later call
+ * finds it. */
+static void flight_unlink(struct front_exec *x, struct flight *fl)
+{
+    for (struct flight **p = &x->flights; *p; p = &(*p)->next)
+        if (*p == fl) {
+            *p = fl->next;
+            fl->next = NULL;
+            break;
+        }
+}
+
 static void flight_put(struct front_exec *x, struct flight *fl)
 {
     /* under mu */
     if (--fl->refs > 0)
         return;
-    for (struct flight **p = &x->flights; *p; p = &(*p)->next)
-        if (*p == fl) {
-            *p = fl->next;
-            break;
-        }
+    flight_unlink(x, fl);
     flight_free(x, fl);
 }
 
@@ -752,12 +762,7 @@ static cJSON *run_shared(struct front_exec *x, const struct fields *f, const cha
     pthread_cond_broadcast(&x->cv);
     if (fl->failed || x->o->dedup_window_ms <= 0) {
         /* out of the table: later calls run again */
-        for (struct flight **p = &x->flights; *p; p = &(*p)->next)
-            if (*p == fl) {
-                *p = fl->next;
-                fl->next = NULL;
-                break;
-            }
+        flight_unlink(x, fl);
         if (--fl->refs == 0)
             flight_free(x, fl);
     } else {
