@@ -24,8 +24,8 @@ LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fi
               backends/docker/podman.c backends/kubernetes/kubernetes.c \
               backends/kubernetes/config.c backends/kubernetes/stream.c \
               sandbox/sandbox.c sandbox/pool.c images/images.c images/custom.c images/tree.c \
-              job/job.c job/parse.c job/result.c job/dedup.c \
-              queue/queue.c queue/live.c queue/workers.c scheduler/decide.c scheduler/scheduler.c \
+              job/job.c job/parse.c job/result.c job/dedup.c job/due.c \
+              queue/queue.c queue/live.c queue/workers.c queue/delayed.c queue/dead.c scheduler/decide.c scheduler/scheduler.c \
               exec/exec.c exec/session.c exec/scan.c exec/identity.c exec/runner.c exec/image_check.c \
               batch/batch.c batch/local.c batch/queue.c batch/summary.c \
               worker/worker.c worker/entry.c worker/gate.c worker/live.c worker/store.c worker/janitor.c \
@@ -35,7 +35,7 @@ LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fi
               eval/fmt_humaneval.c eval/fmt_multiple.c eval/fmt_open.c eval/fmt_crux.c eval/fmt_stdio.c \
               eval/fmt_stdio_runners.c
 CLI_SRC     = cli/main.c cli/run.c cli/images.c cli/queue_cmds.c cli/worker.c cli/submit.c cli/scan.c \
-              cli/artifacts.c cli/cancel.c cli/mcp.c cli/serve.c cli/convert.c cli/provenance.c
+              cli/artifacts.c cli/cancel.c cli/mcp.c cli/serve.c cli/convert.c cli/provenance.c cli/dead.c
 
 LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ   = $(CLI_SRC:%.c=$(BUILD)/%.o)

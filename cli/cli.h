@@ -66,6 +66,7 @@ int cmd_submit(struct cli_globals *g, int argc, char **argv);
 int cmd_result(struct cli_globals *g, int argc, char **argv);
 int cmd_status(struct cli_globals *g, int argc, char **argv);
 int cmd_cancel(struct cli_globals *g, int argc, char **argv);
+int cmd_dead(struct cli_globals *g, int argc, char **argv);
 int cmd_scan(struct cli_globals *g, int argc, char **argv);
 int cmd_convert(struct cli_globals *g, int argc, char **argv);
 int cmd_mcp(struct cli_globals *g, int argc, char **argv);

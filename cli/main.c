@@ -23,6 +23,7 @@ static const char usage[] =
     "  result ID [--wait S]     print one job's result\n"
     "  status [--json]          queue depth, workers, dead letters (--dead N), throughput\n"
     "  cancel ID...             cancel queued or running jobs (--file JOBFILE, --all)\n"
+    "  dead list|show|requeue|drop  the dead letters: inspect, run again, delete\n"
     "  scan [--policy P] FILE   run only the security check (exit 0 safe, 1 blocked)\n"
     "  convert DATASET.jsonl    a benchmark's rows (and samples) as a job file\n"
     "  mcp [--queue]            a Model Context Protocol server on stdio (docs/mcp.md)\n"
@@ -148,7 +149,7 @@ static const struct {
     {"run", cmd_run},       {"images", cmd_images}, {"worker", cmd_worker},
     {"submit", cmd_submit}, {"result", cmd_result}, {"status", cmd_status},
     {"cancel", cmd_cancel}, {"scan", cmd_scan},     {"convert", cmd_convert},
-    {"mcp", cmd_mcp},
+    {"mcp", cmd_mcp},       {"dead", cmd_dead},
     {"serve", cmd_serve},
 };
 

@@ -34,6 +34,7 @@ void job_copies_free(struct job_copy *c, size_t n)
 void job_release(struct job *j)
 {
     free(j->id);
+    free(j->history);
     free(j->code);
     free(j->stdin_data);
     strlist_free(j->args, j->nargs);

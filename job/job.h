@@ -94,6 +94,7 @@ struct job {
     size_t ncopies;
     enum job_status recheck; /* STATUS_NONE, or the status of the run this one rechecks */
     unsigned long given;     /* the fields the job named (job_given), not defaults */
+    char *history;           /* JSON text: its dead letters before a requeue (dead requeue), or NULL */
 };
 
 #define JOB_MAX_FIELD ((size_t)64 << 10) /* any field but code, stdin, files */
@@ -161,5 +162,31 @@ int job_check_env(const struct job *j, struct llmsb_err *err);
 int job_check_libraries(const struct job *j, struct llmsb_err *err);
 /* Adds an artifact glob (relative, no ".."). */
 int job_add_artifact_glob(struct job *j, const char *glob, struct llmsb_err *err);
+
+/* ---- delayed jobs (job/due.c; docs/jobs.md, not_before and delay_ms) ---- */
+
+#define JOB_DELAY_MAX_MS 31622400000LL /* 366 days */
+#define JOB_DELAY_MAX_TEXT "366 days"
+#define JOB_NOT_BEFORE_MAX_MS 253402300799999LL /* 9999-12-31T23:59:59.999Z */
+/* A worker runs an entry this early at most; later than that it defers it. */
+#define JOB_DUE_EARLY_MS 50
+/* not_before's value: epoch milliseconds, or an RFC 3339 UTC time
+ * ("2026-01-01T00:00:00Z", a fraction and "+00:00" allowed).  The error
+ * names the field, the value and why. */
+int job_not_before_parse(const char *v, size_t n, int64_t *ms, struct llmsb_err *err);
+/* delay_ms's value: whole milliseconds, 0 to JOB_DELAY_MAX_MS. */
+int job_delay_parse(const char *v, size_t n, int64_t *ms, struct llmsb_err *err);
+/* A duration as a flag takes it ("30s", "500ms", "1.5h"; units ms s m h
+ * d), at most JOB_DELAY_MAX_MS; what names the flag in the error. */
+int job_duration_parse(const char *what, const char *s, int64_t *ms, struct llmsb_err *err);
+/* When the job of fields f is due: not_before, or the entry's time
+ * entry_ms plus delay_ms; *due 0 when it names neither.  Both given, or a
+ * bad value, is an error (the job is invalid). */
+int job_due_ms(const struct fields *f, int64_t entry_ms, int64_t *due, struct llmsb_err *err);
+/* The fields a deferred job is kept with: f's, with "id" (id, when f has
+ * none, so the job keeps its id), not_before set to due_ms and delay_ms
+ * left out, so it is never deferred twice.  out is initialised here
+ * (fields_release it); 0 or LLMSB_ERR_NOMEM. */
+int job_due_fields(const struct fields *f, const char *id, int64_t due_ms, struct fields *out);
 
 #endif

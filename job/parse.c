@@ -815,6 +815,50 @@ static int f_needs(struct job *j, const struct config *cfg, const char *v, size_
     return rc;
 }
 
+/* not_before and delay_ms (job/due.c): checked here, acted on by the
+ * worker that reads the entry (it defers one not yet due). */
+static int f_not_before(struct job *j, const struct config *cfg, const char *v, size_t n,
+                        struct llmsb_err *err)
+{
+    int64_t ms;
+    (void)j, (void)cfg;
+    return job_not_before_parse(v, n, &ms, err);
+}
+
+static int f_delay_ms(struct job *j, const struct config *cfg, const char *v, size_t n,
+                      struct llmsb_err *err)
+{
+    int64_t ms;
+    (void)j, (void)cfg;
+    return job_delay_parse(v, n, &ms, err);
+}
+
+/* history: what `dead requeue` kept of the job's earlier dead letters, a
+ * JSON array of objects; carried into its result. */
+static int f_history(struct job *j, const struct config *cfg, const char *v, size_t n,
+                     struct llmsb_err *err)
+{
+    cJSON *a = json_of("history", v, n, 1, err), *it;
+    int i = 0;
+
+    (void)cfg;
+    if (!a)
+        return err->code;
+    cJSON_ArrayForEach(it, a) {
+        if (!cJSON_IsObject(it)) {
+            cJSON_Delete(a);
+            return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                                 "history: element %d is not an object (dead requeue writes "
+                                 "{attempts, reason, last_worker, dead_at_ms})",
+                                 i);
+        }
+        i++;
+    }
+    cJSON_Delete(a);
+    free(j->history);
+    return (j->history = xstrndup(v, n)) ? 0 : LLMSB_ERR_NOMEM;
+}
+
 /* ---- test cases ---------------------------------------------------------------- */
 
 static int case_err(struct llmsb_err *err, size_t i, const char *key, const char *why)
@@ -1012,6 +1056,7 @@ static const struct {
     {"link_flags", f_link_flags, JOB_MAX_FIELD}, {"session", f_session, JOB_SESSION_MAX},
     {"session_close", f_session_close, 16}, {"copies", f_copies, JOB_MAX_STDIN},
     {"recheck", f_recheck, 32}, {"needs", f_needs, 1024},
+    {"not_before", f_not_before, 64}, {"delay_ms", f_delay_ms, 64}, {"history", f_history, JOB_MAX_FIELD},
     /* clang-format on */
 };
 _Static_assert(sizeof(fields) / sizeof(fields[0]) <= sizeof(unsigned long) * 8,
@@ -1099,6 +1144,9 @@ int job_from_fields(struct job *j, const struct config *cfg, const struct fields
                                  f->oversized);
     }
     j->given = seen;
+    if (job_given(j, "not_before") && job_given(j, "delay_ms"))
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "delay_ms: not with not_before (a job gives one of them)");
     /* ending a session needs no program */
     if (!j->lang && j->session_close)
         j->lang = language_find("python");

@@ -59,6 +59,7 @@ static const struct {
     {"rechecked", RT_BOOL},    /* --recheck-timeouts ran it again */
     {"first_status", RT_TEXT}, /* the status of the run a recheck replaced */
     {"meta", RT_JSON_OR_NULL},
+    {"history", RT_JSON}, /* dead requeue: the dead letters before this run */
 };
 
 void job_result_init(struct job_result *r, const struct job *j)
@@ -81,6 +82,8 @@ void job_result_init(struct job_result *r, const struct job *j)
         snprintf(r->id, sizeof(r->id), "%s", j->id);
     if (j && j->meta)
         r->meta = strdup(j->meta);
+    if (j && j->history)
+        r->history = strdup(j->history);
     if (j)
         r->first_status = j->recheck;
 }
@@ -88,10 +91,11 @@ void job_result_init(struct job_result *r, const struct job *j)
 void job_result_release(struct job_result *r)
 {
     free(r->meta);
+    free(r->history);
     free(r->violations);
     free(r->artifacts);
     free(r->cases);
-    r->meta = r->violations = r->artifacts = r->cases = NULL;
+    r->meta = r->history = r->violations = r->artifacts = r->cases = NULL;
     proto_result_release(&r->r);
 }
 
@@ -339,6 +343,8 @@ int job_result_to_fields(const struct job_result *r, char nums[RESULT_NUMS][32],
     }
     if (r->meta)
         rc |= fields_adds(out, "meta", r->meta);
+    if (r->history)
+        rc |= fields_adds(out, "history", r->history);
     return rc ? LLMSB_ERR_NOMEM : 0;
 }
 

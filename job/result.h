@@ -52,6 +52,7 @@ struct job_result {
     char image[256];
     char worker[160];
     char *meta;       /* JSON text or NULL; owned */
+    char *history;    /* the job's history (dead requeue): JSON array text or NULL; owned */
     char *violations; /* JSON array text or NULL; owned */
     char *artifacts;  /* JSON array text or NULL; owned */
     char *cases;      /* JSON array text of the test cases run, or NULL; owned */
@@ -99,7 +100,7 @@ int job_result_each_artifact(const struct job_result *r,
 
 /* The result as the Redis hash's string fields.  out's values point into r
  * and into nums (RESULT_NUMS strings), which must outlive out. */
-#define RESULT_MAX_FIELDS 36
+#define RESULT_MAX_FIELDS 37
 #define RESULT_NUMS 16
 int job_result_to_fields(const struct job_result *r, char nums[RESULT_NUMS][32],
                          struct fields *out);

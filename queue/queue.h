@@ -337,4 +337,48 @@ int queue_session_lose(struct queue *q, const char *id, const char *why, long lo
 int queue_hand_over(struct queue *q, const char *entry_id, const char *consumer, long long idle_ms,
                     long long count, struct llmsb_err *err);
 
+/* ---- delayed jobs (queue/delayed.c; docs/operations.md, delayed jobs) ----
+ * P:delayed is a sorted set of job ids scored by when they are due (epoch
+ * ms), P:delayed:<id> a hash of each one's job fields. */
+/* Defers the entry entry_id (read from the jobs stream) of job job_id
+ * until due_ms, in one script: fields (job_due_fields's) stored, the id
+ * added to the set, the entry acknowledged and deleted. */
+int queue_defer(struct queue *q, const char *entry_id, const char *job_id, int64_t due_ms,
+                const struct fields *fields, struct llmsb_err *err);
+/* Moves up to max jobs due at now_ms back onto the jobs stream (one
+ * script; one ZRANGEBYSCORE when none is due).  Returns how many, or a
+ * negative code. */
+#define QUEUE_DELAYED_MOVE_MAX 32
+int queue_delayed_move(struct queue *q, int64_t now_ms, int max, struct llmsb_err *err);
+/* 1 (and *due_ms) when job_id waits in the delayed set, 0 when not. */
+int queue_delayed_due(struct queue *q, const char *job_id, int64_t *due_ms,
+                      struct llmsb_err *err);
+/* How many jobs wait in the delayed set, or a negative code. */
+long long queue_delayed_count(struct queue *q, struct llmsb_err *err);
+
+/* ---- dead letters (queue/dead.c; docs/operations.md, dead letters) ----
+ * The dead stream's entries are a job's fields then reason, attempts and
+ * last_worker (scheduler_dead_fields). */
+#define QUEUE_DEAD_OWN_FIELDS 3
+/* The dead letter of id: the dead entry of that entry id, else the newest
+ * whose job id is id.  1 found (*out: one entry, queue_entries_free(*out,
+ * 1)), 0 none, or a negative code. */
+int queue_dead_find(struct queue *q, const char *id, struct queue_entry **out,
+                    struct llmsb_err *err);
+/* The job a dead letter d holds, to run again: its fields without the
+ * dead letter's own, and history (a JSON array) with this dead letter's
+ * {attempts, reason, last_worker, dead_at_ms, dead_entry} added to what
+ * it had.  out is initialised here (fields_release it); 0, or
+ * LLMSB_ERR_NOMEM, or LLMSB_ERR_INVALID (err says: no job id). */
+int queue_dead_job_fields(const struct queue_entry *d, struct fields *out, struct llmsb_err *err);
+/* Requeues dead letter d: in one script, unless d is gone from the dead
+ * stream meanwhile, the job (queue_dead_job_fields) goes on the jobs
+ * stream under its id, d is deleted and the job's result, done
+ * notifications and cancel request too, so the run writes its own.
+ * Returns 1 (entry: the new entry id), 0 d was gone, or a negative code. */
+int queue_dead_requeue(struct queue *q, const struct queue_entry *d, char *entry, size_t esz,
+                       struct llmsb_err *err);
+/* Deletes the dead entry entry_id: 1, 0 not there, or a negative code. */
+int queue_dead_drop(struct queue *q, const char *entry_id, struct llmsb_err *err);
+
 #endif

@@ -442,3 +442,15 @@ void scheduler_give_back(struct scheduler *s, struct queue *q, const struct queu
     if (queue_release(q, e->id, idle, counted ? -1 : e->deliveries - 1, &err) != 0)
         log_warn("entry %s: give back failed (%s); the lease will expire instead", e->id, err.msg);
 }
+
+int scheduler_defer(struct scheduler *s, struct queue *q, const struct queue_entry *e,
+                    const char *job_id, int64_t due_ms, const struct fields *fields)
+{
+    struct llmsb_err err = {0};
+    int rc;
+
+    (void)s;
+    if ((rc = queue_defer(q, e->id, job_id, due_ms, fields, &err)) != 0)
+        log_warn("job=%s: cannot defer it: %s; its lease brings it back", job_id, err.msg);
+    return rc;
+}

@@ -143,4 +143,11 @@ int scheduler_dead_fields(const struct scheduler *s, const struct queue_entry *e
 void scheduler_give_back(struct scheduler *s, struct queue *q, const struct queue_entry *e,
                          int64_t delay_ms, int counted);
 
+/* Defers e, a job not due before due_ms, out of the stream into the
+ * delayed set (queue_defer) with fields (job_due_fields's: it is never
+ * deferred twice).  0, or a negative code (logged; e stays pending and its
+ * lease brings it back). */
+int scheduler_defer(struct scheduler *s, struct queue *q, const struct queue_entry *e,
+                    const char *job_id, int64_t due_ms, const struct fields *fields);
+
 #endif

@@ -67,7 +67,8 @@ static void dead_letter(struct slot *s, const struct queue_entry *e, const struc
     struct fields dead;
     char attempts[24];
 
-    if (scheduler_dead_fields(&s->w->sched, e, reason, attempts, &dead) != 0)
+    if (scheduler_dead_fields(&s->w->sched, e, reason, attempts, &dead) != 0 ||
+        (!fields_get(&dead, "id", NULL) && fields_adds(&dead, "id", r->id) != 0))
         log_error("entry %s: out of memory building its dead letter", e->id);
     job_result_set_status(r, STATUS_INTERNAL_ERROR, "%s", reason);
     finish(s, e, j, r, ttl_s, &dead);
@@ -80,6 +81,31 @@ static int64_t entry_ms(const char *id)
     char ms[24];
     snprintf(ms, sizeof(ms), "%.*s", (int)strcspn(id, "-"), id);
     return parse_ll(ms, 0, (long long)1 << 62, &v) == 0 ? v : 0;
+}
+
+/* A job not due yet (not_before, delay_ms; checked valid by the parser)
+ * goes to the delayed set until it is: 1 deferred, 0 run it now (due, or
+ * more than JOB_DUE_EARLY_MS early could not be kept: it runs early
+ * rather than never). */
+static int defer_early(struct slot *s, const struct queue_entry *e, const struct job_result *r)
+{
+    struct llmsb_err err = {0};
+    struct fields kept;
+    int64_t due = 0, now = clock_wall_ms();
+    char shown[160];
+
+    if (job_due_ms(&e->f, entry_ms(e->id), &due, &err) != 0 || due <= now + JOB_DUE_EARLY_MS)
+        return 0;
+    llmsb_escape(shown, sizeof(shown), r->id, strlen(r->id));
+    if (job_due_fields(&e->f, r->id, due, &kept) != 0) {
+        log_error("job=%s: out of memory deferring it; it runs now", shown);
+        return 0;
+    }
+    if (scheduler_defer(&s->w->sched, &s->q, e, r->id, due, &kept) == 0)
+        log_info("job=%s: not due for %lld ms (not_before %lld); deferred", shown,
+                 (long long)(due - now), (long long)due);
+    fields_release(&kept);
+    return 1;
 }
 
 /* The job's "running" record, for this delivery: scheduler_mark_running's
@@ -302,6 +328,8 @@ static void handle_entry(struct slot *s, struct queue_entry *e)
         job_result_set_status(&r, STATUS_INVALID, "%s", err.msg);
         log_info("job=%s invalid: %s", r.id, err.msg);
         finish(s, e, &j, &r, cfg->result_ttl_s, NULL);
+    } else if (defer_early(s, e, &r)) {
+        /* in the delayed set now; the mover brings it back when due */
     } else {
         live_begin(s, &j, e->deliveries);
         run_entry(s, e, &j, &r);

@@ -1,6 +1,6 @@
 /* janitor.c - the janitor thread, on its own Redis connection: the
  * heartbeat, the scheduler's timers (cancellation, leases, reclaim), the
- * engine probe while paused, pool upkeep, expired sessions, and the reaping
+ * delayed jobs that are due (back onto the stream), the engine probe while paused, pool upkeep, expired sessions, and the reaping
  * of containers that dead processes of this queue left behind. */
 #include <errno.h>
 #include <signal.h>
@@ -17,6 +17,21 @@
 #define HEARTBEAT_PER_TTL 4 /* heartbeats per heartbeat_ttl */
 #define JANITOR_RECONNECT_GIVEUP_MS 5000
 #define REAP_MAX 64
+
+/* Delayed jobs due now back onto the stream (queue/delayed.c): every
+ * tick, one ZRANGEBYSCORE when none is due.  Returns 0 or the error's
+ * code (Redis failed: the caller reconnects). */
+static int move_delayed(struct queue *q)
+{
+    struct llmsb_err err = {0};
+    int n = queue_delayed_move(q, clock_wall_ms(), QUEUE_DELAYED_MOVE_MAX, &err);
+
+    if (n > 0)
+        log_info("%d delayed job(s) due: back on the jobs stream", n);
+    else if (n < 0)
+        log_warn("delayed jobs: %s", err.msg);
+    return n < 0 ? n : 0;
+}
 
 static int heartbeat(struct worker *w, struct queue *q)
 {
@@ -138,6 +153,8 @@ void *janitor_main(void *arg)
 
         if (rc == 0 && sched_timer_due(&hb, now))
             rc = heartbeat(w, &q);
+        if (rc == 0)
+            rc = move_delayed(&q);
         if (atomic_load(&w->sched.paused) && sched_timer_due(&probe, now) &&
             runner_engine_answers(&w->rn.be) && scheduler_resume(&w->sched))
             log_info("%s engine answers again; taking jobs", w->rn.be.ops->name);
