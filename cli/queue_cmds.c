@@ -178,6 +178,30 @@ static int follow(struct queue *q, const char *id, double wait_s)
 
 /* ---- result, status ------------------------------------------------------------- */
 
+/* A job waiting in the delayed set as a result-like object {id, status:
+ * delayed, not_before, not_before_utc}, or NULL (not there, or Redis
+ * failed: then it is as unknown as before). */
+static cJSON *delayed_json(struct queue *q, const char *id)
+{
+    struct llmsb_err err = {0};
+    int64_t due = 0;
+    char when[40];
+    time_t t;
+    struct tm tm;
+    cJSON *o;
+
+    if (queue_delayed_due(q, id, &due, &err) != 1 || !(o = cJSON_CreateObject()))
+        return NULL;
+    t = (time_t)(due / 1000);
+    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", gmtime_r(&t, &tm));
+    snprintf(when + strlen(when), sizeof(when) - strlen(when), ".%03dZ", (int)(due % 1000));
+    cJSON_AddStringToObject(o, "id", id);
+    cJSON_AddStringToObject(o, "status", "delayed");
+    cJSON_AddNumberToObject(o, "not_before", (double)due);
+    cJSON_AddStringToObject(o, "not_before_utc", when);
+    return o;
+}
+
 int cmd_result(struct cli_globals *g, int argc, char **argv)
 {
     const char *id = NULL, *dir = NULL;
@@ -238,6 +262,8 @@ int cmd_result(struct cli_globals *g, int argc, char **argv)
             ;
         r = batch_result_get(&q, id, NULL);
     }
+    if (!r)
+        r = delayed_json(&q, id);
     queue_close(&q);
     if (!r) {
         cli_error("no result for \"%s\" (not started yet, unknown, or expired)", id);
@@ -316,6 +342,7 @@ static cJSON *status_json(struct cli_globals *g, struct queue *q, long long dead
                           struct llmsb_err *err)
 {
     struct queue_stats st;
+    long long delayed;
     char url[512];
     cJSON *o = cJSON_CreateObject(), *workers = cJSON_CreateArray(), *dead = NULL;
 
@@ -334,6 +361,11 @@ static cJSON *status_json(struct cli_globals *g, struct queue *q, long long dead
         o, "queued", (double)(st.stream_len - st.pending > 0 ? st.stream_len - st.pending : 0));
     cJSON_AddNumberToObject(o, "pending", (double)st.pending);
     cJSON_AddNumberToObject(o, "dead", (double)st.dead);
+    if ((delayed = queue_delayed_count(q, err)) < 0) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    cJSON_AddNumberToObject(o, "delayed", (double)delayed);
     cJSON_AddNumberToObject(o, "done_last_minute", (double)st.done_last_minute);
     cJSON_AddNumberToObject(o, "jobs_per_s", st.done_last_minute / 60.0);
     return o;
@@ -373,6 +405,7 @@ static void print_status(const cJSON *o)
     printf("workers alive:   %lld\n", num(o, "workers_alive"));
     printf("queued:          %lld (not yet taken)\n", num(o, "queued"));
     printf("pending:         %lld (taken, not finished)\n", num(o, "pending"));
+    printf("delayed:         %lld (waiting for their not_before)\n", num(o, "delayed"));
     printf("dead letters:    %lld\n", num(o, "dead"));
     printf("last minute:     %lld finished (%.2f jobs/s)\n", num(o, "done_last_minute"),
            num(o, "done_last_minute") / 60.0);

@@ -15,6 +15,7 @@
 #include "eval/passk.h"
 #include "eval/report.h"
 #include "config/jobfile.h"
+#include "job/job.h"
 #include "queue/queue.h"
 
 struct submit_opts {
@@ -23,6 +24,8 @@ struct submit_opts {
     enum batch_existing existing;
     long long slots;
     double timeout_s;
+    int64_t not_before_ms;    /* --delay, --not-before: when the jobs are due (0: now) */
+    const char *due_flag;     /* which of them gave it */
     const struct config *cfg; /* --report's limits and engine */
 };
 
@@ -88,6 +91,47 @@ static void show_progress(void *ud, const struct batch_progress *bp)
 
 /* ---- options -------------------------------------------------------------------- */
 
+/* --delay DURATION or --not-before TIME into o->not_before_ms; 0, or -1 said. */
+static int parse_due(const char *flag, const char *v, struct submit_opts *o)
+{
+    struct llmsb_err err = {0};
+    int64_t ms;
+    int rc = strcmp(flag, "--delay") == 0 ? job_duration_parse(flag, v, &ms, &err)
+                                          : job_not_before_parse(v, strlen(v), &ms, &err);
+
+    if (rc != 0) {
+        cli_error("%s%s", strcmp(flag, "--delay") == 0 ? "" : "--not-before: ", err.msg);
+        return -1;
+    }
+    if (o->due_flag) {
+        cli_error("submit: %s and %s: give one of them", o->due_flag, flag);
+        return -1;
+    }
+    o->due_flag = flag;
+    o->not_before_ms = strcmp(flag, "--delay") == 0 ? clock_wall_ms() + ms : ms;
+    return 0;
+}
+
+/* --delay/--not-before: not_before on every job that names no time of its
+ * own (its not_before or delay_ms wins).  0, or -1 said. */
+static int set_due(struct jobfile *jf, int64_t not_before_ms)
+{
+    char at[24];
+
+    snprintf(at, sizeof(at), "%lld", (long long)not_before_ms);
+    for (size_t i = 0; i < jf->n; i++) {
+        cJSON *j = jf->jobs[i];
+        if (!cJSON_IsObject(j) || cJSON_GetObjectItemCaseSensitive(j, "not_before") ||
+            cJSON_GetObjectItemCaseSensitive(j, "delay_ms"))
+            continue;
+        if (!cJSON_AddStringToObject(j, "not_before", at)) {
+            cli_error("submit: out of memory");
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int parse_submit(struct cli_globals *g, int argc, char **argv, struct submit_opts *o)
 {
     for (int i = 1; i < argc; i++) {
@@ -128,6 +172,11 @@ static int parse_submit(struct cli_globals *g, int argc, char **argv, struct sub
                 cli_error("--slots must be between 1 and 256 (got \"%s\")", argv[i]);
                 return -1;
             }
+        } else if ((strcmp(argv[i], "--delay") == 0 || strcmp(argv[i], "--not-before") == 0) &&
+                   i + 1 < argc) {
+            if (parse_due(argv[i], argv[i + 1], o) != 0)
+                return -1;
+            i++;
         } else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) {
             if (parse_double(argv[++i], 0.1, 1e7, &o->timeout_s) != 0) {
                 cli_error("--timeout must be a number of seconds (got \"%s\")", argv[i]);
@@ -138,7 +187,8 @@ static int parse_submit(struct cli_globals *g, int argc, char **argv, struct sub
                 "usage: llm-sandbox submit JOBFILE [--wait] [--out results.jsonl] [--local]\n"
                 "                          [--rerun | --reuse] [--allow-invalid] [--artifacts DIR]\n"
                 "                          [--slots N] [--timeout S] [--group-by KEY] [--report FILE]\n"
-                "                          [--no-dedup] [--recheck-timeouts]\n\n"
+                "                          [--no-dedup] [--recheck-timeouts]\n"
+                "                          [--delay DURATION | --not-before TIME]\n\n"
                 "Checks every job of a YAML or JSON Lines job file (nothing is enqueued when\n"
                 "one is bad or two share an id; --allow-invalid submits bad jobs anyway, as\n"
                 "invalid results), then enqueues them. An id that already has\n"
@@ -156,7 +206,10 @@ static int parse_submit(struct cli_globals *g, int argc, char **argv, struct sub
                 "per language and the machine, engine, image ids and limits.  Jobs identical\n"
                 "in everything but id and meta run once, each getting its own result marked\n"
                 "copy_of (--no-dedup runs every job).  --recheck-timeouts runs each timeout\n"
-                "once more, alone, and keeps that result (rechecked, first_status).");
+                "once more, alone, and keeps that result (rechecked, first_status).\n"
+                "--delay DURATION (30s, 500ms, 2h) or --not-before TIME (epoch ms or\n"
+                "2026-01-01T00:00:00Z) sets not_before on every job without a time of its\n"
+                "own: the workers hold it in Redis until then (docs/jobs.md).");
             exit(0);
         } else if (argv[i][0] == '-' && argv[i][1]) {
             cli_error("submit: unknown option \"%s\"", argv[i]);
@@ -170,6 +223,11 @@ static int parse_submit(struct cli_globals *g, int argc, char **argv, struct sub
     }
     if (!o->file) {
         cli_error("submit: no job file (usage: llm-sandbox submit JOBFILE [--wait])");
+        return -1;
+    }
+    if (o->due_flag && o->local) {
+        cli_error("submit: %s needs the queue (a delayed job waits in Redis), not --local",
+                  o->due_flag);
         return -1;
     }
     if ((o->out || o->artifacts || o->report || o->recheck) && !o->wait && !o->local) {
@@ -391,6 +449,10 @@ int cmd_submit(struct cli_globals *g, int argc, char **argv)
     if (jobfile_load(&jf, o.file, &err) != 0) {
         cli_error("%s", err.msg);
         return EXIT_USAGE;
+    }
+    if (o.due_flag && set_due(&jf, o.not_before_ms) != 0) {
+        jobfile_release(&jf);
+        return EXIT_INTERNAL;
     }
     bo = (struct batch_opts){.dedup = !o.no_dedup,
                              .recheck = o.recheck,
