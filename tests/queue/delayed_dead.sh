@@ -19,7 +19,7 @@ export LLMSB_REDIS_URL=redis://127.0.0.1:$PORT
 export LLMSB_CONFIG=$T/config.yaml
 export LLMSB_PREFIX=$P
 R="redis-cli -p $PORT"
-pass=0; fail=0; WORKERS=""
+suite delayed_dead; WORKERS=""
 
 cat > "$T/config.yaml" <<EOF
 worker: {lease: 6, heartbeat_ttl: 3, block: 1, drain: 20}
@@ -28,33 +28,14 @@ jobs: {max_attempts: 2}
 EOF
 
 cleanup() {
-    for p in $WORKERS; do kill -9 "$p" 2>/dev/null; done
-    $R shutdown nosave >/dev/null 2>&1
+    stop_workers_and_redis
     docker rmi "$TAG" >/dev/null 2>&1
-    sleep 0.5
-    remove_containers_of $WORKERS
     rm -rf "$T"
 }
 trap cleanup EXIT
+WHY_FILE=
 
-ok() { echo "ok   delayed_dead.$1${2:+ $2}"; pass=$((pass + 1)); }
-bad() { echo "FAIL delayed_dead.$1: $2"; fail=$((fail + 1)); }
-
-start_redis() {
-    redis-server --port "$PORT" --bind 127.0.0.1 --appendonly yes --appendfsync everysec \
-        --dir "$T" --save '' --daemonize yes --logfile "$T/redis.log" --pidfile "$T/redis.pid"
-    for _ in $(seq 1 50); do $R ping >/dev/null 2>&1 && return 0; sleep 0.1; done
-    echo "redis did not start"; cat "$T/redis.log"; exit 1
-}
-
-start_worker() {  # start_worker NAME
-    "$B" worker --name "$1" --slots 2 >"$T/$1.log" 2>&1 &
-    WORKERS="$WORKERS $!"
-    disown $! 2>/dev/null
-    eval "PID_$1=$!"
-    for _ in $(seq 1 50); do [ "$($R exists "$P:worker:$1")" = 1 ] && return 0; sleep 0.1; done
-    echo "worker $1 did not come up"; cat "$T/$1.log"
-}
+start_worker() { start_named_worker "$B" "$1" 2; }
 
 status_of() { $R hget "$P:result:$1" status; }
 now_ms() { date +%s%3N; }
@@ -77,7 +58,7 @@ dead_count() {  # dead_count ID -> dead letters of job ID
     $R xrange "$P:dead" - + | grep -cx -- "$1"
 }
 
-start_redis
+start_redis "$PORT" "$T" --appendonly yes --appendfsync everysec || { echo "redis did not start"; cat "$T/redis.log"; exit 1; }
 start_worker w1
 
 # 1. a raw XADD with delay_ms: held in Redis (the delayed set), `result`
@@ -97,7 +78,7 @@ if [ -n "$held" ] && [ "${held%.*}" = $((EMS + 4000)) ] && [ -z "$early" ] && [ 
    jq -e '.delayed == 1' "$T/st.json" >/dev/null &&
    [ "$left" = 0 ] && [ "$(status_of raw-delay)" = ok ] && [ "$($R hget "$P:result:raw-delay" stdout)" = 42 ] &&
    [ "$started" -ge $((EMS + 4000)) ] && [ "$($R zcard "$P:delayed")" = 0 ]; then
-    ok raw_xadd_delay_ms_runs_when_due "(started $((started - EMS)) ms after its entry)"
+    ok raw_xadd_delay_ms_runs_when_due; echo "     started $((started - EMS)) ms after its entry (delay 4000)"
 else bad raw_xadd_delay_ms_runs_when_due "held=$held entry=$EMS early=$early rrc=$rrc result=$(cat "$T/rd.json") status=$(jq -c .delayed "$T/st.json") left=$left st=$(status_of raw-delay) started=$started"; fi
 
 # 2. submit --delay: not_before set on the job; it runs no sooner
@@ -108,7 +89,7 @@ left=$(wait_final 40 sub-delay)
 started=$($R hget "$P:result:sub-delay" started_at)
 if [ "$src" = 0 ] && [ "$left" = 0 ] && [ "$(status_of sub-delay)" = ok ] && [ "$started" -ge $((t0 + 3000)) ] &&
    grep -q 'job=sub-delay: not due for' "$T/w1.log"; then
-    ok submit_delay_runs_when_due "(started $((started - t0)) ms after submit)"
+    ok submit_delay_runs_when_due; echo "     started $((started - t0)) ms after submit (--delay 3s)"
 else bad submit_delay_runs_when_due "rc=$src $(cat "$T/sub.out") left=$left st=$(status_of sub-delay) started=$started t0=$t0"; fi
 
 # 3. not_before an hour ahead: in the delayed set, not in any worker; a
@@ -228,5 +209,4 @@ if [ "$u1$u2$u3" = 222 ] && grep -q 'no sub-command' "$T/u1" && grep -q 'no id g
    grep -q -- '--limit must be a count from 1 to 100000 (got "0")' "$T/u3"; then ok dead_usage_errors
 else bad dead_usage_errors "rc=$u1$u2$u3 $(cat "$T/u1" "$T/u2" "$T/u3" | head -c 400)"; fi
 
-echo "delayed_dead: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+suite_end
