@@ -94,8 +94,8 @@ static void print_line(const struct queue_entry *d)
     when_of(d->id, when, sizeof(when));
     llmsb_escape(id, sizeof(id), field(d, "id"), strlen(field(d, "id")));
     llmsb_escape(reason, sizeof(reason), field(d, "reason"), strlen(field(d, "reason")));
-    printf("%s UTC  %-20s %-24s attempts=%s worker=%s  %s\n", when, d->id, id,
-           field(d, "attempts"), field(d, "last_worker"), reason);
+    printf("%s UTC  %-20s %-24s attempts=%s worker=%s  %s\n", when, d->id, id, field(d, "attempts"),
+           field(d, "last_worker"), reason);
 }
 
 static int dead_list(struct queue *q, const struct dead_opts *o, struct llmsb_err *err)

@@ -35,8 +35,8 @@ static const char lua_move[] =
     "return #ids\n";
 
 int queue__eval_fields(struct queue *q, const char *script, int nkeys, const char *const *keys,
-                       int nargs, const char *const *args, const struct fields *f,
-                       redisReply **out, struct llmsb_err *err)
+                       int nargs, const char *const *args, const struct fields *f, redisReply **out,
+                       struct llmsb_err *err)
 {
     size_t nf = f ? f->n : 0, argc = 3 + (size_t)nkeys + (size_t)nargs + 2 * nf, k = 0;
     const char **argv = malloc(argc * sizeof(*argv));

@@ -9,7 +9,7 @@
  * NULL).  On success *out holds the reply (freeReplyObject it); errors
  * as queue__cmd says them. */
 int queue__eval_fields(struct queue *q, const char *script, int nkeys, const char *const *keys,
-                       int nargs, const char *const *args, const struct fields *f,
-                       redisReply **out, struct llmsb_err *err);
+                       int nargs, const char *const *args, const struct fields *f, redisReply **out,
+                       struct llmsb_err *err);
 
 #endif

@@ -49,7 +49,7 @@ TEST(not_before_refuses_what_is_not_a_utc_time_by_name)
         "2026-01-01T24:00:00Z",
         "2026-01-01T00:00:00.Z",
         "1969-12-31T23:59:59Z",
-        "9999999999999999",          /* past year 9999 */
+        "9999999999999999", /* past year 9999 */
         "1767225600000 ",
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
