@@ -55,6 +55,7 @@ struct conn {
     redisReader *rd;
     size_t fed;     /* bytes fed since the last whole reply */
     char peer[300]; /* host:port or the socket path */
+    int answered;   /* a reply came on it */
     int code;       /* 0, or why it is failed: LLMSB_ERR_BACKEND or LLMSB_ERR_TIMEOUT */
     char why[200];
 };
@@ -328,6 +329,7 @@ static int conn_read(struct conn *c, redisReply **out)
         }
         if (r) {
             c->fed = 0;
+            c->answered = 1;
             *out = r;
             return 0;
         }
@@ -359,8 +361,15 @@ struct conn_cmd {
 
 static int conn_err(struct conn *c, const char *verb, struct llmsb_err *err)
 {
-    return llmsb_err_set(err, c->code ? c->code : LLMSB_ERR_BACKEND, "redis: %s on %s: %s", verb,
-                         c->peer, c->why[0] ? c->why : "I/O error");
+    /* TLS 1.3: a server that wants our certificate says so after the
+     * handshake, closing the connection on the first command */
+    int cert = c->ssl && !c->answered && c->code != LLMSB_ERR_TIMEOUT;
+
+    return llmsb_err_set(err, c->code ? c->code : LLMSB_ERR_BACKEND, "redis: %s on %s: %s%s", verb,
+                         c->peer, c->why[0] ? c->why : "I/O error",
+                         cert ? " (the server ended the connection after the TLS handshake: does "
+                                "it want a client certificate, cert= and key=?)"
+                              : "");
 }
 
 /* Sends the n commands in one write and reads their n replies into r
