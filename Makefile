@@ -8,7 +8,7 @@ WARN    = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wformat=2 -Wstrict-proto
 HARDEN  = -O2 -D_FORTIFY_SOURCE=2 -fstack-protector-strong
 CFLAGS  ?= $(HARDEN) -g
 ALLCFLAGS = $(WARN) $(CFLAGS) -MMD -MP -I. $(shell pkg-config --cflags libcurl libcjson yaml-0.1 libmicrohttpd 2>/dev/null)
-LDLIBS  = -lcurl -lcjson -lyaml -larchive -lhiredis -lpcre2-8 -lcrypto -lmicrohttpd -lpthread -lm
+LDLIBS  = -lcurl -lcjson -lyaml -larchive -lhiredis -lpcre2-8 -lssl -lcrypto -lmicrohttpd -lpthread -lm
 PIE     = -fPIE
 PIELD   = -pie
 
@@ -25,7 +25,8 @@ LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fi
               backends/kubernetes/config.c backends/kubernetes/stream.c \
               sandbox/sandbox.c sandbox/pool.c images/images.c images/custom.c images/tree.c \
               job/job.c job/parse.c job/result.c job/dedup.c job/due.c \
-              queue/queue.c queue/live.c queue/workers.c queue/delayed.c queue/dead.c scheduler/decide.c scheduler/scheduler.c \
+              queue/queue.c queue/conn.c queue/url.c queue/live.c queue/workers.c queue/delayed.c queue/dead.c \
+              scheduler/decide.c scheduler/scheduler.c \
               exec/exec.c exec/session.c exec/scan.c exec/identity.c exec/runner.c exec/image_check.c \
               batch/batch.c batch/local.c batch/queue.c batch/summary.c \
               worker/worker.c worker/entry.c worker/gate.c worker/live.c worker/store.c worker/janitor.c \

@@ -284,20 +284,6 @@ int cmd_result(struct cli_globals *g, int argc, char **argv)
 }
 
 /* The Redis URL as it may be shown: a password becomes "***". */
-static void shown_url(const char *url, char *out, size_t outsz)
-{
-    const char *auth = strstr(url, "://"), *at, *colon;
-
-    auth = auth ? auth + 3 : url;
-    at = strrchr(auth, '@'); /* as the URL parser reads it: a password may hold '@' or '/' */
-    if (!at) {
-        snprintf(out, outsz, "%s", url);
-        return;
-    }
-    colon = memchr(auth, ':', (size_t)(at - auth));
-    snprintf(out, outsz, "%.*s***%s", (int)((colon ? colon + 1 : auth) - url), url, at);
-}
-
 static void add_worker(void *ud, const char *name, const struct fields *f)
 {
     cJSON *w = cJSON_CreateObject();
@@ -346,7 +332,7 @@ static cJSON *status_json(struct cli_globals *g, struct queue *q, long long dead
     char url[512];
     cJSON *o = cJSON_CreateObject(), *workers = cJSON_CreateArray(), *dead = NULL;
 
-    shown_url(g->cfg.redis_url, url, sizeof(url));
+    queue_url_redact(g->cfg.redis_url, url, sizeof(url));
     cJSON_AddStringToObject(o, "redis", url);
     cJSON_AddStringToObject(o, "prefix", q->prefix);
     cJSON_AddItemToObject(o, "workers", workers);

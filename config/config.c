@@ -63,7 +63,7 @@ static const struct ckey keys[] = {
     {"sandbox.uid", C_INT, 1, 65533, O(sandbox_uid), 0, NULL, "uid jobs run as"},
     {"sandbox.backstop_grace", C_SECONDS, 1, 600, O(backstop_grace_ms), 0, NULL, "extra wait before the worker destroys a silent container"},
     {"sandbox.start_timeout", C_SECONDS, 1, 600, O(start_timeout_ms), 0, NULL, "container start to agent ready"},
-    {"redis.url", C_STR, 0, 0, O(redis_url), S(redis_url), NULL, "redis://host:port/db or unix:///path"},
+    {"redis.url", C_STR, 0, 0, O(redis_url), S(redis_url), NULL, "redis[s]://[user:pass@]host:port/db, redis-sentinel://, redis-cluster://, unix:///path"},
     {"redis.prefix", C_STR, 0, 0, O(redis_prefix), S(redis_prefix), NULL, "key prefix"},
     {"worker.slots", C_INT, 1, 256, O(slots), 0, NULL, "jobs run at once"},
     {"worker.lease", C_SECONDS, 2, 3600, O(lease_ms), 0, NULL, "a silent worker's jobs are reclaimed after this"},

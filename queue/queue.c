@@ -1,10 +1,9 @@
-/* queue.c - the Redis side of llm-sandbox on hiredis 0.14.
+/* queue.c - the Redis side of llm-sandbox on hiredis 0.14: the jobs
+ * stream, results, leases, sessions (the connection itself is conn.c's).
  *
- * hiredis traps handled here: the command timeout (SO_RCVTIMEO) is set
- * on every (re)connect and is always longer than any BLOCK we send;
- * redisReconnect does not restore it, so we reconnect by hand; replies are
- * checked by type and freed exactly once, here; NOGROUP recreates the
- * group; LOADING and IO errors are retryable. */
+ * Replies are checked by type and freed exactly once, here; NOGROUP
+ * recreates the group; the writes a failover must not lose (enqueue,
+ * finish, release) go through queue__cmd_durable. */
 #include "queue.h"
 #include "queue_int.h"
 
@@ -181,13 +180,14 @@ static const char lua_renew[] =
 int queue_key(const struct queue *q, const char *kind, const char *id, char out[QUEUE_KEY_MAX],
               struct llmsb_err *err)
 {
-    int n = snprintf(out, QUEUE_KEY_MAX, "%s:%s%s%s", q->prefix, kind, id ? ":" : "", id ? id : "");
+    const char *p = q->key_prefix[0] ? q->key_prefix : q->prefix; /* {prefix} in a cluster */
+    int n = snprintf(out, QUEUE_KEY_MAX, "%s:%s%s%s", p, kind, id ? ":" : "", id ? id : "");
 
     if (n < 0 || n >= QUEUE_KEY_MAX)
         return llmsb_err_set(err, LLMSB_ERR_INVALID,
                              "redis: key %s:%s:<%zu bytes> is over %d "
                              "bytes",
-                             q->prefix, kind, id ? strlen(id) : 0, QUEUE_KEY_MAX - 1);
+                             p, kind, id ? strlen(id) : 0, QUEUE_KEY_MAX - 1);
     return 0;
 }
 
@@ -196,68 +196,10 @@ int queue_err_retryable(const struct llmsb_err *err)
     return err->code == LLMSB_ERR_BACKEND || err->code == LLMSB_ERR_TIMEOUT;
 }
 
-/* queue_int.h says what it does. */
-/* r (NULL on an IO error) as queue__cmd answers it. */
-static int reply_check(redisContext *c, redisReply *r, const char *verb, redisReply **out,
-                       struct llmsb_err *err)
-{
-    if (!r)
-        return llmsb_err_set(err,
-                             c->err == REDIS_ERR_IO && strstr(c->errstr, "temporarily")
-                                 ? LLMSB_ERR_TIMEOUT
-                                 : LLMSB_ERR_BACKEND,
-                             "redis: %s: %s", verb, c->errstr[0] ? c->errstr : "I/O error");
-    if (r->type == REDIS_REPLY_ERROR) {
-        int retry = strncmp(r->str, "LOADING", 7) == 0 || strncmp(r->str, "BUSY", 4) == 0 ||
-                    strncmp(r->str, "MASTERDOWN", 10) == 0 || strncmp(r->str, "TRYAGAIN", 8) == 0;
-        char shown[160];
-        llmsb_escape(shown, sizeof(shown), r->str, r->len);
-        llmsb_err_set(err, retry ? LLMSB_ERR_BACKEND : LLMSB_ERR_INVALID, "redis: %s: %s", verb,
-                      shown);
-        freeReplyObject(r);
-        return err->code;
-    }
-    *out = r;
-    return 0;
-}
-
-int queue__cmd(struct queue *q, int argc, const char **argv, const size_t *lens, redisReply **out,
-               struct llmsb_err *err)
-{
-    *out = NULL;
-    if (!q->ctx)
-        return llmsb_err_set(err, LLMSB_ERR_BACKEND, "redis: not connected");
-    return reply_check(q->ctx, redisCommandArgv(q->ctx, argc, argv, lens), argv[0], out, err);
-}
-
-int queue__cmd2(struct queue *q, int argc1, const char **argv1, const size_t *lens1, int argc2,
-                const char **argv2, const size_t *lens2, struct llmsb_err *err)
-{
-    redisContext *c = q->ctx;
-    const char *verb[2] = {argv1[0], argv2[0]};
-    int rc = 0;
-
-    if (!c)
-        return llmsb_err_set(err, LLMSB_ERR_BACKEND, "redis: not connected");
-    if (redisAppendCommandArgv(c, argc1, argv1, lens1) != REDIS_OK ||
-        redisAppendCommandArgv(c, argc2, argv2, lens2) != REDIS_OK)
-        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "redis: %s: out of memory", verb[0]);
-    for (int i = 0; i < 2; i++) {
-        void *r = NULL;
-        redisReply *ok = NULL;
-        int one = reply_check(c, redisGetReply(c, &r) == REDIS_OK ? r : NULL, verb[i], &ok, err);
-        freeReplyObject(ok);
-        if (one && !rc)
-            rc = one;
-        if (one && !r)
-            break; /* the connection failed: no second reply comes */
-    }
-    return rc;
-}
-
 /* One command of argc plain strings from ap: queue__cmd's answer; more
  * than QUEUE__ARGS_MAX is refused before any past the first is read. */
-static int cmdv(struct queue *q, redisReply **out, struct llmsb_err *err, int argc, va_list ap)
+static int cmdv(struct queue *q, redisReply **out, struct llmsb_err *err, int durable, int argc,
+                va_list ap)
 {
     const char *argv[QUEUE__ARGS_MAX];
     size_t lens[QUEUE__ARGS_MAX];
@@ -273,7 +215,8 @@ static int cmdv(struct queue *q, redisReply **out, struct llmsb_err *err, int ar
         argv[i] = va_arg(ap, const char *);
         lens[i] = strlen(argv[i]);
     }
-    return queue__cmd(q, argc, argv, lens, out, err);
+    return durable ? queue__cmd_durable(q, argc, argv, lens, out, err)
+                   : queue__cmd(q, argc, argv, lens, out, err);
 }
 
 /* cmd() with string arguments only. */
@@ -283,8 +226,22 @@ static int cmds(struct queue *q, redisReply **out, struct llmsb_err *err, int ar
     int rc;
 
     va_start(ap, argc);
-    rc = cmdv(q, out, err, argc, ap);
+    rc = cmdv(q, out, err, 0, argc, ap);
     va_end(ap);
+    return rc;
+}
+
+/* queue__simple as a durable write (queue__cmd_durable). */
+static int simple_durable(struct queue *q, struct llmsb_err *err, int argc, ...)
+{
+    redisReply *r = NULL;
+    va_list ap;
+    int rc;
+
+    va_start(ap, argc);
+    rc = cmdv(q, &r, err, 1, argc, ap);
+    va_end(ap);
+    freeReplyObject(r);
     return rc;
 }
 
@@ -294,12 +251,14 @@ struct args {
     const char **v;
     size_t *len;
     int n, cap;
+    int durable; /* run with queue__cmd_durable */
 };
 
 static int args_init(struct args *a, int cap, struct llmsb_err *err)
 {
     a->n = 0;
     a->cap = cap;
+    a->durable = 0;
     a->v = malloc((size_t)cap * sizeof(*a->v));
     a->len = malloc((size_t)cap * sizeof(*a->len));
     if (!a->v || !a->len) {
@@ -343,7 +302,8 @@ static void args_release(struct args *a)
 static int args_run(struct queue *q, struct args *a, redisReply **out, struct llmsb_err *err)
 {
     redisReply *r = NULL;
-    int rc = queue__cmd(q, a->n, a->v, a->len, &r, err);
+    int rc = a->durable ? queue__cmd_durable(q, a->n, a->v, a->len, &r, err)
+                        : queue__cmd(q, a->n, a->v, a->len, &r, err);
 
     args_release(a);
     if (out)
@@ -360,171 +320,10 @@ int queue__simple(struct queue *q, struct llmsb_err *err, int argc, ...)
     int rc;
 
     va_start(ap, argc);
-    rc = cmdv(q, &r, err, argc, ap);
+    rc = cmdv(q, &r, err, 0, argc, ap);
     va_end(ap);
     freeReplyObject(r);
     return rc;
-}
-
-/* ---- connect --------------------------------------------------------------- */
-
-static int parse_url(struct queue *q, const char *url, struct llmsb_err *err)
-{
-    long long v;
-
-    q->port = 6379;
-    snprintf(q->host, sizeof(q->host), "127.0.0.1");
-    if (!url || !*url)
-        return 0;
-    if (strncmp(url, "unix://", 7) == 0) {
-        const char *p = url + 7, *qm = strchr(p, '?');
-        snprintf(q->unix_path, sizeof(q->unix_path), "%.*s",
-                 (int)(qm ? (size_t)(qm - p) : strlen(p)), p);
-        if (qm && strncmp(qm, "?db=", 4) == 0 && parse_ll(qm + 4, 0, 1000, &v) == 0)
-            q->db = (int)v;
-        return 0;
-    }
-    if (strncmp(url, "redis://", 8) != 0)
-        return llmsb_err_set(err, LLMSB_ERR_INVALID,
-                             "redis: URL \"%s\" must start with redis:// or unix://", url);
-    const char *p = url + 8, *at = strrchr(p, '@'), *slash, *colon;
-    if (at) {
-        const char *pw = memchr(p, ':', (size_t)(at - p));
-        pw = pw ? pw + 1 : p;
-        snprintf(q->password, sizeof(q->password), "%.*s", (int)(at - pw), pw);
-        p = at + 1;
-    }
-    slash = strchr(p, '/');
-    colon = memchr(p, ':', slash ? (size_t)(slash - p) : strlen(p));
-    size_t hl = colon ? (size_t)(colon - p) : slash ? (size_t)(slash - p) : strlen(p);
-    if (hl)
-        snprintf(q->host, sizeof(q->host), "%.*s", (int)hl, p);
-    if (colon) {
-        char port[16];
-        snprintf(port, sizeof(port), "%.*s",
-                 (int)(slash ? (size_t)(slash - colon - 1) : strlen(colon + 1)), colon + 1);
-        if (parse_ll(port, 1, 65535, &v) != 0)
-            return llmsb_err_set(err, LLMSB_ERR_INVALID, "redis: bad port in URL \"%s\"", url);
-        q->port = (int)v;
-    }
-    if (slash && slash[1]) {
-        if (parse_ll(slash + 1, 0, 1000, &v) != 0)
-            return llmsb_err_set(err, LLMSB_ERR_INVALID, "redis: bad db number in URL \"%s\"", url);
-        q->db = (int)v;
-    }
-    return 0;
-}
-
-static int connect_now(struct queue *q, struct llmsb_err *err)
-{
-    struct timeval tv = {q->timeout_ms / 1000, (q->timeout_ms % 1000) * 1000};
-    struct timeval ctv = {5, 0};
-    redisContext *c;
-    char db[16], name[200];
-
-    if (q->ctx) {
-        redisFree(q->ctx);
-        q->ctx = NULL;
-    }
-    c = q->unix_path[0] ? redisConnectUnixWithTimeout(q->unix_path, ctv)
-                        : redisConnectWithTimeout(q->host, q->port, ctv);
-    if (!c || c->err) {
-        llmsb_err_set(err, LLMSB_ERR_BACKEND, "redis: connect to %s%s%d: %s",
-                      q->unix_path[0] ? q->unix_path : q->host, q->unix_path[0] ? "" : ":",
-                      q->unix_path[0] ? 0 : q->port, c ? c->errstr : "out of memory");
-        if (c)
-            redisFree(c);
-        return err->code;
-    }
-    redisSetTimeout(c, tv);
-    if (!q->unix_path[0])
-        redisEnableKeepAlive(c);
-    q->ctx = c;
-    if (q->password[0] && queue__simple(q, err, 2, "AUTH", q->password) != 0)
-        return err->code;
-    snprintf(db, sizeof(db), "%d", q->db);
-    if (q->db && queue__simple(q, err, 2, "SELECT", db) != 0)
-        return err->code;
-    snprintf(name, sizeof(name), "llmsb:%s", q->consumer[0] ? q->consumer : "client");
-    for (char *s = name; *s; s++)
-        if (*s == ' ' || *s == '\n')
-            *s = '_';
-    queue__simple(q, err, 3, "CLIENT", "SETNAME", name);
-    llmsb_err_clear(err);
-    return 0;
-}
-
-int queue_open(struct queue *q, const char *url, const char *prefix, const char *consumer,
-               int timeout_ms, struct llmsb_err *err)
-{
-    memset(q, 0, sizeof(*q));
-    if (parse_url(q, url, err) != 0)
-        return err->code;
-    q->timeout_ms = timeout_ms > 0 ? timeout_ms : 5000;
-    snprintf(q->prefix, sizeof(q->prefix), "%s", prefix && *prefix ? prefix : "llmsb");
-    snprintf(q->consumer, sizeof(q->consumer), "%s", consumer ? consumer : "");
-    snprintf(q->group, sizeof(q->group), "%s%s", q->prefix, QUEUE_GROUP_SUFFIX);
-    if (queue_key(q, "jobs", NULL, q->k_jobs, err) ||
-        queue_key(q, "results", NULL, q->k_results, err) ||
-        queue_key(q, "dead", NULL, q->k_dead, err))
-        return err->code;
-    return connect_now(q, err);
-}
-
-void queue_close(struct queue *q)
-{
-    if (q->ctx)
-        redisFree(q->ctx);
-    q->ctx = NULL;
-}
-
-int queue_reconnect(struct queue *q, struct llmsb_err *err)
-{
-    return connect_now(q, err);
-}
-
-int queue_connect_retry(struct queue *q, const char *url, const char *prefix, const char *consumer,
-                        int timeout_ms, int fresh, const atomic_int *stop, int64_t giveup_ms,
-                        struct llmsb_err *err)
-{
-    int64_t backoff = 100, start = clock_mono_ms();
-
-    for (;;) {
-        int rc =
-            fresh ? queue_open(q, url, prefix, consumer, timeout_ms, err) : queue_reconnect(q, err);
-        if (rc == 0 && (rc = queue_group_ensure(q, err)) == 0)
-            return 0;
-        if (rc == LLMSB_ERR_INVALID && fresh && !q->ctx)
-            return rc; /* a bad URL does not get better */
-        fresh = 0;
-        if ((stop && atomic_load(stop)) || (giveup_ms && clock_mono_ms() - start > giveup_ms))
-            return rc;
-        log_warn("redis: %s; retrying in %lld ms", err->msg, (long long)backoff);
-        clock_sleep_ms(backoff);
-        backoff = backoff * 2 > QUEUE_RECONNECT_MAX_MS ? QUEUE_RECONNECT_MAX_MS : backoff * 2;
-    }
-}
-
-int queue_reconnect_wait(struct queue *q, int64_t giveup_ms, const volatile sig_atomic_t *stop,
-                         struct llmsb_err *err)
-{
-    int64_t backoff = 100, start = clock_mono_ms();
-    char first[sizeof(err->msg)];
-    int rc = err->code;
-
-    if (!queue_err_retryable(err))
-        return rc;
-    snprintf(first, sizeof(first), "%s", err->msg);
-    while (!(stop && *stop) && clock_mono_ms() - start < giveup_ms) {
-        clock_sleep_ms(backoff);
-        backoff = backoff * 2 > QUEUE_RECONNECT_MAX_MS ? QUEUE_RECONNECT_MAX_MS : backoff * 2;
-        if ((rc = queue_reconnect(q, err)) == 0)
-            return 0;
-        if (!queue_err_retryable(err))
-            return rc;
-    }
-    return llmsb_err_set(err, rc ? rc : LLMSB_ERR_BACKEND, "%s (connecting again for %lld s: %s)",
-                         first, (long long)((clock_mono_ms() - start) / 1000), err->msg);
 }
 
 /* ---- entries ---------------------------------------------------------------- */
@@ -660,6 +459,7 @@ int queue_enqueue(struct queue *q, const struct fields *fields, char *id, size_t
     args_adds(&a, q->k_jobs);
     args_adds(&a, "*");
     args_fields(&a, fields);
+    a.durable = 1;
     if ((rc = args_run(q, &a, &r, err)) != 0)
         return rc;
     if (r->type == REDIS_REPLY_STRING)
@@ -816,6 +616,7 @@ static int finish_batch(struct queue *q, const struct finish_write *fw,
             args_adds(&a, w->ids[i]);
             args_adds(&a, w->metas[i] ? w->metas[i] : "");
         }
+        a.durable = 1;
         rc = args_run(q, &a, &r, err);
     }
     free(keys);
@@ -936,10 +737,10 @@ int queue_release(struct queue *q, const char *entry_id, long long idle_ms, long
     snprintf(cnt, sizeof(cnt), "%lld", count < 0 ? 0 : count);
     retry_consumer(q, parked, sizeof(parked));
     if (count < 0)
-        return queue__simple(q, err, 9, "XCLAIM", q->k_jobs, q->group, parked, "0", entry_id,
-                             "IDLE", idle, "JUSTID");
-    return queue__simple(q, err, 11, "XCLAIM", q->k_jobs, q->group, parked, "0", entry_id, "IDLE",
-                         idle, "RETRYCOUNT", cnt, "JUSTID");
+        return simple_durable(q, err, 9, "XCLAIM", q->k_jobs, q->group, parked, "0", entry_id,
+                              "IDLE", idle, "JUSTID");
+    return simple_durable(q, err, 11, "XCLAIM", q->k_jobs, q->group, parked, "0", entry_id, "IDLE",
+                          idle, "RETRYCOUNT", cnt, "JUSTID");
 }
 
 /* XCLAIM ids to consumer. set_idle (or NULL) sets their idle time;
@@ -1512,7 +1313,7 @@ int queue_session_claim(struct queue *q, const char *id, const char *me, long lo
     text[0] = '\0';
     if ((rc = queue_key(q, "session", id, key, err)) != 0)
         return rc;
-    snprintf(hb, sizeof(hb), "%s:worker:", q->prefix);
+    snprintf(hb, sizeof(hb), "%s:worker:", q->key_prefix[0] ? q->key_prefix : q->prefix);
     snprintf(ttl, sizeof(ttl), "%lld", ttl_s);
     if ((rc = eval_begin(&a, lua_session_claim, 2, keys, 2, nk, err)) != 0)
         return rc;
@@ -1577,5 +1378,5 @@ int queue_hand_over(struct queue *q, const char *entry_id, const char *consumer,
     snprintf(idle, sizeof(idle), "%lld", idle_ms);
     snprintf(cnt, sizeof(cnt), "%lld", count < 0 ? 0 : count);
     return queue__simple(q, err, 11, "XCLAIM", q->k_jobs, q->group, consumer, "0", entry_id, "IDLE",
-                         idle, "RETRYCOUNT", cnt, "JUSTID");
+                          idle, "RETRYCOUNT", cnt, "JUSTID");
 }

@@ -30,8 +30,26 @@
 #define QUEUE_COPIES_BATCH 100
 #define QUEUE_COPIES_BATCH_BYTES ((size_t)8 << 20)
 
+/* Where Redis is (queue/url.c parses the URL forms of docs/operations.md,
+ * "Redis deployments"). */
+#define QUEUE_NODES_MAX 16
+enum queue_mode {
+    QUEUE_MODE_DIRECT = 0, /* redis://, rediss://, unix:// */
+    QUEUE_MODE_SENTINEL,   /* redis-sentinel:// */
+    QUEUE_MODE_CLUSTER     /* redis-cluster:// */
+};
+struct queue_node {
+    char host[256];
+    int port;
+};
+struct queue_tls {
+    int on;       /* rediss:// or ?tls=1 */
+    int insecure; /* ?insecure=1: no verification (warned) */
+    char ca[256], cert[256], key[256], sni[256];
+};
+
 struct queue {
-    void *ctx; /* redisContext */
+    void *ctx; /* the connection (queue/conn.c); NULL: not connected */
     char host[256];
     int port;
     char unix_path[256];
@@ -43,6 +61,18 @@ struct queue {
     char group[96];
     char k_jobs[QUEUE_KEY_MAX], k_results[QUEUE_KEY_MAX], k_dead[QUEUE_KEY_MAX];
     long long client_id;
+    /* the connection layer's (queue/conn.c) */
+    int mode; /* enum queue_mode */
+    char user[128]; /* ACL user ("": AUTH with the password alone) */
+    struct queue_tls tls;
+    struct queue_node nodes[QUEUE_NODES_MAX]; /* the sentinels or the cluster's seeds */
+    int nnodes;
+    char master[128]; /* sentinel: the master's name */
+    char sentinel_user[128], sentinel_password[128];
+    int wait_replicas; /* WAIT for this many replicas after enqueue, finish, release (0: none) */
+    int wait_ms;
+    char key_prefix[72]; /* what queue_key puts first: prefix, or {prefix} in a cluster */
+    void *priv;          /* what outlives a connection: script SHAs, unconfirmed writes */
 };
 
 struct queue_entry {
@@ -55,13 +85,18 @@ struct queue_entry {
     char owner[QUEUE_CONSUMER_MAX]; /* previous owner, for reclaimed entries */
 };
 
-/* url: redis://[:password@]host[:port][/db] or unix:///path[?db=N].
+/* url: redis://[[user]:password@]host[:port][/db], rediss://... (TLS),
+ * redis-sentinel://[[user]:password@]h1:p1,h2:p2[/master[/db]],
+ * redis-cluster://[[user]:password@]h1:p1,h2:p2 or unix:///path[?db=N],
+ * with the query parameters of docs/operations.md ("Redis deployments").
  * consumer may be NULL for producers. Connects at once. */
 int queue_open(struct queue *q, const char *url, const char *prefix, const char *consumer,
                int timeout_ms, struct llmsb_err *err);
 void queue_close(struct queue *q);
 /* Drops the connection and connects again (restoring the timeout, auth,
- * db, name). One try; callers back off. */
+ * db, name): through the sentinels or the cluster's slot map again, so
+ * it finds a new primary after a failover; then re-sends the writes not
+ * confirmed by WAIT.  One try; callers back off. */
 int queue_reconnect(struct queue *q, struct llmsb_err *err);
 /* queue_open (fresh) or queue_reconnect, then queue_group_ensure, retried
  * with back-off (up to QUEUE_RECONNECT_MAX_MS between tries) until it
@@ -71,8 +106,13 @@ int queue_reconnect(struct queue *q, struct llmsb_err *err);
 int queue_connect_retry(struct queue *q, const char *url, const char *prefix, const char *consumer,
                         int timeout_ms, int fresh, const atomic_int *stop, int64_t giveup_ms,
                         struct llmsb_err *err);
-/* 1 when the last error means "connection or server unavailable, retry". */
+/* 1 when the last error means "connection or server unavailable, retry"
+ * (I/O errors, timeouts, LOADING, BUSY, MASTERDOWN, READONLY, UNBLOCKED,
+ * TRYAGAIN, CLUSTERDOWN, NOREPLICAS, a primary that is not one). */
 int queue_err_retryable(const struct llmsb_err *err);
+/* url with its passwords (the user's and sentinel_password's) as "***",
+ * for logs and status output. */
+void queue_url_redact(const char *url, char *out, size_t outsz);
 /* After a call failed with err: when the error is the connection's or the
  * server's (queue_err_retryable), connects again with back-off (100 ms
  * doubling to QUEUE_RECONNECT_MAX_MS) until it works (0: try the call

@@ -122,7 +122,9 @@ static int preflight(struct worker *w, const char *name, struct llmsb_err *err)
         rc = queue_group_ensure(&probe, err);
     queue_close(&probe);
     if (rc != 0) {
-        llmsb_err_wrap(err, "is redis-server running at %s?", w->cfg->redis_url);
+        char url[300];
+        queue_url_redact(w->cfg->redis_url, url, sizeof(url));
+        llmsb_err_wrap(err, "is redis-server running at %s?", url);
         runner_close(&w->rn, "the worker did not start");
     }
     return rc;
@@ -156,6 +158,7 @@ int worker_main(const struct config *cfg, int slots, const char *name)
     struct sched_config sc;
     struct llmsb_err err = {0};
     int rc = 0, janitor = 0;
+    char url[300];
 
     memset(&w, 0, sizeof(w));
     w.cfg = cfg;
@@ -190,8 +193,9 @@ int worker_main(const struct config *cfg, int slots, const char *name)
         log_error("%s", err.msg);
         goto out;
     }
+    queue_url_redact(cfg->redis_url, url, sizeof(url));
     log_info("worker %s: %d slots, %s %s, redis %s prefix %s", w.name, slots, w.rn.be.ops->name,
-             w.rn.engine_version, cfg->redis_url, cfg->redis_prefix);
+             w.rn.engine_version, url, cfg->redis_prefix);
     if ((rc = start_threads(&w, &err)) != 0) {
         log_error("%s", err.msg);
         atomic_store(&worker_stop, 1);

@@ -504,8 +504,9 @@ static void big_drop(struct queue *q, const char *prefix)
     }
 }
 
-/* The EVALs SLOWLOG holds (every command since the reset, at a threshold
- * of 0): how many, the longest and all together, in microseconds. */
+/* The EVALs (sent as EVALSHA) SLOWLOG holds (every command since the
+ * reset, at a threshold of 0): how many, the longest and all together,
+ * in microseconds. */
 static int evals_logged(struct queue *q, long long *longest_us, long long *all_us)
 {
     redisReply *r = ask(q, 3, "SLOWLOG", "GET", "-1");
@@ -515,7 +516,7 @@ static int evals_logged(struct queue *q, long long *longest_us, long long *all_u
     for (size_t i = 0; r && r->type == REDIS_REPLY_ARRAY && i < r->elements; i++) {
         const redisReply *e = r->element[i];
         if (e->elements < 4 || e->element[3]->elements < 1 ||
-            strcmp(e->element[3]->element[0]->str, "EVAL") != 0)
+            strncmp(e->element[3]->element[0]->str, "EVAL", 4) != 0)
             continue;
         n++;
         *all_us += e->element[2]->integer;

@@ -1,0 +1,1086 @@
+/* conn.c - the connection to Redis under queue.c: TCP, unix socket or TLS
+ * (OpenSSL; Debian's hiredis 0.14 has no SSL, so the I/O is ours and
+ * hiredis formats commands and parses replies), ACL users, the primary
+ * found through Sentinel or the cluster's slot map, MOVED and ASK, EVAL
+ * sent as EVALSHA, and WAIT with the re-sending of unconfirmed writes.
+ *
+ * The socket is blocking with SO_RCVTIMEO/SO_SNDTIMEO set to the queue's
+ * timeout, which callers keep longer than any BLOCK they send.  A
+ * connection that failed (I/O error, timeout, protocol error) stays
+ * failed until queue_reconnect, which finds the primary again. */
+#include "queue.h"
+#include "queue_int.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <hiredis/hiredis.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "common/clock.h"
+
+#define CONN_CONNECT_MS 5000
+#define CONN_REPLY_MAX ((size_t)1 << 30)      /* bytes of one reply */
+#define CONN_REPLAY_MAX 1024                  /* unconfirmed writes kept */
+#define CONN_REPLAY_BYTES ((size_t)256 << 20) /* and their bytes */
+#define CONN_SCRIPTS_MAX 32
+
+/* ---- transport ------------------------------------------------------------ */
+
+struct conn;
+/* Plain or TLS: how bytes move (-1: failed, c->why says why). */
+struct conn_io {
+    ssize_t (*send)(struct conn *c, const char *buf, size_t len);
+    ssize_t (*recv)(struct conn *c, char *buf, size_t len);
+};
+
+struct conn {
+    int fd;
+    SSL_CTX *tls_ctx;
+    SSL *ssl;
+    const struct conn_io *io;
+    redisReader *rd;
+    size_t fed;     /* bytes fed since the last whole reply */
+    char peer[300]; /* host:port or the socket path */
+    int answered;   /* a reply came on it */
+    int code;       /* 0, or why it is failed: LLMSB_ERR_BACKEND or LLMSB_ERR_TIMEOUT */
+    char why[200];
+};
+
+static void conn_fail(struct conn *c, int code, const char *why)
+{
+    if (!c->code) {
+        c->code = code;
+        snprintf(c->why, sizeof(c->why), "%s", why);
+    }
+}
+
+/* errno after a failed send/recv on the socket. */
+static void conn_fail_errno(struct conn *c, const char *what)
+{
+    char why[160];
+    int timeout = errno == EAGAIN || errno == EWOULDBLOCK;
+
+    snprintf(why, sizeof(why), "%s: %s", what, timeout ? "timed out" : strerror(errno));
+    conn_fail(c, timeout ? LLMSB_ERR_TIMEOUT : LLMSB_ERR_BACKEND, why);
+}
+
+static ssize_t plain_send(struct conn *c, const char *buf, size_t len)
+{
+    ssize_t n;
+    while ((n = send(c->fd, buf, len, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+        ;
+    if (n < 0)
+        conn_fail_errno(c, "send");
+    return n;
+}
+
+static ssize_t plain_recv(struct conn *c, char *buf, size_t len)
+{
+    ssize_t n;
+    while ((n = recv(c->fd, buf, len, 0)) < 0 && errno == EINTR)
+        ;
+    if (n == 0)
+        conn_fail(c, LLMSB_ERR_BACKEND, "connection closed by the server");
+    else if (n < 0)
+        conn_fail_errno(c, "recv");
+    return n > 0 ? n : -1;
+}
+
+/* What OpenSSL says went wrong with the call that returned ret. */
+static void tls_why(struct conn *c, int ret, const char *what)
+{
+    int e = SSL_get_error(c->ssl, ret);
+    unsigned long code = ERR_peek_last_error();
+    long vr = SSL_get_verify_result(c->ssl);
+    char why[200];
+
+    if (e == SSL_ERROR_ZERO_RETURN || (e == SSL_ERROR_SYSCALL && code == 0 && errno == 0)) {
+        conn_fail(c, LLMSB_ERR_BACKEND, "connection closed by the server");
+    } else if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE || e == SSL_ERROR_SYSCALL) {
+        conn_fail_errno(c, what);
+    } else if (vr != X509_V_OK) {
+        snprintf(why, sizeof(why), "certificate verify failed (%s)",
+                 X509_verify_cert_error_string(vr));
+        conn_fail(c, LLMSB_ERR_BACKEND, why);
+    } else {
+        const char *r = code ? ERR_reason_error_string(code) : NULL;
+        snprintf(why, sizeof(why), "%s: %s", what, r ? r : "TLS error");
+        conn_fail(c, LLMSB_ERR_BACKEND, why);
+    }
+    ERR_clear_error();
+}
+
+static ssize_t tls_send(struct conn *c, const char *buf, size_t len)
+{
+    int n = SSL_write(c->ssl, buf, len > INT32_MAX ? INT32_MAX : (int)len);
+    if (n <= 0)
+        tls_why(c, n, "TLS write");
+    return n > 0 ? n : -1;
+}
+
+static ssize_t tls_recv(struct conn *c, char *buf, size_t len)
+{
+    int n = SSL_read(c->ssl, buf, len > INT32_MAX ? INT32_MAX : (int)len);
+    if (n <= 0)
+        tls_why(c, n, "TLS read");
+    return n > 0 ? n : -1;
+}
+
+static const struct conn_io plain_io = {plain_send, plain_recv};
+static const struct conn_io tls_io = {tls_send, tls_recv};
+
+static void conn_free(struct conn *c)
+{
+    if (!c)
+        return;
+    if (c->ssl)
+        SSL_free(c->ssl);
+    if (c->tls_ctx)
+        SSL_CTX_free(c->tls_ctx);
+    if (c->fd >= 0)
+        close(c->fd);
+    if (c->rd)
+        redisReaderFree(c->rd);
+    free(c);
+}
+
+/* A non-blocking connect to one address, waited for up to CONN_CONNECT_MS. */
+static int dial_one(const struct addrinfo *ai, char *why, size_t wsz)
+{
+    int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), soerr = 0;
+    socklen_t sl = sizeof(soerr);
+    struct pollfd p;
+
+    if (fd < 0) {
+        snprintf(why, wsz, "socket: %s", strerror(errno));
+        return -1;
+    }
+    if (connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
+        if (errno != EINPROGRESS) {
+            snprintf(why, wsz, "%s", strerror(errno));
+            close(fd);
+            return -1;
+        }
+        p = (struct pollfd){fd, POLLOUT, 0};
+        int pr = poll(&p, 1, CONN_CONNECT_MS);
+        if (pr <= 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) != 0 || soerr) {
+            snprintf(why, wsz, "%s", pr == 0 ? "connect timed out" : strerror(soerr ? soerr : errno));
+            close(fd);
+            return -1;
+        }
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return fd;
+}
+
+/* The socket to host:port (or the unix socket path) with the I/O timeout. */
+static int conn_dial(struct conn *c, const char *host, int port, const char *path, int timeout_ms,
+                     struct llmsb_err *err)
+{
+    struct timeval tv = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
+    char why[160] = "no address", ports[16];
+    int one = 1;
+
+    if (path) {
+        struct sockaddr_un sa = {.sun_family = AF_UNIX};
+        snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+        c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
+            return llmsb_err_set(err, LLMSB_ERR_BACKEND, "redis: connect to %s: %s", path,
+                                 strerror(errno));
+    } else {
+        struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res = NULL;
+        snprintf(ports, sizeof(ports), "%d", port);
+        int gr = getaddrinfo(host, ports, &hints, &res);
+        if (gr != 0)
+            snprintf(why, sizeof(why), "%s", gai_strerror(gr));
+        for (struct addrinfo *ai = res; ai && c->fd < 0; ai = ai->ai_next)
+            c->fd = dial_one(ai, why, sizeof(why));
+        if (res)
+            freeaddrinfo(res);
+        if (c->fd < 0)
+            return llmsb_err_set(err, LLMSB_ERR_BACKEND, "redis: connect to %s: %s", c->peer, why);
+        setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        setsockopt(c->fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+    }
+    setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    return 0;
+}
+
+/* The client context of t: the CA (or the system's), our certificate. */
+static int tls_ctx_new(struct conn *c, const struct queue_tls *t, struct llmsb_err *err)
+{
+    const char *what = "", *file = "";
+
+    if (!(c->tls_ctx = SSL_CTX_new(TLS_client_method())))
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "redis: TLS: out of memory");
+    SSL_CTX_set_min_proto_version(c->tls_ctx, TLS1_2_VERSION);
+    SSL_CTX_set_verify(c->tls_ctx, t->insecure ? SSL_VERIFY_NONE : SSL_VERIFY_PEER, NULL);
+    if (t->ca[0] ? SSL_CTX_load_verify_locations(c->tls_ctx, t->ca, NULL) != 1
+                 : SSL_CTX_set_default_verify_paths(c->tls_ctx) != 1)
+        what = "ca", file = t->ca[0] ? t->ca : "(the system store)";
+    else if (t->cert[0] && SSL_CTX_use_certificate_chain_file(c->tls_ctx, t->cert) != 1)
+        what = "cert", file = t->cert;
+    else if (t->key[0] && (SSL_CTX_use_PrivateKey_file(c->tls_ctx, t->key, SSL_FILETYPE_PEM) != 1 ||
+                           SSL_CTX_check_private_key(c->tls_ctx) != 1))
+        what = "key", file = t->key;
+    if (!*what)
+        return 0;
+    unsigned long e = ERR_peek_last_error();
+    const char *r = e ? ERR_reason_error_string(e) : NULL;
+    llmsb_err_set(err, LLMSB_ERR_INVALID, "redis: TLS %s \"%s\": %s", what, file,
+                  r ? r : "cannot be loaded");
+    ERR_clear_error();
+    return err->code;
+}
+
+/* The TLS handshake over c->fd, the server checked against host (or sni). */
+static int conn_tls(struct conn *c, const struct queue_tls *t, const char *host,
+                    struct llmsb_err *err)
+{
+    const char *name = t->sni[0] ? t->sni : host;
+    unsigned char ip[16];
+    int is_ip = inet_pton(AF_INET, name, ip) == 1 || inet_pton(AF_INET6, name, ip) == 1, rc;
+
+    if ((rc = tls_ctx_new(c, t, err)) != 0)
+        return rc;
+    if (!(c->ssl = SSL_new(c->tls_ctx)) || SSL_set_fd(c->ssl, c->fd) != 1)
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "redis: TLS: out of memory");
+    if (!is_ip)
+        SSL_set_tlsext_host_name(c->ssl, name);
+    if (!t->insecure && (is_ip ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(c->ssl), name)
+                               : SSL_set1_host(c->ssl, name)) != 1)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "redis: TLS: bad server name \"%s\"", name);
+    if ((rc = SSL_connect(c->ssl)) != 1) {
+        tls_why(c, rc, "handshake");
+        return llmsb_err_set(err, c->code, "redis: TLS handshake with %s: %s", c->peer, c->why);
+    }
+    c->io = &tls_io;
+    return 0;
+}
+
+/* A new connection to node (NULL: the unix socket) with q's TLS. */
+static struct conn *conn_open(struct queue *q, const struct queue_node *node,
+                              struct llmsb_err *err)
+{
+    struct conn *c = calloc(1, sizeof(*c));
+
+    if (!c || !(c->rd = redisReaderCreate())) {
+        free(c);
+        llmsb_err_set(err, LLMSB_ERR_NOMEM, "redis: out of memory");
+        return NULL;
+    }
+    c->fd = -1;
+    c->io = &plain_io;
+    if (node)
+        snprintf(c->peer, sizeof(c->peer), strchr(node->host, ':') ? "[%s]:%d" : "%s:%d",
+                 node->host, node->port);
+    else
+        snprintf(c->peer, sizeof(c->peer), "%s", q->unix_path);
+    if (conn_dial(c, node ? node->host : NULL, node ? node->port : 0, node ? NULL : q->unix_path,
+                  q->timeout_ms, err) != 0 ||
+        (q->tls.on && node && conn_tls(c, &q->tls, node->host, err) != 0)) {
+        conn_free(c);
+        return NULL;
+    }
+    if (q->tls.on && q->tls.insecure)
+        log_warn("redis: TLS to %s without verifying the server (insecure=1)", c->peer);
+    return c;
+}
+
+static int conn_write(struct conn *c, const char *buf, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = c->io->send(c, buf, len);
+        if (n < 0)
+            return -1;
+        buf += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+static int conn_read(struct conn *c, redisReply **out)
+{
+    char buf[16384];
+    void *r = NULL;
+
+    for (;;) {
+        if (redisReaderGetReply(c->rd, &r) != REDIS_OK) {
+            char why[160];
+            snprintf(why, sizeof(why), "protocol error: %s", c->rd->errstr);
+            conn_fail(c, LLMSB_ERR_BACKEND, why);
+            return -1;
+        }
+        if (r) {
+            c->fed = 0;
+            c->answered = 1;
+            *out = r;
+            return 0;
+        }
+        ssize_t n = c->io->recv(c, buf, sizeof(buf));
+        if (n < 0)
+            return -1;
+        if ((c->fed += (size_t)n) > CONN_REPLY_MAX) {
+            conn_fail(c, LLMSB_ERR_BACKEND, "a reply over 1 GiB");
+            return -1;
+        }
+        if (redisReaderFeed(c->rd, buf, (size_t)n) != REDIS_OK) {
+            conn_fail(c, LLMSB_ERR_NOMEM, "out of memory");
+            return -1;
+        }
+    }
+}
+
+/* ---- exchanges ------------------------------------------------------------ */
+
+/* One command: argv, or bytes formatted already (raw). */
+struct conn_cmd {
+    int argc;
+    const char **argv;
+    const size_t *lens;
+    const char *raw;
+    size_t rawlen;
+    const char *verb;
+};
+
+static int conn_err(struct conn *c, const char *verb, struct llmsb_err *err)
+{
+    /* TLS 1.3: a server that wants our certificate says so after the
+     * handshake, closing the connection on the first command */
+    int cert = c->ssl && !c->answered && c->code != LLMSB_ERR_TIMEOUT;
+
+    return llmsb_err_set(err, c->code ? c->code : LLMSB_ERR_BACKEND, "redis: %s on %s: %s%s", verb,
+                         c->peer, c->why[0] ? c->why : "I/O error",
+                         cert ? " (the server ended the connection after the TLS handshake: does "
+                                "it want a client certificate, cert= and key=?)"
+                              : "");
+}
+
+/* Sends the n commands in one write and reads their n replies into r
+ * (NULL each one that did not come).  0, or the connection's error. */
+static int conn_exchange(struct conn *c, const struct conn_cmd *cmd, int n, redisReply **r,
+                         struct llmsb_err *err)
+{
+    char *buf = NULL, *one;
+    size_t len = 0;
+    int rc = 0;
+
+    for (int i = 0; i < n; i++)
+        r[i] = NULL;
+    if (c->code)
+        return conn_err(c, cmd[0].verb, err);
+    for (int i = 0; i < n && rc == 0; i++) {
+        long long l = cmd[i].raw ? (long long)cmd[i].rawlen
+                                 : redisFormatCommandArgv(&one, cmd[i].argc, cmd[i].argv, cmd[i].lens);
+        char *grown = l < 0 ? NULL : realloc(buf, len + (size_t)l + 1);
+        if (!grown) {
+            rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "redis: %s: out of memory", cmd[i].verb);
+        } else {
+            memcpy(grown + len, cmd[i].raw ? cmd[i].raw : one, (size_t)l);
+            buf = grown, len += (size_t)l;
+        }
+        if (!cmd[i].raw && l >= 0)
+            redisFreeCommand(one);
+    }
+    if (rc == 0 && conn_write(c, buf, len) != 0)
+        rc = conn_err(c, cmd[0].verb, err);
+    free(buf);
+    for (int i = 0; i < n && rc == 0; i++)
+        if (conn_read(c, &r[i]) != 0)
+            rc = conn_err(c, cmd[i].verb, err);
+    return rc;
+}
+
+static int conn_simple(struct conn *c, int argc, const char **argv, redisReply **r,
+                       struct llmsb_err *err)
+{
+    struct conn_cmd cmd = {argc, argv, NULL, NULL, 0, argv[0]};
+    return conn_exchange(c, &cmd, 1, r, err);
+}
+
+/* ---- replies -------------------------------------------------------------- */
+
+/* The error replies that mean "this server cannot serve now, or is not
+ * the primary any more: connect again and retry". */
+static int error_retryable(const char *s, size_t len)
+{
+    static const char *const codes[] = {"LOADING",  "BUSY",        "MASTERDOWN",
+                                        "TRYAGAIN", "READONLY",    "UNBLOCKED",
+                                        "CLUSTERDOWN", "NOREPLICAS", "MOVED", "ASK"};
+    size_t w = 0;
+
+    while (w < len && s[w] != ' ')
+        w++;
+    for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+        if (strlen(codes[i]) == w && memcmp(s, codes[i], w) == 0)
+            return 1;
+    return 0;
+}
+
+/* r as queue__cmd answers it: an error reply is freed and becomes err. */
+static int reply_check(redisReply *r, const char *verb, redisReply **out, struct llmsb_err *err)
+{
+    if (!r)
+        return llmsb_err_set(err, LLMSB_ERR_BACKEND, "redis: %s: no reply", verb);
+    if (r->type == REDIS_REPLY_ERROR) {
+        char shown[160];
+        llmsb_escape(shown, sizeof(shown), r->str, r->len);
+        llmsb_err_set(err, error_retryable(r->str, r->len) ? LLMSB_ERR_BACKEND : LLMSB_ERR_INVALID,
+                      "redis: %s: %s", verb, shown);
+        freeReplyObject(r);
+        return err->code;
+    }
+    *out = r;
+    return 0;
+}
+
+static int is_error(const redisReply *r, const char *code)
+{
+    size_t n = strlen(code);
+    return r && r->type == REDIS_REPLY_ERROR && r->len >= n && memcmp(r->str, code, n) == 0 &&
+           (r->len == n || r->str[n] == ' ');
+}
+
+/* ---- state across connections: script SHAs, unconfirmed writes ------------ */
+
+struct conn_state {
+    struct {
+        uint64_t hash;
+        size_t len;
+        char sha[41];
+    } scripts[CONN_SCRIPTS_MAX];
+    size_t nscripts;
+    struct {
+        char *cmd;
+        size_t len;
+        char verb[24];
+    } replay[CONN_REPLAY_MAX];
+    size_t nreplay, replay_bytes;
+};
+
+static struct conn_state *state_of(struct queue *q)
+{
+    if (!q->priv)
+        q->priv = calloc(1, sizeof(struct conn_state));
+    return q->priv;
+}
+
+static void replay_drop(struct conn_state *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        s->replay_bytes -= s->replay[i].len;
+        free(s->replay[i].cmd);
+    }
+    memmove(s->replay, s->replay + n, (s->nreplay - n) * sizeof(s->replay[0]));
+    s->nreplay -= n;
+}
+
+/* The SHA1 (hex) of script, from the queue's cache.  0 or -1. */
+static int script_sha(struct queue *q, const char *script, size_t len, char sha[41])
+{
+    struct conn_state *s = state_of(q);
+    uint64_t h = hash_fnv1a(0, script, len);
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned mdlen = 0;
+
+    for (size_t i = 0; s && i < s->nscripts; i++)
+        if (s->scripts[i].hash == h && s->scripts[i].len == len) {
+            memcpy(sha, s->scripts[i].sha, 41);
+            return 0;
+        }
+    if (EVP_Digest(script, len, md, &mdlen, EVP_sha1(), NULL) != 1 || mdlen != 20)
+        return -1;
+    for (unsigned i = 0; i < 20; i++)
+        snprintf(sha + 2 * i, 3, "%02x", md[i]);
+    if (s && s->nscripts < CONN_SCRIPTS_MAX) {
+        s->scripts[s->nscripts].hash = h;
+        s->scripts[s->nscripts].len = len;
+        memcpy(s->scripts[s->nscripts++].sha, sha, 41);
+    }
+    return 0;
+}
+
+/* Keeps a write not confirmed yet (formatted as given: an EVAL whole). */
+static void replay_add(struct queue *q, const struct conn_cmd *cmd)
+{
+    struct conn_state *s = state_of(q);
+    char *one = NULL;
+    long long l;
+
+    if (!s || (l = redisFormatCommandArgv(&one, cmd->argc, cmd->argv, cmd->lens)) < 0) {
+        log_error("redis: %s: out of memory keeping an unconfirmed write", cmd->verb);
+        return;
+    }
+    if ((size_t)l > CONN_REPLAY_BYTES) {
+        log_error("redis: %s of %lld bytes not confirmed, too big to keep for sending again",
+                  cmd->verb, l);
+        redisFreeCommand(one);
+        return;
+    }
+    if (s->nreplay == 0)
+        log_warn("redis: %s not confirmed by %d replicas; it is sent again after a reconnect",
+                 cmd->verb, q->wait_replicas);
+    while (s->nreplay > 0 &&
+           (s->nreplay == CONN_REPLAY_MAX || s->replay_bytes + (size_t)l > CONN_REPLAY_BYTES)) {
+        log_error("redis: an unconfirmed %s dropped (more than %d or %zu bytes of them wait)",
+                  s->replay[0].verb, CONN_REPLAY_MAX, CONN_REPLAY_BYTES);
+        replay_drop(s, 1);
+    }
+    s->replay[s->nreplay].cmd = one;
+    s->replay[s->nreplay].len = (size_t)l;
+    snprintf(s->replay[s->nreplay].verb, sizeof(s->replay[0].verb), "%s", cmd->verb);
+    s->replay_bytes += (size_t)l;
+    s->nreplay++;
+}
+
+/* After a reconnect: the unconfirmed writes again, then one WAIT; the
+ * ones the server refuses are dropped (each is idempotent: refused now, it
+ * was refused or is moot), all of them once WAIT confirms. */
+static int replay_run(struct queue *q, struct conn *c, struct llmsb_err *err)
+{
+    struct conn_state *s = q->priv;
+    struct conn_cmd *cmd;
+    redisReply **r;
+    char n[16], ms[16];
+    const char *wv[3] = {"WAIT", n, ms};
+    size_t k, m, kept = 0;
+    int rc;
+
+    if (!s || s->nreplay == 0)
+        return 0;
+    m = s->nreplay;
+    cmd = calloc(m + 1, sizeof(*cmd));
+    r = calloc(m + 1, sizeof(*r));
+    if (!cmd || !r) {
+        free(cmd), free(r);
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "redis: out of memory");
+    }
+    snprintf(n, sizeof(n), "%d", q->wait_replicas);
+    snprintf(ms, sizeof(ms), "%d", q->wait_ms);
+    for (k = 0; k < m; k++)
+        cmd[k] = (struct conn_cmd){0, NULL, NULL, s->replay[k].cmd, s->replay[k].len, s->replay[k].verb};
+    cmd[m] = (struct conn_cmd){3, wv, NULL, NULL, 0, "WAIT"};
+    log_info("redis: sending %zu unconfirmed writes again to %s", m, c->peer);
+    if ((rc = conn_exchange(c, cmd, (int)m + 1, r, err)) == 0) {
+        for (k = 0; k < m; k++)
+            if (r[k]->type == REDIS_REPLY_ERROR)
+                log_warn("redis: %s sent again to %s: %.*s (dropped)", s->replay[k].verb, c->peer,
+                         (int)(r[k]->len > 120 ? 120 : r[k]->len), r[k]->str);
+            else
+                kept++;
+        if (r[m]->type == REDIS_REPLY_INTEGER && r[m]->integer >= q->wait_replicas)
+            replay_drop(s, m);
+        else if (kept == 0)
+            replay_drop(s, m);
+    }
+    for (k = 0; k <= m; k++)
+        freeReplyObject(r[k]);
+    free(cmd), free(r);
+    return rc;
+}
+
+/* ---- connect: the node, its AUTH, the primary through sentinels or slots -- */
+
+static void conn_drop(struct queue *q)
+{
+    conn_free(q->ctx);
+    q->ctx = NULL;
+}
+
+/* AUTH [user] password on c (nothing when neither is given). */
+static int conn_auth(struct conn *c, const char *user, const char *password,
+                     struct llmsb_err *err)
+{
+    const char *argv[3] = {"AUTH", user, password};
+    redisReply *r = NULL, *ok = NULL;
+    int rc;
+
+    if (!user[0] && !password[0])
+        return 0;
+    if (!user[0])
+        argv[1] = password;
+    if ((rc = conn_simple(c, user[0] ? 3 : 2, argv, &r, err)) == 0 &&
+        (rc = reply_check(r, "AUTH", &ok, err)) != 0) {
+        char why[sizeof(err->msg)];
+        snprintf(why, sizeof(why), "%s", err->msg + strlen("redis: AUTH: "));
+        if (user[0])
+            llmsb_err_set(err, rc, "redis: AUTH as user \"%s\" on %s: %s", user, c->peer, why);
+        else
+            llmsb_err_set(err, rc, "redis: AUTH on %s: %s", c->peer, why);
+    }
+    freeReplyObject(ok);
+    return rc;
+}
+
+/* One command on c whose reply must not be an error: 0 with *out, or err. */
+static int conn_ask(struct conn *c, int argc, const char **argv, redisReply **out,
+                    struct llmsb_err *err)
+{
+    redisReply *r = NULL;
+    int rc = conn_simple(c, argc, argv, &r, err);
+
+    *out = NULL;
+    if (rc != 0) {
+        freeReplyObject(r);
+        return rc;
+    }
+    if ((rc = reply_check(r, argv[0], out, err)) != 0)
+        llmsb_err_wrap(err, "on %s", c->peer);
+    return rc;
+}
+
+/* The node list "h1:p1,h2:p2" for messages. */
+static void nodes_shown(const struct queue *q, char *out, size_t outsz)
+{
+    size_t o = 0;
+
+    out[0] = '\0';
+    for (int i = 0; i < q->nnodes && o < outsz; i++) {
+        int n = snprintf(out + o, outsz - o, "%s%s:%d", i ? "," : "", q->nodes[i].host,
+                         q->nodes[i].port);
+        o += n > 0 ? (size_t)n : 0;
+    }
+}
+
+/* Asks the sentinels in turn where the master is. */
+static int sentinel_discover(struct queue *q, struct queue_node *out, struct llmsb_err *err)
+{
+    const char *argv[3] = {"SENTINEL", "get-master-addr-by-name", q->master};
+    char list[512], last[sizeof(err->msg)] = "";
+    int unknown = 0;
+
+    for (int i = 0; i < q->nnodes; i++) {
+        struct conn *c = conn_open(q, &q->nodes[i], err);
+        redisReply *r = NULL;
+        int found = -1;
+        if (c && conn_auth(c, q->sentinel_user, q->sentinel_password, err) == 0 &&
+            conn_ask(c, 3, argv, &r, err) == 0 && (found = queue__sentinel_addr_parse(r, out)) < 0)
+            llmsb_err_set(err, LLMSB_ERR_PROTO, "redis: sentinel %s: unexpected reply to SENTINEL "
+                          "get-master-addr-by-name", c->peer);
+        freeReplyObject(r);
+        conn_free(c);
+        if (found == 1)
+            return 0;
+        if (found == 0)
+            unknown++;
+        else
+            snprintf(last, sizeof(last), "%s", err->msg);
+    }
+    nodes_shown(q, list, sizeof(list));
+    if (!last[0])
+        return llmsb_err_set(err, LLMSB_ERR_BACKEND, "redis: sentinels %s: none knows master \"%s\"",
+                             list, q->master);
+    return llmsb_err_set(err, LLMSB_ERR_BACKEND,
+                         "redis: sentinels %s: none named master \"%s\" (%d did not know it; "
+                         "last error: %s)",
+                         list, q->master, unknown, last);
+}
+
+/* Asks the seed nodes in turn which primary serves the prefix's slot. */
+static int cluster_discover(struct queue *q, struct queue_node *out, struct llmsb_err *err)
+{
+    const char *argv[2] = {"CLUSTER", "SLOTS"};
+    unsigned slot = queue__key_slot(q->key_prefix, strlen(q->key_prefix));
+    char list[512], last[sizeof(err->msg)] = "";
+
+    for (int i = 0; i < q->nnodes; i++) {
+        struct conn *c = conn_open(q, &q->nodes[i], err);
+        redisReply *r = NULL;
+        int found = -1;
+        if (c && conn_auth(c, q->user, q->password, err) == 0 && conn_ask(c, 2, argv, &r, err) == 0 &&
+            (found = queue__cluster_slots_find(r, slot, out)) <= 0)
+            llmsb_err_set(err, LLMSB_ERR_BACKEND, "redis: cluster node %s: %s slot %u", c->peer,
+                          found < 0 ? "unexpected CLUSTER SLOTS reply looking for" : "no primary serves",
+                          slot);
+        freeReplyObject(r);
+        if (found == 1 && !out->host[0])
+            snprintf(out->host, sizeof(out->host), "%s", q->nodes[i].host);
+        conn_free(c);
+        if (found == 1)
+            return 0;
+        snprintf(last, sizeof(last), "%s", err->msg);
+    }
+    nodes_shown(q, list, sizeof(list));
+    return llmsb_err_set(err, LLMSB_ERR_BACKEND,
+                         "redis: cluster nodes %s: none told where slot %u (prefix %s) is: %s", list,
+                         slot, q->key_prefix, last);
+}
+
+/* ROLE on the node the sentinels named: a primary that is one. */
+static int role_check(struct queue *q, struct conn *c, struct llmsb_err *err)
+{
+    const char *argv[1] = {"ROLE"};
+    redisReply *r = NULL;
+    char role[32] = "";
+    int rc = conn_ask(c, 1, argv, &r, err), is;
+
+    if (rc != 0)
+        return rc;
+    is = queue__role_parse(r, role, sizeof(role));
+    freeReplyObject(r);
+    if (is == 1)
+        return 0;
+    return llmsb_err_set(err, LLMSB_ERR_BACKEND,
+                         "redis: the sentinels name %s as master \"%s\", but its ROLE is \"%s\" "
+                         "(a failover under way?)",
+                         c->peer, q->master, is < 0 ? "unreadable" : role);
+}
+
+/* CLIENT SETNAME: refused is fine (an ACL may deny it), but not NOAUTH:
+ * the server wants a password the URL does not give. */
+static int conn_name(struct queue *q, struct conn *c, struct llmsb_err *err)
+{
+    char name[200];
+    const char *argv[3] = {"CLIENT", "SETNAME", name};
+    redisReply *r = NULL;
+    int rc;
+
+    snprintf(name, sizeof(name), "llmsb:%s", q->consumer[0] ? q->consumer : "client");
+    for (char *s = name; *s; s++)
+        if (*s == ' ' || *s == '\n')
+            *s = '_';
+    if ((rc = conn_simple(c, 3, argv, &r, err)) == 0 && is_error(r, "NOAUTH"))
+        rc = llmsb_err_set(err, LLMSB_ERR_INVALID,
+                           "redis: %s asks for a password (NOAUTH): give one in the URL", c->peer);
+    freeReplyObject(r);
+    return rc;
+}
+
+/* Makes node (NULL: the unix socket) the queue's connection: TLS, AUTH,
+ * the primary check, SELECT, the name, the unconfirmed writes again. */
+static int primary_attach(struct queue *q, const struct queue_node *node, struct llmsb_err *err)
+{
+    char db[16];
+    const char *sel[2] = {"SELECT", db};
+    redisReply *r = NULL;
+    struct conn *c = conn_open(q, node, err);
+    int rc;
+
+    if (!c)
+        return err->code;
+    snprintf(db, sizeof(db), "%d", q->db);
+    if ((rc = conn_auth(c, q->user, q->password, err)) != 0 ||
+        (q->mode == QUEUE_MODE_SENTINEL && (rc = role_check(q, c, err)) != 0) ||
+        (q->db && (rc = conn_ask(c, 2, sel, &r, err)) != 0) || (rc = conn_name(q, c, err)) != 0 ||
+        (rc = replay_run(q, c, err)) != 0) {
+        freeReplyObject(r);
+        conn_free(c);
+        return rc;
+    }
+    freeReplyObject(r);
+    if (node) {
+        snprintf(q->host, sizeof(q->host), "%s", node->host);
+        q->port = node->port;
+    }
+    q->ctx = c;
+    return 0;
+}
+
+static int connect_now(struct queue *q, struct llmsb_err *err)
+{
+    struct queue_node node = {"", 0};
+    int rc = 0;
+
+    conn_drop(q);
+    if (q->mode == QUEUE_MODE_SENTINEL)
+        rc = sentinel_discover(q, &node, err);
+    else if (q->mode == QUEUE_MODE_CLUSTER)
+        rc = cluster_discover(q, &node, err);
+    else if (!q->unix_path[0])
+        snprintf(node.host, sizeof(node.host), "%s", q->host), node.port = q->port;
+    if (rc != 0)
+        return rc;
+    rc = primary_attach(q, q->unix_path[0] ? NULL : &node, err);
+    if (rc == 0)
+        llmsb_err_clear(err);
+    return rc;
+}
+
+/* ---- commands ------------------------------------------------------------- */
+
+/* cmd with an EVAL turned into EVALSHA of the script's SHA1 in *sent
+ * (its arguments in *store, which the caller frees, sha holding the SHA);
+ * anything else, or no memory, as it is. */
+static void evalsha_of(struct queue *q, const struct conn_cmd *cmd, struct conn_cmd *sent,
+                       void **store, char sha[41])
+{
+    const char **argv;
+    size_t *lens;
+
+    *sent = *cmd;
+    *store = NULL;
+    if (cmd->raw || cmd->argc < 3 || strcmp(cmd->argv[0], "EVAL") != 0 ||
+        script_sha(q, cmd->argv[1], cmd->lens ? cmd->lens[1] : strlen(cmd->argv[1]), sha) != 0 ||
+        !(*store = malloc((size_t)cmd->argc * (sizeof(*argv) + sizeof(*lens)))))
+        return;
+    argv = *store;
+    lens = (size_t *)(argv + cmd->argc);
+    for (int i = 0; i < cmd->argc; i++) {
+        argv[i] = cmd->argv[i];
+        lens[i] = cmd->lens ? cmd->lens[i] : strlen(cmd->argv[i]);
+    }
+    argv[0] = "EVALSHA", lens[0] = 7;
+    argv[1] = sha, lens[1] = 40;
+    sent->argv = argv, sent->lens = lens;
+}
+
+/* ASK: the command once on the node named, after ASKING. */
+static int ask_follow(struct queue *q, const struct queue_node *to, const struct conn_cmd *cmd,
+                      redisReply **r, struct llmsb_err *err)
+{
+    const char *asking[1] = {"ASKING"};
+    struct conn_cmd two[2] = {{1, asking, NULL, NULL, 0, "ASKING"}, *cmd};
+    redisReply *rr[2] = {NULL, NULL};
+    struct conn *c = conn_open(q, to, err);
+    int rc;
+
+    if (!c)
+        return err->code;
+    if ((rc = conn_auth(c, q->user, q->password, err)) == 0 &&
+        (rc = conn_exchange(c, two, 2, rr, err)) == 0) {
+        freeReplyObject(*r);
+        *r = rr[1], rr[1] = NULL;
+    }
+    freeReplyObject(rr[0]);
+    freeReplyObject(rr[1]);
+    conn_free(c);
+    return rc;
+}
+
+/* The n (up to 2) commands as sent by q_exchange, each EVAL as EVALSHA. */
+static int send_once(struct queue *q, const struct conn_cmd *cmd, int n, redisReply **r,
+                     struct llmsb_err *err)
+{
+    struct conn_cmd sent[2];
+    void *store[2] = {NULL, NULL};
+    char sha[2][41];
+    int rc;
+
+    for (int i = 0; i < n; i++)
+        evalsha_of(q, &cmd[i], &sent[i], &store[i], sha[i]);
+    rc = conn_exchange(q->ctx, sent, n, r, err);
+    for (int i = 0; i < n && rc == 0; i++) /* NOSCRIPT: the server has not seen it, EVAL it */
+        if (store[i] && is_error(r[i], "NOSCRIPT")) {
+            freeReplyObject(r[i]);
+            rc = conn_exchange(q->ctx, &cmd[i], 1, &r[i], err);
+        }
+    free(store[0]);
+    free(store[1]);
+    return rc;
+}
+
+/* Up to two commands pipelined on q's connection, following EVALSHA's
+ * NOSCRIPT, a cluster's MOVED and ASK, and TRYAGAIN (a slot migrating).
+ * 0 when every reply came (some may be errors), else the I/O error. */
+static int q_exchange(struct queue *q, const struct conn_cmd *cmd, int n, redisReply **r,
+                      struct llmsb_err *err)
+{
+    for (int i = 0; i < n; i++)
+        r[i] = NULL;
+    if (!q->ctx)
+        return llmsb_err_set(err, LLMSB_ERR_BACKEND, "redis: %s: not connected", cmd[0].verb);
+    for (int tries = 0;; tries++) {
+        struct queue_node to;
+        int ask = 0, moved = 0, again = 0, rc;
+        if ((rc = send_once(q, cmd, n, r, err)) != 0)
+            return rc;
+        for (int i = 0; i < n && q->mode == QUEUE_MODE_CLUSTER; i++) {
+            if (r[i]->type != REDIS_REPLY_ERROR)
+                continue;
+            again |= is_error(r[i], "TRYAGAIN");
+            if (!queue__redirect_parse(r[i]->str, r[i]->len, &ask, &to))
+                continue;
+            if (!to.host[0])
+                snprintf(to.host, sizeof(to.host), "%s", q->host);
+            if (!ask)
+                moved = 1;
+            else if (tries < QUEUE__REDIRECTS_MAX && (rc = ask_follow(q, &to, &cmd[i], &r[i], err)))
+                return rc;
+        }
+        if ((!moved && !again) || tries >= QUEUE__REDIRECTS_MAX)
+            return 0; /* the last MOVED or TRYAGAIN goes to the caller: retryable */
+        for (int i = 0; i < n; i++)
+            freeReplyObject(r[i]), r[i] = NULL;
+        if (again)
+            clock_sleep_ms(20 << tries);
+        else {
+            log_info("redis: %s: slot moved to %s:%d", cmd[0].verb, to.host, to.port);
+            conn_drop(q);
+            if ((rc = primary_attach(q, &to, err)) != 0)
+                return rc;
+        }
+    }
+}
+
+int queue__cmd(struct queue *q, int argc, const char **argv, const size_t *lens, redisReply **out,
+               struct llmsb_err *err)
+{
+    struct conn_cmd cmd = {argc, argv, lens, NULL, 0, argv[0]};
+    redisReply *r = NULL;
+    int rc;
+
+    *out = NULL;
+    if ((rc = q_exchange(q, &cmd, 1, &r, err)) != 0) {
+        freeReplyObject(r);
+        return rc;
+    }
+    return reply_check(r, argv[0], out, err);
+}
+
+int queue__cmd2(struct queue *q, int argc1, const char **argv1, const size_t *lens1, int argc2,
+                const char **argv2, const size_t *lens2, struct llmsb_err *err)
+{
+    struct conn_cmd cmd[2] = {{argc1, argv1, lens1, NULL, 0, argv1[0]},
+                              {argc2, argv2, lens2, NULL, 0, argv2[0]}};
+    redisReply *r[2] = {NULL, NULL};
+    int rc = q_exchange(q, cmd, 2, r, err);
+
+    for (int i = 0; i < 2; i++) {
+        redisReply *ok = NULL;
+        int one = rc == 0 ? reply_check(r[i], cmd[i].verb, &ok, err) : 0;
+        if (one && !rc)
+            rc = one;
+        else if (rc != 0)
+            freeReplyObject(r[i]);
+        freeReplyObject(ok);
+    }
+    return rc;
+}
+
+int queue__cmd_durable(struct queue *q, int argc, const char **argv, const size_t *lens,
+                       redisReply **out, struct llmsb_err *err)
+{
+    char n[16], ms[16];
+    const char *wv[3] = {"WAIT", n, ms};
+    struct conn_cmd cmd[2] = {{argc, argv, lens, NULL, 0, argv[0]}, {3, wv, NULL, NULL, 0, "WAIT"}};
+    redisReply *r[2] = {NULL, NULL};
+    int rc;
+
+    if (q->wait_replicas <= 0)
+        return queue__cmd(q, argc, argv, lens, out, err);
+    *out = NULL;
+    snprintf(n, sizeof(n), "%d", q->wait_replicas);
+    snprintf(ms, sizeof(ms), "%d", q->wait_ms);
+    rc = q_exchange(q, cmd, 2, r, err);
+    if (!r[0]) { /* sent, perhaps applied, not answered */
+        replay_add(q, &cmd[0]);
+        return rc;
+    }
+    if ((rc = reply_check(r[0], argv[0], out, err)) != 0) { /* refused: nothing applied */
+        freeReplyObject(r[1]);
+        return rc;
+    }
+    if (r[1] && r[1]->type == REDIS_REPLY_INTEGER && r[1]->integer >= q->wait_replicas) {
+        struct conn_state *s = q->priv; /* this WAIT confirms every earlier write too */
+        if (s && s->nreplay)
+            replay_drop(s, s->nreplay);
+    } else
+        replay_add(q, &cmd[0]);
+    freeReplyObject(r[1]);
+    return 0;
+}
+
+/* ---- open, close, reconnect ---------------------------------------------- */
+
+int queue_open(struct queue *q, const char *url, const char *prefix, const char *consumer,
+               int timeout_ms, struct llmsb_err *err)
+{
+    const char *open, *close;
+
+    memset(q, 0, sizeof(*q));
+    if (queue__url_parse(q, url, err) != 0)
+        return err->code;
+    q->timeout_ms = timeout_ms > 0 ? timeout_ms : 5000;
+    snprintf(q->prefix, sizeof(q->prefix), "%s", prefix && *prefix ? prefix : "llmsb");
+    snprintf(q->consumer, sizeof(q->consumer), "%s", consumer ? consumer : "");
+    snprintf(q->group, sizeof(q->group), "%s%s", q->prefix, QUEUE_GROUP_SUFFIX);
+    open = strchr(q->prefix, '{');
+    close = open ? strchr(open + 1, '}') : NULL;
+    snprintf(q->key_prefix, sizeof(q->key_prefix),
+             q->mode == QUEUE_MODE_CLUSTER && !(close && close > open + 1) ? "{%s}" : "%s",
+             q->prefix);
+    if (queue_key(q, "jobs", NULL, q->k_jobs, err) ||
+        queue_key(q, "results", NULL, q->k_results, err) ||
+        queue_key(q, "dead", NULL, q->k_dead, err))
+        return err->code;
+    return connect_now(q, err);
+}
+
+void queue_close(struct queue *q)
+{
+    struct conn_state *s = q->priv;
+
+    conn_drop(q);
+    if (s) {
+        if (s->nreplay)
+            log_warn("redis: closing with %zu writes not confirmed by replicas", s->nreplay);
+        replay_drop(s, s->nreplay);
+        free(s);
+    }
+    q->priv = NULL;
+}
+
+int queue_reconnect(struct queue *q, struct llmsb_err *err)
+{
+    return connect_now(q, err);
+}
+
+int queue_connect_retry(struct queue *q, const char *url, const char *prefix, const char *consumer,
+                        int timeout_ms, int fresh, const atomic_int *stop, int64_t giveup_ms,
+                        struct llmsb_err *err)
+{
+    int64_t backoff = 100, start = clock_mono_ms();
+
+    for (;;) {
+        int rc =
+            fresh ? queue_open(q, url, prefix, consumer, timeout_ms, err) : queue_reconnect(q, err);
+        if (rc == 0 && (rc = queue_group_ensure(q, err)) == 0)
+            return 0;
+        if (rc == LLMSB_ERR_INVALID && fresh && !q->ctx)
+            return rc; /* a bad URL does not get better */
+        fresh = 0;
+        if ((stop && atomic_load(stop)) || (giveup_ms && clock_mono_ms() - start > giveup_ms))
+            return rc;
+        log_warn("redis: %s; retrying in %lld ms", err->msg, (long long)backoff);
+        clock_sleep_ms(backoff);
+        backoff = backoff * 2 > QUEUE_RECONNECT_MAX_MS ? QUEUE_RECONNECT_MAX_MS : backoff * 2;
+    }
+}
+
+int queue_reconnect_wait(struct queue *q, int64_t giveup_ms, const volatile sig_atomic_t *stop,
+                         struct llmsb_err *err)
+{
+    int64_t backoff = 100, start = clock_mono_ms();
+    char first[sizeof(err->msg)];
+    int rc = err->code;
+
+    if (!queue_err_retryable(err))
+        return rc;
+    snprintf(first, sizeof(first), "%s", err->msg);
+    while (!(stop && *stop) && clock_mono_ms() - start < giveup_ms) {
+        clock_sleep_ms(backoff);
+        backoff = backoff * 2 > QUEUE_RECONNECT_MAX_MS ? QUEUE_RECONNECT_MAX_MS : backoff * 2;
+        if ((rc = queue_reconnect(q, err)) == 0)
+            return 0;
+        if (!queue_err_retryable(err))
+            return rc;
+    }
+    return llmsb_err_set(err, rc ? rc : LLMSB_ERR_BACKEND, "%s (connecting again for %lld s: %s)",
+                         first, (long long)((clock_mono_ms() - start) / 1000), err->msg);
+}
