@@ -296,7 +296,7 @@ bin/bench/llm-sandbox-fake: $(FAKE_CLI_OBJ)
 # redis-server of the bench's own (port BENCH_QUEUE_PORT), N trivial jobs
 # per run (bench/bench_queue_scale.c; docs/benchmarks.md).  Not in `make
 # bench` nor CI: minutes, and its figures are the machine's.
-BENCH_QUEUE_N ?= 200000
+BENCH_QUEUE_N ?= 100000
 BENCH_QUEUE_WORKERS ?= 10 50 100 200
 BENCH_QUEUE_RUNNERS ?= null fake
 bench-queue: bin/bench/llm-sandbox-fake bin/bench/bench_queue_scale $(TBIN)/fake-agent
