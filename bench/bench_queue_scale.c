@@ -46,10 +46,10 @@ struct cmdstat {
 
 /* What is read at a point of a run. */
 struct snap {
-    double t;                        /* monotonic seconds */
-    long long done;                  /* jobs finished */
-    double redis_cpu, workers_cpu_s; /* CPU seconds so far */
-    double machine_busy, machine_all;/* /proc/stat jiffies */
+    double t;                         /* monotonic seconds */
+    long long done;                   /* jobs finished */
+    double redis_cpu, workers_cpu_s;  /* CPU seconds so far */
+    double machine_busy, machine_all; /* /proc/stat jiffies */
     struct cmdstat cmd[MAX_CMDS];
     int ncmd;
 };
@@ -197,8 +197,8 @@ static void machine_cpu(double *busy, double *all)
     *busy = *all = 0;
     if (!fp)
         return;
-    if (fscanf(fp, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
-               &v[4], &v[5], &v[6], &v[7]) == 8) {
+    if (fscanf(fp, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
+               &v[5], &v[6], &v[7]) == 8) {
         for (int i = 0; i < 8; i++)
             *all += (double)v[i];
         *busy = *all - (double)v[3] - (double)v[4]; /* idle, iowait */
@@ -211,8 +211,8 @@ static void machine_cpu(double *busy, double *all)
 static redisContext *redis_start(void)
 {
     char ports[16], logp[300];
-    char *argv[] = {"redis-server", "--port", ports, "--bind", "127.0.0.1", "--save", "",
-                    "--appendonly", "no", "--maxclients", "10000", NULL};
+    char *argv[] = {"redis-server", "--port", ports,          "--bind", "127.0.0.1", "--save", "",
+                    "--appendonly", "no",     "--maxclients", "10000",  NULL};
     redisContext *c = NULL;
 
     snprintf(ports, sizeof(ports), "%d", port);
@@ -314,14 +314,15 @@ static void workers_start(const struct run *rn)
     snprintf(cfgp, sizeof(cfgp), "%s/bench.yaml", dir);
     if ((fp = fopen(cfgp, "w"))) {
         /* BENCH_LOG_LEVEL info: each job's line (costs the workers CPU) */
-        fprintf(fp, "log_level: %s\n", getenv("BENCH_LOG_LEVEL") ? getenv("BENCH_LOG_LEVEL") : "warn");
+        fprintf(fp, "log_level: %s\n",
+                getenv("BENCH_LOG_LEVEL") ? getenv("BENCH_LOG_LEVEL") : "warn");
         fclose(fp);
     }
     nwpids = 0;
     for (int i = 0; i < rn->workers; i++) {
-        char *argv[] = {(char *)bin, "worker", "--config", cfgp, "--backend", (char *)rn->runner,
-                        "--redis", url, "--prefix", PREFIX, "--slots", slots, "--name", name,
-                        NULL};
+        char *argv[] = {(char *)bin,        "worker",  "--config", cfgp,       "--backend",
+                        (char *)rn->runner, "--redis", url,        "--prefix", PREFIX,
+                        "--slots",          slots,     "--name",   name,       NULL};
         snprintf(name, sizeof(name), "bq-%s-w%d", rn->runner, i);
         snprintf(logp, sizeof(logp), "%s/%s.log", dir, name);
         wpids[nwpids++] = spawn_in_dir(argv, logp);
@@ -356,8 +357,7 @@ static void monitor_sample(struct run *rn, double secs)
     double until = now_s() + secs;
     redisReply *r = NULL;
 
-    if (!m || m->err || redisSetTimeout(m, tv) != REDIS_OK ||
-        !(r = redisCommand(m, "MONITOR"))) {
+    if (!m || m->err || redisSetTimeout(m, tv) != REDIS_OK || !(r = redisCommand(m, "MONITOR"))) {
         redisFree(m);
         return;
     }
@@ -429,9 +429,11 @@ static void figures(struct run *rn)
     rn->workers_us_job = 1e6 * (b->workers_cpu_s - a->workers_cpu_s) / jobs;
     rn->redis_cpu_pct = 100 * (b->redis_cpu - a->redis_cpu) / dt;
     rn->workers_cores = (b->workers_cpu_s - a->workers_cpu_s) / dt;
-    rn->machine_cores = ncpu * (b->machine_busy - a->machine_busy) / (b->machine_all - a->machine_all);
-    rn->lua_pct = 100 * (double)(cmd_of(b, "eval", 1) - cmd_of(a, "eval", 1) +
-                                 cmd_of(b, "evalsha", 1) - cmd_of(a, "evalsha", 1)) /
+    rn->machine_cores =
+        ncpu * (b->machine_busy - a->machine_busy) / (b->machine_all - a->machine_all);
+    rn->lua_pct = 100 *
+                  (double)(cmd_of(b, "eval", 1) - cmd_of(a, "eval", 1) + cmd_of(b, "evalsha", 1) -
+                           cmd_of(a, "evalsha", 1)) /
                   1e6 / (b->redis_cpu - a->redis_cpu);
     for (int i = 0; i < b->ncmd; i++)
         calls += (double)(b->cmd[i].calls - cmd_of(a, b->cmd[i].name, 0));
@@ -506,9 +508,9 @@ static double sent_per_job(const struct run *r, long long calls)
 
 static void print_table(const struct run *r, int n)
 {
-    printf("\n%-6s %4s %5s %8s %7s %6s %7s %5s %5s %7s %5s %7s %6s %7s %6s %6s %6s %6s\n",
-           "runner", "W", "slots", "N", "jobs/s", "redis%", "r_us/j", "lua%", "wrk", "w_us/j",
-           "mach", "cmd/job", "rt/job", "lat@r/s", "p50ms", "p99ms", "B/pend", "B/done");
+    printf("\n%-6s %4s %5s %8s %7s %6s %7s %5s %5s %7s %5s %7s %6s %7s %6s %6s %6s %6s\n", "runner",
+           "W", "slots", "N", "jobs/s", "redis%", "r_us/j", "lua%", "wrk", "w_us/j", "mach",
+           "cmd/job", "rt/job", "lat@r/s", "p50ms", "p99ms", "B/pend", "B/done");
     for (int i = 0; i < n; i++, r++) {
         if (r->failed) {
             printf("%-6s %4d %5d %8ld   (failed: no progress)\n", r->runner, r->workers, r->slots,
@@ -551,8 +553,10 @@ static int parse_list(const char *s, int *out, int max)
     while (*s && n < max) {
         long v = strtol(s, &end, 10);
         if (end == s || v < 1 || v > MAX_PROCS) {
-            fprintf(stderr, "bench_queue_scale: BENCH_WORKERS: \"%s\" is not a list of counts "
-                            "1..%d\n", s, MAX_PROCS);
+            fprintf(stderr,
+                    "bench_queue_scale: BENCH_WORKERS: \"%s\" is not a list of counts "
+                    "1..%d\n",
+                    s, MAX_PROCS);
             exit(2);
         }
         out[n++] = (int)v;

@@ -56,7 +56,8 @@ static int heartbeat(struct worker *w, struct queue *q)
 void janitor_heartbeat_first(struct worker *w, struct queue *q)
 {
     if (heartbeat(w, q) != 0)
-        log_warn("worker %s: its first heartbeat was not written; the janitor tries again", w->name);
+        log_warn("worker %s: its first heartbeat was not written; the janitor tries again",
+                 w->name);
 }
 
 struct reap_ctx {

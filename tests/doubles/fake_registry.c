@@ -76,8 +76,8 @@ static int null_open(struct backend *b, const char *host, struct llmsb_err *err)
 }
 
 static const char *const kind_names[FAKE_KINDS] = {"fake", "null"};
-static int (*const kind_opens[FAKE_KINDS])(struct backend *, const char *, struct llmsb_err *) = {
-    shell_open, null_open};
+static int (*const kind_opens[FAKE_KINDS])(struct backend *, const char *,
+                                           struct llmsb_err *) = {shell_open, null_open};
 
 /* The ops of each kind: the fake engine's (read from an engine made for
  * the purpose and freed), with its name and open. */
