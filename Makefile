@@ -48,7 +48,7 @@ UNIT_TESTS = $(patsubst tests/unit/%.c,$(TBIN)/%,$(wildcard tests/unit/test_*.c)
 INTEG_TESTS = $(patsubst tests/integration/%.c,$(TBIN)/%,$(wildcard tests/integration/test_*.c))
 
 .SECONDARY:
-.PHONY: check-layers fuzzers all clean test test-zygote test-cpp-cache-all test-java-cache-all test-podman test-gvisor test-k8s test-tls test-custom-images test-soak soak unit integration sanitize fuzz bench images images-current format
+.PHONY: check-layers fuzzers all clean bench-queue test test-zygote test-cpp-cache-all test-java-cache-all test-podman test-gvisor test-k8s test-tls test-custom-images test-soak soak unit integration sanitize fuzz bench images images-current format
 all: bin/llm-sandbox bin/llmsb-agent
 
 V ?= 0
@@ -281,6 +281,29 @@ bin/bench/%: bench/%.c $(LIB_OBJ)
 	@mkdir -p bin/bench
 	@$(if $(Q),echo "  LINK    $@",:)
 	$(Q)$(CC) $(ALLCFLAGS) $(PIE) $(PIELD) -o $@ $< $(LIB_OBJ) $(LDLIBS)
+
+# TEST ONLY: the CLI linked with a registry that adds the fake engine's
+# backends (tests/doubles/fake_registry.c: --backend fake, --backend null)
+# in place of backends/registry/registry.c; for make bench-queue, never
+# installed.  The production binary knows neither name.
+FAKE_CLI_OBJ = $(CLI_OBJ) $(filter-out $(BUILD)/backends/registry/registry.o,$(LIB_OBJ)) \
+               $(BUILD)/tests/doubles/fake_registry.o $(UNIT_DOUBLES_OBJ)
+bin/bench/llm-sandbox-fake: $(FAKE_CLI_OBJ)
+	@mkdir -p bin/bench
+	@$(if $(Q),echo "  LINK    $@ (test only)",:)
+	$(Q)$(CC) $(PIELD) -o $@ $^ $(LDLIBS)
+
+# The queue's ceiling: W worker processes of llm-sandbox-fake against one
+# redis-server of the bench's own (port BENCH_QUEUE_PORT), N trivial jobs
+# per run (bench/bench_queue_scale.c; docs/benchmarks.md).  Not in `make
+# bench` nor CI: minutes, and its figures are the machine's.
+BENCH_QUEUE_N ?= 100000
+BENCH_QUEUE_WORKERS ?= 10 50 100 200
+BENCH_QUEUE_RUNNERS ?= null fake
+bench-queue: bin/bench/llm-sandbox-fake bin/bench/bench_queue_scale $(TBIN)/fake-agent
+	FAKE_AGENT=$(CURDIR)/$(TBIN)/fake-agent BENCH_N="$(BENCH_QUEUE_N)" \
+	    BENCH_WORKERS="$(BENCH_QUEUE_WORKERS)" BENCH_RUNNERS="$(BENCH_QUEUE_RUNNERS)" \
+	    bin/bench/bench_queue_scale bin/bench/llm-sandbox-fake
 
 images: all
 	bin/llm-sandbox images build

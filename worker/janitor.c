@@ -68,6 +68,13 @@ static int heartbeat(struct worker *w, struct queue *q)
     return rc;
 }
 
+void janitor_heartbeat_first(struct worker *w, struct queue *q)
+{
+    if (heartbeat(w, q) != 0)
+        log_warn("worker %s: its first heartbeat was not written; the janitor tries again",
+                 w->name);
+}
+
 struct reap_ctx {
     struct worker *w;
     struct queue *q;

@@ -196,6 +196,7 @@ int worker_main(const struct config *cfg, int slots, const char *name)
     queue_url_redact(cfg->redis_url, url, sizeof(url));
     log_info("worker %s: %d slots, %s %s, redis %s prefix %s", w.name, slots, w.rn.be.ops->name,
              w.rn.engine_version, url, cfg->redis_prefix);
+    with_control(&w, w.name, janitor_heartbeat_first);
     if ((rc = start_threads(&w, &err)) != 0) {
         log_error("%s", err.msg);
         atomic_store(&worker_stop, 1);

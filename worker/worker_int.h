@@ -94,5 +94,8 @@ void *slot_main(void *arg);
 
 /* janitor.c: the janitor's thread (arg: the struct worker). */
 void *janitor_main(void *arg);
+/* Writes the heartbeat once, before the slots read: another worker frees
+ * the deliveries of a consumer without one (queue_free_dead_consumers). */
+void janitor_heartbeat_first(struct worker *w, struct queue *q);
 
 #endif

@@ -21,7 +21,10 @@
  * goes out in two OUTPUT frames and its stderr in one once the program
  * ended, then a chunk out of order (which the worker must drop).
  * --gvisor: its HELLO says its kernel is gVisor's.  A job sees the
- * RLIMIT_NPROC its JOB frame asked for in FAKE_NPROC. */
+ * RLIMIT_NPROC its JOB frame asked for in FAKE_NPROC.
+ * --null (with --shell): runs nothing; every JOB gets a RESULT ok with
+ * no output at once (no process a job), for make bench-queue's null
+ * runner, which measures the queue and the worker without a sandbox. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -34,7 +37,7 @@
 
 #include "proto/proto.h"
 
-static int shell_mode, takes_prestart, sends_live, says_gvisor;
+static int shell_mode, null_mode, takes_prestart, sends_live, says_gvisor;
 static char prestarted[160] = "FAKE_PRESTARTED="; /* putenv's: lives as long as the process */
 
 static int send_frame(int type, const struct buf *payload)
@@ -198,7 +201,10 @@ static int answer_job(const struct proto_frame *f)
         r.status = STATUS_INTERNAL_ERROR;
         llmsb_fmt(r.error, sizeof(r.error), "fake agent: %s", err.msg);
     } else {
-        run_shell(&j, &r);
+        if (null_mode)
+            r.status = STATUS_OK;
+        else
+            run_shell(&j, &r);
         if (sends_live && j.live)
             send_live(&r);
         if (j.live) /* whether a job asked for chunks: the test sees it */
@@ -243,6 +249,8 @@ int main(int argc, char **argv)
             sends_live = 1;
         else if (strcmp(argv[i], "--gvisor") == 0)
             says_gvisor = 1;
+        else if (strcmp(argv[i], "--null") == 0)
+            null_mode = 1;
         else if (strcmp(argv[i], "--hello-delay-ms") == 0 && i + 1 < argc)
             sleep_ms(strtol(argv[++i], NULL, 10));
     }

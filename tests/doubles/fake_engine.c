@@ -57,6 +57,7 @@ struct fake_engine {
     int prestart;
     int live;
     int gvisor;
+    int null_jobs;
     int fail[FAKE_OP_COUNT];
     int calls[FAKE_OP_COUNT];
     int hold[FAKE_OP_COUNT];    /* calls still to be held */
@@ -372,7 +373,7 @@ static int fake_start(struct backend *b, const char *id, struct llmsb_err *err)
     struct fake_engine *fe = engine(b);
     struct fake_container *c;
     char delay[24];
-    char *argv[8] = {NULL};
+    char *argv[10] = {NULL};
     int argc = 0, rc = 0;
 
     if (enter(fe, FAKE_OP_START, err) != 0)
@@ -392,6 +393,8 @@ static int fake_start(struct backend *b, const char *id, struct llmsb_err *err)
         argv[argc++] = "--live";
     if (fe->gvisor)
         argv[argc++] = "--gvisor";
+    if (fe->null_jobs)
+        argv[argc++] = "--null";
     if (!(c = find(fe, id))) {
         rc = unknown(id, err);
     } else if (c->pid == 0) {
@@ -781,6 +784,13 @@ void fake_engine_agent_gvisor(struct fake_engine *fe, int on)
 {
     pthread_mutex_lock(&fe->mu);
     fe->gvisor = on;
+    pthread_mutex_unlock(&fe->mu);
+}
+
+void fake_engine_agent_null(struct fake_engine *fe, int on)
+{
+    pthread_mutex_lock(&fe->mu);
+    fe->null_jobs = on;
     pthread_mutex_unlock(&fe->mu);
 }
 

@@ -75,6 +75,10 @@ void fake_engine_agent_live(struct fake_engine *fe, int on);
 /* on: the agents of containers started from now on say in their HELLO
  * that their kernel is gVisor's. */
 void fake_engine_agent_gvisor(struct fake_engine *fe, int on);
+/* on: the agents of containers started from now on run nothing: each
+ * JOB gets a RESULT ok with no output at once (fake_agent.c --null; the
+ * queue bench's null runner, bench/bench_queue_scale.c). */
+void fake_engine_agent_null(struct fake_engine *fe, int on);
 /* Kills container id (NULL: every container) with SIGKILL, as an engine
  * or the kernel would; oom: inspect says it was OOM-killed.  Returns the
  * count killed. */
