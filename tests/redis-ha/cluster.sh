@@ -1,0 +1,174 @@
+#!/bin/bash
+# tests/redis-ha/cluster.sh - Redis Cluster: three primaries made by the test
+# (redis-cli --cluster create, tests/redis-ha/lib.sh), two workers and the
+# producer (`submit`) on redis-cluster:// with a seed node that does NOT
+# serve the prefix's slot (the client follows MOVED, or asks for the slots),
+# HA_CLUSTER_JOBS (1,000) trivial Python jobs on the system dockerd.
+#
+# Checked: every key of the prefix is in the slot of {prefix} and on the
+# node serving it, no other node holding one (each node's keys by --scan,
+# CLUSTER KEYSLOT of each); then, about a quarter of the way, the slot is
+# moved to the third node as redis-cli --cluster reshard does (SETSLOT
+# IMPORTING and MIGRATING, MIGRATE of its keys a few at a time while jobs
+# go on, SETSLOT NODE everywhere), so the clients meet ASK during the move
+# and MOVED after it; at the end every job has exactly one result (hash,
+# status ok, stdout n) and one results-stream entry, nothing is pending,
+# both workers are alive, every submit went through, and every key of the
+# prefix is on the new owner.  Figures: keys moved, the move's time,
+# results during it.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$ROOT/tests/lib.sh"
+. "$ROOT/tests/redis-ha/lib.sh"
+B=${LLMSB_BIN:-$ROOT/bin/llm-sandbox}
+N=${HA_CLUSTER_JOBS:-1000}
+BATCH=${HA_BATCH:-50}
+SLOTS=${HA_SLOTS:-2}
+JP=hc # the jobs' ids: hc-1 .. hc-N
+T=$(mktemp -d /tmp/llmsb-hac.XXXXXX)
+suite redis_ha_cluster
+WHY_FILE=""
+WORKERS=""
+PRODUCER=""
+
+cleanup() {
+    [ -n "$PRODUCER" ] && kill "$PRODUCER" 2>/dev/null
+    ha_workers_stop
+    ha_cleanup
+    [ -n "${HA_KEEP:-}" ] && echo "  (kept $T)" || rm -rf "$T"
+}
+trap cleanup EXIT
+
+ha_need redis-server redis-cli jq python3 curl || exit 1
+ha_init "$T"
+export LLMSB_PREFIX=hacl
+export LLMSB_CONFIG=$T/config.yaml
+cat >"$T/config.yaml" <<EOF
+worker: {lease: 6, heartbeat_ttl: 3, block: 1, drain: 20}
+pool: {min_idle: 2, wait: 30}
+jobs: {max_attempts: 5}
+EOF
+
+t_start=$(date +%s)
+if ha_cluster_start >"$T/cluster.out" 2>&1; then ok cluster_up
+else WHY_FILE=$T/cluster.out bad cluster_up "3 primaries on $HA_CLUSTER_PORTS"; suite_end; exit; fi
+
+set -- $HA_CLUSTER_PORTS
+SLOT=$(redis-cli -p "$1" cluster keyslot "{$LLMSB_PREFIX}")
+OWNER=$(ha_slot_owner "$SLOT")
+SEED="" THIRD=""
+for p in $HA_CLUSTER_PORTS; do
+    [ "$p" = "$OWNER" ] && continue
+    if [ -z "$SEED" ]; then SEED=$p; else THIRD=$p; fi
+done
+export LLMSB_REDIS_URL="redis-cluster://127.0.0.1:$SEED"
+echo "  (slot of {$LLMSB_PREFIX}: $SLOT on $OWNER; seed $SEED; the move goes to $THIRD)"
+
+# done_count: results so far (redis-cli -c follows the slot wherever it is)
+kp="{$LLMSB_PREFIX}"
+num() { case $1 in '' | *[!0-9]*) echo 0 ;; *) echo "$1" ;; esac; }
+done_count() { num "$(redis-cli -c -p "$SEED" xlen "$kp:results" 2>/dev/null)"; }
+
+# keys_in_slot PORT: "" when every key of the prefix is in SLOT and on the
+# node on PORT and no other node holds one, else what is wrong (each
+# node's keys by one --scan, their slots by one pipeline of KEYSLOTs)
+keys_in_slot() {
+    local p n=0 where=""
+    for p in $HA_CLUSTER_PORTS; do
+        redis-cli -p "$p" --scan --pattern "*$LLMSB_PREFIX*" >"$T/keys.$p" 2>&1
+        n=$((n + $(wc -l <"$T/keys.$p")))
+        [ "$p" = "$1" ] || where="$where$(head -3 "$T/keys.$p" | sed "s/\$/@$p/" | tr '\n' ' ')"
+        where="$where$(sed 's/^/cluster keyslot /' "$T/keys.$p" | redis-cli -p "$p" 2>&1 | paste -d' ' "$T/keys.$p" - |
+            awk -v s="$SLOT" '$2 != s {printf " %s(slot %s)", $1, $2}' | head -c 200)"
+    done
+    [ "$n" -gt 0 ] || where=" no key of the prefix on any node"
+    printf '%s' "$where" | head -c 400
+}
+
+if ha_worker_start "$B" hc-w1 "$SLOTS" >"$T/w.out" 2>&1 && ha_worker_start "$B" hc-w2 "$SLOTS" >>"$T/w.out" 2>&1; then
+    ok workers_through_a_seed_that_is_not_the_owner
+else
+    WHY_FILE=$T/w.out bad workers_through_a_seed_that_is_not_the_owner "workers on $LLMSB_REDIS_URL"
+    suite_end
+    exit
+fi
+
+ha_producer "$B" "$JP" "$N" "$BATCH" &
+PRODUCER=$!
+
+# moving: fails when the results stopped growing for HA_STALL (60) seconds
+STALL=${HA_STALL:-60}
+last_n=-1 last_t=$(date +%s)
+moving() {
+    local n
+    n=$(done_count)
+    [ "$n" != "$last_n" ] && { last_n=$n; last_t=$(date +%s); }
+    [ $(($(date +%s) - last_t)) -lt "$STALL" ] && return 0
+    [ -n "${STALLED:-}" ] || bad jobs_keep_flowing "no new result for $STALL s at $n results"
+    STALLED=1
+    return 1
+}
+
+while [ "$(done_count)" -lt $((N / 4)) ] && moving; do sleep 0.2; done
+if [ -z "${STALLED:-}" ]; then
+    why=$(keys_in_slot "$OWNER")
+    [ -z "$why" ] && ok keys_in_one_slot_on_its_owner || bad keys_in_one_slot_on_its_owner "$why"
+
+    # the move, while the jobs go on: 10 keys at a time, 0.1 s apart
+    before=$(done_count)
+    t0=$(ha_now_ms)
+    if moved=$(ha_slot_migrate "$SLOT" "$OWNER" "$THIRD" 10 0.1 2>&1); then
+        move_ms=$(($(ha_now_ms) - t0))
+        during=$(($(done_count) - before))
+        ha_cluster_wait_ok 20 >"$T/check.out" 2>&1 && [ "$(ha_slot_owner "$SLOT")" = "$THIRD" ] &&
+            ok slot_moved_mid_run || WHY_FILE=$T/check.out bad slot_moved_mid_run "the cluster after the move"
+        echo "  (moved $moved keys of slot $SLOT from $OWNER to $THIRD in $move_ms ms, $during results meanwhile)"
+        # the producer keeps two batches waiting: a move of seconds with no
+        # result is clients stuck on it (ASK, TRYAGAIN), not an idle queue
+        [ "$during" -gt 0 ] && ok jobs_flow_during_the_move ||
+            bad jobs_flow_during_the_move "no result in the $move_ms ms of the move ($(done_count) of $N so far)"
+    else
+        bad slot_moved_mid_run "$moved"
+    fi
+fi
+
+while [ -z "${STALLED:-}" ] && moving; do
+    if ! kill -0 "$PRODUCER" 2>/dev/null; then
+        books=$(ha_books "$THIRD" "$kp" "$JP" "$N")
+        [ "$(echo "$books" | sed -n 1p)" = 0 ] && break
+    fi
+    sleep 1
+done
+[ -z "${STALLED:-}" ] && ok jobs_keep_flowing
+sleep 2
+alive=0
+for p in $WORKERS; do kill -0 "$p" 2>/dev/null && alive=$((alive + 1)); done
+[ "$alive" = 2 ] && ok workers_survive_the_move ||
+    bad workers_survive_the_move "$alive of 2 workers alive at the end (see $T/hc-w*.log)"
+
+if "$B" result "$JP-1" >"$T/result.out" 2>&1 && grep -q '"status":[[:space:]]*"ok"' "$T/result.out"; then
+    ok result_through_the_cluster
+else WHY_FILE=$T/result.out bad result_through_the_cluster "llm-sandbox result $JP-1"; fi
+ha_workers_stop
+WORKERS=""
+
+books=$(ha_books "$THIRD" "$kp" "$JP" "$N")
+lost=$(echo "$books" | sed -n 1p) notonce=$(echo "$books" | sed -n 2p) wrong=$(echo "$books" | sed -n 3p)
+if [ "$lost" = 0 ] && [ "$notonce" = 0 ] && [ "$wrong" = 0 ]; then ok every_job_exactly_one_result
+else bad every_job_exactly_one_result "lost=$lost not-once=$notonce wrong=$wrong:$(echo "$books" | sed -n 4p)"; fi
+
+pending=$(redis-cli -c -p "$SEED" xpending "$kp:jobs" "$LLMSB_PREFIX-workers" 2>&1 | head -1)
+[ "$pending" = 0 ] && ok nothing_pending_at_rest || bad nothing_pending_at_rest "$pending entries pending"
+
+fails=$(ha_producer_failures)
+grep -i "error\|warning" "$T/submit.log" >"$T/submit-errors" 2>/dev/null
+[ "$fails" = 0 ] && ok submit_through_the_cluster || WHY_FILE=$T/submit-errors bad submit_through_the_cluster "$fails"
+
+why=$(keys_in_slot "$THIRD")
+[ -z "$why" ] && ok keys_on_the_new_owner || bad keys_on_the_new_owner "$why"
+
+ha_runs_from_logs "$JP" "$T"/hc-w*.log >"$T/runs"
+doubled=$(awk '$2 > 1' "$T/runs" | wc -l)
+echo "  (figures: jobs $N, workers 2 x $SLOTS slots, lost ${lost:-?}, not exactly once ${notonce:-?}, wrong ${wrong:-?},"
+echo "   runs doubled to completion $doubled, submits: $fails, $(($(date +%s) - t_start)) s in all)"
+suite_end

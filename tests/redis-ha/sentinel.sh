@@ -1,0 +1,190 @@
+#!/bin/bash
+# tests/redis-ha/sentinel.sh - Sentinel failover under load: a primary, two
+# replicas and three sentinels (tests/redis-ha/lib.sh), two workers and the
+# producer (`submit`) on redis-sentinel://, HA_JOBS (2,000) trivial Python
+# jobs on the system dockerd, and the primary killed -9 at HA_KILLS (3)
+# random points of the run (HA_SEED, printed).  After each kill the
+# sentinels promote a replica; the killed node is started again as a
+# replica of the new primary, and the next kill waits until the topology
+# is whole again (two replicas online, known to every sentinel).
+#
+# The books at the end, read on the primary the sentinels name: every job
+# has exactly one final result (hash, status ok, its stdout) and exactly
+# one entry on the results stream, none lost; nothing pending; both
+# workers alive (they reconnected, nobody restarted them); every submit
+# went through (a submit cut short is sent again with --reuse and counted
+# as a failure).  Figures printed: jobs, lost, not once, runs doubled to
+# completion (a job two runs ended: the worker logs each run's end as
+# "job=ID status=S attempts=N", the second one refused by first-wins
+# with "(a final result existed already; acknowledged)"), each failover's
+# time to promotion and to the first result after it.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$ROOT/tests/lib.sh"
+. "$ROOT/tests/redis-ha/lib.sh"
+B=${LLMSB_BIN:-$ROOT/bin/llm-sandbox}
+N=${HA_JOBS:-2000}
+KILLS=${HA_KILLS:-3}
+BATCH=${HA_BATCH:-100}
+SLOTS=${HA_SLOTS:-3}
+SEED=${HA_SEED:-$$}
+RANDOM=$SEED
+JP=hs # the jobs' ids: hs-1 .. hs-N
+T=$(mktemp -d /tmp/llmsb-has.XXXXXX)
+suite redis_ha_sentinel
+WHY_FILE=""
+WORKERS=""
+PRODUCER=""
+
+cleanup() {
+    [ -n "$PRODUCER" ] && kill "$PRODUCER" 2>/dev/null
+    ha_workers_stop
+    ha_cleanup
+    [ -n "${HA_KEEP:-}" ] && echo "  (kept $T)" || rm -rf "$T"
+}
+trap cleanup EXIT
+
+ha_need redis-server redis-sentinel redis-cli jq python3 curl || exit 1
+ha_init "$T"
+export LLMSB_PREFIX=hasent
+export LLMSB_CONFIG=$T/config.yaml
+set -- $HA_SENTINEL_PORTS
+export LLMSB_REDIS_URL="redis-sentinel://127.0.0.1:$1,127.0.0.1:$2,127.0.0.1:$3/$HA_MASTER"
+cat >"$T/config.yaml" <<EOF
+worker: {lease: 6, heartbeat_ttl: 3, block: 1, drain: 20}
+pool: {min_idle: 2, wait: 30}
+jobs: {max_attempts: 5}
+EOF
+
+# rcli ARG...: redis-cli on the primary the sentinels name now
+rcli() { redis-cli -p "$(ha_primary_port)" "$@" 2>/dev/null; }
+# the keys' prefix as stored: the plain prefix, or {prefix} when the
+# client tags every key (either is fine here; cluster.sh requires the tag)
+kp() {
+    local k
+    for k in "$LLMSB_PREFIX" "{$LLMSB_PREFIX}"; do
+        [ "$(rcli exists "$k:jobs")" = 1 ] && { echo "$k"; return 0; }
+    done
+    echo "$LLMSB_PREFIX"
+}
+num() { case $1 in '' | *[!0-9]*) echo 0 ;; *) echo "$1" ;; esac; }
+done_count() { num "$(rcli xlen "$(kp):results")"; }
+
+t_start=$(date +%s)
+if ha_sentinel_topology >"$T/topology.out" 2>&1; then ok topology_up
+else WHY_FILE=$T/topology.out bad topology_up "a primary, 2 replicas and 3 sentinels on $HA_BASE.."; suite_end; exit; fi
+echo "  (primary on $(ha_primary_port), sentinels on $HA_SENTINEL_PORTS, seed $SEED)"
+
+# ---- the workers, through the sentinels --------------------------------------------
+
+if ha_worker_start "$B" ha-w1 "$SLOTS" >"$T/w.out" 2>&1 && ha_worker_start "$B" ha-w2 "$SLOTS" >>"$T/w.out" 2>&1; then
+    ok workers_find_the_primary
+else
+    WHY_FILE=$T/w.out bad workers_find_the_primary "workers on $LLMSB_REDIS_URL"
+    suite_end
+    exit
+fi
+
+# ---- the producer: batches of BATCH jobs, a backlog of about 2 batches ---------------
+
+ha_producer "$B" "$JP" "$N" "$BATCH" &
+PRODUCER=$!
+
+# ---- the kills: KILLS random points between 5% and 85% of the results, 15% apart ------
+
+points=""
+for _ in $(seq 1 200); do
+    points=$(for _ in $(seq 1 "$KILLS"); do echo $((N / 20 + (RANDOM * 32768 + RANDOM) % (N * 8 / 10))); done | sort -n | tr '\n' ' ')
+    gap=$(echo "$points" | awk -v g=$((N * 15 / 100)) '{for (i = 2; i <= NF; i++) if ($i - $(i-1) < g) {print 0; exit} print 1}')
+    [ "$gap" = 1 ] && break
+done
+echo "  (kills after $(echo $points | sed 's/ /, /g') results)"
+
+# moving: fails when the results stopped growing for HA_STALL (60) seconds
+# or the deadline passed (a client that never comes back ends the run)
+STALL=${HA_STALL:-60}
+last_n=-1 last_t=$(date +%s) deadline=$(($(date +%s) + ${HA_DEADLINE:-400}))
+moving() {
+    local n
+    n=$(done_count)
+    [ "$n" != "$last_n" ] && { last_n=$n; last_t=$(date +%s); }
+    [ $(($(date +%s) - last_t)) -lt "$STALL" ] && [ "$(date +%s)" -lt "$deadline" ] && return 0
+    [ -n "${STALLED:-}" ] || bad jobs_keep_flowing "no new result for $(($(date +%s) - last_t)) s at $n results (deadline in $((deadline - $(date +%s))) s)"
+    STALLED=1
+    return 1
+}
+
+promote="" resume="" k=0
+for point in $points; do
+    while [ "$(done_count)" -lt "$point" ] && moving; do sleep 0.2; done
+    [ -z "${STALLED:-}" ] || break
+    k=$((k + 1))
+    old=$(ha_primary_port)
+    before=$(done_count)
+    t0=$(ha_now_ms)
+    ha_node_kill "$old"
+    if ! new=$(ha_wait_new_primary "$old" 30); then
+        bad "failover_$k" "no replica promoted within 30 s of the kill of $old"
+        break
+    fi
+    promote="$promote $(($(ha_now_ms) - t0))"
+    ha_node_start "$old" --replicaof 127.0.0.1 "$new" >"$T/restart.out" 2>&1 ||
+        { WHY_FILE=$T/restart.out bad "failover_$k" "cannot start $old again as a replica"; break; }
+    at=$(done_count)
+    while [ "$(done_count)" -le "$at" ] && [ $(($(ha_now_ms) - t0)) -lt 60000 ]; do sleep 0.05; done
+    resume="$resume $(($(ha_now_ms) - t0))"
+    if ha_wait_healthy 45 >/dev/null 2>"$T/healthy.out"; then
+        ok "failover_$k"
+        echo "  (kill $k: $old -> $new at $before results, promoted in ${promote##* } ms, next result ${resume##* } ms after the kill)"
+    else
+        WHY_FILE=$T/healthy.out bad "failover_$k" "the topology did not heal"
+        break
+    fi
+done
+
+# ---- the end: every result, then the books --------------------------------------------
+
+ids_done() { # distinct job ids on the results stream
+    rcli --raw xrange "$(kp):results" - + | awk 'p {print; p = 0} $0 == "id" {p = 1}' | sort -u | wc -l
+}
+while [ -z "${STALLED:-}" ] && moving; do
+    if ! kill -0 "$PRODUCER" 2>/dev/null && [ "$(num "$(ids_done)")" -ge "$N" ]; then break; fi
+    sleep 1
+done
+[ -z "${STALLED:-}" ] && ok jobs_keep_flowing
+sleep 2 # a doubled run still ending writes nothing, but logs its refusal
+elapsed=$(($(date +%s) - t_start))
+alive=0
+for p in $WORKERS; do kill -0 "$p" 2>/dev/null && alive=$((alive + 1)); done
+[ "$alive" = 2 ] && ok workers_survive_the_failovers ||
+    bad workers_survive_the_failovers "$alive of 2 workers alive at the end (see $T/ha-w*.log)"
+
+if "$B" result "$JP-1" >"$T/result.out" 2>&1 && grep -q '"status":[[:space:]]*"ok"' "$T/result.out"; then
+    ok result_through_sentinel
+else WHY_FILE=$T/result.out bad result_through_sentinel "llm-sandbox result $JP-1"; fi
+
+ha_workers_stop
+WORKERS=""
+
+books=$(ha_books "$(ha_primary_port)" "$(kp)" "$JP" "$N")
+lost=$(echo "$books" | sed -n 1p) notonce=$(echo "$books" | sed -n 2p) wrong=$(echo "$books" | sed -n 3p)
+if [ "$lost" = 0 ] && [ "$notonce" = 0 ] && [ "$wrong" = 0 ]; then ok every_job_exactly_one_result
+else bad every_job_exactly_one_result "lost=$lost not-once=$notonce wrong=$wrong:$(echo "$books" | sed -n 4p)"; fi
+
+pending=$(rcli xpending "$(kp):jobs" "$LLMSB_PREFIX-workers" | head -1)
+[ "$pending" = 0 ] && ok nothing_pending_at_rest || bad nothing_pending_at_rest "$pending entries pending"
+
+fails=$(ha_producer_failures)
+grep -i "error\|warning" "$T/submit.log" >"$T/submit-errors" 2>/dev/null
+if [ "$fails" = 0 ]; then ok submit_survives_the_failovers
+else WHY_FILE=$T/submit-errors bad submit_survives_the_failovers "$fails"; fi
+
+ha_runs_from_logs "$JP" "$T"/ha-w*.log >"$T/runs"
+doubled=$(awk '$2 > 1' "$T/runs" | wc -l)
+resent=$(cat "$T"/ha-w*.log | grep -c " job=$JP-[0-9]* status=[a-z_][a-z_]* attempts=.*a final result existed already")
+echo "  (figures: jobs $N, workers 2 x $SLOTS slots, lost ${lost:-?}, not exactly once ${notonce:-?}, wrong ${wrong:-?},"
+echo "   runs doubled to completion $doubled; final writes found already there (first-wins) $resent,"
+echo "   failovers ${k}: promoted in [$(echo $promote | sed 's/ /, /g')] ms, first result after the kill in [$(echo $resume | sed 's/ /, /g')] ms,"
+echo "   submits: ${fails}, $elapsed s in all, seed $SEED)"
+[ "$doubled" -gt 0 ] && awk '$2 > 1 {printf "   doubled: %s ran %d times\n", $1, $2}' "$T/runs" | head -5
+suite_end
