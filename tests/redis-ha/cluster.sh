@@ -15,7 +15,10 @@
 # status ok, stdout n) and one results-stream entry, nothing is pending,
 # both workers are alive, every submit went through, and every key of the
 # prefix is on the new owner.  Figures: keys moved, the move's time,
-# results during it.
+# results during it (while a slot's keys are split between two nodes a
+# script over several gets TRYAGAIN, so final writes wait for the move's
+# end: few or none; a figure, not a check), and the TRYAGAIN, ASK and
+# MOVED lines of the workers' logs.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/tests/lib.sh"
@@ -123,10 +126,6 @@ if [ -z "${STALLED:-}" ]; then
         ha_cluster_wait_ok 20 >"$T/check.out" 2>&1 && [ "$(ha_slot_owner "$SLOT")" = "$THIRD" ] &&
             ok slot_moved_mid_run || WHY_FILE=$T/check.out bad slot_moved_mid_run "the cluster after the move"
         echo "  (moved $moved keys of slot $SLOT from $OWNER to $THIRD in $move_ms ms, $during results meanwhile)"
-        # the producer keeps two batches waiting: a move of seconds with no
-        # result is clients stuck on it (ASK, TRYAGAIN), not an idle queue
-        [ "$during" -gt 0 ] && ok jobs_flow_during_the_move ||
-            bad jobs_flow_during_the_move "no result in the $move_ms ms of the move ($(done_count) of $N so far)"
     else
         bad slot_moved_mid_run "$moved"
     fi
@@ -170,5 +169,10 @@ why=$(keys_in_slot "$THIRD")
 ha_runs_from_logs "$JP" "$T"/hc-w*.log >"$T/runs"
 doubled=$(awk '$2 > 1' "$T/runs" | wc -l)
 echo "  (figures: jobs $N, workers 2 x $SLOTS slots, lost ${lost:-?}, not exactly once ${notonce:-?}, wrong ${wrong:-?},"
-echo "   runs doubled to completion $doubled, submits: $fails, $(($(date +%s) - t_start)) s in all)"
+# what the clients met, as the workers logged it: a script over keys the
+# move has split gets TRYAGAIN until it ends (the final write is retried)
+redirs=$(cat "$T"/hc-w*.log | awk '/TRYAGAIN/ {t++} / ASK [0-9]/ {a++} /slot moved|MOVED/ {m++}
+    END {printf "TRYAGAIN %d, ASK %d, MOVED %d", t, a, m}')
+echo "   runs doubled to completion $doubled, submits: $fails, $(($(date +%s) - t_start)) s in all;"
+echo "   worker log lines: $redirs)"
 suite_end

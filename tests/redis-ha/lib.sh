@@ -324,7 +324,8 @@ ha_runs_from_logs() {
 # waiting (done_count, the suite's: results so far); a submit that fails
 # is logged and sent again with --reuse (ids with a result are kept, the
 # others sent again: first-wins absorbs a twin), 10 tries at most.  Its
-# log: $T/producer.log ("end" when it is through), $T/submit.log.
+# log: $T/producer.log ("end" when it is through), $T/submit.log; the file
+# $T/submitting is there while a submit runs.
 ha_producer() {
     local b=1 from to tries rc opt
     while [ $(((b - 1) * $4)) -lt "$3" ]; do
@@ -334,8 +335,10 @@ ha_producer() {
         ha_jobs_file "$T/batch.$b.jsonl" "$2" "$from" "$to"
         opt=""
         for tries in 1 2 3 4 5 6 7 8 9 10; do
+            touch "$T/submitting"
             "$1" submit "$T/batch.$b.jsonl" $opt >>"$T/submit.log" 2>&1
             rc=$?
+            rm -f "$T/submitting"
             echo "batch $b ($from-$to) try $tries rc=$rc at $(ha_now_ms)" >>"$T/producer.log"
             [ "$rc" = 0 ] && break
             opt=--reuse

@@ -6,7 +6,8 @@
 # random points of the run (HA_SEED, printed).  After each kill the
 # sentinels promote a replica; the killed node is started again as a
 # replica of the new primary, and the next kill waits until the topology
-# is whole again (two replicas online, known to every sentinel).
+# is whole again (two replicas online, known to every sentinel).  The first
+# kill waits for a submit under way, so that one lands mid-submit.
 #
 # The books at the end, read on the primary the sentinels name: every job
 # has exactly one final result (hash, status ok, its stdout) and exactly
@@ -119,6 +120,12 @@ for point in $points; do
     while [ "$(done_count)" -lt "$point" ] && moving; do sleep 0.2; done
     [ -z "${STALLED:-}" ] || break
     k=$((k + 1))
+    # the first kill lands while a submit sends its batch (the next one, up
+    # to 10 s on): submit has to go on through a failover too
+    during=""
+    if [ "$k" = 1 ]; then
+        for _ in $(seq 1 500); do [ -e "$T/submitting" ] && { during=" during a submit"; break; }; sleep 0.02; done
+    fi
     old=$(ha_primary_port)
     before=$(done_count)
     t0=$(ha_now_ms)
@@ -135,7 +142,7 @@ for point in $points; do
     resume="$resume $(($(ha_now_ms) - t0))"
     if ha_wait_healthy 45 >/dev/null 2>"$T/healthy.out"; then
         ok "failover_$k"
-        echo "  (kill $k: $old -> $new at $before results, promoted in ${promote##* } ms, next result ${resume##* } ms after the kill)"
+        echo "  (kill $k$during: $old -> $new at $before results, promoted in ${promote##* } ms, next result ${resume##* } ms after the kill)"
     else
         WHY_FILE=$T/healthy.out bad "failover_$k" "the topology did not heal"
         break
