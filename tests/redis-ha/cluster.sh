@@ -99,20 +99,7 @@ fi
 ha_producer "$B" "$JP" "$N" "$BATCH" &
 PRODUCER=$!
 
-# moving: fails when the results stopped growing for HA_STALL (60) seconds
-STALL=${HA_STALL:-60}
-last_n=-1 last_t=$(date +%s)
-moving() {
-    local n
-    n=$(done_count)
-    [ "$n" != "$last_n" ] && { last_n=$n; last_t=$(date +%s); }
-    [ $(($(date +%s) - last_t)) -lt "$STALL" ] && return 0
-    [ -n "${STALLED:-}" ] || bad jobs_keep_flowing "no new result for $STALL s at $n results"
-    STALLED=1
-    return 1
-}
-
-while [ "$(done_count)" -lt $((N / 4)) ] && moving; do sleep 0.2; done
+while [ "$(done_count)" -lt $((N / 4)) ] && ha_moving; do sleep 0.2; done
 if [ -z "${STALLED:-}" ]; then
     why=$(keys_in_slot "$OWNER")
     [ -z "$why" ] && ok keys_in_one_slot_on_its_owner || bad keys_in_one_slot_on_its_owner "$why"
@@ -131,7 +118,7 @@ if [ -z "${STALLED:-}" ]; then
     fi
 fi
 
-while [ -z "${STALLED:-}" ] && moving; do
+while [ -z "${STALLED:-}" ] && ha_moving; do
     if ! kill -0 "$PRODUCER" 2>/dev/null; then
         books=$(ha_books "$THIRD" "$kp" "$JP" "$N")
         [ "$(echo "$books" | sed -n 1p)" = 0 ] && break
@@ -140,34 +127,11 @@ while [ -z "${STALLED:-}" ] && moving; do
 done
 [ -z "${STALLED:-}" ] && ok jobs_keep_flowing
 sleep 2
-alive=0
-for p in $WORKERS; do kill -0 "$p" 2>/dev/null && alive=$((alive + 1)); done
-[ "$alive" = 2 ] && ok workers_survive_the_move ||
-    bad workers_survive_the_move "$alive of 2 workers alive at the end (see $T/hc-w*.log)"
-
-if "$B" result "$JP-1" >"$T/result.out" 2>&1 && grep -q '"status":[[:space:]]*"ok"' "$T/result.out"; then
-    ok result_through_the_cluster
-else WHY_FILE=$T/result.out bad result_through_the_cluster "llm-sandbox result $JP-1"; fi
-ha_workers_stop
-WORKERS=""
-
-books=$(ha_books "$THIRD" "$kp" "$JP" "$N")
-lost=$(echo "$books" | sed -n 1p) notonce=$(echo "$books" | sed -n 2p) wrong=$(echo "$books" | sed -n 3p)
-if [ "$lost" = 0 ] && [ "$notonce" = 0 ] && [ "$wrong" = 0 ]; then ok every_job_exactly_one_result
-else bad every_job_exactly_one_result "lost=$lost not-once=$notonce wrong=$wrong:$(echo "$books" | sed -n 4p)"; fi
-
-pending=$(redis-cli -c -p "$SEED" xpending "$kp:jobs" "$LLMSB_PREFIX-workers" 2>&1 | head -1)
-[ "$pending" = 0 ] && ok nothing_pending_at_rest || bad nothing_pending_at_rest "$pending entries pending"
-
-fails=$(ha_producer_failures)
-grep -i "error\|warning" "$T/submit.log" >"$T/submit-errors" 2>/dev/null
-[ "$fails" = 0 ] && ok submit_through_the_cluster || WHY_FILE=$T/submit-errors bad submit_through_the_cluster "$fails"
+ha_judge "$THIRD" "$kp" "$JP" "$N" the_move the_cluster
 
 why=$(keys_in_slot "$THIRD")
 [ -z "$why" ] && ok keys_on_the_new_owner || bad keys_on_the_new_owner "$why"
 
-ha_runs_from_logs "$JP" "$T"/hc-w*.log >"$T/runs"
-doubled=$(awk '$2 > 1' "$T/runs" | wc -l)
 echo "  (figures: jobs $N, workers 2 x $SLOTS slots, lost ${lost:-?}, not exactly once ${notonce:-?}, wrong ${wrong:-?},"
 # what the clients met, as the workers logged it: a script over keys the
 # move has split gets TRYAGAIN until it ends (the final write is retried)

@@ -163,28 +163,28 @@ ha_wait_new_primary() {
     return 1
 }
 
-# ha_wait_healthy SECONDS: waits until the primary the sentinels name has
-# two replicas online, and every sentinel lists two replicas that are not
-# down and two other sentinels: a primary killed now can fail over.
-# Prints the primary's port.
+# ha_wait_healthy SECONDS [REPLICAS]: waits until the primary the sentinels
+# name has REPLICAS (default 2) replicas online, and every sentinel lists
+# that many replicas that are not down and two other sentinels: a primary
+# killed now can fail over.  Prints the primary's port.
 ha_wait_healthy() {
-    local deadline=$(($(date +%s) + $1)) p s good
+    local deadline=$(($(date +%s) + $1)) want=${2:-2} p s good
     while [ "$(date +%s)" -lt "$deadline" ]; do
         p=$(ha_primary_port)
         good=0
         if [ -n "$p" ] && [ "$(ha_role "$p")" = master ] &&
-            [ "$(redis-cli -p "$p" info replication 2>/dev/null | grep -c '^slave[0-9]*:.*state=online')" = 2 ]; then
+            [ "$(redis-cli -p "$p" info replication 2>/dev/null | grep -c '^slave[0-9]*:.*state=online')" -ge "$want" ]; then
             good=1
             for s in $HA_SENTINEL_PORTS; do
                 [ "$(ha_sentinel_field "$s" num-other-sentinels)" = 2 ] &&
                     [ "$(redis-cli -p "$s" sentinel replicas "$HA_MASTER" 2>/dev/null |
-                        awk 'p {print; p = 0} $0 == "flags" {p = 1}' | grep -cx slave)" = 2 ] || good=0
+                        awk 'p {print; p = 0} $0 == "flags" {p = 1}' | grep -cx slave)" -ge "$want" ] || good=0
             done
         fi
         [ "$good" = 1 ] && { echo "$p"; return 0; }
         sleep 0.2
     done
-    echo "the sentinel topology is not healthy after $1 s (primary ${p:-none})" >&2
+    echo "the sentinel topology is not healthy after $1 s (primary ${p:-none}, $want replica(s) wanted)" >&2
     return 1
 }
 
@@ -306,16 +306,14 @@ ha_jobs_file() {
     seq "$3" "$4" | awk -v p="$2" '{printf "{\"id\":\"%s-%d\",\"lang\":\"python\",\"code\":\"print(%d)\"}\n", p, $1, $1}' >"$1"
 }
 
-# ha_runs_from_logs JOBPREFIX LOG...: per job id the number of runs that
+# ha_runs_from_logs JOBPREFIX <LOGS: per job id the number of runs that
 # ended (the worker's "job=ID status=S attempts=N" line with a status: a
 # run whose result was written, or refused as "a final result existed
 # already"), "ID COUNT" a line.  An entry acknowledged without running
 # (its result was there before it started) logs an empty status and is
 # not counted.
 ha_runs_from_logs() {
-    local jp=$1
-    shift
-    cat "$@" | grep -o " job=$jp-[0-9]* status=[a-z_][a-z_]* attempts=" |
+    grep -o " job=$1-[0-9]* status=[a-z_][a-z_]* attempts=" |
         sed 's/^ job=\([^ ]*\) .*/\1/' | sort | uniq -c | awk '{print $2, $1}'
 }
 
@@ -386,4 +384,50 @@ for i = 1, n do
   end
 end
 return {lost, notonce, wrong, shown}" 1 "$2:results" "$2" "$3" "$4" 2>&1
+}
+
+# ha_moving: 0 while the results (done_count, the suite's) grew in the last
+# HA_STALL (60) seconds and HA_DEADLINE (400 s from the first call) has
+# not passed; else the case jobs_keep_flowing fails once (STALLED set), 1.
+ha_moving() {
+    local n now
+    n=$(done_count)
+    now=$(date +%s)
+    : "${HA_DEADLINE_AT:=$((now + ${HA_DEADLINE:-400}))}"
+    [ "$n" != "${HA_LAST_N:-}" ] && { HA_LAST_N=$n; HA_LAST_T=$now; }
+    [ $((now - HA_LAST_T)) -lt "${HA_STALL:-60}" ] && [ "$now" -lt "$HA_DEADLINE_AT" ] && return 0
+    [ -n "${STALLED:-}" ] ||
+        bad jobs_keep_flowing "no new result for $((now - HA_LAST_T)) s at $n results (deadline in $((HA_DEADLINE_AT - now)) s)"
+    STALLED=1
+    return 1
+}
+
+# ha_judge PORT KEYPREFIX JOBPREFIX N WHAT VIA: the end of a run whose keys
+# are on the node on PORT: the cases workers_survive_WHAT (both alive:
+# they reconnected by themselves), result_through_VIA (`result` on the
+# suite's URL), then, the workers stopped, every_job_exactly_one_result
+# (ha_books), nothing_pending_at_rest and submit_survives_WHAT; sets lost,
+# notonce, wrong, fails (ha_producer_failures) and doubled (jobs whose end
+# two runs logged).
+ha_judge() {
+    local port=$1 kp=$2 jp=$3 n=$4 what=$5 via=$6 p alive=0 books pending
+    for p in $WORKERS; do kill -0 "$p" 2>/dev/null && alive=$((alive + 1)); done
+    [ "$alive" = 2 ] && ok "workers_survive_$what" ||
+        bad "workers_survive_$what" "$alive of 2 workers alive at the end (see the workers' logs in $T)"
+    if "$B" result "$jp-1" >"$T/result.out" 2>&1 && grep -q '"status":[[:space:]]*"ok"' "$T/result.out"; then
+        ok "result_through_$via"
+    else WHY_FILE=$T/result.out bad "result_through_$via" "llm-sandbox result $jp-1"; fi
+    ha_workers_stop
+    WORKERS=""
+    books=$(ha_books "$port" "$kp" "$jp" "$n")
+    lost=$(echo "$books" | sed -n 1p) notonce=$(echo "$books" | sed -n 2p) wrong=$(echo "$books" | sed -n 3p)
+    if [ "$lost" = 0 ] && [ "$notonce" = 0 ] && [ "$wrong" = 0 ]; then ok every_job_exactly_one_result
+    else bad every_job_exactly_one_result "lost=$lost not-once=$notonce wrong=$wrong:$(echo "$books" | sed -n 4p)"; fi
+    pending=$(redis-cli -p "$port" xpending "$kp:jobs" "$LLMSB_PREFIX-workers" 2>&1 | head -1)
+    [ "$pending" = 0 ] && ok nothing_pending_at_rest || bad nothing_pending_at_rest "$pending entries pending"
+    fails=$(ha_producer_failures)
+    grep -i "error\|warning" "$T/submit.log" >"$T/submit-errors" 2>/dev/null
+    [ "$fails" = 0 ] && ok "submit_survives_$what" || WHY_FILE=$T/submit-errors bad "submit_survives_$what" "$fails"
+    cat "$T"/*-w[0-9].log | ha_runs_from_logs "$jp" >"$T/runs"
+    doubled=$(awk '$2 > 1' "$T/runs" | wc -l)
 }
