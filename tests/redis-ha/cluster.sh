@@ -28,29 +28,7 @@ N=${HA_CLUSTER_JOBS:-1000}
 BATCH=${HA_BATCH:-50}
 SLOTS=${HA_SLOTS:-2}
 JP=hc # the jobs' ids: hc-1 .. hc-N
-T=$(mktemp -d /tmp/llmsb-hac.XXXXXX)
-suite redis_ha_cluster
-WHY_FILE=""
-WORKERS=""
-PRODUCER=""
-
-cleanup() {
-    [ -n "$PRODUCER" ] && kill "$PRODUCER" 2>/dev/null
-    ha_workers_stop
-    ha_cleanup
-    [ -n "${HA_KEEP:-}" ] && echo "  (kept $T)" || rm -rf "$T"
-}
-trap cleanup EXIT
-
-ha_need redis-server redis-cli jq python3 curl || exit 1
-ha_init "$T"
-export LLMSB_PREFIX=hacl
-export LLMSB_CONFIG=$T/config.yaml
-cat >"$T/config.yaml" <<EOF
-worker: {lease: 6, heartbeat_ttl: 3, block: 1, drain: 20}
-pool: {min_idle: 2, wait: 30}
-jobs: {max_attempts: 5}
-EOF
+ha_suite redis_ha_cluster hac hacl redis-server redis-cli jq python3 curl
 
 t_start=$(date +%s)
 if ha_cluster_start >"$T/cluster.out" 2>&1; then ok cluster_up
@@ -88,16 +66,7 @@ keys_in_slot() {
     printf '%s' "$where" | head -c 400
 }
 
-if ha_worker_start "$B" hc-w1 "$SLOTS" >"$T/w.out" 2>&1 && ha_worker_start "$B" hc-w2 "$SLOTS" >>"$T/w.out" 2>&1; then
-    ok workers_through_a_seed_that_is_not_the_owner
-else
-    WHY_FILE=$T/w.out bad workers_through_a_seed_that_is_not_the_owner "workers on $LLMSB_REDIS_URL"
-    suite_end
-    exit
-fi
-
-ha_producer "$B" "$JP" "$N" "$BATCH" &
-PRODUCER=$!
+ha_run_start workers_through_a_seed_that_is_not_the_owner hc
 
 while [ "$(done_count)" -lt $((N / 4)) ] && ha_moving; do sleep 0.2; done
 if [ -z "${STALLED:-}" ]; then

@@ -21,7 +21,7 @@ ha_need() {
     local tool
     for tool in "$@"; do
         command -v "$tool" >/dev/null ||
-            { echo "FAIL ${SUITE:-redis_ha}.setup: $tool is not installed (scripts/setup.sh)"; return 1; }
+            { echo "FAIL ${SUITE:-redis_ha}.setup: $tool is not installed (scripts/setup.sh installs it)"; return 1; }
     done
 }
 
@@ -79,6 +79,33 @@ ha_cleanup() {
 
 # ha_now_ms: the wall clock in ms.
 ha_now_ms() { date +%s%3N; }
+
+# ha_suite NAME DIRTAG PREFIX TOOL...: a suite's start: its counters
+# (suite NAME), its temp dir T (/tmp/llmsb-DIRTAG.XXXXXX, kept when HA_KEEP
+# is set), the tools it needs, the key prefix PREFIX, the workers' config,
+# and the trap that stops the producer, the workers and every node at
+# the end.
+ha_suite() {
+    suite "$1"
+    T=$(mktemp -d "/tmp/llmsb-$2.XXXXXX")
+    WHY_FILE="" WORKERS="" PRODUCER=""
+    trap ha_suite_end EXIT
+    export LLMSB_PREFIX=$3 LLMSB_CONFIG=$T/config.yaml
+    shift 3
+    ha_need "$@" || { fail=$((fail + 1)); suite_end; exit 1; }
+    ha_init "$T"
+    cat >"$T/config.yaml" <<EOF
+worker: {lease: 6, heartbeat_ttl: 3, block: 1, drain: 20}
+pool: {min_idle: 2, wait: 30}
+jobs: {max_attempts: 5}
+EOF
+}
+ha_suite_end() {
+    [ -n "$PRODUCER" ] && kill "$PRODUCER" 2>/dev/null
+    ha_workers_stop
+    ha_cleanup
+    [ -n "${HA_KEEP:-}" ] && echo "  (kept $T)" || rm -rf "$T"
+}
 
 # ---- sentinel ---------------------------------------------------------------
 
@@ -286,6 +313,22 @@ ha_worker_start() {
     echo "worker $2 did not come up"
     tail -5 "$T/$2.log"
     return 1
+}
+
+# ha_run_start CASE NAME: the run of a suite: two workers of $B, NAME-w1
+# and NAME-w2 ($SLOTS slots each), then the producer of jobs $JP-1 ..
+# $JP-$N ($BATCH a submit; its pid in PRODUCER).  The case CASE fails and
+# the suite ends when a worker does not come up.
+ha_run_start() {
+    if ha_worker_start "$B" "$2-w1" "$SLOTS" >"$T/w.out" 2>&1 && ha_worker_start "$B" "$2-w2" "$SLOTS" >>"$T/w.out" 2>&1; then
+        ok "$1"
+    else
+        WHY_FILE=$T/w.out bad "$1" "workers on $LLMSB_REDIS_URL"
+        suite_end
+        exit
+    fi
+    ha_producer "$B" "$JP" "$N" "$BATCH" &
+    PRODUCER=$!
 }
 
 # ha_workers_stop: each worker SIGTERM (10 s), then -9; their containers removed.

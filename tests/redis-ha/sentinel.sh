@@ -31,31 +31,10 @@ SLOTS=${HA_SLOTS:-3}
 SEED=${HA_SEED:-$$}
 RANDOM=$SEED
 JP=hs # the jobs' ids: hs-1 .. hs-N
-T=$(mktemp -d /tmp/llmsb-has.XXXXXX)
-suite redis_ha_sentinel
-WHY_FILE=""
-WORKERS=""
-PRODUCER=""
+ha_suite redis_ha_sentinel has hasent redis-server redis-sentinel redis-cli jq python3 curl
 
-cleanup() {
-    [ -n "$PRODUCER" ] && kill "$PRODUCER" 2>/dev/null
-    ha_workers_stop
-    ha_cleanup
-    [ -n "${HA_KEEP:-}" ] && echo "  (kept $T)" || rm -rf "$T"
-}
-trap cleanup EXIT
-
-ha_need redis-server redis-sentinel redis-cli jq python3 curl || exit 1
-ha_init "$T"
-export LLMSB_PREFIX=hasent
-export LLMSB_CONFIG=$T/config.yaml
 set -- $HA_SENTINEL_PORTS
 export LLMSB_REDIS_URL="redis-sentinel://127.0.0.1:$1,127.0.0.1:$2,127.0.0.1:$3/$HA_MASTER"
-cat >"$T/config.yaml" <<EOF
-worker: {lease: 6, heartbeat_ttl: 3, block: 1, drain: 20}
-pool: {min_idle: 2, wait: 30}
-jobs: {max_attempts: 5}
-EOF
 
 # rcli ARG...: redis-cli on the primary the sentinels name now
 rcli() { redis-cli -p "$(ha_primary_port)" "$@" 2>/dev/null; }
@@ -76,20 +55,10 @@ if ha_sentinel_topology >"$T/topology.out" 2>&1; then ok topology_up
 else WHY_FILE=$T/topology.out bad topology_up "a primary, 2 replicas and 3 sentinels on $HA_BASE.."; suite_end; exit; fi
 echo "  (primary on $(ha_primary_port), sentinels on $HA_SENTINEL_PORTS, seed $SEED)"
 
-# ---- the workers, through the sentinels --------------------------------------------
+# ---- the workers through the sentinels, and the producer: batches of BATCH
+#      jobs, a backlog of about 2 batches
 
-if ha_worker_start "$B" ha-w1 "$SLOTS" >"$T/w.out" 2>&1 && ha_worker_start "$B" ha-w2 "$SLOTS" >>"$T/w.out" 2>&1; then
-    ok workers_find_the_primary
-else
-    WHY_FILE=$T/w.out bad workers_find_the_primary "workers on $LLMSB_REDIS_URL"
-    suite_end
-    exit
-fi
-
-# ---- the producer: batches of BATCH jobs, a backlog of about 2 batches ---------------
-
-ha_producer "$B" "$JP" "$N" "$BATCH" &
-PRODUCER=$!
+ha_run_start workers_find_the_primary ha
 
 # ---- the kills: KILLS random points between 5% and 75% of the results, 15% apart ------
 
