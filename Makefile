@@ -48,7 +48,7 @@ UNIT_TESTS = $(patsubst tests/unit/%.c,$(TBIN)/%,$(wildcard tests/unit/test_*.c)
 INTEG_TESTS = $(patsubst tests/integration/%.c,$(TBIN)/%,$(wildcard tests/integration/test_*.c))
 
 .SECONDARY:
-.PHONY: check-layers fuzzers all clean bench-queue test test-zygote test-cpp-cache-all test-java-cache-all test-podman test-gvisor test-k8s test-tls test-custom-images test-soak soak unit integration sanitize fuzz bench images images-current format
+.PHONY: check-layers fuzzers all clean bench-queue test test-zygote test-cpp-cache-all test-java-cache-all test-podman test-gvisor test-k8s test-tls test-custom-images test-soak test-redis-ha soak unit integration sanitize fuzz bench images images-current format
 all: bin/llm-sandbox bin/llmsb-agent
 
 V ?= 0
@@ -124,7 +124,7 @@ $(TBIN)/test_integ_%: tests/integration/test_integ_%.c $(LIB_OBJ)
 # static agent runs inside the containers and is not instrumented.)
 test: all images-current unit
 	$(MAKE) $(SANFLAGS) bin/san/llm-sandbox
-	LLMSB_BIN=$(CURDIR)/bin/san/llm-sandbox $(MAKE) $(SANFLAGS) unit integration test-soak test-zygote test-gvisor test-podman test-k8s
+	LLMSB_BIN=$(CURDIR)/bin/san/llm-sandbox $(MAKE) $(SANFLAGS) unit integration test-soak test-redis-ha test-zygote test-gvisor test-podman test-k8s
 
 # The integration tests run the agent inside the images: rebuild them when
 # the agent or a recipe changed (only the agent layer, from the build cache).
@@ -189,6 +189,14 @@ soak: $(CLI_BIN)
 
 test-soak: $(CLI_BIN)
 	@SOAK_SECONDS=180 SOAK_MONITOR_S=30 SOAK_LANGS="python ruby" sh tests/run-suite.sh soak tests/soak/run.sh
+
+# The high-availability suites (tests/redis-ha/run.sh: every suite of the
+# folder): real redis-server and redis-sentinel processes the tests start
+# on 127.0.0.1 (LLMSB_HA_PORT_BASE, default 7200): a Sentinel failover
+# under load (2,000 jobs, the primary killed -9 three times), a
+# 3-primary Cluster with its slot moved mid-run, TLS and ACL users.
+test-redis-ha: $(CLI_BIN)
+	@sh tests/redis-ha/run.sh
 
 # Custom images (images build --dockerfile) on the system dockerd (also in
 # `make integration`).

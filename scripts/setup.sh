@@ -26,7 +26,7 @@ log() { printf '\n== %s\n' "$*"; }
 
 PKGS="build-essential pkg-config libhiredis-dev libcurl4-openssl-dev libssl-dev libcjson-dev
       libarchive-dev libpcre2-dev libyaml-dev docker.io debootstrap curl ca-certificates
-      clang libclang-rt-14-dev socat redis-server redis-tools docker-compose jq iptables iproute2"
+      clang libclang-rt-14-dev socat redis-server redis-tools redis-sentinel docker-compose jq iptables iproute2"
 # the worker's Prometheus endpoint (libmicrohttpd) and the parser its test
 # checks the text with (promtool of Debian's prometheus lints it, the
 # official Python client's parser reads the numbers)
