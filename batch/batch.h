@@ -32,6 +32,7 @@ struct session_scope;
 #define BATCH_SHOW_MAX 20          /* problems and failures listed before "... and N more" */
 #define BATCH_NO_COPY ((size_t)-1) /* ends a run's list of copies */
 #define BATCH_QUEUE_SWEEP_MS 3000  /* through Redis: every unfinished id is looked up this often */
+#define BATCH_QUEUE_RECONNECT_MS 60000 /* an enqueue cut off by a failover: reconnect this long */
 
 /* Through Redis, ids of the file that already have a result. */
 enum batch_existing {

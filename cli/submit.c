@@ -403,15 +403,23 @@ static int submit_local(const struct submit_opts *o, struct batch *b)
     return finish(o, b, batch_local_run(b, &err), "they were stopped and their containers removed");
 }
 
+#define SUBMIT_FAILOVER_WAIT_MS 30000 /* sentinels or a cluster naming a new primary */
+
 static int submit_redis(struct cli_globals *g, const struct submit_opts *o, struct batch *b)
 {
     struct queue q;
     struct llmsb_err err = {0};
     int rc;
 
-    if (queue_open(&q, g->cfg.redis_url, g->cfg.redis_prefix, NULL, 10000, &err) != 0 ||
-        queue_group_ensure(&q, &err) != 0) {
-        cli_error("%s (is redis-server running at %s?)", err.msg, g->cfg.redis_url);
+    /* behind sentinels or in a cluster, a failover under way is a pause */
+    if (queue_url_failover(g->cfg.redis_url)
+            ? queue_connect_retry(&q, g->cfg.redis_url, g->cfg.redis_prefix, NULL, 10000, 1, NULL,
+                                  SUBMIT_FAILOVER_WAIT_MS, &err) != 0
+            : (queue_open(&q, g->cfg.redis_url, g->cfg.redis_prefix, NULL, 10000, &err) != 0 ||
+               queue_group_ensure(&q, &err) != 0)) {
+        char url[sizeof(g->cfg.redis_url)];
+        queue_url_redact(g->cfg.redis_url, url, sizeof(url));
+        cli_error("%s (is redis-server running at %s?)", err.msg, url);
         return EXIT_INTERNAL;
     }
     if ((rc = batch_queue_plan(b, &q, &err)) != 0) {

@@ -1063,6 +1063,24 @@ int queue_connect_retry(struct queue *q, const char *url, const char *prefix, co
     }
 }
 
+size_t queue_unconfirmed(const struct queue *q)
+{
+    const struct conn_state *s = q->priv;
+    return s ? s->nreplay : 0;
+}
+
+void queue_unconfirmed_forget_last(struct queue *q)
+{
+    struct conn_state *s = q->priv;
+
+    if (!s || s->nreplay == 0)
+        return;
+    s->nreplay--;
+    s->replay_bytes -= s->replay[s->nreplay].len;
+    free(s->replay[s->nreplay].cmd);
+    s->replay[s->nreplay].cmd = NULL;
+}
+
 int queue_reconnect_wait(struct queue *q, int64_t giveup_ms, const volatile sig_atomic_t *stop,
                          struct llmsb_err *err)
 {

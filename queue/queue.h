@@ -113,6 +113,14 @@ int queue_err_retryable(const struct llmsb_err *err);
 /* url with its passwords (the user's and sentinel_password's) as "***",
  * for logs and status output. */
 void queue_url_redact(const char *url, char *out, size_t outsz);
+/* 1 when url names sentinels or a cluster (a failover is a pause there). */
+int queue_url_failover(const char *url);
+/* The writes sent and not confirmed by WAIT yet (each is sent again after
+ * a reconnect), and forgetting the newest of them: for a caller that sends
+ * it again itself, after a reconnect, because it needs its reply (submit's
+ * XADD, whose entry id is a job's id when the job has none). */
+size_t queue_unconfirmed(const struct queue *q);
+void queue_unconfirmed_forget_last(struct queue *q);
 /* After a call failed with err: when the error is the connection's or the
  * server's (queue_err_retryable), connects again with back-off (100 ms
  * doubling to QUEUE_RECONNECT_MAX_MS) until it works (0: try the call

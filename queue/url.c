@@ -366,6 +366,11 @@ static void put(char *out, size_t outsz, size_t *o, const char *s, size_t len)
     out[*o < outsz ? *o : outsz - 1] = '\0';
 }
 
+int queue_url_failover(const char *url)
+{
+    return strncmp(url, "redis-sentinel://", 17) == 0 || strncmp(url, "redis-cluster://", 16) == 0;
+}
+
 void queue_url_redact(const char *url, char *out, size_t outsz)
 {
     const char *p = strstr(url, "://"), *qm, *at = NULL, *colon;
