@@ -1,6 +1,6 @@
 /* cancel.c - the cancel verb: asks for jobs to be cancelled by id, by the
  * ids of a job file, or every job in the queue.  A queued job ends
- * `cancelled` when a worker takes it; a running one is stopped within the
+ * `cancelled` when a worker takes it (a delayed one when it is due); a running one is stopped within the
  * scheduler's cancel poll (llmsb:cancel:<id>).  Ids that already
  * have a final result, or that nothing knows, are reported, not marked:
  * a mark on an unknown id would cancel a job submitted under it later. */
@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/status.h"
 #include "config/jobfile.h"
 #include "queue/queue.h"
@@ -120,8 +121,19 @@ static int cancel_one(struct queue *q, const char *id, const struct idlist *queu
         return CANCEL_FINISHED;
     }
     if (!in_list(queued, id)) {
-        printf("unknown: %s (not queued, not running, no result)\n", shown);
-        return CANCEL_UNKNOWN;
+        int64_t due_ms = 0;
+        int delayed = queue_delayed_due(q, id, &due_ms, &err);
+        if (delayed < 0) {
+            cli_error("cancel %s: %s", shown, err.msg);
+            return CANCEL_ERROR;
+        }
+        if (!delayed) {
+            printf("unknown: %s (not queued, not running, no result)\n", shown);
+            return CANCEL_UNKNOWN;
+        }
+        /* the mark outlives the wait: the worker that takes it when due ends it cancelled */
+        if (due_ms > clock_wall_ms())
+            ttl += (due_ms - clock_wall_ms()) / 1000 + 1;
     }
     if (queue_cancel(q, id, ttl, &err) != 0) {
         cli_error("cancel %s: %s", shown, err.msg);

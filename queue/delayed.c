@@ -22,13 +22,18 @@ static const char lua_defer[] = "redis.call('DEL', KEYS[2])\n"
 
 /* KEYS: the delayed set, the jobs stream.  ARGV: now (ms), at most how
  * many, the hashes' key prefix ("P:delayed:").  Each due job goes back on
- * the stream with its fields (a member whose hash is gone is dropped). */
+ * the stream with its fields but not_before (due by the mover's clock, it
+ * is due: a reader whose clock lags never defers it again); a member whose
+ * hash is gone is dropped. */
 static const char lua_move[] =
     "local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2])\n"
     "for _, id in ipairs(ids) do\n"
     "  local k = ARGV[3] .. id\n"
-    "  local f = redis.call('HGETALL', k)\n"
-    "  if #f > 0 then redis.call('XADD', KEYS[2], '*', unpack(f)) end\n"
+    "  local f, a = redis.call('HGETALL', k), {}\n"
+    "  for i = 1, #f, 2 do\n"
+    "    if f[i] ~= 'not_before' then a[#a + 1] = f[i]; a[#a + 1] = f[i + 1] end\n"
+    "  end\n"
+    "  if #a > 0 then redis.call('XADD', KEYS[2], '*', unpack(a)) end\n"
     "  redis.call('DEL', k)\n"
     "  redis.call('ZREM', KEYS[1], id)\n"
     "end\n"

@@ -3,7 +3,8 @@
 # redis-server (temp port) and the real dockerd: a raw XADD with delay_ms
 # and `submit --delay` run no sooner than due and say delayed meanwhile; a
 # job with not_before an hour ahead sits in the delayed set through a
-# kill -9 of the worker and runs once made due; bad time fields are
+# kill -9 of the worker and runs once made due; a delayed job cancelled
+# ends cancelled when due; bad time fields are
 # invalid results naming the field; real dead letters (an image missing on
 # the engine: retried, then dead) listed, shown, requeued (same id, one
 # final result, the history carried) and dropped.
@@ -113,6 +114,18 @@ if [ "${kept%.*}" = "$far" ] && [ "$kept_f" = 'print(3)' ] && [ "$pend" = 0 ] &&
    [ "$($R lrange "$P:done:far" 0 -1 | wc -l)" = 1 ] && [ "$($R exists "$P:delayed:far")" = 0 ]; then
     ok not_before_survives_a_worker_kill
 else bad not_before_survives_a_worker_kill "kept=$kept far=$far code=$kept_f pending=$pend result=$(cat "$T/far.json") left=$left st=$(status_of far)"; fi
+
+# 3b. cancel of a delayed job: the mark outlives the wait; when due, the
+#     worker that takes it ends it cancelled (it never runs)
+$R xadd "$P:jobs" '*' id cdel lang python code 'print(5)' not_before $(( $(now_ms) + 3000 )) >/dev/null
+for _ in $(seq 1 50); do [ -n "$($R zscore "$P:delayed" cdel)" ] && break; sleep 0.1; done
+"$B" cancel cdel >"$T/cdel.out" 2>&1; crc=$?
+cttl=$($R ttl "$P:cancel:cdel")
+left=$(wait_final 30 cdel)
+if [ "$crc" = 0 ] && grep -q 'cancel requested: cdel' "$T/cdel.out" && [ "$left" = 0 ] &&
+   [ "$(status_of cdel)" = cancelled ] && [ -z "$($R hget "$P:result:cdel" stdout)" ]; then
+    ok cancel_of_a_delayed_job
+else bad cancel_of_a_delayed_job "rc=$crc $(cat "$T/cdel.out") ttl=$cttl left=$left st=$(status_of cdel)"; fi
 
 # 4. bad time fields are invalid results naming the field; bad flags exit 2
 $R xadd "$P:jobs" '*' id bad-nb lang python code 'print(1)' not_before tomorrow >/dev/null
