@@ -16,7 +16,7 @@ COMMON_SRC  = common/common.c common/status.c common/strlist.c common/compare.c
 PROTO_SRC   = proto/proto.c
 AGENT_SRC   = agent/agent.c agent/run.c agent/step.c agent/live.c agent/warm.c agent/zygote.c agent/prespawn.c \
               agent/javac.c agent/artifacts.c agent/snapshot.c agent/child.c agent/user.c agent/confine.c
-LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fields.c common/clock.c common/net.c common/random.c common/http_gate.c common/http_serve.c common/features.c \
+LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fields.c common/lane.c common/clock.c common/net.c common/random.c common/http_gate.c common/http_serve.c common/features.c \
               $(sort $(wildcard languages/*.c)) \
               $(sort $(wildcard security/*.c)) config/config.c config/jobfile.c \
               backends/backend.c backends/runtime.c backends/registry/registry.c backends/hardening.c backends/seccomp.c backends/http/http.c backends/http/websocket.c \
@@ -25,7 +25,7 @@ LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fi
               backends/kubernetes/config.c backends/kubernetes/stream.c \
               sandbox/sandbox.c sandbox/pool.c images/images.c images/custom.c images/tree.c \
               job/job.c job/parse.c job/result.c job/dedup.c \
-              queue/queue.c queue/live.c queue/workers.c scheduler/decide.c scheduler/scheduler.c \
+              queue/queue.c queue/lanes.c queue/live.c queue/workers.c scheduler/decide.c scheduler/scheduler.c \
               exec/exec.c exec/session.c exec/scan.c exec/identity.c exec/runner.c exec/image_check.c \
               batch/batch.c batch/local.c batch/queue.c batch/summary.c \
               worker/worker.c worker/entry.c worker/gate.c worker/live.c worker/store.c worker/janitor.c \
