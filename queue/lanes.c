@@ -223,29 +223,41 @@ int queue__lane_keys(struct queue *q, struct queue__lane_keys **out, size_t *n,
     return 0;
 }
 
+/* Runs the command of argc strings argv (queue__cmd's answer). */
+static int cmd_strings(struct queue *q, const char **argv, int argc, redisReply **r,
+                       struct llmsb_err *err)
+{
+    size_t *lens = calloc((size_t)argc, sizeof(*lens));
+    int rc;
+
+    *r = NULL;
+    if (!lens)
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "redis: out of memory");
+    for (int i = 0; i < argc; i++)
+        lens[i] = strlen(argv[i]);
+    rc = queue__cmd(q, argc, argv, lens, r, err);
+    free(lens);
+    return rc;
+}
+
 /* The script over lanes[order[0..n)]: 0 and *pos (n: none had one). */
 static int read_first(struct queue *q, char (*keys)[QUEUE_KEY_MAX], size_t n,
                       struct queue_entry **out, size_t *nout, size_t *pos, struct llmsb_err *err)
 {
     const char **argv = calloc(n + 5, sizeof(*argv));
-    size_t *lens = calloc(n + 5, sizeof(*lens));
     char nk[24];
     redisReply *r = NULL;
     int rc, argc = 0;
 
     *pos = n;
-    if (!argv || !lens) {
-        rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "redis: out of memory");
-        goto out;
-    }
+    if (!argv)
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "redis: out of memory");
     snprintf(nk, sizeof(nk), "%zu", n);
     argv[argc++] = "EVAL", argv[argc++] = lua_read_first, argv[argc++] = nk;
     for (size_t i = 0; i < n; i++)
         argv[argc++] = keys[i];
     argv[argc++] = q->group, argv[argc++] = q->consumer;
-    for (int i = 0; i < argc; i++)
-        lens[i] = strlen(argv[i]);
-    if ((rc = queue__cmd(q, argc, argv, lens, &r, err)) != 0)
+    if ((rc = cmd_strings(q, argv, argc, &r, err)) != 0)
         goto out;
     if (r->type != REDIS_REPLY_ARRAY || r->elements < 1 ||
         r->element[0]->type != REDIS_REPLY_INTEGER || r->element[0]->integer < 0 ||
@@ -261,7 +273,6 @@ static int read_first(struct queue *q, char (*keys)[QUEUE_KEY_MAX], size_t n,
 out:
     freeReplyObject(r);
     free(argv);
-    free(lens);
     return rc;
 }
 
@@ -307,15 +318,12 @@ static int read_block(struct queue *q, char (*keys)[QUEUE_KEY_MAX], char (*names
                       struct llmsb_err *err)
 {
     const char **argv = calloc(2 * n + 9, sizeof(*argv));
-    size_t *lens = calloc(2 * n + 9, sizeof(*lens));
     char blk[16];
     redisReply *r = NULL;
     int rc, argc = 0;
 
-    if (!argv || !lens) {
-        rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "redis: out of memory");
-        goto out;
-    }
+    if (!argv)
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "redis: out of memory");
     snprintf(blk, sizeof(blk), "%d", block_ms);
     argv[argc++] = "XREADGROUP", argv[argc++] = "GROUP", argv[argc++] = q->group;
     argv[argc++] = q->consumer, argv[argc++] = "COUNT", argv[argc++] = "1";
@@ -324,9 +332,7 @@ static int read_block(struct queue *q, char (*keys)[QUEUE_KEY_MAX], char (*names
         argv[argc++] = keys[i];
     for (size_t i = 0; i < n; i++)
         argv[argc++] = ">";
-    for (int i = 0; i < argc; i++)
-        lens[i] = strlen(argv[i]);
-    if ((rc = queue__cmd(q, argc, argv, lens, &r, err)) != 0) {
+    if ((rc = cmd_strings(q, argv, argc, &r, err)) != 0) {
         if (strstr(err->msg, "NOGROUP") && q->lanes)
             q->lanes->at_ms = 0, q->lanes->n = 0; /* read again, every group made */
         goto out;
@@ -343,7 +349,6 @@ static int read_block(struct queue *q, char (*keys)[QUEUE_KEY_MAX], char (*names
 out:
     freeReplyObject(r);
     free(argv);
-    free(lens);
     return rc;
 }
 
