@@ -145,7 +145,7 @@ total=$(echo "$stats" | grep '^cmdstat_' | grep -v resetstat | sed -E 's/^[^:]*:
 xr=$(calls xreadgroup); sm=$(calls smembers)
 echo "     default lane, 40 jobs: ${total} commands in all ($(echo "scale=1; $total / 40" | bc)/job), xreadgroup ${xr:-0}, smembers ${sm:-0}, $(echo "$stats" | grep -o '^cmdstat_[a-z|]*:calls=[0-9]*' | sed 's/cmdstat_//' | tr '\n' ' ')"
 if [ "$(done_ids $P | grep -c '^d-')" = 40 ] && [ "$($R exists $P:lanes)" = 0 ] &&
-   [ "$($R keys "$P:jobs:*" | wc -l)" = 0 ] && [ "${xr:-0}" -ge 40 ] && [ "${xr:-0}" -le 60 ]; then ok default_lane_unchanged
+   [ "$($R --scan --pattern "$P:jobs:*" | wc -l)" = 0 ] && [ "${xr:-0}" -ge 40 ] && [ "${xr:-0}" -le 60 ]; then ok default_lane_unchanged
 else bad default_lane_unchanged "done=$(done_ids $P | grep -c '^d-') lanes=$($R exists $P:lanes) xreadgroup=$xr"; fi
 
 # (e) exactly once over lanes: kill -9 mid-run, then a new worker
