@@ -16,7 +16,7 @@ COMMON_SRC  = common/common.c common/status.c common/strlist.c common/compare.c
 PROTO_SRC   = proto/proto.c
 AGENT_SRC   = agent/agent.c agent/run.c agent/step.c agent/live.c agent/warm.c agent/zygote.c agent/prespawn.c \
               agent/javac.c agent/artifacts.c agent/snapshot.c agent/child.c agent/user.c agent/confine.c
-LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fields.c common/clock.c common/net.c common/random.c common/http_gate.c common/http_serve.c common/features.c \
+LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fields.c common/lane.c common/clock.c common/net.c common/random.c common/http_gate.c common/http_serve.c common/features.c \
               $(sort $(wildcard languages/*.c)) \
               $(sort $(wildcard security/*.c)) config/config.c config/jobfile.c \
               backends/backend.c backends/runtime.c backends/registry/registry.c backends/hardening.c backends/seccomp.c backends/http/http.c backends/http/websocket.c \
@@ -25,7 +25,7 @@ LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fi
               backends/kubernetes/config.c backends/kubernetes/stream.c \
               sandbox/sandbox.c sandbox/pool.c images/images.c images/custom.c images/tree.c \
               job/job.c job/parse.c job/result.c job/dedup.c job/due.c \
-              queue/queue.c queue/conn.c queue/url.c queue/live.c queue/workers.c queue/delayed.c queue/dead.c \
+              queue/queue.c queue/lanes.c queue/conn.c queue/url.c queue/live.c queue/workers.c queue/delayed.c queue/dead.c \
               scheduler/decide.c scheduler/scheduler.c \
               exec/exec.c exec/session.c exec/scan.c exec/identity.c exec/runner.c exec/image_check.c \
               batch/batch.c batch/local.c batch/queue.c batch/summary.c \
@@ -146,7 +146,7 @@ check-layers: $(LIB_OBJ) $(CLI_OBJ) $(AGENT_OBJ) $(AGENT_LIB_OBJ)
 	@sh scripts/check-layers.sh --objects $(BUILD)
 
 integration: $(INTEG_TESTS) $(TBIN)/fake-agent
-	@FAKE_AGENT=$(CURDIR)/$(TBIN)/fake-agent sh tests/run-suite.sh integration $(INTEG_TESTS) tests/integration/test_cli.sh tests/integration/test_cases_state.sh tests/integration/test_plots.sh tests/integration/test_libraries.sh tests/integration/test_phases.sh tests/integration/test_live.sh tests/queue/test_queue.sh tests/queue/skew.sh tests/queue/delayed_dead.sh tests/dedup/run.sh tests/compose/test_compose.sh tests/hostile/run.sh tests/languages/run.sh tests/faults/run.sh tests/tls/run.sh tests/eval/run.sh tests/mcp/run.sh tests/mcp/http.sh tests/http/run.sh tests/mcp-conformance/run.sh tests/sessions/run.sh tests/metrics/run.sh tests/images/custom.sh
+	@FAKE_AGENT=$(CURDIR)/$(TBIN)/fake-agent sh tests/run-suite.sh integration $(INTEG_TESTS) tests/integration/test_cli.sh tests/integration/test_cases_state.sh tests/integration/test_plots.sh tests/integration/test_libraries.sh tests/integration/test_phases.sh tests/integration/test_live.sh tests/queue/test_queue.sh tests/queue/skew.sh tests/queue/lanes.sh tests/queue/delayed_dead.sh tests/dedup/run.sh tests/compose/test_compose.sh tests/hostile/run.sh tests/languages/run.sh tests/faults/run.sh tests/tls/run.sh tests/eval/run.sh tests/mcp/run.sh tests/mcp/http.sh tests/http/run.sh tests/mcp-conformance/run.sh tests/sessions/run.sh tests/metrics/run.sh tests/images/custom.sh
 
 # The zygote against fresh interpreters (a differential corpus and
 # HumanEval), then the hostile and integration suites with fresh

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/lane.h"
 #include "worker/worker.h"
 
 static void on_signal(int sig)
@@ -18,7 +19,7 @@ static void on_signal(int sig)
 
 int cmd_worker(struct cli_globals *g, int argc, char **argv)
 {
-    const char *name = NULL, *metrics = NULL;
+    const char *name = NULL, *metrics = NULL, *weights = NULL;
     long long slots = 0;
 
     for (int i = 1; i < argc; i++) {
@@ -36,12 +37,16 @@ int cmd_worker(struct cli_globals *g, int argc, char **argv)
             name = argv[++i];
         } else if (strcmp(argv[i], "--metrics") == 0 && i + 1 < argc) {
             metrics = argv[++i];
+        } else if (strcmp(argv[i], "--priority-weights") == 0 && i + 1 < argc) {
+            weights = argv[++i];
         } else if (strcmp(argv[i], "--help") == 0) {
             puts("usage: llm-sandbox worker [--config FILE] [--slots N] [--name NAME]\n"
-                 "                           [--metrics HOST:PORT]\n\n"
+                 "                           [--metrics HOST:PORT] [--priority-weights H,N,L|strict]\n\n"
                  "Pulls jobs from the Redis stream until SIGTERM/SIGINT; the first signal\n"
                  "drains (finishes running jobs up to worker.drain), a second exits at once.\n"
-                 "--metrics (worker.metrics_addr) serves Prometheus metrics at /metrics.");
+                 "--metrics (worker.metrics_addr) serves Prometheus metrics at /metrics.\n"
+                 "--priority-weights (worker.priority_weights, default 8,4,1) weighs the\n"
+                 "classes high,normal,low when picking the next job; strict: high first always.");
             return 0;
         } else {
             cli_error("worker: unknown option \"%s\"", argv[i]);
@@ -56,6 +61,17 @@ int cmd_worker(struct cli_globals *g, int argc, char **argv)
             return EXIT_USAGE;
         }
         snprintf(g->cfg.metrics_addr, sizeof(g->cfg.metrics_addr), "%s", metrics);
+    }
+    if (weights) {
+        struct llmsb_err err = {0};
+        int wt[LANE_CLASSES], strict;
+        if (strlen(weights) >= sizeof(g->cfg.priority_weights) ||
+            lane_weights_parse(weights, wt, &strict, &err) != 0) {
+            cli_error("--priority-weights: %s",
+                      err.msg[0] ? err.msg : "too long (\"H,N,L\" or \"strict\")");
+            return EXIT_USAGE;
+        }
+        snprintf(g->cfg.priority_weights, sizeof(g->cfg.priority_weights), "%s", weights);
     }
     llmsb_signals(on_signal);
     return worker_main(&g->cfg, slots ? (int)slots : (int)g->cfg.slots, name) == 0 ? 0

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "proto/proto.h"
+#include "common/lane.h"
 #include "common/strlist.h"
 
 #include <errno.h>
@@ -70,6 +71,7 @@ static const struct ckey keys[] = {
     {"worker.heartbeat_ttl", C_SECONDS, 1, 600, O(heartbeat_ttl_ms), 0, NULL, "heartbeat key lifetime"},
     {"worker.drain", C_SECONDS, 0, 3600, O(drain_ms), 0, NULL, "time to finish in-flight jobs on SIGTERM"},
     {"worker.block", C_SECONDS, 0.1, 10, O(block_ms), 0, NULL, "XREADGROUP BLOCK"},
+    {"worker.priority_weights", C_STR, 0, 0, O(priority_weights), S(priority_weights), NULL, "weights of the classes high,normal,low (e.g. 8,4,1), or strict"},
     {"worker.metrics_addr", C_STR, 0, 0, O(metrics_addr), S(metrics_addr), NULL, "Prometheus endpoint HOST:PORT or :PORT (\"\": off)"},
     {"pool.min_idle", C_INT, 0, 64, O(pool_min_idle), 0, NULL, "warm containers kept per key in use"},
     {"pool.max_size", C_INT, 1, 256, O(pool_max_size), 0, NULL, "containers at most"},
@@ -139,6 +141,7 @@ void config_defaults(struct config *c)
     c->heartbeat_ttl_ms = 10000;
     c->drain_ms = 25000;
     c->block_ms = 2000;
+    snprintf(c->priority_weights, sizeof(c->priority_weights), "%s", LANE_WEIGHTS_DEFAULT);
     c->pool_min_idle = 1;
     c->pool_max_size = 0; /* 0: slots + 1 */
     c->pool_max_uses = 200;
@@ -481,7 +484,7 @@ int config_load_string(struct config *c, const char *yaml, size_t len, const cha
     yaml_document_t doc;
     yaml_node_t *root;
     struct yaml_walk w;
-    int rc = 0;
+    int rc = 0, wt[LANE_CLASSES], strict;
 
     if (!yaml_parser_initialize(&parser))
         return llmsb_err_set(err, LLMSB_ERR_NOMEM, "%s: cannot start the YAML parser", name);
@@ -499,6 +502,11 @@ int config_load_string(struct config *c, const char *yaml, size_t len, const cha
         rc = walk(c, &w, root, "", 0);
     if (rc == 0)
         rc = check_limits(c, name, err);
+    if (rc == 0 && lane_weights_parse(c->priority_weights, wt, &strict, err) != 0) {
+        char why[sizeof(err->msg)];
+        snprintf(why, sizeof(why), "%s", err->msg);
+        rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: worker.priority_weights: %s", name, why);
+    }
 
     if (rc == 0 && !sec_preset_exists(c->default_policy) && !config_policy(c, c->default_policy))
         rc = llmsb_err_set(err, LLMSB_ERR_INVALID,

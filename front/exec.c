@@ -298,7 +298,7 @@ static cJSON *run_queued(struct front_exec *x, const struct job *j, const struct
 {
     int64_t until = clock_mono_ms() + (int64_t)(x->o->wait_s * 1000);
     struct handle *h = handle_get(x, err);
-    char entry[64], status[32];
+    char entry[QUEUE_ENTRY_ID_MAX], status[32];
     int rc = 0, broken = 0;
     cJSON *out = NULL;
 
@@ -1099,7 +1099,7 @@ static int send_one(struct front_exec *x, const struct fields *f, const char *id
                     struct llmsb_err *err)
 {
     struct handle *h = handle_get(x, err);
-    char entry[64];
+    char entry[QUEUE_ENTRY_ID_MAX];
     struct job j;
     int rc;
 

@@ -17,6 +17,7 @@ void job_init(struct job *j, const struct config *cfg)
     j->artifact_max_total_mb = cfg->artifact_max_total_mb;
     j->max_attempts = (int)cfg->max_attempts;
     j->plots = 1;
+    j->lane.cls = LANE_NORMAL;
     j->fresh_interpreter = cfg->fresh_interpreter;
     j->compare.tol = COMPARE_DEFAULT_TOL;
     j->libraries_max = cfg->libraries_max;

@@ -10,6 +10,7 @@
 #include "common/common.h"
 #include "common/compare.h"
 #include "common/fields.h"
+#include "common/lane.h"
 #include "common/status.h"
 #include "common/strlist.h"
 #include "config/config.h"
@@ -95,6 +96,7 @@ struct job {
     enum job_status recheck; /* STATUS_NONE, or the status of the run this one rechecks */
     unsigned long given;     /* the fields the job named (job_given), not defaults */
     char *history;           /* JSON text: its dead letters before a requeue (dead requeue), or NULL */
+    struct lane lane;        /* priority and tenant: the queue lane it goes in */
 };
 
 #define JOB_MAX_FIELD ((size_t)64 << 10) /* any field but code, stdin, files */

@@ -1034,6 +1034,24 @@ static int check_cases(const struct job *j, struct llmsb_err *err)
     return 0;
 }
 
+static int f_priority(struct job *j, const struct config *cfg, const char *v, size_t n,
+                      struct llmsb_err *err)
+{
+    (void)cfg;
+    return lane_class_parse(v, n, &j->lane.cls, err);
+}
+
+static int f_tenant(struct job *j, const struct config *cfg, const char *v, size_t n,
+                    struct llmsb_err *err)
+{
+    (void)cfg;
+    if (lane_tenant_check(v, n, err) != 0)
+        return err->code;
+    memcpy(j->lane.tenant, v, n);
+    j->lane.tenant[n] = '\0';
+    return 0;
+}
+
 static const struct {
     const char *name;
     field_fn fn;
@@ -1057,6 +1075,7 @@ static const struct {
     {"session_close", f_session_close, 16}, {"copies", f_copies, JOB_MAX_STDIN},
     {"recheck", f_recheck, 32}, {"needs", f_needs, 1024},
     {"not_before", f_not_before, 64}, {"delay_ms", f_delay_ms, 64}, {"history", f_history, JOB_MAX_FIELD},
+    {"priority", f_priority, 16}, {"tenant", f_tenant, LANE_TENANT_MAX},
     /* clang-format on */
 };
 _Static_assert(sizeof(fields) / sizeof(fields[0]) <= sizeof(unsigned long) * 8,

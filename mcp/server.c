@@ -390,7 +390,7 @@ static int open_queue(struct mcp *m, struct llmsb_err *err)
 static cJSON *run_queued(struct mcp *m, const struct fields *f, const char *id, struct progress *p,
                          struct llmsb_err *err)
 {
-    char entry[64];
+    char entry[QUEUE_ENTRY_ID_MAX];
     struct fields plain;
     struct progress *pr = p; /* the call's, whether it runs live or not */
     cJSON *r;

@@ -9,6 +9,7 @@
  * connection that failed (I/O error, timeout, protocol error) stays
  * failed until queue_reconnect, which finds the primary again. */
 #include "queue.h"
+#include "lanes_int.h"
 #include "queue_int.h"
 
 #include <arpa/inet.h>
@@ -1026,6 +1027,7 @@ void queue_close(struct queue *q)
 {
     struct conn_state *s = q->priv;
 
+    queue__lanes_free(q);
     conn_drop(q);
     if (s) {
         if (s->nreplay)

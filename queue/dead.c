@@ -5,6 +5,7 @@
  * scheduler_dead_fields): the job's fields, then reason, attempts and
  * last_worker. */
 #include "queue.h"
+#include "lanes_int.h"
 #include "script_int.h"
 
 #include <cjson/cJSON.h>
@@ -15,14 +16,20 @@
 #define DEAD_PAGE 200
 #define DEAD_HISTORY_MAX 20 /* dead letters a job's history keeps, the newest */
 
-/* KEYS: dead stream, jobs stream, the job's result hash, done list and
- * cancel key.  ARGV: the dead entry id, then the job's pairs.  The new
- * entry's id, or nil when the dead letter is gone (requeued or dropped by
- * someone else meanwhile). */
+/* KEYS: dead stream, the stream of the job's lane, the job's result hash,
+ * done list and cancel key, the lanes set.  ARGV: the dead entry id, the
+ * group, the lane's name ("": the default lane), then the job's pairs.
+ * The new entry's id in its stream, or nil when the dead letter is gone
+ * (requeued or dropped by someone else meanwhile).  Another lane than the
+ * default gets its group and its name in the set, as queue_enqueue does. */
 static const char lua_requeue[] = "if #redis.call('XRANGE', KEYS[1], ARGV[1], ARGV[1]) == 0 then\n"
                                   "  return false\n"
                                   "end\n"
-                                  "local id = redis.call('XADD', KEYS[2], '*', unpack(ARGV, 2))\n"
+                                  "if ARGV[3] ~= '' then\n"
+                                  "  redis.pcall('XGROUP', 'CREATE', KEYS[2], ARGV[2], '0', 'MKSTREAM')\n"
+                                  "  redis.call('SADD', KEYS[6], ARGV[3])\n"
+                                  "end\n"
+                                  "local id = redis.call('XADD', KEYS[2], '*', unpack(ARGV, 4))\n"
                                   "redis.call('XDEL', KEYS[1], ARGV[1])\n"
                                   "redis.call('DEL', KEYS[3], KEYS[4], KEYS[5])\n"
                                   "return id\n";
@@ -176,25 +183,33 @@ int queue_dead_job_fields(const struct queue_entry *d, struct fields *out, struc
 int queue_dead_requeue(struct queue *q, const struct queue_entry *d, char *entry, size_t esz,
                        struct llmsb_err *err)
 {
-    char kr[QUEUE_KEY_MAX], kd[QUEUE_KEY_MAX], kc[QUEUE_KEY_MAX];
-    const char *keys[5] = {q->k_dead, q->k_jobs, kr, kd, kc}, *args[1] = {d->id};
+    char kr[QUEUE_KEY_MAX], kd[QUEUE_KEY_MAX], kc[QUEUE_KEY_MAX], ks[QUEUE_KEY_MAX];
+    char kl[QUEUE_KEY_MAX], name[LANE_NAME_MAX], full[QUEUE_ENTRY_ID_MAX];
+    const char *keys[6] = {q->k_dead, ks, kr, kd, kc, kl}, *args[3] = {d->id, q->group, name};
     const char *job_id = fields_get(&d->f, "id", NULL);
     struct fields f;
+    struct lane l;
     redisReply *r = NULL;
     int rc;
 
     entry[0] = '\0';
     if ((rc = queue_dead_job_fields(d, &f, err)) != 0)
         return rc;
-    if ((rc = queue_key(q, "result", job_id, kr, err)) == 0 &&
+    if ((rc = lane_of_fields(&f, &l, err)) == 0 && (rc = queue_lane_key(q, &l, ks, err)) == 0 &&
+        (rc = queue_key(q, "lanes", NULL, kl, err)) == 0 &&
+        (rc = queue_key(q, "result", job_id, kr, err)) == 0 &&
         (rc = queue_key(q, "done", job_id, kd, err)) == 0 &&
-        (rc = queue_key(q, "cancel", job_id, kc, err)) == 0)
-        rc = queue__eval_fields(q, lua_requeue, 5, keys, 1, args, &f, &r, err);
+        (rc = queue_key(q, "cancel", job_id, kc, err)) == 0) {
+        lane_name(&l, name);
+        rc = queue__eval_fields(q, lua_requeue, 6, keys, 3, args, &f, &r, err);
+    }
     fields_release(&f);
     if (rc != 0)
         return rc;
     rc = r->type == REDIS_REPLY_STRING;
-    if (rc)
+    if (rc && queue__entry_id_make(full, name, r->str, r->len) == 0)
+        snprintf(entry, esz, "%s", full);
+    else if (rc)
         snprintf(entry, esz, "%.*s", (int)r->len, r->str);
     freeReplyObject(r);
     return rc;

@@ -5,24 +5,28 @@
  * entry; every worker's janitor moves the due ones back onto the jobs
  * stream.  No job waits in a worker: a worker killed meanwhile loses none. */
 #include "queue.h"
+#include "lanes_int.h"
 #include "script_int.h"
 
 #include <hiredis/hiredis.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* KEYS: the delayed set, the job's hash, the jobs stream.  ARGV: group,
- * entry id, due (ms), job id, then the fields' pairs. */
+/* KEYS: the delayed set, the job's hash, the stream of the entry's lane,
+ * the hash of the delayed jobs' streams.  ARGV: group, the entry's id in
+ * its stream, due (ms), job id, then the fields' pairs. */
 static const char lua_defer[] = "redis.call('DEL', KEYS[2])\n"
                                 "redis.call('HSET', KEYS[2], unpack(ARGV, 5))\n"
+                                "redis.call('HSET', KEYS[4], ARGV[4], KEYS[3])\n"
                                 "redis.call('ZADD', KEYS[1], ARGV[3], ARGV[4])\n"
                                 "redis.call('XACK', KEYS[3], ARGV[1], ARGV[2])\n"
                                 "redis.call('XDEL', KEYS[3], ARGV[2])\n"
                                 "return 1\n";
 
-/* KEYS: the delayed set, the jobs stream.  ARGV: now (ms), at most how
- * many, the hashes' key prefix ("P:delayed:").  Each due job goes back on
- * the stream with its fields but not_before (due by the mover's clock, it
+/* KEYS: the delayed set, the jobs stream, the hash of the delayed jobs'
+ * streams.  ARGV: now (ms), at most how many, the hashes' key prefix
+ * ("P:delayed:").  Each due job goes back on the stream it came from (its
+ * lane's; the jobs stream when none is known) with its fields but not_before (due by the mover's clock, it
  * is due: a reader whose clock lags never defers it again); a member whose
  * hash is gone is dropped. */
 static const char lua_move[] =
@@ -33,7 +37,9 @@ static const char lua_move[] =
     "  for i = 1, #f, 2 do\n"
     "    if f[i] ~= 'not_before' then a[#a + 1] = f[i]; a[#a + 1] = f[i + 1] end\n"
     "  end\n"
-    "  if #a > 0 then redis.call('XADD', KEYS[2], '*', unpack(a)) end\n"
+    "  local src = redis.call('HGET', KEYS[3], id)\n"
+    "  if #a > 0 then redis.call('XADD', src or KEYS[2], '*', unpack(a)) end\n"
+    "  redis.call('HDEL', KEYS[3], id)\n"
     "  redis.call('DEL', k)\n"
     "  redis.call('ZREM', KEYS[1], id)\n"
     "end\n"
@@ -76,36 +82,40 @@ int queue__eval_fields(struct queue *q, const char *script, int nkeys, const cha
 int queue_defer(struct queue *q, const char *entry_id, const char *job_id, int64_t due_ms,
                 const struct fields *fields, struct llmsb_err *err)
 {
-    char k_set[QUEUE_KEY_MAX], k_hash[QUEUE_KEY_MAX], due[24];
-    const char *keys[3] = {k_set, k_hash, q->k_jobs};
-    const char *args[4] = {q->group, entry_id, due, job_id};
+    char k_set[QUEUE_KEY_MAX], k_hash[QUEUE_KEY_MAX], k_from[QUEUE_KEY_MAX], due[24];
+    char k_stream[QUEUE_KEY_MAX], raw[QUEUE_ENTRY_ID_MAX];
+    const char *keys[4] = {k_set, k_hash, k_stream, k_from};
+    const char *args[4] = {q->group, raw, due, job_id};
     redisReply *r = NULL;
     int rc;
 
     if (!fields || fields->n == 0)
         return llmsb_err_set(err, LLMSB_ERR_INVALID, "redis: defer %s: no fields", entry_id);
-    if ((rc = queue_key(q, "delayed", NULL, k_set, err)) != 0 ||
-        (rc = queue_key(q, "delayed", job_id, k_hash, err)) != 0)
+    if ((rc = queue__entry_where(q, entry_id, k_stream, raw, err)) != 0 ||
+        (rc = queue_key(q, "delayed", NULL, k_set, err)) != 0 ||
+        (rc = queue_key(q, "delayed", job_id, k_hash, err)) != 0 ||
+        (rc = queue_key(q, "delayed-from", NULL, k_from, err)) != 0)
         return rc;
     snprintf(due, sizeof(due), "%lld", (long long)due_ms);
-    rc = queue__eval_fields(q, lua_defer, 3, keys, 4, args, fields, &r, err);
+    rc = queue__eval_fields(q, lua_defer, 4, keys, 4, args, fields, &r, err);
     freeReplyObject(r);
     return rc;
 }
 
 int queue_delayed_move(struct queue *q, int64_t now_ms, int max, struct llmsb_err *err)
 {
-    char k_set[QUEUE_KEY_MAX], prefix[QUEUE_KEY_MAX], now[24], cnt[16];
-    const char *keys[2] = {k_set, q->k_jobs}, *args[3] = {now, cnt, prefix};
+    char k_set[QUEUE_KEY_MAX], k_from[QUEUE_KEY_MAX], prefix[QUEUE_KEY_MAX], now[24], cnt[16];
+    const char *keys[3] = {k_set, q->k_jobs, k_from}, *args[3] = {now, cnt, prefix};
     redisReply *r = NULL;
     int rc;
 
     if ((rc = queue_key(q, "delayed", NULL, k_set, err)) != 0 ||
-        (rc = queue_key(q, "delayed", "", prefix, err)) != 0)
+        (rc = queue_key(q, "delayed", "", prefix, err)) != 0 ||
+        (rc = queue_key(q, "delayed-from", NULL, k_from, err)) != 0)
         return rc;
     snprintf(now, sizeof(now), "%lld", (long long)now_ms);
     snprintf(cnt, sizeof(cnt), "%d", max > 0 ? max : 1);
-    if ((rc = queue__eval_fields(q, lua_move, 2, keys, 3, args, NULL, &r, err)) != 0)
+    if ((rc = queue__eval_fields(q, lua_move, 3, keys, 3, args, NULL, &r, err)) != 0)
         return rc;
     rc = r->type == REDIS_REPLY_INTEGER ? (int)r->integer : 0;
     freeReplyObject(r);

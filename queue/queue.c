@@ -6,6 +6,7 @@
  * finish, release) go through queue__cmd_durable. */
 #include "queue.h"
 #include "queue_int.h"
+#include "lanes_int.h"
 
 #include <hiredis/hiredis.h>
 #include <stdlib.h>
@@ -25,6 +26,16 @@
     "  if not st or st == 'running' then return true end\n"  \
     "  return ARGV[" R "] ~= '' and st == ARGV[" R "] and\n" \
     "    redis.call('HGET', k, 'rechecked') ~= 'true'\n"     \
+    "end\n"
+
+/* An entry id's stream and its id there, in a script that has the
+ * default lane's stream (prefix:jobs) as KEYS[K]: "high/1-0" is 1-0 of
+ * prefix:jobs:high (queue__entry_where in Lua). */
+#define LUA_WHERE(K)                                                   \
+    "local function where(id)\n"                                       \
+    "  local s = string.find(id, '/', 1, true)\n"                      \
+    "  if not s then return KEYS[" K "], id end\n"                     \
+    "  return KEYS[" K "] .. ':' .. string.sub(id, 1, s - 1), string.sub(id, s + 1)\n" \
     "end\n"
 
 /* KEYS: result hash, done list, results stream, jobs stream, dead stream,
@@ -92,21 +103,21 @@ static const char lua_finish[] = LUA_REPLACEABLE(
          "end\n"
          "return {final and 0 or 1, c}\n";
 
-/* KEYS: result hash, jobs stream, then each copy's result hash.  ARGV:
+/* KEYS: result hash, the default lane's stream, then each copy's result hash.  ARGV:
  * ttl, recheck, job id, group, entry id ("": none), n pairs, the pairs,
  * the copies' ids.  0 when a final result stands; a recheck leaves the
  * result it will replace in place until then (1); 2 when another entry
  * of the id holds the mark and is delivered and not acknowledged yet (it
  * runs, or will run again): one run of an id at a time. */
-static const char lua_running[] = LUA_REPLACEABLE(
+static const char lua_running[] = LUA_REPLACEABLE("2") LUA_WHERE(
     "2") "local st = redis.call('HGET', KEYS[1], 'status')\n"
          "if not replaceable(KEYS[1]) then return 0 end\n"
          "if st and st ~= 'running' then return 1 end\n"
          "if st and ARGV[5] ~= '' then\n"
          "  local holder = redis.call('HGET', KEYS[1], 'entry_id')\n"
-         "  if holder and holder ~= ARGV[5] and\n"
-         "    #redis.call('XPENDING', KEYS[2], ARGV[4], holder, holder, 1) == 1 then\n"
-         "    return 2\n"
+         "  if holder and holder ~= ARGV[5] then\n"
+         "    local k, raw = where(holder)\n"
+         "    if #redis.call('XPENDING', k, ARGV[4], raw, raw, 1) == 1 then return 2 end\n"
          "  end\n"
          "end\n"
          "local np = tonumber(ARGV[6])\n"
@@ -162,13 +173,15 @@ static const char lua_session_earlier[] =
     "end\n"
     "return 0\n";
 
-/* KEYS: jobs stream. ARGV: group, consumer, ids... Returns ids not ours. */
-static const char lua_renew[] =
-    "local lost = {}\n"
+/* KEYS: the default lane's stream. ARGV: group, consumer, entry ids (with
+ * their lanes)... Returns ids not ours. */
+static const char lua_renew[] = LUA_WHERE(
+    "1") "local lost = {}\n"
     "for i = 3, #ARGV do\n"
-    "  local p = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[i], ARGV[i], 1)\n"
+    "  local k, raw = where(ARGV[i])\n"
+    "  local p = redis.call('XPENDING', k, ARGV[1], raw, raw, 1)\n"
     "  if #p == 1 and p[1][2] == ARGV[2] then\n"
-    "    redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[i], 'JUSTID')\n"
+    "    redis.call('XCLAIM', k, ARGV[1], ARGV[2], 0, raw, 'JUSTID')\n"
     "  else\n"
     "    table.insert(lost, ARGV[i])\n"
     "  end\n"
@@ -228,20 +241,6 @@ static int cmds(struct queue *q, redisReply **out, struct llmsb_err *err, int ar
     va_start(ap, argc);
     rc = cmdv(q, out, err, 0, argc, ap);
     va_end(ap);
-    return rc;
-}
-
-/* queue__simple as a durable write (queue__cmd_durable). */
-static int simple_durable(struct queue *q, struct llmsb_err *err, int argc, ...)
-{
-    redisReply *r = NULL;
-    va_list ap;
-    int rc;
-
-    va_start(ap, argc);
-    rc = cmdv(q, &r, err, 1, argc, ap);
-    va_end(ap);
-    freeReplyObject(r);
     return rc;
 }
 
@@ -446,24 +445,53 @@ int queue_read(struct queue *q, int count, int block_ms, struct queue_entry **ou
     return rc ? llmsb_err_set(err, rc, "redis: out of memory") : 0;
 }
 
+/* KEYS: a lane's stream, prefix:lanes.  ARGV: group, lane name, the
+ * fields.  The group (BUSYGROUP when it is there: fine), the lane listed,
+ * then the XADD; returns the entry id. */
+static const char lua_enqueue_lane[] =
+    "redis.pcall('XGROUP', 'CREATE', KEYS[1], ARGV[1], '0', 'MKSTREAM')\n"
+    "redis.call('SADD', KEYS[2], ARGV[2])\n"
+    "return redis.call('XADD', KEYS[1], '*', unpack(ARGV, 3))\n";
+
+static int eval_begin(struct args *a, const char *script, int nkeys, const char *const *keys,
+                      int nargs, char nk[16], struct llmsb_err *err);
+
 int queue_enqueue(struct queue *q, const struct fields *fields, char *id, size_t idsz,
                   struct llmsb_err *err)
 {
     struct args a;
+    struct lane l;
+    char name[LANE_NAME_MAX], key[QUEUE_KEY_MAX], set[QUEUE_KEY_MAX], nk[16];
+    const char *keys[2] = {key, set};
     redisReply *r;
     int rc;
 
-    if ((rc = args_init(&a, 3 + 2 * (int)fields->n, err)) != 0)
+    if ((rc = lane_of_fields(fields, &l, err)) != 0)
         return rc;
-    args_adds(&a, "XADD");
-    args_adds(&a, q->k_jobs);
-    args_adds(&a, "*");
+    lane_name(&l, name);
+    if (!name[0]) {
+        if ((rc = args_init(&a, 3 + 2 * (int)fields->n, err)) != 0)
+            return rc;
+        args_adds(&a, "XADD");
+        args_adds(&a, q->k_jobs);
+        args_adds(&a, "*");
+    } else {
+        if ((rc = queue_lane_key(q, &l, key, err)) != 0 ||
+            (rc = queue_key(q, "lanes", NULL, set, err)) != 0 ||
+            (rc = eval_begin(&a, lua_enqueue_lane, 2, keys, 2 + 2 * (int)fields->n, nk, err)) != 0)
+            return rc;
+        args_adds(&a, q->group);
+        args_adds(&a, name);
+    }
     args_fields(&a, fields);
     a.durable = 1;
     if ((rc = args_run(q, &a, &r, err)) != 0)
         return rc;
-    if (r->type == REDIS_REPLY_STRING)
-        snprintf(id, idsz, "%.*s", (int)r->len, r->str);
+    if (r->type == REDIS_REPLY_STRING) {
+        char full[QUEUE_ENTRY_ID_MAX];
+        if (queue__entry_id_make(full, name, r->str, r->len) == 0)
+            snprintf(id, idsz, "%s", full);
+    }
     freeReplyObject(r);
     return 0;
 }
@@ -647,15 +675,19 @@ int queue_finish(struct queue *q, const char *entry_id, const char *job_id, cons
                  const struct queue_copies *c, long long ttl_s, struct llmsb_err *err)
 {
     struct finish_write fw = {entry_id, job_id, status, fields, dead, {NULL}, "", ""};
-    char k_res[QUEUE_KEY_MAX], k_done[QUEUE_KEY_MAX];
+    char k_res[QUEUE_KEY_MAX], k_done[QUEUE_KEY_MAX], k_jobs[QUEUE_KEY_MAX];
+    char raw[QUEUE_ENTRY_ID_MAX];
     size_t nc = c ? c->n : 0, at = 0;
     int rc, written = -1;
 
     if ((rc = queue_key(q, "result", job_id, k_res, err)) != 0 ||
-        (rc = queue_key(q, "done", job_id, k_done, err)) != 0)
+        (rc = queue_key(q, "done", job_id, k_done, err)) != 0 ||
+        (entry_id && (rc = queue__entry_where(q, entry_id, k_jobs, raw, err)) != 0))
         return rc;
+    if (entry_id)
+        fw.entry_id = raw;
     fw.fixed[0] = k_res, fw.fixed[1] = k_done, fw.fixed[2] = q->k_results;
-    fw.fixed[3] = q->k_jobs, fw.fixed[4] = q->k_dead;
+    fw.fixed[3] = entry_id ? k_jobs : q->k_jobs, fw.fixed[4] = q->k_dead;
     snprintf(fw.ttl, sizeof(fw.ttl), "%lld", ttl_s);
     snprintf(fw.budget, sizeof(fw.budget), "%zu", (size_t)QUEUE_COPIES_BATCH_BYTES);
     do {
@@ -676,9 +708,12 @@ int queue_finish(struct queue *q, const char *entry_id, const char *job_id, cons
 
 int queue_ack(struct queue *q, const char *entry_id, struct llmsb_err *err)
 {
-    if (queue__simple(q, err, 4, "XACK", q->k_jobs, q->group, entry_id) != 0)
+    char key[QUEUE_KEY_MAX], raw[QUEUE_ENTRY_ID_MAX];
+
+    if (queue__entry_where(q, entry_id, key, raw, err) != 0 ||
+        queue__simple(q, err, 4, "XACK", key, q->group, raw) != 0)
         return err->code;
-    return queue__simple(q, err, 3, "XDEL", q->k_jobs, entry_id);
+    return queue__simple(q, err, 3, "XDEL", key, raw);
 }
 
 /* ---- leases, reclaim, recovery ----------------------------------------------------- */
@@ -729,23 +764,36 @@ int queue_is_retry_consumer(const struct queue *q, const char *owner)
     return strcmp(owner, parked) == 0;
 }
 
+/* XCLAIM of entry_id to consumer JUSTID with idle_ms and (count >= 0)
+ * RETRYCOUNT count. */
+static int claim_one(struct queue *q, const char *entry_id, const char *consumer,
+                     long long idle_ms, long long count, struct llmsb_err *err)
+{
+    char idle[24], cnt[24], key[QUEUE_KEY_MAX], raw[QUEUE_ENTRY_ID_MAX];
+
+    if (queue__entry_where(q, entry_id, key, raw, err) != 0)
+        return err->code;
+    snprintf(idle, sizeof(idle), "%lld", idle_ms);
+    snprintf(cnt, sizeof(cnt), "%lld", count < 0 ? 0 : count);
+    if (count < 0)
+        return queue__simple(q, err, 9, "XCLAIM", key, q->group, consumer, "0", raw, "IDLE", idle,
+                             "JUSTID");
+    return queue__simple(q, err, 11, "XCLAIM", key, q->group, consumer, "0", raw, "IDLE", idle,
+                         "RETRYCOUNT", cnt, "JUSTID");
+}
+
 int queue_release(struct queue *q, const char *entry_id, long long idle_ms, long long count,
                   struct llmsb_err *err)
 {
-    char idle[24], parked[96], cnt[24];
-    snprintf(idle, sizeof(idle), "%lld", idle_ms);
-    snprintf(cnt, sizeof(cnt), "%lld", count < 0 ? 0 : count);
+    char parked[96];
     retry_consumer(q, parked, sizeof(parked));
-    if (count < 0)
-        return simple_durable(q, err, 9, "XCLAIM", q->k_jobs, q->group, parked, "0", entry_id,
-                              "IDLE", idle, "JUSTID");
-    return simple_durable(q, err, 11, "XCLAIM", q->k_jobs, q->group, parked, "0", entry_id, "IDLE",
-                          idle, "RETRYCOUNT", cnt, "JUSTID");
+    return claim_one(q, entry_id, parked, idle_ms, count, err);
 }
 
-/* XCLAIM ids to consumer. set_idle (or NULL) sets their idle time;
- * justid claims without fields and without a delivery-count bump. */
-static int claim_to(struct queue *q, const char *consumer, const char *min_idle,
+/* XCLAIM ids of the stream key to consumer. set_idle (or NULL) sets their
+ * idle time; justid claims without fields and without a delivery-count
+ * bump. */
+static int claim_to(struct queue *q, const char *key, const char *consumer, const char *min_idle,
                     char ids[][QUEUE_ENTRY_ID_MAX], size_t nids, const char *set_idle, int justid,
                     struct queue_entry **out, size_t *n, struct llmsb_err *err)
 {
@@ -755,7 +803,7 @@ static int claim_to(struct queue *q, const char *consumer, const char *min_idle,
     int argc = 0, rc;
 
     argv[argc++] = "XCLAIM";
-    argv[argc++] = q->k_jobs;
+    argv[argc++] = key;
     argv[argc++] = q->group;
     argv[argc++] = consumer;
     argv[argc++] = min_idle;
@@ -776,13 +824,6 @@ static int claim_to(struct queue *q, const char *consumer, const char *min_idle,
     return rc ? llmsb_err_set(err, rc, "redis: out of memory") : 0;
 }
 
-static int claim(struct queue *q, const char *min_idle, char ids[][QUEUE_ENTRY_ID_MAX], size_t nids,
-                 const char *set_idle, int justid, struct queue_entry **out, size_t *n,
-                 struct llmsb_err *err)
-{
-    return claim_to(q, q->consumer, min_idle, ids, nids, set_idle, justid, out, n, err);
-}
-
 /* XPENDING rows: [id, consumer, idle, count]. */
 struct pend {
     char id[QUEUE_ENTRY_ID_MAX];
@@ -790,8 +831,8 @@ struct pend {
     long long count;
 };
 
-static int pending(struct queue *q, long long min_idle_ms, int count, const char *consumer,
-                   struct pend *rows, size_t *n, struct llmsb_err *err)
+static int pending(struct queue *q, const char *key, long long min_idle_ms, int count,
+                   const char *consumer, struct pend *rows, size_t *n, struct llmsb_err *err)
 {
     char idle[24], cnt[16];
     redisReply *r;
@@ -801,12 +842,11 @@ static int pending(struct queue *q, long long min_idle_ms, int count, const char
     snprintf(idle, sizeof(idle), "%lld", min_idle_ms);
     snprintf(cnt, sizeof(cnt), "%d", count);
     if (consumer)
-        rc = cmds(q, &r, err, 9, "XPENDING", q->k_jobs, q->group, "IDLE", idle, "-", "+", cnt,
-                  consumer);
+        rc = cmds(q, &r, err, 9, "XPENDING", key, q->group, "IDLE", idle, "-", "+", cnt, consumer);
     else
-        rc = cmds(q, &r, err, 8, "XPENDING", q->k_jobs, q->group, "IDLE", idle, "-", "+", cnt);
+        rc = cmds(q, &r, err, 8, "XPENDING", key, q->group, "IDLE", idle, "-", "+", cnt);
     if (rc != 0)
-        return rc;
+        return strstr(err->msg, "NOGROUP") ? (llmsb_err_clear(err), 0) : rc;
     for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements && (int)*n < count; i++) {
         const redisReply *row = r->element[i];
         if (row->type != REDIS_REPLY_ARRAY || row->elements < 4)
@@ -820,12 +860,19 @@ static int pending(struct queue *q, long long min_idle_ms, int count, const char
     return 0;
 }
 
-int queue_claim_stale(struct queue *q, long long min_idle_ms, int count, struct queue_entry **out,
-                      size_t *n, struct llmsb_err *err)
+/* The reclaim of one lane (claim_stale, recover_own): up to count of its
+ * entries into *out, their ids with the lane. */
+typedef int (*lane_take_fn)(struct queue *q, const struct queue__lane_keys *lk,
+                            long long min_idle_ms, int count, void *arg, struct queue_entry **out,
+                            size_t *n, struct llmsb_err *err);
+
+/* take over every lane, the lanes of the higher classes first, until
+ * count entries came. */
+static int lanes_take(struct queue *q, long long min_idle_ms, int count, lane_take_fn take,
+                      void *arg, struct queue_entry **out, size_t *n, struct llmsb_err *err)
 {
-    struct pend rows[QUEUE_BATCH_MAX];
-    char ids[QUEUE_BATCH_MAX][QUEUE_ENTRY_ID_MAX], idle[24];
-    size_t nr, ni = 0;
+    struct queue__lane_keys *lk = NULL;
+    size_t nl = 0;
     int rc;
 
     *out = NULL;
@@ -834,12 +881,41 @@ int queue_claim_stale(struct queue *q, long long min_idle_ms, int count, struct 
         count = QUEUE_BATCH_MAX;
     if (count <= 0)
         return 0;
-    if ((rc = pending(q, min_idle_ms, count, NULL, rows, &nr, err)) != 0 || nr == 0)
+    if ((rc = queue__lane_keys(q, &lk, &nl, err)) != 0)
+        return rc;
+    for (size_t i = 0; i < nl && (int)*n < count && rc == 0; i++) {
+        struct queue_entry *e = NULL;
+        size_t got = 0;
+        if ((rc = take(q, &lk[i], min_idle_ms, count - (int)*n, arg, &e, &got, err)) != 0)
+            break;
+        queue__entries_qualify(e, got, lk[i].name);
+        if ((rc = queue__entries_append(out, n, e, got)) != 0)
+            rc = llmsb_err_set(err, rc, "redis: out of memory");
+    }
+    free(lk);
+    if (rc != 0 && *n == 0) {
+        queue_entries_free(*out, 0);
+        *out = NULL;
+    }
+    return *n ? 0 : rc; /* what came is handed on; the rest waits for the next pass */
+}
+
+static int stale_take(struct queue *q, const struct queue__lane_keys *lk, long long min_idle_ms,
+                      int count, void *arg, struct queue_entry **out, size_t *n,
+                      struct llmsb_err *err)
+{
+    struct pend rows[QUEUE_BATCH_MAX];
+    char ids[QUEUE_BATCH_MAX][QUEUE_ENTRY_ID_MAX], idle[24];
+    size_t nr;
+    int rc;
+
+    (void)arg;
+    if ((rc = pending(q, lk->key, min_idle_ms, count, NULL, rows, &nr, err)) != 0 || nr == 0)
         return rc;
     for (size_t i = 0; i < nr; i++)
-        memcpy(ids[ni++], rows[i].id, sizeof(ids[0]));
+        memcpy(ids[i], rows[i].id, sizeof(ids[0]));
     snprintf(idle, sizeof(idle), "%lld", min_idle_ms);
-    if ((rc = claim(q, idle, ids, ni, NULL, 0, out, n, err)) != 0)
+    if ((rc = claim_to(q, lk->key, q->consumer, idle, ids, nr, NULL, 0, out, n, err)) != 0)
         return rc;
     for (size_t i = 0; i < *n; i++)
         for (size_t k = 0; k < nr; k++)
@@ -850,38 +926,31 @@ int queue_claim_stale(struct queue *q, long long min_idle_ms, int count, struct 
     return 0;
 }
 
-int queue_recover_own(struct queue *q, long long min_idle_ms, int count,
-                      int (*running)(void *, const char *), void *ud, struct queue_entry **out,
+int queue_claim_stale(struct queue *q, long long min_idle_ms, int count, struct queue_entry **out,
                       size_t *n, struct llmsb_err *err)
 {
-    struct pend rows[QUEUE_BATCH_MAX];
-    char ids[QUEUE_BATCH_MAX][QUEUE_ENTRY_ID_MAX];
-    size_t nr, ni = 0;
-    int rc;
+    return lanes_take(q, min_idle_ms, count, stale_take, NULL, out, n, err);
+}
 
-    *out = NULL;
-    *n = 0;
-    if (count > QUEUE_BATCH_MAX)
-        count = QUEUE_BATCH_MAX;
-    if (count <= 0)
-        return 0;
-    if ((rc = pending(q, min_idle_ms, count, q->consumer, rows, &nr, err)) != 0)
-        return rc;
-    for (size_t i = 0; i < nr; i++)
-        if (!running(ud, rows[i].id))
-            memcpy(ids[ni++], rows[i].id, sizeof(ids[0]));
-    if (ni == 0)
-        return 0;
-    /* JUSTID: back to us without a count bump, then fetch the fields */
-    if ((rc = claim(q, "0", ids, ni, NULL, 1, NULL, NULL, err)) != 0)
-        return rc;
-    if (!(*out = calloc(ni, sizeof(**out))))
-        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "redis: out of memory");
+/* What queue_recover_own asks whether an entry runs here. */
+struct own_running {
+    int (*running)(void *, const char *);
+    void *ud;
+};
+
+/* The fields of ids[0..ni) of one lane's stream into out (a deleted one:
+ * an entry with no fields), with their delivery counts from rows. */
+static int own_fetch(struct queue *q, const struct queue__lane_keys *lk,
+                     char ids[][QUEUE_ENTRY_ID_MAX], size_t ni, const struct pend *rows,
+                     size_t nr, struct queue_entry *out, size_t *n, struct llmsb_err *err)
+{
+    int rc = 0;
+
     for (size_t i = 0; i < ni; i++) {
         redisReply *r;
         struct queue_entry *one = NULL;
         size_t got = 0;
-        if ((rc = cmds(q, &r, err, 4, "XRANGE", q->k_jobs, ids[i], ids[i])) != 0)
+        if ((rc = cmds(q, &r, err, 4, "XRANGE", lk->key, ids[i], ids[i])) != 0)
             break;
         rc = queue__parse_entries(r, &one, &got);
         freeReplyObject(r);
@@ -890,21 +959,49 @@ int queue_recover_own(struct queue *q, long long min_idle_ms, int count,
             break;
         }
         if (got == 1) {
-            (*out)[*n] = one[0];
+            out[*n] = one[0];
             free(one);
         } else {
             queue_entries_free(one, got);
-            memset(&(*out)[*n], 0, sizeof(**out));
-            fields_init(&(*out)[*n].f, QUEUE_MAX_FIELDS);
-            snprintf((*out)[*n].id, sizeof((*out)[*n].id), "%s", ids[i]);
-            (*out)[*n].deleted = 1;
+            memset(&out[*n], 0, sizeof(*out));
+            fields_init(&out[*n].f, QUEUE_MAX_FIELDS);
+            snprintf(out[*n].id, sizeof(out[*n].id), "%s", ids[i]);
+            out[*n].deleted = 1;
         }
         for (size_t k = 0; k < nr; k++)
             if (strcmp(rows[k].id, ids[i]) == 0)
-                (*out)[*n].deliveries = rows[k].count;
+                out[*n].deliveries = rows[k].count;
         (*n)++;
     }
-    if (rc != 0) { /* the claimed rest stays pending here; recovery comes back for it */
+    return rc;
+}
+
+static int own_take(struct queue *q, const struct queue__lane_keys *lk, long long min_idle_ms,
+                    int count, void *arg, struct queue_entry **out, size_t *n,
+                    struct llmsb_err *err)
+{
+    const struct own_running *own = arg;
+    struct pend rows[QUEUE_BATCH_MAX];
+    char ids[QUEUE_BATCH_MAX][QUEUE_ENTRY_ID_MAX], full[QUEUE_ENTRY_ID_MAX];
+    size_t nr, ni = 0;
+    int rc;
+
+    if ((rc = pending(q, lk->key, min_idle_ms, count, q->consumer, rows, &nr, err)) != 0)
+        return rc;
+    for (size_t i = 0; i < nr; i++) {
+        if (queue__entry_id_make(full, lk->name, rows[i].id, strlen(rows[i].id)) == 0 &&
+            !own->running(own->ud, full))
+            memcpy(ids[ni++], rows[i].id, sizeof(ids[0]));
+    }
+    if (ni == 0)
+        return 0;
+    /* JUSTID: back to us without a count bump, then fetch the fields */
+    if ((rc = claim_to(q, lk->key, q->consumer, "0", ids, ni, NULL, 1, NULL, NULL, err)) != 0)
+        return rc;
+    if (!(*out = calloc(ni, sizeof(**out))))
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "redis: out of memory");
+    if ((rc = own_fetch(q, lk, ids, ni, rows, nr, *out, n, err)) != 0) {
+        /* the claimed rest stays pending here; recovery comes back for it */
         queue_entries_free(*out, *n);
         *out = NULL;
         *n = 0;
@@ -912,17 +1009,32 @@ int queue_recover_own(struct queue *q, long long min_idle_ms, int count,
     return rc;
 }
 
-int queue_free_dead_consumers(struct queue *q, long long idle_ms, struct llmsb_err *err)
+int queue_recover_own(struct queue *q, long long min_idle_ms, int count,
+                      int (*running)(void *, const char *), void *ud, struct queue_entry **out,
+                      size_t *n, struct llmsb_err *err)
 {
-    redisReply *r;
-    int rc, freed = 0;
-    char dead[32][QUEUE_CONSUMER_MAX], parked[96];
-    size_t nd = 0;
+    struct own_running own = {running, ud};
+    return lanes_take(q, min_idle_ms, count, own_take, &own, out, n, err);
+}
 
+/* The consumers of one lane's group with entries pending, but for this
+ * one and the retry consumer, into dead[0..*nd) (at most 32). */
+static int consumers_pending(struct queue *q, const char *key, char dead[][QUEUE_CONSUMER_MAX],
+                             size_t *nd, struct llmsb_err *err)
+{
+    char parked[96];
+    redisReply *r;
+    int rc;
+
+    *nd = 0;
     retry_consumer(q, parked, sizeof(parked));
-    if ((rc = cmds(q, &r, err, 4, "XINFO", "CONSUMERS", q->k_jobs, q->group)) != 0)
-        return strstr(err->msg, "NOGROUP") || strstr(err->msg, "no such key") ? 0 : rc;
-    for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements && nd < 32; i++) {
+    if ((rc = cmds(q, &r, err, 4, "XINFO", "CONSUMERS", key, q->group)) != 0) {
+        if (!strstr(err->msg, "NOGROUP") && !strstr(err->msg, "no such key"))
+            return rc;
+        llmsb_err_clear(err);
+        return 0;
+    }
+    for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements && *nd < 32; i++) {
         const redisReply *c = r->element[i];
         const char *name = NULL;
         long long pend = 0;
@@ -933,16 +1045,30 @@ int queue_free_dead_consumers(struct queue *q, long long idle_ms, struct llmsb_e
                 pend = c->element[k + 1]->integer;
         }
         if (name && pend > 0 && strcmp(name, q->consumer) != 0 && strcmp(name, parked) != 0)
-            snprintf(dead[nd++], sizeof(dead[0]), "%s", name);
+            snprintf(dead[(*nd)++], QUEUE_CONSUMER_MAX, "%s", name);
     }
     freeReplyObject(r);
+    return 0;
+}
+
+/* queue_free_dead_consumers of one lane's stream. */
+static int free_dead_lane(struct queue *q, const char *key, long long idle_ms,
+                          struct llmsb_err *err)
+{
+    char dead[32][QUEUE_CONSUMER_MAX], parked[96], idle[24];
+    size_t nd = 0;
+    int rc, freed = 0;
+
+    retry_consumer(q, parked, sizeof(parked));
+    if ((rc = consumers_pending(q, key, dead, &nd, err)) != 0)
+        return rc;
     for (size_t i = 0; i < nd; i++) {
         struct pend rows[QUEUE_BATCH_MAX];
-        char ids[QUEUE_BATCH_MAX][QUEUE_ENTRY_ID_MAX], idle[24];
+        char ids[QUEUE_BATCH_MAX][QUEUE_ENTRY_ID_MAX];
         size_t nr;
         if (queue_worker_alive(q, dead[i], err) != 0)
             continue;
-        if (pending(q, 0, QUEUE_BATCH_MAX, dead[i], rows, &nr, err) != 0)
+        if (pending(q, key, 0, QUEUE_BATCH_MAX, dead[i], rows, &nr, err) != 0)
             return err->code;
         for (size_t k = 0; k < nr; k++)
             memcpy(ids[k], rows[k].id, sizeof(ids[0]));
@@ -952,13 +1078,30 @@ int queue_free_dead_consumers(struct queue *q, long long idle_ms, struct llmsb_e
          * worker takes them, counting this delivery (not our own recovery,
          * which would take them back without a count) */
         snprintf(idle, sizeof(idle), "%lld", idle_ms);
-        if ((rc = claim_to(q, parked, "0", ids, nr, idle, 1, NULL, NULL, err)) != 0)
+        if ((rc = claim_to(q, key, parked, "0", ids, nr, idle, 1, NULL, NULL, err)) != 0)
             return rc;
         freed += (int)nr;
         log_info("reclaimed %zu job(s) of dead worker %s", nr, dead[i]);
-        queue__simple(q, err, 5, "XGROUP", "DELCONSUMER", q->k_jobs, q->group, dead[i]);
+        queue__simple(q, err, 5, "XGROUP", "DELCONSUMER", key, q->group, dead[i]);
     }
     return freed;
+}
+
+int queue_free_dead_consumers(struct queue *q, long long idle_ms, struct llmsb_err *err)
+{
+    struct queue__lane_keys *lk = NULL;
+    size_t nl = 0;
+    int rc, freed = 0;
+
+    if ((rc = queue__lane_keys(q, &lk, &nl, err)) != 0)
+        return rc;
+    for (size_t i = 0; i < nl; i++) {
+        if ((rc = free_dead_lane(q, lk[i].key, idle_ms, err)) < 0)
+            break;
+        freed += rc;
+    }
+    free(lk);
+    return rc < 0 ? rc : freed;
 }
 
 /* ---- cancel, heartbeats, control ---------------------------------------------- */
@@ -1042,12 +1185,24 @@ int queue_heartbeat_delete(struct queue *q, const char *worker, struct llmsb_err
 
 int queue_consumer_retire(struct queue *q, struct llmsb_err *err)
 {
+    struct queue__lane_keys *lk = NULL;
     struct pend rows[1];
-    size_t n = 0;
+    size_t n = 0, nl = 0;
+    int rc;
 
-    if (pending(q, 0, 1, q->consumer, rows, &n, err) != 0 || n > 0)
-        return err->code;
-    return queue__simple(q, err, 5, "XGROUP", "DELCONSUMER", q->k_jobs, q->group, q->consumer);
+    if ((rc = queue__lane_keys(q, &lk, &nl, err)) != 0)
+        return rc;
+    for (size_t i = 0; i < nl && rc == 0 && n == 0; i++)
+        rc = pending(q, lk[i].key, 0, 1, q->consumer, rows, &n, err);
+    for (size_t i = 0; i < nl && rc == 0 && n == 0; i++)
+        if ((rc = queue__simple(q, err, 5, "XGROUP", "DELCONSUMER", lk[i].key, q->group,
+                                q->consumer)) != 0 &&
+            strstr(err->msg, "NOGROUP")) {
+            llmsb_err_clear(err);
+            rc = 0;
+        }
+    free(lk);
+    return rc;
 }
 
 long long queue_client_id(struct queue *q, struct llmsb_err *err)
@@ -1172,28 +1327,85 @@ int queue__xread_reply(redisReply *r, char *last_id, size_t lsz, struct queue_en
     return 0;
 }
 
-int queue_range(struct queue *q, int dead, int newest_first, const char *after, int count,
-                struct queue_entry **out, size_t *n, struct llmsb_err *err)
+/* XRANGE (XREVRANGE) of one stream from `from` (as Redis takes it). */
+static int range_one(struct queue *q, const char *key, int dead, int newest_first,
+                     const char *from, int count, struct queue_entry **out, size_t *n,
+                     struct llmsb_err *err)
 {
-    char from[QUEUE_ENTRY_ID_MAX + 1], cnt[16];
+    char cnt[16];
     redisReply *r;
     int rc;
 
-    *out = NULL;
-    *n = 0;
-    if (strcmp(after, "-") == 0 || strcmp(after, "+") == 0)
-        snprintf(from, sizeof(from), "%s", after);
-    else
-        snprintf(from, sizeof(from), "(%s", after); /* exclusive: Redis 6.2 and later */
     snprintf(cnt, sizeof(cnt), "%d", count);
-    if ((rc = cmds(q, &r, err, 6, newest_first ? "XREVRANGE" : "XRANGE",
-                   dead ? q->k_dead : q->k_jobs, from, newest_first ? "-" : "+", "COUNT", cnt)) !=
-        0)
+    if ((rc = cmds(q, &r, err, 6, newest_first ? "XREVRANGE" : "XRANGE", key, from,
+                   newest_first ? "-" : "+", "COUNT", cnt)) != 0)
         return rc;
     /* a dead letter is the job's fields and three of its own */
     rc = parse_entries_max(r, dead ? QUEUE_MAX_FIELDS + 3 : QUEUE_MAX_FIELDS, out, n);
     freeReplyObject(r);
     return rc ? llmsb_err_set(err, rc, "redis: out of memory") : 0;
+}
+
+/* `after` as an XRANGE bound: exclusive (Redis 6.2 and later) unless - or +. */
+static void range_from(const char *after, char from[QUEUE_ENTRY_ID_MAX + 1])
+{
+    if (strcmp(after, "-") == 0 || strcmp(after, "+") == 0)
+        snprintf(from, QUEUE_ENTRY_ID_MAX + 1, "%s", after);
+    else
+        snprintf(from, QUEUE_ENTRY_ID_MAX + 1, "(%.*s", QUEUE_ENTRY_ID_MAX - 1, after);
+}
+
+/* The jobs of every lane, lane after lane in queue_lanes_list's order
+ * (newest_first: the other way), each lane's oldest (newest) first; a
+ * page goes on from `after`'s lane. */
+static int range_lanes(struct queue *q, int newest_first, const char *after, int count,
+                       struct queue_entry **out, size_t *n, struct llmsb_err *err)
+{
+    struct queue__lane_keys *lk = NULL;
+    char key[QUEUE_KEY_MAX] = "", raw[QUEUE_ENTRY_ID_MAX], from[QUEUE_ENTRY_ID_MAX + 1];
+    size_t nl = 0, at = 0;
+    int rc;
+
+    if (strcmp(after, "-") != 0 && strcmp(after, "+") != 0 &&
+        (rc = queue__entry_where(q, after, key, raw, err)) != 0)
+        return rc;
+    if ((rc = queue__lane_keys(q, &lk, &nl, err)) != 0)
+        return rc;
+    range_from(key[0] ? raw : newest_first ? "+" : "-", from);
+    for (size_t i = 0; key[0] && i < nl; i++)
+        if (strcmp(lk[newest_first ? nl - 1 - i : i].key, key) == 0)
+            at = i;
+    for (; at < nl && (int)*n < count && rc == 0; at++) {
+        const struct queue__lane_keys *l = &lk[newest_first ? nl - 1 - at : at];
+        struct queue_entry *e = NULL;
+        size_t got = 0;
+        if ((rc = range_one(q, l->key, 0, newest_first, from, count - (int)*n, &e, &got, err)) != 0)
+            break;
+        queue__entries_qualify(e, got, l->name);
+        if ((rc = queue__entries_append(out, n, e, got)) != 0)
+            rc = llmsb_err_set(err, rc, "redis: out of memory");
+        range_from(newest_first ? "+" : "-", from);
+    }
+    free(lk);
+    if (rc != 0) {
+        queue_entries_free(*out, *n);
+        *out = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+int queue_range(struct queue *q, int dead, int newest_first, const char *after, int count,
+                struct queue_entry **out, size_t *n, struct llmsb_err *err)
+{
+    char from[QUEUE_ENTRY_ID_MAX + 1];
+
+    *out = NULL;
+    *n = 0;
+    if (!dead)
+        return range_lanes(q, newest_first, after, count, out, n, err);
+    range_from(after, from);
+    return range_one(q, q->k_dead, 1, newest_first, from, count, out, n, err);
 }
 
 int queue_results_last_id(struct queue *q, char *id, size_t idsz, struct llmsb_err *err)
@@ -1222,22 +1434,40 @@ static long long int_reply(struct queue *q, struct llmsb_err *err, int argc, con
     return v;
 }
 
-int queue_depth(struct queue *q, struct queue_stats *st, struct llmsb_err *err)
+/* queue_depth of one lane's stream, added to st. */
+static int depth_lane(struct queue *q, const char *key, struct queue_stats *st,
+                      struct llmsb_err *err)
 {
     redisReply *r;
+    long long len = int_reply(q, err, 2, "XLEN", key);
 
-    memset(st, 0, sizeof(*st));
-    st->stream_len = int_reply(q, err, 2, "XLEN", q->k_jobs);
-    st->dead = int_reply(q, err, 2, "XLEN", q->k_dead);
-    if (st->stream_len < 0 || st->dead < 0)
+    if (len < 0)
         return err->code;
-    if (cmds(q, &r, err, 3, "XPENDING", q->k_jobs, q->group) == 0) {
-        if (r->type == REDIS_REPLY_ARRAY && r->elements >= 1)
-            st->pending = r->element[0]->integer;
+    st->stream_len += len;
+    if (cmds(q, &r, err, 3, "XPENDING", key, q->group) == 0) {
+        if (r->type == REDIS_REPLY_ARRAY && r->elements >= 1 &&
+            r->element[0]->type == REDIS_REPLY_INTEGER)
+            st->pending += r->element[0]->integer;
         freeReplyObject(r);
     }
     llmsb_err_clear(err);
     return 0;
+}
+
+int queue_depth(struct queue *q, struct queue_stats *st, struct llmsb_err *err)
+{
+    struct queue__lane_keys *lk = NULL;
+    size_t nl = 0;
+    int rc;
+
+    memset(st, 0, sizeof(*st));
+    st->dead = int_reply(q, err, 2, "XLEN", q->k_dead);
+    if (st->dead < 0 || (rc = queue__lane_keys(q, &lk, &nl, err)) != 0)
+        return err->code;
+    for (size_t i = 0; i < nl && rc == 0; i++)
+        rc = depth_lane(q, lk[i].key, st, err);
+    free(lk);
+    return rc;
 }
 
 int queue_workers_each(struct queue *q,
@@ -1336,15 +1566,18 @@ int queue_session_earlier(struct queue *q, const char *entry_id, const char *ses
                           struct llmsb_err *err)
 {
     struct args a;
-    const char *keys[1] = {q->k_jobs};
-    char nk[16];
+    char key[QUEUE_KEY_MAX], raw[QUEUE_ENTRY_ID_MAX], nk[16];
+    const char *keys[1] = {key};
     long long v = 0;
     int rc;
 
-    if ((rc = eval_begin(&a, lua_session_earlier, 1, keys, 3, nk, err)) != 0)
+    /* a session's calls before it in its own lane (docs/operations.md:
+     * the calls of one session share their priority and tenant) */
+    if ((rc = queue__entry_where(q, entry_id, key, raw, err)) != 0 ||
+        (rc = eval_begin(&a, lua_session_earlier, 1, keys, 3, nk, err)) != 0)
         return rc;
     args_adds(&a, q->group);
-    args_adds(&a, entry_id);
+    args_adds(&a, raw);
     args_adds(&a, session);
     rc = eval_run(q, &a, &v, err);
     return rc ? rc : (int)v;
@@ -1374,9 +1607,5 @@ int queue_session_lose(struct queue *q, const char *id, const char *why, long lo
 int queue_hand_over(struct queue *q, const char *entry_id, const char *consumer, long long idle_ms,
                     long long count, struct llmsb_err *err)
 {
-    char idle[24], cnt[24];
-    snprintf(idle, sizeof(idle), "%lld", idle_ms);
-    snprintf(cnt, sizeof(cnt), "%lld", count < 0 ? 0 : count);
-    return queue__simple(q, err, 11, "XCLAIM", q->k_jobs, q->group, consumer, "0", entry_id, "IDLE",
-                          idle, "RETRYCOUNT", cnt, "JUSTID");
+    return claim_one(q, entry_id, consumer, idle_ms, count < 0 ? 0 : count, err);
 }

@@ -13,13 +13,17 @@
 #include <stdint.h>
 #include "common/common.h"
 #include "common/fields.h"
+#include "common/lane.h"
 
 #define QUEUE_GROUP_SUFFIX "-workers"
 #define QUEUE_MAX_FIELDS 64 /* fields of an entry kept; more are counted */
 #define QUEUE_MAX_VALUE \
     ((size_t)96 << 20) /* bytes of a value: a result's largest stdout
                                              or base64 artifacts fit */
-#define QUEUE_ENTRY_ID_MAX 64
+/* an entry id: "<lane>/<stream id>" ("normal:<32-byte tenant>/" and
+ * "18446744073709551615-18446744073709551615") for a lane's, else the
+ * stream id (docs/operations.md, priorities and tenants) */
+#define QUEUE_ENTRY_ID_MAX 96
 #define QUEUE_KEY_MAX 512
 #define QUEUE_CONSUMER_MAX 160
 #define QUEUE_BATCH_MAX 64            /* entries one reclaim call handles */
@@ -73,6 +77,7 @@ struct queue {
     int wait_ms;
     char key_prefix[72]; /* what queue_key puts first: prefix, or {prefix} in a cluster */
     void *priv;          /* what outlives a connection: script SHAs, unconfirmed writes */
+    struct queue_lanes *lanes; /* the lanes in use, cached (queue/lanes.c) */
 };
 
 struct queue_entry {
@@ -139,12 +144,45 @@ int queue_key(const struct queue *q, const char *kind, const char *id, char out[
 
 int queue_group_ensure(struct queue *q, struct llmsb_err *err);
 
+/* Lanes (docs/operations.md, priorities and tenants): one stream per
+ * lane, prefix:jobs for the default lane (normal, no tenant),
+ * prefix:jobs:<lane name> for the others ("high", "low:acme", ...), each
+ * with the group; the set prefix:lanes names the others in use.  An
+ * entry id of a lane's stream carries its lane ("high/1700000000000-0");
+ * every function here that takes an entry id acts on its lane's stream,
+ * and the ones that go over the queue (reclaim, recovery, depth, range)
+ * go over every lane. */
+#define QUEUE_LANES_MAX 1024            /* lanes of prefix:lanes read; more are left out */
+#define QUEUE_LANES_REFRESH_MS 1000     /* how long queue_lanes_list keeps what it read */
+/* The lanes in use: the default lane and those of prefix:lanes, sorted by
+ * class then tenant (the default lane is normal's first), read at most
+ * once per QUEUE_LANES_REFRESH_MS; a lane seen for the first time gets
+ * its group (XGROUP CREATE ... MKSTREAM).  *lanes is q's, valid until the
+ * next call on q. */
+int queue_lanes_list(struct queue *q, const struct lane **lanes, size_t *n,
+                     struct llmsb_err *err);
+/* The stream of lane l. */
+int queue_lane_key(const struct queue *q, const struct lane *l, char out[QUEUE_KEY_MAX],
+                   struct llmsb_err *err);
+/* One new entry from the first of lanes[order[0..n)] that has one (one
+ * round trip: a script of non-blocking XREADGROUP COUNT 1 in that order),
+ * *pos its place in order; when none has one, a blocking XREADGROUP of
+ * COUNT 1 over all of them (up to block_ms; may bring one per lane, *pos =
+ * n).  With the default lane alone, queue_read.  Ids carry their lane. */
+int queue_read_lanes(struct queue *q, const struct lane *lanes, const size_t *order, size_t n,
+                     int block_ms, struct queue_entry **out, size_t *nout, size_t *pos,
+                     struct llmsb_err *err);
+
 /* XREADGROUP ... COUNT count BLOCK block_ms STREAMS jobs >. *n = 0 on timeout. */
 int queue_read(struct queue *q, int count, int block_ms, struct queue_entry **out, size_t *n,
                struct llmsb_err *err);
 void queue_entries_free(struct queue_entry *e, size_t n);
 
-/* XADD jobs * fields. Writes the entry id. */
+/* XADD of fields to their lane's stream (lane_of_fields: priority,
+ * tenant; the default lane: a plain XADD to prefix:jobs; another: one
+ * script that makes its group, adds it to prefix:lanes and XADDs).
+ * Writes the entry id (with its lane).  A priority or tenant that names
+ * no lane is LLMSB_ERR_INVALID, err naming it. */
 int queue_enqueue(struct queue *q, const struct fields *fields, char *id, size_t idsz,
                   struct llmsb_err *err);
 

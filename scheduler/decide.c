@@ -3,6 +3,10 @@
  * and the Redis worker and `submit --local` follow the same ones. */
 #include "decide.h"
 
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
 int64_t scheduler_backoff_ms(long long attempt, const struct sched_backoff *b)
 {
     long long shift = attempt <= 1 ? 0 : attempt - 1;
@@ -78,4 +82,88 @@ int sched_timer_due(struct sched_timer *t, int64_t now)
         return 0;
     t->next_ms = now + t->every_ms;
     return 1;
+}
+
+/* ---- picking a lane ----------------------------------------------------------- */
+
+int sched_pick_init(struct sched_pick *p, const char *weights, struct llmsb_err *err)
+{
+    memset(p, 0, sizeof(*p));
+    return lane_weights_parse(weights, p->weight, &p->strict, err);
+}
+
+/* The classes present in lanes, by credit (strict: by class), into cls. */
+static int pick_classes(struct sched_pick *p, const struct lane *lanes, size_t n,
+                        int cls[LANE_CLASSES])
+{
+    int present[LANE_CLASSES] = {0}, k = 0;
+
+    for (size_t i = 0; i < n; i++)
+        present[lanes[i].cls] = 1;
+    for (int c = 0; c < LANE_CLASSES; c++) {
+        p->tent[c] = present[c] ? p->credit[c] + p->weight[c] : 0;
+        if (!present[c])
+            continue;
+        int at = k++;
+        /* insertion by credit, the higher class first on a tie */
+        while (at > 0 && !p->strict && p->tent[cls[at - 1]] < p->tent[c]) {
+            cls[at] = cls[at - 1];
+            at--;
+        }
+        cls[at] = c;
+    }
+    return k;
+}
+
+void sched_pick_order(struct sched_pick *p, const struct lane *lanes, size_t n, size_t *order)
+{
+    int cls[LANE_CLASSES], k = pick_classes(p, lanes, n, cls);
+    size_t at = 0;
+
+    for (int ci = 0; ci < k; ci++) {
+        int c = cls[ci];
+        size_t first = n, start = n;
+        for (size_t i = 0; i < n; i++) {
+            if (lanes[i].cls != (enum lane_class)c)
+                continue;
+            if (first == n)
+                first = i;
+            if (start == n && strcmp(lanes[i].tenant, p->last[c]) > 0)
+                start = i;
+        }
+        if (start == n)
+            start = first;
+        /* from start to the class's last lane, then from its first */
+        for (size_t i = start; i < n; i++)
+            if (lanes[i].cls == (enum lane_class)c)
+                order[at++] = i;
+        for (size_t i = first; i < start; i++)
+            if (lanes[i].cls == (enum lane_class)c)
+                order[at++] = i;
+    }
+}
+
+void sched_pick_done(struct sched_pick *p, const struct lane *lanes, const size_t *order, size_t n,
+                     size_t pos)
+{
+    int empty[LANE_CLASSES] = {0}, present[LANE_CLASSES] = {0};
+    long long total = 0;
+    enum lane_class d;
+
+    if (pos >= n)
+        return;
+    d = lanes[order[pos]].cls;
+    snprintf(p->last[d], sizeof(p->last[d]), "%s", lanes[order[pos]].tenant);
+    if (p->strict)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        present[lanes[order[i]].cls] = 1;
+        if (i < pos && lanes[order[i]].cls != d)
+            empty[lanes[order[i]].cls] = 1;
+    }
+    for (int c = 0; c < LANE_CLASSES; c++) {
+        p->credit[c] = present[c] && !empty[c] ? p->tent[c] : 0;
+        total += present[c] && !empty[c] ? p->weight[c] : 0;
+    }
+    p->credit[d] -= total;
 }

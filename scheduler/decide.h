@@ -8,7 +8,10 @@
 #ifndef LLMSB_SCHEDULER_DECIDE_H
 #define LLMSB_SCHEDULER_DECIDE_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include "common/common.h"
+#include "common/lane.h"
 
 /* ---- decisions ------------------------------------------------------------- */
 
@@ -93,5 +96,33 @@ enum sched_cancel {
     SCHED_CANCEL_USER = 1, /* cancel key seen */
     SCHED_CANCEL_ABORT = 2 /* drain deadline or lease lost: give it back */
 };
+
+/* ---- picking a lane ----------------------------------------------------------- */
+
+/* Which lane a worker reads next (docs/operations.md, priorities and
+ * tenants): over the classes a smooth weighted round robin (the class
+ * with the most credit goes first; every pick adds each class its
+ * weight, and the class that delivered pays the weights of the classes
+ * that had jobs), falling through to the other classes by credit when
+ * the first has nothing; strict: high, normal, low in that order always.
+ * Within a class, round robin over its lanes (its tenants) from the one
+ * after the lane it delivered from last.  A class found empty keeps no
+ * credit, so an idle class does not save up a burst. */
+struct sched_pick {
+    int weight[LANE_CLASSES];
+    int strict;
+    long long credit[LANE_CLASSES];
+    long long tent[LANE_CLASSES];                 /* credits of the order being tried */
+    char last[LANE_CLASSES][LANE_TENANT_MAX + 1]; /* tenant each class delivered from last */
+};
+/* weights: lane_weights_parse's (NULL: LANE_WEIGHTS_DEFAULT). */
+int sched_pick_init(struct sched_pick *p, const char *weights, struct llmsb_err *err);
+/* The order to try lanes[0..n) in (sorted by class, then tenant, as
+ * queue_lanes_list gives them) into order[0..n): indices of lanes. */
+void sched_pick_order(struct sched_pick *p, const struct lane *lanes, size_t n, size_t *order);
+/* The lane at order[pos] delivered (pos >= n: none did; nothing changes):
+ * the lanes before it were empty. */
+void sched_pick_done(struct sched_pick *p, const struct lane *lanes, const size_t *order, size_t n,
+                     size_t pos);
 
 #endif

@@ -18,6 +18,8 @@ int scheduler_init(struct scheduler *s, int nslots, const struct sched_config *c
     memset(s, 0, sizeof(*s));
     s->cfg = *cfg;
     s->nslots = nslots;
+    if (sched_pick_init(&s->pick, cfg->priority_weights, err) != 0)
+        return err->code;
     if (!(s->slots = calloc((size_t)nslots, sizeof(*s->slots))))
         return llmsb_err_set(err, LLMSB_ERR_NOMEM, "scheduler: out of memory");
     for (int i = 0; i < nslots; i++)
@@ -57,10 +59,52 @@ static int take_held(struct scheduler *s, struct queue_entry **out)
     return got;
 }
 
+/* Entries a blocking read over several lanes brought past the first go
+ * back for any worker at once, their delivery to us uncounted. */
+static void give_back_extra(struct scheduler *s, struct queue *q, struct queue_entry *e, size_t n)
+{
+    struct llmsb_err err = {0};
+
+    for (size_t i = 0; i < n; i++)
+        if (queue_release(q, e[i].id, s->cfg.lease_ms, e[i].deliveries - 1, &err) != 0)
+            log_warn("entry %s: give back failed (%s); its lease will expire instead", e[i].id,
+                     err.msg);
+}
+
+/* One read in the order the lane pick gives; the first entry into *e. */
+static int read_lanes(struct scheduler *s, struct queue *q, const struct lane *lanes, size_t nl,
+                      struct queue_entry **e, struct llmsb_err *err)
+{
+    size_t *order = malloc(nl * sizeof(*order)), n = 0, pos = nl;
+    struct queue_entry *got = NULL;
+    int rc;
+
+    if (!order)
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "scheduler: out of memory");
+    pthread_mutex_lock(&s->mu);
+    sched_pick_order(&s->pick, lanes, nl, order);
+    pthread_mutex_unlock(&s->mu);
+    rc = queue_read_lanes(q, lanes, order, nl, (int)s->cfg.block_ms, &got, &n, &pos, err);
+    if (rc == 0 && n > 0) {
+        pthread_mutex_lock(&s->mu);
+        sched_pick_done(&s->pick, lanes, order, nl, pos);
+        pthread_mutex_unlock(&s->mu);
+        give_back_extra(s, q, got + 1, n - 1);
+        for (size_t i = 1; i < n; i++)
+            fields_release(&got[i].f);
+        *e = got;
+        got = NULL;
+    }
+    free(got);
+    free(order);
+    return rc;
+}
+
 int scheduler_next(struct scheduler *s, struct queue *q, struct queue_entry **e,
                    struct llmsb_err *err)
 {
-    size_t n = 0;
+    const struct lane *lanes;
+    size_t n = 0, nl = 0;
     int rc;
 
     *e = NULL;
@@ -68,6 +112,10 @@ int scheduler_next(struct scheduler *s, struct queue *q, struct queue_entry **e,
         return 0;
     if (take_held(s, e))
         return 0;
+    if ((rc = queue_lanes_list(q, &lanes, &nl, err)) != 0)
+        return rc;
+    if (nl > 1)
+        return read_lanes(s, q, lanes, nl, e, err);
     if ((rc = queue_read(q, 1, (int)s->cfg.block_ms, e, &n, err)) != 0)
         return rc;
     if (n == 0) {

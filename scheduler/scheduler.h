@@ -44,6 +44,7 @@ struct sched_config {
     int64_t lease_ms;   /* an entry is reclaimable after this idle */
     int64_t block_ms;   /* XREADGROUP BLOCK */
     const char *worker; /* this worker's name, for dead letters */
+    const char *priority_weights; /* "H,N,L" or "strict" (sched_pick_init); NULL: the default */
 };
 
 struct scheduler {
@@ -58,6 +59,7 @@ struct scheduler {
     atomic_int paused;   /* the engine does not answer: no new jobs until it does */
     atomic_int alone;    /* rechecks waiting or running alone: reclaim claims nothing */
     atomic_llong done;   /* final results written */
+    struct sched_pick pick; /* which lane next (under mu) */
 };
 
 int scheduler_init(struct scheduler *s, int nslots, const struct sched_config *cfg,
@@ -65,8 +67,11 @@ int scheduler_init(struct scheduler *s, int nslots, const struct sched_config *c
 void scheduler_release(struct scheduler *s);
 
 /* The next job for a slot: one reclaimed for us, else XREADGROUP COUNT 1
- * (blocking up to block_ms). *e = NULL when none came. Caller frees *e
- * with queue_entries_free(*e, 1). */
+ * (blocking up to block_ms) of the default lane, or with other lanes in
+ * use, the first of them in the order sched_pick_order gives (one round
+ * trip) and when all are empty a blocking read over all of them (entries
+ * past the first that brings go back at once, their delivery uncounted).
+ * *e = NULL when none came. Caller frees *e with queue_entries_free(*e, 1). */
 int scheduler_next(struct scheduler *s, struct queue *q, struct queue_entry **e,
                    struct llmsb_err *err);
 /* The slot runs entry_id / job_id now (its cancel flag is cleared). */

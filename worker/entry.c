@@ -79,6 +79,9 @@ static int64_t entry_ms(const char *id)
 {
     long long v = 0;
     char ms[24];
+    const char *slash = strchr(id, '/'); /* a lane's entry: "high/1700000000000-0" */
+    if (slash)
+        id = slash + 1;
     snprintf(ms, sizeof(ms), "%.*s", (int)strcspn(id, "-"), id);
     return parse_ll(ms, 0, (long long)1 << 62, &v) == 0 ? v : 0;
 }

@@ -170,7 +170,7 @@ int worker_main(const struct config *cfg, int slots, const char *name)
         log_error("%s", err.msg);
         return rc;
     }
-    sc = (struct sched_config){cfg->lease_ms, cfg->block_ms, w.name};
+    sc = (struct sched_config){cfg->lease_ms, cfg->block_ms, w.name, cfg->priority_weights};
     if ((rc = scheduler_init(&w.sched, slots, &sc, &err)) != 0) {
         log_error("%s", err.msg);
         runner_close(&w.rn, "the worker did not start");

@@ -788,7 +788,7 @@ TEST(uncounted_release_keeps_the_attempt)
  * renewed), and held entries go back; after it, reclaim claims again. */
 TEST(reclaim_claims_nothing_while_a_recheck_is_alone)
 {
-    struct sched_config cfg = {1000, 100, "w1"};
+    struct sched_config cfg = {1000, 100, "w1", NULL};
     struct scheduler s;
     struct queue q, other;
     struct llmsb_err err = {0};
@@ -823,7 +823,7 @@ TEST(reclaim_claims_nothing_while_a_recheck_is_alone)
  * acknowledgement of an entry with nothing to run. */
 TEST(the_scheduler_marks_hands_over_and_acknowledges_an_entry)
 {
-    struct sched_config cfg = {1000, 100, "w2"};
+    struct sched_config cfg = {1000, 100, "w2", NULL};
     struct scheduler s;
     struct queue q, other;
     struct queue_entry mine = {0}, twin = {0}, *e;

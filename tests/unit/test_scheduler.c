@@ -157,6 +157,171 @@ TEST(status_table_parses_every_name_and_nothing_else)
     ASSERT(!status_info(STATUS_CANCELLED)->from_agent);
 }
 
+/* ---- picking a lane ---------------------------------------------------------- */
+
+/* k picks over lanes (sorted, as queue_lanes_list gives them) with left[i]
+ * jobs in lane i (-1: endless): each pick takes from the first lane of the
+ * order with a job, as the read script does; out gets the tag of each
+ * lane picked ('.' when none had one). */
+static void picks(const char *weights, const struct lane *lanes, size_t n, int *left, int k,
+                  const char *tags, char *out)
+{
+    struct sched_pick p;
+    struct llmsb_err err = {0};
+    size_t order[8];
+
+    ASSERT_EQ(sched_pick_init(&p, weights, &err), 0);
+    for (int i = 0; i < k; i++) {
+        size_t pos = n;
+        sched_pick_order(&p, lanes, n, order);
+        for (size_t at = 0; at < n && pos == n; at++)
+            if (left[order[at]] != 0)
+                pos = at;
+        out[i] = pos < n ? tags[order[pos]] : '.';
+        if (pos < n && left[order[pos]] > 0)
+            left[order[pos]]--;
+        sched_pick_done(&p, lanes, order, n, pos);
+    }
+    out[k] = '\0';
+}
+
+static int count_of(const char *s, char c)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == c;
+    return n;
+}
+
+static const struct lane three[] = {{LANE_HIGH, ""}, {LANE_NORMAL, ""}, {LANE_LOW, ""}};
+
+TEST(lane_pick_weighted_round_robin_over_classes)
+{
+    int left[3] = {-1, -1, -1};
+    char seq[40];
+
+    picks("8,4,1", three, 3, left, 39, "HNL", seq);
+    /* each window of 13 picks: the weights exactly, high first */
+    for (int w = 0; w < 3; w++) {
+        char win[14];
+        snprintf(win, sizeof(win), "%.13s", seq + 13 * w);
+        ASSERT_EQ(count_of(win, 'H'), 8);
+        ASSERT_EQ(count_of(win, 'N'), 4);
+        ASSERT_EQ(count_of(win, 'L'), 1);
+    }
+    ASSERT_EQ(seq[0], 'H');
+    ASSERT(strstr(seq, "HHHHHHHHH") == NULL); /* smooth: high never takes 9 in a row */
+}
+
+TEST(lane_pick_strict_serves_high_first)
+{
+    int left[3] = {5, 3, 2};
+    char seq[16];
+
+    picks("strict", three, 3, left, 11, "HNL", seq);
+    ASSERT_STR(seq, "HHHHHNNNLL.");
+}
+
+TEST(lane_pick_falls_through_and_low_is_not_starved)
+{
+    /* 50 low and 5 high queued: the high ones all in the first 6 picks
+     * (low's weight gives it one of them), strict: the first 5 */
+    int left[3] = {5, 0, 50};
+    char seq[16];
+    picks("8,4,1", three, 3, left, 8, "HNL", seq);
+    ASSERT_STR(seq, "HHLHHHLL");
+    int left1[3] = {5, 0, 50};
+    picks("strict", three, 3, left1, 8, "HNL", seq);
+    ASSERT_STR(seq, "HHHHHLLL");
+
+    /* high empty (a lane of it exists): normal and low at 4:1, not 12:1 */
+    int left2[3] = {0, -1, -1};
+    char seq2[101];
+    picks("8,4,1", three, 3, left2, 100, "HNL", seq2);
+    ASSERT_EQ(count_of(seq2, 'L'), 20);
+    ASSERT_EQ(count_of(seq2, 'N'), 80);
+
+    /* an idle class saves up no credit: no burst when it comes back */
+    struct sched_pick p;
+    struct llmsb_err err = {0};
+    size_t order[3];
+    ASSERT_EQ(sched_pick_init(&p, NULL, &err), 0);
+    for (int i = 0; i < 50; i++) { /* 50 picks with high empty */
+        sched_pick_order(&p, three, 3, order);
+        sched_pick_done(&p, three, order, 3, order[0] == 0 ? 1 : 0);
+    }
+    ASSERT(p.credit[0] == 0);
+}
+
+TEST(lane_pick_round_robin_over_tenants)
+{
+    /* normal: the default lane, tenant a (300 jobs), tenant b (10) */
+    const struct lane lanes[] = {{LANE_NORMAL, ""}, {LANE_NORMAL, "a"}, {LANE_NORMAL, "b"}};
+    int left[3] = {0, 300, 10};
+    char seq[41];
+
+    picks("8,4,1", lanes, 3, left, 40, "-ab", seq);
+    ASSERT_STR(seq, "ababababababababababaaaaaaaaaaaaaaaaaaaa");
+
+    /* and within high too, each class with its own cursor */
+    const struct lane mix[] = {{LANE_HIGH, "x"}, {LANE_HIGH, "y"}, {LANE_NORMAL, ""}};
+    int left2[3] = {-1, -1, 0};
+    picks("strict", mix, 3, left2, 6, "xy-", seq);
+    ASSERT_STR(seq, "xyxyxy");
+}
+
+TEST(lane_weights_parse_and_refuse)
+{
+    int w[LANE_CLASSES], strict;
+    struct llmsb_err err = {0};
+
+    ASSERT_EQ(lane_weights_parse("8,4,1", w, &strict, &err), 0);
+    ASSERT(w[0] == 8 && w[1] == 4 && w[2] == 1 && !strict);
+    ASSERT_EQ(lane_weights_parse(NULL, w, &strict, &err), 0);
+    ASSERT(w[0] == 8 && w[2] == 1);
+    ASSERT_EQ(lane_weights_parse("strict", w, &strict, &err), 0);
+    ASSERT(strict);
+    const char *bad[] = {"0,4,1", "8,4", "8,4,1,2", "a,b,c", "8,4,1 ", "8,,1", "8,4,1001", "Strict"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        ASSERT(lane_weights_parse(bad[i], w, &strict, &err) != 0);
+        ASSERT_CONTAINS(err.msg, "high,normal,low");
+    }
+}
+
+TEST(lane_names_parse_and_refuse)
+{
+    struct lane l;
+    char name[LANE_NAME_MAX];
+    struct llmsb_err err = {0};
+    struct fields f;
+
+    ASSERT_EQ(lane_parse("high", 4, &l), 0);
+    ASSERT(l.cls == LANE_HIGH && !l.tenant[0]);
+    ASSERT_EQ(lane_parse("normal:acme.co-1", 16, &l), 0);
+    lane_name(&l, name);
+    ASSERT_STR(name, "normal:acme.co-1");
+    ASSERT_EQ(lane_parse("normal", 6, &l), -1); /* the default lane is prefix:jobs */
+    ASSERT_EQ(lane_parse("high:", 5, &l), -1);
+    ASSERT_EQ(lane_parse("urgent", 6, &l), -1);
+    ASSERT_EQ(lane_parse("low:a/b", 7, &l), -1);
+    ASSERT_EQ(lane_parse("low:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 37, &l), -1); /* 33 bytes */
+    fields_init(&f, 8);
+    fields_adds(&f, "priority", "urgent");
+    ASSERT(lane_of_fields(&f, &l, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "priority: \"urgent\" is not a priority (high, normal or low)");
+    fields_release(&f);
+    fields_init(&f, 8);
+    fields_adds(&f, "tenant", "a b");
+    ASSERT(lane_of_fields(&f, &l, &err) != 0);
+    ASSERT_CONTAINS(err.msg, "tenant: \"a b\" must be 1 to 32");
+    fields_release(&f);
+    fields_init(&f, 8);
+    fields_adds(&f, "priority", "normal");
+    ASSERT_EQ(lane_of_fields(&f, &l, &err), 0);
+    ASSERT(lane_is_default(&l));
+    fields_release(&f);
+}
+
 TEST_MAIN("scheduler", T(final_results_are_never_retried),
           T(infrastructure_failure_retries_then_dead_letters), T(abort_gives_back_without_counting),
           T(engine_outage_pauses_and_never_dead_letters), T(backoff_doubles_and_is_bounded),
@@ -164,4 +329,7 @@ TEST_MAIN("scheduler", T(final_results_are_never_retried),
           T(another_run_of_the_id_waits), T(cancel_before_and_while_running),
           T(agent_internal_error_is_ours), T(backstop_adds_every_step_and_the_grace),
           T(claim_budget_never_negative), T(timers_fire_once_per_period),
-          T(status_table_parses_every_name_and_nothing_else))
+          T(status_table_parses_every_name_and_nothing_else),
+          T(lane_pick_weighted_round_robin_over_classes), T(lane_pick_strict_serves_high_first),
+          T(lane_pick_falls_through_and_low_is_not_starved), T(lane_pick_round_robin_over_tenants),
+          T(lane_weights_parse_and_refuse), T(lane_names_parse_and_refuse))
