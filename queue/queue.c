@@ -110,9 +110,13 @@ static const char lua_finish[] = LUA_REPLACEABLE(
  * of the id holds the mark and is delivered and not acknowledged yet (it
  * runs, or will run again): one run of an id at a time. */
 static const char lua_running[] = LUA_REPLACEABLE("2") LUA_WHERE(
-    "2") "local st = redis.call('HGET', KEYS[1], 'status')\n"
+    "2") "local function marked()\n"
+         "  if redis.call('EXISTS', KEYS[3]) == 1 then return 3 end\n"
+         "  return 1\n"
+         "end\n"
+         "local st = redis.call('HGET', KEYS[1], 'status')\n"
          "if not replaceable(KEYS[1]) then return 0 end\n"
-         "if st and st ~= 'running' then return 1 end\n"
+         "if st and st ~= 'running' then return marked() end\n"
          "if st and ARGV[5] ~= '' then\n"
          "  local holder = redis.call('HGET', KEYS[1], 'entry_id')\n"
          "  if holder and holder ~= ARGV[5] then\n"
@@ -127,14 +131,14 @@ static const char lua_running[] = LUA_REPLACEABLE("2") LUA_WHERE(
          "end\n"
          "mark(KEYS[1])\n"
          "if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'entry_id', ARGV[5]) end\n"
-         "for c = 3, #KEYS do\n"
+         "for c = 4, #KEYS do\n"
          "  local s = redis.call('HGET', KEYS[c], 'status')\n"
          "  if not s or s == 'running' then\n"
          "    mark(KEYS[c])\n"
-         "    redis.call('HSET', KEYS[c], 'id', ARGV[6 + 2 * np + c - 2], 'copy_of', ARGV[3])\n"
+         "    redis.call('HSET', KEYS[c], 'id', ARGV[6 + 2 * np + c - 3], 'copy_of', ARGV[3])\n"
          "  end\n"
          "end\n"
-         "return 1\n";
+         "return marked()\n";
 
 /* KEYS: session hash, the holder's heartbeat key prefix ("P:worker:").
  * ARGV: me, ttl.  Returns {0} ours now (it was free), {3} ours already,
@@ -566,19 +570,20 @@ int queue_mark_running(struct queue *q, const char *job_id, const char *entry_id
 {
     static const char *const kinds[] = {"result"};
     struct args a;
-    char key[QUEUE_KEY_MAX], ttl[24], nk[16], np[16], *store = NULL;
-    const char *fixed[2] = {key, q->k_jobs}, **keys = NULL;
+    char key[QUEUE_KEY_MAX], kc[QUEUE_KEY_MAX], ttl[24], nk[16], np[16], *store = NULL;
+    const char *fixed[3] = {key, q->k_jobs, kc}, **keys = NULL;
     size_t nc = c ? c->n : 0;
     long long v = 0;
     int rc;
 
-    if ((rc = queue_key(q, "result", job_id, key, err)) != 0)
+    if ((rc = queue_key(q, "result", job_id, key, err)) != 0 ||
+        (rc = queue_key(q, "cancel", job_id, kc, err)) != 0)
         return rc;
-    if (!(keys = copy_keys(q, fixed, 2, c, kinds, 1, &store, err)))
+    if (!(keys = copy_keys(q, fixed, 3, c, kinds, 1, &store, err)))
         return err->code;
     snprintf(ttl, sizeof(ttl), "%lld", ttl_s);
     snprintf(np, sizeof(np), "%zu", fields->n);
-    if ((rc = eval_begin(&a, lua_running, 2 + (int)nc, keys, 6 + 2 * (int)fields->n + (int)nc, nk,
+    if ((rc = eval_begin(&a, lua_running, 3 + (int)nc, keys, 6 + 2 * (int)fields->n + (int)nc, nk,
                          err)) == 0) {
         args_adds(&a, ttl);
         args_adds(&a, recheck_of(c));
@@ -1018,7 +1023,11 @@ int queue_recover_own(struct queue *q, long long min_idle_ms, int count,
 }
 
 /* The consumers of one lane's group with entries pending, but for this
- * one and the retry consumer, into dead[0..*nd) (at most 32). */
+ * one, the retry consumer and those that read, claimed or renewed in the
+ * last QUEUE_CONSUMER_BUSY_MS (alive, whatever their heartbeat says: a
+ * worker's first heartbeat may not be there yet), into dead[0..*nd) (at
+ * most 32).  So a sweep of W busy workers asks for no heartbeat at all,
+ * not W of them once a second each. */
 static int consumers_pending(struct queue *q, const char *key, char dead[][QUEUE_CONSUMER_MAX],
                              size_t *nd, struct llmsb_err *err)
 {
@@ -1037,14 +1046,20 @@ static int consumers_pending(struct queue *q, const char *key, char dead[][QUEUE
     for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements && *nd < 32; i++) {
         const redisReply *c = r->element[i];
         const char *name = NULL;
-        long long pend = 0;
+        long long pend = 0, idle = QUEUE_CONSUMER_BUSY_MS;
         for (size_t k = 0; c->type == REDIS_REPLY_ARRAY && k + 1 < c->elements; k += 2) {
-            if (strcmp(c->element[k]->str, "name") == 0)
-                name = c->element[k + 1]->str;
-            else if (strcmp(c->element[k]->str, "pending") == 0)
-                pend = c->element[k + 1]->integer;
+            const redisReply *kk = c->element[k], *v = c->element[k + 1];
+            if (kk->type != REDIS_REPLY_STRING)
+                continue;
+            if (strcmp(kk->str, "name") == 0 && v->type == REDIS_REPLY_STRING)
+                name = v->str;
+            else if (strcmp(kk->str, "pending") == 0 && v->type == REDIS_REPLY_INTEGER)
+                pend = v->integer;
+            else if (strcmp(kk->str, "idle") == 0 && v->type == REDIS_REPLY_INTEGER)
+                idle = v->integer;
         }
-        if (name && pend > 0 && strcmp(name, q->consumer) != 0 && strcmp(name, parked) != 0)
+        if (name && pend > 0 && idle >= QUEUE_CONSUMER_BUSY_MS && strcmp(name, q->consumer) != 0 &&
+            strcmp(name, parked) != 0)
             snprintf(dead[(*nd)++], QUEUE_CONSUMER_MAX, "%s", name);
     }
     freeReplyObject(r);

@@ -202,8 +202,10 @@ struct queue_copies {
  * already has a final result (a recheck's leaves it in place), for the
  * delivery entry_id (NULL: none), unless another entry of job_id holds
  * the mark and is delivered and not acknowledged yet: one run of an id at
- * a time (two runs would write one live stream).  Returns 1 marked, 0
- * already final, 2 another entry runs it, or a negative code. */
+ * a time (two runs would write one live stream).  Returns 1 marked, 3
+ * marked and a cancel request waits for it (queue_cancel: the one round
+ * trip tells both), 0 already final, 2 another entry runs it, or a
+ * negative code. */
 int queue_mark_running(struct queue *q, const char *job_id, const char *entry_id,
                        const struct fields *fields, const struct queue_copies *c, long long ttl_s,
                        struct llmsb_err *err);
@@ -252,6 +254,9 @@ int queue_recover_own(struct queue *q, long long min_idle_ms, int count,
  * idle_ms, so the next queue_claim_stale takes them with their delivery
  * count bumped (the dead worker's try counts). Returns how many. */
 int queue_free_dead_consumers(struct queue *q, long long idle_ms, struct llmsb_err *err);
+/* A consumer that read, claimed or renewed this recently is alive: the
+ * sweep above does not look for its heartbeat. */
+#define QUEUE_CONSUMER_BUSY_MS 2000
 
 /* Asks for job_id to be cancelled (SET prefix:cancel:job_id, TTL ttl_s). */
 int queue_cancel(struct queue *q, const char *job_id, long long ttl_s, struct llmsb_err *err);

@@ -114,9 +114,10 @@ void scheduler_alone_end(struct scheduler *s);
  * and, from the timers above, lease renewal and reclaim. */
 
 /* Marks e's job job_id running (queue_mark_running: running's fields and
- * c's copies, kept ttl_s).  Returns 1 marked, 0 a final result exists
- * already, 2 another entry of the id runs it; 1 as well when Redis failed
- * (logged: the job runs, at least once). */
+ * c's copies, kept ttl_s).  Returns 1 marked, 3 marked with a cancel
+ * request waiting, 0 a final result exists already, 2 another entry of the
+ * id runs it; 1 as well when Redis failed (logged: the job runs, at least
+ * once). */
 int scheduler_mark_running(struct scheduler *s, struct queue *q, const struct queue_entry *e,
                            const char *job_id, const struct fields *running,
                            const struct queue_copies *c, long long ttl_s);

@@ -112,9 +112,9 @@ static int defer_early(struct slot *s, const struct queue_entry *e, const struct
 }
 
 /* The job's "running" record, for this delivery: scheduler_mark_running's
- * answer (1 marked, 0 a final result exists already, 2 another entry of
- * the id runs it); 1 when Redis failed or memory ran out (logged: the job
- * runs, at least once). */
+ * answer (1 marked, 3 marked with a cancel request waiting, 0 a final
+ * result exists already, 2 another entry of the id runs it); 1 when Redis
+ * failed or memory ran out (logged: the job runs, at least once). */
 static int mark_running(struct slot *s, const struct queue_entry *e, const struct job *j,
                         const struct job_result *r)
 {
@@ -152,7 +152,10 @@ static void run_entry(struct slot *s, const struct queue_entry *e, const struct 
     struct sched_decision d;
     enum sched_outcome o;
     int mark = mark_running(s, e, j, r);
-    int cancel = mark == 1 && queue_cancel_requested(&s->q, j->id, &err) == 1;
+    int cancel = mark == 3; /* marked, and a cancel request waits */
+
+    if (cancel)
+        mark = 1;
 
     switch (scheduler_admit(e->deliveries, j->max_attempts, mark == 0, mark == 2, cancel)) {
     case SCHED_ADMIT_WAIT: {

@@ -233,6 +233,9 @@ TEST(mark_running_never_replaces_a_final_result)
     fields_init(&f, 2);
     fields_adds(&f, "worker", "w1");
     ASSERT_EQ(queue_mark_running(&q, "job-b", NULL, &f, NULL, 60, &err), 1);
+    /* a cancel request comes back with the mark, in the same round trip */
+    ASSERT_EQ(queue_cancel(&q, "job-c", 60, &err), 0);
+    ASSERT_EQ(queue_mark_running(&q, "job-c", NULL, &f, NULL, 60, &err), 3);
     ASSERT_EQ(enqueue(&q, "job-b", entry), 0);
     ASSERT_EQ(finish(&q, entry, "job-b", "timeout"), 1);
     ASSERT_EQ(queue_mark_running(&q, "job-b", NULL, &f, NULL, 60, &err), 0);
@@ -690,6 +693,10 @@ TEST(dead_workers_jobs_are_reclaimed_with_their_delivery_counted)
     ASSERT_EQ(open_as(&live, prefix, "wlive"), 0);
     ASSERT_EQ(take_new(&dead, "job-d", entry), 0);
     queue_close(&dead); /* no heartbeat was ever written: it is dead */
+    /* but it read a moment ago: alive as far as the sweep can tell (a
+     * worker's first heartbeat may be on its way), until it is idle */
+    ASSERT_EQ(queue_free_dead_consumers(&live, 30000, &err), 0);
+    usleep((QUEUE_CONSUMER_BUSY_MS + 100) * 1000);
     ASSERT_EQ(queue_free_dead_consumers(&live, 30000, &err), 1);
     /* the live worker's own recovery must not take it without a count */
     ASSERT_EQ(queue_recover_own(&live, 0, 4, never_running, NULL, &e, &n, &err), 0);
