@@ -43,6 +43,11 @@ static void stop_all(void)
             waitpid(pids[i], NULL, 0);
             pids[i] = -1;
         }
+    for (int i = 0; i < 2; i++) {
+        char rdb[64];
+        snprintf(rdb, sizeof(rdb), "/tmp/llmsb-queue-wait-%d.rdb", ports[i]);
+        unlink(rdb);
+    }
 }
 
 /* A command on port's server, its reply (caller frees; NULL: none). */
@@ -67,15 +72,17 @@ static redisReply *admin(int port, const char *fmt, ...)
 
 static int spawn_redis(int i, int replica_of)
 {
-    char port[16], master[16];
+    char port[16], master[16], rdb[64];
+    /* a replica keeps the primary's snapshot in a file: in /tmp, removed at the end */
     char *argv[] = {"redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "",
-                    "--appendonly", "no", replica_of ? "--replicaof" : NULL, "127.0.0.1", master,
-                    NULL};
+                    "--appendonly", "no", "--dir", "/tmp", "--dbfilename", rdb,
+                    replica_of ? "--replicaof" : NULL, "127.0.0.1", master, NULL};
     posix_spawn_file_actions_t fa;
     int rc;
 
     snprintf(port, sizeof(port), "%d", ports[i]);
     snprintf(master, sizeof(master), "%d", replica_of);
+    snprintf(rdb, sizeof(rdb), "llmsb-queue-wait-%d.rdb", ports[i]);
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     rc = posix_spawnp(&pids[i], "redis-server", &fa, NULL, argv, environ);
