@@ -264,32 +264,28 @@ static void warn_if_no_worker(const struct batch *b, struct queue *q)
 
 /* enqueue_one through a failover or a restart of Redis: an XADD cut off
  * with a retryable error is sent again on a new connection (up to
- * BATCH_QUEUE_RECONNECT_MS).  The connection's own re-sending of it is
- * forgotten first, since its reply (the entry id: the id of a job without
- * one) is needed here.  Sent again after it was applied, a job with an id
- * has two entries of one id, which run once (the first final result
- * wins); a job without one could run twice, under two ids: said. */
+ * BATCH_QUEUE_RECONNECT_MS); the connection keeps nothing to send again
+ * itself.  When the XADD went out and no reply came (queue_last_unanswered)
+ * it may have been applied: a job with an id then has two entries of one
+ * id, which run once (the first final result wins); a job without one
+ * could run twice, under two ids: said. */
 static int enqueue_retrying(struct batch *b, struct queue *q, size_t i, struct llmsb_err *err)
 {
     int64_t start = clock_mono_ms();
 
     for (;;) {
-        size_t before = queue_unconfirmed(q);
         int64_t left;
         if (enqueue_one(b, q, i, NULL, err) == 0)
             return 0;
         left = BATCH_QUEUE_RECONNECT_MS - (clock_mono_ms() - start);
         if (!queue_err_retryable(err) || left <= 0 || batch__stop_asked(b))
             return err->code;
-        if (queue_unconfirmed(q) > before) {
-            queue_unconfirmed_forget_last(q);
-            if (!b->jobs[i].explicit_)
-                batch__say(b, BATCH_SAY_WARNING,
-                           "%s:%zu: %s after the job was sent: it is sent again, and if the "
-                           "first one was kept it also runs under another id (give jobs an id "
-                           "to make this exact)",
-                           b->jf->name, b->jf->lines[i], err->msg);
-        }
+        if (queue_last_unanswered(q) && !b->jobs[i].explicit_)
+            batch__say(b, BATCH_SAY_WARNING,
+                       "%s:%zu: %s after the job was sent: it is sent again, and if the first one "
+                       "was applied it may run twice under two ids (give jobs an id to make this "
+                       "exact)",
+                       b->jf->name, b->jf->lines[i], err->msg);
         batch__say(b, BATCH_SAY_NOTE, "%s; reconnecting", err->msg);
         if (queue_reconnect_wait(q, left, &llmsb_interrupted, err) != 0)
             return err->code;

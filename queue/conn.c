@@ -2,7 +2,7 @@
  * (OpenSSL; Debian's hiredis 0.14 has no SSL, so the I/O is ours and
  * hiredis formats commands and parses replies), ACL users, the primary
  * found through Sentinel or the cluster's slot map, MOVED and ASK, EVAL
- * sent as EVALSHA, and WAIT with the re-sending of unconfirmed writes.
+ * sent as EVALSHA, and WAIT after the writes a failover must not lose.
  *
  * The socket is blocking with SO_RCVTIMEO/SO_SNDTIMEO set to the queue's
  * timeout, which callers keep longer than any BLOCK they send.  A
@@ -34,10 +34,16 @@
 #include "common/clock.h"
 
 #define CONN_CONNECT_MS 5000
-#define CONN_REPLY_MAX ((size_t)1 << 30)      /* bytes of one reply */
-#define CONN_REPLAY_MAX 1024                  /* unconfirmed writes kept */
-#define CONN_REPLAY_BYTES ((size_t)256 << 20) /* and their bytes */
+/* One reply's bytes and elements (hiredis holds ~70 bytes an element):
+ * ordinary replies carry results (fields of up to QUEUE_MAX_VALUE) and
+ * batches of entries; the discovery replies (SENTINEL, ROLE, CLUSTER
+ * SLOTS), from servers often unauthenticated, need a few KiB. */
+#define CONN_REPLY_MAX ((size_t)1 << 30)
+#define CONN_REPLY_ELEMS ((size_t)1 << 20)
+#define CONN_SMALL_MAX ((size_t)1 << 20)
+#define CONN_SMALL_ELEMS ((size_t)1 << 16)
 #define CONN_SCRIPTS_MAX 32
+#define CONN_WARN_EVERY_MS 10000 /* "not confirmed" warnings, at most one per */
 
 /* ---- transport ------------------------------------------------------------ */
 
@@ -54,7 +60,12 @@ struct conn {
     SSL *ssl;
     const struct conn_io *io;
     redisReader *rd;
-    size_t fed;     /* bytes fed since the last whole reply */
+    size_t fed;                   /* bytes fed since the last whole reply */
+    size_t elems;                 /* elements its arrays declared so far */
+    size_t fed_max, elems_max;    /* their caps (conn_caps) */
+    int unanswered;               /* commands went out whose replies did not all come */
+    redisReplyObjectFunctions fn; /* hiredis's, the arrays counted (reader_counted) */
+    const redisReplyObjectFunctions *base;
     char peer[300]; /* host:port or the socket path */
     int answered;   /* a reply came on it */
     int code;       /* 0, or why it is failed: LLMSB_ERR_BACKEND or LLMSB_ERR_TIMEOUT */
@@ -125,9 +136,25 @@ static void tls_why(struct conn *c, int ret, const char *what)
     ERR_clear_error();
 }
 
+/* 1 when the TLS call that returned ret was cut by a signal (SIGTERM's
+ * drain, SIGCHLD): OpenSSL wants it called again with the same arguments. */
+static int tls_interrupted(struct conn *c, int ret)
+{
+    int saved = errno, e = SSL_get_error(c->ssl, ret);
+
+    errno = saved;
+    return (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE || e == SSL_ERROR_SYSCALL) &&
+           saved == EINTR;
+}
+
 static ssize_t tls_send(struct conn *c, const char *buf, size_t len)
 {
-    int n = SSL_write(c->ssl, buf, len > INT32_MAX ? INT32_MAX : (int)len);
+    int n;
+
+    errno = 0;
+    while ((n = SSL_write(c->ssl, buf, len > INT32_MAX ? INT32_MAX : (int)len)) <= 0 &&
+           tls_interrupted(c, n))
+        errno = 0;
     if (n <= 0)
         tls_why(c, n, "TLS write");
     return n > 0 ? n : -1;
@@ -135,7 +162,12 @@ static ssize_t tls_send(struct conn *c, const char *buf, size_t len)
 
 static ssize_t tls_recv(struct conn *c, char *buf, size_t len)
 {
-    int n = SSL_read(c->ssl, buf, len > INT32_MAX ? INT32_MAX : (int)len);
+    int n;
+
+    errno = 0;
+    while ((n = SSL_read(c->ssl, buf, len > INT32_MAX ? INT32_MAX : (int)len)) <= 0 &&
+           tls_interrupted(c, n))
+        errno = 0;
     if (n <= 0)
         tls_why(c, n, "TLS read");
     return n > 0 ? n : -1;
@@ -176,8 +208,12 @@ static int dial_one(const struct addrinfo *ai, char *why, size_t wsz)
             close(fd);
             return -1;
         }
+        int64_t end = clock_mono_ms() + CONN_CONNECT_MS, left;
+        int pr;
         p = (struct pollfd){fd, POLLOUT, 0};
-        int pr = poll(&p, 1, CONN_CONNECT_MS);
+        while ((pr = poll(&p, 1, (int)((left = end - clock_mono_ms()) > 0 ? left : 0))) < 0 &&
+               errno == EINTR)
+            ;
         if (pr <= 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) != 0 || soerr) {
             snprintf(why, wsz, "%s", pr == 0 ? "connect timed out" : strerror(soerr ? soerr : errno));
             close(fd);
@@ -275,13 +311,47 @@ static int conn_tls(struct conn *c, const struct queue_tls *t, const char *host,
     return 0;
 }
 
+/* hiredis's createArray, the elements counted against c's cap before
+ * hiredis allocates them (a NULL fails the reader; conn_read says why). */
+static void *counted_array(const redisReadTask *t, int elements)
+{
+    struct conn *c = t->privdata;
+
+    if (elements > 0 && (c->elems += (size_t)elements) > c->elems_max)
+        return NULL;
+    return c->base->createArray(t, elements);
+}
+
+/* c's reader with its arrays counted, and the ordinary caps. */
+static int reader_counted(struct conn *c)
+{
+    if (!(c->rd = redisReaderCreate()) || !c->rd->fn)
+        return -1;
+    c->base = c->rd->fn;
+    c->fn = *c->base;
+    c->fn.createArray = counted_array;
+    c->rd->fn = &c->fn;
+    c->rd->privdata = c;
+    c->fed_max = CONN_REPLY_MAX, c->elems_max = CONN_REPLY_ELEMS;
+    return 0;
+}
+
+/* The caps of c's next replies: small for a server's self-description. */
+static void conn_caps(struct conn *c, int small)
+{
+    c->fed_max = small ? CONN_SMALL_MAX : CONN_REPLY_MAX;
+    c->elems_max = small ? CONN_SMALL_ELEMS : CONN_REPLY_ELEMS;
+}
+
 /* A new connection to node (NULL: the unix socket) with q's TLS. */
 static struct conn *conn_open(struct queue *q, const struct queue_node *node,
                               struct llmsb_err *err)
 {
     struct conn *c = calloc(1, sizeof(*c));
 
-    if (!c || !(c->rd = redisReaderCreate())) {
+    if (!c || reader_counted(c) != 0) {
+        if (c && c->rd)
+            redisReaderFree(c->rd);
         free(c);
         llmsb_err_set(err, LLMSB_ERR_NOMEM, "redis: out of memory");
         return NULL;
@@ -318,18 +388,20 @@ static int conn_write(struct conn *c, const char *buf, size_t len)
 
 static int conn_read(struct conn *c, redisReply **out)
 {
-    char buf[16384];
+    char buf[16384], why[160];
     void *r = NULL;
 
     for (;;) {
         if (redisReaderGetReply(c->rd, &r) != REDIS_OK) {
-            char why[160];
-            snprintf(why, sizeof(why), "protocol error: %s", c->rd->errstr);
+            if (c->elems > c->elems_max)
+                snprintf(why, sizeof(why), "a reply of over %zu elements", c->elems_max);
+            else
+                snprintf(why, sizeof(why), "protocol error: %s", c->rd->errstr);
             conn_fail(c, LLMSB_ERR_BACKEND, why);
             return -1;
         }
         if (r) {
-            c->fed = 0;
+            c->fed = 0, c->elems = 0;
             c->answered = 1;
             *out = r;
             return 0;
@@ -337,8 +409,9 @@ static int conn_read(struct conn *c, redisReply **out)
         ssize_t n = c->io->recv(c, buf, sizeof(buf));
         if (n < 0)
             return -1;
-        if ((c->fed += (size_t)n) > CONN_REPLY_MAX) {
-            conn_fail(c, LLMSB_ERR_BACKEND, "a reply over 1 GiB");
+        if ((c->fed += (size_t)n) > c->fed_max) {
+            snprintf(why, sizeof(why), "a reply over %zu bytes", c->fed_max);
+            conn_fail(c, LLMSB_ERR_BACKEND, why);
             return -1;
         }
         if (redisReaderFeed(c->rd, buf, (size_t)n) != REDIS_OK) {
@@ -374,7 +447,8 @@ static int conn_err(struct conn *c, const char *verb, struct llmsb_err *err)
 }
 
 /* Sends the n commands in one write and reads their n replies into r
- * (NULL each one that did not come).  0, or the connection's error. */
+ * (NULL each one that did not come).  0, or the connection's error
+ * (c->unanswered 1 when some of them went out unanswered). */
 static int conn_exchange(struct conn *c, const struct conn_cmd *cmd, int n, redisReply **r,
                          struct llmsb_err *err)
 {
@@ -399,12 +473,15 @@ static int conn_exchange(struct conn *c, const struct conn_cmd *cmd, int n, redi
         if (!cmd[i].raw && l >= 0)
             redisFreeCommand(one);
     }
+    c->unanswered = rc == 0; /* from the first byte out, a command may run */
     if (rc == 0 && conn_write(c, buf, len) != 0)
         rc = conn_err(c, cmd[0].verb, err);
     free(buf);
     for (int i = 0; i < n && rc == 0; i++)
         if (conn_read(c, &r[i]) != 0)
             rc = conn_err(c, cmd[i].verb, err);
+    if (rc == 0)
+        c->unanswered = 0;
     return rc;
 }
 
@@ -458,7 +535,7 @@ static int is_error(const redisReply *r, const char *code)
            (r->len == n || r->str[n] == ' ');
 }
 
-/* ---- state across connections: script SHAs, unconfirmed writes ------------ */
+/* ---- state across connections: script SHAs, the last failure ------------- */
 
 struct conn_state {
     struct {
@@ -467,12 +544,9 @@ struct conn_state {
         char sha[41];
     } scripts[CONN_SCRIPTS_MAX];
     size_t nscripts;
-    struct {
-        char *cmd;
-        size_t len;
-        char verb[24];
-    } replay[CONN_REPLAY_MAX];
-    size_t nreplay, replay_bytes;
+    int unanswered;         /* the last failed call sent a command no reply came for */
+    int64_t warned_ms;      /* the last "not confirmed" warning */
+    unsigned long unwarned; /* the ones left out since */
 };
 
 static struct conn_state *state_of(struct queue *q)
@@ -480,16 +554,6 @@ static struct conn_state *state_of(struct queue *q)
     if (!q->priv)
         q->priv = calloc(1, sizeof(struct conn_state));
     return q->priv;
-}
-
-static void replay_drop(struct conn_state *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        s->replay_bytes -= s->replay[i].len;
-        free(s->replay[i].cmd);
-    }
-    memmove(s->replay, s->replay + n, (s->nreplay - n) * sizeof(s->replay[0]));
-    s->nreplay -= n;
 }
 
 /* The SHA1 (hex) of script, from the queue's cache.  0 or -1. */
@@ -517,83 +581,30 @@ static int script_sha(struct queue *q, const char *script, size_t len, char sha[
     return 0;
 }
 
-/* Keeps a write not confirmed yet (formatted as given: an EVAL whole). */
-static void replay_add(struct queue *q, const struct conn_cmd *cmd)
+/* A durable write applied on the primary that WAIT did not confirm (wait
+ * NULL: its reply did not come): warned at most once per
+ * CONN_WARN_EVERY_MS, the ones left out counted in the next warning. */
+static void unconfirmed_warn(struct queue *q, const char *verb, const redisReply *wait)
 {
     struct conn_state *s = state_of(q);
-    char *one = NULL;
-    long long l;
+    int64_t now = clock_mono_ms();
+    char got[96] = "no WAIT reply";
 
-    if (!s || (l = redisFormatCommandArgv(&one, cmd->argc, cmd->argv, cmd->lens)) < 0) {
-        log_error("redis: %s: out of memory keeping an unconfirmed write", cmd->verb);
+    if (s && s->warned_ms && now - s->warned_ms < CONN_WARN_EVERY_MS) {
+        s->unwarned++;
         return;
     }
-    if ((size_t)l > CONN_REPLAY_BYTES) {
-        log_error("redis: %s of %lld bytes not confirmed, too big to keep for sending again",
-                  cmd->verb, l);
-        redisFreeCommand(one);
-        return;
-    }
-    if (s->nreplay == 0)
-        log_warn("redis: %s not confirmed by %d replicas; it is sent again after a reconnect",
-                 cmd->verb, q->wait_replicas);
-    while (s->nreplay > 0 &&
-           (s->nreplay == CONN_REPLAY_MAX || s->replay_bytes + (size_t)l > CONN_REPLAY_BYTES)) {
-        log_error("redis: an unconfirmed %s dropped (more than %d or %zu bytes of them wait)",
-                  s->replay[0].verb, CONN_REPLAY_MAX, CONN_REPLAY_BYTES);
-        replay_drop(s, 1);
-    }
-    s->replay[s->nreplay].cmd = one;
-    s->replay[s->nreplay].len = (size_t)l;
-    snprintf(s->replay[s->nreplay].verb, sizeof(s->replay[0].verb), "%s", cmd->verb);
-    s->replay_bytes += (size_t)l;
-    s->nreplay++;
-}
-
-/* After a reconnect: the unconfirmed writes again, then one WAIT; the
- * ones the server refuses are dropped (each is idempotent: refused now, it
- * was refused or is moot), all of them once WAIT confirms. */
-static int replay_run(struct queue *q, struct conn *c, struct llmsb_err *err)
-{
-    struct conn_state *s = q->priv;
-    struct conn_cmd *cmd;
-    redisReply **r;
-    char n[16], ms[16];
-    const char *wv[3] = {"WAIT", n, ms};
-    size_t k, m, kept = 0;
-    int rc;
-
-    if (!s || s->nreplay == 0)
-        return 0;
-    m = s->nreplay;
-    cmd = calloc(m + 1, sizeof(*cmd));
-    r = calloc(m + 1, sizeof(*r));
-    if (!cmd || !r) {
-        free(cmd), free(r);
-        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "redis: out of memory");
-    }
-    snprintf(n, sizeof(n), "%d", q->wait_replicas);
-    snprintf(ms, sizeof(ms), "%d", q->wait_ms);
-    for (k = 0; k < m; k++)
-        cmd[k] = (struct conn_cmd){0, NULL, NULL, s->replay[k].cmd, s->replay[k].len, s->replay[k].verb};
-    cmd[m] = (struct conn_cmd){3, wv, NULL, NULL, 0, "WAIT"};
-    log_info("redis: sending %zu unconfirmed writes again to %s", m, c->peer);
-    if ((rc = conn_exchange(c, cmd, (int)m + 1, r, err)) == 0) {
-        for (k = 0; k < m; k++)
-            if (r[k]->type == REDIS_REPLY_ERROR)
-                log_warn("redis: %s sent again to %s: %.*s (dropped)", s->replay[k].verb, c->peer,
-                         (int)(r[k]->len > 120 ? 120 : r[k]->len), r[k]->str);
-            else
-                kept++;
-        if (r[m]->type == REDIS_REPLY_INTEGER && r[m]->integer >= q->wait_replicas)
-            replay_drop(s, m);
-        else if (kept == 0)
-            replay_drop(s, m);
-    }
-    for (k = 0; k <= m; k++)
-        freeReplyObject(r[k]);
-    free(cmd), free(r);
-    return rc;
+    if (wait && wait->type == REDIS_REPLY_INTEGER)
+        snprintf(got, sizeof(got), "%lld acknowledged", wait->integer);
+    else if (wait)
+        snprintf(got, sizeof(got), "WAIT refused");
+    if (s && s->unwarned)
+        snprintf(got + strlen(got), sizeof(got) - strlen(got), "; %lu more since", s->unwarned);
+    log_warn("redis: %s not confirmed by %d replica(s) within %d ms (%s): applied on the primary, "
+             "but a failover now could lose it",
+             verb, q->wait_replicas, q->wait_ms, got);
+    if (s)
+        s->warned_ms = now, s->unwarned = 0;
 }
 
 /* ---- connect: the node, its AUTH, the primary through sentinels or slots -- */
@@ -670,6 +681,8 @@ static int sentinel_discover(struct queue *q, struct queue_node *out, struct llm
         struct conn *c = conn_open(q, &q->nodes[i], err);
         redisReply *r = NULL;
         int found = -1;
+        if (c)
+            conn_caps(c, 1);
         if (c && conn_auth(c, q->sentinel_user, q->sentinel_password, err) == 0 &&
             conn_ask(c, 3, argv, &r, err) == 0 && (found = queue__sentinel_addr_parse(r, out)) < 0)
             llmsb_err_set(err, LLMSB_ERR_PROTO, "redis: sentinel %s: unexpected reply to SENTINEL "
@@ -704,6 +717,8 @@ static int cluster_discover(struct queue *q, struct queue_node *out, struct llms
         struct conn *c = conn_open(q, &q->nodes[i], err);
         redisReply *r = NULL;
         int found = -1;
+        if (c)
+            conn_caps(c, 1);
         if (c && conn_auth(c, q->user, q->password, err) == 0 && conn_ask(c, 2, argv, &r, err) == 0 &&
             (found = queue__cluster_slots_find(r, slot, out)) <= 0)
             llmsb_err_set(err, LLMSB_ERR_BACKEND, "redis: cluster node %s: %s slot %u", c->peer,
@@ -729,8 +744,11 @@ static int role_check(struct queue *q, struct conn *c, struct llmsb_err *err)
     const char *argv[1] = {"ROLE"};
     redisReply *r = NULL;
     char role[32] = "";
-    int rc = conn_ask(c, 1, argv, &r, err), is;
+    int rc, is;
 
+    conn_caps(c, 1);
+    rc = conn_ask(c, 1, argv, &r, err);
+    conn_caps(c, 0);
     if (rc != 0)
         return rc;
     is = queue__role_parse(r, role, sizeof(role));
@@ -764,7 +782,7 @@ static int conn_name(struct queue *q, struct conn *c, struct llmsb_err *err)
 }
 
 /* Makes node (NULL: the unix socket) the queue's connection: TLS, AUTH,
- * the primary check, SELECT, the name, the unconfirmed writes again. */
+ * the primary check, SELECT, the name. */
 static int primary_attach(struct queue *q, const struct queue_node *node, struct llmsb_err *err)
 {
     char db[16];
@@ -778,8 +796,7 @@ static int primary_attach(struct queue *q, const struct queue_node *node, struct
     snprintf(db, sizeof(db), "%d", q->db);
     if ((rc = conn_auth(c, q->user, q->password, err)) != 0 ||
         (q->mode == QUEUE_MODE_SENTINEL && (rc = role_check(q, c, err)) != 0) ||
-        (q->db && (rc = conn_ask(c, 2, sel, &r, err)) != 0) || (rc = conn_name(q, c, err)) != 0 ||
-        (rc = replay_run(q, c, err)) != 0) {
+        (q->db && (rc = conn_ask(c, 2, sel, &r, err)) != 0) || (rc = conn_name(q, c, err)) != 0) {
         freeReplyObject(r);
         conn_free(c);
         return rc;
@@ -841,26 +858,65 @@ static void evalsha_of(struct queue *q, const struct conn_cmd *cmd, struct conn_
     sent->argv = argv, sent->lens = lens;
 }
 
-/* ASK: the command once on the node named, after ASKING. */
+/* 1 when cmd is the WAIT of a durable pair. */
+static int is_wait(const struct conn_cmd *cmd)
+{
+    return !cmd->raw && strcmp(cmd->verb, "WAIT") == 0;
+}
+
+/* ASK: the command once on the node named, after ASKING, with the WAIT
+ * that follows it (wait: NULL, none) there too, so that it counts the
+ * replicas of the node that applied it.  On a failure both replies are
+ * NULL (the ASK error is no answer: the command may have run there) and
+ * *unanswered says whether anything went out. */
 static int ask_follow(struct queue *q, const struct queue_node *to, const struct conn_cmd *cmd,
-                      redisReply **r, struct llmsb_err *err)
+                      const struct conn_cmd *wait, redisReply **r, redisReply **rw, int *unanswered,
+                      struct llmsb_err *err)
 {
     const char *asking[1] = {"ASKING"};
-    struct conn_cmd two[2] = {{1, asking, NULL, NULL, 0, "ASKING"}, *cmd};
-    redisReply *rr[2] = {NULL, NULL};
+    struct conn_cmd three[3] = {{1, asking, NULL, NULL, 0, "ASKING"}, *cmd};
+    redisReply *rr[3] = {NULL, NULL, NULL};
     struct conn *c = conn_open(q, to, err);
-    int rc;
+    int rc = c ? 0 : err->code, n = wait ? 3 : 2;
 
-    if (!c)
-        return err->code;
-    if ((rc = conn_auth(c, q->user, q->password, err)) == 0 &&
-        (rc = conn_exchange(c, two, 2, rr, err)) == 0) {
-        freeReplyObject(*r);
-        *r = rr[1], rr[1] = NULL;
+    if (wait)
+        three[2] = *wait;
+    if (c && (rc = conn_auth(c, q->user, q->password, err)) == 0 &&
+        (rc = conn_exchange(c, three, n, rr, err)) != 0)
+        *unanswered = c->unanswered;
+    freeReplyObject(*r);
+    *r = rc == 0 ? rr[1] : NULL, rr[1] = NULL;
+    if (wait) {
+        freeReplyObject(*rw);
+        *rw = rc == 0 ? rr[2] : NULL, rr[2] = NULL;
     }
-    freeReplyObject(rr[0]);
-    freeReplyObject(rr[1]);
+    for (int i = 0; i < 3; i++)
+        freeReplyObject(rr[i]);
     conn_free(c);
+    return rc;
+}
+
+/* NOSCRIPT: the commands the server refused so, as EVAL now, and each
+ * WAIT after one of them (it ran before the write; it must run after),
+ * sent again together in their order, their replies in place of the
+ * first ones. */
+static int noscript_again(struct queue *q, const struct conn_cmd *cmd, int n, void *const *store,
+                          redisReply **r, struct llmsb_err *err)
+{
+    struct conn_cmd again[2];
+    redisReply *rr[2];
+    int at[2], m = 0, rc;
+
+    for (int i = 0; i < n; i++)
+        if ((store[i] && is_error(r[i], "NOSCRIPT")) || (m && is_wait(&cmd[i])))
+            again[m] = cmd[i], at[m++] = i;
+    if (!m)
+        return 0;
+    rc = conn_exchange(q->ctx, again, m, rr, err);
+    for (int k = 0; k < m; k++) {
+        freeReplyObject(r[at[k]]);
+        r[at[k]] = rr[k];
+    }
     return rc;
 }
 
@@ -876,57 +932,80 @@ static int send_once(struct queue *q, const struct conn_cmd *cmd, int n, redisRe
     for (int i = 0; i < n; i++)
         evalsha_of(q, &cmd[i], &sent[i], &store[i], sha[i]);
     rc = conn_exchange(q->ctx, sent, n, r, err);
-    for (int i = 0; i < n && rc == 0; i++) /* NOSCRIPT: the server has not seen it, EVAL it */
-        if (store[i] && is_error(r[i], "NOSCRIPT")) {
-            freeReplyObject(r[i]);
-            rc = conn_exchange(q->ctx, &cmd[i], 1, &r[i], err);
-        }
+    if (rc == 0)
+        rc = noscript_again(q, cmd, n, store, r, err);
     free(store[0]);
     free(store[1]);
     return rc;
 }
 
+/* The ASK redirects among r followed (each write with its WAIT). */
+static int asks_follow(struct queue *q, const struct conn_cmd *cmd, int n, redisReply **r,
+                       int *unanswered, struct llmsb_err *err)
+{
+    for (int i = 0; i < n; i++) {
+        struct queue_node to;
+        int ask = 0, wait = i + 1 < n && is_wait(&cmd[i + 1]), rc;
+        if (r[i]->type != REDIS_REPLY_ERROR ||
+            !queue__redirect_parse(r[i]->str, r[i]->len, &ask, &to) || !ask)
+            continue;
+        if (!to.host[0])
+            snprintf(to.host, sizeof(to.host), "%s", q->host);
+        if ((rc = ask_follow(q, &to, &cmd[i], wait ? &cmd[i + 1] : NULL, &r[i],
+                             wait ? &r[i + 1] : NULL, unanswered, err)) != 0)
+            return rc;
+        i += wait;
+    }
+    return 0;
+}
+
 /* Up to two commands pipelined on q's connection, following EVALSHA's
  * NOSCRIPT, a cluster's MOVED and ASK, and TRYAGAIN (a slot migrating).
- * 0 when every reply came (some may be errors), else the I/O error. */
+ * 0 when every reply came (some may be errors), else the I/O error, with
+ * the replies that came and queue_last_unanswered set. */
 static int q_exchange(struct queue *q, const struct conn_cmd *cmd, int n, redisReply **r,
                       struct llmsb_err *err)
 {
+    struct conn_state *s = state_of(q);
+    int unanswered = 0, rc = 0;
+
     for (int i = 0; i < n; i++)
         r[i] = NULL;
     if (!q->ctx)
-        return llmsb_err_set(err, LLMSB_ERR_BACKEND, "redis: %s: not connected", cmd[0].verb);
-    for (int tries = 0;; tries++) {
+        rc = llmsb_err_set(err, LLMSB_ERR_BACKEND, "redis: %s: not connected", cmd[0].verb);
+    for (int tries = 0; rc == 0; tries++) {
         struct queue_node to;
-        int ask = 0, moved = 0, again = 0, rc;
-        if ((rc = send_once(q, cmd, n, r, err)) != 0)
-            return rc;
-        for (int i = 0; i < n && q->mode == QUEUE_MODE_CLUSTER; i++) {
-            if (r[i]->type != REDIS_REPLY_ERROR)
-                continue;
-            again |= is_error(r[i], "TRYAGAIN");
-            if (!queue__redirect_parse(r[i]->str, r[i]->len, &ask, &to))
-                continue;
-            if (!to.host[0])
-                snprintf(to.host, sizeof(to.host), "%s", q->host);
-            if (!ask)
-                moved = 1;
-            else if (tries < QUEUE__REDIRECTS_MAX && (rc = ask_follow(q, &to, &cmd[i], &r[i], err)))
-                return rc;
+        int ask = 0, moved = 0, again = 0;
+        if ((rc = send_once(q, cmd, n, r, err)) != 0) {
+            unanswered = q->ctx && ((struct conn *)q->ctx)->unanswered;
+            break;
         }
+        for (int i = 0; i < n && q->mode == QUEUE_MODE_CLUSTER; i++) {
+            again |= is_error(r[i], "TRYAGAIN");
+            if (r[i]->type == REDIS_REPLY_ERROR &&
+                queue__redirect_parse(r[i]->str, r[i]->len, &ask, &to) && !ask)
+                moved = 1;
+        }
+        if (q->mode == QUEUE_MODE_CLUSTER && tries < QUEUE__REDIRECTS_MAX &&
+            (rc = asks_follow(q, cmd, n, r, &unanswered, err)) != 0)
+            break;
         if ((!moved && !again) || tries >= QUEUE__REDIRECTS_MAX)
-            return 0; /* the last MOVED or TRYAGAIN goes to the caller: retryable */
+            break; /* the last MOVED or TRYAGAIN goes to the caller: retryable */
         for (int i = 0; i < n; i++)
             freeReplyObject(r[i]), r[i] = NULL;
         if (again)
             clock_sleep_ms(20 << tries);
         else {
+            if (!to.host[0])
+                snprintf(to.host, sizeof(to.host), "%s", q->host);
             log_info("redis: %s: slot moved to %s:%d", cmd[0].verb, to.host, to.port);
             conn_drop(q);
-            if ((rc = primary_attach(q, &to, err)) != 0)
-                return rc;
+            rc = primary_attach(q, &to, err);
         }
     }
+    if (s)
+        s->unanswered = rc != 0 && unanswered;
+    return rc;
 }
 
 int queue__cmd(struct queue *q, int argc, const char **argv, const size_t *lens, redisReply **out,
@@ -979,21 +1058,19 @@ int queue__cmd_durable(struct queue *q, int argc, const char **argv, const size_
     snprintf(n, sizeof(n), "%d", q->wait_replicas);
     snprintf(ms, sizeof(ms), "%d", q->wait_ms);
     rc = q_exchange(q, cmd, 2, r, err);
-    if (!r[0]) { /* sent, perhaps applied, not answered */
-        replay_add(q, &cmd[0]);
+    if (rc != 0 && (!r[0] || r[0]->type == REDIS_REPLY_ERROR)) {
+        freeReplyObject(r[0]); /* not answered (perhaps applied), or refused: the caller retries */
+        freeReplyObject(r[1]);
         return rc;
     }
     if ((rc = reply_check(r[0], argv[0], out, err)) != 0) { /* refused: nothing applied */
         freeReplyObject(r[1]);
         return rc;
     }
-    if (r[1] && r[1]->type == REDIS_REPLY_INTEGER && r[1]->integer >= q->wait_replicas) {
-        struct conn_state *s = q->priv; /* this WAIT confirms every earlier write too */
-        if (s && s->nreplay)
-            replay_drop(s, s->nreplay);
-    } else
-        replay_add(q, &cmd[0]);
+    if (!r[1] || r[1]->type != REDIS_REPLY_INTEGER || r[1]->integer < q->wait_replicas)
+        unconfirmed_warn(q, argv[0], r[1]);
     freeReplyObject(r[1]);
+    llmsb_err_clear(err); /* done, even when the connection broke after the write's reply */
     return 0;
 }
 
@@ -1008,6 +1085,13 @@ int queue_open(struct queue *q, const char *url, const char *prefix, const char 
     if (queue__url_parse(q, url, err) != 0)
         return err->code;
     q->timeout_ms = timeout_ms > 0 ? timeout_ms : 5000;
+    if (q->wait_replicas > 0 && q->wait_ms > q->timeout_ms / 2) {
+        /* one URL serves callers of different timeouts: clamped, not refused */
+        log_warn("redis: wait_ms=%d is not under half this client's %d ms timeout "
+                 "(a WAIT that long would time the connection out): %d ms used",
+                 q->wait_ms, q->timeout_ms, q->timeout_ms / 2 > 0 ? q->timeout_ms / 2 : 1);
+        q->wait_ms = q->timeout_ms / 2 > 0 ? q->timeout_ms / 2 : 1;
+    }
     snprintf(q->prefix, sizeof(q->prefix), "%s", prefix && *prefix ? prefix : "llmsb");
     snprintf(q->consumer, sizeof(q->consumer), "%s", consumer ? consumer : "");
     snprintf(q->group, sizeof(q->group), "%s%s", q->prefix, QUEUE_GROUP_SUFFIX);
@@ -1025,16 +1109,9 @@ int queue_open(struct queue *q, const char *url, const char *prefix, const char 
 
 void queue_close(struct queue *q)
 {
-    struct conn_state *s = q->priv;
-
     queue__lanes_free(q);
     conn_drop(q);
-    if (s) {
-        if (s->nreplay)
-            log_warn("redis: closing with %zu writes not confirmed by replicas", s->nreplay);
-        replay_drop(s, s->nreplay);
-        free(s);
-    }
+    free(q->priv);
     q->priv = NULL;
 }
 
@@ -1065,22 +1142,10 @@ int queue_connect_retry(struct queue *q, const char *url, const char *prefix, co
     }
 }
 
-size_t queue_unconfirmed(const struct queue *q)
+int queue_last_unanswered(const struct queue *q)
 {
     const struct conn_state *s = q->priv;
-    return s ? s->nreplay : 0;
-}
-
-void queue_unconfirmed_forget_last(struct queue *q)
-{
-    struct conn_state *s = q->priv;
-
-    if (!s || s->nreplay == 0)
-        return;
-    s->nreplay--;
-    s->replay_bytes -= s->replay[s->nreplay].len;
-    free(s->replay[s->nreplay].cmd);
-    s->replay[s->nreplay].cmd = NULL;
+    return s ? s->unanswered : 0;
 }
 
 int queue_reconnect_wait(struct queue *q, int64_t giveup_ms, const volatile sig_atomic_t *stop,

@@ -76,7 +76,7 @@ struct queue {
     int wait_replicas; /* WAIT for this many replicas after enqueue, finish, release (0: none) */
     int wait_ms;
     char key_prefix[72]; /* what queue_key puts first: prefix, or {prefix} in a cluster */
-    void *priv;          /* what outlives a connection: script SHAs, unconfirmed writes */
+    void *priv;          /* what outlives a connection: script SHAs, the last failure */
     struct queue_lanes *lanes; /* the lanes in use, cached (queue/lanes.c) */
 };
 
@@ -100,8 +100,8 @@ int queue_open(struct queue *q, const char *url, const char *prefix, const char 
 void queue_close(struct queue *q);
 /* Drops the connection and connects again (restoring the timeout, auth,
  * db, name): through the sentinels or the cluster's slot map again, so
- * it finds a new primary after a failover; then re-sends the writes not
- * confirmed by WAIT.  One try; callers back off. */
+ * it finds a new primary after a failover.  Nothing is re-sent: a call
+ * that failed is the caller's to retry.  One try; callers back off. */
 int queue_reconnect(struct queue *q, struct llmsb_err *err);
 /* queue_open (fresh) or queue_reconnect, then queue_group_ensure, retried
  * with back-off (up to QUEUE_RECONNECT_MAX_MS between tries) until it
@@ -120,12 +120,10 @@ int queue_err_retryable(const struct llmsb_err *err);
 void queue_url_redact(const char *url, char *out, size_t outsz);
 /* 1 when url names sentinels or a cluster (a failover is a pause there). */
 int queue_url_failover(const char *url);
-/* The writes sent and not confirmed by WAIT yet (each is sent again after
- * a reconnect), and forgetting the newest of them: for a caller that sends
- * it again itself, after a reconnect, because it needs its reply (submit's
- * XADD, whose entry id is a job's id when the job has none). */
-size_t queue_unconfirmed(const struct queue *q);
-void queue_unconfirmed_forget_last(struct queue *q);
+/* 1 when the last failed call had sent its command and no reply came: it
+ * may have been applied (retrying it may apply it twice: an XADD is then
+ * two entries).  0 after a refusal or a failure before sending. */
+int queue_last_unanswered(const struct queue *q);
 /* After a call failed with err: when the error is the connection's or the
  * server's (queue_err_retryable), connects again with back-off (100 ms
  * doubling to QUEUE_RECONNECT_MAX_MS) until it works (0: try the call

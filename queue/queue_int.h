@@ -30,10 +30,16 @@ int queue__simple(struct queue *q, struct llmsb_err *err, int argc, ...);
 int queue__cmd2(struct queue *q, int argc1, const char **argv1, const size_t *lens1, int argc2,
                 const char **argv2, const size_t *lens2, struct llmsb_err *err);
 /* queue__cmd for a write a failover must not lose (enqueue, finish,
- * release): with q->wait_replicas > 0 it is followed by WAIT (pipelined);
- * a write not confirmed (the connection dropped after sending it, or
- * fewer replicas acknowledged it) is kept and sent again after the next
- * reconnect, so it must be idempotent.  The same answer as queue__cmd. */
+ * release): with q->wait_replicas > 0 it is followed by WAIT N wait_ms
+ * (pipelined; after a NOSCRIPT or an ASK, the write and its WAIT are sent
+ * again together, the WAIT after the write on the node that applied it).
+ * A write applied but confirmed by fewer than N replicas (or whose WAIT
+ * reply did not come) is done, with a rate-limited warning that a
+ * failover could still lose it; a write whose own reply did not come is
+ * the retryable error of queue__cmd (queue_last_unanswered 1): nothing is
+ * kept or re-sent, the caller retries, so the write must be idempotent or
+ * its caller must know it may have been applied.  The same answer as
+ * queue__cmd. */
 int queue__cmd_durable(struct queue *q, int argc, const char **argv, const size_t *lens,
                        redisReply **out, struct llmsb_err *err);
 

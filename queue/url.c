@@ -63,6 +63,54 @@ static int pct_decode(const char *s, size_t len, char *out, size_t outsz)
     return 0;
 }
 
+/* The query parameters: every name param_set takes, and the ones whose
+ * values queue_url_redact shows (every other value is hidden). */
+static const struct {
+    const char *name;
+    int shown;
+} url_params[] = {
+    {"ca", 1},   {"cert", 1},     {"key", 1},     {"sni", 1},           {"insecure", 1},
+    {"tls", 1},  {"wait", 1},     {"wait_ms", 1}, {"db", 1},            {"sentinel_user", 1},
+    {"sentinel_password", 0},
+};
+
+/* The entry of url_params for the percent-encoded name s[0..len), or -1. */
+static int param_find(const char *s, size_t len)
+{
+    char name[32];
+
+    if (pct_decode(s, len, name, sizeof(name)) != 0)
+        return -1;
+    for (size_t i = 0; i < sizeof(url_params) / sizeof(url_params[0]); i++)
+        if (strcmp(name, url_params[i].name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* Where p (the URL after "scheme://") splits: *at the '@' ending the
+ * userinfo (NULL: none), *qm the '?' opening the query (NULL: none).  A
+ * password may hold '@', '/' and '?': the userinfo ends at the last '@'
+ * before the first "?name=" of a parameter we take (so a sentinel_password
+ * may hold '@'), and the query opens at the first '?' after it. */
+static void url_split(const char *p, const char **at, const char **qm)
+{
+    const char *limit = p + strlen(p);
+
+    for (const char *s = strchr(p, '?'); s; s = strchr(s + 1, '?')) {
+        const char *eq = strchr(s + 1, '=');
+        if (eq && !memchr(s + 1, '&', (size_t)(eq - s - 1)) &&
+            param_find(s + 1, (size_t)(eq - s - 1)) >= 0) {
+            limit = s;
+            break;
+        }
+    }
+    *at = NULL;
+    for (const char *s = p; s < limit; s++)
+        if (*s == '@')
+            *at = s;
+    *qm = strchr(*at ? *at + 1 : p, '?');
+}
+
 /* One part of the URL into out, decoded; what names it in errors. */
 static int part_copy(struct url_in *u, const char *s, size_t len, char *out, size_t outsz,
                      const char *what, struct llmsb_err *err)
@@ -340,12 +388,8 @@ int queue__url_parse(struct queue *q, const char *url, struct llmsb_err *err)
     q->mode = url_schemes[i].mode;
     q->tls.on = url_schemes[i].tls;
     p = url + strlen(url_schemes[i].scheme);
-    qm = strchr(p, '?');
+    url_split(p, &at, &qm);
     alen = qm ? (size_t)(qm - p) : strlen(p);
-    at = NULL; /* the last '@' before the query: a password may hold '@' and '/' */
-    for (const char *s = p; s < p + alen; s++)
-        if (*s == '@')
-            at = s;
     if (at && userinfo_parse(q, &u, p, (size_t)(at - p), err))
         return err->code;
     if (at)
@@ -371,20 +415,33 @@ int queue_url_failover(const char *url)
     return strncmp(url, "redis-sentinel://", 17) == 0 || strncmp(url, "redis-cluster://", 16) == 0;
 }
 
+/* One name[=value] of the query (len bytes at s) into out: the value shown
+ * only for a parameter url_params shows, by its decoded name. */
+static void param_redact(const char *s, size_t len, char *out, size_t outsz, size_t *o)
+{
+    const char *eq = memchr(s, '=', len);
+    int i = param_find(s, eq ? (size_t)(eq - s) : len);
+
+    if (i >= 0 && url_params[i].shown) {
+        put(out, outsz, o, s, len);
+    } else if (eq) {
+        put(out, outsz, o, s, (size_t)(eq + 1 - s));
+        put(out, outsz, o, "***", 3);
+    } else
+        put(out, outsz, o, "***", 3);
+}
+
 void queue_url_redact(const char *url, char *out, size_t outsz)
 {
-    const char *p = strstr(url, "://"), *qm, *at = NULL, *colon;
+    const char *p = strstr(url, "://"), *qm, *at, *colon;
     size_t o = 0, alen;
 
     if (!outsz)
         return;
     out[0] = '\0';
     p = p ? p + 3 : url;
-    qm = strchr(p, '?');
+    url_split(p, &at, &qm);
     alen = qm ? (size_t)(qm - p) : strlen(p);
-    for (const char *s = p; s < p + alen; s++)
-        if (*s == '@')
-            at = s;
     if (at) {
         colon = memchr(p, ':', (size_t)(at - p));
         put(out, outsz, &o, url, (size_t)((colon ? colon + 1 : p) - url));
@@ -392,15 +449,10 @@ void queue_url_redact(const char *url, char *out, size_t outsz)
         put(out, outsz, &o, at, (size_t)(p + alen - at));
     } else
         put(out, outsz, &o, url, (size_t)(p + alen - url));
-    if (!qm)
-        return;
-    for (const char *s = qm; *s;) {
+    for (const char *s = qm; s && *s;) {
         const char *amp = strchr(s + 1, '&'), *end = amp ? amp : s + strlen(s);
         put(out, outsz, &o, s, 1); /* '?' or '&' */
-        if (strncmp(s + 1, "sentinel_password=", 18) == 0) {
-            put(out, outsz, &o, "sentinel_password=***", 21);
-        } else
-            put(out, outsz, &o, s + 1, (size_t)(end - s - 1));
+        param_redact(s + 1, (size_t)(end - s - 1), out, outsz, &o);
         s = end;
     }
 }

@@ -166,6 +166,66 @@ TEST(redaction_hides_both_passwords)
     ASSERT_STR(out, "redis:/");
 }
 
+/* A password may hold '?', '/' and '@' (the userinfo ends at the last
+ * '@' before the query), and none of it reaches an error or a log. */
+TEST(a_password_with_a_question_mark_or_slash_stays_hidden)
+{
+    static const char *const bad[] = {
+        "redis://admin:S3cr?et@127.0.0.1:x",    "redis://admin:S3cr?et@h:1/zz",
+        "redis://admin:S3cr?et@h?color=1",      "redis://admin:S3cr/et@h:0",
+        "redis-sentinel://:S3cr?et@a,,b",       "redis-cluster://admin:S3cr?et@h/3",
+    };
+    struct queue q;
+    struct llmsb_err err;
+    char out[256];
+
+    ASSERT_EQ(parse(&q, "redis://admin:S3cr?et@127.0.0.1:7601", &err), 0);
+    ASSERT_STR(q.user, "admin");
+    ASSERT_STR(q.password, "S3cr?et");
+    ASSERT_STR(q.host, "127.0.0.1");
+    ASSERT_EQ(q.port, 7601);
+    ASSERT_EQ(parse(&q, "redis://u:a/b?c@h:1/2?wait=1&wait_ms=9", &err), 0);
+    ASSERT_STR(q.password, "a/b?c");
+    ASSERT_STR(q.host, "h");
+    ASSERT_EQ(q.db, 2);
+    ASSERT_EQ(q.wait_replicas, 1);
+    ASSERT_EQ(q.wait_ms, 9);
+    ASSERT_EQ(parse(&q, "redis-sentinel://u:p@s1/m?sentinel_password=a@b", &err), 0);
+    ASSERT_STR(q.password, "p"); /* an '@' in the query is not the userinfo's */
+    ASSERT_STR(q.sentinel_password, "a@b");
+    ASSERT_STR(q.nodes[0].host, "s1");
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        ASSERT_MSG(parse(&q, bad[i], &err) == LLMSB_ERR_INVALID, bad[i]);
+        ASSERT_MSG(!strstr(err.msg, "S3cr") && !strstr(err.msg, "et@"), err.msg);
+    }
+    queue_url_redact("redis://admin:S3cr?et@127.0.0.1:7601", out, sizeof(out));
+    ASSERT_STR(out, "redis://admin:***@127.0.0.1:7601");
+    queue_url_redact("redis://:a/b?c@h:1/2?wait=1", out, sizeof(out));
+    ASSERT_STR(out, "redis://:***@h:1/2?wait=1");
+    queue_url_redact("redis-sentinel://u:p@s1/m?sentinel_password=a@b&db=1", out, sizeof(out));
+    ASSERT_STR(out, "redis-sentinel://u:***@s1/m?sentinel_password=***&db=1");
+}
+
+/* The redaction goes by the decoded name, and shows only the values of
+ * the parameters known to hold no secret. */
+TEST(redaction_by_decoded_name_and_a_safe_list)
+{
+    struct queue q;
+    struct llmsb_err err;
+    char out[256];
+
+    queue_url_redact("redis-sentinel://s1?sentinel%5Fpassword=topsecret&bogus=1", out, sizeof(out));
+    ASSERT_STR(out, "redis-sentinel://s1?sentinel%5Fpassword=***&bogus=***");
+    ASSERT_EQ(parse(&q, "redis-sentinel://s1?sentinel%5Fpassword=topsecret&bogus=1", &err),
+              LLMSB_ERR_INVALID);
+    ASSERT_CONTAINS(err.msg, "unknown parameter \"bogus\"");
+    ASSERT(!strstr(err.msg, "topsecret"));
+    queue_url_redact("redis://h?color=red&wait_ms=90&sentinel_password", out, sizeof(out));
+    ASSERT_STR(out, "redis://h?color=***&wait_ms=90&***");
+    queue_url_redact("rediss://h?ca=/c/ca.pem&sni=r.example", out, sizeof(out));
+    ASSERT_STR(out, "rediss://h?ca=/c/ca.pem&sni=r.example");
+}
+
 TEST(key_slots_match_the_clusters)
 {
     /* values from CLUSTER KEYSLOT on Redis 7 */
@@ -239,5 +299,8 @@ TEST(sentinel_role_and_slots_replies_parse)
 
 TEST_MAIN("queue_url", T(plain_forms_and_the_old_password_form), T(tls_forms),
           T(sentinel_and_cluster_forms), T(bad_urls_name_the_part_and_hide_the_password),
-          T(redaction_hides_both_passwords), T(key_slots_match_the_clusters), T(redirects_parse),
+          T(redaction_hides_both_passwords),
+          T(a_password_with_a_question_mark_or_slash_stays_hidden),
+          T(redaction_by_decoded_name_and_a_safe_list), T(key_slots_match_the_clusters),
+          T(redirects_parse),
           T(sentinel_role_and_slots_replies_parse))
