@@ -2,8 +2,8 @@
  * stream, results, leases, sessions (the connection itself is conn.c's).
  *
  * Replies are checked by type and freed exactly once, here; NOGROUP
- * recreates the group; the writes a failover must not lose (enqueue,
- * finish, release) go through queue__cmd_durable. */
+ * recreates the group; the writes a failover must not lose (enqueue and
+ * the final write) go through queue__cmd_durable. */
 #include "queue.h"
 #include "queue_int.h"
 #include "lanes_int.h"
@@ -215,8 +215,7 @@ int queue_err_retryable(const struct llmsb_err *err)
 
 /* One command of argc plain strings from ap: queue__cmd's answer; more
  * than QUEUE__ARGS_MAX is refused before any past the first is read. */
-static int cmdv(struct queue *q, redisReply **out, struct llmsb_err *err, int durable, int argc,
-                va_list ap)
+static int cmdv(struct queue *q, redisReply **out, struct llmsb_err *err, int argc, va_list ap)
 {
     const char *argv[QUEUE__ARGS_MAX];
     size_t lens[QUEUE__ARGS_MAX];
@@ -232,8 +231,7 @@ static int cmdv(struct queue *q, redisReply **out, struct llmsb_err *err, int du
         argv[i] = va_arg(ap, const char *);
         lens[i] = strlen(argv[i]);
     }
-    return durable ? queue__cmd_durable(q, argc, argv, lens, out, err)
-                   : queue__cmd(q, argc, argv, lens, out, err);
+    return queue__cmd(q, argc, argv, lens, out, err);
 }
 
 /* cmd() with string arguments only. */
@@ -243,7 +241,7 @@ static int cmds(struct queue *q, redisReply **out, struct llmsb_err *err, int ar
     int rc;
 
     va_start(ap, argc);
-    rc = cmdv(q, out, err, 0, argc, ap);
+    rc = cmdv(q, out, err, argc, ap);
     va_end(ap);
     return rc;
 }
@@ -323,7 +321,7 @@ int queue__simple(struct queue *q, struct llmsb_err *err, int argc, ...)
     int rc;
 
     va_start(ap, argc);
-    rc = cmdv(q, &r, err, 0, argc, ap);
+    rc = cmdv(q, &r, err, argc, ap);
     va_end(ap);
     freeReplyObject(r);
     return rc;

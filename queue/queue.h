@@ -73,7 +73,7 @@ struct queue {
     int nnodes;
     char master[128]; /* sentinel: the master's name */
     char sentinel_user[128], sentinel_password[128];
-    int wait_replicas; /* WAIT for this many replicas after enqueue, finish, release (0: none) */
+    int wait_replicas; /* WAIT for this many replicas after an enqueue and a final write (0: none) */
     int wait_ms;
     char key_prefix[72]; /* what queue_key puts first: prefix, or {prefix} in a cluster */
     void *priv;          /* what outlives a connection: script SHAs, the last failure */

@@ -21,7 +21,7 @@ PORT=${LANES_REDIS_PORT:-$((7500 + $$ % 100))}
 export LLMSB_REDIS_URL=redis://127.0.0.1:$PORT
 export LLMSB_CONFIG=$T/config.yaml
 R="redis-cli -p $PORT"
-pass=0; fail=0; WORKERS=""
+suite lanes; WORKERS=""; WHY_FILE=
 
 cat > "$T/config.yaml" <<EOF
 worker: {lease: 4, heartbeat_ttl: 2, block: 1, drain: 20}
@@ -29,16 +29,10 @@ pool: {min_idle: 1, wait: 30}
 EOF
 
 cleanup() {
-    for p in $WORKERS; do kill -9 "$p" 2>/dev/null; done
-    $R shutdown nosave >/dev/null 2>&1
-    sleep 0.5
-    remove_containers_of $WORKERS
+    stop_workers_and_redis
     rm -rf "$T"
 }
 trap cleanup EXIT
-
-ok() { echo "ok   lanes.$1"; pass=$((pass + 1)); }
-bad() { echo "FAIL lanes.$1: $2"; fail=$((fail + 1)); }
 
 start_redis "$PORT" "$T" || { echo "lanes: 0 passed, 1 failed"; exit 1; }
 
@@ -189,5 +183,4 @@ if [ $r1 != 0 ] && [ $r2 != 0 ] && grep -q 'priority: "urgent" is not a priority
    grep -q 'tenant: "a b" must be 1 to 32' "$T/bad.out" && [ "$($R exists pf:jobs)" = 0 ]; then ok bad_fields_refused
 else bad bad_fields_refused "rc=$r1/$r2 $(cat "$T/bad.out")"; fi
 
-echo "lanes: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+suite_end

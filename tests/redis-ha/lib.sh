@@ -110,8 +110,8 @@ ha_suite_end() {
 # ---- sentinel ---------------------------------------------------------------
 
 # ha_sentinel_start PORT PRIMARY_PORT: a redis-sentinel on PORT watching
-# HA_MASTER at 127.0.0.1:PRIMARY_PORT, quorum 2, down after 1 s, a failover
-# timeout of 5 s (so a failed attempt is tried again soon).
+# HA_MASTER at 127.0.0.1:PRIMARY_PORT, quorum 2, down after 3 s, a failover
+# timeout of 10 s (so a failed attempt is tried again; 1 s flapped on a loaded host).
 ha_sentinel_start() {
     local port=$1 d=$HA_DIR/s$1
     mkdir -p "$d"
@@ -123,8 +123,8 @@ pidfile $d/sentinel.pid
 logfile $d/sentinel.log
 dir $d
 sentinel monitor $HA_MASTER 127.0.0.1 $2 2
-sentinel down-after-milliseconds $HA_MASTER 1000
-sentinel failover-timeout $HA_MASTER 5000
+sentinel down-after-milliseconds $HA_MASTER 3000
+sentinel failover-timeout $HA_MASTER 10000
 sentinel parallel-syncs $HA_MASTER 2
 EOF
     redis-sentinel "$d/sentinel.conf" || return 1
@@ -137,6 +137,13 @@ EOF
     return 1
 }
 
+# What every data node of the sentinel topology runs with (docs/operations.md,
+# durability): a primary with no replica acknowledging within 5 s refuses
+# writes (NOREPLICAS, which clients retry), so a primary that sentinels
+# have left behind, or one promoted before its replicas follow, cannot take
+# writes the next failover would throw away.
+HA_NODE_ARGS="--min-replicas-to-write 1 --min-replicas-max-lag 5"
+
 # ha_sentinel_topology: the primary on the first data port, two replicas of
 # it, three sentinels; returns once every sentinel knows the two replicas
 # and the two other sentinels (20 s at most).
@@ -145,8 +152,8 @@ ha_sentinel_topology() {
     set -- $HA_DATA_PORTS
     primary=$1
     for p in $HA_DATA_PORTS $HA_SENTINEL_PORTS; do ha_port_free "$p" || return 1; done
-    ha_node_start "$primary" || return 1
-    for p in $2 $3; do ha_node_start "$p" --replicaof 127.0.0.1 "$primary" || return 1; done
+    ha_node_start "$primary" $HA_NODE_ARGS || return 1
+    for p in $2 $3; do ha_node_start "$p" $HA_NODE_ARGS --replicaof 127.0.0.1 "$primary" || return 1; done
     for s in $HA_SENTINEL_PORTS; do ha_sentinel_start "$s" "$primary" || return 1; done
     ha_wait_healthy 20 >/dev/null
 }

@@ -102,7 +102,7 @@ for point in $points; do
         break
     fi
     promote="$promote $(($(ha_now_ms) - t0))"
-    ha_node_start "$old" --replicaof 127.0.0.1 "$new" >"$T/restart.out" 2>&1 ||
+    ha_node_start "$old" $HA_NODE_ARGS --replicaof 127.0.0.1 "$new" >"$T/restart.out" 2>&1 ||
         { WHY_FILE=$T/restart.out bad "failover_$k" "cannot start $old again as a replica"; break; }
     at=$(done_count)
     while [ "$(done_count)" -le "$at" ] && [ "$at" -lt "$N" ] && [ $(($(ha_now_ms) - t0)) -lt 60000 ]; do sleep 0.05; done
