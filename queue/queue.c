@@ -968,7 +968,8 @@ static int own_fetch(struct queue *q, const struct queue__lane_keys *lk,
             queue_entries_free(one, got);
             memset(&out[*n], 0, sizeof(*out));
             fields_init(&out[*n].f, QUEUE_MAX_FIELDS);
-            snprintf(out[*n].id, sizeof(out[*n].id), "%s", ids[i]);
+            memcpy(out[*n].id, ids[i], sizeof(out[*n].id)); /* both QUEUE_ENTRY_ID_MAX */
+            out[*n].id[sizeof(out[*n].id) - 1] = '\0';
             out[*n].deleted = 1;
         }
         for (size_t k = 0; k < nr; k++)
