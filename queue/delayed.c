@@ -24,8 +24,10 @@ static const char lua_defer[] = "redis.call('DEL', KEYS[2])\n"
                                 "return 1\n";
 
 /* KEYS: the delayed set, the jobs stream, the hash of the delayed jobs'
- * streams.  ARGV: now (ms), at most how many, the hashes' key prefix
- * ("P:delayed:").  Each due job goes back on the stream it came from (its
+ * streams, prefix:lanes.  ARGV: now (ms), at most how many, the hashes'
+ * key prefix ("P:delayed:"), the lanes' key prefix ("P:jobs:"), the
+ * group.  A lane's stream gets its group and its name in prefix:lanes
+ * again (it may have been pruned, empty, while the job waited).  Each due job goes back on the stream it came from (its
  * lane's; the jobs stream when none is known) with its fields but not_before (due by the mover's clock, it
  * is due: a reader whose clock lags never defers it again); a member whose
  * hash is gone is dropped. */
@@ -38,6 +40,11 @@ static const char lua_move[] =
     "    if f[i] ~= 'not_before' then a[#a + 1] = f[i]; a[#a + 1] = f[i + 1] end\n"
     "  end\n"
     "  local src = redis.call('HGET', KEYS[3], id)\n"
+    "  if #a > 0 and src and src ~= KEYS[2] and\n"
+    "     string.sub(src, 1, #ARGV[4]) == ARGV[4] then\n"
+    "    redis.pcall('XGROUP', 'CREATE', src, ARGV[5], '0', 'MKSTREAM')\n"
+    "    redis.call('SADD', KEYS[4], string.sub(src, #ARGV[4] + 1))\n"
+    "  end\n"
     "  if #a > 0 then redis.call('XADD', src or KEYS[2], '*', unpack(a)) end\n"
     "  redis.call('HDEL', KEYS[3], id)\n"
     "  redis.call('DEL', k)\n"
@@ -105,17 +112,21 @@ int queue_defer(struct queue *q, const char *entry_id, const char *job_id, int64
 int queue_delayed_move(struct queue *q, int64_t now_ms, int max, struct llmsb_err *err)
 {
     char k_set[QUEUE_KEY_MAX], k_from[QUEUE_KEY_MAX], prefix[QUEUE_KEY_MAX], now[24], cnt[16];
-    const char *keys[3] = {k_set, q->k_jobs, k_from}, *args[3] = {now, cnt, prefix};
+    char k_lanes[QUEUE_KEY_MAX], lanes[QUEUE_KEY_MAX];
+    const char *keys[4] = {k_set, q->k_jobs, k_from, k_lanes};
+    const char *args[5] = {now, cnt, prefix, lanes, q->group};
     redisReply *r = NULL;
     int rc;
 
-    if ((rc = queue_key(q, "delayed", NULL, k_set, err)) != 0 ||
+    if ((rc = queue_key(q, "lanes", NULL, k_lanes, err)) != 0 ||
+        (rc = queue_key(q, "jobs", "", lanes, err)) != 0 ||
+        (rc = queue_key(q, "delayed", NULL, k_set, err)) != 0 ||
         (rc = queue_key(q, "delayed", "", prefix, err)) != 0 ||
         (rc = queue_key(q, "delayed-from", NULL, k_from, err)) != 0)
         return rc;
     snprintf(now, sizeof(now), "%lld", (long long)now_ms);
     snprintf(cnt, sizeof(cnt), "%d", max > 0 ? max : 1);
-    if ((rc = queue__eval_fields(q, lua_move, 3, keys, 3, args, NULL, &r, err)) != 0)
+    if ((rc = queue__eval_fields(q, lua_move, 4, keys, 5, args, NULL, &r, err)) != 0)
         return rc;
     rc = r->type == REDIS_REPLY_INTEGER ? (int)r->integer : 0;
     freeReplyObject(r);

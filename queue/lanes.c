@@ -17,9 +17,13 @@ struct queue_lanes {
     struct lane v[1 + QUEUE_LANES_MAX];
 };
 
-/* KEYS: the lanes' streams in the order to try.  ARGV: group, consumer.
- * {i, entries} for the first stream with a new entry (a lane whose group
- * is missing gets it, from the stream's start), {0} when none has one. */
+/* KEYS: the lanes' streams in the order to try.  ARGV: group, consumer,
+ * the default lane's stream.  {i, entries} for the first stream with a
+ * new entry, {0} when none has one.  A lane whose group is missing gets
+ * it, from the stream's start; a lane whose stream is gone (pruned since
+ * this worker read prefix:lanes) is not made again, and a lane that
+ * answers another error (not a stream, denied) is passed over: one bad
+ * lane does not stop the others. */
 static const char lua_read_first[] =
     "for i = 1, #KEYS do\n"
     "  local function rd()\n"
@@ -28,9 +32,14 @@ static const char lua_read_first[] =
     "  end\n"
     "  local r = rd()\n"
     "  if type(r) == 'table' and r.err then\n"
-    "    if not string.find(r.err, 'NOGROUP', 1, true) then return r end\n"
-    "    redis.call('XGROUP', 'CREATE', KEYS[i], ARGV[1], '0', 'MKSTREAM')\n"
-    "    r = rd()\n"
+    "    local mk = string.find(r.err, 'NOGROUP', 1, true) and\n"
+    "      (KEYS[i] == ARGV[3] or redis.call('EXISTS', KEYS[i]) == 1)\n"
+    "    r = nil\n"
+    "    if mk then\n"
+    "      redis.pcall('XGROUP', 'CREATE', KEYS[i], ARGV[1], '0', 'MKSTREAM')\n"
+    "      r = rd()\n"
+    "      if type(r) == 'table' and r.err then r = nil end\n"
+    "    end\n"
     "  end\n"
     "  if r and r[1] and #r[1][2] > 0 then return {i, r[1][2]} end\n"
     "end\n"
@@ -120,23 +129,36 @@ static int lane_known(const struct queue_lanes *c, const struct lane *l)
     return 0;
 }
 
-/* Makes the group of each lane of fresh that old did not list. */
-static int groups_make(struct queue *q, const struct queue_lanes *old,
-                       const struct queue_lanes *fresh, struct llmsb_err *err)
+/* Makes the group of each lane of fresh that old did not list.  A lane
+ * whose group cannot be made (its key is not a stream, an ACL denies it)
+ * is logged and left out of fresh, so it stops no read of the others;
+ * a lost connection is the caller's error. */
+static int groups_make(struct queue *q, const struct queue_lanes *old, struct queue_lanes *fresh,
+                       struct llmsb_err *err)
 {
-    char key[QUEUE_KEY_MAX];
+    char key[QUEUE_KEY_MAX], name[LANE_NAME_MAX];
+    size_t kept = 0;
 
     for (size_t i = 0; i < fresh->n; i++) {
-        if (lane_is_default(&fresh->v[i]) || (old && lane_known(old, &fresh->v[i])))
-            continue;
-        if (queue_lane_key(q, &fresh->v[i], key, err) != 0)
-            return err->code;
-        if (queue__simple(q, err, 6, "XGROUP", "CREATE", key, q->group, "0", "MKSTREAM") != 0) {
-            if (!strstr(err->msg, "BUSYGROUP"))
+        int keep = 1;
+        if (!lane_is_default(&fresh->v[i]) && !(old && lane_known(old, &fresh->v[i]))) {
+            if (queue_lane_key(q, &fresh->v[i], key, err) != 0)
                 return err->code;
+            if (queue__simple(q, err, 6, "XGROUP", "CREATE", key, q->group, "0", "MKSTREAM") != 0 &&
+                !strstr(err->msg, "BUSYGROUP")) {
+                if (queue_err_retryable(err))
+                    return err->code;
+                lane_name(&fresh->v[i], name);
+                log_error("redis: lane \"%s\" left out: cannot make its group on %s: %s", name, key,
+                          err->msg);
+                keep = 0;
+            }
             llmsb_err_clear(err);
         }
+        if (keep)
+            fresh->v[kept++] = fresh->v[i];
     }
+    fresh->n = kept;
     return 0;
 }
 
@@ -167,8 +189,9 @@ static int lanes_read(struct queue *q, struct queue_lanes *c, struct llmsb_err *
     }
     freeReplyObject(r);
     if (skipped)
-        log_warn("redis: %s: %zu member(s) left out (not a lane name, or past %d lanes)", key,
-                 skipped, QUEUE_LANES_MAX);
+        log_error("redis: %s: %zu member(s) left out (not a lane name, or past %d lanes: their "
+                  "jobs are not read)",
+                  key, skipped, QUEUE_LANES_MAX);
     qsort(c->v, c->n, sizeof(c->v[0]), lane_cmp);
     return 0;
 }
@@ -244,7 +267,7 @@ static int cmd_strings(struct queue *q, const char **argv, int argc, redisReply 
 static int read_first(struct queue *q, char (*keys)[QUEUE_KEY_MAX], size_t n,
                       struct queue_entry **out, size_t *nout, size_t *pos, struct llmsb_err *err)
 {
-    const char **argv = calloc(n + 5, sizeof(*argv));
+    const char **argv = calloc(n + 6, sizeof(*argv));
     char nk[24];
     redisReply *r = NULL;
     int rc, argc = 0;
@@ -256,7 +279,7 @@ static int read_first(struct queue *q, char (*keys)[QUEUE_KEY_MAX], size_t n,
     argv[argc++] = "EVAL", argv[argc++] = lua_read_first, argv[argc++] = nk;
     for (size_t i = 0; i < n; i++)
         argv[argc++] = keys[i];
-    argv[argc++] = q->group, argv[argc++] = q->consumer;
+    argv[argc++] = q->group, argv[argc++] = q->consumer, argv[argc++] = q->k_jobs;
     if ((rc = cmd_strings(q, argv, argc, &r, err)) != 0)
         goto out;
     if (r->type != REDIS_REPLY_ARRAY || r->elements < 1 ||
@@ -312,9 +335,11 @@ static int read_append(const redisReply *kv, const char *lane, struct queue_entr
     return queue__entries_append(out, nout, one, got);
 }
 
-/* XREADGROUP COUNT 1 BLOCK block_ms over every lane of order. */
+/* XREADGROUP COUNT 1 BLOCK block_ms over every lane of order; *pos: the
+ * place in order of the first entry's lane (the one kept: Redis answers
+ * the streams in the order asked), so the pick is recorded. */
 static int read_block(struct queue *q, char (*keys)[QUEUE_KEY_MAX], char (*names)[LANE_NAME_MAX],
-                      size_t n, int block_ms, struct queue_entry **out, size_t *nout,
+                      size_t n, int block_ms, struct queue_entry **out, size_t *nout, size_t *pos,
                       struct llmsb_err *err)
 {
     const char **argv = calloc(2 * n + 9, sizeof(*argv));
@@ -333,18 +358,26 @@ static int read_block(struct queue *q, char (*keys)[QUEUE_KEY_MAX], char (*names
     for (size_t i = 0; i < n; i++)
         argv[argc++] = ">";
     if ((rc = cmd_strings(q, argv, argc, &r, err)) != 0) {
-        if (strstr(err->msg, "NOGROUP") && q->lanes)
-            q->lanes->at_ms = 0, q->lanes->n = 0; /* read again, every group made */
+        if (strstr(err->msg, "NOGROUP") && q->lanes) {
+            /* a lane pruned (or its group gone) since the list was read:
+             * no entry this time; the list is read again, every group made */
+            q->lanes->at_ms = 0, q->lanes->n = 0;
+            llmsb_err_clear(err);
+            rc = 0;
+        }
         goto out;
     }
     for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements && rc == 0; i++) {
         const redisReply *kv = r->element[i];
         const char *lane = NULL;
+        size_t at = n, before = *nout;
         for (size_t k = 0; k < n && !lane && kv->type == REDIS_REPLY_ARRAY && kv->elements == 2; k++)
             if (kv->element[0]->type == REDIS_REPLY_STRING && strcmp(kv->element[0]->str, keys[k]) == 0)
-                lane = names[k];
+                lane = names[k], at = k;
         if (lane && (rc = read_append(kv, lane, out, nout)) != 0)
             rc = llmsb_err_set(err, rc, "redis: out of memory");
+        if (rc == 0 && before == 0 && *nout > 0)
+            *pos = at;
     }
 out:
     freeReplyObject(r);
@@ -382,10 +415,74 @@ int queue_read_lanes(struct queue *q, const struct lane *lanes, const size_t *or
         if (*nout)
             queue__entries_qualify(*out, *nout, names[*pos]);
         else
-            rc = read_block(q, keys, names, n, block_ms, out, nout, err);
+            rc = read_block(q, keys, names, n, block_ms, out, nout, pos, err);
     }
 out:
     free(keys);
     free(names);
+    return rc;
+}
+
+/* KEYS: prefix:lanes, then the lanes' streams.  ARGV: group, then the
+ * lanes' names (ARGV[i] names KEYS[i]).  Each lane still listed whose
+ * stream has no entry and its group none pending leaves the set and its
+ * stream (and group) goes; one whose key is gone leaves the set.  Atomic
+ * with the enqueue script, which lists the lane again before its XADD. */
+static const char lua_prune[] =
+    "local n = 0\n"
+    "for i = 2, #KEYS do\n"
+    "  if redis.call('SISMEMBER', KEYS[1], ARGV[i]) == 1 then\n"
+    "    local t = redis.call('TYPE', KEYS[i])['ok']\n"
+    "    local empty = t == 'none'\n"
+    "    if t == 'stream' and redis.call('XLEN', KEYS[i]) == 0 then\n"
+    "      local p = redis.pcall('XPENDING', KEYS[i], ARGV[1])\n"
+    "      empty = (type(p) == 'table' and p.err and string.find(p.err, 'NOGROUP', 1, true)) or\n"
+    "        (type(p) == 'table' and not p.err and tonumber(p[1]) == 0)\n"
+    "    end\n"
+    "    if empty then\n"
+    "      redis.call('SREM', KEYS[1], ARGV[i])\n"
+    "      redis.call('DEL', KEYS[i])\n"
+    "      n = n + 1\n"
+    "    end\n"
+    "  end\n"
+    "end\n"
+    "return n\n";
+
+int queue_lanes_prune(struct queue *q, struct llmsb_err *err)
+{
+    struct queue__lane_keys *lk = NULL;
+    const char **argv = NULL;
+    char set[QUEUE_KEY_MAX], nk[24];
+    redisReply *r = NULL;
+    size_t nl = 0;
+    int rc, argc = 0;
+
+    if ((rc = queue__lane_keys(q, &lk, &nl, err)) != 0 ||
+        (rc = queue_key(q, "lanes", NULL, set, err)) != 0)
+        goto out;
+    if (nl <= 1) /* the default lane alone: never pruned, nothing listed */
+        goto out;
+    if (!(argv = calloc(2 * nl + 4, sizeof(*argv)))) {
+        rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "redis: out of memory");
+        goto out;
+    }
+    argv[argc++] = "EVAL", argv[argc++] = lua_prune, argv[argc++] = nk, argv[argc++] = set;
+    for (size_t i = 0; i < nl; i++)
+        if (lk[i].name[0])
+            argv[argc++] = lk[i].key;
+    snprintf(nk, sizeof(nk), "%d", argc - 3);
+    argv[argc++] = q->group;
+    for (size_t i = 0; i < nl; i++)
+        if (lk[i].name[0])
+            argv[argc++] = lk[i].name;
+    if ((rc = cmd_strings(q, argv, argc, &r, err)) != 0)
+        goto out;
+    rc = r->type == REDIS_REPLY_INTEGER && r->integer > 0 ? (int)r->integer : 0;
+    if (rc > 0 && q->lanes)
+        q->lanes->at_ms = 0; /* read the set again */
+out:
+    freeReplyObject(r);
+    free(argv);
+    free(lk);
     return rc;
 }

@@ -447,13 +447,20 @@ int queue_read(struct queue *q, int count, int block_ms, struct queue_entry **ou
     return rc ? llmsb_err_set(err, rc, "redis: out of memory") : 0;
 }
 
-/* KEYS: a lane's stream, prefix:lanes.  ARGV: group, lane name, the
- * fields.  The group (BUSYGROUP when it is there: fine), the lane listed,
- * then the XADD; returns the entry id. */
+/* KEYS: a lane's stream, prefix:lanes.  ARGV: group, lane name, the most
+ * lanes (QUEUE_LANES_MAX), the fields.  A lane not listed when the set
+ * holds the most already is refused (LANES_FULL): past it, workers would
+ * leave lanes out and their jobs would never run.  Else the group
+ * (BUSYGROUP when it is there: fine), the lane listed, then the XADD;
+ * returns the entry id. */
 static const char lua_enqueue_lane[] =
+    "if redis.call('SISMEMBER', KEYS[2], ARGV[2]) == 0 and\n"
+    "   redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[3]) then\n"
+    "  return redis.error_reply('LANES_FULL')\n"
+    "end\n"
     "redis.pcall('XGROUP', 'CREATE', KEYS[1], ARGV[1], '0', 'MKSTREAM')\n"
     "redis.call('SADD', KEYS[2], ARGV[2])\n"
-    "return redis.call('XADD', KEYS[1], '*', unpack(ARGV, 3))\n";
+    "return redis.call('XADD', KEYS[1], '*', unpack(ARGV, 4))\n";
 
 static int eval_begin(struct args *a, const char *script, int nkeys, const char *const *keys,
                       int nargs, char nk[16], struct llmsb_err *err);
@@ -463,7 +470,7 @@ int queue_enqueue(struct queue *q, const struct fields *fields, char *id, size_t
 {
     struct args a;
     struct lane l;
-    char name[LANE_NAME_MAX], key[QUEUE_KEY_MAX], set[QUEUE_KEY_MAX], nk[16];
+    char name[LANE_NAME_MAX], key[QUEUE_KEY_MAX], set[QUEUE_KEY_MAX], nk[16], most[16];
     const char *keys[2] = {key, set};
     redisReply *r;
     int rc;
@@ -480,15 +487,23 @@ int queue_enqueue(struct queue *q, const struct fields *fields, char *id, size_t
     } else {
         if ((rc = queue_lane_key(q, &l, key, err)) != 0 ||
             (rc = queue_key(q, "lanes", NULL, set, err)) != 0 ||
-            (rc = eval_begin(&a, lua_enqueue_lane, 2, keys, 2 + 2 * (int)fields->n, nk, err)) != 0)
+            (rc = eval_begin(&a, lua_enqueue_lane, 2, keys, 3 + 2 * (int)fields->n, nk, err)) != 0)
             return rc;
+        snprintf(most, sizeof(most), "%d", QUEUE_LANES_MAX);
         args_adds(&a, q->group);
         args_adds(&a, name);
+        args_adds(&a, most);
     }
     args_fields(&a, fields);
     a.durable = 1;
-    if ((rc = args_run(q, &a, &r, err)) != 0)
+    if ((rc = args_run(q, &a, &r, err)) != 0) {
+        if (strstr(err->msg, "LANES_FULL"))
+            rc = llmsb_err_set(err, LLMSB_ERR_INVALID,
+                               "redis: enqueue to lane \"%s\": %s holds %d lanes, the most; a new "
+                               "lane waits until workers prune empty ones (or use fewer tenants)",
+                               name, set, QUEUE_LANES_MAX);
         return rc;
+    }
     if (r->type == REDIS_REPLY_STRING) {
         char full[QUEUE_ENTRY_ID_MAX];
         if (queue__entry_id_make(full, name, r->str, r->len) == 0)
@@ -869,10 +884,12 @@ typedef int (*lane_take_fn)(struct queue *q, const struct queue__lane_keys *lk,
                             long long min_idle_ms, int count, void *arg, struct queue_entry **out,
                             size_t *n, struct llmsb_err *err);
 
-/* take over every lane, the lanes of the higher classes first, until
- * count entries came. */
-static int lanes_take(struct queue *q, long long min_idle_ms, int count, lane_take_fn take,
-                      void *arg, struct queue_entry **out, size_t *n, struct llmsb_err *err)
+/* take over every lane until count entries came, from a lane one on
+ * from the last pass's start (*from_next, turned), so a lane late in the
+ * list is not left waiting while the earlier ones have many. */
+static int lanes_take(struct queue *q, size_t *from_next, long long min_idle_ms, int count,
+                      lane_take_fn take, void *arg, struct queue_entry **out, size_t *n,
+                      struct llmsb_err *err)
 {
     struct queue__lane_keys *lk = NULL;
     size_t nl = 0;
@@ -886,7 +903,9 @@ static int lanes_take(struct queue *q, long long min_idle_ms, int count, lane_ta
         return 0;
     if ((rc = queue__lane_keys(q, &lk, &nl, err)) != 0)
         return rc;
-    for (size_t i = 0; i < nl && (int)*n < count && rc == 0; i++) {
+    size_t from = nl ? (*from_next)++ % nl : 0;
+    for (size_t j = 0; j < nl && (int)*n < count && rc == 0; j++) {
+        size_t i = (from + j) % nl;
         struct queue_entry *e = NULL;
         size_t got = 0;
         if ((rc = take(q, &lk[i], min_idle_ms, count - (int)*n, arg, &e, &got, err)) != 0)
@@ -932,7 +951,7 @@ static int stale_take(struct queue *q, const struct queue__lane_keys *lk, long l
 int queue_claim_stale(struct queue *q, long long min_idle_ms, int count, struct queue_entry **out,
                       size_t *n, struct llmsb_err *err)
 {
-    return lanes_take(q, min_idle_ms, count, stale_take, NULL, out, n, err);
+    return lanes_take(q, &q->reclaim_from[1], min_idle_ms, count, stale_take, NULL, out, n, err);
 }
 
 /* What queue_recover_own asks whether an entry runs here. */
@@ -1018,7 +1037,7 @@ int queue_recover_own(struct queue *q, long long min_idle_ms, int count,
                       size_t *n, struct llmsb_err *err)
 {
     struct own_running own = {running, ud};
-    return lanes_take(q, min_idle_ms, count, own_take, &own, out, n, err);
+    return lanes_take(q, &q->reclaim_from[0], min_idle_ms, count, own_take, &own, out, n, err);
 }
 
 /* The consumers of one lane's group with entries pending, but for this

@@ -78,6 +78,7 @@ struct queue {
     char key_prefix[72]; /* what queue_key puts first: prefix, or {prefix} in a cluster */
     void *priv;          /* what outlives a connection: script SHAs, the last failure */
     struct queue_lanes *lanes; /* the lanes in use, cached (queue/lanes.c) */
+    size_t reclaim_from[2];    /* turn the lane recovery [0] and reclaim [1] start from */
 };
 
 struct queue_entry {
@@ -150,7 +151,8 @@ int queue_group_ensure(struct queue *q, struct llmsb_err *err);
  * every function here that takes an entry id acts on its lane's stream,
  * and the ones that go over the queue (reclaim, recovery, depth, range)
  * go over every lane. */
-#define QUEUE_LANES_MAX 1024            /* lanes of prefix:lanes read; more are left out */
+#define QUEUE_LANES_MAX 1024 /* lanes prefix:lanes may list: the enqueue of a new one past it is
+                              * refused; a reader leaves out (and logs) any more */
 #define QUEUE_LANES_REFRESH_MS 1000     /* how long queue_lanes_list keeps what it read */
 /* The lanes in use: the default lane and those of prefix:lanes, sorted by
  * class then tenant (the default lane is normal's first), read at most
@@ -159,6 +161,11 @@ int queue_group_ensure(struct queue *q, struct llmsb_err *err);
  * next call on q. */
 int queue_lanes_list(struct queue *q, const struct lane **lanes, size_t *n,
                      struct llmsb_err *err);
+/* Removes the lanes of prefix:lanes with nothing in them (no entry, none
+ * pending) from the set, their streams and groups with them, in one
+ * script; an enqueue to one lists it again.  Returns how many went, or a
+ * negative error.  The workers' janitors call it about once a minute. */
+int queue_lanes_prune(struct queue *q, struct llmsb_err *err);
 /* The stream of lane l. */
 int queue_lane_key(const struct queue *q, const struct lane *l, char out[QUEUE_KEY_MAX],
                    struct llmsb_err *err);

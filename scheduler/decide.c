@@ -92,21 +92,23 @@ int sched_pick_init(struct sched_pick *p, const char *weights, struct llmsb_err 
     return lane_weights_parse(weights, p->weight, &p->strict, err);
 }
 
-/* The classes present in lanes, by credit (strict: by class), into cls. */
-static int pick_classes(struct sched_pick *p, const struct lane *lanes, size_t n,
+/* The classes present in lanes, by credit plus weight (strict: by
+ * class), into cls. */
+static int pick_classes(const struct sched_pick *p, const struct lane *lanes, size_t n,
                         int cls[LANE_CLASSES])
 {
     int present[LANE_CLASSES] = {0}, k = 0;
+    long long tent[LANE_CLASSES];
 
     for (size_t i = 0; i < n; i++)
         present[lanes[i].cls] = 1;
     for (int c = 0; c < LANE_CLASSES; c++) {
-        p->tent[c] = present[c] ? p->credit[c] + p->weight[c] : 0;
+        tent[c] = p->credit[c] + p->weight[c];
         if (!present[c])
             continue;
         int at = k++;
         /* insertion by credit, the higher class first on a tie */
-        while (at > 0 && !p->strict && p->tent[cls[at - 1]] < p->tent[c]) {
+        while (at > 0 && !p->strict && tent[cls[at - 1]] < tent[c]) {
             cls[at] = cls[at - 1];
             at--;
         }
@@ -115,7 +117,8 @@ static int pick_classes(struct sched_pick *p, const struct lane *lanes, size_t n
     return k;
 }
 
-void sched_pick_order(struct sched_pick *p, const struct lane *lanes, size_t n, size_t *order)
+void sched_pick_order(const struct sched_pick *p, const struct lane *lanes, size_t n,
+                      size_t *order)
 {
     int cls[LANE_CLASSES], k = pick_classes(p, lanes, n, cls);
     size_t at = 0;
@@ -161,9 +164,16 @@ void sched_pick_done(struct sched_pick *p, const struct lane *lanes, const size_
         if (i < pos && lanes[order[i]].cls != d)
             empty[lanes[order[i]].cls] = 1;
     }
+    /* deltas on the credits as they are now, not values computed at
+     * order time: picks of several slots between one order and its done
+     * each count, and a class another slot found empty keeps its debt */
     for (int c = 0; c < LANE_CLASSES; c++) {
-        p->credit[c] = present[c] && !empty[c] ? p->tent[c] : 0;
-        total += present[c] && !empty[c] ? p->weight[c] : 0;
+        if (present[c] && !empty[c]) {
+            p->credit[c] += p->weight[c];
+            total += p->weight[c];
+        } else if (p->credit[c] > 0) {
+            p->credit[c] = 0;
+        }
     }
     p->credit[d] -= total;
 }

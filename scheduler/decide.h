@@ -107,19 +107,22 @@ enum sched_cancel {
  * the first has nothing; strict: high, normal, low in that order always.
  * Within a class, round robin over its lanes (its tenants) from the one
  * after the lane it delivered from last.  A class found empty keeps no
- * credit, so an idle class does not save up a burst. */
+ * credit (a debt it keeps), so an idle class does not save up a burst.
+ * Several slots may order, read, then record their picks in any
+ * interleaving (each call under the caller's lock): sched_pick_done
+ * applies its pick's changes to the credits as they are then. */
 struct sched_pick {
     int weight[LANE_CLASSES];
     int strict;
     long long credit[LANE_CLASSES];
-    long long tent[LANE_CLASSES];                 /* credits of the order being tried */
     char last[LANE_CLASSES][LANE_TENANT_MAX + 1]; /* tenant each class delivered from last */
 };
 /* weights: lane_weights_parse's (NULL: LANE_WEIGHTS_DEFAULT). */
 int sched_pick_init(struct sched_pick *p, const char *weights, struct llmsb_err *err);
 /* The order to try lanes[0..n) in (sorted by class, then tenant, as
  * queue_lanes_list gives them) into order[0..n): indices of lanes. */
-void sched_pick_order(struct sched_pick *p, const struct lane *lanes, size_t n, size_t *order);
+void sched_pick_order(const struct sched_pick *p, const struct lane *lanes, size_t n,
+                      size_t *order);
 /* The lane at order[pos] delivered (pos >= n: none did; nothing changes):
  * the lanes before it were empty. */
 void sched_pick_done(struct sched_pick *p, const struct lane *lanes, const size_t *order, size_t n,

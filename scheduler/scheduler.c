@@ -46,13 +46,33 @@ void scheduler_release(struct scheduler *s)
 
 /* ---- slots ------------------------------------------------------------------ */
 
+/* The class of an entry id's lane ("high/1-0"; no lane: the default,
+ * normal). */
+static enum lane_class entry_class(const char *id)
+{
+    const char *slash = strchr(id, '/');
+    struct lane l;
+
+    if (slash && lane_parse(id, (size_t)(slash - id), &l) == 0)
+        return l.cls;
+    return LANE_NORMAL;
+}
+
+/* The held entry to serve first: the highest class, the oldest held of
+ * it (reclaim holds a pass's entries in order). */
 static int take_held(struct scheduler *s, struct queue_entry **out)
 {
     int got = 0;
 
     pthread_mutex_lock(&s->mu);
     if (s->nheld > 0 && (*out = malloc(sizeof(**out))) != NULL) {
-        **out = s->held[--s->nheld];
+        size_t best = 0;
+        for (size_t i = 1; i < s->nheld; i++)
+            if (entry_class(s->held[i].id) < entry_class(s->held[best].id))
+                best = i;
+        **out = s->held[best];
+        memmove(s->held + best, s->held + best + 1, (s->nheld - best - 1) * sizeof(*s->held));
+        s->nheld--;
         got = 1;
     }
     pthread_mutex_unlock(&s->mu);

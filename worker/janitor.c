@@ -33,6 +33,26 @@ static int move_delayed(struct queue *q)
     return n < 0 ? n : 0;
 }
 
+/* Empty lanes out of prefix:lanes (queue_lanes_prune), about once a
+ * minute: each pass re-armed 0.75 to 1.25 minutes on, so a fleet's
+ * workers do not prune in step.  A failure is logged; the next pass
+ * tries again. */
+static void prune_lanes(struct queue *q, struct sched_timer *t, int64_t now)
+{
+    struct llmsb_err err = {0};
+    int n;
+
+    if (!sched_timer_due(t, now))
+        return;
+    t->next_ms += (int64_t)(((uint64_t)now * 2654435761u + (uint64_t)getpid() * 40503u) %
+                            (uint64_t)(WORKER_PRUNE_LANES_EVERY_MS / 2)) -
+                  WORKER_PRUNE_LANES_EVERY_MS / 4;
+    if ((n = queue_lanes_prune(q, &err)) > 0)
+        log_info("%d empty lane(s) pruned", n);
+    else if (n < 0)
+        log_warn("lanes: prune: %s", err.msg);
+}
+
 static int heartbeat(struct worker *w, struct queue *q)
 {
     struct fields p;
@@ -150,10 +170,12 @@ void *janitor_main(void *arg)
     struct sched_timer hb = {w->cfg->heartbeat_ttl_ms / HEARTBEAT_PER_TTL, 0};
     struct sched_timer maint = {WORKER_MAINTAIN_EVERY_MS, 0};
     struct sched_timer probe = {WORKER_ENGINE_PROBE_MS, 0};
+    struct sched_timer prune = {WORKER_PRUNE_LANES_EVERY_MS, 0};
     struct queue q;
 
     if (redis_connect(w, &q, 1, &w->janitor_stop, 0) != 0)
         return NULL;
+    prune.next_ms = clock_mono_ms() + WORKER_PRUNE_LANES_EVERY_MS / 2; /* not at start */
     while (!atomic_load(&w->janitor_stop)) {
         int64_t now = clock_mono_ms();
         int rc = scheduler_tick(&w->sched, &q, now);
@@ -162,6 +184,8 @@ void *janitor_main(void *arg)
             rc = heartbeat(w, &q);
         if (rc == 0)
             rc = move_delayed(&q);
+        if (rc == 0 && !atomic_load(&worker_stop))
+            prune_lanes(&q, &prune, now);
         if (atomic_load(&w->sched.paused) && sched_timer_due(&probe, now) &&
             runner_engine_answers(&w->rn.be) && scheduler_resume(&w->sched))
             log_info("%s engine answers again; taking jobs", w->rn.be.ops->name);

@@ -78,11 +78,20 @@ static int try_port(int port)
 }
 
 /* Below the kernel's ephemeral range (32768-60999), so no client socket
- * holds the port; a taken one is retried on the next. */
+ * holds the port; a taken one is retried on the next.  QUEUE_REDIS_PORT
+ * picks the first port to try (a host that gives each run a range). */
 static void start_redis(void) __attribute__((constructor));
 static void start_redis(void)
 {
+    const char *env = getenv("QUEUE_REDIS_PORT");
     int base = 20000 + (int)(getpid() % 10000);
+
+    if (env) {
+        char *end = NULL;
+        long v = strtol(env, &end, 10);
+        if (end != env && *end == '\0' && v > 0 && v < 65536 - 370)
+            base = (int)v;
+    }
 
     for (int k = 0; k < 20; k++) {
         int rc = try_port(base + k * 37 % 10000);

@@ -10,7 +10,10 @@
 #       ~30 (without tenants they would be 301 to 310);
 #   (d) the default lane unchanged: no P:lanes, one XREADGROUP per job;
 #   (e) kill -9 of the worker mid-run over lanes, a new worker: every job
-#       has exactly one result.
+#       has exactly one result and ran to completion once (workers' logs);
+#   (f) 3 slots, jobs arriving while the worker idles (the blocking read
+#       over lanes, its extras given back): one result each, highs that
+#       come later start before the queued lows.
 # LANES_REDIS_PORT picks the port (default 7500 + pid % 100).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -36,7 +39,7 @@ trap cleanup EXIT
 
 start_redis "$PORT" "$T" || { echo "lanes: 0 passed, 1 failed"; exit 1; }
 
-start_worker() {  # start_worker NAME PREFIX [worker options...]
+start_worker() {  # start_worker NAME PREFIX [worker options...] (a later --slots wins)
     local name=$1 prefix=$2
     shift 2
     LLMSB_PREFIX=$prefix "$B" worker --name "$name" --slots 1 "$@" >"$T/$name.log" 2>&1 &
@@ -159,7 +162,12 @@ start_worker we2 $P
 wait_done $P 60 240
 sleep 2
 stop_worker
-dups=$(done_ids $P | sort | uniq -d | wc -l)
+# runs that ended, from the workers' "job=ID status=S attempts=N" lines
+# (a result written or refused as a second one): the results stream alone
+# keeps one result whatever ran twice
+runs2=$(cat "$T/we1.log" "$T/we2.log" | grep -o ' job=e[0-9]*-[0-9]* status=[a-z_][a-z_]* attempts=' |
+    sed 's/^ job=\([^ ]*\) .*/\1/' | sort | uniq -d | wc -l)
+dups=$(( $(done_ids $P | sort | uniq -d | wc -l) + runs2 ))
 nres=$(done_ids $P | sort -u | wc -l)
 okres=0
 for id in $(jq -r .id "$T/e.jsonl"); do [ "$($R hget "$P:result:$id" status)" = ok ] && okres=$((okres + 1)); done
@@ -169,10 +177,37 @@ for k in $P:jobs $($R smembers $P:lanes | sed "s/^/$P:jobs:/"); do
     case "$p1" in ''|*[!0-9]*) p1=999 ;; esac
     pend=$((pend + p1))
 done
-echo "     kill -9 mid-run: $nres of 60 jobs with a result, $dups with two, $okres ok, $pend pending"
+echo "     kill -9 mid-run: $nres of 60 jobs with a result, $dups with two (runs to completion twice: $runs2), $okres ok, $pend pending"
 if [ "$nres" = 60 ] && [ "$dups" = 0 ] && [ "$okres" = 60 ] && [ "$pend" = 0 ]; then ok exactly_once_after_kill
 else bad exactly_once_after_kill "results=$nres dups=$dups ok=$okres pending=$pend"; fi
 else bad exactly_once_after_kill "submit failed"; fi
+
+# (f) 3 slots, jobs arriving while the worker idles: the blocking read
+#     over lanes and the give-back of its extras; 9 lows then 3 highs a
+#     little later, while the lows (1 s each) hold the slots
+P=pg; : >"$T/g1.jsonl"; : >"$T/g2.jsonl"
+printf '{"id":"warm","lang":"python","code":"print(0)","priority":"high"}\n' >"$T/g0.jsonl"
+for i in $(seq 1 9); do
+    printf '{"id":"gl-%d","lang":"python","code":"import time; time.sleep(1); print(%d)","priority":"low"}\n' "$i" "$i"
+done >>"$T/g1.jsonl"
+for i in 1 2 3; do
+    printf '{"id":"gh-%d","lang":"python","code":"print(%d)","priority":"high"}\n' "$i" "$i"
+done >>"$T/g2.jsonl"
+start_worker wg $P --slots 3
+if submit $P "$T/g0.jsonl" && wait_done $P 1 60 && sleep 1.5 && submit $P "$T/g1.jsonl" && sleep 0.5 &&
+   submit $P "$T/g2.jsonl"; then
+    wait_done $P 13 120
+    sleep 2
+    stop_worker
+    nres=$(done_ids $P | sort -u | wc -l); d=$(done_ids $P | sort | uniq -d | wc -l)
+    runs2=$(grep -o ' job=g[lh]-[0-9]* status=[a-z_][a-z_]* attempts=' "$T/wg.log" | sort | uniq -d | wc -l)
+    hpos=$(positions $P '^gh-'); hlast=$(echo $hpos | awk '{ print $NF }')
+    echo "     3 slots, idle then lows, highs 0.5 s later: highs ended at $hpos(of 13), $nres results, $d doubled, $runs2 run twice"
+    # the highs arrive with 6 lows queued behind the 3 running: they start
+    # next, so they end within the first 3 + 3 + 3 (+1 for warm)
+    if [ "$nres" = 13 ] && [ "$d" = 0 ] && [ "$runs2" = 0 ] && [ "${hlast:-99}" -le 10 ]; then ok slots3_idle_arrivals
+    else bad slots3_idle_arrivals "results=$nres dups=$d runs2=$runs2 highs at $hpos"; fi
+else stop_worker; bad slots3_idle_arrivals "submit or the first job failed"; fi
 
 # bad fields are refused at submit, naming the field
 printf '{"id":"x","lang":"python","code":"print(1)","priority":"urgent"}\n' >"$T/bad.jsonl"

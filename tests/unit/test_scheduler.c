@@ -253,6 +253,37 @@ TEST(lane_pick_falls_through_and_low_is_not_starved)
     ASSERT(p.credit[0] == 0);
 }
 
+TEST(lane_pick_concurrent_slots_each_count)
+{
+    /* two slots order before either records (every class busy): both
+     * take high, and both picks are paid for (8,4,1: high 8 - 13 twice) */
+    struct sched_pick p;
+    struct llmsb_err err = {0};
+    size_t o1[3], o2[3];
+
+    ASSERT_EQ(sched_pick_init(&p, "8,4,1", &err), 0);
+    sched_pick_order(&p, three, 3, o1);
+    sched_pick_order(&p, three, 3, o2);
+    ASSERT_EQ(o1[0], 0);
+    ASSERT_EQ(o2[0], 0);
+    sched_pick_done(&p, three, o1, 3, 0);
+    sched_pick_done(&p, three, o2, 3, 0);
+    ASSERT(p.credit[LANE_HIGH] == -10);
+    ASSERT(p.credit[LANE_NORMAL] == 8);
+    ASSERT(p.credit[LANE_LOW] == 2);
+
+    /* slot A takes high; slot B, ordered at the same time, found high
+     * empty and took normal: high keeps A's debt */
+    ASSERT_EQ(sched_pick_init(&p, "8,4,1", &err), 0);
+    sched_pick_order(&p, three, 3, o1);
+    sched_pick_order(&p, three, 3, o2);
+    sched_pick_done(&p, three, o1, 3, 0);
+    sched_pick_done(&p, three, o2, 3, 1);
+    ASSERT(p.credit[LANE_HIGH] == -5);
+    ASSERT(p.credit[LANE_NORMAL] == 3); /* 4, + 4, - (4 + 1) */
+    ASSERT(p.credit[LANE_LOW] == 2);
+}
+
 TEST(lane_pick_round_robin_over_tenants)
 {
     /* normal: the default lane, tenant a (300 jobs), tenant b (10) */
@@ -331,5 +362,6 @@ TEST_MAIN("scheduler", T(final_results_are_never_retried),
           T(claim_budget_never_negative), T(timers_fire_once_per_period),
           T(status_table_parses_every_name_and_nothing_else),
           T(lane_pick_weighted_round_robin_over_classes), T(lane_pick_strict_serves_high_first),
-          T(lane_pick_falls_through_and_low_is_not_starved), T(lane_pick_round_robin_over_tenants),
+          T(lane_pick_falls_through_and_low_is_not_starved), T(lane_pick_concurrent_slots_each_count),
+          T(lane_pick_round_robin_over_tenants),
           T(lane_weights_parse_and_refuse), T(lane_names_parse_and_refuse))
