@@ -316,11 +316,11 @@ int batch_queue_send(struct batch *b, struct queue *q, struct llmsb_err *err)
     }
     if (b->copies)
         batch__say(b, BATCH_SAY_LINE,
-                   "submitted %zu job(s) to %s:jobs, carrying %zu copies (identical jobs: one run "
+                   "submitted %zu job(s) to %s, carrying %zu copies (identical jobs: one run "
                    "each)",
-                   b->sent, q->prefix, b->copies);
-    else
-        batch__say(b, BATCH_SAY_LINE, "submitted %zu job(s) to %s:jobs", b->sent, q->prefix);
+                   b->sent, q->k_jobs, b->copies);
+    else /* k_jobs: {prefix}:jobs in a cluster; a job with a priority or tenant went to its lane's */
+        batch__say(b, BATCH_SAY_LINE, "submitted %zu job(s) to %s", b->sent, q->k_jobs);
     warn_if_no_worker(b, q);
     return BATCH_DONE;
 }
