@@ -149,8 +149,7 @@ static const struct {
     {"run", cmd_run},       {"images", cmd_images}, {"worker", cmd_worker},
     {"submit", cmd_submit}, {"result", cmd_result}, {"status", cmd_status},
     {"cancel", cmd_cancel}, {"scan", cmd_scan},     {"convert", cmd_convert},
-    {"mcp", cmd_mcp},       {"dead", cmd_dead},
-    {"serve", cmd_serve},
+    {"mcp", cmd_mcp},       {"dead", cmd_dead},     {"serve", cmd_serve},
 };
 
 int main(int argc, char **argv)

@@ -40,13 +40,14 @@ int cmd_worker(struct cli_globals *g, int argc, char **argv)
         } else if (strcmp(argv[i], "--priority-weights") == 0 && i + 1 < argc) {
             weights = argv[++i];
         } else if (strcmp(argv[i], "--help") == 0) {
-            puts("usage: llm-sandbox worker [--config FILE] [--slots N] [--name NAME]\n"
-                 "                           [--metrics HOST:PORT] [--priority-weights H,N,L|strict]\n\n"
-                 "Pulls jobs from the Redis stream until SIGTERM/SIGINT; the first signal\n"
-                 "drains (finishes running jobs up to worker.drain), a second exits at once.\n"
-                 "--metrics (worker.metrics_addr) serves Prometheus metrics at /metrics.\n"
-                 "--priority-weights (worker.priority_weights, default 8,4,1) weighs the\n"
-                 "classes high,normal,low when picking the next job; strict: high first always.");
+            puts(
+                "usage: llm-sandbox worker [--config FILE] [--slots N] [--name NAME]\n"
+                "                           [--metrics HOST:PORT] [--priority-weights H,N,L|strict]\n\n"
+                "Pulls jobs from the Redis stream until SIGTERM/SIGINT; the first signal\n"
+                "drains (finishes running jobs up to worker.drain), a second exits at once.\n"
+                "--metrics (worker.metrics_addr) serves Prometheus metrics at /metrics.\n"
+                "--priority-weights (worker.priority_weights, default 8,4,1) weighs the\n"
+                "classes high,normal,low when picking the next job; strict: high first always.");
             return 0;
         } else {
             cli_error("worker: unknown option \"%s\"", argv[i]);

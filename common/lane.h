@@ -42,8 +42,7 @@ void lane_name(const struct lane *l, char out[LANE_NAME_MAX]);
  * LANE_WEIGHTS_DEFAULT.  err names the value and what is allowed. */
 #define LANE_WEIGHT_MAX 1000
 #define LANE_WEIGHTS_DEFAULT "8,4,1"
-int lane_weights_parse(const char *s, int weight[LANE_CLASSES], int *strict,
-                       struct llmsb_err *err);
+int lane_weights_parse(const char *s, int weight[LANE_CLASSES], int *strict, struct llmsb_err *err);
 /* A lane name (n bytes, not "") into *out: 0, or -1 when it names none. */
 int lane_parse(const char *name, size_t n, struct lane *out);
 

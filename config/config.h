@@ -48,7 +48,7 @@ struct config {
     int64_t drain_ms;
     int64_t block_ms;
     char priority_weights[32]; /* worker.priority_weights: "8,4,1" or "strict" */
-    char metrics_addr[128]; /* worker.metrics_addr: "" = no Prometheus endpoint */
+    char metrics_addr[128];    /* worker.metrics_addr: "" = no Prometheus endpoint */
     int64_t pool_min_idle;
     int64_t pool_max_size;
     int64_t pool_max_uses;

@@ -95,8 +95,8 @@ struct job {
     size_t ncopies;
     enum job_status recheck; /* STATUS_NONE, or the status of the run this one rechecks */
     unsigned long given;     /* the fields the job named (job_given), not defaults */
-    char *history;           /* JSON text: its dead letters before a requeue (dead requeue), or NULL */
-    struct lane lane;        /* priority and tenant: the queue lane it goes in */
+    char *history;    /* JSON text: its dead letters before a requeue (dead requeue), or NULL */
+    struct lane lane; /* priority and tenant: the queue lane it goes in */
 };
 
 #define JOB_MAX_FIELD ((size_t)64 << 10) /* any field but code, stdin, files */

@@ -147,30 +147,29 @@ static int tls_interrupted(struct conn *c, int ret)
            saved == EINTR;
 }
 
-static ssize_t tls_send(struct conn *c, const char *buf, size_t len)
+/* One SSL_write (out != NULL) or SSL_read, again while a signal cut it
+ * short: bytes moved, or -1 with the connection's error set. */
+static ssize_t tls_move(struct conn *c, const char *out, char *in, size_t len)
 {
-    int n;
+    int n, max = len > INT32_MAX ? INT32_MAX : (int)len;
 
     errno = 0;
-    while ((n = SSL_write(c->ssl, buf, len > INT32_MAX ? INT32_MAX : (int)len)) <= 0 &&
+    while ((n = out ? SSL_write(c->ssl, out, max) : SSL_read(c->ssl, in, max)) <= 0 &&
            tls_interrupted(c, n))
         errno = 0;
     if (n <= 0)
-        tls_why(c, n, "TLS write");
+        tls_why(c, n, out ? "TLS write" : "TLS read");
     return n > 0 ? n : -1;
+}
+
+static ssize_t tls_send(struct conn *c, const char *buf, size_t len)
+{
+    return tls_move(c, buf, NULL, len);
 }
 
 static ssize_t tls_recv(struct conn *c, char *buf, size_t len)
 {
-    int n;
-
-    errno = 0;
-    while ((n = SSL_read(c->ssl, buf, len > INT32_MAX ? INT32_MAX : (int)len)) <= 0 &&
-           tls_interrupted(c, n))
-        errno = 0;
-    if (n <= 0)
-        tls_why(c, n, "TLS read");
-    return n > 0 ? n : -1;
+    return tls_move(c, NULL, buf, len);
 }
 
 static const struct conn_io plain_io = {plain_send, plain_recv};
@@ -215,7 +214,8 @@ static int dial_one(const struct addrinfo *ai, char *why, size_t wsz)
                errno == EINTR)
             ;
         if (pr <= 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) != 0 || soerr) {
-            snprintf(why, wsz, "%s", pr == 0 ? "connect timed out" : strerror(soerr ? soerr : errno));
+            snprintf(why, wsz, "%s",
+                     pr == 0 ? "connect timed out" : strerror(soerr ? soerr : errno));
             close(fd);
             return -1;
         }
@@ -344,8 +344,7 @@ static void conn_caps(struct conn *c, int small)
 }
 
 /* A new connection to node (NULL: the unix socket) with q's TLS. */
-static struct conn *conn_open(struct queue *q, const struct queue_node *node,
-                              struct llmsb_err *err)
+static struct conn *conn_open(struct queue *q, const struct queue_node *node, struct llmsb_err *err)
 {
     struct conn *c = calloc(1, sizeof(*c));
 
@@ -461,8 +460,9 @@ static int conn_exchange(struct conn *c, const struct conn_cmd *cmd, int n, redi
     if (c->code)
         return conn_err(c, cmd[0].verb, err);
     for (int i = 0; i < n && rc == 0; i++) {
-        long long l = cmd[i].raw ? (long long)cmd[i].rawlen
-                                 : redisFormatCommandArgv(&one, cmd[i].argc, cmd[i].argv, cmd[i].lens);
+        long long l = cmd[i].raw
+                          ? (long long)cmd[i].rawlen
+                          : redisFormatCommandArgv(&one, cmd[i].argc, cmd[i].argv, cmd[i].lens);
         char *grown = l < 0 ? NULL : realloc(buf, len + (size_t)l + 1);
         if (!grown) {
             rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "redis: %s: out of memory", cmd[i].verb);
@@ -498,9 +498,9 @@ static int conn_simple(struct conn *c, int argc, const char **argv, redisReply *
  * the primary any more: connect again and retry". */
 static int error_retryable(const char *s, size_t len)
 {
-    static const char *const codes[] = {"LOADING",  "BUSY",        "MASTERDOWN",
-                                        "TRYAGAIN", "READONLY",    "UNBLOCKED",
-                                        "CLUSTERDOWN", "NOREPLICAS", "MOVED", "ASK"};
+    static const char *const codes[] = {"LOADING",  "BUSY",      "MASTERDOWN",  "TRYAGAIN",
+                                        "READONLY", "UNBLOCKED", "CLUSTERDOWN", "NOREPLICAS",
+                                        "MOVED",    "ASK"};
     size_t w = 0;
 
     while (w < len && s[w] != ' ')
@@ -616,8 +616,7 @@ static void conn_drop(struct queue *q)
 }
 
 /* AUTH [user] password on c (nothing when neither is given). */
-static int conn_auth(struct conn *c, const char *user, const char *password,
-                     struct llmsb_err *err)
+static int conn_auth(struct conn *c, const char *user, const char *password, struct llmsb_err *err)
 {
     const char *argv[3] = {"AUTH", user, password};
     redisReply *r = NULL, *ok = NULL;
@@ -685,8 +684,10 @@ static int sentinel_discover(struct queue *q, struct queue_node *out, struct llm
             conn_caps(c, 1);
         if (c && conn_auth(c, q->sentinel_user, q->sentinel_password, err) == 0 &&
             conn_ask(c, 3, argv, &r, err) == 0 && (found = queue__sentinel_addr_parse(r, out)) < 0)
-            llmsb_err_set(err, LLMSB_ERR_PROTO, "redis: sentinel %s: unexpected reply to SENTINEL "
-                          "get-master-addr-by-name", c->peer);
+            llmsb_err_set(err, LLMSB_ERR_PROTO,
+                          "redis: sentinel %s: unexpected reply to SENTINEL "
+                          "get-master-addr-by-name",
+                          c->peer);
         freeReplyObject(r);
         conn_free(c);
         if (found == 1)
@@ -698,8 +699,8 @@ static int sentinel_discover(struct queue *q, struct queue_node *out, struct llm
     }
     nodes_shown(q, list, sizeof(list));
     if (!last[0])
-        return llmsb_err_set(err, LLMSB_ERR_BACKEND, "redis: sentinels %s: none knows master \"%s\"",
-                             list, q->master);
+        return llmsb_err_set(err, LLMSB_ERR_BACKEND,
+                             "redis: sentinels %s: none knows master \"%s\"", list, q->master);
     return llmsb_err_set(err, LLMSB_ERR_BACKEND,
                          "redis: sentinels %s: none named master \"%s\" (%d did not know it; "
                          "last error: %s)",
@@ -719,10 +720,12 @@ static int cluster_discover(struct queue *q, struct queue_node *out, struct llms
         int found = -1;
         if (c)
             conn_caps(c, 1);
-        if (c && conn_auth(c, q->user, q->password, err) == 0 && conn_ask(c, 2, argv, &r, err) == 0 &&
+        if (c && conn_auth(c, q->user, q->password, err) == 0 &&
+            conn_ask(c, 2, argv, &r, err) == 0 &&
             (found = queue__cluster_slots_find(r, slot, out)) <= 0)
             llmsb_err_set(err, LLMSB_ERR_BACKEND, "redis: cluster node %s: %s slot %u", c->peer,
-                          found < 0 ? "unexpected CLUSTER SLOTS reply looking for" : "no primary serves",
+                          found < 0 ? "unexpected CLUSTER SLOTS reply looking for"
+                                    : "no primary serves",
                           slot);
         freeReplyObject(r);
         if (found == 1 && !out->host[0])
@@ -734,8 +737,8 @@ static int cluster_discover(struct queue *q, struct queue_node *out, struct llms
     }
     nodes_shown(q, list, sizeof(list));
     return llmsb_err_set(err, LLMSB_ERR_BACKEND,
-                         "redis: cluster nodes %s: none told where slot %u (prefix %s) is: %s", list,
-                         slot, q->key_prefix, last);
+                         "redis: cluster nodes %s: none told where slot %u (prefix %s) is: %s",
+                         list, slot, q->key_prefix, last);
 }
 
 /* ROLE on the node the sentinels named: a primary that is one. */

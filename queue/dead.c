@@ -22,17 +22,18 @@
  * The new entry's id in its stream, or nil when the dead letter is gone
  * (requeued or dropped by someone else meanwhile).  Another lane than the
  * default gets its group and its name in the set, as queue_enqueue does. */
-static const char lua_requeue[] = "if #redis.call('XRANGE', KEYS[1], ARGV[1], ARGV[1]) == 0 then\n"
-                                  "  return false\n"
-                                  "end\n"
-                                  "if ARGV[3] ~= '' then\n"
-                                  "  redis.pcall('XGROUP', 'CREATE', KEYS[2], ARGV[2], '0', 'MKSTREAM')\n"
-                                  "  redis.call('SADD', KEYS[6], ARGV[3])\n"
-                                  "end\n"
-                                  "local id = redis.call('XADD', KEYS[2], '*', unpack(ARGV, 4))\n"
-                                  "redis.call('XDEL', KEYS[1], ARGV[1])\n"
-                                  "redis.call('DEL', KEYS[3], KEYS[4], KEYS[5])\n"
-                                  "return id\n";
+static const char lua_requeue[] =
+    "if #redis.call('XRANGE', KEYS[1], ARGV[1], ARGV[1]) == 0 then\n"
+    "  return false\n"
+    "end\n"
+    "if ARGV[3] ~= '' then\n"
+    "  redis.pcall('XGROUP', 'CREATE', KEYS[2], ARGV[2], '0', 'MKSTREAM')\n"
+    "  redis.call('SADD', KEYS[6], ARGV[3])\n"
+    "end\n"
+    "local id = redis.call('XADD', KEYS[2], '*', unpack(ARGV, 4))\n"
+    "redis.call('XDEL', KEYS[1], ARGV[1])\n"
+    "redis.call('DEL', KEYS[3], KEYS[4], KEYS[5])\n"
+    "return id\n";
 
 /* d's field name, or "" */
 static const char *field_or_empty(const struct queue_entry *d, const char *name)

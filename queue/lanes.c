@@ -371,8 +371,10 @@ static int read_block(struct queue *q, char (*keys)[QUEUE_KEY_MAX], char (*names
         const redisReply *kv = r->element[i];
         const char *lane = NULL;
         size_t at = n, before = *nout;
-        for (size_t k = 0; k < n && !lane && kv->type == REDIS_REPLY_ARRAY && kv->elements == 2; k++)
-            if (kv->element[0]->type == REDIS_REPLY_STRING && strcmp(kv->element[0]->str, keys[k]) == 0)
+        for (size_t k = 0; k < n && !lane && kv->type == REDIS_REPLY_ARRAY && kv->elements == 2;
+             k++)
+            if (kv->element[0]->type == REDIS_REPLY_STRING &&
+                strcmp(kv->element[0]->str, keys[k]) == 0)
                 lane = names[k], at = k;
         if (lane && (rc = read_append(kv, lane, out, nout)) != 0)
             rc = llmsb_err_set(err, rc, "redis: out of memory");

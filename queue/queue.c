@@ -31,10 +31,10 @@
 /* An entry id's stream and its id there, in a script that has the
  * default lane's stream (prefix:jobs) as KEYS[K]: "high/1-0" is 1-0 of
  * prefix:jobs:high (queue__entry_where in Lua). */
-#define LUA_WHERE(K)                                                   \
-    "local function where(id)\n"                                       \
-    "  local s = string.find(id, '/', 1, true)\n"                      \
-    "  if not s then return KEYS[" K "], id end\n"                     \
+#define LUA_WHERE(K)                                                                   \
+    "local function where(id)\n"                                                       \
+    "  local s = string.find(id, '/', 1, true)\n"                                      \
+    "  if not s then return KEYS[" K "], id end\n"                                     \
     "  return KEYS[" K "] .. ':' .. string.sub(id, 1, s - 1), string.sub(id, s + 1)\n" \
     "end\n"
 
@@ -179,18 +179,18 @@ static const char lua_session_earlier[] =
 
 /* KEYS: the default lane's stream. ARGV: group, consumer, entry ids (with
  * their lanes)... Returns ids not ours. */
-static const char lua_renew[] = LUA_WHERE(
-    "1") "local lost = {}\n"
-    "for i = 3, #ARGV do\n"
-    "  local k, raw = where(ARGV[i])\n"
-    "  local p = redis.call('XPENDING', k, ARGV[1], raw, raw, 1)\n"
-    "  if #p == 1 and p[1][2] == ARGV[2] then\n"
-    "    redis.call('XCLAIM', k, ARGV[1], ARGV[2], 0, raw, 'JUSTID')\n"
-    "  else\n"
-    "    table.insert(lost, ARGV[i])\n"
-    "  end\n"
-    "end\n"
-    "return lost\n";
+static const char lua_renew[] =
+    LUA_WHERE("1") "local lost = {}\n"
+                   "for i = 3, #ARGV do\n"
+                   "  local k, raw = where(ARGV[i])\n"
+                   "  local p = redis.call('XPENDING', k, ARGV[1], raw, raw, 1)\n"
+                   "  if #p == 1 and p[1][2] == ARGV[2] then\n"
+                   "    redis.call('XCLAIM', k, ARGV[1], ARGV[2], 0, raw, 'JUSTID')\n"
+                   "  else\n"
+                   "    table.insert(lost, ARGV[i])\n"
+                   "  end\n"
+                   "end\n"
+                   "return lost\n";
 
 /* ---- plumbing ------------------------------------------------------------ */
 
@@ -784,8 +784,8 @@ int queue_is_retry_consumer(const struct queue *q, const char *owner)
 
 /* XCLAIM of entry_id to consumer JUSTID with idle_ms and (count >= 0)
  * RETRYCOUNT count. */
-static int claim_one(struct queue *q, const char *entry_id, const char *consumer,
-                     long long idle_ms, long long count, struct llmsb_err *err)
+static int claim_one(struct queue *q, const char *entry_id, const char *consumer, long long idle_ms,
+                     long long count, struct llmsb_err *err)
 {
     char idle[24], cnt[24], key[QUEUE_KEY_MAX], raw[QUEUE_ENTRY_ID_MAX];
 
@@ -963,8 +963,8 @@ struct own_running {
 /* The fields of ids[0..ni) of one lane's stream into out (a deleted one:
  * an entry with no fields), with their delivery counts from rows. */
 static int own_fetch(struct queue *q, const struct queue__lane_keys *lk,
-                     char ids[][QUEUE_ENTRY_ID_MAX], size_t ni, const struct pend *rows,
-                     size_t nr, struct queue_entry *out, size_t *n, struct llmsb_err *err)
+                     char ids[][QUEUE_ENTRY_ID_MAX], size_t ni, const struct pend *rows, size_t nr,
+                     struct queue_entry *out, size_t *n, struct llmsb_err *err)
 {
     int rc = 0;
 
@@ -1166,8 +1166,7 @@ int queue_cancel_requested(struct queue *q, const char *job_id, struct llmsb_err
     return queue_key(q, "cancel", job_id, key, err) ? err->code : exists(q, key, err);
 }
 
-int queue_pending_mark(struct queue *q, const char *job_id, long long ttl_s,
-                       struct llmsb_err *err)
+int queue_pending_mark(struct queue *q, const char *job_id, long long ttl_s, struct llmsb_err *err)
 {
     char key[QUEUE_KEY_MAX], ttl[24];
 
@@ -1361,9 +1360,8 @@ int queue__xread_reply(redisReply *r, char *last_id, size_t lsz, struct queue_en
 }
 
 /* XRANGE (XREVRANGE) of one stream from `from` (as Redis takes it). */
-static int range_one(struct queue *q, const char *key, int dead, int newest_first,
-                     const char *from, int count, struct queue_entry **out, size_t *n,
-                     struct llmsb_err *err)
+static int range_one(struct queue *q, const char *key, int dead, int newest_first, const char *from,
+                     int count, struct queue_entry **out, size_t *n, struct llmsb_err *err)
 {
     char cnt[16];
     redisReply *r;

@@ -66,7 +66,7 @@ struct queue {
     char k_jobs[QUEUE_KEY_MAX], k_results[QUEUE_KEY_MAX], k_dead[QUEUE_KEY_MAX];
     long long client_id;
     /* the connection layer's (queue/conn.c) */
-    int mode; /* enum queue_mode */
+    int mode;       /* enum queue_mode */
     char user[128]; /* ACL user ("": AUTH with the password alone) */
     struct queue_tls tls;
     struct queue_node nodes[QUEUE_NODES_MAX]; /* the sentinels or the cluster's seeds */
@@ -75,8 +75,8 @@ struct queue {
     char sentinel_user[128], sentinel_password[128];
     int wait_replicas; /* WAIT for this many replicas after an enqueue and a final write (0: none) */
     int wait_ms;
-    char key_prefix[72]; /* what queue_key puts first: prefix, or {prefix} in a cluster */
-    void *priv;          /* what outlives a connection: script SHAs, the last failure */
+    char key_prefix[72];       /* what queue_key puts first: prefix, or {prefix} in a cluster */
+    void *priv;                /* what outlives a connection: script SHAs, the last failure */
     struct queue_lanes *lanes; /* the lanes in use, cached (queue/lanes.c) */
     size_t reclaim_from[2];    /* turn the lane recovery [0] and reclaim [1] start from */
 };
@@ -151,16 +151,16 @@ int queue_group_ensure(struct queue *q, struct llmsb_err *err);
  * every function here that takes an entry id acts on its lane's stream,
  * and the ones that go over the queue (reclaim, recovery, depth, range)
  * go over every lane. */
-#define QUEUE_LANES_MAX 1024 /* lanes prefix:lanes may list: the enqueue of a new one past it is
+#define QUEUE_LANES_MAX \
+    1024 /* lanes prefix:lanes may list: the enqueue of a new one past it is
                               * refused; a reader leaves out (and logs) any more */
-#define QUEUE_LANES_REFRESH_MS 1000     /* how long queue_lanes_list keeps what it read */
+#define QUEUE_LANES_REFRESH_MS 1000 /* how long queue_lanes_list keeps what it read */
 /* The lanes in use: the default lane and those of prefix:lanes, sorted by
  * class then tenant (the default lane is normal's first), read at most
  * once per QUEUE_LANES_REFRESH_MS; a lane seen for the first time gets
  * its group (XGROUP CREATE ... MKSTREAM).  *lanes is q's, valid until the
  * next call on q. */
-int queue_lanes_list(struct queue *q, const struct lane **lanes, size_t *n,
-                     struct llmsb_err *err);
+int queue_lanes_list(struct queue *q, const struct lane **lanes, size_t *n, struct llmsb_err *err);
 /* Removes the lanes of prefix:lanes with nothing in them (no entry, none
  * pending) from the set, their streams and groups with them, in one
  * script; an enqueue to one lists it again.  Returns how many went, or a
@@ -270,8 +270,7 @@ int queue_cancel_requested(struct queue *q, const char *job_id, struct llmsb_err
 /* The HTTP front's note that it sent job_id (SET pending:<id> EX ttl_s),
  * so a lookup before a worker takes it says queued, not unknown; and
  * whether it is there (1, 0, or a negative code). */
-int queue_pending_mark(struct queue *q, const char *job_id, long long ttl_s,
-                       struct llmsb_err *err);
+int queue_pending_mark(struct queue *q, const char *job_id, long long ttl_s, struct llmsb_err *err);
 int queue_pending(struct queue *q, const char *job_id, struct llmsb_err *err);
 
 int queue_heartbeat(struct queue *q, const char *worker, const struct fields *fields,
@@ -447,8 +446,7 @@ int queue_defer(struct queue *q, const char *entry_id, const char *job_id, int64
 #define QUEUE_DELAYED_MOVE_MAX 32
 int queue_delayed_move(struct queue *q, int64_t now_ms, int max, struct llmsb_err *err);
 /* 1 (and *due_ms) when job_id waits in the delayed set, 0 when not. */
-int queue_delayed_due(struct queue *q, const char *job_id, int64_t *due_ms,
-                      struct llmsb_err *err);
+int queue_delayed_due(struct queue *q, const char *job_id, int64_t *due_ms, struct llmsb_err *err);
 /* How many jobs wait in the delayed set, or a negative code. */
 long long queue_delayed_count(struct queue *q, struct llmsb_err *err);
 

@@ -16,8 +16,7 @@ struct url_in {
     char shown[300];
 };
 
-__attribute__((format(printf, 3, 4))) static int url_bad(struct url_in *u,
-                                                         struct llmsb_err *err,
+__attribute__((format(printf, 3, 4))) static int url_bad(struct url_in *u, struct llmsb_err *err,
                                                          const char *fmt, ...)
 {
     char detail[200];
@@ -69,8 +68,16 @@ static const struct {
     const char *name;
     int shown;
 } url_params[] = {
-    {"ca", 1},   {"cert", 1},     {"key", 1},     {"sni", 1},           {"insecure", 1},
-    {"tls", 1},  {"wait", 1},     {"wait_ms", 1}, {"db", 1},            {"sentinel_user", 1},
+    {"ca", 1},
+    {"cert", 1},
+    {"key", 1},
+    {"sni", 1},
+    {"insecure", 1},
+    {"tls", 1},
+    {"wait", 1},
+    {"wait_ms", 1},
+    {"db", 1},
+    {"sentinel_user", 1},
     {"sentinel_password", 0},
 };
 
@@ -165,8 +172,8 @@ static int node_parse(struct url_in *u, const char *s, size_t len, int port_defa
 }
 
 /* The comma-separated hosts of the authority. */
-static int nodes_parse(struct queue *q, struct url_in *u, const char *s, size_t len, int port_default,
-                       struct llmsb_err *err)
+static int nodes_parse(struct queue *q, struct url_in *u, const char *s, size_t len,
+                       int port_default, struct llmsb_err *err)
 {
     const char *end = s + len;
 
@@ -286,7 +293,8 @@ static int path_parse(struct queue *q, struct url_in *u, const char *s, size_t l
         s++, len--;
     if (q->mode == QUEUE_MODE_CLUSTER) {
         if (len)
-            return url_bad(u, err, "path \"/%s\" %s", "...", "is not taken: a cluster has db 0 only");
+            return url_bad(u, err, "path \"/%s\" %s", "...",
+                           "is not taken: a cluster has db 0 only");
         return 0;
     }
     if (q->mode == QUEUE_MODE_SENTINEL && len) {
@@ -344,8 +352,8 @@ static int unix_parse(struct queue *q, struct url_in *u, const char *p, struct l
 /* After the parts: the checks across them. */
 static int url_finish(struct queue *q, struct url_in *u, struct llmsb_err *err)
 {
-    if (!q->tls.on && (q->tls.ca[0] || q->tls.cert[0] || q->tls.key[0] || q->tls.sni[0] ||
-                       q->tls.insecure))
+    if (!q->tls.on &&
+        (q->tls.ca[0] || q->tls.cert[0] || q->tls.key[0] || q->tls.sni[0] || q->tls.insecure))
         return url_bad(u, err, "%s %s", "TLS parameters given",
                        "but TLS is off: use rediss:// or tls=1");
     if (q->unix_path[0] && q->tls.on)
@@ -383,8 +391,9 @@ int queue__url_parse(struct queue *q, const char *url, struct llmsb_err *err)
         if (strncmp(url, url_schemes[i].scheme, strlen(url_schemes[i].scheme)) == 0)
             break;
     if (i == sizeof(url_schemes) / sizeof(url_schemes[0]))
-        return url_bad(&u, err, "must start with redis://, rediss://, redis-sentinel://, "
-                                "redis-cluster:// or unix://");
+        return url_bad(&u, err,
+                       "must start with redis://, rediss://, redis-sentinel://, "
+                       "redis-cluster:// or unix://");
     q->mode = url_schemes[i].mode;
     q->tls.on = url_schemes[i].tls;
     p = url + strlen(url_schemes[i].scheme);
@@ -505,8 +514,8 @@ int queue__redirect_parse(const char *s, size_t len, int *ask, struct queue_node
     for (const char *c = sp + 1; c < end; c++)
         if (*c == ':')
             colon = c; /* the last: an IPv6 address holds some */
-    if (!colon || colon - sp - 1 >= (long)sizeof(to->host) || end - colon - 1 >= (long)sizeof(num) ||
-        end - colon - 1 < 1)
+    if (!colon || colon - sp - 1 >= (long)sizeof(to->host) ||
+        end - colon - 1 >= (long)sizeof(num) || end - colon - 1 < 1)
         return 0;
     snprintf(num, sizeof(num), "%.*s", (int)(end - colon - 1), colon + 1);
     if (parse_ll(num, 1, 65535, &v) != 0)

@@ -117,8 +117,7 @@ static int pick_classes(const struct sched_pick *p, const struct lane *lanes, si
     return k;
 }
 
-void sched_pick_order(const struct sched_pick *p, const struct lane *lanes, size_t n,
-                      size_t *order)
+void sched_pick_order(const struct sched_pick *p, const struct lane *lanes, size_t n, size_t *order)
 {
     int cls[LANE_CLASSES], k = pick_classes(p, lanes, n, cls);
     size_t at = 0;

@@ -41,9 +41,9 @@ struct sched_slot {
 };
 
 struct sched_config {
-    int64_t lease_ms;   /* an entry is reclaimable after this idle */
-    int64_t block_ms;   /* XREADGROUP BLOCK */
-    const char *worker; /* this worker's name, for dead letters */
+    int64_t lease_ms;             /* an entry is reclaimable after this idle */
+    int64_t block_ms;             /* XREADGROUP BLOCK */
+    const char *worker;           /* this worker's name, for dead letters */
     const char *priority_weights; /* "H,N,L" or "strict" (sched_pick_init); NULL: the default */
 };
 
@@ -55,10 +55,10 @@ struct scheduler {
     struct queue_entry *held; /* reclaimed for us, waiting for a free slot */
     size_t nheld;
     struct sched_timer renew, reclaim;
-    atomic_int draining; /* no new jobs */
-    atomic_int paused;   /* the engine does not answer: no new jobs until it does */
-    atomic_int alone;    /* rechecks waiting or running alone: reclaim claims nothing */
-    atomic_llong done;   /* final results written */
+    atomic_int draining;    /* no new jobs */
+    atomic_int paused;      /* the engine does not answer: no new jobs until it does */
+    atomic_int alone;       /* rechecks waiting or running alone: reclaim claims nothing */
+    atomic_llong done;      /* final results written */
     struct sched_pick pick; /* which lane next (under mu) */
 };
 

@@ -20,9 +20,9 @@ int worker_stop_ask(void);
 #define WORKER_JANITOR_TICK_MS 250
 #define WORKER_MAINTAIN_EVERY_MS 10000
 #define WORKER_PRUNE_LANES_EVERY_MS 60000 /* empty lanes pruned, +-25% a pass */
-#define WORKER_ENGINE_PROBE_MS 1000      /* while paused: how often the engine is asked */
-#define WORKER_PAUSED_POLL_MS 200        /* while paused: how often a slot looks again */
-#define WORKER_OWN_LEFTOVER_AGE_MS 60000 /* own containers unknown to the pool, past start */
+#define WORKER_ENGINE_PROBE_MS 1000       /* while paused: how often the engine is asked */
+#define WORKER_PAUSED_POLL_MS 200         /* while paused: how often a slot looks again */
+#define WORKER_OWN_LEFTOVER_AGE_MS 60000  /* own containers unknown to the pool, past start */
 #define WORKER_DRAIN_POLL_MS 100
 #define WORKER_CONTROL_TIMEOUT_MS 3000
 

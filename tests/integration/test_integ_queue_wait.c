@@ -74,9 +74,23 @@ static int spawn_redis(int i, int replica_of)
 {
     char port[16], master[16], rdb[64];
     /* a replica keeps the primary's snapshot in a file: in /tmp, removed at the end */
-    char *argv[] = {"redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "",
-                    "--appendonly", "no", "--dir", "/tmp", "--dbfilename", rdb,
-                    replica_of ? "--replicaof" : NULL, "127.0.0.1", master, NULL};
+    char *argv[] = {"redis-server",
+                    "--port",
+                    port,
+                    "--bind",
+                    "127.0.0.1",
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                    "--dir",
+                    "/tmp",
+                    "--dbfilename",
+                    rdb,
+                    replica_of ? "--replicaof" : NULL,
+                    "127.0.0.1",
+                    master,
+                    NULL};
     posix_spawn_file_actions_t fa;
     int rc;
 
@@ -372,6 +386,5 @@ TEST(a_write_cut_off_before_its_reply_is_sent_once_by_its_caller)
 }
 
 TEST_MAIN("integration_queue_wait", T(a_finish_after_noscript_waits_after_its_write),
-          T(a_release_is_never_sent_again),
-          T(a_connection_killed_during_the_wait_keeps_one_entry),
+          T(a_release_is_never_sent_again), T(a_connection_killed_during_the_wait_keeps_one_entry),
           T(a_write_cut_off_before_its_reply_is_sent_once_by_its_caller))

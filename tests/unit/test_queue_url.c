@@ -63,7 +63,8 @@ TEST(tls_forms)
     struct queue q;
     struct llmsb_err err;
 
-    ASSERT_EQ(parse(&q, "rediss://u:p@h:6390?ca=/c/ca.pem&cert=/c/me.pem&key=/c/me.key&sni=r.example",
+    ASSERT_EQ(parse(&q,
+                    "rediss://u:p@h:6390?ca=/c/ca.pem&cert=/c/me.pem&key=/c/me.key&sni=r.example",
                     &err),
               0);
     ASSERT_EQ(q.tls.on, 1);
@@ -83,8 +84,9 @@ TEST(sentinel_and_cluster_forms)
     struct queue q;
     struct llmsb_err err;
 
-    ASSERT_EQ(parse(&q, "redis-sentinel://bob:pw@s1:26380,s2,10.0.0.3:5000/prod/2"
-                        "?sentinel_user=sen&sentinel_password=spw",
+    ASSERT_EQ(parse(&q,
+                    "redis-sentinel://bob:pw@s1:26380,s2,10.0.0.3:5000/prod/2"
+                    "?sentinel_user=sen&sentinel_password=spw",
                     &err),
               0);
     ASSERT_EQ(q.mode, QUEUE_MODE_SENTINEL);
@@ -171,9 +173,9 @@ TEST(redaction_hides_both_passwords)
 TEST(a_password_with_a_question_mark_or_slash_stays_hidden)
 {
     static const char *const bad[] = {
-        "redis://admin:S3cr?et@127.0.0.1:x",    "redis://admin:S3cr?et@h:1/zz",
-        "redis://admin:S3cr?et@h?color=1",      "redis://admin:S3cr/et@h:0",
-        "redis-sentinel://:S3cr?et@a,,b",       "redis-cluster://admin:S3cr?et@h/3",
+        "redis://admin:S3cr?et@127.0.0.1:x", "redis://admin:S3cr?et@h:1/zz",
+        "redis://admin:S3cr?et@h?color=1",   "redis://admin:S3cr/et@h:0",
+        "redis-sentinel://:S3cr?et@a,,b",    "redis-cluster://admin:S3cr?et@h/3",
     };
     struct queue q;
     struct llmsb_err err;
@@ -240,8 +242,8 @@ TEST(redirects_parse)
 {
     struct queue_node n;
     int ask = -1;
-    static const char *const no[] = {"MOVED", "MOVED x 1:2", "MOVED 99999 h:1", "ASK 1 h",
-                                     "ASK 1 h:0", "MOVED 1 h:", "ERR x", "MOVED  h:1"};
+    static const char *const no[] = {"MOVED",     "MOVED x 1:2", "MOVED 99999 h:1", "ASK 1 h",
+                                     "ASK 1 h:0", "MOVED 1 h:",  "ERR x",           "MOVED  h:1"};
 
     ASSERT_EQ(queue__redirect_parse("MOVED 3999 10.0.0.1:6381", 24, &ask, &n), 1);
     ASSERT_EQ(ask, 0);
@@ -280,8 +282,9 @@ TEST(sentinel_role_and_slots_replies_parse)
     ASSERT_EQ(queue__role_parse(r, role, sizeof(role)), 0);
     ASSERT_STR(role, "slave");
     freeReplyObject(r);
-    r = resp("*2\r\n*3\r\n:0\r\n:8000\r\n*2\r\n$1\r\na\r\n:7001\r\n"
-             "*4\r\n:8001\r\n:16383\r\n*3\r\n$0\r\n\r\n:7002\r\n$2\r\nid\r\n*2\r\n$1\r\nr\r\n:7005\r\n");
+    r = resp(
+        "*2\r\n*3\r\n:0\r\n:8000\r\n*2\r\n$1\r\na\r\n:7001\r\n"
+        "*4\r\n:8001\r\n:16383\r\n*3\r\n$0\r\n\r\n:7002\r\n$2\r\nid\r\n*2\r\n$1\r\nr\r\n:7005\r\n");
     ASSERT_EQ(queue__cluster_slots_find(r, 12182, &n), 1);
     ASSERT_STR(n.host, "");
     ASSERT_EQ(n.port, 7002);
@@ -302,5 +305,4 @@ TEST_MAIN("queue_url", T(plain_forms_and_the_old_password_form), T(tls_forms),
           T(redaction_hides_both_passwords),
           T(a_password_with_a_question_mark_or_slash_stays_hidden),
           T(redaction_by_decoded_name_and_a_safe_list), T(key_slots_match_the_clusters),
-          T(redirects_parse),
-          T(sentinel_role_and_slots_replies_parse))
+          T(redirects_parse), T(sentinel_role_and_slots_replies_parse))

@@ -312,7 +312,8 @@ TEST(lane_weights_parse_and_refuse)
     ASSERT(w[0] == 8 && w[2] == 1);
     ASSERT_EQ(lane_weights_parse("strict", w, &strict, &err), 0);
     ASSERT(strict);
-    const char *bad[] = {"0,4,1", "8,4", "8,4,1,2", "a,b,c", "8,4,1 ", "8,,1", "8,4,1001", "Strict"};
+    const char *bad[] = {"0,4,1",  "8,4",  "8,4,1,2",  "a,b,c",
+                         "8,4,1 ", "8,,1", "8,4,1001", "Strict"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         ASSERT(lane_weights_parse(bad[i], w, &strict, &err) != 0);
         ASSERT_CONTAINS(err.msg, "high,normal,low");
@@ -362,6 +363,6 @@ TEST_MAIN("scheduler", T(final_results_are_never_retried),
           T(claim_budget_never_negative), T(timers_fire_once_per_period),
           T(status_table_parses_every_name_and_nothing_else),
           T(lane_pick_weighted_round_robin_over_classes), T(lane_pick_strict_serves_high_first),
-          T(lane_pick_falls_through_and_low_is_not_starved), T(lane_pick_concurrent_slots_each_count),
-          T(lane_pick_round_robin_over_tenants),
+          T(lane_pick_falls_through_and_low_is_not_starved),
+          T(lane_pick_concurrent_slots_each_count), T(lane_pick_round_robin_over_tenants),
           T(lane_weights_parse_and_refuse), T(lane_names_parse_and_refuse))
