@@ -669,6 +669,25 @@ static void nodes_shown(const struct queue *q, char *out, size_t outsz)
     }
 }
 
+/* A discovery question to one of q's nodes (a sentinel or a seed): a new
+ * connection with the small reply caps, authenticated as user, asked argv.
+ * Returns the connection (NULL when it could not be opened; conn_free it)
+ * with *r the reply, or *r NULL and err set when a step failed. */
+static struct conn *node_ask(struct queue *q, const struct queue_node *node, const char *user,
+                             const char *password, int argc, const char **argv, redisReply **r,
+                             struct llmsb_err *err)
+{
+    struct conn *c = conn_open(q, node, err);
+
+    *r = NULL;
+    if (!c)
+        return NULL;
+    conn_caps(c, 1);
+    if (conn_auth(c, user, password, err) == 0)
+        conn_ask(c, argc, argv, r, err);
+    return c;
+}
+
 /* Asks the sentinels in turn where the master is. */
 static int sentinel_discover(struct queue *q, struct queue_node *out, struct llmsb_err *err)
 {
@@ -677,13 +696,11 @@ static int sentinel_discover(struct queue *q, struct queue_node *out, struct llm
     int unknown = 0;
 
     for (int i = 0; i < q->nnodes; i++) {
-        struct conn *c = conn_open(q, &q->nodes[i], err);
         redisReply *r = NULL;
+        struct conn *c =
+            node_ask(q, &q->nodes[i], q->sentinel_user, q->sentinel_password, 3, argv, &r, err);
         int found = -1;
-        if (c)
-            conn_caps(c, 1);
-        if (c && conn_auth(c, q->sentinel_user, q->sentinel_password, err) == 0 &&
-            conn_ask(c, 3, argv, &r, err) == 0 && (found = queue__sentinel_addr_parse(r, out)) < 0)
+        if (r && (found = queue__sentinel_addr_parse(r, out)) < 0)
             llmsb_err_set(err, LLMSB_ERR_PROTO,
                           "redis: sentinel %s: unexpected reply to SENTINEL "
                           "get-master-addr-by-name",
@@ -715,14 +732,10 @@ static int cluster_discover(struct queue *q, struct queue_node *out, struct llms
     char list[512], last[sizeof(err->msg)] = "";
 
     for (int i = 0; i < q->nnodes; i++) {
-        struct conn *c = conn_open(q, &q->nodes[i], err);
         redisReply *r = NULL;
+        struct conn *c = node_ask(q, &q->nodes[i], q->user, q->password, 2, argv, &r, err);
         int found = -1;
-        if (c)
-            conn_caps(c, 1);
-        if (c && conn_auth(c, q->user, q->password, err) == 0 &&
-            conn_ask(c, 2, argv, &r, err) == 0 &&
-            (found = queue__cluster_slots_find(r, slot, out)) <= 0)
+        if (r && (found = queue__cluster_slots_find(r, slot, out)) <= 0)
             llmsb_err_set(err, LLMSB_ERR_BACKEND, "redis: cluster node %s: %s slot %u", c->peer,
                           found < 0 ? "unexpected CLUSTER SLOTS reply looking for"
                                     : "no primary serves",
