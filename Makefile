@@ -237,16 +237,15 @@ sanitize:
 	LLMSB_BIN=$(CURDIR)/bin/san/llm-sandbox EVAL_SETS=quick $(MAKE) $(SANFLAGS) unit integration
 
 # libFuzzer harnesses for every parser of untrusted input; each runs for
-# FUZZ_SECONDS with its corpus under fuzz-corpus/ (not committed).
+# FUZZ_SECONDS with its corpus under fuzz-corpus/ (not committed), FUZZ_JOBS
+# (the cores) at a time.
 FUZZERS = $(patsubst tests/fuzz/%.c,bin/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 20
+FUZZ_JOBS ?= $(shell nproc)
 FUZZ_SAN = -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
 fuzz:
 	$(MAKE) BUILD=build-fuzz CC=clang CFLAGS="-O1 -g $(FUZZ_SAN) -Wno-unknown-warning-option" fuzzers
-	@for f in $(FUZZERS); do n=$$(basename $$f); mkdir -p fuzz-corpus/$$n; \
-	    $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=build-fuzz/ fuzz-corpus/$$n > build-fuzz/$$n.log 2>&1 \
-	        || { tail -40 build-fuzz/$$n.log; echo "fuzz: $$n FAILED"; exit 1; }; \
-	    echo "fuzz: $$n $$(grep -o 'stat::number_of_executed_units: *[0-9]*' build-fuzz/$$n.log | grep -o '[0-9]*$$') executions, no crash"; done
+	@sh scripts/fuzz-all.sh $(FUZZ_SECONDS) $(FUZZ_JOBS) $(FUZZERS)
 
 fuzzers: $(FUZZERS)
 
