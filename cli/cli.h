@@ -102,6 +102,7 @@ int cmd_cancel(struct cli_globals *g, int argc, char **argv);
 int cmd_dead(struct cli_globals *g, int argc, char **argv);
 int cmd_scan(struct cli_globals *g, int argc, char **argv);
 int cmd_convert(struct cli_globals *g, int argc, char **argv);
+int cmd_eval(struct cli_globals *g, int argc, char **argv);
 int cmd_mcp(struct cli_globals *g, int argc, char **argv);
 int cmd_serve(struct cli_globals *g, int argc, char **argv);
 /* A bearer token: FILE's first line, or the environment's env_name; *out
