@@ -28,7 +28,7 @@ LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fi
               queue/queue.c queue/lanes.c queue/conn.c queue/url.c queue/live.c queue/workers.c queue/delayed.c queue/dead.c \
               scheduler/decide.c scheduler/scheduler.c \
               exec/exec.c exec/session.c exec/scan.c exec/identity.c exec/runner.c exec/image_check.c \
-              batch/batch.c batch/local.c batch/queue.c batch/summary.c \
+              batch/batch.c batch/local.c batch/queue.c batch/summary.c batch/report.c \
               worker/worker.c worker/entry.c worker/gate.c worker/live.c worker/store.c worker/janitor.c \
               worker/metrics.c mcp/jsonrpc.c mcp/tools.c mcp/server.c mcp/http.c mcp/http_check.c \
               $(sort $(wildcard front/*.c)) \
@@ -36,7 +36,7 @@ LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fi
               eval/fmt_humaneval.c eval/fmt_multiple.c eval/fmt_open.c eval/fmt_crux.c eval/fmt_stdio.c \
               eval/fmt_stdio_runners.c
 CLI_SRC     = cli/main.c cli/run.c cli/images.c cli/queue_cmds.c cli/worker.c cli/submit.c cli/scan.c \
-              cli/artifacts.c cli/cancel.c cli/mcp.c cli/serve.c cli/convert.c cli/provenance.c cli/dead.c
+              cli/artifacts.c cli/cancel.c cli/mcp.c cli/serve.c cli/convert.c cli/eval.c cli/dead.c
 
 LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ   = $(CLI_SRC:%.c=$(BUILD)/%.o)

@@ -12,8 +12,8 @@
  *
  * The calls, in order: batch_init, batch_check; then in process
  * batch_local_plan and batch_local_run, or through Redis batch_queue_plan,
- * batch_queue_send and (to wait) batch_queue_wait; batch_summary and the
- * results; batch_release.  A front end that installs signal handlers does
+ * batch_queue_send and (to wait) batch_queue_wait; batch_summary, batch_report
+ * and the results; batch_release.  A front end that installs signal handlers does
  * so after the plan: until then nothing has run or been sent. */
 #ifndef LLMSB_BATCH_H
 #define LLMSB_BATCH_H
@@ -202,5 +202,28 @@ size_t batch_summary(const struct batch *b, FILE *out);
 /* One result a line, in the file's order (batch_job_result).  Returns 0 or
  * -1 on a write error. */
 int batch_results_write(const struct batch *b, FILE *out);
+
+/* ---- figures (report.c) ---- */
+
+/* What batch_report prints and writes. */
+struct batch_report_opts {
+    const char *verb;     /* the front end's name for the run, in the provenance ("submit") */
+    const char *group_by; /* the task of a job: "id" or "meta.FIELD"; NULL: meta.task_id,
+                             else the id less a trailing "#N" */
+    const char *path;     /* the report: JSON to path, Markdown to path.md; NULL: none */
+    int phases;           /* print the per-phase table and the provenance without a path too */
+};
+/* pass@k of the jobs with expectations (eval/report.h's report_passk), to
+ * out when some task has several samples, a path or phases is given; with
+ * a path or phases the per-phase percentiles of the results and the
+ * provenance (this machine, the engine, the images' ids, the limits);
+ * with a path the report and what ran (dedup, rechecks).  Returns 0, or a
+ * negative code with err naming the file it could not write. */
+int batch_report(const struct batch *b, FILE *out, const struct batch_report_opts *o,
+                 struct llmsb_err *err);
+/* 1 when result r (NULL: none) is a verdict on its program: a final status
+ * that is not ours (internal_error), nor the job's (invalid), nor a stop
+ * (cancelled, session_lost), and a "passed" (the job has expectations). */
+int batch_job_graded(const cJSON *r);
 
 #endif

@@ -5,7 +5,9 @@
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
+#include "batch/batch.h"
 #include "config/config.h"
+#include "eval/convert.h"
 
 /* Exit codes of the verbs themselves; `run` exits with its job's status's
  * code from the status table (common/status.h). */
@@ -47,17 +49,48 @@ int cli_save_result_artifacts(const char *dir, const cJSON *result, int *saved);
  * a leading '.' become %XX ("HumanEval/0" -> "HumanEval%2F0"). */
 void cli_id_dirname(const char *id, char *out, size_t outsz);
 
-/* cli/provenance.c: what `submit --report` states beside its figures. */
+/* cli/convert.c: convert's options and its writing of a dataset's jobs,
+ * for `convert` and `eval`. */
+struct cli_convert_args {
+    const char *dataset, *samples, *out_path;
+    long timeout_s;
+    struct convert_opts read; /* --mode, --lang */
+    int cut_at_stop_tokens;
+};
+/* Consumes convert's option at argv[*i] if it is one (not --out, whose
+ * meaning is the verb's); 1 = consumed, 0 = not one, -1 = error printed. */
+int cli_convert_opt(int argc, char **argv, int *i, struct cli_convert_args *o);
+/* Reads a->dataset (and a->samples) and writes their jobs to o->out (named
+ * o->name in errors; a->timeout_s and a->cut_at_stop_tokens set in o
+ * here), then says on stderr what was converted.  Returns 0 or the exit
+ * code (said). */
+int cli_convert_write(const struct cli_convert_args *a, struct convert_out *o);
+
+/* cli/submit.c: submit's options and its run of a job file, for `submit`
+ * and `eval`. */
 struct jobfile;
-struct report_env;
-struct report_timing;
-/* Fills e: this machine, the engine the config names and its version,
- * the id of each image the results name, each language's limits as the
- * jobs resolve them; local says whether the jobs ran here. */
-void cli_provenance(const struct config *cfg, const struct jobfile *jf, cJSON **results, int local,
-                    struct report_env *e);
-/* A result object's phases as a report row of language lang (borrowed). */
-void cli_timing_of(const cJSON *result, const char *lang, struct report_timing *t);
+struct submit_opts {
+    const char *verb; /* the messages' prefix: "submit", "eval" */
+    const char *file, *out, *artifacts, *group_by, *report;
+    int wait, local, allow_invalid, no_dedup, recheck;
+    int graded; /* exit 0 when every checked job got a verdict, passed or not (eval) */
+    int phases; /* print the per-phase table without --report too (eval) */
+    enum batch_existing existing;
+    long long slots;
+    double timeout_s;
+    const char *timeout_flag; /* the flag of timeout_s (NULL: --timeout) */
+    int64_t not_before_ms;    /* --delay, --not-before: when the jobs are due (0: now) */
+    const char *due_flag;     /* which of them gave it */
+};
+/* Consumes submit's option at argv[*i] (a global option too) if it is one;
+ * 1 = consumed, 0 = not one, -1 = error printed. */
+int cli_submit_opt(struct cli_globals *g, int argc, char **argv, int *i, struct submit_opts *o);
+/* The options' combinations; 0, or -1 said. */
+int cli_submit_opts_check(const struct submit_opts *o);
+/* Runs jf as a batch (checked, run here or through the queue, waited for
+ * with o->wait) with the summary, pass@k, --report, --out and --artifacts;
+ * returns the exit code (submit's, or with o->graded eval's). */
+int cli_submit_jobs(struct cli_globals *g, const struct submit_opts *o, struct jobfile *jf);
 
 int cmd_run(struct cli_globals *g, int argc, char **argv);
 int cmd_images(struct cli_globals *g, int argc, char **argv);
@@ -69,6 +102,7 @@ int cmd_cancel(struct cli_globals *g, int argc, char **argv);
 int cmd_dead(struct cli_globals *g, int argc, char **argv);
 int cmd_scan(struct cli_globals *g, int argc, char **argv);
 int cmd_convert(struct cli_globals *g, int argc, char **argv);
+int cmd_eval(struct cli_globals *g, int argc, char **argv);
 int cmd_mcp(struct cli_globals *g, int argc, char **argv);
 int cmd_serve(struct cli_globals *g, int argc, char **argv);
 /* A bearer token: FILE's first line, or the environment's env_name; *out

@@ -50,41 +50,50 @@ static const char convert_usage[] =
     "the file gives none (default python). --timeout replaces the harness's time\n"
     "per test. See docs/eval.md.\n";
 
-struct convert_args {
-    const char *dataset, *samples, *out_path;
-    long timeout_s;
-    struct convert_opts read; /* --mode, --lang */
-    int cut_at_stop_tokens;
-};
+int cli_convert_opt(int argc, char **argv, int *ip, struct cli_convert_args *o)
+{
+    int i = *ip;
+
+    if (strcmp(argv[i], "--samples") == 0 && i + 1 < argc) {
+        o->samples = argv[++i];
+    } else if (strcmp(argv[i], "--mode") == 0 && i + 1 < argc) {
+        o->read.mode = argv[++i];
+        if (strcmp(o->read.mode, "input") != 0 && strcmp(o->read.mode, "output") != 0) {
+            cli_error("--mode: \"%s\" is neither input nor output", o->read.mode);
+            return -1;
+        }
+    } else if (strcmp(argv[i], "--lang") == 0 && i + 1 < argc) {
+        o->read.lang = argv[++i];
+    } else if (strcmp(argv[i], "--cut-at-stop-tokens") == 0) {
+        o->cut_at_stop_tokens = 1;
+    } else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) {
+        char *end;
+        o->timeout_s = strtol(argv[++i], &end, 10);
+        if (*end || o->timeout_s < 1 || o->timeout_s > 86400) {
+            cli_error("--timeout: \"%s\" is not a number of seconds (1..86400)", argv[i]);
+            return -1;
+        }
+    } else {
+        return 0;
+    }
+    *ip = i;
+    return 1;
+}
 
 /* 1 to go on, else the exit code. */
-static int convert_args(int argc, char **argv, struct convert_args *o)
+static int convert_args(int argc, char **argv, struct cli_convert_args *o)
 {
     for (int i = 1; i < argc; i++) {
+        int rc = cli_convert_opt(argc, argv, &i, o);
+        if (rc < 0)
+            return EXIT_USAGE;
+        if (rc > 0)
+            continue;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(convert_usage, stdout);
             return 0;
-        } else if (strcmp(argv[i], "--samples") == 0 && i + 1 < argc) {
-            o->samples = argv[++i];
-        } else if (strcmp(argv[i], "--mode") == 0 && i + 1 < argc) {
-            o->read.mode = argv[++i];
-            if (strcmp(o->read.mode, "input") != 0 && strcmp(o->read.mode, "output") != 0) {
-                cli_error("--mode: \"%s\" is neither input nor output", o->read.mode);
-                return EXIT_USAGE;
-            }
-        } else if (strcmp(argv[i], "--lang") == 0 && i + 1 < argc) {
-            o->read.lang = argv[++i];
-        } else if (strcmp(argv[i], "--cut-at-stop-tokens") == 0) {
-            o->cut_at_stop_tokens = 1;
         } else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
             o->out_path = argv[++i];
-        } else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) {
-            char *end;
-            o->timeout_s = strtol(argv[++i], &end, 10);
-            if (*end || o->timeout_s < 1 || o->timeout_s > 86400) {
-                cli_error("--timeout: \"%s\" is not a number of seconds (1..86400)", argv[i]);
-                return EXIT_USAGE;
-            }
         } else if (argv[i][0] == '-' && argv[i][1]) {
             cli_error("convert: unknown or incomplete option '%s'", argv[i]);
             fputs(convert_usage, stderr);
@@ -130,7 +139,7 @@ static struct convert_set *read_dataset(const char *path, const char *text,
 
 /* The jobs: of the samples of opt->samples, or of the reference
  * solutions; 0, or the exit code with err set. */
-static int write_jobs(const struct convert_args *opt, struct convert_set *set,
+static int write_jobs(const struct cli_convert_args *opt, struct convert_set *set,
                       struct convert_out *o, struct llmsb_err *err)
 {
     struct buf b = {0};
@@ -151,7 +160,7 @@ static int write_jobs(const struct convert_args *opt, struct convert_set *set,
 }
 
 /* What was converted, on stderr. */
-static void tell(const struct convert_args *opt, const struct convert_out *o,
+static void tell(const struct cli_convert_args *opt, const struct convert_out *o,
                  const struct convert_set *set)
 {
     struct convert_set_info c;
@@ -190,13 +199,39 @@ static FILE *open_aside(const char *path, char *tmp, size_t tmpsz)
     return f;
 }
 
-int cmd_convert(struct cli_globals *g, int argc, char **argv)
+int cli_convert_write(const struct cli_convert_args *a, struct convert_out *o)
 {
-    struct convert_args opt = {0};
     struct llmsb_err err = {0};
     struct convert_set *set = NULL;
-    struct convert_out o = {.out = stdout};
     struct buf text;
+    int rc;
+
+    if (read_text(a->dataset, "dataset", &text) != 0)
+        return EXIT_USAGE;
+    if (!(set = read_dataset(a->dataset, text.data ? text.data : "", &a->read))) {
+        buf_release(&text);
+        return EXIT_USAGE;
+    }
+    o->timeout_s = a->timeout_s;
+    o->cut_at_stop_tokens = a->cut_at_stop_tokens;
+    if ((rc = write_jobs(a, set, o, &err)) != 0)
+        cli_error("%s", err.msg);
+    if (fflush(o->out) != 0 || ferror(o->out)) {
+        if (err.code != LLMSB_ERR_SYS) /* a failed write is told once */
+            cli_error("%s: write failed", o->name);
+        rc = EXIT_INTERNAL;
+    }
+    if (rc == 0)
+        tell(a, o, set);
+    convert_set_free(set);
+    buf_release(&text);
+    return rc;
+}
+
+int cmd_convert(struct cli_globals *g, int argc, char **argv)
+{
+    struct cli_convert_args opt = {0};
+    struct convert_out o = {.out = stdout};
     char tmp[4096] = "";
     struct stat st;
     int rc, direct = 0;
@@ -204,16 +239,7 @@ int cmd_convert(struct cli_globals *g, int argc, char **argv)
     (void)g;
     if ((rc = convert_args(argc, argv, &opt)) != 1)
         return rc;
-    rc = 0;
-    if (read_text(opt.dataset, "dataset", &text) != 0)
-        return EXIT_USAGE;
-    if (!(set = read_dataset(opt.dataset, text.data ? text.data : "", &opt.read))) {
-        buf_release(&text);
-        return EXIT_USAGE;
-    }
     o.name = opt.out_path ? opt.out_path : "stdout";
-    o.timeout_s = opt.timeout_s;
-    o.cut_at_stop_tokens = opt.cut_at_stop_tokens;
     /* --out, a file, appears whole or not at all: written aside, renamed at
      * the end; what is not a regular file (/dev/null, a pipe) is written to
      * as it is, never replaced */
@@ -223,16 +249,9 @@ int cmd_convert(struct cli_globals *g, int argc, char **argv)
     }
     if (!o.out) {
         cli_error("--out: cannot write \"%s\"", opt.out_path);
-        rc = EXIT_USAGE;
-        goto out;
+        return EXIT_USAGE;
     }
-    if ((rc = write_jobs(&opt, set, &o, &err)) != 0)
-        cli_error("%s", err.msg);
-    if (fflush(o.out) != 0 || ferror(o.out)) {
-        if (err.code != LLMSB_ERR_SYS) /* a failed write is told once */
-            cli_error("%s: write failed", o.name);
-        rc = EXIT_INTERNAL;
-    }
+    rc = cli_convert_write(&opt, &o);
     if (opt.out_path &&
         (fclose(o.out) != 0 || rc != 0 || (!direct && rename(tmp, opt.out_path) != 0))) {
         if (rc == 0) {
@@ -242,10 +261,5 @@ int cmd_convert(struct cli_globals *g, int argc, char **argv)
         if (!direct)
             unlink(tmp);
     }
-    if (rc == 0)
-        tell(&opt, &o, set);
-out:
-    convert_set_free(set);
-    buf_release(&text);
     return rc;
 }

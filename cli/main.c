@@ -26,6 +26,7 @@ static const char usage[] =
     "  dead list|show|requeue|drop  the dead letters: inspect, run again, delete\n"
     "  scan [--policy P] FILE   run only the security check (exit 0 safe, 1 blocked)\n"
     "  convert DATASET.jsonl    a benchmark's rows (and samples) as a job file\n"
+    "  eval DATASET [SAMPLES]   convert + submit + pass@k and the phases, in one command\n"
     "  mcp [--queue]            a Model Context Protocol server on stdio (docs/mcp.md)\n"
     "  serve --http ADDR        SandboxFusion's, Judge0's and Piston's HTTP APIs (docs/http.md)\n"
     "\n"
@@ -149,7 +150,8 @@ static const struct {
     {"run", cmd_run},       {"images", cmd_images}, {"worker", cmd_worker},
     {"submit", cmd_submit}, {"result", cmd_result}, {"status", cmd_status},
     {"cancel", cmd_cancel}, {"scan", cmd_scan},     {"convert", cmd_convert},
-    {"mcp", cmd_mcp},       {"dead", cmd_dead},     {"serve", cmd_serve},
+    {"eval", cmd_eval},     {"mcp", cmd_mcp},       {"dead", cmd_dead},
+    {"serve", cmd_serve},
 };
 
 int main(int argc, char **argv)

@@ -12,22 +12,9 @@
 #include <unistd.h>
 
 #include "batch/batch.h"
-#include "eval/passk.h"
-#include "eval/report.h"
 #include "config/jobfile.h"
 #include "job/job.h"
 #include "queue/queue.h"
-
-struct submit_opts {
-    const char *file, *out, *artifacts, *group_by, *report;
-    int wait, local, allow_invalid, no_dedup, recheck;
-    enum batch_existing existing;
-    long long slots;
-    double timeout_s;
-    int64_t not_before_ms;    /* --delay, --not-before: when the jobs are due (0: now) */
-    const char *due_flag;     /* which of them gave it */
-    const struct config *cfg; /* --report's limits and engine */
-};
 
 /* The options the batch's lines name. */
 static const char *const flag_names[BATCH_NAMES] = {
@@ -39,24 +26,27 @@ static const char *const flag_names[BATCH_NAMES] = {
     [BATCH_NAME_OUT] = "--out",
 };
 
-/* A line of the batch on stderr, after the prefix of its kind. */
-static void say(void *ud, enum batch_say kind, const char *line)
-{
-    static const char *const prefix[] = {[BATCH_SAY_LINE] = "",
-                                         [BATCH_SAY_NOTE] = "submit: ",
-                                         [BATCH_SAY_WARNING] = "warning: ",
-                                         [BATCH_SAY_ERROR] = "error: "};
-    (void)ud;
-    fprintf(stderr, "%s%s\n", prefix[kind], line);
-}
-
-/* ---- progress ----------------------------------------------------------------- */
-
 struct progress {
+    const char *verb; /* the notes' prefix: "submit", "eval" */
     int tty;
     size_t last_shown;
     int64_t started_ms, last_ms;
 };
+
+/* A line of the batch on stderr, after the prefix of its kind. */
+static void say(void *ud, enum batch_say kind, const char *line)
+{
+    static const char *const prefix[] = {[BATCH_SAY_LINE] = "",
+                                         [BATCH_SAY_NOTE] = "",
+                                         [BATCH_SAY_WARNING] = "warning: ",
+                                         [BATCH_SAY_ERROR] = "error: "};
+    const struct progress *p = ud;
+
+    fprintf(stderr, "%s%s%s%s\n", kind == BATCH_SAY_NOTE ? p->verb : "",
+            kind == BATCH_SAY_NOTE ? ": " : "", prefix[kind], line);
+}
+
+/* ---- progress ----------------------------------------------------------------- */
 
 /* The batch's progress on stderr: a bar on a terminal, else a line each
  * tenth of the jobs or 5 s; a new phase (the recheck) starts its own. */
@@ -68,7 +58,7 @@ static void show_progress(void *ud, const struct batch_progress *bp)
     char eta[32] = "";
 
     if (p->started_ms != bp->started_ms) /* a new phase */
-        *p = (struct progress){p->tty, 0, bp->started_ms, 0};
+        *p = (struct progress){p->verb, p->tty, 0, bp->started_ms, 0};
 
     if (done > 0 && done < total) {
         long long left = (long long)(elapsed * (int64_t)(total - done) / (int64_t)done / 1000);
@@ -132,84 +122,117 @@ static int set_due(struct jobfile *jf, int64_t not_before_ms)
     return 0;
 }
 
+static const char submit_usage[] =
+    "usage: llm-sandbox submit JOBFILE [--wait] [--out results.jsonl] [--local]\n"
+    "                          [--rerun | --reuse] [--allow-invalid] [--artifacts DIR]\n"
+    "                          [--slots N] [--timeout S] [--group-by KEY] [--report FILE]\n"
+    "                          [--no-dedup] [--recheck-timeouts]\n"
+    "                          [--delay DURATION | --not-before TIME]\n\n"
+    "Checks every job of a YAML or JSON Lines job file (nothing is enqueued when\n"
+    "one is bad or two share an id; --allow-invalid submits bad jobs anyway, as\n"
+    "invalid results), then enqueues them. An id that already has\n"
+    "a result is refused unless --rerun (run it again) or --reuse (keep it).\n"
+    "--wait shows progress and a summary and exits 1 unless every job ended ok\n"
+    "and passed its expectations; --out writes one JSON result per job, in input\n"
+    "order; --artifacts saves each job's plots and files under DIR/<id>/;\n"
+    "--local runs the file in this process with no Redis. --timeout S ends the\n"
+    "wait (with --local, the run) after S seconds, exit 124; Ctrl-C or SIGTERM,\n"
+    "exit 130; either way the summary is printed and --out written, unfinished\n"
+    "jobs as not_finished (--local stops them). Jobs with expectations\n"
+    "are grouped into tasks (--group-by meta.FIELD or id; by default meta.task_id,\n"
+    "else the id less a trailing #N) for pass@1/10/100; --report FILE writes them\n"
+    "as JSON to FILE and as Markdown to FILE.md, with p50/p95/p99 of each phase\n"
+    "per language and the machine, engine, image ids and limits.  Jobs identical\n"
+    "in everything but id and meta run once, each getting its own result marked\n"
+    "copy_of (--no-dedup runs every job).  --recheck-timeouts runs each timeout\n"
+    "once more, alone, and keeps that result (rechecked, first_status).\n"
+    "--delay DURATION (30s, 500ms, 2h) or --not-before TIME (epoch ms or\n"
+    "2026-01-01T00:00:00Z) sets not_before on every job without a time of its\n"
+    "own: the workers hold it in Redis until then (docs/jobs.md).";
+
+int cli_submit_opt(struct cli_globals *g, int argc, char **argv, int *ip, struct submit_opts *o)
+{
+    int i = *ip, rc = cli_global_opt(g, argc, argv, ip);
+
+    if (rc != 0)
+        return rc;
+    if (strcmp(argv[i], "--wait") == 0)
+        o->wait = 1;
+    else if (strcmp(argv[i], "--local") == 0)
+        o->local = 1;
+    else if (strcmp(argv[i], "--allow-invalid") == 0)
+        o->allow_invalid = 1;
+    else if (strcmp(argv[i], "--no-dedup") == 0)
+        o->no_dedup = 1;
+    else if (strcmp(argv[i], "--recheck-timeouts") == 0)
+        o->recheck = 1;
+    else if (strcmp(argv[i], "--rerun") == 0)
+        o->existing = BATCH_EXISTING_RERUN;
+    else if (strcmp(argv[i], "--reuse") == 0)
+        o->existing = BATCH_EXISTING_REUSE;
+    else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
+        o->out = argv[++i];
+    else if (strcmp(argv[i], "--artifacts") == 0 && i + 1 < argc)
+        o->artifacts = argv[++i];
+    else if (strcmp(argv[i], "--report") == 0 && i + 1 < argc)
+        o->report = argv[++i];
+    else if (strcmp(argv[i], "--group-by") == 0 && i + 1 < argc) {
+        o->group_by = argv[++i];
+        if (strcmp(o->group_by, "id") != 0 &&
+            (strncmp(o->group_by, "meta.", 5) != 0 || !o->group_by[5])) {
+            cli_error("--group-by must be id or meta.FIELD (got \"%s\")", o->group_by);
+            return -1;
+        }
+    } else if (strcmp(argv[i], "--slots") == 0 && i + 1 < argc) {
+        if (parse_ll(argv[++i], 1, 256, &o->slots) != 0) {
+            cli_error("--slots must be between 1 and 256 (got \"%s\")", argv[i]);
+            return -1;
+        }
+    } else if ((strcmp(argv[i], "--delay") == 0 || strcmp(argv[i], "--not-before") == 0) &&
+               i + 1 < argc) {
+        if (parse_due(argv[i], argv[i + 1], o) != 0)
+            return -1;
+        i++;
+    } else if (strcmp(argv[i], o->timeout_flag ? o->timeout_flag : "--timeout") == 0 &&
+               i + 1 < argc) {
+        if (parse_double(argv[++i], 0.1, 1e7, &o->timeout_s) != 0) {
+            cli_error("%s must be a number of seconds (got \"%s\")", argv[i - 1], argv[i]);
+            return -1;
+        }
+    } else
+        return 0;
+    *ip = i;
+    return 1;
+}
+
+int cli_submit_opts_check(const struct submit_opts *o)
+{
+    if (o->due_flag && o->local) {
+        cli_error("%s: %s needs the queue (a delayed job waits in Redis), not --local", o->verb,
+                  o->due_flag);
+        return -1;
+    }
+    if ((o->out || o->artifacts || o->report || o->recheck) && !o->wait && !o->local) {
+        cli_error("%s: %s needs --wait or --local", o->verb,
+                  o->out         ? "--out"
+                  : o->artifacts ? "--artifacts"
+                  : o->report    ? "--report"
+                                 : "--recheck-timeouts");
+        return -1;
+    }
+    return 0;
+}
+
 static int parse_submit(struct cli_globals *g, int argc, char **argv, struct submit_opts *o)
 {
     for (int i = 1; i < argc; i++) {
-        int rc = cli_global_opt(g, argc, argv, &i);
+        int rc = cli_submit_opt(g, argc, argv, &i, o);
         if (rc < 0)
             return -1;
         if (rc > 0)
             continue;
-        if (strcmp(argv[i], "--wait") == 0)
-            o->wait = 1;
-        else if (strcmp(argv[i], "--local") == 0)
-            o->local = 1;
-        else if (strcmp(argv[i], "--allow-invalid") == 0)
-            o->allow_invalid = 1;
-        else if (strcmp(argv[i], "--no-dedup") == 0)
-            o->no_dedup = 1;
-        else if (strcmp(argv[i], "--recheck-timeouts") == 0)
-            o->recheck = 1;
-        else if (strcmp(argv[i], "--rerun") == 0)
-            o->existing = BATCH_EXISTING_RERUN;
-        else if (strcmp(argv[i], "--reuse") == 0)
-            o->existing = BATCH_EXISTING_REUSE;
-        else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
-            o->out = argv[++i];
-        else if (strcmp(argv[i], "--artifacts") == 0 && i + 1 < argc)
-            o->artifacts = argv[++i];
-        else if (strcmp(argv[i], "--report") == 0 && i + 1 < argc)
-            o->report = argv[++i];
-        else if (strcmp(argv[i], "--group-by") == 0 && i + 1 < argc) {
-            o->group_by = argv[++i];
-            if (strcmp(o->group_by, "id") != 0 &&
-                (strncmp(o->group_by, "meta.", 5) != 0 || !o->group_by[5])) {
-                cli_error("--group-by must be id or meta.FIELD (got \"%s\")", o->group_by);
-                return -1;
-            }
-        } else if (strcmp(argv[i], "--slots") == 0 && i + 1 < argc) {
-            if (parse_ll(argv[++i], 1, 256, &o->slots) != 0) {
-                cli_error("--slots must be between 1 and 256 (got \"%s\")", argv[i]);
-                return -1;
-            }
-        } else if ((strcmp(argv[i], "--delay") == 0 || strcmp(argv[i], "--not-before") == 0) &&
-                   i + 1 < argc) {
-            if (parse_due(argv[i], argv[i + 1], o) != 0)
-                return -1;
-            i++;
-        } else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) {
-            if (parse_double(argv[++i], 0.1, 1e7, &o->timeout_s) != 0) {
-                cli_error("--timeout must be a number of seconds (got \"%s\")", argv[i]);
-                return -1;
-            }
-        } else if (strcmp(argv[i], "--help") == 0) {
-            puts(
-                "usage: llm-sandbox submit JOBFILE [--wait] [--out results.jsonl] [--local]\n"
-                "                          [--rerun | --reuse] [--allow-invalid] [--artifacts DIR]\n"
-                "                          [--slots N] [--timeout S] [--group-by KEY] [--report FILE]\n"
-                "                          [--no-dedup] [--recheck-timeouts]\n"
-                "                          [--delay DURATION | --not-before TIME]\n\n"
-                "Checks every job of a YAML or JSON Lines job file (nothing is enqueued when\n"
-                "one is bad or two share an id; --allow-invalid submits bad jobs anyway, as\n"
-                "invalid results), then enqueues them. An id that already has\n"
-                "a result is refused unless --rerun (run it again) or --reuse (keep it).\n"
-                "--wait shows progress and a summary and exits 1 unless every job ended ok\n"
-                "and passed its expectations; --out writes one JSON result per job, in input\n"
-                "order; --artifacts saves each job's plots and files under DIR/<id>/;\n"
-                "--local runs the file in this process with no Redis. --timeout S ends the\n"
-                "wait (with --local, the run) after S seconds, exit 124; Ctrl-C or SIGTERM,\n"
-                "exit 130; either way the summary is printed and --out written, unfinished\n"
-                "jobs as not_finished (--local stops them). Jobs with expectations\n"
-                "are grouped into tasks (--group-by meta.FIELD or id; by default meta.task_id,\n"
-                "else the id less a trailing #N) for pass@1/10/100; --report FILE writes them\n"
-                "as JSON to FILE and as Markdown to FILE.md, with p50/p95/p99 of each phase\n"
-                "per language and the machine, engine, image ids and limits.  Jobs identical\n"
-                "in everything but id and meta run once, each getting its own result marked\n"
-                "copy_of (--no-dedup runs every job).  --recheck-timeouts runs each timeout\n"
-                "once more, alone, and keeps that result (rechecked, first_status).\n"
-                "--delay DURATION (30s, 500ms, 2h) or --not-before TIME (epoch ms or\n"
-                "2026-01-01T00:00:00Z) sets not_before on every job without a time of its\n"
-                "own: the workers hold it in Redis until then (docs/jobs.md).");
+        if (strcmp(argv[i], "--help") == 0) {
+            puts(submit_usage);
             exit(0);
         } else if (argv[i][0] == '-' && argv[i][1]) {
             cli_error("submit: unknown option \"%s\"", argv[i]);
@@ -225,136 +248,42 @@ static int parse_submit(struct cli_globals *g, int argc, char **argv, struct sub
         cli_error("submit: no job file (usage: llm-sandbox submit JOBFILE [--wait])");
         return -1;
     }
-    if (o->due_flag && o->local) {
-        cli_error("submit: %s needs the queue (a delayed job waits in Redis), not --local",
-                  o->due_flag);
-        return -1;
-    }
-    if ((o->out || o->artifacts || o->report || o->recheck) && !o->wait && !o->local) {
-        cli_error("submit: %s needs --wait or --local", o->out         ? "--out"
-                                                        : o->artifacts ? "--artifacts"
-                                                        : o->report    ? "--report"
-                                                                       : "--recheck-timeouts");
-        return -1;
-    }
-    return 0;
+    return cli_submit_opts_check(o);
 }
 
-/* The task of job i for pass@k, as text (owned): --group-by meta.FIELD or
- * id; by default meta.task_id when the job has one, else the id less a
- * trailing "#N".  A job without the meta field counts under its id. */
-static char *task_key(const cJSON *job, const char *id, const char *group_by)
+/* The checked jobs without a verdict on their program (batch_job_graded),
+ * said on stderr: eval's exit code. */
+static size_t ungraded(const struct submit_opts *o, const struct batch *b)
 {
-    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(job, "meta"), *v = NULL;
-    cJSON *parsed = cJSON_IsString(meta) ? cJSON_Parse(meta->valuestring) : NULL;
-    const char *field = !group_by                            ? "task_id"
-                        : strncmp(group_by, "meta.", 5) == 0 ? group_by + 5
-                                                             : NULL;
-    char *out = NULL, num[64];
-
-    if (parsed)
-        meta = parsed;
-    if (field && cJSON_IsObject(meta))
-        v = cJSON_GetObjectItemCaseSensitive(meta, field);
-    if (cJSON_IsString(v))
-        out = strdup(v->valuestring);
-    else if (cJSON_IsNumber(v) && snprintf(num, sizeof(num), "%.17g", v->valuedouble) > 0)
-        out = strdup(num);
-    else if (!group_by)
-        out = strndup(id, passk_task_len(id));
-    else
-        out = strdup(id);
-    cJSON_Delete(parsed);
-    return out;
-}
-
-/* --report's per-phase rows (every job with a result) and provenance;
- * NULL without --report.  Free with free(tm->t), free(tm->env), free(tm). */
-static struct report_timings *report_timings_of(const struct submit_opts *o, const struct batch *b)
-{
-    const struct jobfile *jf = b->jf;
-    cJSON **results = b->results;
-    struct report_timings *tm;
-    struct report_env *env;
-
-    if (!o->report || !(tm = calloc(1, sizeof(*tm))))
-        return NULL;
-    tm->t = calloc(jf->n ? jf->n : 1, sizeof(*tm->t));
-    tm->env = env = malloc(sizeof(*env));
-    if (!tm->t || !env) {
-        free(tm->t);
-        free(env);
-        free(tm);
-        return NULL;
-    }
-    for (size_t i = 0; i < jf->n; i++) /* the runs: a copy's timings are its run's */
-        if (results[i] && !cJSON_GetObjectItem(results[i], "copy_of"))
-            cli_timing_of(results[i], batch_job_lang(b, i), &tm->t[tm->n++]);
-    cli_provenance(o->cfg, jf, results, o->local, env);
-    return tm;
-}
-
-/* pass@k over the jobs with expectations, and with --report the phases
- * and provenance; -1 on a write error. */
-static int passk_summary(const struct submit_opts *o, const struct batch *b)
-{
-    const struct jobfile *jf = b->jf;
-    cJSON **results = b->results;
-    struct report_row *rows = calloc(jf->n ? jf->n : 1, sizeof(*rows));
-    struct report_timings *tm = report_timings_of(o, b);
-    struct llmsb_err err = {0};
     size_t n = 0;
-    int rc = 0;
 
-    if (!rows || (o->report && !tm)) {
-        free(rows);
-        return -1;
-    }
-    for (size_t i = 0; i < jf->n; i++) {
-        if (!b->jobs[i].checked)
-            continue;
-        rows[n].lang = batch_job_lang(b, i);
-        rows[n].passed = results[i] && cJSON_IsTrue(cJSON_GetObjectItem(results[i], "passed"));
-        if (!(rows[n].key = task_key(jf->jobs[i], b->jobs[i].id, o->group_by))) {
-            rc = -1;
-            break;
-        }
-        n++;
-    }
-    if (rc == 0 && report_passk(stdout, rows, n,
-                                o->group_by ? o->group_by : "meta.task_id, else the id less \"#N\"",
-                                o->report, tm, &err) != 0) {
-        cli_error("--report: %s", err.msg);
-        rc = -1;
-    }
-    if (rc == 0 && o->report) {
-        struct report_runs runs = {jf->n,        b->runs,      b->copies, b->dedup,
-                                   b->o.recheck, b->rechecked, b->flaky};
-        if (report_runs(o->report, &runs, &err) != 0) {
-            cli_error("--report: %s", err.msg);
-            rc = -1;
-        }
-    }
-    for (size_t i = 0; i < n; i++)
-        free((char *)rows[i].key);
-    free(rows);
-    if (tm) {
-        free(tm->t);
-        free((void *)tm->env);
-        free(tm);
-    }
-    return rc;
+    for (size_t i = 0; i < b->n; i++)
+        if (b->jobs[i].checked && !batch_job_graded(b->results[i]))
+            n++;
+    if (n)
+        fprintf(stderr,
+                "%s: %zu of %zu jobs have no verdict (not finished, invalid or an "
+                "internal_error: see the summary); the figures leave nothing out but are not "
+                "a measurement of the model alone\n",
+                o->verb, n, b->n);
+    return n;
 }
 
 /* Summary, pass@k, --out, --artifacts. Returns the exit code: 0 when
- * every job ended ok and passed, 1 when one did not, EXIT_INTERNAL on a
- * write error. */
+ * every job ended ok and passed (o->graded: every checked job got a
+ * verdict, passed or not), else 1; EXIT_INTERNAL on a write error. */
 static int finish_submit(const struct submit_opts *o, const struct batch *b)
 {
+    struct batch_report_opts ro = {o->verb, o->group_by, o->report, o->phases};
+    struct llmsb_err err = {0};
     int rc = batch_summary(b, stdout) ? 1 : 0;
 
-    if (passk_summary(o, b) != 0)
+    if (o->graded)
+        rc = ungraded(o, b) ? 1 : 0;
+    if (batch_report(b, stdout, &ro, &err) != 0) {
+        cli_error("--report: %s", err.msg);
         rc = EXIT_INTERNAL;
+    }
     if (o->out) {
         FILE *f = fopen(o->out, "we");
         if (!f)
@@ -387,8 +316,11 @@ static int finish(const struct submit_opts *o, const struct batch *b, int end, c
         return finish_submit(o, b);
     for (size_t i = 0; i < b->n; i++)
         left += b->results[i] == NULL;
-    fprintf(stderr, "\nsubmit: %s with %zu of %zu jobs unfinished; %s\n",
-            end == BATCH_STOPPED ? "interrupted" : "--timeout reached", left, b->n, fate);
+    fprintf(stderr, "\n%s: %s%s with %zu of %zu jobs unfinished; %s\n", o->verb,
+            end == BATCH_STOPPED ? "interrupted"
+            : o->timeout_flag    ? o->timeout_flag
+                                 : "--timeout",
+            end == BATCH_STOPPED ? "" : " reached", left, b->n, fate);
     rc = finish_submit(o, b);
     return rc == EXIT_INTERNAL ? rc : end == BATCH_STOPPED ? EXIT_INTERRUPTED : EXIT_WAIT_TIMEOUT;
 }
@@ -441,45 +373,51 @@ out:
     return rc;
 }
 
-int cmd_submit(struct cli_globals *g, int argc, char **argv)
+int cli_submit_jobs(struct cli_globals *g, const struct submit_opts *o, struct jobfile *jf)
 {
-    struct submit_opts o = {0};
-    struct progress shown = {isatty(STDERR_FILENO), 0, 0, 0};
+    struct progress shown = {o->verb, isatty(STDERR_FILENO), 0, 0, 0};
     struct batch_opts bo;
-    struct jobfile jf;
     struct llmsb_err err = {0};
     struct batch b;
     int rc;
 
-    if (parse_submit(g, argc, argv, &o) != 0 || cli_config_finish(g) != 0)
-        return EXIT_USAGE;
-    o.cfg = &g->cfg;
-    if (jobfile_load(&jf, o.file, &err) != 0) {
-        cli_error("%s", err.msg);
-        return EXIT_USAGE;
-    }
-    if (o.due_flag && set_due(&jf, o.not_before_ms) != 0) {
-        jobfile_release(&jf);
+    if (o->due_flag && set_due(jf, o->not_before_ms) != 0)
         return EXIT_INTERNAL;
-    }
-    bo = (struct batch_opts){.dedup = !o.no_dedup,
-                             .recheck = o.recheck,
-                             .allow_invalid = o.allow_invalid,
-                             .queue = !o.local,
-                             .existing = o.existing,
-                             .slots = o.slots ? (int)o.slots : (int)g->cfg.slots,
-                             .timeout_s = o.timeout_s,
+    bo = (struct batch_opts){.dedup = !o->no_dedup,
+                             .recheck = o->recheck,
+                             .allow_invalid = o->allow_invalid,
+                             .queue = !o->local,
+                             .existing = o->existing,
+                             .slots = o->slots ? (int)o->slots : (int)g->cfg.slots,
+                             .timeout_s = o->timeout_s,
                              .names = flag_names,
                              .say = say,
                              .progress = show_progress,
                              .ud = &shown};
-    if (batch_init(&b, &g->cfg, &jf, &bo, &err) != 0)
+    if (batch_init(&b, &g->cfg, jf, &bo, &err) != 0)
         rc = EXIT_INTERNAL;
     else if (batch_check(&b, &err) != 0)
         rc = err.code == LLMSB_ERR_INVALID ? EXIT_USAGE : EXIT_INTERNAL;
     else
-        rc = o.local ? submit_local(&o, &b) : submit_redis(g, &o, &b);
+        rc = o->local ? submit_local(o, &b) : submit_redis(g, o, &b);
     batch_release(&b);
+    return rc;
+}
+
+int cmd_submit(struct cli_globals *g, int argc, char **argv)
+{
+    struct submit_opts o = {.verb = "submit"};
+    struct jobfile jf;
+    struct llmsb_err err = {0};
+    int rc;
+
+    if (parse_submit(g, argc, argv, &o) != 0 || cli_config_finish(g) != 0)
+        return EXIT_USAGE;
+    if (jobfile_load(&jf, o.file, &err) != 0) {
+        cli_error("%s", err.msg);
+        return EXIT_USAGE;
+    }
+    rc = cli_submit_jobs(g, &o, &jf);
     jobfile_release(&jf);
     return rc;
 }

@@ -189,12 +189,12 @@ int report_passk(FILE *out, struct report_row *rows, size_t n, const char *group
             avg_add(&langs[nl - 1], &t[i]);
         avg_add(&total, &t[i]);
     }
-    if (nt && (multi || path)) {
+    if (nt && (multi || path || tm)) {
         print_avgs(out, langs, nl, &total, 0);
         fprintf(out, "(pass@k: tasks grouped by %s; averaged over tasks with at least k samples)\n",
                 group_by);
     }
-    if (path && tm)
+    if (tm)
         report_timings_print(out, tm, 0);
     if (path)
         rc = write_report(path, group_by, t, nt, langs, nl, &total, tm, err);

@@ -77,10 +77,10 @@ int report_timings_json(cJSON *o, const struct report_timings *tm);
 void report_timings_print(FILE *out, const struct report_timings *tm, int md);
 
 /* Groups rows into tasks (rows are sorted here), prints pass@1/10/100 per
- * language and in total to out when some task has several samples or path
- * is given, and writes path (JSON) and path.md (Markdown).  With tm and
- * path, the per-phase percentiles and the provenance are printed and
- * written too.  On an error returns a negative code with err naming the
+ * language and in total to out when some task has several samples, path
+ * or tm is given, and writes path (JSON) and path.md (Markdown).  With tm,
+ * the per-phase percentiles and the provenance are printed (and with path
+ * written) too.  On an error returns a negative code with err naming the
  * file it could not write. */
 int report_passk(FILE *out, struct report_row *rows, size_t n, const char *group_by,
                  const char *path, const struct report_timings *tm, struct llmsb_err *err);

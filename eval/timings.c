@@ -1,8 +1,8 @@
-/* timings.c - the per-phase part of `submit --report` (see report.h):
+/* timings.c - the per-phase part of `submit --report` and `eval` (see report.h):
  * p50/p95/p99 of each phase of the results per language, by the
  * nearest-rank method, and the provenance that makes two reports
  * comparable (machine, engine, image digests, limits).  Pure: the facts
- * are gathered by the caller (cli/provenance.c); this file only counts,
+ * are gathered by the caller (batch/report.c); this file only counts,
  * prints and writes them. */
 #include "eval/report.h"
 

