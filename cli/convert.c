@@ -20,6 +20,7 @@ static const char convert_usage[] =
     "usage: llm-sandbox convert DATASET.jsonl [--samples SAMPLES.jsonl] [--out JOBS.jsonl]\n"
     "                           [--timeout S] [--mode input|output] [--lang LANG]\n"
     "                           [--cut-at-stop-tokens]\n"
+    "                           [--extract fenced|first-fence|last-fence|heuristic]\n"
     "\n"
     "Writes one job per program of a benchmark file as JSON Lines (stdout or\n"
     "--out), for `submit`. Rows of HumanEval (openai/human-eval), HumanEval-X\n"
@@ -35,6 +36,12 @@ static const char convert_usage[] =
     "meta.task_id for pass@k. Every job expects exit code 0.\n"
     "--cut-at-stop-tokens cuts each completion before the first of its row's\n"
     "stop_tokens (MultiPL-E's rows), as MultiPL-E does when it generates.\n"
+    "--extract takes the code out of each sample (a model's Markdown answer):\n"
+    "fenced (every ``` or ~~~ block of the job's language, else the untagged\n"
+    "ones, else all, joined), first-fence, last-fence, or heuristic (fenced;\n"
+    "with no fence, Python lines from the first def/class/import); an answer\n"
+    "with no fence runs as it is. Never applied to reference solutions;\n"
+    "meta.extract says what was taken, meta.extracted holds it.\n"
     "CRUXEval and CRUXEval-X rows are graded for --mode input or output\n"
     "prediction; their samples are the harness's own files (CRUXEval's\n"
     "generations.json, CRUXEval-X's [{\"id\", \"answer\"}]); a CRUXEval-X file's\n"
@@ -55,6 +62,7 @@ struct convert_args {
     long timeout_s;
     struct convert_opts read; /* --mode, --lang */
     int cut_at_stop_tokens;
+    enum extract_mode extract;
 };
 
 /* 1 to go on, else the exit code. */
@@ -76,6 +84,13 @@ static int convert_args(int argc, char **argv, struct convert_args *o)
             o->read.lang = argv[++i];
         } else if (strcmp(argv[i], "--cut-at-stop-tokens") == 0) {
             o->cut_at_stop_tokens = 1;
+        } else if (strcmp(argv[i], "--extract") == 0 && i + 1 < argc) {
+            if (extract_mode_parse(argv[++i], &o->extract) != 0) {
+                cli_error("--extract: \"%s\" is none of fenced, first-fence, last-fence, "
+                          "heuristic, off",
+                          argv[i]);
+                return EXIT_USAGE;
+            }
         } else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
             o->out_path = argv[++i];
         } else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) {
@@ -214,6 +229,7 @@ int cmd_convert(struct cli_globals *g, int argc, char **argv)
     o.name = opt.out_path ? opt.out_path : "stdout";
     o.timeout_s = opt.timeout_s;
     o.cut_at_stop_tokens = opt.cut_at_stop_tokens;
+    o.extract = opt.extract;
     /* --out, a file, appears whole or not at all: written aside, renamed at
      * the end; what is not a regular file (/dev/null, a pipe) is written to
      * as it is, never replaced */

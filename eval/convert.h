@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "common/common.h"
+#include "eval/extract.h"
 
 /* A dataset read into tasks. */
 struct convert_set;
@@ -62,6 +63,10 @@ struct convert_out {
     /* cut each solution before the first of its row's stop_tokens, as
      * MultiPL-E's generator does (stop_at_stop_token) */
     int cut_at_stop_tokens;
+    /* --extract: the code taken out of each sample (a model's answer),
+     * never out of a dataset's reference solutions (EXTRACT_OFF: as it is) */
+    enum extract_mode extract;
+    int in_samples;  /* set while convert_write_samples writes */
     size_t jobs;     /* jobs written so far */
     size_t skipped;  /* samples the benchmark's harness leaves out (CRUXEval) */
     size_t unsolved; /* tasks left out: they have no reference solution */

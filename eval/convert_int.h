@@ -165,6 +165,17 @@ cJSON *convert_job_new(const char *id, const char *lang, const char *code, const
 int convert_job_end(struct convert_out *o, const struct convert_task *t, cJSON *job, const char *id,
                     const char *at, struct llmsb_err *err);
 
+/* What a sample's job runs of answer sol in language lang: with o->extract
+ * on a sample, the code taken out (*code: a new string the caller frees)
+ * and *meta its meta.extract and meta.extracted (a new object the caller
+ * gives to convert_job_meta or deletes); else *code and *meta NULL: sol as
+ * it is.  0, or an error naming the job (id). */
+int convert_extract(const struct convert_out *o, const char *id, const char *lang, const char *sol,
+                    char **code, cJSON **meta, struct llmsb_err *err);
+/* Gives job the members of extra (consumed; NULL: none) as its meta, which
+ * convert_job_end completes.  0 or LLMSB_ERR_NOMEM. */
+int convert_job_meta(cJSON *job, cJSON *extra, struct llmsb_err *err);
+
 /* The formats, each in the file of its family: HumanEval, HumanEval-X and
  * MBXP (fmt_humaneval.c), MultiPL-E (fmt_multiple.c), the open JSON Lines
  * format (fmt_open.c), CRUXEval (facebookresearch/cruxeval) and CRUXEval-X

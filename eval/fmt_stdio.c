@@ -175,9 +175,10 @@ static cJSON *one_call_case(const cJSON *cases)
     return all;
 }
 
-/* The job of program code in language lang (our name) for task t. */
+/* The job of program code in language lang (our name) for task t, with
+ * meta (consumed; NULL: none) as the start of its meta. */
 static int write_job(struct stdio_ctx *x, const struct convert_task *t, const char *id,
-                     const char *lang, const char *code, struct llmsb_err *err)
+                     const char *lang, const char *code, cJSON *meta, struct llmsb_err *err)
 {
     const struct stdio_spec *f = t->format->spec;
     double timeout = x->out->timeout_s > 0 ? (double)x->out->timeout_s : f->timeout_s;
@@ -190,10 +191,16 @@ static int write_job(struct stdio_ctx *x, const struct convert_task *t, const ch
     if ((in_runner && !runner) || (t->fn_name && !(calls = one_call_case(t->cases))) ||
         !(job = convert_job_new(id, lang, code, runner))) {
         cJSON_Delete(calls);
+        cJSON_Delete(meta);
         free(runner);
         return llmsb_err_set(err, LLMSB_ERR_NOMEM, "job \"%s\": out of memory", id);
     }
     free(runner);
+    if (convert_job_meta(job, meta, err) != 0) {
+        cJSON_Delete(calls);
+        cJSON_Delete(job);
+        return LLMSB_ERR_NOMEM;
+    }
     if (t->fn_name) {
         /* each call under the per-test limit (the runner's alarm), the
          * job under the checker's global one, (limit + 1) * tests + 5, at
@@ -220,12 +227,15 @@ static int write_job(struct stdio_ctx *x, const struct convert_task *t, const ch
 static int write_sample(struct stdio_ctx *x, struct convert_task *t, const char *lang,
                         const char *code, struct llmsb_err *err)
 {
-    char *id = convert_sample_id(t);
+    char *id = convert_sample_id(t), *taken = NULL;
+    cJSON *meta = NULL;
     int rc;
 
     if (!id)
         return llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
-    rc = write_job(x, t, id, lang, code, err);
+    if ((rc = convert_extract(x->out, id, lang, code, &taken, &meta, err)) == 0)
+        rc = write_job(x, t, id, lang, taken ? taken : code, meta, err);
+    free(taken);
     free(id);
     return rc;
 }
@@ -348,7 +358,7 @@ static int cc_solutions(struct stdio_ctx *x, struct convert_task *t, const char 
         }
         if (asprintf(&id, "%s/%s/%d", t->id, key, i) < 0)
             return llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
-        rc = write_job(x, t, id, lang, code, err);
+        rc = write_job(x, t, id, lang, code, NULL, err);
         free(id);
         if (rc)
             return rc;
@@ -474,7 +484,7 @@ static int apps_references(struct convert_set *s, struct convert_task *t, struct
         } else if (asprintf(&id, "%s/solutions/%d", t->id, i) < 0) {
             rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
         } else {
-            rc = write_job(&x, t, id, "python", code, err);
+            rc = write_job(&x, t, id, "python", code, NULL, err);
             free(id);
         }
     }
