@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "convert_decode.h"
 #include "eval/convert.h"
 
 /* The largest dataset or samples file read. */
@@ -21,6 +22,7 @@ static const char convert_usage[] =
     "                           [--timeout S] [--mode input|output] [--lang LANG]\n"
     "                           [--cut-at-stop-tokens]\n"
     "                           [--extract fenced|first-fence|last-fence|heuristic]\n"
+    "                           [--no-decode] [--decode-image IMAGE]\n"
     "\n"
     "Writes one job per program of a benchmark file as JSON Lines (stdout or\n"
     "--out), for `submit`. Rows of HumanEval (openai/human-eval), HumanEval-X\n"
@@ -55,7 +57,10 @@ static const char convert_usage[] =
     "LiveCodeBench: [{\"question_id\", \"code_list\"}]; CodeContests: JSON Lines of\n"
     "{\"task_id\", \"completion\", \"language\"}). --lang: a sample's language where\n"
     "the file gives none (default python). --timeout replaces the harness's time\n"
-    "per test. See docs/eval.md.\n";
+    "per test. LiveCodeBench's private_test_cases as published (base64 of zlib\n"
+    "of a Python pickle) are decoded in sandbox jobs of the Python image (or\n"
+    "--decode-image), on the engine `submit --local` uses, never on this host,\n"
+    "and checked before use; --no-decode refuses them. See docs/eval.md.\n";
 
 struct convert_args {
     const char *dataset, *samples, *out_path;
@@ -63,6 +68,8 @@ struct convert_args {
     struct convert_opts read; /* --mode, --lang */
     int cut_at_stop_tokens;
     enum extract_mode extract;
+    int no_decode;
+    const char *decode_image;
 };
 
 /* 1 to go on, else the exit code. */
@@ -91,6 +98,10 @@ static int convert_args(int argc, char **argv, struct convert_args *o)
                           argv[i]);
                 return EXIT_USAGE;
             }
+        } else if (strcmp(argv[i], "--no-decode") == 0) {
+            o->no_decode = 1;
+        } else if (strcmp(argv[i], "--decode-image") == 0 && i + 1 < argc) {
+            o->decode_image = argv[++i];
         } else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
             o->out_path = argv[++i];
         } else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) {
@@ -208,6 +219,7 @@ static FILE *open_aside(const char *path, char *tmp, size_t tmpsz)
 int cmd_convert(struct cli_globals *g, int argc, char **argv)
 {
     struct convert_args opt = {0};
+    struct convert_decode dec;
     struct llmsb_err err = {0};
     struct convert_set *set = NULL;
     struct convert_out o = {.out = stdout};
@@ -216,9 +228,14 @@ int cmd_convert(struct cli_globals *g, int argc, char **argv)
     struct stat st;
     int rc, direct = 0;
 
-    (void)g;
     if ((rc = convert_args(argc, argv, &opt)) != 1)
         return rc;
+    dec.g = g;
+    dec.image = opt.decode_image;
+    if (!opt.no_decode) {
+        opt.read.decode = convert_decode_sandbox;
+        opt.read.decode_ud = &dec;
+    }
     rc = 0;
     if (read_text(opt.dataset, "dataset", &text) != 0)
         return EXIT_USAGE;

@@ -25,6 +25,16 @@ struct convert_set;
 struct convert_opts {
     const char *mode;
     const char *lang;
+    /* LiveCodeBench's private_test_cases as published (base64 of zlib of a
+     * Python pickle): decodes blobs[0..n) where nothing of the host reads a
+     * pickle (the CLI: one sandbox job each, see cli/convert.c); for each,
+     * out[i] gets what the decoder printed (the tests as JSON text, still
+     * untrusted: the format checks it) or why[i] why it could not, each a
+     * new string the caller frees.  0, or a negative code with err set when
+     * the decoding could not run at all.  NULL: such rows are refused. */
+    int (*decode)(void *ud, size_t n, const char *const *blobs, char **out, char **why,
+                  struct llmsb_err *err);
+    void *decode_ud;
 };
 
 /* Reads a dataset: JSON objects, one a line (JSON Lines), in a JSON array

