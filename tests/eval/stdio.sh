@@ -52,21 +52,7 @@ for check in \
     "lcb_c_samples|11|llmsb_abc001_a#3|llmsb_abc001_b#1|llmsb_abc001_b#3|llmsb_3000#1|llmsb_3000#2"; do
     name=${check%%|*}
     [ -s "$T/$name.jobs" ] || continue
-    if python3 - "$T/$name.jobs" "$T/stdio.out" "$check" >"$T/why" 2>&1 <<'EOF'
-import json, sys
-jobs = [json.loads(l)["id"] for l in open(sys.argv[1])]
-res = {r["id"]: r for r in map(json.loads, open(sys.argv[2]))}
-name, n, *failing = sys.argv[3].split("|")
-failing = set(f for f in failing if f)
-assert len(jobs) == int(n), f"{len(jobs)} jobs, want {n}"
-missing = [j for j in jobs if "passed" not in res.get(j, {})]
-assert not missing, f"no verdict for {missing[:3]}"
-failed = {j for j in jobs if res[j]["passed"] is not True}
-why = {j: (res[j]["status"], (res[j].get("stderr") or res[j].get("compile_output") or "")[-200:])
-       for j in sorted(failed - failing)[:3]}
-assert failed == failing, f"not passed {sorted(failed)}, the checker fails {sorted(failing)}: {why}"
-print(f"{len(jobs) - len(failed)}/{len(jobs)} passed")
-EOF
+    if python3 "$(dirname "$0")/verdicts.py" "$T/$name.jobs" "$T/stdio.out" "$check" >"$T/why" 2>&1
     then
         ok "stdio_${name}_$(tr ' /' '_-' <"$T/why")"
     else
