@@ -142,15 +142,18 @@ static int read_text(const char *path, const char *what, struct buf *b)
     return -1;
 }
 
-/* The dataset in text (of path); NULL when an error was printed. */
+/* The dataset in text (of path); NULL when an error was printed, *rc
+ * then the exit code (the input's fault, or the engine's: decoding). */
 static struct convert_set *read_dataset(const char *path, const char *text,
-                                        const struct convert_opts *opts)
+                                        const struct convert_opts *opts, int *rc)
 {
     struct llmsb_err err = {0};
     struct convert_set *s = convert_set_read_opts(path, text, opts, &err);
 
-    if (!s)
+    if (!s) {
         cli_error("%s", err.msg);
+        *rc = err.code == LLMSB_ERR_INVALID ? EXIT_USAGE : EXIT_INTERNAL;
+    }
     return s;
 }
 
@@ -239,9 +242,9 @@ int cmd_convert(struct cli_globals *g, int argc, char **argv)
     rc = 0;
     if (read_text(opt.dataset, "dataset", &text) != 0)
         return EXIT_USAGE;
-    if (!(set = read_dataset(opt.dataset, text.data ? text.data : "", &opt.read))) {
+    if (!(set = read_dataset(opt.dataset, text.data ? text.data : "", &opt.read, &rc))) {
         buf_release(&text);
-        return EXIT_USAGE;
+        return rc;
     }
     o.name = opt.out_path ? opt.out_path : "stdout";
     o.timeout_s = opt.timeout_s;

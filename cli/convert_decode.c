@@ -65,11 +65,12 @@ static const char *const decode_names[BATCH_NAMES] = {
     [BATCH_NAME_RECHECK] = "(none)",       [BATCH_NAME_OUT] = "(none)",
 };
 
-/* The batch's problems and warnings on stderr; its notes are not ours. */
+/* The batch's problems and warnings on stderr; its notes are not ours,
+ * and its error is err's, which convert says. */
 static void decode_say(void *ud, enum batch_say kind, const char *line)
 {
     (void)ud;
-    if (kind != BATCH_SAY_NOTE)
+    if (kind == BATCH_SAY_LINE || kind == BATCH_SAY_WARNING)
         fprintf(stderr, "convert: decoding private_test_cases: %s\n", line);
 }
 
@@ -199,8 +200,12 @@ int convert_decode_sandbox(void *ud, size_t n, const char *const *blobs, char **
         if (!why[i] && decode_result(b.results[k++], &out[i], &why[i]) != 0)
             rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
 out:
-    if (rc != 0 && err->code == 0)
-        llmsb_err_set(err, rc, "decoding private_test_cases failed");
+    if (rc != 0) {
+        char msg[sizeof(err->msg)];
+        snprintf(msg, sizeof(msg), "%s", err->code ? err->msg : "failed");
+        llmsb_err_set(err, rc, "decoding LiveCodeBench's private_test_cases in the sandbox: %s",
+                      msg);
+    }
     if (inited)
         batch_release(&b);
     if (loaded)
