@@ -206,8 +206,8 @@ static int py_start(const struct line *l)
 }
 
 /* A line at column 0 that goes on with the code: a start, a statement's
- * keyword, a comment, a closing bracket, or a name followed by = ( [ . or
- * , (an assignment, a call). */
+ * keyword, a comment, a closing bracket, or a name followed by = ( [ . (an
+ * assignment, a call) or by , with an = later (a, b = ...). */
 static int py_more(const struct line *l)
 {
     static const char *const words[] = {"if ",   "elif ",     "else:",    "for ",  "while ",
@@ -227,7 +227,9 @@ static int py_more(const struct line *l)
     while (p < l->end && (isalnum((unsigned char)*p) || *p == '_'))
         p++;
     p = skip_blanks(p, l->end);
-    return p < l->end && strchr("=([.,", *p) != NULL;
+    if (p < l->end && *p == ',') /* a, b = ...; not "However, ..." */
+        return memchr(p, '=', (size_t)(l->end - p)) != NULL;
+    return p < l->end && strchr("=([.", *p) != NULL;
 }
 
 /* Lines from the first py_start line on while they are blank, indented or
