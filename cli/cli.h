@@ -56,6 +56,12 @@ struct cli_convert_args {
     long timeout_s;
     struct convert_opts read; /* --mode, --lang */
     int cut_at_stop_tokens;
+    enum extract_mode extract; /* --extract */
+    /* LiveCodeBench's encoded tests: decoded in sandbox jobs on g's engine
+     * (cli/convert_decode.c) unless --no-decode; --decode-image */
+    int no_decode;
+    const char *decode_image;
+    struct cli_globals *g;
 };
 /* Consumes convert's option at argv[*i] if it is one (not --out, whose
  * meaning is the verb's); 1 = consumed, 0 = not one, -1 = error printed. */

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "convert_decode.h"
 #include "eval/convert.h"
 
 /* The largest dataset or samples file read. */
@@ -20,6 +21,8 @@ static const char convert_usage[] =
     "usage: llm-sandbox convert DATASET.jsonl [--samples SAMPLES.jsonl] [--out JOBS.jsonl]\n"
     "                           [--timeout S] [--mode input|output] [--lang LANG]\n"
     "                           [--cut-at-stop-tokens]\n"
+    "                           [--extract fenced|first-fence|last-fence|heuristic]\n"
+    "                           [--no-decode] [--decode-image IMAGE]\n"
     "\n"
     "Writes one job per program of a benchmark file as JSON Lines (stdout or\n"
     "--out), for `submit`. Rows of HumanEval (openai/human-eval), HumanEval-X\n"
@@ -35,6 +38,12 @@ static const char convert_usage[] =
     "meta.task_id for pass@k. Every job expects exit code 0.\n"
     "--cut-at-stop-tokens cuts each completion before the first of its row's\n"
     "stop_tokens (MultiPL-E's rows), as MultiPL-E does when it generates.\n"
+    "--extract takes the code out of each sample (a model's Markdown answer):\n"
+    "fenced (every ``` or ~~~ block of the job's language, else the untagged\n"
+    "ones, else all, joined), first-fence, last-fence, or heuristic (fenced;\n"
+    "with no fence, Python lines from the first def/class/import); an answer\n"
+    "with no fence runs as it is. Never applied to reference solutions;\n"
+    "meta.extract says what was taken, meta.extracted holds it.\n"
     "CRUXEval and CRUXEval-X rows are graded for --mode input or output\n"
     "prediction; their samples are the harness's own files (CRUXEval's\n"
     "generations.json, CRUXEval-X's [{\"id\", \"answer\"}]); a CRUXEval-X file's\n"
@@ -48,7 +57,10 @@ static const char convert_usage[] =
     "LiveCodeBench: [{\"question_id\", \"code_list\"}]; CodeContests: JSON Lines of\n"
     "{\"task_id\", \"completion\", \"language\"}). --lang: a sample's language where\n"
     "the file gives none (default python). --timeout replaces the harness's time\n"
-    "per test. See docs/eval.md.\n";
+    "per test. LiveCodeBench's private_test_cases as published (base64 of zlib\n"
+    "of a Python pickle) are decoded in sandbox jobs of the Python image (or\n"
+    "--decode-image), on the engine `submit --local` uses, never on this host,\n"
+    "and checked before use; --no-decode refuses them. See docs/eval.md.\n";
 
 int cli_convert_opt(int argc, char **argv, int *ip, struct cli_convert_args *o)
 {
@@ -66,6 +78,17 @@ int cli_convert_opt(int argc, char **argv, int *ip, struct cli_convert_args *o)
         o->read.lang = argv[++i];
     } else if (strcmp(argv[i], "--cut-at-stop-tokens") == 0) {
         o->cut_at_stop_tokens = 1;
+    } else if (strcmp(argv[i], "--extract") == 0 && i + 1 < argc) {
+        if (extract_mode_parse(argv[++i], &o->extract) != 0) {
+            cli_error("--extract: \"%s\" is none of fenced, first-fence, last-fence, "
+                      "heuristic, off",
+                      argv[i]);
+            return -1;
+        }
+    } else if (strcmp(argv[i], "--no-decode") == 0) {
+        o->no_decode = 1;
+    } else if (strcmp(argv[i], "--decode-image") == 0 && i + 1 < argc) {
+        o->decode_image = argv[++i];
     } else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) {
         char *end;
         o->timeout_s = strtol(argv[++i], &end, 10);
@@ -125,15 +148,18 @@ static int read_text(const char *path, const char *what, struct buf *b)
     return -1;
 }
 
-/* The dataset in text (of path); NULL when an error was printed. */
+/* The dataset in text (of path); NULL when an error was printed, *rc
+ * then the exit code (the input's fault, or the engine's: decoding). */
 static struct convert_set *read_dataset(const char *path, const char *text,
-                                        const struct convert_opts *opts)
+                                        const struct convert_opts *opts, int *rc)
 {
     struct llmsb_err err = {0};
     struct convert_set *s = convert_set_read_opts(path, text, opts, &err);
 
-    if (!s)
+    if (!s) {
         cli_error("%s", err.msg);
+        *rc = err.code == LLMSB_ERR_INVALID ? EXIT_USAGE : EXIT_INTERNAL;
+    }
     return s;
 }
 
@@ -201,19 +227,27 @@ static FILE *open_aside(const char *path, char *tmp, size_t tmpsz)
 
 int cli_convert_write(const struct cli_convert_args *a, struct convert_out *o)
 {
+    struct convert_decode dec = {.g = a->g, .image = a->decode_image};
+    struct convert_opts ro = a->read;
     struct llmsb_err err = {0};
     struct convert_set *set = NULL;
     struct buf text;
     int rc;
 
+    if (!a->no_decode) {
+        ro.decode = convert_decode_sandbox;
+        ro.decode_ud = &dec;
+    }
+    rc = 0;
     if (read_text(a->dataset, "dataset", &text) != 0)
         return EXIT_USAGE;
-    if (!(set = read_dataset(a->dataset, text.data ? text.data : "", &a->read))) {
+    if (!(set = read_dataset(a->dataset, text.data ? text.data : "", &ro, &rc))) {
         buf_release(&text);
-        return EXIT_USAGE;
+        return rc;
     }
     o->timeout_s = a->timeout_s;
     o->cut_at_stop_tokens = a->cut_at_stop_tokens;
+    o->extract = a->extract;
     if ((rc = write_jobs(a, set, o, &err)) != 0)
         cli_error("%s", err.msg);
     if (fflush(o->out) != 0 || ferror(o->out)) {
@@ -236,9 +270,9 @@ int cmd_convert(struct cli_globals *g, int argc, char **argv)
     struct stat st;
     int rc, direct = 0;
 
-    (void)g;
     if ((rc = convert_args(argc, argv, &opt)) != 1)
         return rc;
+    opt.g = g;
     o.name = opt.out_path ? opt.out_path : "stdout";
     /* --out, a file, appears whole or not at all: written aside, renamed at
      * the end; what is not a regular file (/dev/null, a pipe) is written to

@@ -46,8 +46,7 @@ static const char eval_usage[] =
 struct eval_args {
     struct cli_convert_args conv;
     struct submit_opts run;
-    const char *jobs;    /* --jobs: where the jobs are kept; NULL: a temporary file */
-    const char *extract; /* --extract MODE, for convert (eval/extract.c) */
+    const char *jobs; /* --jobs: where the jobs are kept; NULL: a temporary file */
 };
 
 /* Consumes eval's own option at argv[*i]; 1, 0 (not one), or 2: --help
@@ -60,8 +59,6 @@ static int eval_opt(int argc, char **argv, int *i, struct eval_args *a)
     }
     if (strcmp(argv[*i], "--jobs") == 0 && *i + 1 < argc)
         a->jobs = argv[++*i];
-    else if (strcmp(argv[*i], "--extract") == 0 && *i + 1 < argc)
-        a->extract = argv[++*i];
     else
         return 0;
     return 1;
@@ -107,13 +104,7 @@ static int eval_args(struct cli_globals *g, int argc, char **argv, struct eval_a
         fputs(eval_usage, stderr);
         return EXIT_USAGE;
     }
-    if (a->extract) {
-        /* convert's --extract (struct convert_opts' extract, eval/extract.c)
-         * is not in this build: once it is, this is a->conv.read.extract =
-         * a->extract (or convert's option parser takes it for both) */
-        cli_error("eval: --extract \"%s\": this build's convert has no --extract", a->extract);
-        return EXIT_USAGE;
-    }
+    a->conv.g = g;
     return cli_submit_opts_check(&a->run) == 0 ? 1 : EXIT_USAGE;
 }
 

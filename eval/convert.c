@@ -363,6 +363,8 @@ struct convert_set *convert_set_read_opts(const char *name, const char *text,
     }
     for (size_t i = 0; i < s->n; i++)
         s->byrow[s->tasks[i].order] = &s->tasks[i];
+    if (s->whole && s->whole->finish && s->whole->finish(s, err) != 0)
+        goto fail;
     return s;
 fail:
     convert_set_free(s);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "common/common.h"
+#include "eval/extract.h"
 
 /* A dataset read into tasks. */
 struct convert_set;
@@ -24,6 +25,16 @@ struct convert_set;
 struct convert_opts {
     const char *mode;
     const char *lang;
+    /* LiveCodeBench's private_test_cases as published (base64 of zlib of a
+     * Python pickle): decodes blobs[0..n) where nothing of the host reads a
+     * pickle (the CLI: one sandbox job each, see cli/convert.c); for each,
+     * out[i] gets what the decoder printed (the tests as JSON text, still
+     * untrusted: the format checks it) or why[i] why it could not, each a
+     * new string the caller frees.  0, or a negative code with err set when
+     * the decoding could not run at all.  NULL: such rows are refused. */
+    int (*decode)(void *ud, size_t n, const char *const *blobs, char **out, char **why,
+                  struct llmsb_err *err);
+    void *decode_ud;
 };
 
 /* Reads a dataset: JSON objects, one a line (JSON Lines), in a JSON array
@@ -62,6 +73,10 @@ struct convert_out {
     /* cut each solution before the first of its row's stop_tokens, as
      * MultiPL-E's generator does (stop_at_stop_token) */
     int cut_at_stop_tokens;
+    /* --extract: the code taken out of each sample (a model's answer),
+     * never out of a dataset's reference solutions (EXTRACT_OFF: as it is) */
+    enum extract_mode extract;
+    int in_samples;  /* set while convert_write_samples writes */
     size_t jobs;     /* jobs written so far */
     size_t skipped;  /* samples the benchmark's harness leaves out (CRUXEval) */
     size_t unsolved; /* tasks left out: they have no reference solution */

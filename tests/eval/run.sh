@@ -148,6 +148,9 @@ fi
 # CodeContests, APPS and LiveCodeBench: verdicts as their checkers give them
 STDIO_SOURCED=1
 . "$(dirname "$0")/stdio.sh"
+# --extract: Markdown answers pass where bare code would, and fail without it
+EXTRACT_SOURCED=1
+. "$(dirname "$0")/extract.sh"
 # CRUXEval and CRUXEval-X: every verdict as its harness gives it
 if "$(dirname "$0")/crux.sh"; then ok crux; else bad crux "see the lines above"; fi
 # `llm-sandbox eval`: convert + submit + report in one command

@@ -52,21 +52,7 @@ for check in \
     "lcb_c_samples|11|llmsb_abc001_a#3|llmsb_abc001_b#1|llmsb_abc001_b#3|llmsb_3000#1|llmsb_3000#2"; do
     name=${check%%|*}
     [ -s "$T/$name.jobs" ] || continue
-    if python3 - "$T/$name.jobs" "$T/stdio.out" "$check" >"$T/why" 2>&1 <<'EOF'
-import json, sys
-jobs = [json.loads(l)["id"] for l in open(sys.argv[1])]
-res = {r["id"]: r for r in map(json.loads, open(sys.argv[2]))}
-name, n, *failing = sys.argv[3].split("|")
-failing = set(f for f in failing if f)
-assert len(jobs) == int(n), f"{len(jobs)} jobs, want {n}"
-missing = [j for j in jobs if "passed" not in res.get(j, {})]
-assert not missing, f"no verdict for {missing[:3]}"
-failed = {j for j in jobs if res[j]["passed"] is not True}
-why = {j: (res[j]["status"], (res[j].get("stderr") or res[j].get("compile_output") or "")[-200:])
-       for j in sorted(failed - failing)[:3]}
-assert failed == failing, f"not passed {sorted(failed)}, the checker fails {sorted(failing)}: {why}"
-print(f"{len(jobs) - len(failed)}/{len(jobs)} passed")
-EOF
+    if python3 "$(dirname "$0")/verdicts.py" "$T/$name.jobs" "$T/stdio.out" "$check" >"$T/why" 2>&1
     then
         ok "stdio_${name}_$(tr ' /' '_-' <"$T/why")"
     else
@@ -75,14 +61,38 @@ EOF
 done
 
 # LiveCodeBench's private tests as published (base64 of a zlib'd pickle; the
-# real row): refused with how to decode them, nothing written
-$B convert "$S/livecodebench_encoded.jsonl" >"$T/out" 2>"$T/err"
+# real row): decoded in a sandbox job, the jobs are byte for byte those of the
+# row decoded by hand (whose verdicts lcb_samples checked above)
+if $B convert "$S/livecodebench_encoded.jsonl" --samples "$S/livecodebench_samples.json" \
+    --out "$T/enc.jobs" 2>"$T/err" && cmp -s "$T/enc.jobs" "$T/lcb_samples.jobs" &&
+    grep -q "decoding 1 rows' private_test_cases in sandbox jobs" "$T/err"; then
+    ok stdio_lcb_pickled_private_tests_decoded_in_the_sandbox
+else
+    bad stdio_lcb_pickled_private_tests_decoded_in_the_sandbox "$(cat "$T/err")"
+fi
+# --no-decode: refused with how to decode them, nothing written
+$B convert "$S/livecodebench_encoded.jsonl" --no-decode >"$T/out" 2>"$T/err"
 if [ $? = 2 ] && grep -q 'livecodebench_encoded.jsonl:1: task "1873_A": private_test_cases is not JSON: .*pickle' "$T/err" &&
     [ ! -s "$T/out" ]; then
-    ok stdio_lcb_pickled_private_tests_refused
+    ok stdio_lcb_pickled_private_tests_refused_with_no_decode
 else
-    bad stdio_lcb_pickled_private_tests_refused "$(cat "$T/err")"
+    bad stdio_lcb_pickled_private_tests_refused_with_no_decode "$(cat "$T/err")"
 fi
+# hostile pickles (data/README.md): unpickling runs os.system / eval, which
+# happens in the sandbox only (no file appears here) and gives an error
+# naming the row and the field, nothing written
+M=/tmp/llmsb-lcb-pickle-ran
+rm -f "$M"
+for h in "system|private_test_cases could not be decoded in the sandbox: the decoder ended runtime_error: the pickle holds an object of type int, not a JSON string" \
+    "schema|private_test_cases\[0\] (decoded in the sandbox) has a member that is not a string"; do
+    $B convert "$S/livecodebench_hostile_${h%%|*}.jsonl" >"$T/out" 2>"$T/err"
+    if [ $? = 2 ] && grep -q "livecodebench_hostile_${h%%|*}.jsonl:1: task \"1873_A\": ${h#*|}" "$T/err" &&
+        [ ! -s "$T/out" ] && [ ! -e "$M" ]; then
+        ok "stdio_lcb_hostile_pickle_${h%%|*}_only_in_the_sandbox"
+    else
+        bad "stdio_lcb_hostile_pickle_${h%%|*}_only_in_the_sandbox" "$(cat "$T/err"; ls -l "$M" 2>&1)"
+    fi
+done
 
 if [ -z "${STDIO_SOURCED:-}" ]; then
     suite_end "eval stdio"

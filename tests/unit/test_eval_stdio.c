@@ -288,7 +288,8 @@ TEST(stdio_errors_name_line_field_value)
          NULL,
          "d.jsonl:1: task \"q\": private_test_cases is not JSON: LiveCodeBench keeps "
          "private_test_cases as base64 of zlib of a Python pickle, which only Python can read; "
-         "decode them first (docs/eval.md: \"LiveCodeBench\"), e.g. "
+         "convert decodes them in a sandbox job unless told not to (--no-decode), or decode "
+         "them first (docs/eval.md: \"LiveCodeBench\"), e.g. "
          "json.loads(pickle.loads(zlib.decompress(base64.b64decode(s))))"},
         {"{\"question_id\": \"q\", \"public_test_cases\": \"[{\\\"input\\\": \\\"1\\\", "
          "\\\"output\\\": \\\"1\\\", \\\"testtype\\\": \\\"functional\\\"}]\"}\n",
