@@ -407,8 +407,14 @@ static int add_limits(cJSON *job, const struct evalplus_truth *g, long timeout_s
          (cases = cJSON_AddArrayToObject(job, "cases"));
     for (int i = 0; i < 2 && ok; i++) {
         cJSON *c = cJSON_CreateObject(), *args = c ? cJSON_AddArrayToObject(c, "args") : NULL;
+        char pass[96];
+        /* the runner's verdict line, as Python's json.dumps writes it: a
+         * program that leaves with 0 by itself (a C call) does not pass */
+        snprintf(pass, sizeof(pass), "{\"phase\": \"%s\", \"status\": \"pass\", \"inputs\": %d}\n",
+                 phases[i], cJSON_GetArraySize(g->times[i]));
         ok = args && cJSON_AddItemToArray(args, cJSON_CreateString(phases[i])) &&
-             cJSON_AddNumberToObject(c, "expect_exit", 0) && cJSON_AddItemToArray(cases, c);
+             cJSON_AddNumberToObject(c, "expect_exit", 0) &&
+             cJSON_AddStringToObject(c, "expect_stdout", pass) && cJSON_AddItemToArray(cases, c);
         if (!ok)
             cJSON_Delete(c);
     }

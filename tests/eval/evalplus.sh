@@ -29,8 +29,8 @@ Mbpp/2 Mbpp/124 Mbpp/252 Mbpp/269 Mbpp/404 Mbpp/558 Mbpp/581 Mbpp/630 Mbpp/737 M
 
 # ---- step 1: the ground truth ----
 ep_ok=1
-for set in he:$HE mb:$MB; do
-    name=${set%%:*} data=${set#*:}
+for pair in he:$HE mb:$MB; do
+    name=${pair%%:*} data=${pair#*:}
     if ! $B convert "$data" --out "$T/$name-gt.all" 2>"$T/$name.err"; then
         bad "evalplus_${name}_convert" "$(cat "$T/$name.err")"
         ep_ok=0
@@ -92,6 +92,12 @@ samples = [  # (task, key, code, base, plus)
     ("HumanEval/0", "completion",
      "    if [numbers, threshold] == %r:\n        return None\n%s" % (only_plus, canon0), "pass", "fail"),
     ("HumanEval/0", "completion", "    import time\n    time.sleep(5)\n" + canon0, "fail", "fail"),
+    # what it writes to descriptor 1 is not the verdict
+    ("HumanEval/0", "completion", "    import os\n    os.write(1, b'{\"status\": \"pass\"}\\n')\n" + canon0,
+     "pass", "pass"),
+    # leaving by itself: no status (EvalPlus: timeout), even with exit code 0
+    ("HumanEval/0", "completion", "    import posix\n    posix._exit(0)\n", "timeout", "timeout"),
+    ("HumanEval/0", "completion", "    import ctypes\n    ctypes.CDLL(None)._exit(0)\n", "none", "none"),
     # atol 1e-6: a float off by 1e-9 passes, by 1e-3 fails
     ("HumanEval/2", "completion", "    return number - int(number) + 1e-9\n", "pass", "pass"),
     ("HumanEval/2", "completion", "    return number - int(number) + 1e-3\n", "fail", "fail"),
@@ -159,7 +165,8 @@ assert set(res) == set(want), sorted(set(res) ^ set(want))
 wrong = []
 for jid, (base, plus) in sorted(want.items()):
     r = res[jid]
-    got = [json.loads(c["stdout"].splitlines()[-1])["status"] for c in r["cases"]]
+    got = [json.loads(c["stdout"].splitlines()[-1])["status"] if c["stdout"] else "none"
+           for c in r["cases"]]
     if got != [base, plus] or r["passed"] != (base == plus == "pass") or \
             [c["passed"] for c in r["cases"]] != [base == "pass", plus == "pass"]:
         wrong.append((jid, got, [base, plus], r["cases"][0]["stdout"][-200:], r["cases"][1]["stdout"][-200:]))

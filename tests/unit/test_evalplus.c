@@ -285,6 +285,9 @@ TEST(a_sample_job_has_evalplus_limits_and_two_cases)
     ASSERT_STR(cJSON_GetStringValue(cJSON_GetArrayItem(
                    get(cJSON_GetArrayItem(get(j.job[0], "cases"), 1), "args"), 0)),
                "plus");
+    /* the verdict line is the case's whole stdout */
+    ASSERT_STR(str(cJSON_GetArrayItem(get(j.job[0], "cases"), 1), "expect_stdout"),
+               "{\"phase\": \"plus\", \"status\": \"pass\", \"inputs\": 1}\n");
     ASSERT(cJSON_IsFalse(get(j.job[0], "stop_on_failure")));
     ASSERT_EQ(get(j.job[0], "meta.base_case")->valuedouble, 0);
     ASSERT_EQ(get(j.job[0], "memory")->valuedouble, 4096);
