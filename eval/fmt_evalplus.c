@@ -4,7 +4,7 @@
  * expected outputs come from the canonical solution, never from a sample.
  *  1. Without samples: one job per task (id = task id) that runs the
  *     canonical solution on every base and plus input in the sandbox and
- *     returns the outputs (expected.pkl, an artifact) and the time of each
+ *     returns the outputs (expected.pkl.z, an artifact) and the time of each
  *     call (a JSON line on stdout).
  *  2. With samples and --expected (the results of step 1): one job per
  *     sample carrying its task's inputs, those outputs (the pickle is only
@@ -31,7 +31,7 @@
 #define EVALPLUS_MEMORY_MB 4096
 /* the ground-truth job: EvalPlus gives the canonical solution no limit */
 #define EVALPLUS_TRUTH_TIMEOUT_S 240
-/* an expected.pkl artifact in base64 (the default artifacts.max_file, 16 MB) */
+/* an expected.pkl.z artifact in base64 (the default artifacts.max_file, 16 MB) */
 #define EVALPLUS_MAX_PICKLE_B64 ((size_t)24 << 20)
 
 /* What one benchmark of the two is beyond its hooks. */
@@ -175,7 +175,7 @@ static int evalplus_references(struct convert_set *s, struct convert_task *t, st
     (void)s;
     free(program);
     if (!job || !(art = cJSON_AddArrayToObject(job, "artifacts")) ||
-        !cJSON_AddItemToArray(art, cJSON_CreateString("expected.pkl")) ||
+        !cJSON_AddItemToArray(art, cJSON_CreateString("expected.pkl.z")) ||
         !cJSON_AddNumberToObject(job, "expect_exit", 0) ||
         !cJSON_AddNumberToObject(
             job, "timeout", (double)(o->timeout_s > 0 ? o->timeout_s : EVALPLUS_TRUTH_TIMEOUT_S))) {
@@ -235,7 +235,7 @@ static cJSON *last_json_line(const char *text, const char *key)
     return NULL;
 }
 
-/* A ground-truth result's expected.pkl (base64) and its stdout's line of
+/* A ground-truth result's expected.pkl.z (base64) and its stdout's line of
  * times, checked against task t: ran, passed, all inputs. */
 static int truth_check(struct evalplus_truth *g, const struct convert_task *t, const char *at,
                        struct llmsb_err *err)
@@ -258,12 +258,12 @@ static int truth_check(struct evalplus_truth *g, const struct convert_task *t, c
                              at, t->id, convert_str(r, "status") ? convert_str(r, "status") : "?");
     cJSON_ArrayForEach(a, field(r, "artifacts")) {
         const char *name = convert_str(a, "name");
-        if (name && strcmp(name, "expected.pkl") == 0)
+        if (name && strcmp(name, "expected.pkl.z") == 0)
             g->pickle_b64 = convert_str(a, "base64");
     }
     if (!g->pickle_b64 || !is_base64(g->pickle_b64, &len) || len > EVALPLUS_MAX_PICKLE_B64)
         return llmsb_err_set(err, LLMSB_ERR_INVALID,
-                             "%s: task \"%s\": no expected.pkl artifact (base64, at most %zu "
+                             "%s: task \"%s\": no expected.pkl.z artifact (base64, at most %zu "
                              "bytes) in its result",
                              at, t->id, EVALPLUS_MAX_PICKLE_B64);
     line = convert_str(r, "stdout") ? last_json_line(convert_str(r, "stdout"), "evalplus_truth")
@@ -454,7 +454,7 @@ static int sample_job(struct convert_out *o, struct convert_task *t, const struc
     snprintf(atol, sizeof(atol), "%.17g", field(t->row, "atol")->valuedouble);
     if (!id || !(job = runner_job(t, id, program, "check", atol)) ||
         (needs_canonical(g) && !add_canonical(job, t)) ||
-        !(pkl = cJSON_AddObjectToObject(files_of(job), "expected.pkl")) ||
+        !(pkl = cJSON_AddObjectToObject(files_of(job), "expected.pkl.z")) ||
         !cJSON_AddStringToObject(pkl, "base64", g->pickle_b64) ||
         add_limits(job, g, o->timeout_s) != 0 || !cJSON_AddFalseToObject(job, "stop_on_failure")) {
         cJSON_Delete(job);

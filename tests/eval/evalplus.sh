@@ -61,7 +61,7 @@ bad = [(r["id"], r["status"], r.get("stderr", "")[-200:]) for r in rows if r.get
 assert not bad, f"{len(bad)} canonical solutions did not run every input: {bad[:3]}"
 for r in rows:
     line = json.loads(r["stdout"].splitlines()[-1])["evalplus_truth"]
-    assert line["task_id"] == r["id"] and [a["name"] for a in r["artifacts"]] == ["expected.pkl"], r["id"]
+    assert line["task_id"] == r["id"] and [a["name"] for a in r["artifacts"]] == ["expected.pkl.z"], r["id"]
 he = sum(r["id"].startswith("HumanEval/") for r in rows)
 print(f"{he}_HumanEval+_and_{len(rows) - he}_MBPP+_canonical_solutions_ran_every_input")
 EOF

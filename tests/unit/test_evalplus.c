@@ -36,7 +36,7 @@ static const char *file_of(const cJSON *job, const char *name)
     "\\\"recompute\\\": {\\\"base\\\": [], \\\"plus\\\": [0]}}}\\n"
 #define GT_GOOD                                                                                \
     "{\"id\": \"HumanEval/0\", \"status\": \"ok\", \"passed\": true, \"stdout\": \"" GT_STDOUT \
-    "\", \"artifacts\": [{\"name\": \"expected.pkl\", \"base64\": \"gARdlC4=\"}], "            \
+    "\", \"artifacts\": [{\"name\": \"expected.pkl.z\", \"base64\": \"gARdlC4=\"}], "          \
     "\"meta\": {\"task_id\": \"HumanEval/0\", \"benchmark\": \"humanevalplus\"}}\n"
 
 static int convert_with(const char *dataset, const char *samples, const char *expected,
@@ -143,7 +143,7 @@ TEST(evalplus_rows_give_a_ground_truth_job_per_task)
     ASSERT_STR(cJSON_GetStringValue(cJSON_GetArrayItem(get(j.job[0], "args"), 0)), "truth");
     ASSERT_STR(cJSON_GetStringValue(cJSON_GetArrayItem(get(j.job[0], "args"), 1)), "humaneval");
     ASSERT_STR(cJSON_GetStringValue(cJSON_GetArrayItem(get(j.job[0], "artifacts"), 0)),
-               "expected.pkl");
+               "expected.pkl.z");
     /* task.json is the row as written */
     row = base64_decode(file_of(j.job[0], "task.json"), strlen(file_of(j.job[0], "task.json")), &n);
     ASSERT(row != NULL);
@@ -224,8 +224,8 @@ TEST(expected_results_are_checked_before_use)
          "gt.jsonl:1: the result of job \"HumanEval/9\", which is no task of d.jsonl"},
         {"\"benchmark\": \"humanevalplus\"", "\"benchmark\": \"mbppplus\"",
          "gt.jsonl:1: task \"HumanEval/0\": the result of a mbppplus job, not humanevalplus's"},
-        {"expected.pkl", "other.pkl", "task \"HumanEval/0\": no expected.pkl artifact"},
-        {"gARdlC4=", "gAR*lC4=", "task \"HumanEval/0\": no expected.pkl artifact"},
+        {"expected.pkl.z", "other.pkl", "task \"HumanEval/0\": no expected.pkl.z artifact"},
+        {"gARdlC4=", "gAR*lC4=", "task \"HumanEval/0\": no expected.pkl.z artifact"},
         {"[0.1, 2.0]", "[0.1]", "base_time is not a list of 2 times"},
         {"[0.1, 2.0]", "[0.1, -2]", "base_time holds a time that is not a number >= 0"},
         {"[0.5]", "[\\\"x\\\"]", "plus_time holds a time that is not a number >= 0"},
@@ -273,7 +273,7 @@ TEST(a_sample_job_has_evalplus_limits_and_two_cases)
     /* completion: after the prompt; solution: the whole program */
     ASSERT_STR(file_of(j.job[0], "program.py"), "def f(x):\n    return x\n");
     ASSERT_STR(file_of(j.job[1], "program.py"), "def f(x):\n    return 0\n");
-    ASSERT_STR(file_of(j.job[0], "expected.pkl"), "gARdlC4=");
+    ASSERT_STR(file_of(j.job[0], "expected.pkl.z"), "gARdlC4=");
     /* the outputs the ground truth could not carry: the canonical solution */
     ASSERT_STR(file_of(j.job[0], "canonical.py"), "def f(x):\n    return x\n");
     ASSERT_STR(cJSON_GetStringValue(cJSON_GetArrayItem(get(j.job[0], "args"), 0)), "check");
