@@ -266,6 +266,7 @@ int batch_report(const struct batch *b, FILE *out, const struct batch_report_opt
         rows[n].lang = batch_job_lang(b, i);
         rows[n].passed =
             b->results[i] && cJSON_IsTrue(cJSON_GetObjectItem(b->results[i], "passed"));
+        rows[n].base = report_base_verdict(b->jf->jobs[i], b->results[i], &rows[n].has_base);
         if (!(rows[n].key = task_key(b->jf->jobs[i], b->jobs[i].id, o->group_by))) {
             rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
             goto out;

@@ -53,6 +53,7 @@ void cli_id_dirname(const char *id, char *out, size_t outsz);
  * for `convert` and `eval`. */
 struct cli_convert_args {
     const char *dataset, *samples, *out_path;
+    const char *expected; /* --expected: EvalPlus ground-truth results */
     long timeout_s;
     struct convert_opts read; /* --mode, --lang */
     int cut_at_stop_tokens;

@@ -20,7 +20,7 @@
 static const char convert_usage[] =
     "usage: llm-sandbox convert DATASET.jsonl [--samples SAMPLES.jsonl] [--out JOBS.jsonl]\n"
     "                           [--timeout S] [--mode input|output] [--lang LANG]\n"
-    "                           [--cut-at-stop-tokens]\n"
+    "                           [--cut-at-stop-tokens] [--expected GT-RESULTS.jsonl]\n"
     "                           [--extract fenced|first-fence|last-fence|heuristic]\n"
     "                           [--no-decode] [--decode-image IMAGE]\n"
     "\n"
@@ -60,7 +60,15 @@ static const char convert_usage[] =
     "per test. LiveCodeBench's private_test_cases as published (base64 of zlib\n"
     "of a Python pickle) are decoded in sandbox jobs of the Python image (or\n"
     "--decode-image), on the engine `submit --local` uses, never on this host,\n"
-    "and checked before use; --no-decode refuses them. See docs/eval.md.\n";
+    "and checked before use; --no-decode refuses them.\n"
+    "\n"
+    "EvalPlus's HumanEval+ and MBPP+ (rows with plus_input) are graded in two\n"
+    "steps: without --samples, one job per task runs the canonical solution on\n"
+    "every input (submit it with --out GT-RESULTS.jsonl); then --samples\n"
+    "({\"task_id\", \"solution\"} or {\"task_id\", \"completion\"}) with\n"
+    "--expected GT-RESULTS.jsonl gives one job per sample whose cases are the\n"
+    "base and the plus tests. A dataset, samples or --expected file may be\n"
+    "gzip-compressed (.gz). See docs/eval.md.\n";
 
 int cli_convert_opt(int argc, char **argv, int *ip, struct cli_convert_args *o)
 {
@@ -74,6 +82,8 @@ int cli_convert_opt(int argc, char **argv, int *ip, struct cli_convert_args *o)
             cli_error("--mode: \"%s\" is neither input nor output", o->read.mode);
             return -1;
         }
+    } else if (strcmp(argv[i], "--expected") == 0 && i + 1 < argc) {
+        o->expected = argv[++i];
     } else if (strcmp(argv[i], "--lang") == 0 && i + 1 < argc) {
         o->read.lang = argv[++i];
     } else if (strcmp(argv[i], "--cut-at-stop-tokens") == 0) {
@@ -141,7 +151,8 @@ static int read_text(const char *path, const char *what, struct buf *b)
     struct llmsb_err err = {0};
 
     buf_init(b, CONVERT_MAX_FILE);
-    if (cli_read_file(path, b, what, &err) == 0)
+    if (cli_read_file(path, b, what, &err) == 0 &&
+        convert_text_unpack(b, path, CONVERT_MAX_UNPACKED, &err) == 0)
         return 0;
     cli_error("%s", err.msg);
     buf_release(b);
@@ -173,7 +184,8 @@ static int write_jobs(const struct cli_convert_args *opt, struct convert_set *se
 
     if (opt->samples) {
         buf_init(&b, CONVERT_MAX_FILE);
-        if (cli_read_file(opt->samples, &b, "--samples", err) != 0) {
+        if (cli_read_file(opt->samples, &b, "--samples", err) != 0 ||
+            convert_text_unpack(&b, opt->samples, CONVERT_MAX_UNPACKED, err) != 0) {
             buf_release(&b);
             return EXIT_USAGE;
         }
@@ -231,18 +243,32 @@ int cli_convert_write(const struct cli_convert_args *a, struct convert_out *o)
     struct convert_opts ro = a->read;
     struct llmsb_err err = {0};
     struct convert_set *set = NULL;
-    struct buf text;
+    struct buf text, expected = {0};
     int rc;
 
+    if (a->expected && !a->samples) {
+        cli_error("convert: --expected goes with --samples (the results of the ground-truth "
+                  "jobs grade a model's samples)");
+        return EXIT_USAGE;
+    }
+    if (a->expected) {
+        if (read_text(a->expected, "--expected", &expected) != 0)
+            return EXIT_USAGE;
+        ro.expected_name = a->expected;
+        ro.expected_text = expected.data ? expected.data : "";
+    }
     if (!a->no_decode) {
         ro.decode = convert_decode_sandbox;
         ro.decode_ud = &dec;
     }
     rc = 0;
-    if (read_text(a->dataset, "dataset", &text) != 0)
+    if (read_text(a->dataset, "dataset", &text) != 0) {
+        buf_release(&expected);
         return EXIT_USAGE;
+    }
     if (!(set = read_dataset(a->dataset, text.data ? text.data : "", &ro, &rc))) {
         buf_release(&text);
+        buf_release(&expected);
         return rc;
     }
     o->timeout_s = a->timeout_s;
@@ -259,6 +285,7 @@ int cli_convert_write(const struct cli_convert_args *a, struct convert_out *o)
         tell(a, o, set);
     convert_set_free(set);
     buf_release(&text);
+    buf_release(&expected);
     return rc;
 }
 
