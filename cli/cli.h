@@ -72,6 +72,10 @@ int cli_convert_opt(int argc, char **argv, int *i, struct cli_convert_args *o);
  * here), then says on stderr what was converted.  Returns 0 or the exit
  * code (said). */
 int cli_convert_write(const struct cli_convert_args *a, struct convert_out *o);
+/* 1 when a->dataset is a benchmark whose samples are graded against what
+ * its reference solutions' jobs give (EvalPlus: convert --expected), else
+ * 0 (also when it cannot be read: the conversion itself says why). */
+int cli_convert_truth_first(const struct cli_convert_args *a);
 
 /* cli/submit.c: submit's options and its run of a job file, for `submit`
  * and `eval`. */

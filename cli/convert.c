@@ -237,6 +237,25 @@ static FILE *open_aside(const char *path, char *tmp, size_t tmpsz)
     return f;
 }
 
+int cli_convert_truth_first(const struct cli_convert_args *a)
+{
+    struct llmsb_err err = {0};
+    struct convert_set_info info = {0};
+    struct convert_opts ro = a->read; /* no decoding: nothing run to ask */
+    struct convert_set *set;
+    struct buf text;
+
+    buf_init(&text, CONVERT_MAX_FILE);
+    if (cli_read_file(a->dataset, &text, "dataset", &err) == 0 &&
+        convert_text_unpack(&text, a->dataset, CONVERT_MAX_UNPACKED, &err) == 0 &&
+        (set = convert_set_read_opts(a->dataset, text.data ? text.data : "", &ro, &err))) {
+        convert_set_info(set, &info);
+        convert_set_free(set);
+    }
+    buf_release(&text);
+    return info.truth_first;
+}
+
 int cli_convert_write(const struct cli_convert_args *a, struct convert_out *o)
 {
     struct convert_decode dec = {.g = a->g, .image = a->decode_image};

@@ -29,9 +29,11 @@ static const char eval_usage[] =
     "prints the summary, pass@1/10/100 and the per-phase table (p50/p95/p99);\n"
     "--report FILE writes them as JSON to FILE and Markdown to FILE.md, --out one\n"
     "result per job. The jobs go to a temporary file, removed after, unless --jobs\n"
-    "FILE keeps them. convert's options: --timeout S (each job's time, replacing\n"
-    "the harness's), --cut-at-stop-tokens, --mode, --lang, --extract MODE (code out\n"
-    "of raw answers); submit's: --local, --out, --report, --slots, --group-by,\n"
+    "FILE keeps them. EvalPlus (HumanEval+, MBPP+): the ground truth (the\n"
+    "canonical solutions' outputs) runs first unless --expected FILE gives it;\n"
+    "--keep-expected FILE keeps it for next time. convert's options: --timeout S\n"
+    "(each job's time, replacing the harness's), --cut-at-stop-tokens, --mode,\n"
+    "--lang, --extract MODE (code out of raw answers), --expected FILE; submit's: --local, --out, --report, --slots, --group-by,\n"
     "--rerun/--reuse (ids the queue already has results for), --no-dedup,\n"
     "--recheck-timeouts, --artifacts, and --wait-timeout S (submit's --timeout:\n"
     "the wait's bound, exit 124).\n"
@@ -47,6 +49,9 @@ struct eval_args {
     struct cli_convert_args conv;
     struct submit_opts run;
     const char *jobs; /* --jobs: where the jobs are kept; NULL: a temporary file */
+    /* --keep-expected: where the ground truth's results are kept (EvalPlus:
+     * give it as --expected next time); NULL: a temporary file */
+    const char *keep_expected;
 };
 
 /* Consumes eval's own option at argv[*i]; 1, 0 (not one), or 2: --help
@@ -59,6 +64,8 @@ static int eval_opt(int argc, char **argv, int *i, struct eval_args *a)
     }
     if (strcmp(argv[*i], "--jobs") == 0 && *i + 1 < argc)
         a->jobs = argv[++*i];
+    else if (strcmp(argv[*i], "--keep-expected") == 0 && *i + 1 < argc)
+        a->keep_expected = argv[++*i];
     else
         return 0;
     return 1;
@@ -155,13 +162,67 @@ static int eval_pass(struct cli_globals *g, const struct cli_convert_args *conv,
     return rc;
 }
 
+/* EvalPlus's first step: the reference solutions' jobs (convert without
+ * samples) run and their results written to truth (--keep-expected, or a
+ * temporary file the caller removes), for the samples' convert as
+ * --expected.  Returns 0, or the exit code (said). */
+static int eval_truth(struct cli_globals *g, const struct eval_args *a, char *truth, size_t truthsz)
+{
+    struct cli_convert_args conv = a->conv;
+    struct submit_opts run = a->run;
+    const char *dir = getenv("TMPDIR");
+    char jobs[4096];
+    int rc, fd, tfd = -1;
+
+    if (!dir || !*dir)
+        dir = "/tmp";
+    if (a->keep_expected) {
+        if (snprintf(truth, truthsz, "%s", a->keep_expected) >= (int)truthsz) {
+            cli_error("--keep-expected: the path is too long");
+            return EXIT_USAGE;
+        }
+    } else if (snprintf(truth, truthsz, "%s/llmsb-eval-truth-XXXXXX.jsonl", dir) >= (int)truthsz ||
+               (tfd = mkstemps(truth, 6)) < 0) {
+        cli_error("eval: cannot make a temporary file for the ground truth in %s (TMPDIR)", dir);
+        *truth = '\0';
+        return EXIT_INTERNAL;
+    }
+    if (tfd >= 0)
+        close(tfd);
+    if (snprintf(jobs, sizeof(jobs), "%s/llmsb-eval-truth-jobs-XXXXXX.jsonl", dir) >=
+            (int)sizeof(jobs) ||
+        (fd = mkstemps(jobs, 6)) < 0) {
+        cli_error("eval: cannot make a temporary file for the jobs in %s (TMPDIR)", dir);
+        return EXIT_INTERNAL;
+    }
+    conv.samples = NULL;
+    conv.expected = NULL;
+    run.out = truth;
+    run.report = NULL;
+    run.artifacts = NULL;
+    run.phases = 0;
+    fprintf(stderr,
+            "eval: step 1 of 2, the ground truth: the canonical solutions on every input "
+            "(EvalPlus's expected outputs; --keep-expected FILE keeps them for --expected)\n");
+    rc = eval_pass(g, &conv, &run, jobs, fd);
+    unlink(jobs);
+    if (rc != 0) {
+        cli_error("eval: the ground truth did not run to the end (exit %d): no samples graded", rc);
+        return rc == EXIT_USAGE ? EXIT_USAGE : EXIT_INTERNAL;
+    }
+    fprintf(stderr, "eval: step 2 of 2, the samples against it%s%s\n",
+            a->keep_expected ? "; the ground truth is in " : "",
+            a->keep_expected ? a->keep_expected : "");
+    return 0;
+}
+
 int cmd_eval(struct cli_globals *g, int argc, char **argv)
 {
     struct eval_args a = {
         .run = {
             .verb = "eval", .wait = 1, .graded = 1, .phases = 1, .timeout_flag = "--wait-timeout"}};
     const char *dir = getenv("TMPDIR");
-    char tmp[4096];
+    char tmp[4096], truth[4096] = "";
     int rc, fd = -1;
 
     if ((rc = eval_args(g, argc, argv, &a)) != 1)
@@ -177,12 +238,21 @@ int cmd_eval(struct cli_globals *g, int argc, char **argv)
             return EXIT_INTERNAL;
         }
     }
-    /* A benchmark whose grading needs a pass before the model's (EvalPlus:
-     * the reference solutions run first, their outputs then given to
-     * convert as the expected ones) runs that pass here: eval_pass with
-     * samples NULL and run.out a temporary file, then the option that
-     * hands the file to convert set in a.conv. */
+    /* EvalPlus: its reference solutions' pass first (the ground truth),
+     * whose results convert then takes as --expected */
+    if (a.conv.samples && !a.conv.expected && cli_convert_truth_first(&a.conv)) {
+        if ((rc = eval_truth(g, &a, truth, sizeof(truth))) != 0) {
+            if (fd >= 0) {
+                close(fd);
+                unlink(tmp);
+            }
+            return rc;
+        }
+        a.conv.expected = truth;
+    }
     rc = eval_pass(g, &a.conv, &a.run, a.jobs ? a.jobs : tmp, fd);
+    if (*truth && !a.keep_expected)
+        unlink(truth);
     if (a.jobs)
         fprintf(stderr, "eval: the jobs are in %s\n", a.jobs);
     else

@@ -494,6 +494,7 @@ size_t convert_set_size(const struct convert_set *s)
 void convert_set_info(const struct convert_set *s, struct convert_set_info *info)
 {
     info->benchmark = s->whole ? s->whole->name : NULL;
+    info->truth_first = s->whole ? s->whole->truth_first : 0;
     info->lacks =
         s->whole && s->whole->lacks ? s->whole->lacks : "canonical_solution nor completions";
     info->tasks = s->n;

@@ -64,6 +64,10 @@ struct convert_set_info {
     const char *lacks;
     size_t tasks;
     size_t untested; /* tasks with no tests: nothing can grade them */
+    /* 1: samples are graded against what the reference solutions' jobs
+     * give (EvalPlus): convert without samples, run those jobs, and give
+     * their results as opts.expected_* (convert --expected) */
+    int truth_first;
 };
 void convert_set_info(const struct convert_set *s, struct convert_set_info *info);
 

@@ -141,6 +141,9 @@ struct convert_format {
      * writes them), read as strings of CONVERT_NONFINITE_MARK and the
      * token (convert_nonfinite_of); 0: such a row is refused */
     int nonfinite;
+    /* 1: a sample's job needs what the reference solutions' jobs give
+     * (EvalPlus's ground truth, opts.expected_*): run those first */
+    int truth_first;
 };
 
 /* The first byte of a string that stands for a NaN or Infinity token. */

@@ -551,6 +551,7 @@ const struct convert_format convert_humanevalplus = {
     .job = evalplus_job,
     .spec = &humanevalplus_spec,
     .nonfinite = 1,
+    .truth_first = 1,
 };
 
 const struct convert_format convert_mbppplus = {
@@ -564,4 +565,5 @@ const struct convert_format convert_mbppplus = {
     .job = evalplus_job,
     .spec = &mbppplus_spec,
     .nonfinite = 1,
+    .truth_first = 1,
 };

@@ -154,4 +154,42 @@ else
     bad redis "redis-server did not start on $PORT"
 fi
 
+# EvalPlus: eval runs the ground truth first (the canonical solutions of
+# the two tasks), keeps it with --keep-expected, grades the samples against
+# it (base and plus apart); given back as --expected, no first step.
+gunzip -c "$D/evalplus/HumanEvalPlus.jsonl.gz" | head -2 >"$T/heplus2.jsonl"
+cat >"$T/heplus-samples.jsonl" <<'JSONL'
+{"task_id": "HumanEval/0", "completion": "    for i, a in enumerate(numbers):\n        for b in numbers[i + 1:]:\n            if abs(a - b) < threshold:\n                return True\n    return False\n"}
+{"task_id": "HumanEval/0", "completion": "    numbers = sorted(numbers[:6])\n    return any(b - a < threshold for a, b in zip(numbers, numbers[1:]))\n"}
+{"task_id": "HumanEval/1", "completion": "    return []\n"}
+JSONL
+# evalplus_report REPORT: HumanEval/0's right sample passes base and plus,
+# its wrong one base only, HumanEval/1's neither
+evalplus_report() {
+    python3 - "$1" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+got = (r["total"]["samples"], round(r["total"]["pass@1"], 4), round(r["base"]["total"]["pass@1"], 4))
+assert got == (3, 0.25, 0.5), got
+print(f"base + plus pass@1 {got[1]}, base {got[2]}")
+EOF
+}
+$B eval "$T/heplus2.jsonl" "$T/heplus-samples.jsonl" --local --keep-expected "$T/gt.jsonl" \
+    --report "$T/ep.json" >"$T/ep.log" 2>"$T/ep.err"
+rc=$?
+if [ "$rc" = 0 ] && grep -q '^eval: step 1 of 2' "$T/ep.err" && [ "$(wc -l <"$T/gt.jsonl")" = 2 ] &&
+    evalplus_report "$T/ep.json" >"$T/why" 2>&1; then
+    ok "evalplus_truth_first ($(cat "$T/why"))"
+else
+    bad evalplus_truth_first "exit $rc: $(tail -3 "$T/why" 2>/dev/null) $(tail -3 "$T/ep.err")"
+fi
+$B eval "$T/heplus2.jsonl" "$T/heplus-samples.jsonl" --local --expected "$T/gt.jsonl" \
+    --report "$T/ep2.json" >"$T/ep2.log" 2>"$T/ep2.err"
+rc=$?
+if [ "$rc" = 0 ] && ! grep -q 'step 1 of 2' "$T/ep2.err" && evalplus_report "$T/ep2.json" >"$T/why" 2>&1; then
+    ok "evalplus_expected_given ($(cat "$T/why"))"
+else
+    bad evalplus_expected_given "exit $rc: $(tail -3 "$T/why" 2>/dev/null) $(tail -3 "$T/ep2.err")"
+fi
+
 suite_end evalcmd
