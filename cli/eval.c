@@ -7,6 +7,7 @@
  * whether the measurement is whole, not how well the model did. */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,10 +194,15 @@ static int eval_truth(struct cli_globals *g, const struct eval_args *a, char *tr
             (int)sizeof(jobs) ||
         (fd = mkstemps(jobs, 6)) < 0) {
         cli_error("eval: cannot make a temporary file for the jobs in %s (TMPDIR)", dir);
+        if (!a->keep_expected)
+            unlink(truth);
+        *truth = '\0';
         return EXIT_INTERNAL;
     }
     conv.samples = NULL;
     conv.expected = NULL;
+    conv.timeout_s = 0; /* --timeout is the samples': the ground truth keeps the harness's */
+    conv.extract = EXTRACT_OFF;
     run.out = truth;
     run.report = NULL;
     run.artifacts = NULL;
@@ -208,6 +214,9 @@ static int eval_truth(struct cli_globals *g, const struct eval_args *a, char *tr
     unlink(jobs);
     if (rc != 0) {
         cli_error("eval: the ground truth did not run to the end (exit %d): no samples graded", rc);
+        if (!a->keep_expected)
+            unlink(truth);
+        *truth = '\0';
         return rc == EXIT_USAGE ? EXIT_USAGE : EXIT_INTERNAL;
     }
     fprintf(stderr, "eval: step 2 of 2, the samples against it%s%s\n",
@@ -241,7 +250,14 @@ int cmd_eval(struct cli_globals *g, int argc, char **argv)
     /* EvalPlus: its reference solutions' pass first (the ground truth),
      * whose results convert then takes as --expected */
     if (a.conv.samples && !a.conv.expected && cli_convert_truth_first(&a.conv)) {
-        if ((rc = eval_truth(g, &a, truth, sizeof(truth))) != 0) {
+        /* the samples must be there before minutes go into the ground truth */
+        if (access(a.conv.samples, R_OK) != 0) {
+            cli_error("eval: samples \"%s\": %s", a.conv.samples, strerror(errno));
+            rc = EXIT_USAGE;
+        } else {
+            rc = eval_truth(g, &a, truth, sizeof(truth));
+        }
+        if (rc != 0) {
             if (fd >= 0) {
                 close(fd);
                 unlink(tmp);
@@ -249,10 +265,20 @@ int cmd_eval(struct cli_globals *g, int argc, char **argv)
             return rc;
         }
         a.conv.expected = truth;
+    } else if (a.keep_expected) {
+        fprintf(stderr, "eval: --keep-expected \"%s\" is not written: %s\n", a.keep_expected,
+                a.conv.expected  ? "--expected gives the ground truth"
+                : a.conv.samples ? "this benchmark has no ground-truth step (EvalPlus has)"
+                                 : "no samples: the reference solutions are what runs");
     }
     rc = eval_pass(g, &a.conv, &a.run, a.jobs ? a.jobs : tmp, fd);
-    if (*truth && !a.keep_expected)
-        unlink(truth);
+    if (*truth && !a.keep_expected) {
+        if (rc == 0) /* else kept: minutes of work the next try can give as --expected */
+            unlink(truth);
+        else
+            fprintf(stderr, "eval: the ground truth is kept in %s (give it as --expected %s)\n",
+                    truth, truth);
+    }
     if (a.jobs)
         fprintf(stderr, "eval: the jobs are in %s\n", a.jobs);
     else

@@ -701,7 +701,7 @@ static int lcb_decoded(struct convert_task *t, const char *file, const char *tex
                        struct llmsb_err *err)
 {
     const char *key = "private_test_cases";
-    char because[160];
+    char because[400]; /* the prefix and the decoder's why: at most ~240 bytes */
     cJSON *list;
     int rc;
 
