@@ -34,7 +34,7 @@ LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fi
               $(sort $(wildcard front/*.c)) \
               eval/passk.c eval/report.c eval/timings.c eval/convert.c eval/convert_jobs.c \
               eval/fmt_humaneval.c eval/fmt_multiple.c eval/fmt_open.c eval/fmt_crux.c eval/fmt_stdio.c \
-              eval/fmt_stdio_runners.c
+              eval/fmt_stdio_runners.c eval/fmt_mbpp.c
 CLI_SRC     = cli/main.c cli/run.c cli/images.c cli/queue_cmds.c cli/worker.c cli/submit.c cli/scan.c \
               cli/artifacts.c cli/cancel.c cli/mcp.c cli/serve.c cli/convert.c cli/provenance.c cli/dead.c
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # run.sh - the benchmarks of tests/eval/data (HumanEval, HumanEval-X in five
 # languages, MBXP Ruby; MultiPL-E in seven and the open format: multiple.sh;
-# stdin/stdout: stdio.sh; CRUXEval and CRUXEval-X: crux.sh) end to end:
+# stdin/stdout: stdio.sh; CRUXEval and CRUXEval-X: crux.sh; MBPP: mbpp.sh) end to end:
 # `convert` builds each program as the benchmark's harness does, `submit
 # --local --wait` runs it in the real sandboxes, and every reference
 # solution must pass except the records known to be bad (data/README.md).
@@ -158,5 +158,7 @@ STDIO_SOURCED=1
 . "$(dirname "$0")/stdio.sh"
 # CRUXEval and CRUXEval-X: every verdict as its harness gives it
 if "$(dirname "$0")/crux.sh"; then ok crux; else bad crux "see the lines above"; fi
+# MBPP, the original and the sanitized split
+if "$(dirname "$0")/mbpp.sh"; then ok mbpp; else bad mbpp "see the lines above"; fi
 
 suite_end
