@@ -19,7 +19,7 @@
  * over the entry_point every HumanEval-like row has.  CRUXEval's and
  * CRUXEval-X's rows are adopted before any claim (they have no field to be
  * claimed by); formats without a claim are not named when no format claims
- * a row.  MBPP's rows are adopted too, one split
+ * a row.  MBPP's and BigCodeBench's rows are adopted too, one benchmark
  * per file, by their own fields (MBPP's task_id is a number). */
 /* clang-format off */
 const struct convert_format *const convert_formats[] = {&convert_codecontests,
@@ -27,6 +27,7 @@ const struct convert_format *const convert_formats[] = {&convert_codecontests,
                                                         &convert_livecodebench,
                                                         &convert_mbpp,
                                                         &convert_mbpp_sanitized,
+                                                        &convert_bigcodebench,
                                                         &convert_multiple,
                                                         &convert_open,
                                                         &convert_mbxp,

@@ -174,6 +174,6 @@ extern const struct convert_format convert_humaneval, convert_humaneval_x, conve
 extern const struct convert_format convert_multiple, convert_open;
 extern const struct convert_format convert_cruxeval, convert_cruxeval_x;
 extern const struct convert_format convert_codecontests, convert_apps, convert_livecodebench;
-extern const struct convert_format convert_mbpp, convert_mbpp_sanitized;
+extern const struct convert_format convert_mbpp, convert_mbpp_sanitized, convert_bigcodebench;
 
 #endif
