@@ -1,7 +1,7 @@
 #!/bin/sh
 # bigcodebench.sh - BigCodeBench end to end (not in `make test`: it needs
 # the image llmsb/custom/python-bigcodebench, built here when missing, about
-# N minutes cold; `make test-bigcodebench`).  `convert` of the excerpt
+# 4 to 6 minutes cold; `make test-bigcodebench`).  `convert` of the excerpt
 # (data/bigcodebench: 47 tasks covering every library the benchmark names)
 # and of samples written for the test, one `submit --local --wait` with
 # pip given no network (libraries.network: none), then each verdict
