@@ -34,7 +34,8 @@ LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fi
               $(sort $(wildcard front/*.c)) \
               eval/passk.c eval/report.c eval/timings.c eval/convert.c eval/convert_jobs.c \
               eval/fmt_humaneval.c eval/fmt_multiple.c eval/fmt_open.c eval/fmt_crux.c eval/fmt_stdio.c \
-              eval/fmt_stdio_runners.c eval/extract.c eval/fmt_evalplus.c eval/fmt_evalplus_runner.c
+              eval/fmt_stdio_runners.c eval/extract.c eval/fmt_evalplus.c eval/fmt_evalplus_runner.c \
+              eval/fmt_mbpp.c eval/fmt_bigcodebench.c
 CLI_SRC     = cli/main.c cli/run.c cli/images.c cli/queue_cmds.c cli/worker.c cli/submit.c cli/scan.c \
               cli/artifacts.c cli/cancel.c cli/mcp.c cli/serve.c cli/convert.c cli/eval.c cli/dead.c \
               cli/convert_decode.c
@@ -49,7 +50,7 @@ UNIT_TESTS = $(patsubst tests/unit/%.c,$(TBIN)/%,$(wildcard tests/unit/test_*.c)
 INTEG_TESTS = $(patsubst tests/integration/%.c,$(TBIN)/%,$(wildcard tests/integration/test_*.c))
 
 .SECONDARY:
-.PHONY: check-layers fuzzers all clean bench-queue test test-zygote test-evalplus-all test-cpp-cache-all test-java-cache-all test-podman test-gvisor test-k8s test-tls test-custom-images test-soak test-redis-ha soak unit integration sanitize fuzz bench images images-current format
+.PHONY: check-layers fuzzers all clean bench-queue test test-zygote test-evalplus-all test-cpp-cache-all test-java-cache-all test-podman test-gvisor test-k8s test-tls test-custom-images test-bigcodebench test-soak test-redis-ha soak unit integration sanitize fuzz bench images images-current format
 all: bin/llm-sandbox bin/llmsb-agent
 
 V ?= 0
@@ -209,6 +210,12 @@ test-redis-ha: $(CLI_BIN)
 # `make integration`).
 test-custom-images: $(CLI_BIN)
 	@sh tests/run-suite.sh images tests/images/custom.sh
+
+# BigCodeBench (tests/eval/bigcodebench.sh): builds the image
+# llmsb/custom/python-bigcodebench when missing (minutes cold), then the
+# excerpt's verdicts against its evaluator's.  Not in `make test`.
+test-bigcodebench: $(CLI_BIN)
+	@LLMSB_BIN=$(CLI_BIN) sh tests/run-suite.sh bigcodebench tests/eval/bigcodebench.sh
 
 # A remote Docker engine over TLS: a private dockerd with --tlsverify on
 # 127.0.0.1 and certificates the suite makes (also in `make integration`).

@@ -21,12 +21,17 @@
  * over the entry_point every HumanEval-like row has.  CRUXEval's and
  * CRUXEval-X's rows are adopted before any claim (they have no field to be
  * claimed by); formats without a claim are not named when no format claims
- * a row. */
+ * a row.  MBPP's and BigCodeBench's rows are adopted too, one benchmark
+ * per file, by their own fields (MBPP's task_id is a number). */
+/* clang-format off */
 const struct convert_format *const convert_formats[] = {&convert_humanevalplus,
                                                         &convert_mbppplus,
                                                         &convert_codecontests,
                                                         &convert_apps,
                                                         &convert_livecodebench,
+                                                        &convert_mbpp,
+                                                        &convert_mbpp_sanitized,
+                                                        &convert_bigcodebench,
                                                         &convert_multiple,
                                                         &convert_open,
                                                         &convert_mbxp,
@@ -35,6 +40,7 @@ const struct convert_format *const convert_formats[] = {&convert_humanevalplus,
                                                         &convert_cruxeval,
                                                         &convert_cruxeval_x,
                                                         NULL};
+/* clang-format on */
 
 const char *convert_str(const cJSON *row, const char *key)
 {

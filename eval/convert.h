@@ -111,7 +111,8 @@ int convert_write_references(struct convert_set *s, struct convert_out *o, struc
  * read samples of its own shape instead (CRUXEval's {"sample_N": [...]},
  * CRUXEval-X's array of {"id", "answer"}, APPS's {"PROBLEM_ID": [...]},
  * LiveCodeBench's [{"question_id", "code_list"}], CodeContests' rows of
- * {"task_id", "completion", "language"}). */
+ * {"task_id", "completion", "language"}, MBPP's {"task_id": N, ...} with
+ * a number id, BigCodeBench's {"task_id", "solution" or "completion"}). */
 int convert_write_samples(struct convert_set *s, const char *name, const char *text,
                           struct convert_out *o, struct llmsb_err *err);
 

@@ -1,5 +1,6 @@
 /* convert_int.h - what the converter (convert.c) and the benchmark formats
- * (fmt_humaneval.c, fmt_multiple.c, fmt_open.c, fmt_crux.c, fmt_stdio.c)
+ * (fmt_humaneval.c, fmt_multiple.c, fmt_open.c, fmt_crux.c, fmt_stdio.c,
+ * fmt_mbpp.c, fmt_bigcodebench.c)
  * share: a task, that is one row of a dataset, the set of them, and a
  * format's row in the one table (convert.c's convert_formats[]) the
  * converter tries each dataset row against.  A new benchmark is a new row
@@ -208,12 +209,14 @@ int convert_job_meta(cJSON *job, cJSON *extra, struct llmsb_err *err);
 /* The formats, each in the file of its family: HumanEval, HumanEval-X and
  * MBXP (fmt_humaneval.c), MultiPL-E (fmt_multiple.c), the open JSON Lines
  * format (fmt_open.c), CRUXEval (facebookresearch/cruxeval) and CRUXEval-X
- * (fmt_crux.c), and the stdin/stdout benchmarks CodeContests, APPS and
- * LiveCodeBench (fmt_stdio.c). */
+ * (fmt_crux.c), the stdin/stdout benchmarks CodeContests, APPS and
+ * LiveCodeBench (fmt_stdio.c), MBPP and its sanitized split (fmt_mbpp.c)
+ * and BigCodeBench (fmt_bigcodebench.c). */
 extern const struct convert_format convert_humaneval, convert_humaneval_x, convert_mbxp;
 extern const struct convert_format convert_multiple, convert_open;
 extern const struct convert_format convert_cruxeval, convert_cruxeval_x;
 extern const struct convert_format convert_codecontests, convert_apps, convert_livecodebench;
 extern const struct convert_format convert_humanevalplus, convert_mbppplus;
+extern const struct convert_format convert_mbpp, convert_mbpp_sanitized, convert_bigcodebench;
 
 #endif

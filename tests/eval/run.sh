@@ -2,7 +2,7 @@
 # run.sh - the benchmarks of tests/eval/data (HumanEval, HumanEval-X in five
 # languages, MBXP Ruby; MultiPL-E in seven and the open format: multiple.sh;
 # stdin/stdout: stdio.sh; CRUXEval and CRUXEval-X: crux.sh; EvalPlus:
-# evalplus.sh; the eval verb: evalcmd.sh) end to end:
+# evalplus.sh; MBPP: mbpp.sh; the eval verb: evalcmd.sh) end to end:
 # `convert` builds each program as the benchmark's harness does, `submit
 # --local --wait` runs it in the real sandboxes, and every reference
 # solution must pass except the records known to be bad (data/README.md).
@@ -159,5 +159,7 @@ EVALPLUS_SOURCED=1
 if "$(dirname "$0")/crux.sh"; then ok crux; else bad crux "see the lines above"; fi
 # `llm-sandbox eval`: convert + submit + report in one command
 if "$(dirname "$0")/evalcmd.sh"; then ok evalcmd; else bad evalcmd "see the lines above"; fi
+# MBPP, the original and the sanitized split
+if "$(dirname "$0")/mbpp.sh"; then ok mbpp; else bad mbpp "see the lines above"; fi
 
 suite_end
