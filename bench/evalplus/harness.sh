@@ -93,4 +93,4 @@ for tid in sorted(r["eval"], key=key):
     for i, s in enumerate(r["eval"][tid]):
         print(f"{tid}\t{i}\t{s['base_status']}\t{s['plus_status']}")
 PY
-echo "evalplus.evaluate: $DATASET, $(($(wc -l <"$OUT") - 1)) samples, ${PAR:-default} parallel: $((t1 - t0)) ms wall"
+echo "evalplus.evaluate: $DATASET, $(grep -vc -e "^#" -e "^task_id" "$OUT") samples, ${PAR:-default} parallel: $((t1 - t0)) ms wall"
