@@ -34,7 +34,7 @@ LIB_SRC     = $(COMMON_SRC) $(PROTO_SRC) common/json.c common/base64.c common/fi
               $(sort $(wildcard front/*.c)) \
               eval/passk.c eval/report.c eval/timings.c eval/convert.c eval/convert_jobs.c \
               eval/fmt_humaneval.c eval/fmt_multiple.c eval/fmt_open.c eval/fmt_crux.c eval/fmt_stdio.c \
-              eval/fmt_stdio_runners.c
+              eval/fmt_stdio_runners.c eval/fmt_evalplus.c eval/fmt_evalplus_runner.c
 CLI_SRC     = cli/main.c cli/run.c cli/images.c cli/queue_cmds.c cli/worker.c cli/submit.c cli/scan.c \
               cli/artifacts.c cli/cancel.c cli/mcp.c cli/serve.c cli/convert.c cli/provenance.c cli/dead.c
 
@@ -48,7 +48,7 @@ UNIT_TESTS = $(patsubst tests/unit/%.c,$(TBIN)/%,$(wildcard tests/unit/test_*.c)
 INTEG_TESTS = $(patsubst tests/integration/%.c,$(TBIN)/%,$(wildcard tests/integration/test_*.c))
 
 .SECONDARY:
-.PHONY: check-layers fuzzers all clean bench-queue test test-zygote test-cpp-cache-all test-java-cache-all test-podman test-gvisor test-k8s test-tls test-custom-images test-soak test-redis-ha soak unit integration sanitize fuzz bench images images-current format
+.PHONY: check-layers fuzzers all clean bench-queue test test-zygote test-evalplus-all test-cpp-cache-all test-java-cache-all test-podman test-gvisor test-k8s test-tls test-custom-images test-soak test-redis-ha soak unit integration sanitize fuzz bench images images-current format
 all: bin/llm-sandbox bin/llmsb-agent
 
 V ?= 0
@@ -163,6 +163,12 @@ integration: $(INTEG_TESTS) $(TBIN)/fake-agent
 test-zygote: $(CLI_BIN) $(TBIN)/test_integ_docker
 	@LLMSB_TBIN=$(CURDIR)/$(TBIN) sh tests/run-suite.sh zygote tests/zygote/run.sh tests/compile-cache/cpp.sh \
 	    tests/compile-cache/java.sh tests/compile-cache/js.sh tests/compile-cache/ts.sh tests/http/compile_once.sh
+
+# EvalPlus: every HumanEval+ and MBPP+ canonical solution on every input
+# (make test runs a subset; about 2.5 minutes here), then the samples of
+# tests/eval/evalplus.sh.
+test-evalplus-all: $(CLI_BIN)
+	@EVALPLUS_ALL=1 sh tests/eval/evalplus.sh
 
 test-cpp-cache-all: $(CLI_BIN)
 	@bash tests/compile-cache/cpp.sh all

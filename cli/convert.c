@@ -19,7 +19,7 @@
 static const char convert_usage[] =
     "usage: llm-sandbox convert DATASET.jsonl [--samples SAMPLES.jsonl] [--out JOBS.jsonl]\n"
     "                           [--timeout S] [--mode input|output] [--lang LANG]\n"
-    "                           [--cut-at-stop-tokens]\n"
+    "                           [--cut-at-stop-tokens] [--expected GT-RESULTS.jsonl]\n"
     "\n"
     "Writes one job per program of a benchmark file as JSON Lines (stdout or\n"
     "--out), for `submit`. Rows of HumanEval (openai/human-eval), HumanEval-X\n"
@@ -48,10 +48,18 @@ static const char convert_usage[] =
     "LiveCodeBench: [{\"question_id\", \"code_list\"}]; CodeContests: JSON Lines of\n"
     "{\"task_id\", \"completion\", \"language\"}). --lang: a sample's language where\n"
     "the file gives none (default python). --timeout replaces the harness's time\n"
-    "per test. See docs/eval.md.\n";
+    "per test.\n"
+    "\n"
+    "EvalPlus's HumanEval+ and MBPP+ (rows with plus_input) are graded in two\n"
+    "steps: without --samples, one job per task runs the canonical solution on\n"
+    "every input (submit it with --out GT-RESULTS.jsonl); then --samples\n"
+    "({\"task_id\", \"solution\"} or {\"task_id\", \"completion\"}) with\n"
+    "--expected GT-RESULTS.jsonl gives one job per sample whose cases are the\n"
+    "base and the plus tests. A dataset, samples or --expected file may be\n"
+    "gzip-compressed (.gz). See docs/eval.md.\n";
 
 struct convert_args {
-    const char *dataset, *samples, *out_path;
+    const char *dataset, *samples, *out_path, *expected;
     long timeout_s;
     struct convert_opts read; /* --mode, --lang */
     int cut_at_stop_tokens;
@@ -72,6 +80,8 @@ static int convert_args(int argc, char **argv, struct convert_args *o)
                 cli_error("--mode: \"%s\" is neither input nor output", o->read.mode);
                 return EXIT_USAGE;
             }
+        } else if (strcmp(argv[i], "--expected") == 0 && i + 1 < argc) {
+            o->expected = argv[++i];
         } else if (strcmp(argv[i], "--lang") == 0 && i + 1 < argc) {
             o->read.lang = argv[++i];
         } else if (strcmp(argv[i], "--cut-at-stop-tokens") == 0) {
@@ -109,7 +119,8 @@ static int read_text(const char *path, const char *what, struct buf *b)
     struct llmsb_err err = {0};
 
     buf_init(b, CONVERT_MAX_FILE);
-    if (cli_read_file(path, b, what, &err) == 0)
+    if (cli_read_file(path, b, what, &err) == 0 &&
+        convert_text_unpack(b, path, CONVERT_MAX_UNPACKED, &err) == 0)
         return 0;
     cli_error("%s", err.msg);
     buf_release(b);
@@ -138,7 +149,8 @@ static int write_jobs(const struct convert_args *opt, struct convert_set *set,
 
     if (opt->samples) {
         buf_init(&b, CONVERT_MAX_FILE);
-        if (cli_read_file(opt->samples, &b, "--samples", err) != 0) {
+        if (cli_read_file(opt->samples, &b, "--samples", err) != 0 ||
+            convert_text_unpack(&b, opt->samples, CONVERT_MAX_UNPACKED, err) != 0) {
             buf_release(&b);
             return EXIT_USAGE;
         }
@@ -196,7 +208,7 @@ int cmd_convert(struct cli_globals *g, int argc, char **argv)
     struct llmsb_err err = {0};
     struct convert_set *set = NULL;
     struct convert_out o = {.out = stdout};
-    struct buf text;
+    struct buf text, expected = {0};
     char tmp[4096] = "";
     struct stat st;
     int rc, direct = 0;
@@ -205,10 +217,24 @@ int cmd_convert(struct cli_globals *g, int argc, char **argv)
     if ((rc = convert_args(argc, argv, &opt)) != 1)
         return rc;
     rc = 0;
-    if (read_text(opt.dataset, "dataset", &text) != 0)
+    if (opt.expected && !opt.samples) {
+        cli_error("convert: --expected goes with --samples (the results of the ground-truth "
+                  "jobs grade a model's samples)");
         return EXIT_USAGE;
+    }
+    if (opt.expected) {
+        if (read_text(opt.expected, "--expected", &expected) != 0)
+            return EXIT_USAGE;
+        opt.read.expected_name = opt.expected;
+        opt.read.expected_text = expected.data ? expected.data : "";
+    }
+    if (read_text(opt.dataset, "dataset", &text) != 0) {
+        buf_release(&expected);
+        return EXIT_USAGE;
+    }
     if (!(set = read_dataset(opt.dataset, text.data ? text.data : "", &opt.read))) {
         buf_release(&text);
+        buf_release(&expected);
         return EXIT_USAGE;
     }
     o.name = opt.out_path ? opt.out_path : "stdout";
@@ -247,5 +273,6 @@ int cmd_convert(struct cli_globals *g, int argc, char **argv)
 out:
     convert_set_free(set);
     buf_release(&text);
+    buf_release(&expected);
     return rc;
 }

@@ -315,6 +315,7 @@ static int passk_summary(const struct submit_opts *o, const struct batch *b)
             continue;
         rows[n].lang = batch_job_lang(b, i);
         rows[n].passed = results[i] && cJSON_IsTrue(cJSON_GetObjectItem(results[i], "passed"));
+        rows[n].base = report_base_verdict(jf->jobs[i], results[i], &rows[n].has_base);
         if (!(rows[n].key = task_key(jf->jobs[i], b->jobs[i].id, o->group_by))) {
             rc = -1;
             break;

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <archive.h>
+
 #include "eval/convert_int.h"
 
 /* The one table of formats, in the order a row is tried.  The stdin/stdout
@@ -20,7 +22,9 @@
  * CRUXEval-X's rows are adopted before any claim (they have no field to be
  * claimed by); formats without a claim are not named when no format claims
  * a row. */
-const struct convert_format *const convert_formats[] = {&convert_codecontests,
+const struct convert_format *const convert_formats[] = {&convert_humanevalplus,
+                                                        &convert_mbppplus,
+                                                        &convert_codecontests,
                                                         &convert_apps,
                                                         &convert_livecodebench,
                                                         &convert_multiple,
@@ -69,6 +73,9 @@ static int check_task(struct convert_task *t, const char *file, size_t line, str
     return 0;
 }
 
+static const cJSON *nonfinite_field(const cJSON *row);
+static const cJSON *nonfinite_find(const cJSON *v);
+
 /* Which benchmark a row is from, and its language. */
 static int classify(struct convert_task *t, const char *file, size_t line, struct llmsb_err *err)
 {
@@ -109,9 +116,25 @@ static const char *skip_blank(const char *p, const char *end, size_t *line)
     return p;
 }
 
+/* What a row is given to: fn, or with its text fn_text. */
+struct each_row_fn {
+    int (*fn)(cJSON *, size_t, void *, struct llmsb_err *);
+    int (*fn_text)(cJSON *, size_t, const char *, size_t, void *, struct llmsb_err *);
+};
+
+static int each_row(const char *name, const char *text, const struct each_row_fn *f, void *ctx,
+                    struct llmsb_err *err);
+
 int convert_each_row(const char *name, const char *text,
                      int (*fn)(cJSON *, size_t, void *, struct llmsb_err *), void *ctx,
                      struct llmsb_err *err)
+{
+    struct each_row_fn f = {.fn = fn};
+    return each_row(name, text, &f, ctx, err);
+}
+
+static int each_row(const char *name, const char *text, const struct each_row_fn *f, void *ctx,
+                    struct llmsb_err *err)
 {
     const char *p = text, *end = text + strlen(text);
     size_t line = 1, index = 0;
@@ -119,9 +142,9 @@ int convert_each_row(const char *name, const char *text,
 
     if ((unsigned char)p[0] == 0x1f && (unsigned char)p[1] == 0x8b)
         return llmsb_err_set(err, LLMSB_ERR_INVALID,
-                             "%s: gzip-compressed (a .json.gz): convert reads JSON text only; "
-                             "unpack it first (gunzip -k %s)",
-                             name, name);
+                             "%s: gzip-compressed data where JSON text was expected (convert "
+                             "unpacks one layer of gzip: is it compressed twice?)",
+                             name);
     while (rc == 0 && (p = skip_blank(p, end, &line)) < end) {
         const char *next = NULL;
         size_t at = line;
@@ -161,8 +184,9 @@ int convert_each_row(const char *name, const char *text,
                 cJSON_Delete(row);
                 return llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: not a JSON object", name, at);
             }
+        rc =
+            f->fn ? f->fn(row, at, ctx, err) : f->fn_text(row, at, p, (size_t)(next - p), ctx, err);
         p = next, index += in_array;
-        rc = fn(row, at, ctx, err);
     }
     if (rc == 0 && in_array)
         rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s:%zu: the array has no closing ']'", name,
@@ -170,11 +194,32 @@ int convert_each_row(const char *name, const char *text,
     return rc;
 }
 
+/* The fields of a row whose NULs a format carries as the row's text. */
+static const char *const evalplus_inputs[] = {"base_input", "plus_input", NULL};
+
+static int check_nul(const char *name, size_t line, const char *json, const char *const *allow,
+                     struct llmsb_err *err);
+
 int convert_check_nul(const char *name, size_t line, const char *json, struct llmsb_err *err)
 {
+    return check_nul(name, line, json, NULL, err);
+}
+
+/* 1 when the row's field (the key at depth 1, *key of len) is in allow */
+static int nul_allowed(const char *const *allow, const char *key, size_t len)
+{
+    for (int i = 0; allow && key && allow[i]; i++)
+        if (strlen(allow[i]) == len && strncmp(key, allow[i], len) == 0)
+            return 1;
+    return 0;
+}
+
+static int check_nul(const char *name, size_t line, const char *json, const char *const *allow,
+                     struct llmsb_err *err)
+{
     /* the key each open object was last given, by depth (deeper: not named) */
-    const char *key[32] = {0};
-    size_t keylen[32] = {0};
+    const char *key[32] = {0}, *row_key = NULL;
+    size_t keylen[32] = {0}, row_keylen = 0;
     int depth = 0, in_array[32] = {0};
 
     for (const char *p = json; *p; p++) {
@@ -189,10 +234,16 @@ int convert_check_nul(const char *name, size_t line, const char *json, struct ll
             depth--;
         if (*p != '"')
             continue;
+        /* the row's field: the key of the outermost object (a row, also
+         * in an array of rows) */
+        for (int d = 1; d < depth && d < 31 && in_array[d]; d++)
+            row_key = key[d + 1], row_keylen = keylen[d + 1];
+        if (depth >= 1 && !in_array[1])
+            row_key = key[1], row_keylen = keylen[1];
         for (p = s; *p && *p != '"'; p++) {
             if (*p != '\\')
                 continue;
-            if (strncmp(p + 1, "u0000", 5) == 0) {
+            if (strncmp(p + 1, "u0000", 5) == 0 && !nul_allowed(allow, row_key, row_keylen)) {
                 int d = depth < 32 ? depth : 31;
                 while (d > 0 && (in_array[d] || !key[d]))
                     d--;
@@ -276,7 +327,8 @@ static int add_family_row(struct convert_set *s, struct convert_task *t, cJSON *
     return 0;
 }
 
-static int add_task(cJSON *row, size_t line, void *ctx, struct llmsb_err *err)
+static int add_task(cJSON *row, size_t line, const char *text, size_t text_len, void *ctx,
+                    struct llmsb_err *err)
 {
     struct convert_set *s = ctx;
     struct convert_task *t;
@@ -302,6 +354,8 @@ static int add_task(cJSON *row, size_t line, void *ctx, struct llmsb_err *err)
     t->opts = &s->opts;
     t->order = s->n++;
     t->line = line;
+    t->text = text; /* while it is read */
+    t->text_len = text_len;
     /* the first row says whether the file is of one benchmark's family */
     if (t->order == 0 && (rc = adopt(s, t, row, line, 1, err)) != 0) {
         if (rc < 0)
@@ -339,6 +393,9 @@ struct convert_set *convert_set_read_opts(const char *name, const char *text,
                                           const struct convert_opts *opts, struct llmsb_err *err)
 {
     struct convert_set *s = calloc(1, sizeof(*s));
+    char *marked = NULL;
+    size_t nonfinite = 0;
+    struct each_row_fn each = {.fn_text = add_task};
 
     if (!s || !(s->name = strdup(name))) {
         llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
@@ -346,9 +403,48 @@ struct convert_set *convert_set_read_opts(const char *name, const char *text,
     }
     if (opts)
         s->opts = *opts;
-    if (convert_check_nul(name, 1, text, err) != 0 ||
-        convert_each_row(name, text, add_task, s, err) != 0)
+    /* EvalPlus's inputs may hold NUL characters (MBPP+): they reach its
+     * jobs as the row's own text, never as a C string */
+    if (check_nul(name, 1, text, evalplus_inputs, err) != 0)
         goto fail;
+    /* Python's json writes NaN and Infinity (MBPP+'s inputs have them):
+     * read as marked strings, kept only by a format that takes them */
+    if (!(marked = convert_nonfinite_mark(text, &nonfinite))) {
+        llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    if (nonfinite && strchr(text, CONVERT_NONFINITE_MARK)) {
+        llmsb_err_set(err, LLMSB_ERR_INVALID,
+                      "%s: holds NaN or Infinity and a byte 0x01, which convert uses to mark "
+                      "them: it cannot read both",
+                      name);
+        goto fail;
+    }
+    if (nonfinite && strstr(text, "\\u0001")) {
+        llmsb_err_set(err, LLMSB_ERR_INVALID,
+                      "%s: holds NaN or Infinity and a \\u0001, which convert uses to mark "
+                      "them: it cannot read both",
+                      name);
+        goto fail;
+    }
+    if (each_row(name, nonfinite ? marked : text, &each, s, err) != 0)
+        goto fail;
+    for (size_t i = 0; i < s->n; i++)
+        s->tasks[i].text = NULL;
+    free(marked);
+    marked = NULL;
+    for (size_t i = 0; nonfinite && i < s->n; i++) {
+        const struct convert_task *t = &s->tasks[i];
+        const cJSON *v = t->format && t->format->nonfinite ? NULL : nonfinite_field(t->row);
+        if (v) {
+            llmsb_err_set(err, LLMSB_ERR_INVALID,
+                          "%s:%zu: task \"%s\": %s holds %s, which is not JSON (only EvalPlus rows "
+                          "may: Python's json writes them)",
+                          name, t->line, t->id ? t->id : "", v->string,
+                          convert_nonfinite_of(nonfinite_find(v)));
+            goto fail;
+        }
+    }
     if (s->n > 0) /* an empty dataset has no tasks array to sort */
         qsort(s->tasks, s->n, sizeof(*s->tasks), cmp_task);
     for (size_t i = 0; i + 1 < s->n; i++)
@@ -365,6 +461,7 @@ struct convert_set *convert_set_read_opts(const char *name, const char *text,
         s->byrow[s->tasks[i].order] = &s->tasks[i];
     return s;
 fail:
+    free(marked);
     convert_set_free(s);
     return NULL;
 }
@@ -376,6 +473,7 @@ void convert_set_free(struct convert_set *s)
     for (size_t i = 0; i < s->n; i++) {
         free(s->tasks[i].own_id);
         free(s->tasks[i].fn_name);
+        free(s->tasks[i].own_text);
         cJSON_Delete(s->tasks[i].cases);
         cJSON_Delete(s->rows[i]);
     }
@@ -398,4 +496,161 @@ void convert_set_info(const struct convert_set *s, struct convert_set_info *info
         s->whole && s->whole->lacks ? s->whole->lacks : "canonical_solution nor completions";
     info->tasks = s->n;
     info->untested = s->untested;
+}
+
+/* ---- gzip-compressed files ---------------------------------------------- */
+
+int convert_text_unpack(struct buf *b, const char *name, size_t max_bytes, struct llmsb_err *err)
+{
+    struct archive *a = NULL;
+    struct archive_entry *e;
+    struct buf out;
+    char chunk[65536];
+    la_ssize_t n;
+    int rc = 0;
+
+    if (b->len < 2 || (unsigned char)b->data[0] != 0x1f || (unsigned char)b->data[1] != 0x8b)
+        return 0;
+    buf_init(&out, max_bytes);
+    /* libarchive (already linked for images/) as a plain gzip reader: its
+     * "raw" format is the one stream the gzip filter unpacks */
+    if (!(a = archive_read_new()) || archive_read_support_filter_gzip(a) != ARCHIVE_OK ||
+        archive_read_support_format_raw(a) != ARCHIVE_OK) {
+        rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "%s: cannot set up a gzip reader", name);
+        goto out;
+    }
+    if (archive_read_open_memory(a, b->data, b->len) != ARCHIVE_OK ||
+        archive_read_next_header(a, &e) != ARCHIVE_OK) {
+        rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: gzip-compressed, but not readable: %s",
+                           name, archive_error_string(a) ? archive_error_string(a) : "?");
+        goto out;
+    }
+    while ((n = archive_read_data(a, chunk, sizeof(chunk))) > 0)
+        if (buf_append(&out, chunk, (size_t)n) != 0) {
+            rc = llmsb_err_set(err, LLMSB_ERR_INVALID,
+                               "%s: gzip-compressed: unpacks to more than %zu bytes, the cap; "
+                               "unpack it and split it",
+                               name, max_bytes);
+            goto out;
+        }
+    if (n < 0) {
+        rc = llmsb_err_set(err, LLMSB_ERR_INVALID, "%s: gzip-compressed, but damaged: %s", name,
+                           archive_error_string(a) ? archive_error_string(a) : "?");
+        goto out;
+    }
+    if (out.len && memchr(out.data, '\0', out.len)) {
+        rc = llmsb_err_set(err, LLMSB_ERR_INVALID,
+                           "%s: gzip-compressed, and what it holds is not text (a NUL byte at "
+                           "offset %zu)",
+                           name, (size_t)((char *)memchr(out.data, '\0', out.len) - out.data));
+        goto out;
+    }
+    if (buf_append(&out, "", 0) != 0) { /* a terminated string, even when empty */
+        rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "%s: out of memory", name);
+        goto out;
+    }
+    buf_release(b);
+    *b = out;
+    buf_init(&out, max_bytes);
+out:
+    buf_release(&out);
+    archive_read_free(a);
+    return rc;
+}
+
+/* ---- NaN and Infinity --------------------------------------------------- */
+
+static const char *const nonfinite_tokens[] = {"-Infinity", "Infinity", "NaN", NULL};
+
+/* The token of nonfinite_tokens at p, a whole JSON value (p after a
+ * separator, a delimiter after it), or NULL. */
+static const char *nonfinite_at(const char *text, const char *p)
+{
+    char before = p > text ? p[-1] : ' ';
+
+    if (!strchr("[,: \t\r\n", before))
+        return NULL;
+    for (int i = 0; nonfinite_tokens[i]; i++) {
+        size_t n = strlen(nonfinite_tokens[i]);
+        if (strncmp(p, nonfinite_tokens[i], n) == 0 && p[n] && strchr(",]} \t\r\n", p[n]))
+            return nonfinite_tokens[i];
+    }
+    return NULL;
+}
+
+char *convert_nonfinite_mark(const char *text, size_t *count)
+{
+    struct buf b;
+    const char *p = text, *from = text;
+    int in_string = 0;
+
+    *count = 0;
+    buf_init(&b, (size_t)4 << 30);
+    for (; *p; p++) {
+        const char *tok;
+        if (in_string) {
+            if (*p == '\\' && p[1])
+                p++;
+            else if (*p == '"')
+                in_string = 0;
+            continue;
+        }
+        if (*p == '"') {
+            in_string = 1;
+            continue;
+        }
+        if (!(tok = nonfinite_at(text, p)))
+            continue;
+        if (buf_append(&b, from, (size_t)(p - from)) != 0 ||
+            buf_printf(&b, "\"\\u0001%s\"", tok) != 0) {
+            buf_release(&b);
+            return NULL;
+        }
+        ++*count;
+        p += strlen(tok) - 1;
+        from = p + 1;
+    }
+    if (buf_append(&b, from, (size_t)(p - from)) != 0) {
+        buf_release(&b);
+        return NULL;
+    }
+    return buf_steal(&b);
+}
+
+const char *convert_nonfinite_of(const cJSON *v)
+{
+    const char *s = cJSON_GetStringValue(v);
+
+    if (!s || s[0] != CONVERT_NONFINITE_MARK)
+        return NULL;
+    for (int i = 0; nonfinite_tokens[i]; i++)
+        if (strcmp(s + 1, nonfinite_tokens[i]) == 0)
+            return nonfinite_tokens[i];
+    return NULL;
+}
+
+/* The first marked NaN or Infinity in v, or NULL. */
+static const cJSON *nonfinite_find(const cJSON *v)
+{
+    const cJSON *c, *f;
+
+    if (convert_nonfinite_of(v))
+        return v;
+    cJSON_ArrayForEach(c, v) {
+        if ((f = nonfinite_find(c)))
+            return f;
+    }
+    return NULL;
+}
+
+/* The field of row that holds a marked NaN or Infinity, or NULL. */
+static const cJSON *nonfinite_field(const cJSON *row)
+{
+    const cJSON *f;
+
+    cJSON_ArrayForEach(f, row) {
+        if (nonfinite_find(f))
+            return f;
+    }
+    return NULL;
 }

@@ -24,6 +24,10 @@ struct convert_set;
 struct convert_opts {
     const char *mode;
     const char *lang;
+    /* EvalPlus (HumanEval+, MBPP+): the results of its ground-truth jobs
+     * (what `submit --out` wrote for the jobs convert wrote without
+     * samples), named expected_name in errors; a sample's job needs them */
+    const char *expected_name, *expected_text;
 };
 
 /* Reads a dataset: JSON objects, one a line (JSON Lines), in a JSON array
@@ -91,6 +95,15 @@ int convert_write_references(struct convert_set *s, struct convert_out *o, struc
  * {"task_id", "completion", "language"}). */
 int convert_write_samples(struct convert_set *s, const char *name, const char *text,
                           struct convert_out *o, struct llmsb_err *err);
+
+/* The most a gzip-compressed dataset or samples file may unpack to. */
+#define CONVERT_MAX_UNPACKED ((size_t)1 << 30)
+
+/* When b holds gzip-compressed data (its magic bytes 1f 8b, whatever the
+ * file's name), replaces it by what it unpacks to, which must be text (no
+ * NUL byte) of at most max_bytes; else leaves it.  0, or LLMSB_ERR_INVALID
+ * with err naming name and why (damaged, over the cap, not text). */
+int convert_text_unpack(struct buf *b, const char *name, size_t max_bytes, struct llmsb_err *err);
 
 /* cJSON ends a string at a NUL, so a \u0000 in JSON text would silently cut
  * a program, a stdin or an expected output.  0 when the JSON text json

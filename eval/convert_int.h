@@ -35,7 +35,12 @@ struct convert_task {
     char *own_id;  /* the id made of the row's (APPS's problem_id is a number) */
     cJSON *cases;  /* the tests every job of the task runs as cases */
     char *fn_name; /* a call-based problem's function */
-    int untested;  /* the row has no tests: nothing can grade its jobs */
+    /* the row's JSON text (NaN and Infinity marked) while it is read
+     * (adopt, read), then NULL; own_text: a copy a format kept, owned */
+    const char *text;
+    size_t text_len;
+    char *own_text;
+    int untested; /* the row has no tests: nothing can grade its jobs */
 };
 
 /* A dataset read into tasks. */
@@ -125,7 +130,21 @@ struct convert_format {
     /* what a task left out for want of a reference solution lacks, in the
      * caller's summary; NULL: "canonical_solution nor completions" */
     const char *lacks;
+    /* 1: its rows may hold NaN, Infinity and -Infinity (Python's json
+     * writes them), read as strings of CONVERT_NONFINITE_MARK and the
+     * token (convert_nonfinite_of); 0: such a row is refused */
+    int nonfinite;
 };
+
+/* The first byte of a string that stands for a NaN or Infinity token. */
+#define CONVERT_NONFINITE_MARK '\x01'
+/* text with each NaN, Infinity and -Infinity token outside a string made
+ * the JSON string "\u0001" + token, *count of them.  Returns a new string
+ * (caller frees), NULL when out of memory. */
+char *convert_nonfinite_mark(const char *text, size_t *count);
+/* The token ("NaN", "Infinity", "-Infinity") a marked string v stands
+ * for, else NULL. */
+const char *convert_nonfinite_of(const cJSON *v);
 
 /* The formats, NULL-terminated, in the order a row is tried (convert.c). */
 extern const struct convert_format *const convert_formats[];
@@ -174,5 +193,6 @@ extern const struct convert_format convert_humaneval, convert_humaneval_x, conve
 extern const struct convert_format convert_multiple, convert_open;
 extern const struct convert_format convert_cruxeval, convert_cruxeval_x;
 extern const struct convert_format convert_codecontests, convert_apps, convert_livecodebench;
+extern const struct convert_format convert_humanevalplus, convert_mbppplus;
 
 #endif

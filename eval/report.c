@@ -18,6 +18,7 @@ static const int ks[] = {1, 10, 100};
 struct task {
     const char *lang, *key;
     int n, c;
+    int nb, cb; /* the samples with a base verdict, and how many passed it */
 };
 
 /* Averages over tasks with n >= k. */
@@ -35,15 +36,21 @@ static int by_lang_key(const void *a, const void *b)
     return c ? c : strcmp(x->key, y->key);
 }
 
-static void avg_add(struct avg *a, const struct task *t)
+/* Adds a task of n samples, c of them passed. */
+static void avg_add_nc(struct avg *a, int n, int c)
 {
     a->tasks++;
-    a->samples += t->n;
+    a->samples += n;
     for (int k = 0; k < NK; k++)
-        if (t->n >= ks[k]) {
-            a->sum[k] += passk(t->n, t->c, ks[k]);
+        if (n >= ks[k]) {
+            a->sum[k] += passk(n, c, ks[k]);
             a->with[k]++;
         }
+}
+
+static void avg_add(struct avg *a, const struct task *t)
+{
+    avg_add_nc(a, t->n, t->c);
 }
 
 /* "pass@K": the average, or null where no task has K samples. */
@@ -96,9 +103,45 @@ static void print_avgs(FILE *out, const struct avg *langs, int nl, const struct 
     }
 }
 
+/* pass@k of the base tests (EvalPlus), over the tasks whose samples have
+ * a base verdict. */
+struct base_avgs {
+    struct avg langs[32], total;
+    int nl;
+};
+
+static void base_avgs_of(struct base_avgs *b, const struct task *t, size_t nt)
+{
+    memset(b, 0, sizeof(*b));
+    b->total.lang = "total";
+    for (size_t i = 0; i < nt; i++) {
+        if (!t[i].nb)
+            continue;
+        if ((!b->nl || strcmp(b->langs[b->nl - 1].lang, t[i].lang) != 0) && b->nl < 32)
+            b->langs[b->nl++].lang = t[i].lang;
+        if (strcmp(b->langs[b->nl - 1].lang, t[i].lang) == 0)
+            avg_add_nc(&b->langs[b->nl - 1], t[i].nb, t[i].cb);
+        avg_add_nc(&b->total, t[i].nb, t[i].cb);
+    }
+}
+
+static void base_json(cJSON *o, const struct base_avgs *b)
+{
+    cJSON *x = cJSON_AddObjectToObject(o, "base"), *L;
+
+    cJSON_AddStringToObject(x, "what",
+                            "pass@k of the base tests alone (EvalPlus); the totals above are "
+                            "base and plus");
+    avg_json(cJSON_AddObjectToObject(x, "total"), &b->total);
+    L = cJSON_AddObjectToObject(x, "languages");
+    for (int i = 0; i < b->nl; i++)
+        avg_json(cJSON_AddObjectToObject(L, b->langs[i].lang), &b->langs[i]);
+}
+
 static int write_report(const char *path, const char *group_by, const struct task *t, size_t nt,
                         const struct avg *langs, int nl, const struct avg *total,
-                        const struct report_timings *tm, struct llmsb_err *err)
+                        const struct base_avgs *base, const struct report_timings *tm,
+                        struct llmsb_err *err)
 {
     cJSON *o = cJSON_CreateObject(), *L = cJSON_CreateObject(), *G = cJSON_CreateArray();
     char *text, mdpath[4096];
@@ -121,11 +164,15 @@ static int write_report(const char *path, const char *group_by, const struct tas
         cJSON_AddStringToObject(x, "task", t[i].key);
         cJSON_AddNumberToObject(x, "n", t[i].n);
         cJSON_AddNumberToObject(x, "c", t[i].c);
+        if (t[i].nb)
+            cJSON_AddNumberToObject(x, "c_base", t[i].cb);
         avg_add(&one, &t[i]);
         passk_json(x, &one);
         cJSON_AddItemToArray(G, x);
     }
     cJSON_AddItemToObject(o, "tasks", G);
+    if (base)
+        base_json(o, base);
     if (tm && report_timings_json(o, tm) != 0) {
         cJSON_Delete(o);
         return llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
@@ -145,6 +192,11 @@ static int write_report(const char *path, const char *group_by, const struct tas
             "HumanEval paper, averaged over the tasks with at least k samples.\n\n",
             group_by);
     print_avgs(f, langs, nl, total, 1);
+    if (base) {
+        fprintf(f, "\n## Base tests\n\npass@k of the base tests alone (EvalPlus: the table "
+                   "above is base and plus).\n\n");
+        print_avgs(f, base->langs, base->nl, &base->total, 1);
+    }
     if (tm)
         report_timings_print(f, tm, 1);
     fprintf(f, "\n## Tasks\n\n| language | task | samples | passed | pass@1 |\n"
@@ -168,8 +220,9 @@ int report_passk(FILE *out, struct report_row *rows, size_t n, const char *group
 {
     struct task *t = calloc(n ? n : 1, sizeof(*t));
     struct avg langs[32], total = {.lang = "total"};
+    struct base_avgs base;
     size_t nt = 0;
-    int nl = 0, multi = 0, rc = 0;
+    int nl = 0, multi = 0, rc = 0, any_base = 0;
 
     if (!t)
         return llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
@@ -177,11 +230,18 @@ int report_passk(FILE *out, struct report_row *rows, size_t n, const char *group
     qsort(rows, n, sizeof(*rows), by_lang_key);
     for (size_t i = 0; i < n; i++) {
         if (!nt || strcmp(t[nt - 1].lang, rows[i].lang) || strcmp(t[nt - 1].key, rows[i].key))
-            t[nt++] = (struct task){rows[i].lang, rows[i].key, 0, 0};
+            t[nt++] = (struct task){rows[i].lang, rows[i].key, 0, 0, 0, 0};
         t[nt - 1].n++;
         t[nt - 1].c += rows[i].passed;
+        if (rows[i].has_base) {
+            t[nt - 1].nb++;
+            t[nt - 1].cb += rows[i].base == 1;
+            any_base = 1;
+        }
         multi |= t[nt - 1].n > 1;
     }
+    if (any_base)
+        base_avgs_of(&base, t, nt);
     for (size_t i = 0; i < nt; i++) { /* tasks are sorted by language */
         if ((!nl || strcmp(langs[nl - 1].lang, t[i].lang) != 0) && nl < 32)
             langs[nl++].lang = t[i].lang;
@@ -193,11 +253,16 @@ int report_passk(FILE *out, struct report_row *rows, size_t n, const char *group
         print_avgs(out, langs, nl, &total, 0);
         fprintf(out, "(pass@k: tasks grouped by %s; averaged over tasks with at least k samples)\n",
                 group_by);
+        if (any_base) {
+            fprintf(out, "\nbase tests alone (EvalPlus; the table above is base and plus):");
+            print_avgs(out, base.langs, base.nl, &base.total, 0);
+        }
     }
     if (path && tm)
         report_timings_print(out, tm, 0);
     if (path)
-        rc = write_report(path, group_by, t, nt, langs, nl, &total, tm, err);
+        rc = write_report(path, group_by, t, nt, langs, nl, &total, any_base ? &base : NULL, tm,
+                          err);
     free(t);
     return rc;
 }
@@ -268,4 +333,25 @@ out:
     cJSON_Delete(x);
     free(text);
     return rc;
+}
+
+/* ---- the base verdict (EvalPlus) ------------------------------------------------ */
+
+int report_base_verdict(const cJSON *job, const cJSON *result, int *has_base)
+{
+    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(job, "meta"), *k, *c;
+    cJSON *parsed = cJSON_IsString(meta) ? cJSON_Parse(meta->valuestring) : NULL;
+    int base = 0;
+
+    if (parsed)
+        meta = parsed;
+    k = cJSON_GetObjectItemCaseSensitive(meta, "base_case");
+    *has_base = cJSON_IsNumber(k) && k->valuedouble >= 0 && k->valuedouble < 1000;
+    if (*has_base) {
+        c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(result, "cases"),
+                               (int)k->valuedouble);
+        base = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "passed"));
+    }
+    cJSON_Delete(parsed);
+    return *has_base ? base : -1;
 }

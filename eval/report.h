@@ -16,6 +16,10 @@
 struct report_row {
     const char *lang, *key;
     int passed;
+    /* the base tests' verdict of a job that has one (EvalPlus's: passed is
+     * then base and plus), 1 or 0; -1 (or a zeroed row's 0 with has_base
+     * 0): none */
+    int base, has_base;
 };
 /* ---- timings and provenance (eval/timings.c) ---------------------------- */
 
@@ -78,12 +82,20 @@ void report_timings_print(FILE *out, const struct report_timings *tm, int md);
 
 /* Groups rows into tasks (rows are sorted here), prints pass@1/10/100 per
  * language and in total to out when some task has several samples or path
- * is given, and writes path (JSON) and path.md (Markdown).  With tm and
+ * is given, and writes path (JSON) and path.md (Markdown).  When some rows
+ * have a base verdict (EvalPlus), pass@k of the base tests follows, over
+ * those rows' tasks ("base" in the JSON, a second table).  With tm and
  * path, the per-phase percentiles and the provenance are printed and
  * written too.  On an error returns a negative code with err naming the
  * file it could not write. */
 int report_passk(FILE *out, struct report_row *rows, size_t n, const char *group_by,
                  const char *path, const struct report_timings *tm, struct llmsb_err *err);
+
+/* The base verdict of a job whose meta names the case that holds it
+ * (meta.base_case: EvalPlus's jobs), from its result (NULL: none, not
+ * passed): 1 passed, 0 not, with *has_base 1; -1 with *has_base 0 when the
+ * job has none. */
+int report_base_verdict(const cJSON *job, const cJSON *result, int *has_base);
 
 /* What a submission ran (submit's dedup and --recheck-timeouts). */
 struct report_runs {

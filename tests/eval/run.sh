@@ -1,7 +1,8 @@
 #!/bin/sh
 # run.sh - the benchmarks of tests/eval/data (HumanEval, HumanEval-X in five
 # languages, MBXP Ruby; MultiPL-E in seven and the open format: multiple.sh;
-# stdin/stdout: stdio.sh; CRUXEval and CRUXEval-X: crux.sh) end to end:
+# stdin/stdout: stdio.sh; CRUXEval and CRUXEval-X: crux.sh; EvalPlus:
+# evalplus.sh) end to end:
 # `convert` builds each program as the benchmark's harness does, `submit
 # --local --wait` runs it in the real sandboxes, and every reference
 # solution must pass except the records known to be bad (data/README.md).
@@ -156,6 +157,10 @@ fi
 # CodeContests, APPS and LiveCodeBench: verdicts as their checkers give them
 STDIO_SOURCED=1
 . "$(dirname "$0")/stdio.sh"
+# EvalPlus (HumanEval+, MBPP+): the ground truth of a subset, then samples'
+# base and plus verdicts as EvalPlus's evaluate gives them
+EVALPLUS_SOURCED=1
+. "$(dirname "$0")/evalplus.sh"
 # CRUXEval and CRUXEval-X: every verdict as its harness gives it
 if "$(dirname "$0")/crux.sh"; then ok crux; else bad crux "see the lines above"; fi
 

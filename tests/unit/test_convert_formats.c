@@ -151,8 +151,9 @@ TEST(reader_and_multiple_errors)
          "notypes.py, js, javascript, java, cpp, go_test.go, go, rb, ruby, r, humaneval_to_r.py"},
         {"{\"name\": \"A\", \"language\": \"py\", \"prompt\": 1, \"tests\": \"\"}",
          "d.json:1: task \"A\": prompt and tests must be strings"},
-        {"\x1f\x8b\x08", "d.json: gzip-compressed (a .json.gz): convert reads JSON text only; "
-                         "unpack it first (gunzip -k d.json)"},
+        /* the text of a file convert unpacked once (convert_text_unpack) */
+        {"\x1f\x8b\x08", "d.json: gzip-compressed data where JSON text was expected (convert "
+                         "unpacks one layer of gzip: is it compressed twice?)"},
     };
 
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

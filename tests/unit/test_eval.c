@@ -145,7 +145,8 @@ static int read_whole(const char *path, struct buf *b)
 
 TEST(report_write_error_names_the_file)
 {
-    struct report_row rows[] = {{"python", "T/1", 1}, {"python", "T/1", 0}};
+    struct report_row rows[] = {{.lang = "python", .key = "T/1", .passed = 1},
+                                {.lang = "python", .key = "T/1", .passed = 0}};
     struct llmsb_err err = {0};
     char *text = NULL;
     size_t len = 0;
@@ -186,7 +187,7 @@ TEST(report_phases_and_provenance)
     struct report_timing t[5];
     struct report_env env = {.cpus = 2, .memory_bytes = 1LL << 30};
     struct report_timings tm = {t, 5, &env};
-    struct report_row rows[] = {{"cpp", "T/1", 1}};
+    struct report_row rows[] = {{.lang = "cpp", .key = "T/1", .passed = 1}};
     struct llmsb_err err = {0};
     char path[] = "/tmp/llmsb-test-report-XXXXXX", *text = NULL, md[64], *mdtext;
     size_t len = 0;
