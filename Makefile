@@ -283,6 +283,7 @@ bench: all bin/bench/bench_run bin/bench/bench_queue bin/bench/bench_backends bi
 	bin/bench/bench_queue bin/llm-sandbox >bin/bench/queue.out; s=$$?; cat bin/bench/queue.out; exit $$s
 	sh bench/bench_cases.sh bin/llm-sandbox 20
 	sh bench/bench_eval.sh bin/llm-sandbox $(BENCH_JOBS) bin/bench/run.out bin/bench/queue.out
+	sh bench/bench_evalplus.sh bin/llm-sandbox
 	sh bench/bench_dedup.sh $(BENCH_DEDUP_FILE) bin/llm-sandbox
 	python3 bench/bench_bare.py bin/llm-sandbox $(BENCH_BARE_ROUNDS)
 	@if docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q '"runsc"'; then \

@@ -155,6 +155,9 @@ EXTRACT_SOURCED=1
 # base and plus verdicts as EvalPlus's evaluate gives them
 EVALPLUS_SOURCED=1
 . "$(dirname "$0")/evalplus.sh"
+# and a real model's samples (CodeLlama-34b's, four tasks): each base and
+# plus verdict as EvalPlus's own evaluator gave it on this host
+. "$(dirname "$0")/evalplus_agree.sh"
 # CRUXEval and CRUXEval-X: every verdict as its harness gives it
 if "$(dirname "$0")/crux.sh"; then ok crux; else bad crux "see the lines above"; fi
 # `llm-sandbox eval`: convert + submit + report in one command
