@@ -44,12 +44,13 @@ fi
 t1=$(ms)
 "$B" convert "$DATA" --samples "$T/samples.jsonl" --expected "$T/gt.out" --out "$T/s.jobs" 2>"$T/err" ||
     { echo "bench_evalplus: convert of the samples failed: $(cat "$T/err")"; exit 1; }
-# submit takes a job file of up to 256 MiB; each sample's job carries its
-# task's inputs and expected outputs (4.6 MB for HumanEval/14), so the
-# 1640 jobs are cut into files under that, submitted one after the other
+# submit takes a job file of up to 1 GiB; each sample's job carries its
+# task's inputs and expected outputs (4.6 MB for HumanEval/14: 325 MB for
+# the 1640 jobs); a larger samples file is cut into files under that,
+# submitted one after the other
 python3 - "$T/s.jobs" "$T/part" <<'PY'
 import sys
-cap, n, size, out = 200 << 20, 0, 0, None
+cap, n, size, out = 900 << 20, 0, 0, None
 for line in open(sys.argv[1], "rb"):
     if out is None or size + len(line) > cap:
         out = open(f"{sys.argv[2]}{n}.jobs", "wb"); n, size = n + 1, 0

@@ -9,7 +9,9 @@
 #include "common/common.h"
 #include "common/fields.h"
 
-#define JOBFILE_MAX_BYTES ((size_t)256 << 20)
+/* 1 GiB: a job file of EvalPlus samples carries each task's inputs and
+ * expected outputs in every sample's job (HumanEval+ x 10: 325 MB) */
+#define JOBFILE_MAX_BYTES ((size_t)1 << 30)
 #define JOBFILE_MAX_JOBS 1000000
 #define JOBFILE_MAX_DEPTH 32 /* YAML nesting */
 
