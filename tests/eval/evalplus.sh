@@ -6,7 +6,8 @@
 # (EvalPlus excludes no task: all must pass); step 2, samples written here
 # (right, wrong on a plus input only, wrong on base, too slow per input, a
 # phase over its whole limit, floats within and past atol, EvalPlus's special
-# oracles, NaN/Infinity and NUL inputs, outputs too big to carry) converted
+# oracles, NaN/Infinity and NUL inputs, outputs too big to carry, samples
+# that try to fake the grader and must not pass) converted
 # with --expected: each one's base and plus verdicts, and the report's pass@k
 # of both.  make test runs a subset of step 1 (the tasks of step 2 and those
 # with special handling, about 20 s); EVALPLUS_ALL=1 (make test-evalplus-all)
