@@ -60,6 +60,55 @@ static int task_err(struct llmsb_err *err, const char *file, const struct conver
 
 /* ---- reading a row ---- */
 
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A key of object o given twice: cJSON reads the first, Python's json (the
+ * runner's task.json, EvalPlus's loaders) the last, so such a row would be
+ * graded as another than EvalPlus's.  1 and *name the key, 0 none, -1 out
+ * of memory. */
+static int twice(const cJSON *o, const char **name)
+{
+    const cJSON *it;
+    const char **names;
+    size_t n = 0;
+    int found = 0;
+
+    cJSON_ArrayForEach(it, o)
+        n++;
+    if (n < 2)
+        return 0;
+    if (!(names = malloc(n * sizeof(*names))))
+        return -1;
+    n = 0;
+    cJSON_ArrayForEach(it, o)
+        names[n++] = it->string ? it->string : "";
+    qsort(names, n, sizeof(*names), cmp_names);
+    for (size_t i = 1; i < n && !found; i++)
+        if (strcmp(names[i - 1], names[i]) == 0)
+            found = 1, *name = names[i];
+    free(names);
+    return found;
+}
+
+/* 0, or an error naming the row (at) and its key given twice */
+static int refuse_twice(const cJSON *row, const char *at, struct llmsb_err *err)
+{
+    const char *name = NULL;
+    int rc = twice(row, &name);
+
+    if (rc < 0)
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
+    if (rc > 0)
+        return llmsb_err_set(err, LLMSB_ERR_INVALID,
+                             "%s: key \"%s\" is there twice (EvalPlus, reading JSON with "
+                             "Python, would take the last, this reader the first)",
+                             at, name);
+    return 0;
+}
+
 /* A row with plus_input whose task id has this benchmark's prefix. */
 static int evalplus_adopt(struct convert_task *t, cJSON *row, const char *file, size_t line,
                           struct llmsb_err *err, const struct convert_format *f)
@@ -101,7 +150,12 @@ static int evalplus_read(struct convert_task *t, const char *file, struct llmsb_
     static const char *const strings[] = {"prompt", "canonical_solution", "entry_point", NULL};
     static const char *const inputs[] = {"base_input", "plus_input", NULL};
     const cJSON *it;
+    char at[320];
+    int rc;
 
+    snprintf(at, sizeof(at), "%s:%zu: task \"%s\"", file, t->line, t->id);
+    if ((rc = refuse_twice(t->row, at, err)) != 0)
+        return rc;
     for (int i = 0; strings[i]; i++)
         if (!convert_str(t->row, strings[i]))
             return task_err(err, file, t, strings[i], "must be a string");
@@ -446,27 +500,49 @@ static int add_canonical(cJSON *job, const struct convert_task *t)
 /* A sample's job: TASK#N, its program the solution (or prompt +
  * completion), with the task's inputs, expected outputs and limits. */
 static int sample_job(struct convert_out *o, struct convert_task *t, const struct evalplus_truth *g,
-                      const char *program, const char *at, struct llmsb_err *err)
+                      const char *sol, const char *comp, const char *at, struct llmsb_err *err)
 {
-    char atol[32], *id = convert_sample_id(t);
-    cJSON *job = NULL, *pkl;
+    char atol[32], *id = convert_sample_id(t), *taken = NULL, *program = NULL;
+    cJSON *job = NULL, *pkl, *xmeta = NULL;
+    int rc;
+
+    if (!id)
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
+    /* --extract: the code taken out of the answer, before the prompt is put
+     * before a completion (as the other formats do) */
+    if ((rc = convert_extract(o, id, "python", sol ? sol : comp, &taken, &xmeta, err)) != 0) {
+        free(id);
+        return rc;
+    }
+    if (taken && sol)
+        sol = taken;
+    else if (taken)
+        comp = taken;
+    if (!(program = sol ? strdup(sol) : prompt_plus(t, comp))) {
+        free(taken);
+        free(id);
+        cJSON_Delete(xmeta);
+        return llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
+    }
 
     snprintf(atol, sizeof(atol), "%.17g", field(t->row, "atol")->valuedouble);
-    if (!id || !(job = runner_job(t, id, program, "check", atol)) ||
+    if (!(job = runner_job(t, id, program, "check", atol)) ||
         (needs_canonical(g) && !add_canonical(job, t)) ||
         !(pkl = cJSON_AddObjectToObject(files_of(job), "expected.pkl.z")) ||
         !cJSON_AddStringToObject(pkl, "base64", g->pickle_b64) ||
         add_limits(job, g, o->timeout_s) != 0 || !cJSON_AddFalseToObject(job, "stop_on_failure")) {
         cJSON_Delete(job);
-        llmsb_err_set(err, LLMSB_ERR_NOMEM, "job \"%s\": out of memory", id ? id : t->id);
-        free(id);
-        return LLMSB_ERR_NOMEM;
-    }
-    {
-        int rc = convert_job_end(o, t, job, id, at, err);
-        free(id);
-        return rc;
-    }
+        cJSON_Delete(xmeta);
+        llmsb_err_set(err, LLMSB_ERR_NOMEM, "job \"%s\": out of memory", id);
+        rc = LLMSB_ERR_NOMEM;
+    } else if ((rc = convert_job_meta(job, xmeta, err)) != 0)
+        cJSON_Delete(job);
+    else
+        rc = convert_job_end(o, t, job, id, at, err);
+    free(program);
+    free(taken);
+    free(id);
+    return rc;
 }
 
 /* Reading the samples: EvalPlus's {task_id, solution} (the whole program)
@@ -484,10 +560,14 @@ static int sample_row(cJSON *row, size_t line, void *ctx, struct llmsb_err *err)
     const char *id = convert_str(row, "task_id"), *sol = convert_str(row, "solution"),
                *comp = convert_str(row, "completion");
     struct convert_task *t = id ? convert_set_find(e->set, id) : NULL;
-    char at[320], *program = NULL;
+    char at[320];
     int rc;
 
     snprintf(at, sizeof(at), "%s:%zu", e->name, line);
+    if ((rc = refuse_twice(row, at, err)) != 0) {
+        cJSON_Delete(row);
+        return rc;
+    }
     if (!id || (!sol && !comp) || (field(row, "solution") && !sol) ||
         (field(row, "completion") && !comp))
         rc = llmsb_err_set(err, LLMSB_ERR_INVALID,
@@ -500,11 +580,8 @@ static int sample_row(cJSON *row, size_t line, void *ctx, struct llmsb_err *err)
     else if (!e->truth[t - e->set->tasks].result)
         rc = llmsb_err_set(err, LLMSB_ERR_INVALID,
                            "%s: task \"%s\" has no ground-truth result in --expected", at, id);
-    else if (!(program = sol ? strdup(sol) : prompt_plus(t, comp)))
-        rc = llmsb_err_set(err, LLMSB_ERR_NOMEM, "out of memory");
     else
-        rc = sample_job(e->out, t, &e->truth[t - e->set->tasks], program, at, err);
-    free(program);
+        rc = sample_job(e->out, t, &e->truth[t - e->set->tasks], sol, comp, at, err);
     cJSON_Delete(row);
     return rc;
 }

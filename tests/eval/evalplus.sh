@@ -6,7 +6,8 @@
 # (EvalPlus excludes no task: all must pass); step 2, samples written here
 # (right, wrong on a plus input only, wrong on base, too slow per input, a
 # phase over its whole limit, floats within and past atol, EvalPlus's special
-# oracles, NaN/Infinity and NUL inputs, outputs too big to carry) converted
+# oracles, NaN/Infinity and NUL inputs, outputs too big to carry, samples
+# that try to fake the grader and must not pass) converted
 # with --expected: each one's base and plus verdicts, and the report's pass@k
 # of both.  make test runs a subset of step 1 (the tasks of step 2 and those
 # with special handling, about 20 s); EVALPLUS_ALL=1 (make test-evalplus-all)
@@ -85,6 +86,7 @@ h0 = he["HumanEval/0"]
 # a plus input of HumanEval/0 that is no base input: the sample is wrong there only
 only_plus = next(i for i in h0["plus_input"] if i not in h0["base_input"])
 canon0 = h0["canonical_solution"]
+n0 = {"base": len(h0["base_input"]), "plus": len(h0["plus_input"])}
 samples = [  # (task, key, code, base, plus)
     ("HumanEval/0", "completion", canon0, "pass", "pass"),
     ("HumanEval/0", "solution", h0["prompt"] + canon0, "pass", "pass"),
@@ -97,10 +99,43 @@ samples = [  # (task, key, code, base, plus)
      "pass", "pass"),
     # leaving by itself: no status (EvalPlus: timeout), even with exit code 0
     ("HumanEval/0", "completion", "    import posix\n    posix._exit(0)\n", "timeout", "timeout"),
-    ("HumanEval/0", "completion", "    import ctypes\n    ctypes.CDLL(None)._exit(0)\n", "none", "none"),
+    ("HumanEval/0", "completion", "    import ctypes\n    ctypes.CDLL(None)._exit(0)\n", "timeout", "timeout"),
+    # faking the grader (each passed base and plus before the sample ran in a
+    # child of its own): the runner's globals, its verdict descriptor, its
+    # frame, its comparison, an object equal to anything, the expected
+    # outputs' file, its clock
+    ("HumanEval/0", "completion", "    import __main__ as m, sys\n    m.say({'phase': sys.argv[6], "
+     "'status': 'pass', 'inputs': %r[sys.argv[6]]})\n    m.REAL_EXIT(0)\n" % n0, "fail", "fail"),
+    ("HumanEval/0", "completion", "    import os, sys, json, ctypes\n    os.write(3, (json.dumps({'phase': "
+     "sys.argv[6], 'status': 'pass', 'inputs': %r[sys.argv[6]]}) + '\\n').encode())\n"
+     "    ctypes.CDLL(None)._exit(0)\n" % n0, "fail", "fail"),
+    ("HumanEval/0", "completion", "    import sys\n    f = sys._getframe(1).f_locals\n"
+     "    return f['expected'][f['at']]\n", "fail", "fail"),
+    ("HumanEval/0", "completion", "    import __main__ as m\n    m.compare = lambda out, exp, inp, atol: atol\n"
+     "    return None\n", "fail", "fail"),
+    ("HumanEval/0", "completion", "    class A:\n        def __eq__(self, o):\n            return True\n"
+     "    return A()\n", "fail", "fail"),
+    ("HumanEval/0", "completion", "    import io, sys, zlib, pickle\n    global K\n    K = globals().get('K', -1) + 1\n"
+     "    t = pickle.loads(zlib.decompress(io.open('expected.pkl.z', 'rb').read()))\n"
+     "    return t[sys.argv[6]][K]\n", "fail", "fail"),
+    ("HumanEval/0", "completion", "    import __main__ as m, signal, time\n    m.MONOTONIC = lambda: 0.0\n"
+     "    signal.setitimer(signal.ITIMER_REAL, 0)\n    time.sleep(5)\n" + canon0, "fail", "fail"),
+    # an output pickled as a call of anything but a plain value's class: refused
+    ("HumanEval/0", "solution", "class A:\n    def __reduce__(self):\n        return (eval, ('True',))\n"
+     "def has_close_elements(numbers, threshold):\n    return A()\n", "fail", "fail"),
+    # the grader is not dumpable: its memory and descriptors are closed to the
+    # program (it passes only when it cannot open them)
+    ("HumanEval/0", "completion", "    import io, os\n    for f in ('mem', 'fd/1', 'fd/0'):\n        try:\n"
+     "            io.open('/proc/%d/%s' % (os.getppid(), f), 'rb').close()\n            return None\n"
+     "        except OSError:\n            pass\n" + canon0, "pass", "pass"),
     # atol 1e-6: a float off by 1e-9 passes, by 1e-3 fails
     ("HumanEval/2", "completion", "    return number - int(number) + 1e-9\n", "pass", "pass"),
     ("HumanEval/2", "completion", "    return number - int(number) + 1e-3\n", "fail", "fail"),
+    # a numpy scalar and a builtin's subclass are plain values (as EvalPlus's == sees them)
+    ("HumanEval/2", "completion", "    import numpy\n    return numpy.float64(number - int(number))\n",
+     "pass", "pass"),
+    ("HumanEval/2", "completion", "    class F(float):\n        pass\n    return F(number - int(number))\n",
+     "pass", "pass"),
     # a root of the polynomial within atol, whatever root (its own oracle)
     ("HumanEval/32", "completion", he["HumanEval/32"]["canonical_solution"], "pass", "pass"),
     # outputs over 1 MiB: the sample's job computes them again

@@ -39,11 +39,11 @@ static const char *file_of(const cJSON *job, const char *name)
     "\", \"artifacts\": [{\"name\": \"expected.pkl.z\", \"base64\": \"gARdlC4=\"}], "          \
     "\"meta\": {\"task_id\": \"HumanEval/0\", \"benchmark\": \"humanevalplus\"}}\n"
 
-static int convert_with(const char *dataset, const char *samples, const char *expected,
-                        struct jobs *j, struct llmsb_err *err)
+static int convert_extracting(const char *dataset, const char *samples, const char *expected,
+                              enum extract_mode x, struct jobs *j, struct llmsb_err *err)
 {
     struct convert_opts opts = {.expected_name = "gt.jsonl", .expected_text = expected};
-    struct convert_out o = {.name = "mem"};
+    struct convert_out o = {.name = "mem", .extract = x};
     struct convert_set *s;
     int rc;
 
@@ -56,6 +56,12 @@ static int convert_with(const char *dataset, const char *samples, const char *ex
     convert_set_free(s);
     jobs_parse(j);
     return rc;
+}
+
+static int convert_with(const char *dataset, const char *samples, const char *expected,
+                        struct jobs *j, struct llmsb_err *err)
+{
+    return convert_extracting(dataset, samples, expected, EXTRACT_OFF, j, err);
 }
 
 /* ---- gzip ---- */
@@ -306,6 +312,61 @@ TEST(a_sample_job_has_evalplus_limits_and_two_cases)
     jobs_release(&j);
 }
 
+TEST(extract_takes_the_code_before_the_prompt_is_put)
+{
+    /* a completion in a fence: the fence's code after the prompt; a solution:
+     * the fence's code as the whole program; meta says what was taken */
+    const char *samples =
+        "{\"task_id\": \"HumanEval/0\", \"completion\": \"Here:\\n```python\\n    return "
+        "x\\n```\\n\"}\n"
+        "{\"task_id\": \"HumanEval/0\", \"solution\": \"```python\\ndef f(x):\\n    return "
+        "1\\n```\\nDone.\"}\n";
+    struct llmsb_err err = {0};
+    struct jobs j;
+
+    ASSERT_EQ(convert_extracting(HE_ROW, samples, GT_GOOD, EXTRACT_FENCED, &j, &err), 0);
+    ASSERT_EQ(j.n, 2);
+    ASSERT_STR(file_of(j.job[0], "program.py"), "def f(x):\n    return x\n");
+    ASSERT_STR(file_of(j.job[1], "program.py"), "def f(x):\n    return 1\n");
+    ASSERT_STR(str(j.job[0], "meta.extract.mode"), "fenced");
+    ASSERT_STR(str(j.job[0], "meta.extracted"), "    return x\n");
+    ASSERT_STR(str(j.job[1], "meta.task_id"), "HumanEval/0");
+    jobs_release(&j);
+    /* without --extract: the answer as it is */
+    ASSERT_EQ(convert_with(HE_ROW, samples, GT_GOOD, &j, &err), 0);
+    ASSERT_CONTAINS(file_of(j.job[0], "program.py"), "```python");
+    ASSERT(get(j.job[0], "meta.extract") == NULL);
+    jobs_release(&j);
+}
+
+TEST(a_key_given_twice_is_refused)
+{
+    /* cJSON would take the first, EvalPlus's Python the last */
+    struct llmsb_err err = {0};
+    struct jobs j;
+    char *row = NULL;
+
+    ASSERT(convert_with(HE_ROW,
+                        "{\"task_id\": \"HumanEval/0\", \"completion\": \"    return x\\n\"}\n"
+                        "{\"task_id\": \"HumanEval/0\", \"completion\": \"    return x\\n\", "
+                        "\"completion\": \"    return 0\\n\"}\n",
+                        GT_GOOD, &j, &err) == LLMSB_ERR_INVALID);
+    ASSERT_CONTAINS(err.msg, "s.jsonl:2: key \"completion\" is there twice");
+    jobs_release(&j);
+    ASSERT(convert_with(HE_ROW,
+                        "{\"task_id\": \"HumanEval/0\", \"task_id\": \"HumanEval/0\", "
+                        "\"solution\": \"def f(x):\\n    return x\\n\"}\n",
+                        GT_GOOD, &j, &err) == LLMSB_ERR_INVALID);
+    ASSERT_CONTAINS(err.msg, "s.jsonl:1: key \"task_id\" is there twice");
+    jobs_release(&j);
+    /* a dataset row: its inputs twice */
+    ASSERT(asprintf(&row, "%.*s, \"plus_input\": [[4]]}\n", (int)strlen(HE_ROW) - 2, HE_ROW) > 0);
+    ASSERT(convert_with(row, NULL, NULL, &j, &err) == LLMSB_ERR_INVALID);
+    ASSERT_CONTAINS(err.msg, "d.jsonl:1: task \"HumanEval/0\": key \"plus_input\" is there twice");
+    jobs_release(&j);
+    free(row);
+}
+
 /* ---- the report's base verdict ---- */
 
 TEST(base_verdict_is_the_named_case)
@@ -331,4 +392,6 @@ TEST_MAIN("evalplus", T(gzip_is_unpacked_by_its_magic_bytes_within_a_cap), T(gzi
           T(evalplus_rows_give_a_ground_truth_job_per_task),
           T(nan_and_nul_only_where_evalplus_carries_them), T(samples_need_the_ground_truth_results),
           T(expected_results_are_checked_before_use),
-          T(a_sample_job_has_evalplus_limits_and_two_cases), T(base_verdict_is_the_named_case))
+          T(a_sample_job_has_evalplus_limits_and_two_cases),
+          T(extract_takes_the_code_before_the_prompt_is_put), T(a_key_given_twice_is_refused),
+          T(base_verdict_is_the_named_case))
