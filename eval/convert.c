@@ -534,6 +534,15 @@ int convert_text_unpack(struct buf *b, const char *name, size_t max_bytes, struc
                            name, archive_error_string(a) ? archive_error_string(a) : "?");
         goto out;
     }
+    /* a header too short or damaged for the gzip filter to bid on leaves
+     * libarchive reading the bytes as they are: not unpacked at all */
+    if (archive_filter_code(a, 0) != ARCHIVE_FILTER_GZIP) {
+        rc = llmsb_err_set(err, LLMSB_ERR_INVALID,
+                           "%s: starts as gzip-compressed data (1f 8b) but its gzip header is cut "
+                           "or damaged: not readable",
+                           name);
+        goto out;
+    }
     while ((n = archive_read_data(a, chunk, sizeof(chunk))) > 0)
         if (buf_append(&out, chunk, (size_t)n) != 0) {
             rc = llmsb_err_set(err, LLMSB_ERR_INVALID,

@@ -70,11 +70,20 @@ refused() {
     $B convert "$1" >/dev/null 2>"$T/err"
     if [ $? = 2 ] && grep -q "$3" "$T/err"; then ok "$2"; else bad "$2" "$(cat "$T/err")"; fi
 }
-# its .json.gz files are refused with what to do; an array's bad element
-# is named by its line and index
+# its .json.gz files are read as they are (the same jobs as unpacked); a
+# cut gzip header is refused saying so; an array's bad element is named by
+# its line and index
+gzip -c "$D/multipl-e/cpp-gpt-oss-base.jsonl" >"$T/mple/j.json.gz"
+if $B convert "$T/mple/j.json.gz" --out "$T/mple/jz.jsonl" 2>"$T/err" &&
+    $B convert "$D/multipl-e/cpp-gpt-oss-base.jsonl" --out "$T/mple/j.jsonl" 2>/dev/null &&
+    [ -s "$T/mple/j.jsonl" ] && cmp -s "$T/mple/jz.jsonl" "$T/mple/j.jsonl"; then
+    ok multiple_gz_read_as_unpacked
+else
+    bad multiple_gz_read_as_unpacked "$(cat "$T/err")"
+fi
 printf '\037\213\010\000' >"$T/mple/c.json.gz"
-refused "$T/mple/c.json.gz" multiple_gz_refused_with_what_to_do \
-    'c.json.gz: gzip-compressed (a .json.gz): convert reads JSON text only; unpack it first'
+refused "$T/mple/c.json.gz" multiple_gz_cut_header_refused \
+    'c.json.gz: starts as gzip-compressed data (1f 8b) but its gzip header is cut or damaged'
 printf '[\n  {"name": "A", "language": "py", "prompt": "", "tests": ""},\n  3\n]\n' >"$T/mple/a.json"
 refused "$T/mple/a.json" multiple_array_element_named 'a.json:3: element \[1\] of the array is not a JSON object'
 
